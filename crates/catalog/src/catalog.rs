@@ -1,0 +1,744 @@
+//! The catalog service: in-memory snapshots for readers, serialized durable writers.
+//!
+//! Writers take `writer` (one at a time), compute the new records, commit them to the store in one
+//! transaction, and only then swap the in-memory state, so a failed commit changes nothing.
+
+use crate::model::*;
+use crate::store::{Op, Store};
+use crate::table_def;
+use crate::users::{native_password_hash, UserMeta};
+use basalt_common::{BasaltError, Result};
+use basalt_sql as sql;
+use parking_lot::{Mutex, RwLock};
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::sync::Arc;
+
+/// A segment set written for one tablet, to be published as a new rowset.
+#[derive(Debug, Clone)]
+pub struct NewRowset {
+    pub tablet_id: TabletId,
+    pub segments: Vec<SegmentMeta>,
+}
+
+#[derive(Default, Clone)]
+struct State {
+    databases: BTreeMap<String, DatabaseMeta>,
+    /// database -> table name -> table
+    tables: BTreeMap<String, BTreeMap<String, Arc<TableMeta>>>,
+    users: BTreeMap<String, UserMeta>,
+    global_variables: BTreeMap<String, String>,
+}
+
+pub struct Catalog {
+    store: Store,
+    state: RwLock<State>,
+    writer: Mutex<()>,
+    next_id: Mutex<u64>,
+}
+
+const NEXT_ID: &str = "next_id";
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> Result<String> {
+    serde_json::to_string(v).map_err(|e| BasaltError::Catalog(e.to_string()))
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(s: &str) -> Result<T> {
+    serde_json::from_str(s)
+        .map_err(|e| BasaltError::Catalog(format!("corrupt catalog record: {e}")))
+}
+
+/// Database and table names are case-insensitive (stored lower-case).
+pub fn normalize(name: &str) -> String {
+    name.to_lowercase()
+}
+
+impl Catalog {
+    /// Opens (or creates) the catalog under `dir`.
+    pub fn open(dir: &Path) -> Result<Catalog> {
+        std::fs::create_dir_all(dir)?;
+        let store = Store::open(&dir.join("catalog.redb"))?;
+        let loaded = store.load()?;
+        let mut state = State::default();
+        let mut max_id = 0u64;
+        for d in &loaded.databases {
+            let db: DatabaseMeta = from_json(d)?;
+            max_id = max_id.max(db.id);
+            state.tables.entry(db.name.clone()).or_default();
+            state.databases.insert(db.name.clone(), db);
+        }
+        let mut rowsets_by_tablet: HashMap<TabletId, Vec<Arc<RowsetMeta>>> = HashMap::new();
+        for r in &loaded.rowsets {
+            let rs: RowsetMeta = from_json(r)?;
+            max_id = max_id.max(rs.id);
+            rowsets_by_tablet
+                .entry(rs.tablet_id)
+                .or_default()
+                .push(Arc::new(rs));
+        }
+        for t in &loaded.tables {
+            let mut table: TableMeta = from_json(t)?;
+            max_id = max_id.max(table.id);
+            for p in &mut table.partitions {
+                max_id = max_id.max(p.id);
+                for tablet in &mut p.tablets {
+                    max_id = max_id.max(tablet.id);
+                    let mut rs = rowsets_by_tablet.remove(&tablet.id).unwrap_or_default();
+                    rs.sort_by_key(|r| r.version);
+                    tablet.rowsets = rs;
+                }
+            }
+            state
+                .tables
+                .entry(table.database.clone())
+                .or_default()
+                .insert(table.name.clone(), Arc::new(table));
+        }
+        for u in &loaded.users {
+            let user: UserMeta = from_json(u)?;
+            state
+                .users
+                .insert(UserMeta::key(&user.user, &user.host), user);
+        }
+        state.global_variables = loaded.variables.into_iter().collect();
+        let persisted = loaded
+            .counters
+            .iter()
+            .find(|(k, _)| k == NEXT_ID)
+            .map(|(_, v)| *v)
+            .unwrap_or(1);
+        let catalog = Catalog {
+            store,
+            state: RwLock::new(state),
+            writer: Mutex::new(()),
+            next_id: Mutex::new(persisted.max(max_id + 1)),
+        };
+        if catalog.state.read().users.is_empty() {
+            let root = UserMeta {
+                user: "root".into(),
+                host: "%".into(),
+                password_hash: Vec::new(),
+            };
+            catalog.store.commit(vec![Op::PutUser(
+                UserMeta::key("root", "%"),
+                to_json(&root)?,
+            )])?;
+            catalog
+                .state
+                .write()
+                .users
+                .insert(UserMeta::key("root", "%"), root);
+        }
+        Ok(catalog)
+    }
+
+    /// A fresh id, unique across tables, partitions, tablets and rowsets.
+    pub fn allocate_id(&self) -> u64 {
+        let mut n = self.next_id.lock();
+        let id = *n;
+        *n += 1;
+        id
+    }
+
+    fn counter_op(&self) -> Op {
+        Op::PutCounter(NEXT_ID, *self.next_id.lock())
+    }
+
+    // ---------------------------------------------------------------- databases
+
+    pub fn databases(&self) -> Vec<DatabaseMeta> {
+        self.state.read().databases.values().cloned().collect()
+    }
+
+    pub fn database_exists(&self, name: &str) -> bool {
+        self.state.read().databases.contains_key(&normalize(name))
+    }
+
+    /// Creates a database; returns false if it existed and `if_not_exists` was given.
+    pub fn create_database(&self, name: &str, if_not_exists: bool) -> Result<bool> {
+        let name = normalize(name);
+        validate_name(&name)?;
+        let _w = self.writer.lock();
+        if self.state.read().databases.contains_key(&name) {
+            return if if_not_exists {
+                Ok(false)
+            } else {
+                Err(BasaltError::DatabaseExists(name))
+            };
+        }
+        let db = DatabaseMeta {
+            id: self.allocate_id(),
+            name: name.clone(),
+            created_ms: now_ms(),
+        };
+        self.store.commit(vec![
+            Op::PutDatabase(name.clone(), to_json(&db)?),
+            self.counter_op(),
+        ])?;
+        let mut s = self.state.write();
+        s.databases.insert(name.clone(), db);
+        s.tables.entry(name).or_default();
+        Ok(true)
+    }
+
+    /// Drops a database and all its tables; returns the dropped tables (their files are the
+    /// caller's to delete), or `None` if it did not exist and `if_exists` was given.
+    pub fn drop_database(
+        &self,
+        name: &str,
+        if_exists: bool,
+    ) -> Result<Option<Vec<Arc<TableMeta>>>> {
+        let name = normalize(name);
+        let _w = self.writer.lock();
+        if !self.state.read().databases.contains_key(&name) {
+            return if if_exists {
+                Ok(None)
+            } else {
+                Err(BasaltError::DropMissingDatabase(name))
+            };
+        }
+        let tables: Vec<Arc<TableMeta>> = self
+            .state
+            .read()
+            .tables
+            .get(&name)
+            .map(|t| t.values().cloned().collect())
+            .unwrap_or_default();
+        let mut ops = vec![Op::DeleteDatabase(name.clone())];
+        for t in &tables {
+            ops.extend(delete_table_ops(t));
+        }
+        self.store.commit(ops)?;
+        let mut s = self.state.write();
+        s.databases.remove(&name);
+        s.tables.remove(&name);
+        Ok(Some(tables))
+    }
+
+    // ---------------------------------------------------------------- tables
+
+    pub fn tables(&self, database: &str) -> Result<Vec<Arc<TableMeta>>> {
+        let db = normalize(database);
+        let s = self.state.read();
+        s.tables
+            .get(&db)
+            .map(|t| t.values().cloned().collect())
+            .ok_or(BasaltError::UnknownDatabase(db))
+    }
+
+    pub fn table(&self, database: &str, name: &str) -> Result<Arc<TableMeta>> {
+        let db = normalize(database);
+        let name = normalize(name);
+        let s = self.state.read();
+        let tables = s
+            .tables
+            .get(&db)
+            .ok_or_else(|| BasaltError::UnknownDatabase(db.clone()))?;
+        tables
+            .get(&name)
+            .cloned()
+            .ok_or_else(|| BasaltError::UnknownTable(format!("{db}.{name}")))
+    }
+
+    /// Creates a table; returns false if it existed and `IF NOT EXISTS` was given.
+    pub fn create_table(&self, database: &str, stmt: &sql::CreateTable) -> Result<bool> {
+        let db = normalize(database);
+        let name = normalize(&stmt.name.table);
+        validate_name(&name)?;
+        let _w = self.writer.lock();
+        {
+            let s = self.state.read();
+            let tables = s
+                .tables
+                .get(&db)
+                .ok_or_else(|| BasaltError::UnknownDatabase(db.clone()))?;
+            if tables.contains_key(&name) {
+                return if stmt.if_not_exists {
+                    Ok(false)
+                } else {
+                    Err(BasaltError::TableExists(name))
+                };
+            }
+        }
+        let id = self.allocate_id();
+        let table = table_def::build_table(stmt, &db, id, || self.allocate_id(), now_ms())?;
+        self.store
+            .commit(vec![Op::PutTable(id, to_json(&table)?), self.counter_op()])?;
+        self.state
+            .write()
+            .tables
+            .entry(db)
+            .or_default()
+            .insert(name, Arc::new(table));
+        Ok(true)
+    }
+
+    /// Drops a table; returns it (its files are the caller's to delete) or `None` when missing
+    /// and `if_exists` was given.
+    pub fn drop_table(
+        &self,
+        database: &str,
+        name: &str,
+        if_exists: bool,
+    ) -> Result<Option<Arc<TableMeta>>> {
+        let _w = self.writer.lock();
+        let table = match self.table(database, name) {
+            Ok(t) => t,
+            Err(BasaltError::UnknownTable(_)) if if_exists => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        self.store.commit(delete_table_ops(&table))?;
+        if let Some(tables) = self.state.write().tables.get_mut(&table.database) {
+            tables.remove(&table.name);
+        }
+        Ok(Some(table))
+    }
+
+    /// Removes every rowset of the table; returns the table as it was (files to delete).
+    pub fn truncate_table(&self, database: &str, name: &str) -> Result<Arc<TableMeta>> {
+        let _w = self.writer.lock();
+        let old = self.table(database, name)?;
+        let mut ops = Vec::new();
+        for (_, t) in old.tablets() {
+            for r in &t.rowsets {
+                ops.push(Op::DeleteRowset(t.id, r.id));
+            }
+        }
+        self.store.commit(ops)?;
+        let mut new = (*old).clone();
+        for p in &mut new.partitions {
+            for t in &mut p.tablets {
+                t.rowsets.clear();
+            }
+        }
+        self.replace_in_memory(new);
+        Ok(old)
+    }
+
+    pub fn add_partition(&self, database: &str, name: &str, def: &sql::PartitionDef) -> Result<()> {
+        let _w = self.writer.lock();
+        let old = self.table(database, name)?;
+        let column = old.partition_column_meta().ok_or_else(|| {
+            BasaltError::InvalidDdl(format!("table {} is not partitioned", old.name))
+        })?;
+        let kind_ok = matches!(
+            (old.partition_kind, def),
+            (PartitionKind::Range, sql::PartitionDef::Range { .. })
+                | (PartitionKind::List, sql::PartitionDef::List { .. })
+        );
+        if !kind_ok {
+            return Err(BasaltError::InvalidDdl(format!(
+                "partition {} does not match the table's {:?} partitioning",
+                def.name(),
+                old.partition_kind
+            )));
+        }
+        let existing: Vec<(String, PartitionBound)> = old
+            .partitions
+            .iter()
+            .map(|p| (p.name.clone(), p.bound.clone()))
+            .collect();
+        let bound = table_def::partition_bound(def, &column.ty, &existing)?;
+        table_def::check_new_partition(def.name(), &bound, &existing)?;
+        let mut new = (*old).clone();
+        let partition = table_def::new_partition(
+            def.name().to_string(),
+            bound,
+            new.distribution.buckets,
+            || self.allocate_id(),
+        );
+        new.partitions.push(partition);
+        self.store.commit(vec![
+            Op::PutTable(new.id, to_json(&new)?),
+            self.counter_op(),
+        ])?;
+        self.replace_in_memory(new);
+        Ok(())
+    }
+
+    /// Drops a partition; returns it (its files are the caller's to delete).
+    pub fn drop_partition(
+        &self,
+        database: &str,
+        name: &str,
+        partition: &str,
+        if_exists: bool,
+    ) -> Result<Option<PartitionMeta>> {
+        let _w = self.writer.lock();
+        let old = self.table(database, name)?;
+        if old.partition_kind == PartitionKind::Unpartitioned {
+            return Err(BasaltError::InvalidDdl(format!(
+                "table {} is not partitioned",
+                old.name
+            )));
+        }
+        let Some(pos) = old
+            .partitions
+            .iter()
+            .position(|p| p.name.eq_ignore_ascii_case(partition))
+        else {
+            return if if_exists {
+                Ok(None)
+            } else {
+                Err(BasaltError::UnknownPartition(partition.to_string()))
+            };
+        };
+        let mut new = (*old).clone();
+        let dropped = new.partitions.remove(pos);
+        let mut ops = vec![Op::PutTable(new.id, to_json(&new)?)];
+        for t in &dropped.tablets {
+            for r in &t.rowsets {
+                ops.push(Op::DeleteRowset(t.id, r.id));
+            }
+        }
+        self.store.commit(ops)?;
+        self.replace_in_memory(new);
+        Ok(Some(dropped))
+    }
+
+    /// Publishes one load: every new rowset becomes visible together, in one durable transaction.
+    /// Fails (publishing nothing) if the table or any target tablet is gone.
+    pub fn publish(&self, table_id: TableId, rowsets: Vec<NewRowset>) -> Result<Arc<TableMeta>> {
+        let _w = self.writer.lock();
+        let old = self.table_by_id(table_id).ok_or_else(|| {
+            BasaltError::UnknownTable(format!("table id {table_id} (dropped during the load)"))
+        })?;
+        let mut new = (*old).clone();
+        let mut ops = Vec::new();
+        let created = now_ms();
+        for nr in rowsets {
+            let tablet = new
+                .partitions
+                .iter_mut()
+                .flat_map(|p| p.tablets.iter_mut())
+                .find(|t| t.id == nr.tablet_id)
+                .ok_or_else(|| {
+                    BasaltError::Storage(format!(
+                        "tablet {} was dropped during the load",
+                        nr.tablet_id
+                    ))
+                })?;
+            let rs = RowsetMeta {
+                id: self.allocate_id(),
+                tablet_id: tablet.id,
+                version: tablet.version() + 1,
+                segments: nr.segments,
+                created_ms: created,
+            };
+            ops.push(Op::PutRowset(tablet.id, rs.id, to_json(&rs)?));
+            tablet.rowsets.push(Arc::new(rs));
+        }
+        ops.push(self.counter_op());
+        self.store.commit(ops)?;
+        let new = Arc::new(new);
+        self.replace_arc_in_memory(new.clone());
+        Ok(new)
+    }
+
+    pub fn table_by_id(&self, id: TableId) -> Option<Arc<TableMeta>> {
+        let s = self.state.read();
+        s.tables
+            .values()
+            .flat_map(|t| t.values())
+            .find(|t| t.id == id)
+            .cloned()
+    }
+
+    /// Every segment path referenced by any table (for garbage collection of orphan files).
+    pub fn referenced_segments(&self) -> std::collections::HashSet<String> {
+        let s = self.state.read();
+        s.tables
+            .values()
+            .flat_map(|t| t.values())
+            .flat_map(|t| {
+                t.tablets()
+                    .flat_map(|(_, tablet)| {
+                        tablet
+                            .rowsets
+                            .iter()
+                            .flat_map(|r| r.segments.iter().map(|s| s.path.clone()))
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    fn replace_in_memory(&self, table: TableMeta) {
+        self.replace_arc_in_memory(Arc::new(table));
+    }
+
+    fn replace_arc_in_memory(&self, table: Arc<TableMeta>) {
+        let mut s = self.state.write();
+        if let Some(tables) = s.tables.get_mut(&table.database) {
+            tables.insert(table.name.clone(), table);
+        }
+    }
+
+    // ---------------------------------------------------------------- users
+
+    /// The account a client named `user` connecting from `host` logs in as.
+    pub fn find_user(&self, user: &str, host: &str) -> Option<UserMeta> {
+        let s = self.state.read();
+        let exact = s.users.get(&UserMeta::key(user, host)).cloned();
+        exact.or_else(|| {
+            s.users
+                .values()
+                .find(|u| u.user == user && u.matches_host(host))
+                .cloned()
+        })
+    }
+
+    pub fn users(&self) -> Vec<UserMeta> {
+        self.state.read().users.values().cloned().collect()
+    }
+
+    pub fn create_user(
+        &self,
+        user: &str,
+        host: &str,
+        password: Option<&str>,
+        if_not_exists: bool,
+    ) -> Result<bool> {
+        let _w = self.writer.lock();
+        let key = UserMeta::key(user, host);
+        if self.state.read().users.contains_key(&key) {
+            return if if_not_exists {
+                Ok(false)
+            } else {
+                Err(BasaltError::UserOperation {
+                    operation: "CREATE USER".into(),
+                    user: format!("'{user}'@'{host}'"),
+                })
+            };
+        }
+        let meta = UserMeta {
+            user: user.to_string(),
+            host: host.to_string(),
+            password_hash: native_password_hash(password.unwrap_or("")),
+        };
+        self.store
+            .commit(vec![Op::PutUser(key.clone(), to_json(&meta)?)])?;
+        self.state.write().users.insert(key, meta);
+        Ok(true)
+    }
+
+    pub fn drop_user(&self, user: &str, host: &str, if_exists: bool) -> Result<bool> {
+        let _w = self.writer.lock();
+        let key = UserMeta::key(user, host);
+        if !self.state.read().users.contains_key(&key) {
+            return if if_exists {
+                Ok(false)
+            } else {
+                Err(BasaltError::UserOperation {
+                    operation: "DROP USER".into(),
+                    user: format!("'{user}'@'{host}'"),
+                })
+            };
+        }
+        if user == "root" {
+            return Err(BasaltError::UserOperation {
+                operation: "DROP USER".into(),
+                user: "'root' (the built-in administrator)".into(),
+            });
+        }
+        self.store.commit(vec![Op::DeleteUser(key.clone())])?;
+        self.state.write().users.remove(&key);
+        Ok(true)
+    }
+
+    pub fn set_password(&self, user: &str, host: &str, password: &str) -> Result<()> {
+        let _w = self.writer.lock();
+        let key = UserMeta::key(user, host);
+        let mut meta = self.state.read().users.get(&key).cloned().ok_or_else(|| {
+            BasaltError::UserOperation {
+                operation: "SET PASSWORD".into(),
+                user: format!("'{user}'@'{host}'"),
+            }
+        })?;
+        meta.password_hash = native_password_hash(password);
+        self.store
+            .commit(vec![Op::PutUser(key.clone(), to_json(&meta)?)])?;
+        self.state.write().users.insert(key, meta);
+        Ok(())
+    }
+
+    // ---------------------------------------------------------------- global variables
+
+    pub fn global_variables(&self) -> BTreeMap<String, String> {
+        self.state.read().global_variables.clone()
+    }
+
+    pub fn set_global_variable(&self, name: &str, value: &str) -> Result<()> {
+        let _w = self.writer.lock();
+        self.store
+            .commit(vec![Op::PutVariable(name.to_string(), value.to_string())])?;
+        self.state
+            .write()
+            .global_variables
+            .insert(name.to_string(), value.to_string());
+        Ok(())
+    }
+}
+
+fn delete_table_ops(t: &TableMeta) -> Vec<Op> {
+    let mut ops = vec![Op::DeleteTable(t.id)];
+    for (_, tablet) in t.tablets() {
+        for r in &tablet.rowsets {
+            ops.push(Op::DeleteRowset(tablet.id, r.id));
+        }
+    }
+    ops
+}
+
+fn validate_name(name: &str) -> Result<()> {
+    if name.is_empty() || name.len() > 64 || name.contains('/') || name.contains('\0') {
+        return Err(BasaltError::InvalidDdl(format!("Incorrect name '{name}'")));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn create_sql(sql: &str) -> sql::CreateTable {
+        match sql::parse_one(sql).unwrap() {
+            sql::Statement::CreateTable(t) => *t,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn catalog_survives_reopen_and_publishes_atomically() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let c = Catalog::open(dir.path()).unwrap();
+            c.create_database("Demo", false).unwrap();
+            assert!(!c.create_database("demo", true).unwrap());
+            assert_eq!(
+                c.create_database("demo", false).unwrap_err().mysql_code(),
+                1007
+            );
+            c.create_table(
+                "demo",
+                &create_sql("CREATE TABLE t (k INT, v INT) DISTRIBUTED BY HASH(k) BUCKETS 2"),
+            )
+            .unwrap();
+            let t = c.table("demo", "T").unwrap();
+            let tablets: Vec<u64> = t.tablets().map(|(_, t)| t.id).collect();
+            c.publish(
+                t.id,
+                tablets
+                    .iter()
+                    .map(|id| NewRowset {
+                        tablet_id: *id,
+                        segments: vec![SegmentMeta {
+                            path: format!("x/{id}"),
+                            num_rows: 5,
+                            size_bytes: 10,
+                        }],
+                    })
+                    .collect(),
+            )
+            .unwrap();
+            assert_eq!(c.table("demo", "t").unwrap().num_rows(), 10);
+            // A publish naming a tablet that does not exist publishes nothing.
+            let err = c.publish(
+                t.id,
+                vec![
+                    NewRowset {
+                        tablet_id: tablets[0],
+                        segments: vec![],
+                    },
+                    NewRowset {
+                        tablet_id: 999_999,
+                        segments: vec![],
+                    },
+                ],
+            );
+            assert!(err.is_err());
+            assert_eq!(
+                c.table("demo", "t")
+                    .unwrap()
+                    .tablets()
+                    .next()
+                    .unwrap()
+                    .1
+                    .version(),
+                1
+            );
+        }
+        let c = Catalog::open(dir.path()).unwrap();
+        let t = c.table("demo", "t").unwrap();
+        assert_eq!(t.num_rows(), 10);
+        assert_eq!(t.keys_model, KeysModel::Duplicate);
+        assert!(c.find_user("root", "127.0.0.1").is_some());
+        let id = c.allocate_id();
+        assert!(t.tablets().all(|(_, tablet)| tablet.id < id));
+    }
+
+    #[test]
+    fn invalid_tables_are_rejected_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = Catalog::open(dir.path()).unwrap();
+        c.create_database("d", false).unwrap();
+        let bad = [
+            "CREATE TABLE t (a INT, b INT) DUPLICATE KEY(b)",
+            "CREATE TABLE t (a INT, b INT) PROPERTIES (\"no_such\" = \"1\")",
+            "CREATE TABLE t (a INT, b INT) AGGREGATE KEY(a)",
+            "CREATE TABLE t (a INT, b INT SUM) UNIQUE KEY(a)",
+            "CREATE TABLE t (a DATE, b INT) PARTITION BY RANGE(a) (PARTITION p1 VALUES LESS THAN ('2024-01-01'), PARTITION p1 VALUES LESS THAN ('2024-02-01'))",
+            "CREATE TABLE t (a INT, b INT) PARTITION BY RANGE(a) (PARTITION p1 VALUES [('10'), ('20')), PARTITION p2 VALUES [('15'), ('30')))",
+            "CREATE TABLE t (a INT, b INT) PROPERTIES (\"replication_num\" = \"3\")",
+            "CREATE TABLE t (a INT, b INT) DISTRIBUTED BY HASH(zz) BUCKETS 1",
+        ];
+        for sql in bad {
+            assert!(c.create_table("d", &create_sql(sql)).is_err(), "{sql}");
+            assert!(c.table("d", "t").is_err(), "{sql} left a table behind");
+        }
+    }
+
+    #[test]
+    fn range_partitions_chain_and_can_be_added() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = Catalog::open(dir.path()).unwrap();
+        c.create_database("d", false).unwrap();
+        c.create_table(
+            "d",
+            &create_sql(
+                "CREATE TABLE t (dt DATE, v INT) PARTITION BY RANGE(dt) (PARTITION p1 VALUES LESS THAN ('2024-02-01'), PARTITION p2 VALUES LESS THAN ('2024-03-01')) DISTRIBUTED BY HASH(dt) BUCKETS 3",
+            ),
+        )
+        .unwrap();
+        let t = c.table("d", "t").unwrap();
+        assert_eq!(t.partitions.len(), 2);
+        assert_eq!(t.partitions[1].tablets.len(), 3);
+        match &t.partitions[1].bound {
+            PartitionBound::Range { lower: Some(l), .. } => {
+                assert_eq!(l.display(&basalt_common::SqlType::Date), "2024-02-01")
+            }
+            other => panic!("{other:?}"),
+        }
+        let add =
+            match sql::parse_one("ALTER TABLE t ADD PARTITION p3 VALUES LESS THAN ('2024-04-01')")
+                .unwrap()
+            {
+                sql::Statement::AlterPartitions {
+                    op: sql::PartitionOp::Add(def),
+                    ..
+                } => def,
+                other => panic!("{other:?}"),
+            };
+        c.add_partition("d", "t", &add).unwrap();
+        assert!(c.add_partition("d", "t", &add).is_err());
+        assert!(c.drop_partition("d", "t", "p1", false).unwrap().is_some());
+        assert_eq!(c.table("d", "t").unwrap().partitions.len(), 2);
+    }
+}

@@ -1,0 +1,15 @@
+//! Basalt's metadata: databases, tables (schema, key model, partitions, buckets), tablets and their
+//! visible rowsets, users, and persisted global variables. Every change is one durable `redb`
+//! transaction; readers get cheap immutable snapshots (`Arc<TableMeta>`).
+
+mod catalog;
+mod model;
+mod partition_value;
+mod store;
+mod table_def;
+mod users;
+
+pub use catalog::{Catalog, NewRowset};
+pub use model::*;
+pub use partition_value::PartitionValue;
+pub use users::{native_password_hash, UserMeta};

@@ -1,0 +1,247 @@
+//! The metadata records: what a table is (columns, key model, partitions, distribution) and what
+//! data it holds (tablets and their rowsets).
+
+use crate::partition_value::PartitionValue;
+use basalt_common::SqlType;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+pub type TableId = u64;
+pub type TabletId = u64;
+pub type PartitionId = u64;
+pub type RowsetId = u64;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum KeysModel {
+    Duplicate,
+    Aggregate,
+    Unique,
+}
+
+impl KeysModel {
+    pub fn sql_name(&self) -> &'static str {
+        match self {
+            KeysModel::Duplicate => "DUPLICATE",
+            KeysModel::Aggregate => "AGGREGATE",
+            KeysModel::Unique => "UNIQUE",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AggKind {
+    Sum,
+    Min,
+    Max,
+    Replace,
+    ReplaceIfNotNull,
+}
+
+impl AggKind {
+    pub fn sql_name(&self) -> &'static str {
+        match self {
+            AggKind::Sum => "SUM",
+            AggKind::Min => "MIN",
+            AggKind::Max => "MAX",
+            AggKind::Replace => "REPLACE",
+            AggKind::ReplaceIfNotNull => "REPLACE_IF_NOT_NULL",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ColumnDefault {
+    Null,
+    Literal(String),
+    CurrentTimestamp,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ColumnMeta {
+    pub name: String,
+    pub ty: SqlType,
+    pub nullable: bool,
+    pub is_key: bool,
+    pub agg: Option<AggKind>,
+    pub default: Option<ColumnDefault>,
+    pub comment: String,
+    pub auto_increment: bool,
+}
+
+/// Bounds of one partition. Range bounds are `[lower, upper)`; `None` means unbounded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PartitionBound {
+    /// The single partition of an unpartitioned table.
+    All,
+    Range {
+        lower: Option<PartitionValue>,
+        upper: Option<PartitionValue>,
+    },
+    List {
+        values: Vec<PartitionValue>,
+    },
+}
+
+impl PartitionBound {
+    /// True if a row whose partition value is `v` belongs here.
+    pub fn contains(&self, v: &PartitionValue) -> bool {
+        match self {
+            PartitionBound::All => true,
+            PartitionBound::Range { lower, upper } => {
+                lower.as_ref().is_none_or(|l| v >= l) && upper.as_ref().is_none_or(|u| v < u)
+            }
+            PartitionBound::List { values } => values.contains(v),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PartitionKind {
+    Unpartitioned,
+    Range,
+    List,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PartitionMeta {
+    pub id: PartitionId,
+    pub name: String,
+    pub bound: PartitionBound,
+    pub tablets: Vec<TabletMeta>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TabletMeta {
+    pub id: TabletId,
+    pub bucket: u32,
+    /// Visible rowsets in version order; persisted separately, one record per rowset.
+    #[serde(skip)]
+    pub rowsets: Vec<Arc<RowsetMeta>>,
+}
+
+impl TabletMeta {
+    /// The highest published version (0 for an empty tablet).
+    pub fn version(&self) -> u64 {
+        self.rowsets.last().map(|r| r.version).unwrap_or(0)
+    }
+
+    pub fn num_rows(&self) -> u64 {
+        self.rowsets.iter().map(|r| r.num_rows()).sum()
+    }
+
+    pub fn num_segments(&self) -> usize {
+        self.rowsets.iter().map(|r| r.segments.len()).sum()
+    }
+}
+
+/// The data one load (or compaction) wrote to one tablet; immutable once published.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RowsetMeta {
+    pub id: RowsetId,
+    pub tablet_id: TabletId,
+    pub version: u64,
+    pub segments: Vec<SegmentMeta>,
+    /// Unix milliseconds when published.
+    pub created_ms: i64,
+}
+
+impl RowsetMeta {
+    pub fn num_rows(&self) -> u64 {
+        self.segments.iter().map(|s| s.num_rows).sum()
+    }
+
+    pub fn size_bytes(&self) -> u64 {
+        self.segments.iter().map(|s| s.size_bytes).sum()
+    }
+}
+
+/// One sorted segment file, its path relative to the data directory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SegmentMeta {
+    pub path: String,
+    pub num_rows: u64,
+    pub size_bytes: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DistributionMeta {
+    /// Column indexes of the hash key; empty for RANDOM distribution.
+    pub columns: Vec<usize>,
+    pub buckets: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TableMeta {
+    pub id: TableId,
+    pub database: String,
+    pub name: String,
+    pub columns: Vec<ColumnMeta>,
+    pub keys_model: KeysModel,
+    /// The first `num_key_columns` columns are the key (sort key; merge key for Aggregate/Unique).
+    pub num_key_columns: usize,
+    pub partition_kind: PartitionKind,
+    /// Column index of the partition column (for Range and List).
+    pub partition_column: Option<usize>,
+    pub partitions: Vec<PartitionMeta>,
+    pub distribution: DistributionMeta,
+    pub properties: BTreeMap<String, String>,
+    pub comment: String,
+    pub created_ms: i64,
+}
+
+impl TableMeta {
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))
+    }
+
+    pub fn key_columns(&self) -> &[ColumnMeta] {
+        &self.columns[..self.num_key_columns]
+    }
+
+    /// The Arrow schema rows of this table have.
+    pub fn arrow_schema(&self) -> arrow::datatypes::SchemaRef {
+        let fields: Vec<arrow::datatypes::Field> = self
+            .columns
+            .iter()
+            .map(|c| arrow::datatypes::Field::new(&c.name, c.ty.arrow_type(), c.nullable))
+            .collect();
+        Arc::new(arrow::datatypes::Schema::new(fields))
+    }
+
+    pub fn tablets(&self) -> impl Iterator<Item = (&PartitionMeta, &TabletMeta)> {
+        self.partitions
+            .iter()
+            .flat_map(|p| p.tablets.iter().map(move |t| (p, t)))
+    }
+
+    pub fn num_rows(&self) -> u64 {
+        self.tablets().map(|(_, t)| t.num_rows()).sum()
+    }
+
+    pub fn data_bytes(&self) -> u64 {
+        self.tablets()
+            .flat_map(|(_, t)| t.rowsets.iter())
+            .map(|r| r.size_bytes())
+            .sum()
+    }
+
+    pub fn partition_by_name(&self, name: &str) -> Option<&PartitionMeta> {
+        self.partitions
+            .iter()
+            .find(|p| p.name.eq_ignore_ascii_case(name))
+    }
+
+    pub fn partition_column_meta(&self) -> Option<&ColumnMeta> {
+        self.partition_column.map(|i| &self.columns[i])
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DatabaseMeta {
+    pub id: u64,
+    pub name: String,
+    pub created_ms: i64,
+}

@@ -1,0 +1,139 @@
+//! Durable persistence of catalog records in one `redb` file. Every change is a list of
+//! operations committed in a single ACID transaction (fsync on commit).
+
+use basalt_common::{BasaltError, Result};
+use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use std::path::Path;
+
+const DATABASES: TableDefinition<&str, &str> = TableDefinition::new("databases");
+const TABLES: TableDefinition<u64, &str> = TableDefinition::new("tables");
+const ROWSETS: TableDefinition<(u64, u64), &str> = TableDefinition::new("rowsets");
+const USERS: TableDefinition<&str, &str> = TableDefinition::new("users");
+const VARIABLES: TableDefinition<&str, &str> = TableDefinition::new("global_variables");
+const COUNTERS: TableDefinition<&str, u64> = TableDefinition::new("counters");
+
+/// One change to persisted records.
+#[derive(Debug)]
+pub enum Op {
+    PutDatabase(String, String),
+    DeleteDatabase(String),
+    PutTable(u64, String),
+    DeleteTable(u64),
+    /// (tablet id, rowset id) -> rowset record
+    PutRowset(u64, u64, String),
+    DeleteRowset(u64, u64),
+    PutUser(String, String),
+    DeleteUser(String),
+    PutVariable(String, String),
+    PutCounter(&'static str, u64),
+}
+
+/// Everything read back at startup.
+#[derive(Default)]
+pub struct Loaded {
+    pub databases: Vec<String>,
+    pub tables: Vec<String>,
+    pub rowsets: Vec<String>,
+    pub users: Vec<String>,
+    pub variables: Vec<(String, String)>,
+    pub counters: Vec<(String, u64)>,
+}
+
+pub struct Store {
+    db: Database,
+}
+
+fn err(e: impl std::fmt::Display) -> BasaltError {
+    BasaltError::Catalog(e.to_string())
+}
+
+impl Store {
+    pub fn open(path: &Path) -> Result<Store> {
+        let db = Database::create(path).map_err(err)?;
+        // Make sure every table exists so readers never see "table does not exist".
+        let txn = db.begin_write().map_err(err)?;
+        txn.open_table(DATABASES).map_err(err)?;
+        txn.open_table(TABLES).map_err(err)?;
+        txn.open_table(ROWSETS).map_err(err)?;
+        txn.open_table(USERS).map_err(err)?;
+        txn.open_table(VARIABLES).map_err(err)?;
+        txn.open_table(COUNTERS).map_err(err)?;
+        txn.commit().map_err(err)?;
+        Ok(Store { db })
+    }
+
+    pub fn load(&self) -> Result<Loaded> {
+        let txn = self.db.begin_read().map_err(err)?;
+        let mut out = Loaded::default();
+        for item in txn
+            .open_table(DATABASES)
+            .map_err(err)?
+            .iter()
+            .map_err(err)?
+        {
+            let (_, v) = item.map_err(err)?;
+            out.databases.push(v.value().to_string());
+        }
+        for item in txn.open_table(TABLES).map_err(err)?.iter().map_err(err)? {
+            let (_, v) = item.map_err(err)?;
+            out.tables.push(v.value().to_string());
+        }
+        for item in txn.open_table(ROWSETS).map_err(err)?.iter().map_err(err)? {
+            let (_, v) = item.map_err(err)?;
+            out.rowsets.push(v.value().to_string());
+        }
+        for item in txn.open_table(USERS).map_err(err)?.iter().map_err(err)? {
+            let (_, v) = item.map_err(err)?;
+            out.users.push(v.value().to_string());
+        }
+        for item in txn
+            .open_table(VARIABLES)
+            .map_err(err)?
+            .iter()
+            .map_err(err)?
+        {
+            let (k, v) = item.map_err(err)?;
+            out.variables
+                .push((k.value().to_string(), v.value().to_string()));
+        }
+        for item in txn.open_table(COUNTERS).map_err(err)?.iter().map_err(err)? {
+            let (k, v) = item.map_err(err)?;
+            out.counters.push((k.value().to_string(), v.value()));
+        }
+        Ok(out)
+    }
+
+    /// Applies all `ops` atomically and durably.
+    pub fn commit(&self, ops: Vec<Op>) -> Result<()> {
+        let txn = self.db.begin_write().map_err(err)?;
+        {
+            let mut databases = txn.open_table(DATABASES).map_err(err)?;
+            let mut tables = txn.open_table(TABLES).map_err(err)?;
+            let mut rowsets = txn.open_table(ROWSETS).map_err(err)?;
+            let mut users = txn.open_table(USERS).map_err(err)?;
+            let mut variables = txn.open_table(VARIABLES).map_err(err)?;
+            let mut counters = txn.open_table(COUNTERS).map_err(err)?;
+            for op in ops {
+                match op {
+                    Op::PutDatabase(k, v) => {
+                        drop(databases.insert(k.as_str(), v.as_str()).map_err(err)?)
+                    }
+                    Op::DeleteDatabase(k) => drop(databases.remove(k.as_str()).map_err(err)?),
+                    Op::PutTable(k, v) => drop(tables.insert(k, v.as_str()).map_err(err)?),
+                    Op::DeleteTable(k) => drop(tables.remove(k).map_err(err)?),
+                    Op::PutRowset(t, r, v) => {
+                        drop(rowsets.insert((t, r), v.as_str()).map_err(err)?)
+                    }
+                    Op::DeleteRowset(t, r) => drop(rowsets.remove((t, r)).map_err(err)?),
+                    Op::PutUser(k, v) => drop(users.insert(k.as_str(), v.as_str()).map_err(err)?),
+                    Op::DeleteUser(k) => drop(users.remove(k.as_str()).map_err(err)?),
+                    Op::PutVariable(k, v) => {
+                        drop(variables.insert(k.as_str(), v.as_str()).map_err(err)?)
+                    }
+                    Op::PutCounter(k, v) => drop(counters.insert(k, v).map_err(err)?),
+                }
+            }
+        }
+        txn.commit().map_err(err)
+    }
+}

@@ -1,0 +1,496 @@
+//! Validation of `CREATE TABLE` and partition definitions: turns the parsed statement into a
+//! complete [`TableMeta`] (ids are assigned by the caller) or a clear error, so nothing is ever
+//! half-created.
+
+use crate::model::*;
+use crate::partition_value::PartitionValue;
+use basalt_common::{BasaltError, Result, SqlType};
+use basalt_sql as sql;
+use std::collections::{BTreeMap, HashSet};
+
+/// Table properties Basalt understands. Others are rejected.
+const KNOWN_PROPERTIES: &[&str] = &[
+    "replication_num",
+    "replication_allocation",
+    "storage_medium",
+    "storage_format",
+    "compression",
+    "bloom_filter_columns",
+    "enable_unique_key_merge_on_write",
+    "store_row_column",
+    "light_schema_change",
+    "disable_auto_compaction",
+    "compaction_policy",
+    "in_memory",
+    "is_being_synced",
+];
+
+fn ddl(msg: impl Into<String>) -> BasaltError {
+    BasaltError::InvalidDdl(msg.into())
+}
+
+/// Number of buckets when the DDL says `BUCKETS AUTO` or nothing.
+pub fn auto_buckets() -> u32 {
+    std::thread::available_parallelism()
+        .map(|n| n.get() as u32)
+        .unwrap_or(2)
+        .clamp(1, 16)
+}
+
+/// Builds the table's metadata with partitions whose ids and tablets are filled by `next_id`.
+pub fn build_table(
+    stmt: &sql::CreateTable,
+    database: &str,
+    table_id: u64,
+    mut next_id: impl FnMut() -> u64,
+    now_ms: i64,
+) -> Result<TableMeta> {
+    let name = stmt.name.table.to_lowercase();
+    if stmt.columns.is_empty() {
+        return Err(ddl("a table needs at least one column"));
+    }
+    let mut seen = HashSet::new();
+    for c in &stmt.columns {
+        if !seen.insert(c.name.to_lowercase()) {
+            return Err(ddl(format!("Duplicate column name '{}'", c.name)));
+        }
+    }
+    if let Some(engine) = &stmt.engine {
+        let e = engine.to_ascii_lowercase();
+        if !matches!(e.as_str(), "olap" | "innodb" | "myisam" | "memory") {
+            return Err(ddl(format!("Unknown table engine '{engine}'")));
+        }
+    }
+    let col_index = |n: &str| {
+        stmt.columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(n))
+            .ok_or_else(|| BasaltError::UnknownColumn {
+                column: n.to_string(),
+                context: format!("table {name}"),
+            })
+    };
+
+    // Key model and key columns.
+    let (keys_model, key_names): (KeysModel, Vec<String>) = match (&stmt.keys, &stmt.primary_key) {
+        (Some((model, cols)), _) => (convert_model(*model), cols.clone()),
+        (None, Some(pk)) => (KeysModel::Unique, pk.clone()),
+        (None, None) => (KeysModel::Duplicate, default_duplicate_keys(stmt)),
+    };
+    if key_names.is_empty() {
+        return Err(ddl("the key column list is empty"));
+    }
+    for (i, k) in key_names.iter().enumerate() {
+        let idx = col_index(k)?;
+        if idx != i {
+            return Err(ddl(format!(
+                "Key columns should be a ordered prefix of the schema: key column '{k}' is column {} but must be column {}",
+                idx + 1,
+                i + 1
+            )));
+        }
+        if matches!(stmt.columns[idx].ty, SqlType::Float | SqlType::Double) {
+            return Err(ddl(format!(
+                "Float or double can not used as a key, use decimal instead: '{k}'"
+            )));
+        }
+    }
+    let num_keys = key_names.len();
+
+    let mut columns = Vec::with_capacity(stmt.columns.len());
+    for (i, c) in stmt.columns.iter().enumerate() {
+        let is_key = i < num_keys;
+        let agg = c.agg.map(convert_agg);
+        match keys_model {
+            KeysModel::Aggregate if is_key && agg.is_some() => {
+                return Err(ddl(format!("Key column '{}' can not set aggregation type", c.name)))
+            }
+            KeysModel::Aggregate if !is_key && agg.is_none() => {
+                return Err(ddl(format!(
+                    "Value column '{}' of an AGGREGATE KEY table needs an aggregation type (SUM, MIN, MAX, REPLACE, REPLACE_IF_NOT_NULL)",
+                    c.name
+                )))
+            }
+            KeysModel::Duplicate | KeysModel::Unique if agg.is_some() => {
+                return Err(ddl(format!(
+                    "Column '{}' can not set aggregation type in a {} KEY table",
+                    c.name,
+                    keys_model.sql_name()
+                )))
+            }
+            _ => {}
+        }
+        if agg == Some(AggKind::Sum) && !c.ty.is_numeric() {
+            return Err(ddl(format!(
+                "SUM needs a numeric column, '{}' is {}",
+                c.name, c.ty
+            )));
+        }
+        let in_pk = stmt
+            .primary_key
+            .as_ref()
+            .is_some_and(|pk| pk.iter().any(|k| k.eq_ignore_ascii_case(&c.name)));
+        let nullable = c.nullable.unwrap_or(!(c.auto_increment || in_pk));
+        if c.auto_increment && !c.ty.is_integer() {
+            return Err(ddl(format!(
+                "AUTO_INCREMENT column '{}' must be an integer",
+                c.name
+            )));
+        }
+        let default = match &c.default {
+            None => None,
+            Some(sql::DefaultValue::Null) => {
+                if !nullable {
+                    return Err(ddl(format!(
+                        "Invalid default value for '{}': the column is NOT NULL",
+                        c.name
+                    )));
+                }
+                Some(ColumnDefault::Null)
+            }
+            Some(sql::DefaultValue::CurrentTimestamp) => {
+                if !matches!(c.ty, SqlType::DateTime { .. } | SqlType::Date) {
+                    return Err(ddl(format!("Invalid default value for '{}'", c.name)));
+                }
+                Some(ColumnDefault::CurrentTimestamp)
+            }
+            Some(sql::DefaultValue::Literal(v)) => {
+                validate_literal(&c.ty, v)
+                    .map_err(|e| ddl(format!("Invalid default value for '{}': {e}", c.name)))?;
+                Some(ColumnDefault::Literal(v.clone()))
+            }
+        };
+        columns.push(ColumnMeta {
+            name: c.name.to_lowercase(),
+            ty: c.ty.clone(),
+            nullable,
+            is_key,
+            agg,
+            default,
+            comment: c.comment.clone().unwrap_or_default(),
+            auto_increment: c.auto_increment,
+        });
+    }
+
+    // Properties.
+    let mut properties = BTreeMap::new();
+    for (k, v) in &stmt.properties {
+        let key = k.to_lowercase();
+        if !KNOWN_PROPERTIES.contains(&key.as_str()) {
+            return Err(ddl(format!("Unknown table property '{k}'")));
+        }
+        if key == "replication_num" && v.trim() != "1" {
+            return Err(ddl(format!(
+                "replication_num {v} is more than the number of backends (1); use \"replication_num\" = \"1\""
+            )));
+        }
+        if matches!(
+            key.as_str(),
+            "enable_unique_key_merge_on_write"
+                | "store_row_column"
+                | "light_schema_change"
+                | "disable_auto_compaction"
+                | "in_memory"
+        ) && !matches!(v.to_lowercase().as_str(), "true" | "false")
+        {
+            return Err(ddl(format!(
+                "property '{k}' must be \"true\" or \"false\", got \"{v}\""
+            )));
+        }
+        if key == "bloom_filter_columns" {
+            for c in v.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+                col_index(c)?;
+            }
+        }
+        properties.insert(key, v.clone());
+    }
+    if stmt.primary_key.is_some() && stmt.keys.is_none() {
+        properties
+            .entry("store_row_column".to_string())
+            .or_insert_with(|| "true".to_string());
+    }
+
+    // Distribution.
+    let distribution = match &stmt.distribution {
+        Some(d) => {
+            let mut cols = Vec::new();
+            for c in &d.columns {
+                let idx = col_index(c)?;
+                if keys_model != KeysModel::Duplicate && idx >= num_keys {
+                    return Err(ddl(format!(
+                        "Distribution column '{c}' of a {} KEY table must be a key column",
+                        keys_model.sql_name()
+                    )));
+                }
+                if matches!(columns[idx].ty, SqlType::Float | SqlType::Double) {
+                    return Err(ddl(format!(
+                        "Distribution column '{c}' can not be FLOAT or DOUBLE"
+                    )));
+                }
+                cols.push(idx);
+            }
+            if cols.is_empty() && keys_model != KeysModel::Duplicate {
+                return Err(ddl(format!(
+                    "RANDOM distribution is only for DUPLICATE KEY tables, this is a {} KEY table",
+                    keys_model.sql_name()
+                )));
+            }
+            DistributionMeta {
+                columns: cols,
+                buckets: d.buckets.unwrap_or_else(auto_buckets),
+            }
+        }
+        None => DistributionMeta {
+            columns: (0..num_keys).collect(),
+            buckets: auto_buckets(),
+        },
+    };
+
+    // Partitions.
+    let (partition_kind, partition_column, bounds) = match &stmt.partition {
+        None => (
+            PartitionKind::Unpartitioned,
+            None,
+            vec![(name.clone(), PartitionBound::All)],
+        ),
+        Some(p) => {
+            if p.columns.len() != 1 {
+                return Err(BasaltError::NotSupported(
+                    "partitioning by more than one column".into(),
+                ));
+            }
+            let idx = col_index(&p.columns[0])?;
+            if keys_model != KeysModel::Duplicate && idx >= num_keys {
+                return Err(ddl(format!(
+                    "Partition column '{}' of a {} KEY table must be a key column",
+                    p.columns[0],
+                    keys_model.sql_name()
+                )));
+            }
+            let ty = &columns[idx].ty;
+            let kind = match p.kind {
+                sql::PartitionKind::Range => {
+                    if !(ty.is_integer() || matches!(ty, SqlType::Date | SqlType::DateTime { .. }))
+                    {
+                        return Err(ddl(format!(
+                            "RANGE partition column must be an integer, DATE or DATETIME, not {ty}"
+                        )));
+                    }
+                    PartitionKind::Range
+                }
+                sql::PartitionKind::List => PartitionKind::List,
+            };
+            let mut bounds: Vec<(String, PartitionBound)> = Vec::new();
+            for def in &p.partitions {
+                let bound = partition_bound(def, ty, &bounds)?;
+                check_new_partition(def.name(), &bound, &bounds)?;
+                bounds.push((def.name().to_string(), bound));
+            }
+            (kind, Some(idx), bounds)
+        }
+    };
+
+    let partitions = bounds
+        .into_iter()
+        .map(|(pname, bound)| new_partition(pname, bound, distribution.buckets, &mut next_id))
+        .collect();
+
+    Ok(TableMeta {
+        id: table_id,
+        database: database.to_string(),
+        name,
+        columns,
+        keys_model,
+        num_key_columns: num_keys,
+        partition_kind,
+        partition_column,
+        partitions,
+        distribution,
+        properties,
+        comment: stmt.comment.clone().unwrap_or_default(),
+        created_ms: now_ms,
+    })
+}
+
+/// A new partition with `buckets` empty tablets.
+pub fn new_partition(
+    name: String,
+    bound: PartitionBound,
+    buckets: u32,
+    mut next_id: impl FnMut() -> u64,
+) -> PartitionMeta {
+    let id = next_id();
+    let tablets = (0..buckets)
+        .map(|bucket| TabletMeta {
+            id: next_id(),
+            bucket,
+            rowsets: Vec::new(),
+        })
+        .collect();
+    PartitionMeta {
+        id,
+        name,
+        bound,
+        tablets,
+    }
+}
+
+/// Resolves a partition definition to concrete bounds given the partitions defined before it.
+pub fn partition_bound(
+    def: &sql::PartitionDef,
+    ty: &SqlType,
+    existing: &[(String, PartitionBound)],
+) -> Result<PartitionBound> {
+    let one = |lits: &[sql::PartitionLiteral]| -> Result<Option<PartitionValue>> {
+        if lits.len() != 1 {
+            return Err(ddl(format!(
+                "partition {} needs exactly one value per bound",
+                def.name()
+            )));
+        }
+        match &lits[0] {
+            sql::PartitionLiteral::MaxValue => Ok(None),
+            sql::PartitionLiteral::Value(v) => PartitionValue::parse(ty, v).map(Some).map_err(ddl),
+        }
+    };
+    match def {
+        sql::PartitionDef::Range { bound, .. } => match bound {
+            sql::RangeBound::LessThan(upper) => {
+                let upper = one(upper)?;
+                // Lower bound: the largest existing upper bound below the new upper bound.
+                let lower = existing
+                    .iter()
+                    .filter_map(|(_, b)| match b {
+                        PartitionBound::Range { upper: Some(u), .. } => Some(u.clone()),
+                        _ => None,
+                    })
+                    .filter(|u| upper.as_ref().is_none_or(|up| u < up))
+                    .max();
+                Ok(PartitionBound::Range { lower, upper })
+            }
+            sql::RangeBound::Fixed { lower, upper } => {
+                let lower = one(lower)?;
+                let upper = one(upper)?;
+                if lower.is_none() {
+                    return Err(ddl("MAXVALUE can not be a lower bound"));
+                }
+                if let (Some(l), Some(u)) = (&lower, &upper) {
+                    if l >= u {
+                        return Err(ddl(format!(
+                            "partition {}: lower bound must be below upper bound",
+                            def.name()
+                        )));
+                    }
+                }
+                Ok(PartitionBound::Range { lower, upper })
+            }
+        },
+        sql::PartitionDef::List { values, .. } => {
+            let mut out = Vec::new();
+            for v in values {
+                match one(v)? {
+                    Some(pv) => out.push(pv),
+                    None => return Err(ddl("MAXVALUE is not a LIST partition value")),
+                }
+            }
+            if out.is_empty() {
+                return Err(ddl(format!("partition {} has no values", def.name())));
+            }
+            Ok(PartitionBound::List { values: out })
+        }
+    }
+}
+
+/// Rejects a duplicate name or a bound that overlaps an existing partition.
+pub fn check_new_partition(
+    name: &str,
+    bound: &PartitionBound,
+    existing: &[(String, PartitionBound)],
+) -> Result<()> {
+    for (other, b) in existing {
+        if other.eq_ignore_ascii_case(name) {
+            return Err(BasaltError::DuplicatePartition(name.to_string()));
+        }
+        let overlap = match (bound, b) {
+            (
+                PartitionBound::Range {
+                    lower: l1,
+                    upper: u1,
+                },
+                PartitionBound::Range {
+                    lower: l2,
+                    upper: u2,
+                },
+            ) => {
+                let starts_before_other_ends = match (l1, u2) {
+                    (Some(l), Some(u)) => l < u,
+                    _ => true,
+                };
+                let other_starts_before_end = match (l2, u1) {
+                    (Some(l), Some(u)) => l < u,
+                    _ => true,
+                };
+                starts_before_other_ends && other_starts_before_end
+            }
+            (PartitionBound::List { values: a }, PartitionBound::List { values: b }) => {
+                a.iter().any(|v| b.contains(v))
+            }
+            _ => false,
+        };
+        if overlap {
+            return Err(ddl(format!(
+                "partition {name}'s range or values overlap partition {other}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn validate_literal(ty: &SqlType, v: &str) -> std::result::Result<(), String> {
+    match ty {
+        SqlType::Float | SqlType::Double | SqlType::Decimal { .. } => v
+            .trim()
+            .parse::<f64>()
+            .map(|_| ())
+            .map_err(|_| format!("'{v}' is not a number")),
+        SqlType::Char(_) | SqlType::Varchar(_) | SqlType::String => Ok(()),
+        _ => PartitionValue::parse(ty, v).map(|_| ()),
+    }
+}
+
+/// Doris's default sort key for a table without a KEY clause: up to three leading columns,
+/// stopping before the first floating point or unbounded string column.
+fn default_duplicate_keys(stmt: &sql::CreateTable) -> Vec<String> {
+    let mut keys = Vec::new();
+    for c in stmt.columns.iter().take(3) {
+        if matches!(c.ty, SqlType::Float | SqlType::Double) {
+            break;
+        }
+        keys.push(c.name.clone());
+        if c.ty.is_string() {
+            break;
+        }
+    }
+    if keys.is_empty() {
+        keys.push(stmt.columns[0].name.clone());
+    }
+    keys
+}
+
+fn convert_model(m: sql::KeysModel) -> KeysModel {
+    match m {
+        sql::KeysModel::Duplicate => KeysModel::Duplicate,
+        sql::KeysModel::Aggregate => KeysModel::Aggregate,
+        sql::KeysModel::Unique => KeysModel::Unique,
+    }
+}
+
+fn convert_agg(a: sql::AggKind) -> AggKind {
+    match a {
+        sql::AggKind::Sum => AggKind::Sum,
+        sql::AggKind::Min => AggKind::Min,
+        sql::AggKind::Max => AggKind::Max,
+        sql::AggKind::Replace => AggKind::Replace,
+        sql::AggKind::ReplaceIfNotNull => AggKind::ReplaceIfNotNull,
+    }
+}

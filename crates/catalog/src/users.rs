@@ -1,0 +1,34 @@
+//! User accounts: `mysql_native_password` hashes and host matching.
+
+use serde::{Deserialize, Serialize};
+use sha1::{Digest, Sha1};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UserMeta {
+    pub user: String,
+    pub host: String,
+    /// SHA1(SHA1(password)), empty for an account without a password.
+    pub password_hash: Vec<u8>,
+}
+
+impl UserMeta {
+    pub fn key(user: &str, host: &str) -> String {
+        format!("{user}@{host}")
+    }
+
+    /// True if this account applies to a client connecting from `client_host`.
+    pub fn matches_host(&self, client_host: &str) -> bool {
+        self.host == "%"
+            || self.host == client_host
+            || (self.host == "localhost" && (client_host == "127.0.0.1" || client_host == "::1"))
+    }
+}
+
+/// The stored form of a password (MySQL's `mysql_native_password`): SHA1(SHA1(password)).
+pub fn native_password_hash(password: &str) -> Vec<u8> {
+    if password.is_empty() {
+        return Vec::new();
+    }
+    let stage1 = Sha1::digest(password.as_bytes());
+    Sha1::digest(stage1).to_vec()
+}

@@ -1,0 +1,52 @@
+//! Server configuration: defaults, the optional TOML config file, and command-line overrides.
+
+use serde::Deserialize;
+use std::path::PathBuf;
+
+/// Everything the server needs to start.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Root of all persistent state (catalog and tablet files).
+    pub data_dir: PathBuf,
+    /// Address both listeners bind to.
+    pub bind: String,
+    pub mysql_port: u16,
+    pub http_port: u16,
+    /// Rows a tablet writer buffers before it writes a segment.
+    pub write_buffer_rows: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            data_dir: PathBuf::from("./basalt-data"),
+            bind: "127.0.0.1".to_string(),
+            mysql_port: 9030,
+            http_port: 8030,
+            write_buffer_rows: 1_000_000,
+        }
+    }
+}
+
+impl Config {
+    /// Parses a TOML config file's text; unknown keys are errors.
+    pub fn from_toml(text: &str) -> Result<Config, String> {
+        toml::from_str(text).map_err(|e| format!("config file: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_config_file() {
+        let c = Config::from_toml("# c\nmysql_port = 9999\ndata_dir = \"/tmp/x\"\n").unwrap();
+        assert_eq!(c.mysql_port, 9999);
+        assert_eq!(c.http_port, 8030);
+        assert_eq!(c.data_dir, PathBuf::from("/tmp/x"));
+        assert!(Config::from_toml("nope = 1").is_err());
+        assert!(Config::from_toml("mysql_port = x").is_err());
+    }
+}

@@ -1,0 +1,185 @@
+//! The one error type of Basalt and the single place where errors map to MySQL error codes
+//! and SQLSTATEs.
+
+use thiserror::Error;
+
+/// Result alias used across Basalt.
+pub type Result<T, E = BasaltError> = std::result::Result<T, E>;
+
+/// Every error Basalt reports to a client or logs.
+#[derive(Debug, Error)]
+pub enum BasaltError {
+    /// Malformed SQL; `near` is the text at the failing position, `line` is 1-based.
+    #[error("You have an error in your SQL syntax; {message} near '{near}' at line {line}")]
+    Syntax {
+        message: String,
+        near: String,
+        line: u64,
+    },
+    #[error("Unknown database '{0}'")]
+    UnknownDatabase(String),
+    #[error("Can't create database '{0}'; database exists")]
+    DatabaseExists(String),
+    #[error("Can't drop database '{0}'; database doesn't exist")]
+    DropMissingDatabase(String),
+    #[error("Table '{0}' doesn't exist")]
+    UnknownTable(String),
+    #[error("Table '{0}' already exists")]
+    TableExists(String),
+    #[error("Unknown column '{column}' in '{context}'")]
+    UnknownColumn { column: String, context: String },
+    #[error("Access denied for user '{user}'@'{host}' (using password: {})", if *.using_password { "YES" } else { "NO" })]
+    AccessDenied {
+        user: String,
+        host: String,
+        using_password: bool,
+    },
+    #[error("No database selected")]
+    NoDatabaseSelected,
+    #[error("Unknown system variable '{0}'")]
+    UnknownVariable(String),
+    #[error("Variable '{name}' can't be set to the value of '{value}'")]
+    WrongVariableValue { name: String, value: String },
+    #[error("Operation {operation} failed for {user}")]
+    UserOperation { operation: String, user: String },
+    /// A DDL statement that is well-formed SQL but describes an invalid table.
+    #[error("{0}")]
+    InvalidDdl(String),
+    #[error("Column '{0}' cannot be null")]
+    ColumnCannotBeNull(String),
+    /// A row whose partition column value falls in no partition.
+    #[error("no partition for value {value} of column {column}")]
+    NoPartition { column: String, value: String },
+    #[error("Unknown partition '{0}'")]
+    UnknownPartition(String),
+    #[error("Duplicate partition name '{0}'")]
+    DuplicatePartition(String),
+    #[error("{0} is not supported")]
+    NotSupported(String),
+    /// Data that cannot be converted to a column's type.
+    #[error("{0}")]
+    InvalidData(String),
+    /// Errors from query planning or execution.
+    #[error("{0}")]
+    Execution(String),
+    #[error("storage error: {0}")]
+    Storage(String),
+    #[error("catalog error: {0}")]
+    Catalog(String),
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl BasaltError {
+    /// Builds a syntax error from a message, the SQL text and a 1-based line/column position.
+    pub fn syntax_at(message: impl Into<String>, sql: &str, line: u64, column: u64) -> Self {
+        let near = text_near(sql, line, column);
+        BasaltError::Syntax {
+            message: message.into(),
+            near,
+            line: line.max(1),
+        }
+    }
+
+    /// MySQL error number for this error.
+    pub fn mysql_code(&self) -> u16 {
+        match self {
+            BasaltError::Syntax { .. } => 1064,
+            BasaltError::UnknownDatabase(_) => 1049,
+            BasaltError::DatabaseExists(_) => 1007,
+            BasaltError::DropMissingDatabase(_) => 1008,
+            BasaltError::UnknownTable(_) => 1146,
+            BasaltError::TableExists(_) => 1050,
+            BasaltError::UnknownColumn { .. } => 1054,
+            BasaltError::AccessDenied { .. } => 1045,
+            BasaltError::NoDatabaseSelected => 1046,
+            BasaltError::UnknownVariable(_) => 1193,
+            BasaltError::WrongVariableValue { .. } => 1231,
+            BasaltError::UserOperation { .. } => 1396,
+            BasaltError::InvalidDdl(_) => 1105,
+            BasaltError::ColumnCannotBeNull(_) => 1048,
+            BasaltError::NoPartition { .. } => 1526,
+            BasaltError::UnknownPartition(_) => 1735,
+            BasaltError::DuplicatePartition(_) => 1517,
+            BasaltError::NotSupported(_) => 1235,
+            BasaltError::InvalidData(_) => 1366,
+            BasaltError::Execution(_)
+            | BasaltError::Storage(_)
+            | BasaltError::Catalog(_)
+            | BasaltError::Io(_)
+            | BasaltError::Internal(_) => 1105,
+        }
+    }
+
+    /// Five-character SQLSTATE for this error.
+    pub fn sqlstate(&self) -> &'static str {
+        match self.mysql_code() {
+            1064 | 1049 | 1193 | 1231 => "42000",
+            1048 => "23000",
+            1045 => "28000",
+            1046 => "3D000",
+            1054 => "42S22",
+            1050 => "42S01",
+            1146 => "42S02",
+            _ => "HY000",
+        }
+    }
+}
+
+/// Returns up to 80 characters of `sql` starting at the 1-based `line`/`column`.
+fn text_near(sql: &str, line: u64, column: u64) -> String {
+    let line_text = sql
+        .lines()
+        .nth(line.saturating_sub(1) as usize)
+        .unwrap_or("");
+    let skip_lines: usize = sql
+        .lines()
+        .take(line.saturating_sub(1) as usize)
+        .map(|l| l.len() + 1)
+        .sum();
+    let col = column.saturating_sub(1) as usize;
+    let start_in_line = line_text
+        .char_indices()
+        .nth(col)
+        .map(|(i, _)| i)
+        .unwrap_or(line_text.len());
+    let start = (skip_lines + start_in_line).min(sql.len());
+    sql[start..].chars().take(80).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn syntax_error_points_at_position() {
+        let e = BasaltError::syntax_at("unexpected token", "SELEC 1 FROM t", 1, 1);
+        assert_eq!(e.mysql_code(), 1064);
+        assert_eq!(e.sqlstate(), "42000");
+        assert!(
+            e.to_string().contains("near 'SELEC 1 FROM t' at line 1"),
+            "{e}"
+        );
+        let e = BasaltError::syntax_at("x", "SELECT *\nFROM t WHERE", 2, 14);
+        assert!(e.to_string().ends_with("near '' at line 2"), "{e}");
+        let e = BasaltError::syntax_at("x", "SELECT *\nFROM t WHERE", 2, 8);
+        assert!(e.to_string().contains("near 'WHERE'"), "{e}");
+    }
+
+    #[test]
+    fn codes_and_states() {
+        assert_eq!(BasaltError::UnknownTable("d.t".into()).sqlstate(), "42S02");
+        assert_eq!(BasaltError::UnknownTable("d.t".into()).mysql_code(), 1146);
+        assert_eq!(BasaltError::UnknownDatabase("d".into()).mysql_code(), 1049);
+        let denied = BasaltError::AccessDenied {
+            user: "u".into(),
+            host: "h".into(),
+            using_password: true,
+        };
+        assert_eq!(denied.mysql_code(), 1045);
+        assert_eq!(denied.sqlstate(), "28000");
+        assert!(denied.to_string().ends_with("(using password: YES)"));
+    }
+}

@@ -1,0 +1,9 @@
+//! Types shared by every Basalt crate: the one error enum (and its mapping to MySQL error codes),
+//! the SQL column types Basalt stores, server configuration and small id helpers.
+
+pub mod config;
+pub mod error;
+pub mod types;
+
+pub use error::{BasaltError, Result};
+pub use types::SqlType;

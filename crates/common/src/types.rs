@@ -1,0 +1,196 @@
+//! The column types a Basalt table can declare (Doris names) and how each maps to Arrow.
+
+use arrow::datatypes::{DataType, TimeUnit};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Largest DECIMAL precision Basalt stores (Decimal128).
+pub const MAX_DECIMAL_PRECISION: u8 = 38;
+
+/// A column type as declared in DDL.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SqlType {
+    Boolean,
+    TinyInt,
+    SmallInt,
+    Int,
+    BigInt,
+    /// 128-bit integer, stored as Decimal128(38, 0).
+    LargeInt,
+    Float,
+    Double,
+    Decimal {
+        precision: u8,
+        scale: i8,
+    },
+    Date,
+    /// Microsecond precision timestamp without time zone; `scale` is the declared fraction digits.
+    DateTime {
+        scale: u8,
+    },
+    Char(u32),
+    Varchar(u32),
+    String,
+}
+
+impl SqlType {
+    /// The Arrow type this column is stored and computed as.
+    pub fn arrow_type(&self) -> DataType {
+        match self {
+            SqlType::Boolean => DataType::Boolean,
+            SqlType::TinyInt => DataType::Int8,
+            SqlType::SmallInt => DataType::Int16,
+            SqlType::Int => DataType::Int32,
+            SqlType::BigInt => DataType::Int64,
+            SqlType::LargeInt => DataType::Decimal128(MAX_DECIMAL_PRECISION, 0),
+            SqlType::Float => DataType::Float32,
+            SqlType::Double => DataType::Float64,
+            SqlType::Decimal { precision, scale } => DataType::Decimal128(*precision, *scale),
+            SqlType::Date => DataType::Date32,
+            SqlType::DateTime { .. } => DataType::Timestamp(TimeUnit::Microsecond, None),
+            SqlType::Char(_) | SqlType::Varchar(_) | SqlType::String => DataType::Utf8,
+        }
+    }
+
+    /// Builds a type from its DDL name (case-insensitive) and optional numeric arguments.
+    pub fn from_name(name: &str, args: &[u64]) -> Result<SqlType, String> {
+        let arg = |i: usize| args.get(i).copied();
+        let ty = match name.to_ascii_uppercase().as_str() {
+            "BOOLEAN" | "BOOL" => SqlType::Boolean,
+            "TINYINT" => SqlType::TinyInt,
+            "SMALLINT" => SqlType::SmallInt,
+            "INT" | "INTEGER" => SqlType::Int,
+            "BIGINT" => SqlType::BigInt,
+            "LARGEINT" => SqlType::LargeInt,
+            "FLOAT" => SqlType::Float,
+            "DOUBLE" => SqlType::Double,
+            "DECIMAL" | "DECIMALV3" | "NUMERIC" => {
+                let precision = arg(0).unwrap_or(9);
+                let scale = arg(1).unwrap_or(0);
+                if precision == 0 || precision > MAX_DECIMAL_PRECISION as u64 {
+                    return Err(format!(
+                        "DECIMAL precision {precision} out of range 1..={MAX_DECIMAL_PRECISION}"
+                    ));
+                }
+                if scale > precision {
+                    return Err(format!(
+                        "DECIMAL scale {scale} is larger than precision {precision}"
+                    ));
+                }
+                SqlType::Decimal {
+                    precision: precision as u8,
+                    scale: scale as i8,
+                }
+            }
+            "DATE" | "DATEV2" => SqlType::Date,
+            "DATETIME" | "DATETIMEV2" => {
+                let scale = arg(0).unwrap_or(0);
+                if scale > 6 {
+                    return Err(format!("DATETIME scale {scale} out of range 0..=6"));
+                }
+                SqlType::DateTime { scale: scale as u8 }
+            }
+            "CHAR" => SqlType::Char(arg(0).unwrap_or(1).clamp(1, 255) as u32),
+            "VARCHAR" => SqlType::Varchar(arg(0).unwrap_or(65533).clamp(1, 1_048_576) as u32),
+            "STRING" | "TEXT" => SqlType::String,
+            other => return Err(format!("unknown column type '{other}'")),
+        };
+        Ok(ty)
+    }
+
+    /// The MySQL `DATA_TYPE` word used by information_schema.columns.
+    pub fn data_type_name(&self) -> &'static str {
+        match self {
+            SqlType::Boolean => "tinyint",
+            SqlType::TinyInt => "tinyint",
+            SqlType::SmallInt => "smallint",
+            SqlType::Int => "int",
+            SqlType::BigInt => "bigint",
+            SqlType::LargeInt => "bigint unsigned",
+            SqlType::Float => "float",
+            SqlType::Double => "double",
+            SqlType::Decimal { .. } => "decimal",
+            SqlType::Date => "date",
+            SqlType::DateTime { .. } => "datetime",
+            SqlType::Char(_) => "char",
+            SqlType::Varchar(_) => "varchar",
+            SqlType::String => "text",
+        }
+    }
+
+    /// True for integer types (usable as bucket or partition keys without conversion).
+    pub fn is_integer(&self) -> bool {
+        matches!(
+            self,
+            SqlType::TinyInt
+                | SqlType::SmallInt
+                | SqlType::Int
+                | SqlType::BigInt
+                | SqlType::LargeInt
+        )
+    }
+
+    /// True for types whose values are text.
+    pub fn is_string(&self) -> bool {
+        matches!(
+            self,
+            SqlType::Char(_) | SqlType::Varchar(_) | SqlType::String
+        )
+    }
+
+    /// True for numeric types that SUM can aggregate.
+    pub fn is_numeric(&self) -> bool {
+        self.is_integer()
+            || matches!(
+                self,
+                SqlType::Float | SqlType::Double | SqlType::Decimal { .. }
+            )
+    }
+}
+
+impl fmt::Display for SqlType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SqlType::Boolean => write!(f, "boolean"),
+            SqlType::TinyInt => write!(f, "tinyint"),
+            SqlType::SmallInt => write!(f, "smallint"),
+            SqlType::Int => write!(f, "int"),
+            SqlType::BigInt => write!(f, "bigint"),
+            SqlType::LargeInt => write!(f, "largeint"),
+            SqlType::Float => write!(f, "float"),
+            SqlType::Double => write!(f, "double"),
+            SqlType::Decimal { precision, scale } => write!(f, "decimal({precision},{scale})"),
+            SqlType::Date => write!(f, "date"),
+            SqlType::DateTime { scale: 0 } => write!(f, "datetime"),
+            SqlType::DateTime { scale } => write!(f, "datetime({scale})"),
+            SqlType::Char(n) => write!(f, "char({n})"),
+            SqlType::Varchar(n) => write!(f, "varchar({n})"),
+            SqlType::String => write!(f, "text"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_doris_type_names() {
+        assert_eq!(SqlType::from_name("int", &[]).unwrap(), SqlType::Int);
+        assert_eq!(
+            SqlType::from_name("DECIMAL", &[38, 10])
+                .unwrap()
+                .arrow_type(),
+            DataType::Decimal128(38, 10)
+        );
+        assert!(SqlType::from_name("decimal", &[39, 2]).is_err());
+        assert!(SqlType::from_name("decimal", &[5, 6]).is_err());
+        assert!(SqlType::from_name("geometry", &[]).is_err());
+        assert_eq!(
+            SqlType::from_name("varchar", &[20]).unwrap().to_string(),
+            "varchar(20)"
+        );
+        assert_eq!(SqlType::from_name("STRING", &[]).unwrap(), SqlType::String);
+        assert_eq!(SqlType::LargeInt.arrow_type(), DataType::Decimal128(38, 0));
+    }
+}

@@ -1,0 +1,72 @@
+//! Translation between DataFusion errors and Basalt's error type, keeping MySQL codes: Basalt
+//! errors raised inside DataFusion come back unchanged; DataFusion's own unknown table/column
+//! and parse errors become 1146/1054/1064.
+
+use basalt_common::BasaltError;
+use datafusion::common::SchemaError;
+use datafusion::error::DataFusionError;
+
+/// Wraps a Basalt error for returning through DataFusion APIs.
+pub fn to_df(e: BasaltError) -> DataFusionError {
+    DataFusionError::External(Box::new(e))
+}
+
+/// Converts a DataFusion error into a Basalt error with the right MySQL code.
+pub fn from_df(e: DataFusionError) -> BasaltError {
+    match e {
+        DataFusionError::External(inner) => match inner.downcast::<BasaltError>() {
+            Ok(b) => *b,
+            Err(other) => match other.downcast::<DataFusionError>() {
+                Ok(df) => from_df(*df),
+                Err(other) => BasaltError::Execution(other.to_string()),
+            },
+        },
+        DataFusionError::Context(_, inner) | DataFusionError::Diagnostic(_, inner) => {
+            from_df(*inner)
+        }
+        DataFusionError::Collection(mut errors) if !errors.is_empty() => from_df(errors.remove(0)),
+        DataFusionError::Shared(inner) => match std::sync::Arc::try_unwrap(inner) {
+            Ok(df) => from_df(df),
+            Err(arc) => BasaltError::Execution(arc.to_string()),
+        },
+        DataFusionError::SchemaError(se, _) => match *se {
+            SchemaError::FieldNotFound { field, .. } => BasaltError::UnknownColumn {
+                column: field.name().to_string(),
+                context: "field list".to_string(),
+            },
+            other => BasaltError::Execution(other.to_string()),
+        },
+        DataFusionError::Plan(msg) => plan_error(msg),
+        DataFusionError::ArrowError(ae, _) => BasaltError::Execution(ae.to_string()),
+        DataFusionError::ResourcesExhausted(msg) => {
+            BasaltError::Execution(format!("MEM_LIMIT_EXCEEDED: {msg}"))
+        }
+        DataFusionError::NotImplemented(msg) => BasaltError::NotSupported(msg),
+        other => BasaltError::Execution(strip_prefix(other.to_string())),
+    }
+}
+
+fn plan_error(msg: String) -> BasaltError {
+    // "table 'def.db.t' not found"
+    if let Some(rest) = msg.strip_prefix("table '") {
+        if let Some(name) = rest.strip_suffix("' not found") {
+            let parts: Vec<&str> = name.split('.').collect();
+            let short = if parts.len() == 3 {
+                format!("{}.{}", parts[1], parts[2])
+            } else {
+                name.to_string()
+            };
+            return BasaltError::UnknownTable(short);
+        }
+    }
+    BasaltError::Execution(msg)
+}
+
+fn strip_prefix(s: String) -> String {
+    for p in ["Execution error: ", "Internal error: ", "Optimizer rule "] {
+        if let Some(rest) = s.strip_prefix(p) {
+            return rest.to_string();
+        }
+    }
+    s
+}

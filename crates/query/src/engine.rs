@@ -1,0 +1,593 @@
+//! The query engine: creates sessions and executes one statement at a time — queries and INSERT
+//! through DataFusion, everything else through DDL, SET and SHOW handlers.
+
+use crate::ddl;
+use crate::df_error::from_df;
+use crate::output::Output;
+use crate::provider::Services;
+use crate::session::{require_database, Session};
+use crate::show::{self, Col, ResultBuilder};
+use crate::variables::{SessionVariables, VarValue};
+use basalt_catalog::Catalog;
+use basalt_common::{BasaltError, Result};
+use basalt_sql::ast::{
+    self, Expr as SqlExpr, ObjectName, ShowStatementFilter, ShowStatementFilterPosition, Value,
+};
+use basalt_sql::Statement;
+use basalt_storage::StorageEngine;
+use datafusion::arrow::array::{Array, RecordBatch, StringArray, UInt64Array};
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::execution::runtime_env::RuntimeEnv;
+use datafusion::logical_expr::LogicalPlan;
+use datafusion::sql::parser::Statement as DfStatement;
+use futures::StreamExt;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+pub struct QueryEngine {
+    services: Services,
+    runtime: Arc<RuntimeEnv>,
+    target_partitions: usize,
+    next_connection_id: AtomicU32,
+}
+
+/// The last part of an object name, lower-cased, and its qualifier if any.
+pub(crate) fn split_name(name: &ObjectName) -> (Option<String>, String) {
+    let parts: Vec<String> = name
+        .0
+        .iter()
+        .filter_map(|p| p.as_ident())
+        .map(|i| i.value.to_lowercase())
+        .collect();
+    match parts.as_slice() {
+        [db, t] => (Some(db.clone()), t.clone()),
+        [.., t] => (None, t.clone()),
+        [] => (None, String::new()),
+    }
+}
+
+fn filter_of(pos: &Option<ShowStatementFilterPosition>) -> Option<&ShowStatementFilter> {
+    match pos {
+        Some(ShowStatementFilterPosition::Infix(f))
+        | Some(ShowStatementFilterPosition::Suffix(f)) => Some(f),
+        None => None,
+    }
+}
+
+fn matches_filter(filter: Option<&ShowStatementFilter>, name: &str) -> Result<bool> {
+    match filter {
+        None => Ok(true),
+        Some(ShowStatementFilter::Like(p))
+        | Some(ShowStatementFilter::ILike(p))
+        | Some(ShowStatementFilter::NoKeyword(p)) => Ok(show::like(p, name)),
+        Some(ShowStatementFilter::Where(_)) => {
+            Err(BasaltError::NotSupported("SHOW ... WHERE".into()))
+        }
+    }
+}
+
+/// Text of a SET value expression: literals, identifiers (ON, utf8mb4), and numbers.
+fn set_value_text(e: &SqlExpr) -> Result<String> {
+    Ok(match e {
+        SqlExpr::Value(v) => match &v.value {
+            Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => s.clone(),
+            Value::Number(n, _) => n.clone(),
+            Value::Boolean(b) => (if *b { "1" } else { "0" }).to_string(),
+            Value::Null => String::new(),
+            other => other.to_string(),
+        },
+        SqlExpr::Identifier(i) => i.value.clone(),
+        SqlExpr::UnaryOp {
+            op: ast::UnaryOperator::Minus,
+            expr,
+        } => format!("-{}", set_value_text(expr)?),
+        other => other.to_string(),
+    })
+}
+
+impl QueryEngine {
+    pub fn new(catalog: Arc<Catalog>, storage: Arc<StorageEngine>) -> Result<Arc<QueryEngine>> {
+        let runtime = Arc::new(RuntimeEnv::default());
+        let target_partitions = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2);
+        Ok(Arc::new(QueryEngine {
+            services: Services { catalog, storage },
+            runtime,
+            target_partitions,
+            next_connection_id: AtomicU32::new(1),
+        }))
+    }
+
+    pub fn catalog(&self) -> &Arc<Catalog> {
+        &self.services.catalog
+    }
+
+    pub fn next_connection_id(&self) -> u32 {
+        self.next_connection_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// A new session for an authenticated user.
+    pub fn new_session(&self, connection_id: u32, user: &str, host: &str) -> Session {
+        let vars = SessionVariables::new(&self.services.catalog.global_variables());
+        Session::new(
+            connection_id,
+            user,
+            host,
+            vars,
+            self.services.clone(),
+            self.runtime.clone(),
+            self.target_partitions,
+        )
+    }
+
+    /// COM_INIT_DB / USE.
+    pub fn use_database(&self, session: &Session, db: &str) -> Result<()> {
+        let name = db.trim().trim_matches('`').to_lowercase();
+        if name != "information_schema" && !self.services.catalog.database_exists(&name) {
+            return Err(BasaltError::UnknownDatabase(name));
+        }
+        session.set_database(Some(name));
+        Ok(())
+    }
+
+    /// COM_FIELD_LIST.
+    pub fn table_schema(&self, session: &Session, table: &str) -> Result<SchemaRef> {
+        let db = require_database(session)?;
+        Ok(self.services.catalog.table(&db, table)?.arrow_schema())
+    }
+
+    /// Parses and executes one statement.
+    pub async fn execute(&self, session: &Session, sql: &str) -> Result<Output> {
+        let stmt = basalt_sql::parse_one(sql)?;
+        self.execute_statement(session, stmt).await
+    }
+
+    async fn execute_statement(&self, session: &Session, stmt: Statement) -> Result<Output> {
+        let catalog = &self.services.catalog;
+        let storage = &self.services.storage;
+        match stmt {
+            Statement::Standard(s) => self.execute_standard(session, *s).await,
+            Statement::CreateTable(ct) => {
+                let db = match &ct.name.database {
+                    Some(d) => d.to_lowercase(),
+                    None => require_database(session)?,
+                };
+                catalog.create_table(&db, &ct)?;
+                Ok(Output::ok())
+            }
+            Statement::AlterPartitions { table, op } => {
+                let db = ddl::database_of(session, &table.database)?;
+                match op {
+                    basalt_sql::PartitionOp::Add(def) => {
+                        catalog.add_partition(&db, &table.table, &def)?
+                    }
+                    basalt_sql::PartitionOp::Drop { name, if_exists } => {
+                        if let Some(p) =
+                            catalog.drop_partition(&db, &table.table, &name, if_exists)?
+                        {
+                            storage.remove_partition_files(&p);
+                        }
+                    }
+                }
+                Ok(Output::ok())
+            }
+            Statement::ShowPartitions { table } => {
+                let db = ddl::database_of(session, &table.database)?;
+                Ok(show::show_partitions(
+                    catalog.table(&db, &table.table)?.as_ref(),
+                ))
+            }
+            Statement::ShowTablets { table } => {
+                let db = ddl::database_of(session, &table.database)?;
+                Ok(show::show_tablets(
+                    catalog.table(&db, &table.table)?.as_ref(),
+                ))
+            }
+            Statement::CreateUser {
+                user,
+                password,
+                if_not_exists,
+            } => {
+                ddl::require_admin(session, "CREATE USER")?;
+                catalog.create_user(&user.user, &user.host, password.as_deref(), if_not_exists)?;
+                Ok(Output::ok())
+            }
+            Statement::DropUser { users, if_exists } => {
+                ddl::require_admin(session, "DROP USER")?;
+                for u in users {
+                    catalog.drop_user(&u.user, &u.host, if_exists)?;
+                }
+                Ok(Output::ok())
+            }
+            Statement::SetPassword { user, password } => {
+                let (name, host) = match user {
+                    Some(u) => {
+                        if u.user != session.user() {
+                            ddl::require_admin(session, "SET PASSWORD")?;
+                        }
+                        (u.user, u.host)
+                    }
+                    None => {
+                        let me = catalog
+                            .find_user(session.user(), session.host())
+                            .ok_or_else(|| BasaltError::Internal("current user vanished".into()))?;
+                        (me.user, me.host)
+                    }
+                };
+                catalog.set_password(&name, &host, &password)?;
+                Ok(Output::ok())
+            }
+        }
+    }
+
+    async fn execute_standard(&self, session: &Session, stmt: ast::Statement) -> Result<Output> {
+        let catalog = &self.services.catalog;
+        use ast::Statement as S;
+        match stmt {
+            S::Query(_) | S::Insert(_) => self.run_datafusion(session, stmt, false).await,
+            S::Explain { .. } => self.run_datafusion(session, stmt, true).await,
+            S::Set(set) => self.execute_set(session, set),
+            S::Use(u) => {
+                let name = match u {
+                    ast::Use::Object(n) | ast::Use::Database(n) | ast::Use::Schema(n) => {
+                        split_name(&n).1
+                    }
+                    other => return Err(BasaltError::NotSupported(other.to_string())),
+                };
+                self.use_database(session, &name)?;
+                Ok(Output::ok())
+            }
+            S::CreateDatabase {
+                db_name,
+                if_not_exists,
+                ..
+            } => {
+                catalog.create_database(&split_name(&db_name).1, if_not_exists)?;
+                Ok(Output::ok())
+            }
+            S::CreateSchema {
+                schema_name: ast::SchemaName::Simple(n),
+                if_not_exists,
+                ..
+            } => {
+                catalog.create_database(&split_name(&n).1, if_not_exists)?;
+                Ok(Output::ok())
+            }
+            S::Drop {
+                object_type,
+                if_exists,
+                names,
+                ..
+            } => {
+                for n in &names {
+                    ddl::drop_object(&self.services, session, object_type, n, if_exists)?;
+                }
+                Ok(Output::ok())
+            }
+            S::Truncate(t) => {
+                for target in &t.table_names {
+                    let (db, name) = split_name(&target.name);
+                    let db = ddl::database_of(session, &db)?;
+                    let old = catalog.truncate_table(&db, &name)?;
+                    self.services
+                        .storage
+                        .remove_tablet_files(old.tablets().map(|(_, t)| t));
+                }
+                Ok(Output::ok())
+            }
+            S::ShowDatabases { show_options, .. } | S::ShowSchemas { show_options, .. } => {
+                let filter = filter_of(&show_options.filter_position);
+                let mut b = ResultBuilder::new(&[Col::str("Database")]);
+                let mut names: Vec<String> =
+                    catalog.databases().into_iter().map(|d| d.name).collect();
+                names.push("information_schema".into());
+                names.sort();
+                for n in names {
+                    if matches_filter(filter, &n)? {
+                        b.row(vec![n.into()]);
+                    }
+                }
+                Ok(b.into_output())
+            }
+            S::ShowTables {
+                full, show_options, ..
+            } => {
+                let db = match show_options
+                    .show_in
+                    .as_ref()
+                    .and_then(|i| i.parent_name.as_ref())
+                {
+                    Some(n) => split_name(n).1,
+                    None => require_database(session)?,
+                };
+                let filter = filter_of(&show_options.filter_position);
+                let header = format!("Tables_in_{db}");
+                let mut cols = vec![Col::str(&header)];
+                if full {
+                    cols.push(Col::str("Table_type"));
+                }
+                let mut b = ResultBuilder::new(&cols);
+                let tables: Vec<String> = if db == "information_schema" {
+                    vec![
+                        "columns",
+                        "global_variables",
+                        "schemata",
+                        "session_variables",
+                        "tables",
+                    ]
+                    .into_iter()
+                    .map(String::from)
+                    .collect()
+                } else {
+                    catalog
+                        .tables(&db)?
+                        .iter()
+                        .map(|t| t.name.clone())
+                        .collect()
+                };
+                for t in tables {
+                    if matches_filter(filter, &t)? {
+                        let mut row = vec![t.into()];
+                        if full {
+                            row.push("BASE TABLE".into());
+                        }
+                        b.row(row);
+                    }
+                }
+                Ok(b.into_output())
+            }
+            S::ShowCreate {
+                obj_type: ast::ShowCreateObject::Table,
+                obj_name,
+            } => {
+                let (db, name) = split_name(&obj_name);
+                let db = ddl::database_of(session, &db)?;
+                Ok(show::show_create_table(catalog.table(&db, &name)?.as_ref()))
+            }
+            S::ShowColumns { show_options, .. } => {
+                let name = show_options
+                    .show_in
+                    .as_ref()
+                    .and_then(|i| i.parent_name.as_ref())
+                    .ok_or_else(|| BasaltError::NotSupported("SHOW COLUMNS without FROM".into()))?;
+                let (db, name) = split_name(name);
+                let db = ddl::database_of(session, &db)?;
+                Ok(show::describe(catalog.table(&db, &name)?.as_ref()))
+            }
+            S::ExplainTable { table_name, .. } => {
+                let (db, name) = split_name(&table_name);
+                let db = ddl::database_of(session, &db)?;
+                Ok(show::describe(catalog.table(&db, &name)?.as_ref()))
+            }
+            S::ShowVariables { filter, global, .. } => {
+                let mut b = ResultBuilder::new(&[Col::str("Variable_name"), Col::str("Value")]);
+                let vars = session.variables();
+                for (name, value) in vars.all(global) {
+                    if matches_filter(filter.as_ref(), name)? {
+                        b.row(vec![name.into(), value.as_text().into()]);
+                    }
+                }
+                Ok(b.into_output())
+            }
+            S::ShowStatus { .. } => {
+                let b = ResultBuilder::new(&[Col::str("Variable_name"), Col::str("Value")]);
+                Ok(b.into_output())
+            }
+            S::StartTransaction { .. } | S::Commit { .. } | S::Rollback { .. } => Ok(Output::ok()),
+            other => {
+                let text = other.to_string();
+                let word: String = text
+                    .split_whitespace()
+                    .take(2)
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                Err(BasaltError::NotSupported(format!("statement '{word} ...'")))
+            }
+        }
+    }
+
+    fn execute_set(&self, session: &Session, set: ast::Set) -> Result<Output> {
+        match set {
+            ast::Set::SetNames { charset_name, .. } => {
+                let mut vars = session.info.vars.write();
+                for v in [
+                    "character_set_client",
+                    "character_set_connection",
+                    "character_set_results",
+                ] {
+                    vars.set_session(v, &charset_name.value)?;
+                }
+            }
+            ast::Set::SetNamesDefault {} => {}
+            ast::Set::SingleAssignment {
+                scope,
+                variable,
+                values,
+                ..
+            } => {
+                let value = values
+                    .first()
+                    .map(set_value_text)
+                    .transpose()?
+                    .unwrap_or_default();
+                self.assign(session, scope, &variable, &values, value)?;
+            }
+            ast::Set::MultipleAssignments { assignments } => {
+                for a in assignments {
+                    let value = set_value_text(&a.value)?;
+                    self.assign(
+                        session,
+                        a.scope,
+                        &a.name,
+                        std::slice::from_ref(&a.value),
+                        value,
+                    )?;
+                }
+            }
+            other => return Err(BasaltError::NotSupported(other.to_string())),
+        }
+        Ok(Output::ok())
+    }
+
+    fn assign(
+        &self,
+        session: &Session,
+        scope: Option<ast::ContextModifier>,
+        variable: &ObjectName,
+        values: &[SqlExpr],
+        value: String,
+    ) -> Result<()> {
+        let parts: Vec<String> = variable
+            .0
+            .iter()
+            .filter_map(|p| p.as_ident())
+            .map(|i| i.value.clone())
+            .collect();
+        let joined = parts.join(".");
+        // User variable: SET @x = 1
+        if joined.starts_with('@') && !joined.starts_with("@@") {
+            let v = match values.first() {
+                Some(SqlExpr::Value(v)) if matches!(v.value, Value::Number(_, _)) => value
+                    .parse::<i64>()
+                    .map(VarValue::Int)
+                    .unwrap_or(VarValue::Str(value)),
+                _ => VarValue::Str(value),
+            };
+            session
+                .info
+                .vars
+                .write()
+                .set_user(joined.trim_start_matches('@'), v);
+            return Ok(());
+        }
+        let mut name = joined.trim_start_matches('@').to_lowercase();
+        let mut global = matches!(scope, Some(ast::ContextModifier::Global));
+        for (prefix, is_global) in [("global.", true), ("session.", false), ("local.", false)] {
+            if let Some(rest) = name.strip_prefix(prefix) {
+                global = is_global;
+                name = rest.to_string();
+            }
+        }
+        if global {
+            ddl::require_admin(session, "SET GLOBAL")?;
+            let (n, text) = session.info.vars.write().set_global(&name, &value)?;
+            self.services.catalog.set_global_variable(&n, &text)?;
+        } else {
+            session.info.vars.write().set_session(&name, &value)?;
+        }
+        Ok(())
+    }
+
+    /// Plans and runs a query, INSERT or EXPLAIN with DataFusion.
+    async fn run_datafusion(
+        &self,
+        session: &Session,
+        stmt: ast::Statement,
+        explain: bool,
+    ) -> Result<Output> {
+        session.scan_reports.clear();
+        let column_names = mysql_column_names(&stmt);
+        let state = session.ctx.state();
+        let plan = state
+            .statement_to_plan(DfStatement::Statement(Box::new(stmt)))
+            .await
+            .map_err(|e| ddl::no_database_hint(session, from_df(e)))?;
+        let is_insert = matches!(&plan, LogicalPlan::Dml(_));
+        let df = session
+            .ctx
+            .execute_logical_plan(plan)
+            .await
+            .map_err(from_df)?;
+        if is_insert {
+            let batches = df.collect().await.map_err(from_df)?;
+            let count = batches
+                .first()
+                .and_then(|b| {
+                    b.column(0)
+                        .as_any()
+                        .downcast_ref::<UInt64Array>()
+                        .map(|a| a.value(0))
+                })
+                .unwrap_or(0);
+            return Ok(Output::affected(count));
+        }
+        if explain {
+            let batches = df.collect().await.map_err(from_df)?;
+            return Ok(with_scan_reports(batches, session.scan_reports.take()));
+        }
+        let stream = df.execute_stream().await.map_err(from_df)?;
+        let schema = renamed_schema(stream.schema(), column_names);
+        let out_schema = schema.clone();
+        let stream = stream.map(move |r| {
+            let batch = r.map_err(from_df)?;
+            RecordBatch::try_new(out_schema.clone(), batch.columns().to_vec())
+                .map_err(|e| BasaltError::Internal(e.to_string()))
+        });
+        Ok(Output::Rows {
+            schema,
+            stream: Box::pin(stream),
+        })
+    }
+}
+
+/// MySQL names an unaliased result column by the expression's text (`SELECT 1+1` gives a
+/// column named `1+1`); DataFusion uses its own rendering. For a plain SELECT without
+/// wildcards, the names MySQL would give.
+fn mysql_column_names(stmt: &ast::Statement) -> Option<Vec<String>> {
+    let ast::Statement::Query(q) = stmt else {
+        return None;
+    };
+    let ast::SetExpr::Select(select) = q.body.as_ref() else {
+        return None;
+    };
+    select
+        .projection
+        .iter()
+        .map(|item| match item {
+            ast::SelectItem::UnnamedExpr(SqlExpr::Identifier(i)) => Some(i.value.clone()),
+            ast::SelectItem::UnnamedExpr(SqlExpr::CompoundIdentifier(parts))
+                if !parts[0].value.starts_with('@') =>
+            {
+                parts.last().map(|i| i.value.clone())
+            }
+            ast::SelectItem::UnnamedExpr(e) => Some(e.to_string()),
+            ast::SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn renamed_schema(schema: SchemaRef, names: Option<Vec<String>>) -> SchemaRef {
+    match names {
+        Some(names) if names.len() == schema.fields().len() => {
+            let fields: Vec<_> = schema
+                .fields()
+                .iter()
+                .zip(names)
+                .map(|(f, n)| f.as_ref().clone().with_name(n))
+                .collect();
+            Arc::new(datafusion::arrow::datatypes::Schema::new(fields))
+        }
+        _ => schema,
+    }
+}
+
+/// Appends Basalt's pruning lines to DataFusion's EXPLAIN output.
+fn with_scan_reports(batches: Vec<RecordBatch>, reports: Vec<String>) -> Output {
+    let schema = match batches.first() {
+        Some(b) => b.schema(),
+        None => return Output::ok(),
+    };
+    let mut out = batches;
+    if !reports.is_empty() && schema.fields().len() == 2 {
+        let plan_type = StringArray::from(vec!["basalt_scan"; reports.len()]);
+        let plan = StringArray::from(reports);
+        if let Ok(b) =
+            RecordBatch::try_new(schema.clone(), vec![Arc::new(plan_type), Arc::new(plan)])
+        {
+            out.push(b);
+        }
+    }
+    Output::batches(schema, out)
+}

@@ -1,0 +1,208 @@
+//! `information_schema` tables computed from the catalog and the session when queried:
+//! schemata, tables, columns, session_variables, global_variables.
+
+use crate::session::SessionInfo;
+use crate::show::{Col, ResultBuilder};
+use async_trait::async_trait;
+use basalt_catalog::Catalog;
+use datafusion::catalog::{MemTable, SchemaProvider, TableProvider};
+use datafusion::common::Result;
+use std::sync::Arc;
+
+const TABLES: &[&str] = &[
+    "schemata",
+    "tables",
+    "columns",
+    "session_variables",
+    "global_variables",
+];
+
+pub struct InformationSchema {
+    catalog: Arc<Catalog>,
+    session: Arc<SessionInfo>,
+}
+
+impl std::fmt::Debug for InformationSchema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("InformationSchema")
+    }
+}
+
+impl InformationSchema {
+    pub fn new(catalog: Arc<Catalog>, session: Arc<SessionInfo>) -> Self {
+        InformationSchema { catalog, session }
+    }
+
+    fn build(&self, name: &str) -> Option<ResultBuilder> {
+        Some(match name {
+            "schemata" => {
+                let mut b = ResultBuilder::new(&[
+                    Col::str("CATALOG_NAME"),
+                    Col::str("SCHEMA_NAME"),
+                    Col::str("DEFAULT_CHARACTER_SET_NAME"),
+                    Col::str("DEFAULT_COLLATION_NAME"),
+                    Col::str("SQL_PATH"),
+                ]);
+                let mut names: Vec<String> = self
+                    .catalog
+                    .databases()
+                    .into_iter()
+                    .map(|d| d.name)
+                    .collect();
+                names.push("information_schema".into());
+                names.sort();
+                for n in names {
+                    b.row(vec![
+                        "def".into(),
+                        n.into(),
+                        "utf8mb4".into(),
+                        "utf8mb4_general_ci".into(),
+                        None::<String>.into(),
+                    ]);
+                }
+                b
+            }
+            "tables" => {
+                let mut b = ResultBuilder::new(&[
+                    Col::str("TABLE_CATALOG"),
+                    Col::str("TABLE_SCHEMA"),
+                    Col::str("TABLE_NAME"),
+                    Col::str("TABLE_TYPE"),
+                    Col::str("ENGINE"),
+                    Col::int("VERSION"),
+                    Col::str("ROW_FORMAT"),
+                    Col::int("TABLE_ROWS"),
+                    Col::int("AVG_ROW_LENGTH"),
+                    Col::int("DATA_LENGTH"),
+                    Col::str("CREATE_TIME"),
+                    Col::str("TABLE_COLLATION"),
+                    Col::str("TABLE_COMMENT"),
+                ]);
+                for db in self.catalog.databases() {
+                    for t in self.catalog.tables(&db.name).unwrap_or_default() {
+                        let rows = t.num_rows() as i64;
+                        let bytes = t.data_bytes() as i64;
+                        b.row(vec![
+                            "def".into(),
+                            t.database.clone().into(),
+                            t.name.clone().into(),
+                            "BASE TABLE".into(),
+                            "OLAP".into(),
+                            10i64.into(),
+                            "Dynamic".into(),
+                            rows.into(),
+                            (if rows > 0 { bytes / rows } else { 0 }).into(),
+                            bytes.into(),
+                            crate::show::format_ms(t.created_ms).into(),
+                            "utf8mb4_general_ci".into(),
+                            t.comment.clone().into(),
+                        ]);
+                    }
+                }
+                for t in TABLES {
+                    b.row(vec![
+                        "def".into(),
+                        "information_schema".into(),
+                        t.to_string().into(),
+                        "SYSTEM VIEW".into(),
+                        "MEMORY".into(),
+                        10i64.into(),
+                        "Fixed".into(),
+                        0i64.into(),
+                        0i64.into(),
+                        0i64.into(),
+                        None::<String>.into(),
+                        "utf8mb4_general_ci".into(),
+                        "".into(),
+                    ]);
+                }
+                b
+            }
+            "columns" => {
+                let mut b = ResultBuilder::new(&[
+                    Col::str("TABLE_CATALOG"),
+                    Col::str("TABLE_SCHEMA"),
+                    Col::str("TABLE_NAME"),
+                    Col::str("COLUMN_NAME"),
+                    Col::int("ORDINAL_POSITION"),
+                    Col::str("COLUMN_DEFAULT"),
+                    Col::str("IS_NULLABLE"),
+                    Col::str("DATA_TYPE"),
+                    Col::int("CHARACTER_MAXIMUM_LENGTH"),
+                    Col::int("NUMERIC_PRECISION"),
+                    Col::int("NUMERIC_SCALE"),
+                    Col::str("COLUMN_TYPE"),
+                    Col::str("COLUMN_KEY"),
+                    Col::str("EXTRA"),
+                    Col::str("COLUMN_COMMENT"),
+                ]);
+                for db in self.catalog.databases() {
+                    for t in self.catalog.tables(&db.name).unwrap_or_default() {
+                        for (i, c) in t.columns.iter().enumerate() {
+                            let (len, prec, scale) = crate::show::type_dimensions(&c.ty);
+                            b.row(vec![
+                                "def".into(),
+                                t.database.clone().into(),
+                                t.name.clone().into(),
+                                c.name.clone().into(),
+                                (i as i64 + 1).into(),
+                                crate::show::default_text(c).into(),
+                                (if c.nullable { "YES" } else { "NO" }).into(),
+                                c.ty.data_type_name().into(),
+                                len.into(),
+                                prec.into(),
+                                scale.into(),
+                                c.ty.to_string().into(),
+                                (if c.is_key {
+                                    if t.keys_model == basalt_catalog::KeysModel::Unique {
+                                        "PRI"
+                                    } else {
+                                        "MUL"
+                                    }
+                                } else {
+                                    ""
+                                })
+                                .into(),
+                                crate::show::extra_text(c).into(),
+                                c.comment.clone().into(),
+                            ]);
+                        }
+                    }
+                }
+                b
+            }
+            "session_variables" | "global_variables" => {
+                let mut b =
+                    ResultBuilder::new(&[Col::str("VARIABLE_NAME"), Col::str("VARIABLE_VALUE")]);
+                let vars = self.session.vars.read();
+                for (n, v) in vars.all(name == "global_variables") {
+                    b.row(vec![n.to_uppercase().into(), v.as_text().into()]);
+                }
+                b
+            }
+            _ => return None,
+        })
+    }
+}
+
+#[async_trait]
+impl SchemaProvider for InformationSchema {
+    fn table_names(&self) -> Vec<String> {
+        TABLES.iter().map(|t| t.to_string()).collect()
+    }
+
+    async fn table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
+        let Some(b) = self.build(&name.to_lowercase()) else {
+            return Ok(None);
+        };
+        let (schema, batch) = b.lowercase_names().finish();
+        Ok(Some(Arc::new(MemTable::try_new(
+            schema,
+            vec![vec![batch]],
+        )?)))
+    }
+
+    fn table_exist(&self, name: &str) -> bool {
+        TABLES.contains(&name.to_lowercase().as_str())
+    }
+}

@@ -1,0 +1,23 @@
+//! DataFusion integration and statement execution: Basalt tables as DataFusion table providers
+//! (with partition and bucket pruning and key-model merging), INSERT as a transactional sink,
+//! session variables, MySQL functions, DDL, SHOW and information_schema.
+
+mod ddl;
+mod df_error;
+mod engine;
+mod functions;
+mod information_schema;
+mod merge_exec;
+mod output;
+mod provider;
+mod pruning;
+mod scan;
+mod session;
+mod show;
+mod sink;
+mod variables;
+
+pub use engine::QueryEngine;
+pub use output::{BatchStream, Output};
+pub use session::Session;
+pub use variables::{SessionVariables, VarValue, SERVER_VERSION};

@@ -1,0 +1,143 @@
+//! Execution of tablets whose rowsets must be merged on read (Aggregate and Unique keys before
+//! compaction): one output partition per tablet, each read and merged on a blocking thread.
+
+use crate::df_error::to_df;
+use basalt_catalog::{TableMeta, TabletMeta};
+use basalt_common::BasaltError;
+use basalt_storage::StorageEngine;
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::common::{internal_err, Result};
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
+use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::{
+    DisplayAs, DisplayFormatType, ExecutionPlan, Partitioning, PlanProperties,
+};
+use std::sync::Arc;
+
+#[derive(Debug)]
+pub struct TabletMergeExec {
+    storage: Arc<StorageEngine>,
+    table: Arc<TableMeta>,
+    tablets: Vec<TabletMeta>,
+    projection: Option<Vec<usize>>,
+    schema: SchemaRef,
+    properties: Arc<PlanProperties>,
+}
+
+impl TabletMergeExec {
+    pub fn new(
+        storage: Arc<StorageEngine>,
+        table: Arc<TableMeta>,
+        tablets: Vec<TabletMeta>,
+        projection: Option<Vec<usize>>,
+        schema: SchemaRef,
+    ) -> TabletMergeExec {
+        let properties = Arc::new(PlanProperties::new(
+            EquivalenceProperties::new(schema.clone()),
+            Partitioning::UnknownPartitioning(tablets.len().max(1)),
+            EmissionType::Incremental,
+            Boundedness::Bounded,
+        ));
+        TabletMergeExec {
+            storage,
+            table,
+            tablets,
+            projection,
+            schema,
+            properties,
+        }
+    }
+}
+
+impl DisplayAs for TabletMergeExec {
+    fn fmt_as(&self, _t: DisplayFormatType, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "TabletMergeExec: table={}.{}, model={}, tablets={}",
+            self.table.database,
+            self.table.name,
+            self.table.keys_model.sql_name(),
+            self.tablets.len()
+        )
+    }
+}
+
+impl ExecutionPlan for TabletMergeExec {
+    fn name(&self) -> &str {
+        "TabletMergeExec"
+    }
+
+    fn properties(&self) -> &Arc<PlanProperties> {
+        &self.properties
+    }
+
+    fn apply_expressions(
+        &self,
+        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
+    ) -> Result<TreeNodeRecursion> {
+        Ok(TreeNodeRecursion::Continue)
+    }
+
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        vec![]
+    }
+
+    fn with_new_children(
+        self: Arc<Self>,
+        children: Vec<Arc<dyn ExecutionPlan>>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        if children.is_empty() {
+            Ok(self)
+        } else {
+            internal_err!("TabletMergeExec has no children")
+        }
+    }
+
+    fn execute(
+        &self,
+        partition: usize,
+        _context: Arc<TaskContext>,
+    ) -> Result<SendableRecordBatchStream> {
+        let Some(tablet) = self.tablets.get(partition).cloned() else {
+            return internal_err!("TabletMergeExec has no partition {partition}");
+        };
+        let storage = self.storage.clone();
+        let table = self.table.clone();
+        // Read all key columns plus the projected ones, in table order, then project.
+        let wanted: Vec<usize> = self
+            .projection
+            .clone()
+            .unwrap_or_else(|| (0..table.columns.len()).collect());
+        let mut read: Vec<usize> = (0..table.num_key_columns)
+            .chain(wanted.iter().copied())
+            .collect();
+        read.sort_unstable();
+        read.dedup();
+        let positions: Vec<usize> = wanted
+            .iter()
+            .filter_map(|c| read.iter().position(|r| r == c))
+            .collect();
+        let schema = self.schema.clone();
+        let fut = async move {
+            let batch = tokio::task::spawn_blocking(move || {
+                storage.read_tablet_merged(&table, &tablet, &read)
+            })
+            .await
+            .map_err(|e| to_df(BasaltError::Internal(format!("tablet read failed: {e}"))))?
+            .map_err(to_df)?;
+            let projected = batch.project(&positions)?;
+            Ok(datafusion::arrow::array::RecordBatch::try_new(
+                schema,
+                projected.columns().to_vec(),
+            )?)
+        };
+        let stream = futures::stream::once(fut);
+        Ok(Box::pin(RecordBatchStreamAdapter::new(
+            self.schema.clone(),
+            stream,
+        )))
+    }
+}

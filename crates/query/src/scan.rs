@@ -1,0 +1,171 @@
+//! Planning a scan of a Basalt table: prune partitions and buckets, then read tablets whose
+//! segments need no merging through DataFusion's Parquet scan (row-group and page pruning,
+//! predicate pushdown, parallel file groups) and merge the others with [`TabletMergeExec`].
+//! What was pruned is reported for EXPLAIN.
+
+use crate::merge_exec::TabletMergeExec;
+use crate::provider::BasaltTable;
+use crate::pruning::prune;
+use basalt_catalog::TabletMeta;
+use basalt_storage::StorageEngine;
+use datafusion::catalog::Session as DfSession;
+use datafusion::common::{DFSchema, Result};
+use datafusion::config::TableParquetOptions;
+use datafusion::datasource::listing::PartitionedFile;
+use datafusion::datasource::physical_plan::{FileGroup, FileScanConfigBuilder, ParquetSource};
+use datafusion::datasource::source::DataSourceExec;
+use datafusion::execution::object_store::ObjectStoreUrl;
+use datafusion::logical_expr::utils::conjunction;
+use datafusion::logical_expr::Expr;
+use datafusion::physical_plan::empty::EmptyExec;
+use datafusion::physical_plan::union::UnionExec;
+use datafusion::physical_plan::ExecutionPlan;
+use parking_lot::Mutex;
+use std::sync::Arc;
+
+/// Lines describing each scan planned for the current statement (shown by EXPLAIN).
+#[derive(Debug, Default)]
+pub struct ScanReports {
+    lines: Mutex<Vec<String>>,
+}
+
+impl ScanReports {
+    pub fn clear(&self) {
+        self.lines.lock().clear();
+    }
+
+    pub fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.lines.lock())
+    }
+
+    fn push(&self, line: String) {
+        self.lines.lock().push(line);
+    }
+}
+
+pub fn plan_scan(
+    table: &BasaltTable,
+    state: &dyn DfSession,
+    projection: Option<&Vec<usize>>,
+    filters: &[Expr],
+    limit: Option<usize>,
+) -> Result<Arc<dyn ExecutionPlan>> {
+    let meta = &table.meta;
+    let pruned = prune(meta, filters);
+    let total_tablets: usize = meta.partitions.iter().map(|p| p.tablets.len()).sum();
+    let mut plain: Vec<&TabletMeta> = Vec::new();
+    let mut merging: Vec<TabletMeta> = Vec::new();
+    let mut selected = 0usize;
+    for &pi in &pruned.partitions {
+        for tablet in &meta.partitions[pi].tablets {
+            if pruned
+                .buckets
+                .as_ref()
+                .is_some_and(|b| !b.contains(&tablet.bucket))
+            {
+                continue;
+            }
+            selected += 1;
+            if tablet.rowsets.is_empty() {
+                continue;
+            }
+            if StorageEngine::needs_merge(meta, tablet) {
+                merging.push(tablet.clone());
+            } else {
+                plain.push(tablet);
+            }
+        }
+    }
+    if let Some(reports) = state.config().get_extension::<ScanReports>() {
+        let names: Vec<&str> = pruned
+            .partitions
+            .iter()
+            .map(|i| meta.partitions[*i].name.as_str())
+            .collect();
+        reports.push(format!(
+            "BasaltScan {}.{}: partitions={}/{} [{}], tablets={}/{}, merge-on-read tablets={}",
+            meta.database,
+            meta.name,
+            pruned.partitions.len(),
+            meta.partitions.len(),
+            names.join(", "),
+            selected,
+            total_tablets,
+            merging.len()
+        ));
+    }
+
+    let projected_schema = match projection {
+        Some(p) => Arc::new(table.schema.project(p)?),
+        None => table.schema.clone(),
+    };
+    let mut inputs: Vec<Arc<dyn ExecutionPlan>> = Vec::new();
+    if !plain.is_empty() {
+        inputs.push(parquet_scan(
+            table, state, &plain, projection, filters, limit,
+        )?);
+    }
+    if !merging.is_empty() {
+        inputs.push(Arc::new(TabletMergeExec::new(
+            table.storage.clone(),
+            table.meta.clone(),
+            merging,
+            projection.cloned(),
+            projected_schema.clone(),
+        )));
+    }
+    match inputs.len() {
+        0 => Ok(Arc::new(EmptyExec::new(projected_schema))),
+        _ => UnionExec::try_new(inputs),
+    }
+}
+
+fn parquet_scan(
+    table: &BasaltTable,
+    state: &dyn DfSession,
+    tablets: &[&TabletMeta],
+    projection: Option<&Vec<usize>>,
+    filters: &[Expr],
+    limit: Option<usize>,
+) -> Result<Arc<dyn ExecutionPlan>> {
+    let mut files: Vec<(String, u64)> = tablets
+        .iter()
+        .flat_map(|t| t.rowsets.iter())
+        .flat_map(|r| r.segments.iter())
+        .map(|s| {
+            (
+                table
+                    .storage
+                    .segment_path(&s.path)
+                    .to_string_lossy()
+                    .into_owned(),
+                s.size_bytes,
+            )
+        })
+        .collect();
+    // Largest first, dealt round robin so groups get similar amounts of data.
+    files.sort_by_key(|f| std::cmp::Reverse(f.1));
+    let n_groups = state.config().target_partitions().max(1).min(files.len());
+    let mut groups: Vec<Vec<PartitionedFile>> = vec![Vec::new(); n_groups];
+    for (i, (path, size)) in files.into_iter().enumerate() {
+        groups[i % n_groups].push(PartitionedFile::new(path, size));
+    }
+    let mut source = ParquetSource::new(table.schema.clone())
+        .with_table_parquet_options(TableParquetOptions {
+            global: state.config().options().execution.parquet.clone(),
+            ..Default::default()
+        })
+        .with_enable_page_index(true);
+    if let Some(expr) = conjunction(filters.iter().cloned()) {
+        let df_schema = DFSchema::try_from(table.schema.clone())?;
+        if let Ok(predicate) = state.create_physical_expr(expr, &df_schema) {
+            source = source.with_predicate(predicate);
+        }
+    }
+    let config = FileScanConfigBuilder::new(ObjectStoreUrl::local_filesystem(), Arc::new(source))
+        .with_file_groups(groups.into_iter().map(FileGroup::new).collect())
+        .with_projection_indices(projection.cloned())?
+        .with_limit(limit)
+        .build();
+    Ok(DataSourceExec::from_data_source(config))
+}

@@ -1,0 +1,234 @@
+//! One client session: who it is, its current database, its variables, and the DataFusion
+//! context (with Basalt's catalog, session functions and variable providers) its queries run in.
+
+use crate::df_error::to_df;
+use crate::functions::session_functions;
+use crate::provider::{BasaltCatalogList, Services};
+use crate::scan::ScanReports;
+use crate::variables::{SessionVariables, VarValue};
+use basalt_common::BasaltError;
+use datafusion::arrow::datatypes::DataType;
+use datafusion::common::ScalarValue;
+use datafusion::execution::context::{SessionConfig, SessionContext};
+use datafusion::execution::runtime_env::RuntimeEnv;
+use datafusion::execution::session_state::SessionStateBuilder;
+use datafusion::variable::{VarProvider, VarType};
+use parking_lot::RwLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Default schema DataFusion resolves unqualified names in while no database is selected.
+pub(crate) const NO_DATABASE: &str = "(no database selected)";
+
+/// Session facts shared with session functions and variable providers.
+#[derive(Debug)]
+pub struct SessionInfo {
+    pub connection_id: u32,
+    pub user: String,
+    pub host: String,
+    database: RwLock<Option<String>>,
+    last_insert_id: AtomicU64,
+    pub vars: RwLock<SessionVariables>,
+}
+
+impl SessionInfo {
+    pub fn database(&self) -> Option<String> {
+        self.database.read().clone()
+    }
+
+    pub fn last_insert_id(&self) -> u64 {
+        self.last_insert_id.load(Ordering::Relaxed)
+    }
+}
+
+pub struct Session {
+    pub(crate) info: Arc<SessionInfo>,
+    pub(crate) ctx: SessionContext,
+    pub(crate) scan_reports: Arc<ScanReports>,
+}
+
+impl Session {
+    pub(crate) fn new(
+        connection_id: u32,
+        user: &str,
+        host: &str,
+        vars: SessionVariables,
+        services: Services,
+        runtime: Arc<RuntimeEnv>,
+        target_partitions: usize,
+    ) -> Session {
+        let info = Arc::new(SessionInfo {
+            connection_id,
+            user: user.to_string(),
+            host: host.to_string(),
+            database: RwLock::new(None),
+            last_insert_id: AtomicU64::new(0),
+            vars: RwLock::new(vars),
+        });
+        let catalog_list = Arc::new(BasaltCatalogList::new(services, info.clone()));
+        let scan_reports = Arc::new(ScanReports::default());
+        let mut config = SessionConfig::new()
+            .with_default_catalog_and_schema("def", NO_DATABASE)
+            .with_create_default_catalog_and_schema(false)
+            .with_information_schema(false)
+            .with_target_partitions(target_partitions)
+            .with_extension(scan_reports.clone());
+        {
+            let opts = config.options_mut();
+            opts.sql_parser.dialect = datafusion::config::Dialect::MySQL;
+            // MySQL reads 1.5 as an exact DECIMAL literal, not a double.
+            opts.sql_parser.parse_float_as_decimal = true;
+            opts.execution.parquet.pushdown_filters = true;
+            opts.execution.parquet.reorder_filters = true;
+        }
+        let state = SessionStateBuilder::new()
+            .with_config(config)
+            .with_runtime_env(runtime)
+            .with_default_features()
+            .with_catalog_list(catalog_list)
+            .build();
+        let ctx = SessionContext::new_with_state(state);
+        for f in session_functions(&info) {
+            ctx.register_udf(f);
+        }
+        ctx.register_variable(VarType::System, Arc::new(SystemVariables(info.clone())));
+        ctx.register_variable(VarType::UserDefined, Arc::new(UserVariables(info.clone())));
+        Session {
+            info,
+            ctx,
+            scan_reports,
+        }
+    }
+
+    pub fn connection_id(&self) -> u32 {
+        self.info.connection_id
+    }
+
+    pub fn user(&self) -> &str {
+        &self.info.user
+    }
+
+    pub fn host(&self) -> &str {
+        &self.info.host
+    }
+
+    pub fn database(&self) -> Option<String> {
+        self.info.database()
+    }
+
+    /// Switches the current database (the caller checked it exists).
+    pub(crate) fn set_database(&self, db: Option<String>) {
+        let schema = db.clone().unwrap_or_else(|| NO_DATABASE.to_string());
+        self.ctx
+            .state_ref()
+            .write()
+            .config_mut()
+            .options_mut()
+            .catalog
+            .default_schema = schema;
+        *self.info.database.write() = db;
+    }
+
+    pub(crate) fn set_last_insert_id(&self, id: u64) {
+        self.info.last_insert_id.store(id, Ordering::Relaxed);
+    }
+
+    pub fn autocommit(&self) -> bool {
+        matches!(
+            self.info.vars.read().get("autocommit"),
+            Ok(VarValue::Int(1))
+        )
+    }
+
+    pub fn variables(&self) -> parking_lot::RwLockReadGuard<'_, SessionVariables> {
+        self.info.vars.read()
+    }
+
+    /// COM_RESET_CONNECTION.
+    pub fn reset(&self) {
+        self.info.vars.write().reset();
+        self.set_last_insert_id(0);
+    }
+}
+
+/// Splits DataFusion's variable path into (global?, name): `@@x`, `@@session.x`, `@@global.x`.
+fn system_variable_name(names: &[String]) -> (bool, String) {
+    let first = names
+        .first()
+        .map(|s| s.trim_start_matches('@').to_ascii_lowercase())
+        .unwrap_or_default();
+    if names.len() >= 2 && matches!(first.as_str(), "session" | "local" | "global") {
+        (first == "global", names[1..].join(".").to_ascii_lowercase())
+    } else {
+        (
+            false,
+            names.join(".").trim_start_matches('@').to_ascii_lowercase(),
+        )
+    }
+}
+
+fn to_scalar(v: VarValue) -> ScalarValue {
+    match v {
+        VarValue::Int(i) => ScalarValue::Int64(Some(i)),
+        VarValue::Str(s) => ScalarValue::Utf8(Some(s)),
+    }
+}
+
+#[derive(Debug)]
+struct SystemVariables(Arc<SessionInfo>);
+
+impl VarProvider for SystemVariables {
+    fn get_value(&self, var_names: Vec<String>) -> datafusion::common::Result<ScalarValue> {
+        let (global, name) = system_variable_name(&var_names);
+        let vars = self.0.vars.read();
+        let v = if global {
+            vars.get_global(&name)
+        } else {
+            vars.get(&name)
+        };
+        v.map(to_scalar).map_err(to_df)
+    }
+
+    fn get_type(&self, var_names: &[String]) -> Option<DataType> {
+        let (global, name) = system_variable_name(var_names);
+        let vars = self.0.vars.read();
+        let v = if global {
+            vars.get_global(&name)
+        } else {
+            vars.get(&name)
+        };
+        Some(match v {
+            Ok(VarValue::Int(_)) => DataType::Int64,
+            // Unknown names plan as text and fail with 1193 when evaluated.
+            _ => DataType::Utf8,
+        })
+    }
+}
+
+#[derive(Debug)]
+struct UserVariables(Arc<SessionInfo>);
+
+impl VarProvider for UserVariables {
+    fn get_value(&self, var_names: Vec<String>) -> datafusion::common::Result<ScalarValue> {
+        let name = var_names.join(".");
+        let name = name.trim_start_matches('@');
+        Ok(match self.0.vars.read().get_user(name) {
+            Some(v) => to_scalar(v),
+            None => ScalarValue::Utf8(None),
+        })
+    }
+
+    fn get_type(&self, var_names: &[String]) -> Option<DataType> {
+        let name = var_names.join(".");
+        let name = name.trim_start_matches('@');
+        Some(match self.0.vars.read().get_user(name) {
+            Some(VarValue::Int(_)) => DataType::Int64,
+            _ => DataType::Utf8,
+        })
+    }
+}
+
+/// Errors a session reports when it has no current database.
+pub(crate) fn require_database(session: &Session) -> Result<String, BasaltError> {
+    session.database().ok_or(BasaltError::NoDatabaseSelected)
+}

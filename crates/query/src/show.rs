@@ -1,0 +1,491 @@
+//! SHOW statements (databases, tables, columns, variables, create table, partitions, tablets) and
+//! the small result builder they and information_schema share.
+
+use crate::output::Output;
+use basalt_catalog::{ColumnDefault, ColumnMeta, PartitionBound, PartitionKind, TableMeta};
+use basalt_common::SqlType;
+use datafusion::arrow::array::{ArrayRef, Int64Builder, RecordBatch, StringBuilder};
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use std::sync::Arc;
+
+/// A result column: text or integer.
+pub struct Col {
+    name: String,
+    int: bool,
+}
+
+impl Col {
+    pub fn str(name: &str) -> Col {
+        Col {
+            name: name.to_string(),
+            int: false,
+        }
+    }
+
+    pub fn int(name: &str) -> Col {
+        Col {
+            name: name.to_string(),
+            int: true,
+        }
+    }
+}
+
+/// A value of a result row.
+pub enum Cell {
+    Str(Option<String>),
+    Int(Option<i64>),
+}
+
+impl From<&str> for Cell {
+    fn from(s: &str) -> Cell {
+        Cell::Str(Some(s.to_string()))
+    }
+}
+
+impl From<String> for Cell {
+    fn from(s: String) -> Cell {
+        Cell::Str(Some(s))
+    }
+}
+
+impl From<Option<String>> for Cell {
+    fn from(s: Option<String>) -> Cell {
+        Cell::Str(s)
+    }
+}
+
+impl From<i64> for Cell {
+    fn from(i: i64) -> Cell {
+        Cell::Int(Some(i))
+    }
+}
+
+impl From<Option<i64>> for Cell {
+    fn from(i: Option<i64>) -> Cell {
+        Cell::Int(i)
+    }
+}
+
+/// Builds a small in-memory result row by row.
+pub struct ResultBuilder {
+    fields: Vec<Field>,
+    columns: Vec<Builder>,
+}
+
+enum Builder {
+    Str(StringBuilder),
+    Int(Int64Builder),
+}
+
+impl ResultBuilder {
+    pub fn new(cols: &[Col]) -> ResultBuilder {
+        ResultBuilder {
+            fields: cols
+                .iter()
+                .map(|c| {
+                    Field::new(
+                        &c.name,
+                        if c.int {
+                            DataType::Int64
+                        } else {
+                            DataType::Utf8
+                        },
+                        true,
+                    )
+                })
+                .collect(),
+            columns: cols
+                .iter()
+                .map(|c| {
+                    if c.int {
+                        Builder::Int(Int64Builder::new())
+                    } else {
+                        Builder::Str(StringBuilder::new())
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    /// Adds a row; cells must match the columns in number and kind.
+    pub fn row(&mut self, cells: Vec<Cell>) {
+        for (b, cell) in self.columns.iter_mut().zip(cells) {
+            match (b, cell) {
+                (Builder::Str(b), Cell::Str(v)) => b.append_option(v),
+                (Builder::Int(b), Cell::Int(v)) => b.append_option(v),
+                (Builder::Str(b), Cell::Int(v)) => b.append_option(v.map(|i| i.to_string())),
+                (Builder::Int(b), Cell::Str(v)) => b.append_option(v.and_then(|s| s.parse().ok())),
+            }
+        }
+    }
+
+    /// Column names in lower case (how DataFusion resolves unquoted identifiers).
+    pub fn lowercase_names(mut self) -> Self {
+        self.fields = self
+            .fields
+            .into_iter()
+            .map(|f| f.clone().with_name(f.name().to_lowercase()))
+            .collect();
+        self
+    }
+
+    pub fn finish(self) -> (SchemaRef, RecordBatch) {
+        let schema = Arc::new(Schema::new(self.fields));
+        let arrays: Vec<ArrayRef> = self
+            .columns
+            .into_iter()
+            .map(|b| match b {
+                Builder::Str(mut b) => Arc::new(b.finish()) as ArrayRef,
+                Builder::Int(mut b) => Arc::new(b.finish()) as ArrayRef,
+            })
+            .collect();
+        let batch = RecordBatch::try_new(schema.clone(), arrays)
+            .unwrap_or_else(|_| RecordBatch::new_empty(schema.clone()));
+        (schema, batch)
+    }
+
+    pub fn into_output(self) -> Output {
+        let (schema, batch) = self.finish();
+        Output::batches(schema, vec![batch])
+    }
+}
+
+pub fn format_ms(ms: i64) -> Option<String> {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|t| t.naive_utc().format("%Y-%m-%d %H:%M:%S").to_string())
+}
+
+/// (character length, numeric precision, numeric scale) for information_schema.columns.
+pub fn type_dimensions(ty: &SqlType) -> (Option<i64>, Option<i64>, Option<i64>) {
+    match ty {
+        SqlType::Char(n) | SqlType::Varchar(n) => (Some(*n as i64), None, None),
+        SqlType::String => (Some(2147483647), None, None),
+        SqlType::Boolean | SqlType::TinyInt => (None, Some(3), Some(0)),
+        SqlType::SmallInt => (None, Some(5), Some(0)),
+        SqlType::Int => (None, Some(10), Some(0)),
+        SqlType::BigInt => (None, Some(19), Some(0)),
+        SqlType::LargeInt => (None, Some(39), Some(0)),
+        SqlType::Float => (None, Some(12), None),
+        SqlType::Double => (None, Some(22), None),
+        SqlType::Decimal { precision, scale } => {
+            (None, Some(*precision as i64), Some(*scale as i64))
+        }
+        SqlType::Date | SqlType::DateTime { .. } => (None, None, None),
+    }
+}
+
+pub fn default_text(c: &ColumnMeta) -> Option<String> {
+    match &c.default {
+        Some(ColumnDefault::Literal(v)) => Some(v.clone()),
+        Some(ColumnDefault::CurrentTimestamp) => Some("CURRENT_TIMESTAMP".into()),
+        _ => None,
+    }
+}
+
+pub fn extra_text(c: &ColumnMeta) -> String {
+    let mut parts = Vec::new();
+    if let Some(a) = c.agg {
+        parts.push(a.sql_name().to_string());
+    }
+    if c.auto_increment {
+        parts.push("auto_increment".into());
+    }
+    parts.join(" ")
+}
+
+/// `DESC t` / `SHOW COLUMNS FROM t`.
+pub fn describe(t: &TableMeta) -> Output {
+    let mut b = ResultBuilder::new(&[
+        Col::str("Field"),
+        Col::str("Type"),
+        Col::str("Null"),
+        Col::str("Key"),
+        Col::str("Default"),
+        Col::str("Extra"),
+    ]);
+    for c in &t.columns {
+        b.row(vec![
+            c.name.clone().into(),
+            c.ty.to_string().into(),
+            (if c.nullable { "YES" } else { "NO" }).into(),
+            (if c.is_key { "true" } else { "false" }).into(),
+            default_text(c).into(),
+            extra_text(c).into(),
+        ]);
+    }
+    b.into_output()
+}
+
+fn quote(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+fn bound_values(t: &TableMeta, v: &Option<basalt_catalog::PartitionValue>) -> String {
+    let ty = &t
+        .partition_column_meta()
+        .map(|c| c.ty.clone())
+        .unwrap_or(SqlType::Int);
+    match v {
+        Some(v) => format!("\"{}\"", quote(&v.display(ty))),
+        None => "MAXVALUE".to_string(),
+    }
+}
+
+/// The DDL that recreates `t` (Doris syntax).
+pub fn create_table_sql(t: &TableMeta) -> String {
+    let mut s = format!("CREATE TABLE `{}` (\n", t.name);
+    let cols: Vec<String> = t
+        .columns
+        .iter()
+        .map(|c| {
+            let mut line = format!("  `{}` {}", c.name, c.ty);
+            if let Some(a) = c.agg {
+                line.push_str(&format!(" {}", a.sql_name()));
+            }
+            line.push_str(if c.nullable { " NULL" } else { " NOT NULL" });
+            if c.auto_increment {
+                line.push_str(" AUTO_INCREMENT");
+            }
+            match &c.default {
+                Some(ColumnDefault::Literal(v)) => {
+                    line.push_str(&format!(" DEFAULT \"{}\"", quote(v)))
+                }
+                Some(ColumnDefault::CurrentTimestamp) => {
+                    line.push_str(" DEFAULT CURRENT_TIMESTAMP")
+                }
+                Some(ColumnDefault::Null) => line.push_str(" DEFAULT NULL"),
+                None => {}
+            }
+            if !c.comment.is_empty() {
+                line.push_str(&format!(" COMMENT \"{}\"", quote(&c.comment)));
+            }
+            line
+        })
+        .collect();
+    s.push_str(&cols.join(",\n"));
+    s.push_str("\n) ENGINE=OLAP\n");
+    let keys: Vec<String> = t
+        .key_columns()
+        .iter()
+        .map(|c| format!("`{}`", c.name))
+        .collect();
+    s.push_str(&format!(
+        "{} KEY({})\n",
+        t.keys_model.sql_name(),
+        keys.join(", ")
+    ));
+    if !t.comment.is_empty() {
+        s.push_str(&format!("COMMENT \"{}\"\n", quote(&t.comment)));
+    }
+    if let Some(pc) = t.partition_column_meta() {
+        let kind = if t.partition_kind == PartitionKind::Range {
+            "RANGE"
+        } else {
+            "LIST"
+        };
+        s.push_str(&format!("PARTITION BY {kind}(`{}`)\n(", pc.name));
+        let parts: Vec<String> = t
+            .partitions
+            .iter()
+            .map(|p| match &p.bound {
+                PartitionBound::Range { lower, upper } => {
+                    let lower = match lower {
+                        Some(_) => bound_values(t, lower),
+                        None => "MINVALUE".to_string(),
+                    };
+                    if lower == "MINVALUE" {
+                        format!(
+                            "PARTITION {} VALUES LESS THAN ({})",
+                            p.name,
+                            bound_values(t, upper)
+                        )
+                    } else {
+                        format!(
+                            "PARTITION {} VALUES [({}), ({}))",
+                            p.name,
+                            lower,
+                            bound_values(t, upper)
+                        )
+                    }
+                }
+                PartitionBound::List { values } => {
+                    let vals: Vec<String> = values
+                        .iter()
+                        .map(|v| bound_values(t, &Some(v.clone())))
+                        .collect();
+                    format!("PARTITION {} VALUES IN ({})", p.name, vals.join(", "))
+                }
+                PartitionBound::All => String::new(),
+            })
+            .collect();
+        s.push_str(&parts.join(",\n"));
+        s.push_str(")\n");
+    }
+    if t.distribution.columns.is_empty() {
+        s.push_str(&format!(
+            "DISTRIBUTED BY RANDOM BUCKETS {}\n",
+            t.distribution.buckets
+        ));
+    } else {
+        let cols: Vec<String> = t
+            .distribution
+            .columns
+            .iter()
+            .map(|i| format!("`{}`", t.columns[*i].name))
+            .collect();
+        s.push_str(&format!(
+            "DISTRIBUTED BY HASH({}) BUCKETS {}\n",
+            cols.join(", "),
+            t.distribution.buckets
+        ));
+    }
+    let mut props: Vec<String> = vec!["\"replication_num\" = \"1\"".to_string()];
+    for (k, v) in &t.properties {
+        if k != "replication_num" {
+            props.push(format!("\"{}\" = \"{}\"", quote(k), quote(v)));
+        }
+    }
+    s.push_str(&format!("PROPERTIES (\n{}\n);", props.join(",\n")));
+    s
+}
+
+pub fn show_create_table(t: &TableMeta) -> Output {
+    let mut b = ResultBuilder::new(&[Col::str("Table"), Col::str("Create Table")]);
+    b.row(vec![t.name.clone().into(), create_table_sql(t).into()]);
+    b.into_output()
+}
+
+pub fn show_partitions(t: &TableMeta) -> Output {
+    let mut b = ResultBuilder::new(&[
+        Col::int("PartitionId"),
+        Col::str("PartitionName"),
+        Col::int("VisibleVersion"),
+        Col::str("PartitionKey"),
+        Col::str("Range"),
+        Col::str("DistributionKey"),
+        Col::int("Buckets"),
+        Col::int("RowCount"),
+        Col::int("DataSize"),
+    ]);
+    let ty = t
+        .partition_column_meta()
+        .map(|c| c.ty.clone())
+        .unwrap_or(SqlType::Int);
+    let dist: Vec<String> = t
+        .distribution
+        .columns
+        .iter()
+        .map(|i| t.columns[*i].name.clone())
+        .collect();
+    for p in &t.partitions {
+        let range = match &p.bound {
+            PartitionBound::All => String::new(),
+            PartitionBound::Range { lower, upper } => format!(
+                "[{}, {})",
+                lower
+                    .as_ref()
+                    .map(|v| v.display(&ty))
+                    .unwrap_or_else(|| "MIN".into()),
+                upper
+                    .as_ref()
+                    .map(|v| v.display(&ty))
+                    .unwrap_or_else(|| "MAX".into())
+            ),
+            PartitionBound::List { values } => {
+                format!(
+                    "({})",
+                    values
+                        .iter()
+                        .map(|v| v.display(&ty))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+        };
+        let rows: u64 = p.tablets.iter().map(|t| t.num_rows()).sum();
+        let bytes: u64 = p
+            .tablets
+            .iter()
+            .flat_map(|t| t.rowsets.iter())
+            .map(|r| r.size_bytes())
+            .sum();
+        let version = p.tablets.iter().map(|t| t.version()).max().unwrap_or(0);
+        b.row(vec![
+            (p.id as i64).into(),
+            p.name.clone().into(),
+            (version as i64).into(),
+            t.partition_column_meta()
+                .map(|c| c.name.clone())
+                .unwrap_or_default()
+                .into(),
+            range.into(),
+            (if dist.is_empty() {
+                "RANDOM".to_string()
+            } else {
+                dist.join(", ")
+            })
+            .into(),
+            (p.tablets.len() as i64).into(),
+            (rows as i64).into(),
+            (bytes as i64).into(),
+        ]);
+    }
+    b.into_output()
+}
+
+pub fn show_tablets(t: &TableMeta) -> Output {
+    let mut b = ResultBuilder::new(&[
+        Col::int("TabletId"),
+        Col::str("PartitionName"),
+        Col::int("Bucket"),
+        Col::int("Version"),
+        Col::int("RowsetCount"),
+        Col::int("SegmentCount"),
+        Col::int("RowCount"),
+        Col::int("DataSize"),
+    ]);
+    for (p, tablet) in t.tablets() {
+        b.row(vec![
+            (tablet.id as i64).into(),
+            p.name.clone().into(),
+            (tablet.bucket as i64).into(),
+            (tablet.version() as i64).into(),
+            (tablet.rowsets.len() as i64).into(),
+            (tablet.num_segments() as i64).into(),
+            (tablet.num_rows() as i64).into(),
+            (tablet.rowsets.iter().map(|r| r.size_bytes()).sum::<u64>() as i64).into(),
+        ]);
+    }
+    b.into_output()
+}
+
+/// SQL LIKE matching for SHOW ... LIKE (`%` and `_`, case-insensitive).
+pub fn like(pattern: &str, text: &str) -> bool {
+    fn rec(p: &[char], t: &[char]) -> bool {
+        match p.split_first() {
+            None => t.is_empty(),
+            Some(('%', rest)) => (0..=t.len()).any(|i| rec(rest, &t[i..])),
+            Some(('_', rest)) => !t.is_empty() && rec(rest, &t[1..]),
+            Some(('\\', rest)) if !rest.is_empty() => {
+                !t.is_empty() && t[0] == rest[0] && rec(&rest[1..], &t[1..])
+            }
+            Some((c, rest)) => !t.is_empty() && t[0] == *c && rec(rest, &t[1..]),
+        }
+    }
+    let p: Vec<char> = pattern.to_lowercase().chars().collect();
+    let t: Vec<char> = text.to_lowercase().chars().collect();
+    rec(&p, &t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::like;
+
+    #[test]
+    fn like_patterns() {
+        assert!(like("char%", "character_set_client"));
+        assert!(like("%_timeout", "wait_timeout"));
+        assert!(!like("wait", "wait_timeout"));
+        assert!(like("w_it_timeout", "WAIT_TIMEOUT"));
+    }
+}

@@ -1,0 +1,105 @@
+//! INSERT as one transaction: DataFusion streams the rows (already coerced to the table schema)
+//! into a storage load; the load publishes atomically at the end, or leaves nothing behind.
+
+use crate::df_error::to_df;
+use async_trait::async_trait;
+use basalt_catalog::TableMeta;
+use basalt_common::BasaltError;
+use basalt_storage::{no_partition_error, LoadWriter, StorageEngine};
+use datafusion::arrow::array::{Array, RecordBatch};
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::common::Result;
+use datafusion::datasource::sink::DataSink;
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::physical_plan::{DisplayAs, DisplayFormatType};
+use futures::StreamExt;
+use std::sync::Arc;
+
+#[derive(Debug)]
+pub struct BasaltSink {
+    table: Arc<TableMeta>,
+    /// What DataFusion is told: every column nullable, so NOT NULL is checked here (error 1048).
+    input_schema: SchemaRef,
+    /// The table's schema, with its NOT NULL columns, as storage writes it.
+    table_schema: SchemaRef,
+    storage: Arc<StorageEngine>,
+}
+
+impl BasaltSink {
+    pub fn new(
+        table: Arc<TableMeta>,
+        input_schema: SchemaRef,
+        storage: Arc<StorageEngine>,
+    ) -> BasaltSink {
+        BasaltSink {
+            table_schema: table.arrow_schema(),
+            input_schema,
+            table,
+            storage,
+        }
+    }
+}
+
+impl DisplayAs for BasaltSink {
+    fn fmt_as(&self, _t: DisplayFormatType, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "BasaltSink: table={}.{}",
+            self.table.database, self.table.name
+        )
+    }
+}
+
+/// Rejects NULLs in NOT NULL columns (MySQL error 1048).
+fn check_not_null(table: &TableMeta, batch: &RecordBatch) -> Result<(), BasaltError> {
+    for (i, c) in table.columns.iter().enumerate() {
+        if !c.nullable && batch.column(i).null_count() > 0 {
+            return Err(BasaltError::ColumnCannotBeNull(c.name.clone()));
+        }
+    }
+    Ok(())
+}
+
+/// Writes one batch on a blocking thread (routing, sorting and segment writes are CPU and disk
+/// work) and hands the writer back.
+async fn write_batch(
+    mut writer: LoadWriter,
+    batch: RecordBatch,
+) -> Result<LoadWriter, BasaltError> {
+    tokio::task::spawn_blocking(move || {
+        let unrouted = writer.write(&batch)?;
+        if let Some((_, value)) = unrouted.first() {
+            return Err(no_partition_error(writer.table(), value));
+        }
+        Ok(writer)
+    })
+    .await
+    .map_err(|e| BasaltError::Internal(format!("load task failed: {e}")))?
+}
+
+#[async_trait]
+impl DataSink for BasaltSink {
+    fn schema(&self) -> &SchemaRef {
+        &self.input_schema
+    }
+
+    async fn write_all(
+        &self,
+        mut data: SendableRecordBatchStream,
+        _context: &Arc<TaskContext>,
+    ) -> Result<u64> {
+        let mut writer = self.storage.begin_load(self.table.clone());
+        while let Some(batch) = data.next().await {
+            let batch = batch?;
+            check_not_null(&self.table, &batch).map_err(to_df)?;
+            let batch = RecordBatch::try_new(self.table_schema.clone(), batch.columns().to_vec())
+                .map_err(|e| to_df(BasaltError::InvalidData(e.to_string())))?;
+            writer = write_batch(writer, batch).await.map_err(to_df)?;
+        }
+        let summary = tokio::task::spawn_blocking(move || writer.commit())
+            .await
+            .map_err(|e| to_df(BasaltError::Internal(format!("load task failed: {e}"))))?
+            .map_err(to_df)?;
+        Ok(summary.rows_loaded)
+    }
+}

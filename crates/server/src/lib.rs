@@ -1,0 +1,9 @@
+//! The doors into Basalt: the MySQL protocol listener (sessions over [`mysql`]'s codec) and the
+//! HTTP listener (health, metrics), plus the wiring that opens catalog, storage and query engine.
+
+mod backend;
+mod http;
+pub mod mysql;
+mod server;
+
+pub use server::{run, Server};

@@ -1,0 +1,364 @@
+//! One client connection from start to end: sends the handshake, authenticates (switching the
+//! client to `mysql_native_password` when needed), then runs the command loop, dispatching each
+//! command to the [`Backend`] and writing its response.
+
+use std::io;
+use std::time::Instant;
+
+use tokio::io::{AsyncRead, AsyncWrite};
+
+use super::auth::{generate_salt, NATIVE_PASSWORD_PLUGIN, SALT_LEN};
+use super::handshake::{
+    auth_switch_request, initial_handshake, parse_handshake_response, HandshakeError,
+    CLIENT_DEPRECATE_EOF, CLIENT_PLUGIN_AUTH, SERVER_CAPABILITIES, SERVER_STATUS_AUTOCOMMIT,
+};
+use super::packet::{is_disconnect, PacketIo, ReadError};
+use super::response::{self, ErrorReply};
+use super::resultset::{field_list, send_result_set};
+use super::wire::Reader;
+use super::{Backend, ConnectionOptions, QueryOutput};
+
+/// Client packets larger than this are refused when the options say 0.
+pub const DEFAULT_MAX_PACKET_SIZE: u32 = 64 * 1024 * 1024;
+
+/// Command bytes.
+pub mod command {
+    pub const QUIT: u8 = 0x01;
+    pub const INIT_DB: u8 = 0x02;
+    pub const QUERY: u8 = 0x03;
+    pub const FIELD_LIST: u8 = 0x04;
+    pub const STATISTICS: u8 = 0x09;
+    pub const PING: u8 = 0x0e;
+    pub const STMT_PREPARE: u8 = 0x16;
+    pub const STMT_EXECUTE: u8 = 0x17;
+    pub const STMT_SEND_LONG_DATA: u8 = 0x18;
+    pub const STMT_CLOSE: u8 = 0x19;
+    pub const STMT_RESET: u8 = 0x1a;
+    pub const SET_OPTION: u8 = 0x1b;
+    pub const STMT_FETCH: u8 = 0x1c;
+    pub const RESET_CONNECTION: u8 = 0x1f;
+}
+
+/// Runs one client connection to completion: handshake, auth, command loop. Returns `Ok` when
+/// the client quits or disconnects (even mid-response) or has been refused; other I/O errors are
+/// returned.
+pub async fn serve_connection<S, B>(
+    stream: S,
+    client_host: String,
+    opts: ConnectionOptions,
+    backend: B,
+) -> io::Result<()>
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send,
+    B: Backend,
+{
+    let max_packet_size = match opts.max_packet_size {
+        0 => DEFAULT_MAX_PACKET_SIZE,
+        n => n,
+    };
+    let mut conn = Connection {
+        io: PacketIo::new(stream, max_packet_size as usize),
+        backend,
+        salt: generate_salt(),
+        capabilities: 0,
+        started: Instant::now(),
+        questions: 0,
+    };
+    let result = conn.run(&client_host, &opts).await;
+    conn.io.shutdown().await;
+    match result {
+        Err(e) if is_disconnect(&e) => {
+            tracing::debug!(client = %client_host, "client disconnected mid-response");
+            Ok(())
+        }
+        other => other,
+    }
+}
+
+/// What a read produced, once disconnects and oversized packets have been dealt with.
+enum Next {
+    Packet(Vec<u8>),
+    /// The connection is over (client gone, or refused with an error already queued).
+    Done,
+}
+
+struct Connection<S, B> {
+    io: PacketIo<S>,
+    backend: B,
+    salt: [u8; SALT_LEN],
+    /// Capabilities both sides support.
+    capabilities: u32,
+    started: Instant,
+    questions: u64,
+}
+
+impl<S, B> Connection<S, B>
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send,
+    B: Backend,
+{
+    async fn run(&mut self, client_host: &str, opts: &ConnectionOptions) -> io::Result<()> {
+        if !self.authenticate(client_host, opts).await? {
+            return Ok(());
+        }
+        self.command_loop().await
+    }
+
+    fn status(&self) -> u16 {
+        if self.backend.autocommit() {
+            SERVER_STATUS_AUTOCOMMIT
+        } else {
+            0
+        }
+    }
+
+    fn deprecate_eof(&self) -> bool {
+        self.capabilities & CLIENT_DEPRECATE_EOF != 0
+    }
+
+    fn queue_err(&mut self, reply: &ErrorReply) {
+        self.io.packet(|b| response::err(b, reply));
+    }
+
+    fn queue_ok(&mut self, affected_rows: u64, last_insert_id: u64, info: &str) {
+        let status = self.status();
+        self.io.packet(|b| {
+            response::ok(
+                b,
+                response::OK_HEADER,
+                affected_rows,
+                last_insert_id,
+                status,
+                0,
+                info,
+            )
+        });
+    }
+
+    async fn read(&mut self) -> io::Result<Next> {
+        match self.io.read_packet().await {
+            Ok(p) => Ok(Next::Packet(p)),
+            Err(ReadError::Closed) => Ok(Next::Done),
+            Err(ReadError::TooLarge) => {
+                self.queue_err(&ErrorReply::new(
+                    1153,
+                    "08S01",
+                    "Got a packet bigger than 'max_allowed_packet' bytes",
+                ));
+                self.io.flush().await?;
+                Ok(Next::Done)
+            }
+            Err(ReadError::Io(e)) => Err(e),
+        }
+    }
+
+    /// Connection phase; returns whether the client is logged in.
+    async fn authenticate(
+        &mut self,
+        client_host: &str,
+        opts: &ConnectionOptions,
+    ) -> io::Result<bool> {
+        let status = self.status();
+        let salt = self.salt;
+        self.io.packet(|b| {
+            initial_handshake(b, &opts.server_version, opts.connection_id, &salt, status)
+        });
+        self.io.flush().await?;
+
+        let Next::Packet(payload) = self.read().await? else {
+            return Ok(false);
+        };
+        let hello = match parse_handshake_response(&payload) {
+            Ok(hello) => hello,
+            Err(e) => {
+                tracing::debug!(client = client_host, error = ?e, "refusing handshake");
+                let reply = match e {
+                    HandshakeError::OldProtocol => ErrorReply::new(
+                        1251,
+                        "08004",
+                        "Client does not support authentication protocol requested by server; \
+                         consider upgrading MySQL client",
+                    ),
+                    HandshakeError::SslRequested => {
+                        ErrorReply::new(1043, "08S01", "Bad handshake: SSL is not supported")
+                    }
+                    HandshakeError::Malformed(_) => ErrorReply::new(1043, "08S01", "Bad handshake"),
+                };
+                self.queue_err(&reply);
+                self.io.flush().await?;
+                return Ok(false);
+            }
+        };
+        self.capabilities = hello.capabilities & SERVER_CAPABILITIES;
+
+        let mut token = hello.auth_response;
+        let other_plugin = hello
+            .auth_plugin
+            .as_deref()
+            .is_some_and(|p| p != NATIVE_PASSWORD_PLUGIN);
+        if other_plugin && self.capabilities & CLIENT_PLUGIN_AUTH != 0 {
+            self.io.packet(|b| auth_switch_request(b, &salt));
+            self.io.flush().await?;
+            let Next::Packet(reply) = self.read().await? else {
+                return Ok(false);
+            };
+            token = reply;
+        }
+        // Some clients NUL-terminate the 20-byte token.
+        if token.len() == SALT_LEN + 1 && token.last() == Some(&0) {
+            token.pop();
+        }
+
+        let result = self
+            .backend
+            .authenticate(
+                &hello.user,
+                client_host,
+                &salt,
+                &token,
+                hello.database.as_deref(),
+            )
+            .await;
+        match result {
+            Ok(()) => {
+                self.queue_ok(0, 0, "");
+                self.io.flush().await?;
+                Ok(true)
+            }
+            Err(e) => {
+                tracing::debug!(client = client_host, user = %hello.user, error = %e, "login failed");
+                self.queue_err(&ErrorReply::from(&e));
+                self.io.flush().await?;
+                Ok(false)
+            }
+        }
+    }
+
+    async fn command_loop(&mut self) -> io::Result<()> {
+        loop {
+            self.io.reset_seq();
+            let Next::Packet(packet) = self.read().await? else {
+                return Ok(());
+            };
+            let Some((&cmd, body)) = packet.split_first() else {
+                self.queue_err(&unknown_command());
+                self.io.flush().await?;
+                continue;
+            };
+            if cmd == command::QUIT {
+                return Ok(());
+            }
+            self.dispatch(cmd, body).await?;
+            self.io.flush().await?;
+        }
+    }
+
+    /// Handles one command (other than COM_QUIT), queueing its response.
+    async fn dispatch(&mut self, cmd: u8, body: &[u8]) -> io::Result<()> {
+        match cmd {
+            command::QUERY => {
+                self.questions += 1;
+                let sql = String::from_utf8_lossy(body);
+                match self.backend.query(&sql).await {
+                    Ok(QueryOutput::Ok {
+                        affected_rows,
+                        last_insert_id,
+                        info,
+                    }) => self.queue_ok(affected_rows, last_insert_id, &info),
+                    Ok(QueryOutput::ResultSet { schema, stream }) => {
+                        let status = self.status();
+                        let deprecate_eof = self.deprecate_eof();
+                        send_result_set(&mut self.io, &schema, stream, deprecate_eof, status)
+                            .await?;
+                    }
+                    Err(e) => self.queue_err(&ErrorReply::from(&e)),
+                }
+            }
+            command::INIT_DB => {
+                let db = String::from_utf8_lossy(trim_nul(body));
+                match self.backend.init_db(&db).await {
+                    Ok(()) => self.queue_ok(0, 0, ""),
+                    Err(e) => self.queue_err(&ErrorReply::from(&e)),
+                }
+            }
+            command::FIELD_LIST => {
+                let mut r = Reader::new(body);
+                let table = String::from_utf8_lossy(r.nul_terminated_or_rest()).into_owned();
+                let wildcard = String::from_utf8_lossy(trim_nul(r.rest())).into_owned();
+                match self.backend.field_list(&table).await {
+                    Ok(schema) => {
+                        let (deprecate_eof, status) = (self.deprecate_eof(), self.status());
+                        field_list(
+                            &mut self.io,
+                            &schema,
+                            &table,
+                            &wildcard,
+                            deprecate_eof,
+                            status,
+                        );
+                    }
+                    Err(e) => self.queue_err(&ErrorReply::from(&e)),
+                }
+            }
+            command::PING => self.queue_ok(0, 0, ""),
+            command::STATISTICS => {
+                let text = self.statistics();
+                self.io.write_packet(text.as_bytes());
+            }
+            command::RESET_CONNECTION => {
+                self.backend.reset().await;
+                self.queue_ok(0, 0, "");
+            }
+            command::SET_OPTION => match Reader::new(body).u16() {
+                // MYSQL_OPTION_MULTI_STATEMENTS_ON / _OFF
+                Ok(0 | 1) => {
+                    let (deprecate_eof, status) = (self.deprecate_eof(), self.status());
+                    self.io
+                        .packet(|b| response::end_of_rows(b, deprecate_eof, status));
+                }
+                _ => self.queue_err(&unknown_command()),
+            },
+            command::STMT_PREPARE => self.queue_err(&ErrorReply::new(
+                1295,
+                "HY000",
+                "This command is not supported in the prepared statement protocol yet",
+            )),
+            command::STMT_CLOSE | command::STMT_SEND_LONG_DATA => {}
+            command::STMT_EXECUTE | command::STMT_RESET | command::STMT_FETCH => {
+                let id = Reader::new(body).u32().unwrap_or(0);
+                let name = match cmd {
+                    command::STMT_EXECUTE => "mysqld_stmt_execute",
+                    command::STMT_RESET => "mysqld_stmt_reset",
+                    _ => "mysqld_stmt_fetch",
+                };
+                self.queue_err(&ErrorReply::new(
+                    1243,
+                    "HY000",
+                    format!("Unknown prepared statement handler ({id}) given to {name}"),
+                ));
+            }
+            _ => self.queue_err(&unknown_command()),
+        }
+        Ok(())
+    }
+
+    fn statistics(&self) -> String {
+        let uptime = self.started.elapsed().as_secs();
+        let qps = self.questions as f64 / uptime.max(1) as f64;
+        format!(
+            "Uptime: {uptime}  Threads: 1  Questions: {}  Slow queries: 0  Opens: 0  \
+             Flush tables: 0  Open tables: 0  Queries per second avg: {qps:.3}",
+            self.questions
+        )
+    }
+}
+
+fn unknown_command() -> ErrorReply {
+    ErrorReply::new(1047, "08S01", "Unknown command")
+}
+
+/// `bytes` without trailing NULs.
+fn trim_nul(bytes: &[u8]) -> &[u8] {
+    let end = bytes.iter().rposition(|b| *b != 0).map_or(0, |i| i + 1);
+    bytes.get(..end).unwrap_or_default()
+}

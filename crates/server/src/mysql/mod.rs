@@ -1,0 +1,87 @@
+//! Basalt's MySQL wire protocol (server side): packet codec, handshake and
+//! `mysql_native_password` authentication, the command loop, and text-protocol result sets
+//! streamed from Arrow record batches. Query semantics live behind the [`Backend`] trait.
+
+pub mod auth;
+pub mod connection;
+pub mod handshake;
+pub mod packet;
+pub mod response;
+pub mod resultset;
+pub mod types;
+pub mod wire;
+
+#[cfg(test)]
+mod tests;
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+use basalt_common::BasaltError;
+
+pub use auth::verify_native_password;
+pub use connection::serve_connection;
+
+/// Batches of a result set, produced while they are sent.
+pub type BatchStream = futures::stream::BoxStream<'static, Result<RecordBatch, BasaltError>>;
+
+/// What a statement produced.
+pub enum QueryOutput {
+    /// A result set: column definitions come from `schema`; rows are streamed batch by batch.
+    ResultSet {
+        schema: SchemaRef,
+        stream: BatchStream,
+    },
+    Ok {
+        affected_rows: u64,
+        last_insert_id: u64,
+        info: String,
+    },
+}
+
+/// Per-connection handler the protocol layer calls.
+#[async_trait::async_trait]
+pub trait Backend: Send {
+    /// Verify a login. `auth_response` is the client's mysql_native_password token (20 bytes or
+    /// empty), `salt` the 20-byte scramble this connection sent. Must return
+    /// `BasaltError::AccessDenied` (1045) on a bad user/password, or `UnknownDatabase` (1049) for
+    /// a bad initial database.
+    async fn authenticate(
+        &mut self,
+        user: &str,
+        client_host: &str,
+        salt: &[u8],
+        auth_response: &[u8],
+        database: Option<&str>,
+    ) -> Result<(), BasaltError>;
+    /// COM_QUERY text (a single statement; may have a trailing ';').
+    async fn query(&mut self, sql: &str) -> Result<QueryOutput, BasaltError>;
+    /// COM_INIT_DB.
+    async fn init_db(&mut self, database: &str) -> Result<(), BasaltError>;
+    /// COM_FIELD_LIST: the table's columns, or an error (e.g. 1146).
+    async fn field_list(&mut self, table: &str) -> Result<SchemaRef, BasaltError>;
+    /// COM_RESET_CONNECTION: reset user variables, session variables and prepared statements;
+    /// the current database is kept (as MySQL does).
+    async fn reset(&mut self);
+    /// True while autocommit is on (for the SERVER_STATUS_AUTOCOMMIT flag).
+    fn autocommit(&self) -> bool;
+}
+
+/// Per-connection settings.
+#[derive(Debug, Clone)]
+pub struct ConnectionOptions {
+    /// Sent in the handshake, e.g. "5.7.99-Basalt".
+    pub server_version: String,
+    pub connection_id: u32,
+    /// Largest client packet accepted (after reassembly); 0 means the 64 MiB default.
+    pub max_packet_size: u32,
+}
+
+impl Default for ConnectionOptions {
+    fn default() -> Self {
+        ConnectionOptions {
+            server_version: "5.7.99-Basalt".to_string(),
+            connection_id: 0,
+            max_packet_size: connection::DEFAULT_MAX_PACKET_SIZE,
+        }
+    }
+}

@@ -1,0 +1,277 @@
+//! Text-protocol result sets: ColumnDefinition41 packets (also in the COM_FIELD_LIST form, with
+//! the table name and a default-value field), COM_FIELD_LIST wildcard matching, and streaming the
+//! rows of Arrow record batches as row packets, flushing about every 64 KB.
+
+use std::io;
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::{Field, Schema};
+use arrow::error::ArrowError;
+use futures::StreamExt;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+use super::packet::PacketIo;
+use super::response::{self, ErrorReply};
+use super::types::{column_meta, ValueWriter};
+use super::wire::{put_lenenc_bytes, put_lenenc_int, put_u16, put_u32, NULL_MARKER};
+use super::BatchStream;
+
+/// Queued output is written to the socket once it grows past this many bytes.
+pub const FLUSH_THRESHOLD: usize = 64 * 1024;
+
+/// Appends a ColumnDefinition41 payload for `field`. `table` fills both table and org_table;
+/// `with_default` appends the (NULL) default-value field COM_FIELD_LIST responses carry.
+pub fn column_definition(out: &mut Vec<u8>, field: &Field, table: &str, with_default: bool) {
+    let meta = column_meta(field);
+    put_lenenc_bytes(out, b"def");
+    put_lenenc_bytes(out, b"");
+    put_lenenc_bytes(out, table.as_bytes());
+    put_lenenc_bytes(out, table.as_bytes());
+    put_lenenc_bytes(out, field.name().as_bytes());
+    put_lenenc_bytes(out, field.name().as_bytes());
+    out.push(0x0c);
+    put_u16(out, meta.charset);
+    put_u32(out, meta.length);
+    out.push(meta.column_type);
+    put_u16(out, meta.flags);
+    out.push(meta.decimals);
+    out.extend_from_slice(&[0, 0]);
+    if with_default {
+        out.push(NULL_MARKER);
+    }
+}
+
+/// Sends a complete result set: column count, column definitions, EOF (unless the client
+/// deprecated it), one packet per row, and the terminator carrying `status` — or an ERR packet
+/// in place of the terminator if the stream fails midway.
+pub async fn send_result_set<S>(
+    io: &mut PacketIo<S>,
+    schema: &Schema,
+    mut stream: BatchStream,
+    deprecate_eof: bool,
+    status: u16,
+) -> io::Result<()>
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    let columns = schema.fields().len();
+    if columns == 0 {
+        // The protocol has no zero-column result set; report success (or the stream's error).
+        let mut failure = None;
+        while let Some(item) = stream.next().await {
+            if let Err(e) = item {
+                failure = Some(ErrorReply::from(&e));
+                break;
+            }
+        }
+        match failure {
+            Some(reply) => io.packet(|b| response::err(b, &reply)),
+            None => io.packet(|b| response::ok(b, response::OK_HEADER, 0, 0, status, 0, "")),
+        }
+        return io.flush().await;
+    }
+
+    io.packet(|b| put_lenenc_int(b, columns as u64));
+    for field in schema.fields() {
+        io.packet(|b| column_definition(b, field, "", false));
+    }
+    if !deprecate_eof {
+        io.packet(|b| response::eof(b, 0, status));
+    }
+
+    while let Some(item) = stream.next().await {
+        let batch = match item {
+            Ok(batch) => batch,
+            Err(e) => {
+                let reply = ErrorReply::from(&e);
+                io.packet(|b| response::err(b, &reply));
+                return io.flush().await;
+            }
+        };
+        if batch.num_columns() != columns {
+            let reply = ErrorReply::new(
+                1105,
+                "HY000",
+                format!(
+                    "internal error: result batch has {} columns, schema has {columns}",
+                    batch.num_columns()
+                ),
+            );
+            io.packet(|b| response::err(b, &reply));
+            return io.flush().await;
+        }
+        let mut row = 0;
+        while row < batch.num_rows() {
+            match write_rows(io, &batch, row) {
+                Ok(next) => row = next,
+                Err(e) => {
+                    let reply = ErrorReply::new(1105, "HY000", format!("internal error: {e}"));
+                    io.packet(|b| response::err(b, &reply));
+                    return io.flush().await;
+                }
+            }
+            if io.pending() >= FLUSH_THRESHOLD {
+                io.flush().await?;
+            }
+        }
+    }
+    io.packet(|b| response::end_of_rows(b, deprecate_eof, status));
+    io.flush().await
+}
+
+/// Queues row packets for `batch` from row `from` until the batch ends or the output buffer
+/// reaches [`FLUSH_THRESHOLD`]; returns the next row to write. Synchronous, so the per-column
+/// writers (which borrow the batch) never live across an await.
+fn write_rows<S>(
+    io: &mut PacketIo<S>,
+    batch: &RecordBatch,
+    from: usize,
+) -> Result<usize, ArrowError>
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    let writers = batch
+        .columns()
+        .iter()
+        .map(|c| ValueWriter::new(c.as_ref()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut row = from;
+    while row < batch.num_rows() {
+        io.packet(|b| {
+            for w in &writers {
+                w.write(row, b);
+            }
+        });
+        row += 1;
+        if io.pending() >= FLUSH_THRESHOLD {
+            break;
+        }
+    }
+    Ok(row)
+}
+
+/// Queues the COM_FIELD_LIST response: one column definition (with table name and default
+/// value) per field whose name matches `wildcard`, then EOF or OK-with-0xFE.
+pub fn field_list<S>(
+    io: &mut PacketIo<S>,
+    schema: &Schema,
+    table: &str,
+    wildcard: &str,
+    deprecate_eof: bool,
+    status: u16,
+) where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    for field in schema.fields() {
+        if wildcard.is_empty() || like_match(wildcard, field.name()) {
+            io.packet(|b| column_definition(b, field, table, true));
+        }
+    }
+    io.packet(|b| response::end_of_rows(b, deprecate_eof, status));
+}
+
+enum Token {
+    AnyRun,
+    AnyOne,
+    Char(char),
+}
+
+/// Case-insensitive SQL LIKE: '%' matches any run, '_' one character, '\' escapes.
+pub fn like_match(pattern: &str, text: &str) -> bool {
+    let mut tokens = Vec::new();
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        tokens.push(match c {
+            '%' => Token::AnyRun,
+            '_' => Token::AnyOne,
+            '\\' => Token::Char(chars.next().unwrap_or('\\')),
+            c => Token::Char(c),
+        });
+    }
+    let text: Vec<char> = text.chars().collect();
+    let same = |a: char, b: char| a == b || a.to_lowercase().eq(b.to_lowercase());
+    let (mut p, mut t) = (0, 0);
+    // Position after the last '%' seen and the text position it is currently matched up to.
+    let mut backtrack: Option<(usize, usize)> = None;
+    while let Some(&c) = text.get(t) {
+        match tokens.get(p) {
+            Some(Token::AnyRun) => {
+                p += 1;
+                backtrack = Some((p, t));
+                continue;
+            }
+            Some(Token::AnyOne) => {
+                p += 1;
+                t += 1;
+                continue;
+            }
+            Some(Token::Char(pc)) if same(*pc, c) => {
+                p += 1;
+                t += 1;
+                continue;
+            }
+            _ => {}
+        }
+        match backtrack {
+            Some((bp, bt)) => {
+                p = bp;
+                t = bt + 1;
+                backtrack = Some((bp, bt + 1));
+            }
+            None => return false,
+        }
+    }
+    tokens
+        .get(p..)
+        .unwrap_or_default()
+        .iter()
+        .all(|t| matches!(t, Token::AnyRun))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::datatypes::DataType;
+
+    #[test]
+    fn column_definition_bytes() {
+        let mut out = Vec::new();
+        column_definition(
+            &mut out,
+            &Field::new("id", DataType::Int32, false),
+            "",
+            false,
+        );
+        let expected: &[u8] = &[
+            3, b'd', b'e', b'f', 0, 0, 0, 2, b'i', b'd', 2, b'i', b'd', 0x0c, 63, 0, 11, 0, 0, 0,
+            0x03, 0x81, 0x00, 0, 0, 0,
+        ];
+        assert_eq!(out, expected);
+
+        let mut out = Vec::new();
+        column_definition(&mut out, &Field::new("n", DataType::Utf8, true), "t", true);
+        let expected: &[u8] = &[
+            3, b'd', b'e', b'f', 0, 1, b't', 1, b't', 1, b'n', 1, b'n', 0x0c, 45, 0, 0xfc, 0x03, 0,
+            0, 0xfd, 0, 0, 0, 0, 0, 0xfb,
+        ];
+        assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn like_patterns() {
+        assert!(like_match("%", "anything"));
+        assert!(like_match("%", ""));
+        assert!(like_match("na%", "Name"));
+        assert!(!like_match("na%", "id"));
+        assert!(like_match("%_id", "user_id"));
+        assert!(like_match("_d", "id"));
+        assert!(!like_match("_d", "idd"));
+        assert!(like_match("a%b%c", "aXXbYYc"));
+        assert!(!like_match("a%b%c", "aXXbYY"));
+        assert!(like_match("user\\_id", "user_id"));
+        assert!(!like_match("user\\_id", "userXid"));
+        assert!(like_match("%%x", "abx"));
+        assert!(like_match("ÄB", "äb"));
+        assert!(!like_match("", "a"));
+    }
+}

@@ -1,0 +1,117 @@
+//! Process wiring: open the catalog, storage and query engine on the data directory, accept
+//! MySQL and HTTP connections, and stop cleanly on SIGTERM or Ctrl-C.
+
+use crate::backend::SessionBackend;
+use crate::mysql::{serve_connection, ConnectionOptions};
+use basalt_catalog::Catalog;
+use basalt_common::config::Config;
+use basalt_common::{BasaltError, Result};
+use basalt_query::QueryEngine;
+use basalt_storage::StorageEngine;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+
+pub struct Server {
+    pub engine: Arc<QueryEngine>,
+}
+
+impl Server {
+    /// Opens all state under the configured data directory.
+    pub fn open(config: Config) -> Result<Server> {
+        std::fs::create_dir_all(&config.data_dir)?;
+        let catalog = Arc::new(Catalog::open(&config.data_dir.join("meta"))?);
+        let storage =
+            StorageEngine::open(&config.data_dir, catalog.clone(), config.write_buffer_rows)?;
+        let engine = QueryEngine::new(catalog, storage)?;
+        Ok(Server { engine })
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(s) => s,
+                Err(_) => {
+                    let _ = ctrl_c.await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = ctrl_c => {},
+            _ = term.recv() => {},
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ctrl_c.await;
+    }
+}
+
+/// Runs the server until a shutdown signal.
+pub async fn run(config: Config) -> Result<()> {
+    let server = Server::open(config.clone())?;
+    let mysql_addr = format!("{}:{}", config.bind, config.mysql_port);
+    let http_addr = format!("{}:{}", config.bind, config.http_port);
+    let mysql = TcpListener::bind(&mysql_addr)
+        .await
+        .map_err(|e| BasaltError::Internal(format!("cannot listen on {mysql_addr}: {e}")))?;
+    let http = TcpListener::bind(&http_addr)
+        .await
+        .map_err(|e| BasaltError::Internal(format!("cannot listen on {http_addr}: {e}")))?;
+    tracing::info!(
+        "Basalt ready: MySQL protocol on {}, HTTP on {}, data in {}",
+        mysql.local_addr()?,
+        http.local_addr()?,
+        config.data_dir.display()
+    );
+
+    let engine = server.engine.clone();
+    let http_task = tokio::spawn(async move {
+        let app = crate::http::router(engine);
+        if let Err(e) = axum::serve(http, app)
+            .with_graceful_shutdown(shutdown_signal())
+            .await
+        {
+            tracing::error!("HTTP server failed: {e}");
+        }
+    });
+
+    let engine = server.engine.clone();
+    let accept = async move {
+        loop {
+            let (stream, peer) = match mysql.accept().await {
+                Ok(x) => x,
+                Err(e) => {
+                    tracing::warn!("accept failed: {e}");
+                    continue;
+                }
+            };
+            let _ = stream.set_nodelay(true);
+            let engine = engine.clone();
+            tokio::spawn(async move {
+                let id = engine.next_connection_id();
+                let backend = SessionBackend::new(engine, id);
+                let opts = ConnectionOptions {
+                    server_version: basalt_query::SERVER_VERSION.to_string(),
+                    connection_id: id,
+                    max_packet_size: 64 * 1024 * 1024,
+                };
+                let host = peer.ip().to_string();
+                if let Err(e) = serve_connection(stream, host, opts, backend).await {
+                    tracing::debug!("connection {id} from {peer} ended: {e}");
+                }
+            });
+        }
+    };
+    tokio::select! {
+        _ = accept => {},
+        _ = shutdown_signal() => {
+            tracing::info!("shutting down");
+        }
+    }
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), http_task).await;
+    Ok(())
+}

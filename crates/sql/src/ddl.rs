@@ -1,0 +1,495 @@
+//! Grammar of Doris-style `CREATE TABLE` (also accepting MySQL's column list with PRIMARY KEY and
+//! ENGINE) and of partition definitions.
+
+use crate::parser::parse_table_name;
+use crate::statement::*;
+use crate::words::{
+    eat_word, eat_words, expect_word, ident, peek_word, string_literal, uint_literal,
+};
+use basalt_common::SqlType;
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::Token;
+
+pub fn parse_create_table(p: &mut Parser) -> Result<CreateTable, ParserError> {
+    expect_word(p, "CREATE")?;
+    expect_word(p, "TABLE")?;
+    let if_not_exists = eat_words(p, &["IF", "NOT", "EXISTS"]);
+    let name = parse_table_name(p)?;
+    let mut table = CreateTable {
+        name,
+        if_not_exists,
+        columns: Vec::new(),
+        keys: None,
+        primary_key: None,
+        engine: None,
+        comment: None,
+        partition: None,
+        distribution: None,
+        properties: Vec::new(),
+    };
+    p.expect_token(&Token::LParen)?;
+    loop {
+        parse_table_element(p, &mut table)?;
+        if p.consume_token(&Token::Comma) {
+            continue;
+        }
+        p.expect_token(&Token::RParen)?;
+        break;
+    }
+    loop {
+        if eat_word(p, "ENGINE") {
+            let _ = p.consume_token(&Token::Eq);
+            table.engine = Some(ident(p)?);
+        } else if let Some(model) = parse_keys_model(p) {
+            expect_word(p, "KEY")?;
+            table.keys = Some((model, column_list(p)?));
+        } else if eat_word(p, "COMMENT") {
+            let _ = p.consume_token(&Token::Eq);
+            table.comment = Some(string_literal(p)?);
+        } else if eat_words(p, &["PARTITION", "BY"]) {
+            table.partition = Some(parse_partition_clause(p)?);
+        } else if eat_words(p, &["DISTRIBUTED", "BY"]) {
+            table.distribution = Some(parse_distribution(p)?);
+        } else if eat_word(p, "PROPERTIES") {
+            table.properties = parse_properties(p)?;
+        } else if eat_words(p, &["DEFAULT", "CHARSET"])
+            || eat_word(p, "CHARSET")
+            || eat_words(p, &["DEFAULT", "CHARACTER", "SET"])
+            || eat_words(p, &["CHARACTER", "SET"])
+            || eat_word(p, "COLLATE")
+            || eat_words(p, &["DEFAULT", "COLLATE"])
+            || eat_word(p, "AUTO_INCREMENT")
+            || eat_words(p, &["ROW_FORMAT"])
+        {
+            // MySQL table options Basalt accepts and ignores.
+            let _ = p.consume_token(&Token::Eq);
+            p.next_token();
+        } else {
+            break;
+        }
+    }
+    Ok(table)
+}
+
+fn parse_keys_model(p: &mut Parser) -> Option<KeysModel> {
+    let next_is_key = |p: &Parser| matches!(&p.peek_nth_token(1).token, sqlparser::tokenizer::Token::Word(w) if w.value.eq_ignore_ascii_case("KEY"));
+    let model = if peek_word(p, "DUPLICATE") {
+        KeysModel::Duplicate
+    } else if peek_word(p, "AGGREGATE") {
+        KeysModel::Aggregate
+    } else if peek_word(p, "UNIQUE") {
+        KeysModel::Unique
+    } else {
+        return None;
+    };
+    if !next_is_key(p) {
+        return None;
+    }
+    p.next_token();
+    Some(model)
+}
+
+/// A column definition, `PRIMARY KEY (..)`, or an index definition (accepted, not used).
+fn parse_table_element(p: &mut Parser, table: &mut CreateTable) -> Result<(), ParserError> {
+    if eat_words(p, &["PRIMARY", "KEY"]) {
+        table.primary_key = Some(column_list(p)?);
+        return Ok(());
+    }
+    if eat_word(p, "INDEX")
+        || eat_word(p, "KEY")
+        || eat_words(p, &["UNIQUE", "KEY"])
+        || eat_words(p, &["UNIQUE", "INDEX"])
+    {
+        // `INDEX name (cols) [USING BITMAP|INVERTED|NGRAM_BF] [PROPERTIES(..)] [COMMENT '..']`
+        if !matches!(p.peek_token().token, Token::LParen) {
+            ident(p)?;
+        }
+        column_list(p)?;
+        if eat_word(p, "USING") {
+            ident(p)?;
+        }
+        if eat_word(p, "PROPERTIES") {
+            parse_properties(p)?;
+        }
+        if eat_word(p, "COMMENT") {
+            string_literal(p)?;
+        }
+        return Ok(());
+    }
+    let col = parse_column_def(p)?;
+    table.columns.push(col);
+    Ok(())
+}
+
+fn parse_column_def(p: &mut Parser) -> Result<ColumnDef, ParserError> {
+    let name = ident(p)?;
+    let ty = parse_type(p)?;
+    let mut col = ColumnDef {
+        name,
+        ty,
+        agg: None,
+        nullable: None,
+        default: None,
+        comment: None,
+        auto_increment: false,
+    };
+    loop {
+        if let Some(agg) = parse_agg_kind(p) {
+            col.agg = Some(agg);
+        } else if eat_words(p, &["NOT", "NULL"]) {
+            col.nullable = Some(false);
+        } else if eat_word(p, "NULL") {
+            col.nullable = Some(true);
+        } else if eat_word(p, "AUTO_INCREMENT") {
+            col.auto_increment = true;
+            // Doris: AUTO_INCREMENT(start)
+            if p.consume_token(&Token::LParen) {
+                uint_literal(p)?;
+                p.expect_token(&Token::RParen)?;
+            }
+        } else if eat_word(p, "DEFAULT") {
+            col.default = Some(parse_default(p)?);
+        } else if eat_word(p, "COMMENT") {
+            col.comment = Some(string_literal(p)?);
+        } else if eat_word(p, "UNSIGNED") || eat_word(p, "SIGNED") || eat_word(p, "ZEROFILL") {
+            // accepted for MySQL compatibility
+        } else if eat_words(p, &["PRIMARY", "KEY"]) {
+            return p.expected(
+                "PRIMARY KEY as a table element, e.g. PRIMARY KEY (id)",
+                p.peek_token(),
+            );
+        } else {
+            break;
+        }
+    }
+    Ok(col)
+}
+
+fn parse_agg_kind(p: &mut Parser) -> Option<AggKind> {
+    let kinds = [
+        ("SUM", AggKind::Sum),
+        ("MIN", AggKind::Min),
+        ("MAX", AggKind::Max),
+        ("REPLACE_IF_NOT_NULL", AggKind::ReplaceIfNotNull),
+        ("REPLACE", AggKind::Replace),
+    ];
+    for (word, kind) in kinds {
+        if eat_word(p, word) {
+            return Some(kind);
+        }
+    }
+    None
+}
+
+fn parse_default(p: &mut Parser) -> Result<DefaultValue, ParserError> {
+    if eat_word(p, "NULL") {
+        return Ok(DefaultValue::Null);
+    }
+    if eat_word(p, "CURRENT_TIMESTAMP") || eat_word(p, "NOW") {
+        if p.consume_token(&Token::LParen) {
+            if !matches!(p.peek_token().token, Token::RParen) {
+                uint_literal(p)?;
+            }
+            p.expect_token(&Token::RParen)?;
+        }
+        return Ok(DefaultValue::CurrentTimestamp);
+    }
+    match literal(p)? {
+        PartitionLiteral::Value(v) => Ok(DefaultValue::Literal(v)),
+        PartitionLiteral::MaxValue => p.expected("a default value", p.peek_token()),
+    }
+}
+
+/// `NAME [(n [, m])]`.
+fn parse_type(p: &mut Parser) -> Result<SqlType, ParserError> {
+    let t = p.next_token();
+    let name = match &t.token {
+        Token::Word(w) => w.value.clone(),
+        _ => return p.expected("a column type", t),
+    };
+    let mut args = Vec::new();
+    if p.consume_token(&Token::LParen) {
+        args = p.parse_comma_separated(uint_literal)?;
+        p.expect_token(&Token::RParen)?;
+    }
+    // MySQL display widths such as INT(11) carry no meaning.
+    let upper = name.to_ascii_uppercase();
+    if matches!(
+        upper.as_str(),
+        "TINYINT" | "SMALLINT" | "INT" | "INTEGER" | "BIGINT" | "LARGEINT"
+    ) {
+        args.clear();
+    }
+    match SqlType::from_name(&name, &args) {
+        Ok(ty) => Ok(ty),
+        Err(msg) => Err(ParserError::ParserError(format!("{msg}{}", t.span.start))),
+    }
+}
+
+fn column_list(p: &mut Parser) -> Result<Vec<String>, ParserError> {
+    p.expect_token(&Token::LParen)?;
+    let cols = p.parse_comma_separated(ident)?;
+    p.expect_token(&Token::RParen)?;
+    Ok(cols)
+}
+
+fn parse_partition_clause(p: &mut Parser) -> Result<PartitionClause, ParserError> {
+    let kind = if eat_word(p, "RANGE") {
+        PartitionKind::Range
+    } else if eat_word(p, "LIST") {
+        PartitionKind::List
+    } else {
+        return p.expected("RANGE or LIST", p.peek_token());
+    };
+    let columns = column_list(p)?;
+    p.expect_token(&Token::LParen)?;
+    let mut partitions = Vec::new();
+    if !p.consume_token(&Token::RParen) {
+        partitions = p.parse_comma_separated(parse_partition_def)?;
+        p.expect_token(&Token::RParen)?;
+    }
+    for def in &partitions {
+        let ok = matches!(
+            (kind, def),
+            (PartitionKind::Range, PartitionDef::Range { .. })
+                | (PartitionKind::List, PartitionDef::List { .. })
+        );
+        if !ok {
+            return Err(ParserError::ParserError(format!(
+                "partition {} does not match PARTITION BY {:?}",
+                def.name(),
+                kind
+            )));
+        }
+    }
+    Ok(PartitionClause {
+        kind,
+        columns,
+        partitions,
+    })
+}
+
+/// `PARTITION name VALUES LESS THAN (..) | VALUES [(..), (..)) | VALUES IN (..)`.
+pub fn parse_partition_def(p: &mut Parser) -> Result<PartitionDef, ParserError> {
+    expect_word(p, "PARTITION")?;
+    eat_words(p, &["IF", "NOT", "EXISTS"]);
+    let name = ident(p)?;
+    expect_word(p, "VALUES")?;
+    if eat_words(p, &["LESS", "THAN"]) {
+        let upper = if eat_word(p, "MAXVALUE") {
+            vec![PartitionLiteral::MaxValue]
+        } else {
+            literal_tuple(p)?
+        };
+        return Ok(PartitionDef::Range {
+            name,
+            bound: RangeBound::LessThan(upper),
+        });
+    }
+    if p.consume_token(&Token::LBracket) {
+        let lower = literal_tuple(p)?;
+        p.expect_token(&Token::Comma)?;
+        let upper = literal_tuple(p)?;
+        p.expect_token(&Token::RParen)?;
+        return Ok(PartitionDef::Range {
+            name,
+            bound: RangeBound::Fixed { lower, upper },
+        });
+    }
+    expect_word(p, "IN")?;
+    p.expect_token(&Token::LParen)?;
+    let values = p.parse_comma_separated(|p| {
+        if matches!(p.peek_token().token, Token::LParen) {
+            literal_tuple(p)
+        } else {
+            Ok(vec![literal(p)?])
+        }
+    })?;
+    p.expect_token(&Token::RParen)?;
+    Ok(PartitionDef::List { name, values })
+}
+
+fn literal_tuple(p: &mut Parser) -> Result<Vec<PartitionLiteral>, ParserError> {
+    p.expect_token(&Token::LParen)?;
+    let values = p.parse_comma_separated(literal)?;
+    p.expect_token(&Token::RParen)?;
+    Ok(values)
+}
+
+/// A string, a (possibly negative) number, or MAXVALUE.
+fn literal(p: &mut Parser) -> Result<PartitionLiteral, ParserError> {
+    let t = p.next_token();
+    match t.token {
+        Token::SingleQuotedString(s) | Token::DoubleQuotedString(s) => {
+            Ok(PartitionLiteral::Value(s))
+        }
+        Token::Number(n, _) => Ok(PartitionLiteral::Value(n)),
+        Token::Minus => {
+            let t = p.next_token();
+            match t.token {
+                Token::Number(n, _) => Ok(PartitionLiteral::Value(format!("-{n}"))),
+                _ => p.expected("a number", t),
+            }
+        }
+        Token::Word(w) if w.value.eq_ignore_ascii_case("MAXVALUE") => {
+            Ok(PartitionLiteral::MaxValue)
+        }
+        Token::Word(w)
+            if w.value.eq_ignore_ascii_case("TRUE") || w.value.eq_ignore_ascii_case("FALSE") =>
+        {
+            Ok(PartitionLiteral::Value(w.value.to_ascii_lowercase()))
+        }
+        _ => p.expected("a literal value", t),
+    }
+}
+
+fn parse_distribution(p: &mut Parser) -> Result<Distribution, ParserError> {
+    let columns = if eat_word(p, "HASH") {
+        column_list(p)?
+    } else if eat_word(p, "RANDOM") {
+        Vec::new()
+    } else {
+        return p.expected("HASH or RANDOM", p.peek_token());
+    };
+    let mut buckets = None;
+    if eat_word(p, "BUCKETS") && !eat_word(p, "AUTO") {
+        let t = p.peek_token();
+        let n = uint_literal(p)?;
+        if n == 0 || n > 65536 {
+            return p.expected("BUCKETS between 1 and 65536", t);
+        }
+        buckets = Some(n as u32);
+    }
+    Ok(Distribution { columns, buckets })
+}
+
+fn parse_properties(p: &mut Parser) -> Result<Vec<(String, String)>, ParserError> {
+    p.expect_token(&Token::LParen)?;
+    if p.consume_token(&Token::RParen) {
+        return Ok(Vec::new());
+    }
+    let props = p.parse_comma_separated(|p| {
+        let key = string_literal(p)?;
+        p.expect_token(&Token::Eq)?;
+        let value = string_literal(p)?;
+        Ok((key, value))
+    })?;
+    p.expect_token(&Token::RParen)?;
+    Ok(props)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{parse_one, Statement};
+
+    fn create(sql: &str) -> CreateTable {
+        match parse_one(sql).unwrap() {
+            Statement::CreateTable(t) => *t,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn doris_range_table() {
+        let t = create(
+            r#"CREATE TABLE IF NOT EXISTS demo.orders (
+                order_date DATE NOT NULL COMMENT "day",
+                id BIGINT NOT NULL,
+                amount DECIMAL(15, 2) SUM DEFAULT "0",
+                note VARCHAR(32) REPLACE_IF_NOT_NULL NULL
+            ) ENGINE=OLAP
+            AGGREGATE KEY(order_date, id)
+            COMMENT 'orders'
+            PARTITION BY RANGE(order_date) (
+                PARTITION p1 VALUES LESS THAN ("2024-02-01"),
+                PARTITION p2 VALUES [("2024-02-01"), ("2024-03-01")),
+                PARTITION pmax VALUES LESS THAN MAXVALUE
+            )
+            DISTRIBUTED BY HASH(id) BUCKETS 4
+            PROPERTIES ("replication_num" = "1")"#,
+        );
+        assert!(t.if_not_exists);
+        assert_eq!(t.name.database.as_deref(), Some("demo"));
+        assert_eq!(t.columns.len(), 4);
+        assert_eq!(t.columns[2].agg, Some(AggKind::Sum));
+        assert_eq!(
+            t.columns[2].ty,
+            SqlType::Decimal {
+                precision: 15,
+                scale: 2
+            }
+        );
+        assert_eq!(t.columns[3].agg, Some(AggKind::ReplaceIfNotNull));
+        assert_eq!(t.columns[0].comment.as_deref(), Some("day"));
+        assert_eq!(
+            t.keys,
+            Some((KeysModel::Aggregate, vec!["order_date".into(), "id".into()]))
+        );
+        let part = t.partition.unwrap();
+        assert_eq!(part.partitions.len(), 3);
+        assert_eq!(
+            part.partitions[1],
+            PartitionDef::Range {
+                name: "p2".into(),
+                bound: RangeBound::Fixed {
+                    lower: vec![PartitionLiteral::Value("2024-02-01".into())],
+                    upper: vec![PartitionLiteral::Value("2024-03-01".into())],
+                }
+            }
+        );
+        assert_eq!(
+            t.distribution,
+            Some(Distribution {
+                columns: vec!["id".into()],
+                buckets: Some(4)
+            })
+        );
+        assert_eq!(
+            t.properties,
+            vec![("replication_num".to_string(), "1".to_string())]
+        );
+    }
+
+    #[test]
+    fn list_and_unique() {
+        let t = create(
+            "CREATE TABLE t (k INT, city VARCHAR(10), v STRING) UNIQUE KEY(k, city) \
+             PARTITION BY LIST(city) (PARTITION p_bj VALUES IN ('beijing', 'tianjin'), PARTITION p_sh VALUES IN (('shanghai'))) \
+             DISTRIBUTED BY HASH(k) BUCKETS AUTO",
+        );
+        assert_eq!(t.keys.as_ref().unwrap().0, KeysModel::Unique);
+        let part = t.partition.unwrap();
+        assert_eq!(part.kind, PartitionKind::List);
+        match &part.partitions[0] {
+            PartitionDef::List { values, .. } => assert_eq!(values.len(), 2),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(t.distribution.unwrap().buckets, None);
+    }
+
+    #[test]
+    fn mysql_style_table() {
+        let t = create(
+            "CREATE TABLE sbtest1 (id INT(11) NOT NULL AUTO_INCREMENT, k INT NOT NULL DEFAULT '0', \
+             c CHAR(120) NOT NULL DEFAULT '', PRIMARY KEY (id), KEY k_1 (k)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4",
+        );
+        assert_eq!(t.primary_key, Some(vec!["id".to_string()]));
+        assert!(t.columns[0].auto_increment);
+        assert_eq!(t.engine.as_deref(), Some("InnoDB"));
+        assert_eq!(
+            t.columns[2].default,
+            Some(DefaultValue::Literal(String::new()))
+        );
+    }
+
+    #[test]
+    fn bad_ddl_is_a_positioned_syntax_error() {
+        let e = parse_one("CREATE TABLE t (a INT, b FANCY) DUPLICATE KEY(a)").unwrap_err();
+        assert_eq!(e.mysql_code(), 1064);
+        assert!(e.to_string().contains("unknown column type 'FANCY'"), "{e}");
+        assert!(e.to_string().contains("near 'FANCY) DUPLICATE"), "{e}");
+        let e = parse_one("CREATE TABLE t (a INT) DISTRIBUTED BY HASH(a) BUCKETS 0").unwrap_err();
+        assert_eq!(e.mysql_code(), 1064);
+    }
+}

@@ -1,0 +1,15 @@
+//! Basalt's SQL surface: a parser that accepts MySQL statements (via `sqlparser`'s MySQL dialect)
+//! plus Doris DDL (key models, PARTITION BY, DISTRIBUTED BY, PROPERTIES) and user administration,
+//! and turns text into typed [`Statement`]s.
+
+mod ddl;
+mod error;
+mod parser;
+mod statement;
+mod words;
+
+pub use parser::{parse_one, parse_statements};
+pub use statement::*;
+
+/// Re-export of the sqlparser AST so downstream crates share one version of it.
+pub use sqlparser::ast;

@@ -1,0 +1,288 @@
+//! Entry point of the SQL surface: splits text into statements and routes each either to Basalt's
+//! own grammar (Doris DDL, users, partitions) or to `sqlparser`'s MySQL dialect.
+
+use crate::error::syntax_error;
+use crate::statement::*;
+use crate::words::{
+    eat_word, eat_words, expect_word, ident, peek_nth_word, peek_word, string_literal,
+};
+use basalt_common::{BasaltError, Result};
+use sqlparser::dialect::MySqlDialect;
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::Token;
+
+/// Parses every `;`-separated statement in `sql`.
+pub fn parse_statements(sql: &str) -> Result<Vec<Statement>> {
+    let dialect = MySqlDialect {};
+    let mut parser = Parser::new(&dialect)
+        .try_with_sql(sql)
+        .map_err(|e| syntax_error(e, sql))?;
+    let mut out = Vec::new();
+    loop {
+        while parser.consume_token(&Token::SemiColon) {}
+        if parser.peek_token().token == Token::EOF {
+            break;
+        }
+        let stmt = parse_statement(&mut parser).map_err(|e| syntax_error(e, sql))?;
+        out.push(stmt);
+        let next = parser.peek_token();
+        if next.token != Token::SemiColon && next.token != Token::EOF {
+            return Err(syntax_error(
+                parser
+                    .expected::<()>("end of statement", next)
+                    .expect_err("expected() always fails"),
+                sql,
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// Parses text that must hold exactly one statement.
+pub fn parse_one(sql: &str) -> Result<Statement> {
+    let mut stmts = parse_statements(sql)?;
+    match stmts.len() {
+        1 => Ok(stmts.remove(0)),
+        0 => Err(BasaltError::syntax_at("empty statement", sql, 1, 1)),
+        _ => Err(BasaltError::NotSupported(
+            "more than one statement in a single query".to_string(),
+        )),
+    }
+}
+
+fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
+    if peek_word(p, "CREATE") {
+        if peek_nth_word(p, 1, "TABLE") {
+            return crate::ddl::parse_create_table(p).map(|t| Statement::CreateTable(Box::new(t)));
+        }
+        if peek_nth_word(p, 1, "USER") {
+            return parse_create_user(p);
+        }
+    }
+    if eat_words(p, &["DROP", "USER"]) {
+        let if_exists = eat_words(p, &["IF", "EXISTS"]);
+        let users = p.parse_comma_separated(parse_user_name)?;
+        return Ok(Statement::DropUser { users, if_exists });
+    }
+    if eat_words(p, &["SET", "PASSWORD"]) {
+        let user = if eat_word(p, "FOR") {
+            Some(parse_user_name(p)?)
+        } else {
+            None
+        };
+        p.expect_token(&Token::Eq)?;
+        let password = if eat_word(p, "PASSWORD") {
+            p.expect_token(&Token::LParen)?;
+            let s = string_literal(p)?;
+            p.expect_token(&Token::RParen)?;
+            s
+        } else {
+            string_literal(p)?
+        };
+        return Ok(Statement::SetPassword { user, password });
+    }
+    if peek_word(p, "SHOW") && (peek_nth_word(p, 1, "PARTITIONS") || peek_nth_word(p, 1, "TABLETS"))
+    {
+        p.next_token();
+        let partitions = eat_word(p, "PARTITIONS");
+        if !partitions {
+            expect_word(p, "TABLETS")?;
+        }
+        expect_word(p, "FROM")?;
+        let table = parse_table_name(p)?;
+        return Ok(if partitions {
+            Statement::ShowPartitions { table }
+        } else {
+            Statement::ShowTablets { table }
+        });
+    }
+    if peek_word(p, "ALTER") && peek_nth_word(p, 1, "TABLE") {
+        if let Some(stmt) = p.maybe_parse(parse_alter_partition)? {
+            return Ok(stmt);
+        }
+    }
+    Ok(Statement::Standard(Box::new(p.parse_statement()?)))
+}
+
+fn parse_alter_partition(p: &mut Parser) -> Result<Statement, ParserError> {
+    expect_word(p, "ALTER")?;
+    expect_word(p, "TABLE")?;
+    let table = parse_table_name(p)?;
+    if eat_word(p, "ADD") {
+        if !peek_word(p, "PARTITION") {
+            return p.expected("PARTITION", p.peek_token());
+        }
+        let def = crate::ddl::parse_partition_def(p)?;
+        Ok(Statement::AlterPartitions {
+            table,
+            op: PartitionOp::Add(def),
+        })
+    } else {
+        expect_word(p, "DROP")?;
+        expect_word(p, "PARTITION")?;
+        let if_exists = eat_words(p, &["IF", "EXISTS"]);
+        let name = ident(p)?;
+        Ok(Statement::AlterPartitions {
+            table,
+            op: PartitionOp::Drop { name, if_exists },
+        })
+    }
+}
+
+fn parse_create_user(p: &mut Parser) -> Result<Statement, ParserError> {
+    expect_word(p, "CREATE")?;
+    expect_word(p, "USER")?;
+    let if_not_exists = eat_words(p, &["IF", "NOT", "EXISTS"]);
+    let user = parse_user_name(p)?;
+    let password = if eat_words(p, &["IDENTIFIED", "BY"]) {
+        eat_word(p, "PASSWORD");
+        Some(string_literal(p)?)
+    } else {
+        None
+    };
+    Ok(Statement::CreateUser {
+        user,
+        password,
+        if_not_exists,
+    })
+}
+
+/// `'u'@'h'`, `u@h`, `'u'` (host defaults to `%`).
+pub(crate) fn parse_user_name(p: &mut Parser) -> Result<UserName, ParserError> {
+    let t = p.next_token();
+    let user = match t.token {
+        Token::SingleQuotedString(s) | Token::DoubleQuotedString(s) => s,
+        Token::Word(w) => w.value,
+        _ => return p.expected("a user name", t),
+    };
+    // The tokenizer may read `'u'@'h'` as a string followed by `@'h'` or as an `@h` word.
+    let host = match p.peek_token().token {
+        Token::AtSign => {
+            p.next_token();
+            let t = p.next_token();
+            match t.token {
+                Token::SingleQuotedString(s) | Token::DoubleQuotedString(s) => s,
+                Token::Word(w) => w.value,
+                Token::Mod => "%".to_string(),
+                _ => return p.expected("a host name", t),
+            }
+        }
+        Token::Word(ref w) if w.value.starts_with('@') => {
+            let h = w.value.trim_start_matches('@').to_string();
+            p.next_token();
+            h
+        }
+        _ => "%".to_string(),
+    };
+    Ok(UserName { user, host })
+}
+
+pub(crate) fn parse_table_name(p: &mut Parser) -> Result<TableName, ParserError> {
+    let first = ident(p)?;
+    if p.consume_token(&Token::Period) {
+        let table = ident(p)?;
+        Ok(TableName {
+            database: Some(first),
+            table,
+        })
+    } else {
+        Ok(TableName {
+            database: None,
+            table: first,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn standard_statements_go_to_sqlparser() {
+        let s = parse_statements("SELECT 1; select @@version_comment limit 1;").unwrap();
+        assert_eq!(s.len(), 2);
+        assert!(matches!(s[0], Statement::Standard(_)));
+    }
+
+    #[test]
+    fn syntax_error_has_position() {
+        let e = parse_one("SELECT * FORM t").unwrap_err();
+        assert_eq!(e.mysql_code(), 1064);
+        assert!(e.to_string().contains("near 'FORM t' at line 1"), "{e}");
+        let e = parse_one("SELEC 1").unwrap_err();
+        assert!(e.to_string().contains("near 'SELEC 1'"), "{e}");
+    }
+
+    #[test]
+    fn users() {
+        match parse_one("CREATE USER 'bob'@'%' IDENTIFIED BY 'pw'").unwrap() {
+            Statement::CreateUser { user, password, .. } => {
+                assert_eq!(
+                    user,
+                    UserName {
+                        user: "bob".into(),
+                        host: "%".into()
+                    }
+                );
+                assert_eq!(password.as_deref(), Some("pw"));
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse_one("DROP USER IF EXISTS 'bob'@'localhost', carol").unwrap() {
+            Statement::DropUser { users, if_exists } => {
+                assert!(if_exists);
+                assert_eq!(users[0].host, "localhost");
+                assert_eq!(
+                    users[1],
+                    UserName {
+                        user: "carol".into(),
+                        host: "%".into()
+                    }
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse_one("SET PASSWORD FOR 'bob'@'%' = PASSWORD('x')").unwrap() {
+            Statement::SetPassword { user, password } => {
+                assert_eq!(user.unwrap().user, "bob");
+                assert_eq!(password, "x");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            parse_one("SET PASSWORD = 'y'").unwrap(),
+            Statement::SetPassword { user: None, .. }
+        ));
+    }
+
+    #[test]
+    fn partitions_admin() {
+        match parse_one("ALTER TABLE db.t ADD PARTITION p3 VALUES LESS THAN ('2024-04-01')")
+            .unwrap()
+        {
+            Statement::AlterPartitions {
+                table,
+                op: PartitionOp::Add(def),
+            } => {
+                assert_eq!(table.database.as_deref(), Some("db"));
+                assert_eq!(def.name(), "p3");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            parse_one("ALTER TABLE t DROP PARTITION p1").unwrap(),
+            Statement::AlterPartitions {
+                op: PartitionOp::Drop { .. },
+                ..
+            }
+        ));
+        assert!(matches!(
+            parse_one("ALTER TABLE t ADD COLUMN c INT").unwrap(),
+            Statement::Standard(_)
+        ));
+        assert!(matches!(
+            parse_one("SHOW PARTITIONS FROM t").unwrap(),
+            Statement::ShowPartitions { .. }
+        ));
+    }
+}

@@ -1,0 +1,175 @@
+//! The typed statements Basalt understands: standard SQL (kept as `sqlparser` AST) and the Doris
+//! and administration statements that Basalt parses itself.
+
+use basalt_common::SqlType;
+use sqlparser::ast;
+
+/// One parsed statement.
+#[derive(Debug, Clone)]
+pub enum Statement {
+    /// Any statement `sqlparser`'s MySQL dialect understands (queries, INSERT, SET, SHOW, ...).
+    Standard(Box<ast::Statement>),
+    CreateTable(Box<CreateTable>),
+    /// `ALTER TABLE t ADD PARTITION ...` / `DROP PARTITION ...`.
+    AlterPartitions {
+        table: TableName,
+        op: PartitionOp,
+    },
+    /// `SHOW PARTITIONS FROM t`.
+    ShowPartitions {
+        table: TableName,
+    },
+    /// `SHOW TABLETS FROM t`.
+    ShowTablets {
+        table: TableName,
+    },
+    CreateUser {
+        user: UserName,
+        password: Option<String>,
+        if_not_exists: bool,
+    },
+    DropUser {
+        users: Vec<UserName>,
+        if_exists: bool,
+    },
+    /// `SET PASSWORD [FOR u] = PASSWORD('p')` or `= 'p'`.
+    SetPassword {
+        user: Option<UserName>,
+        password: String,
+    },
+}
+
+/// A possibly database-qualified table name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableName {
+    pub database: Option<String>,
+    pub table: String,
+}
+
+/// `'user'@'host'`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserName {
+    pub user: String,
+    pub host: String,
+}
+
+/// Doris data models.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeysModel {
+    Duplicate,
+    Aggregate,
+    Unique,
+}
+
+/// How an Aggregate-key table merges a value column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AggKind {
+    Sum,
+    Min,
+    Max,
+    Replace,
+    ReplaceIfNotNull,
+}
+
+/// A column's DEFAULT clause.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DefaultValue {
+    Null,
+    /// A literal, kept as text and converted to the column type by the catalog.
+    Literal(String),
+    CurrentTimestamp,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnDef {
+    pub name: String,
+    pub ty: SqlType,
+    pub agg: Option<AggKind>,
+    /// `Some(true)` for NULL, `Some(false)` for NOT NULL, `None` when not said.
+    pub nullable: Option<bool>,
+    pub default: Option<DefaultValue>,
+    pub comment: Option<String>,
+    pub auto_increment: bool,
+}
+
+/// One literal in a partition bound; `MaxValue` only appears in `LESS THAN (MAXVALUE)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PartitionLiteral {
+    Value(String),
+    MaxValue,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RangeBound {
+    /// `VALUES LESS THAN (upper)`: the lower bound is the previous partition's upper bound.
+    LessThan(Vec<PartitionLiteral>),
+    /// `VALUES [(lower), (upper))`.
+    Fixed {
+        lower: Vec<PartitionLiteral>,
+        upper: Vec<PartitionLiteral>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PartitionDef {
+    Range {
+        name: String,
+        bound: RangeBound,
+    },
+    List {
+        name: String,
+        values: Vec<Vec<PartitionLiteral>>,
+    },
+}
+
+impl PartitionDef {
+    pub fn name(&self) -> &str {
+        match self {
+            PartitionDef::Range { name, .. } | PartitionDef::List { name, .. } => name,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartitionKind {
+    Range,
+    List,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionClause {
+    pub kind: PartitionKind,
+    pub columns: Vec<String>,
+    pub partitions: Vec<PartitionDef>,
+}
+
+/// `DISTRIBUTED BY HASH(cols) BUCKETS n` (or `RANDOM`, or `BUCKETS AUTO`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Distribution {
+    /// Empty for `RANDOM`.
+    pub columns: Vec<String>,
+    /// `None` for `BUCKETS AUTO` or an absent BUCKETS clause.
+    pub buckets: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreateTable {
+    pub name: TableName,
+    pub if_not_exists: bool,
+    pub columns: Vec<ColumnDef>,
+    /// `DUPLICATE|AGGREGATE|UNIQUE KEY(cols)`.
+    pub keys: Option<(KeysModel, Vec<String>)>,
+    /// MySQL-style `PRIMARY KEY (cols)` in the column list.
+    pub primary_key: Option<Vec<String>>,
+    pub engine: Option<String>,
+    pub comment: Option<String>,
+    pub partition: Option<PartitionClause>,
+    pub distribution: Option<Distribution>,
+    pub properties: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PartitionOp {
+    Add(PartitionDef),
+    Drop { name: String, if_exists: bool },
+}

@@ -1,0 +1,56 @@
+//! Where tablet files live and the durability helpers: write to a temporary name, fsync, rename,
+//! fsync the directory — so a file is either whole under its final name or absent.
+
+use std::fs::{self, File};
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Relative directory of a tablet's segment files.
+pub fn tablet_dir(table_id: u64, tablet_id: u64) -> PathBuf {
+    PathBuf::from("data")
+        .join(table_id.to_string())
+        .join(tablet_id.to_string())
+}
+
+/// Relative directory of all of a table's files.
+pub fn table_dir(table_id: u64) -> PathBuf {
+    PathBuf::from("data").join(table_id.to_string())
+}
+
+/// fsyncs a directory so a rename or create inside it is durable.
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+/// Makes `tmp` durable and moves it to `dest` atomically.
+pub fn publish_file(tmp: &Path, dest: &Path) -> io::Result<()> {
+    File::open(tmp)?.sync_all()?;
+    fs::rename(tmp, dest)?;
+    if let Some(parent) = dest.parent() {
+        sync_dir(parent)?;
+    }
+    Ok(())
+}
+
+/// Every regular file under `root`, as paths relative to `base`.
+pub fn list_files(base: &Path, root: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let entries = match fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e),
+        };
+        for entry in entries {
+            let entry = entry?;
+            let path = entry.path();
+            if entry.file_type()?.is_dir() {
+                stack.push(path);
+            } else if let Ok(rel) = path.strip_prefix(base) {
+                out.push(rel.to_path_buf());
+            }
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,19 @@
+//! The tablet engine: routes rows to tablets (partition x bucket), writes immutable sorted
+//! segment files (Parquet with page statistics), applies the key models' merge rules, publishes
+//! loads atomically through the catalog, reads tablets back, and removes files nothing references.
+//! Storage knows nothing of SQL.
+
+mod engine;
+mod files;
+pub mod hashing;
+pub mod merge;
+pub mod routing;
+mod segment;
+mod writer;
+
+pub use engine::StorageEngine;
+pub use writer::{no_partition_error, LoadSummary, LoadWriter};
+
+fn storage_err(e: impl std::fmt::Display) -> basalt_common::BasaltError {
+    basalt_common::BasaltError::Storage(e.to_string())
+}

@@ -1,0 +1,285 @@
+//! The key models' merge rules, as one vectorized kernel used when a load writes a segment, when
+//! a read combines a tablet's rowsets, and (later) by compaction: sort by the key columns keeping
+//! arrival order among equal keys, then collapse each run of equal keys — the last row wins for
+//! Unique keys, each value column's function for Aggregate keys. Duplicate keys only sort.
+
+use arrow::array::{
+    make_comparator, Array, ArrayRef, PrimitiveArray, RecordBatch, UInt32Array, UInt64Array,
+};
+use arrow::compute::{
+    lexsort_to_indices, partition, take, take_record_batch, SortColumn, SortOptions,
+};
+use arrow::datatypes::*;
+use basalt_catalog::{AggKind, KeysModel, TableMeta};
+use basalt_common::{BasaltError, Result};
+use std::cmp::Ordering;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// How to merge a batch whose first `num_keys` columns are the key.
+#[derive(Debug, Clone)]
+pub struct MergeSpec {
+    pub model: KeysModel,
+    pub num_keys: usize,
+    /// For Aggregate keys: the function of each value column, in batch order after the keys.
+    pub value_aggs: Vec<AggKind>,
+}
+
+impl MergeSpec {
+    /// The spec for a batch holding all of `table`'s columns in table order.
+    pub fn for_table(table: &TableMeta) -> MergeSpec {
+        Self::for_columns(table, &(0..table.columns.len()).collect::<Vec<_>>())
+    }
+
+    /// The spec for a batch holding `columns` (table column indexes; keys first, in order).
+    pub fn for_columns(table: &TableMeta, columns: &[usize]) -> MergeSpec {
+        MergeSpec {
+            model: table.keys_model,
+            num_keys: table.num_key_columns,
+            value_aggs: columns
+                .iter()
+                .skip(table.num_key_columns)
+                .map(|i| table.columns[*i].agg.unwrap_or(AggKind::Replace))
+                .collect(),
+        }
+    }
+}
+
+fn err(e: impl std::fmt::Display) -> BasaltError {
+    BasaltError::Storage(e.to_string())
+}
+
+/// Sorts `batch` by its key columns and applies the model's merge rule. Rows that arrive later in
+/// `batch` are newer.
+pub fn sort_and_merge(batch: &RecordBatch, spec: &MergeSpec) -> Result<RecordBatch> {
+    let n = batch.num_rows();
+    if n == 0 {
+        return Ok(batch.clone());
+    }
+    let mut sort_cols: Vec<SortColumn> = (0..spec.num_keys)
+        .map(|i| SortColumn {
+            values: batch.column(i).clone(),
+            options: Some(SortOptions {
+                descending: false,
+                nulls_first: true,
+            }),
+        })
+        .collect();
+    if spec.model != KeysModel::Duplicate {
+        // Arrival order breaks ties so "last" means "newest".
+        sort_cols.push(SortColumn {
+            values: Arc::new(UInt64Array::from_iter_values(0..n as u64)),
+            options: None,
+        });
+    }
+    let indices = lexsort_to_indices(&sort_cols, None).map_err(err)?;
+    let sorted = take_record_batch(batch, &indices).map_err(err)?;
+    if spec.model == KeysModel::Duplicate {
+        return Ok(sorted);
+    }
+    let keys: Vec<ArrayRef> = sorted.columns()[..spec.num_keys].to_vec();
+    let ranges = partition(&keys).map_err(err)?.ranges();
+    if ranges.len() == n {
+        return Ok(sorted);
+    }
+    let firsts = UInt32Array::from_iter_values(ranges.iter().map(|r| r.start as u32));
+    let lasts = UInt32Array::from_iter_values(ranges.iter().map(|r| (r.end - 1) as u32));
+    let mut out: Vec<ArrayRef> = Vec::with_capacity(sorted.num_columns());
+    for (i, col) in sorted.columns().iter().enumerate() {
+        let merged = if i < spec.num_keys {
+            take(col, &firsts, None).map_err(err)?
+        } else if spec.model == KeysModel::Unique {
+            take(col, &lasts, None).map_err(err)?
+        } else {
+            let agg = spec
+                .value_aggs
+                .get(i - spec.num_keys)
+                .copied()
+                .unwrap_or(AggKind::Replace);
+            aggregate_column(col, &ranges, agg)?
+        };
+        out.push(merged);
+    }
+    RecordBatch::try_new(sorted.schema(), out).map_err(err)
+}
+
+fn aggregate_column(col: &ArrayRef, ranges: &[Range<usize>], agg: AggKind) -> Result<ArrayRef> {
+    let pick = |choose: &dyn Fn(Range<usize>) -> usize| -> Result<ArrayRef> {
+        let idx = UInt32Array::from_iter_values(ranges.iter().map(|r| choose(r.clone()) as u32));
+        take(col, &idx, None).map_err(err)
+    };
+    match agg {
+        AggKind::Replace => pick(&|r| r.end - 1),
+        AggKind::ReplaceIfNotNull => pick(&|r| {
+            r.clone()
+                .rev()
+                .find(|i| col.is_valid(*i))
+                .unwrap_or(r.end - 1)
+        }),
+        AggKind::Min | AggKind::Max => {
+            let cmp =
+                make_comparator(col.as_ref(), col.as_ref(), SortOptions::default()).map_err(err)?;
+            let want = if agg == AggKind::Min {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            };
+            pick(&|r| {
+                let mut best: Option<usize> = None;
+                for i in r.clone() {
+                    if col.is_null(i) {
+                        continue;
+                    }
+                    best = match best {
+                        Some(b) if cmp(i, b) != want => Some(b),
+                        _ => Some(i),
+                    };
+                }
+                best.unwrap_or(r.start)
+            })
+        }
+        AggKind::Sum => sum_ranges(col, ranges),
+    }
+}
+
+fn sum_ranges(col: &ArrayRef, ranges: &[Range<usize>]) -> Result<ArrayRef> {
+    macro_rules! sum {
+        ($t:ty) => {{
+            let a = col
+                .as_any()
+                .downcast_ref::<PrimitiveArray<$t>>()
+                .ok_or_else(|| err("sum over mismatched array"))?;
+            let out: PrimitiveArray<$t> = ranges
+                .iter()
+                .map(|r| {
+                    let mut acc: Option<<$t as ArrowPrimitiveType>::Native> = None;
+                    for i in r.clone() {
+                        if a.is_valid(i) {
+                            let v = a.value(i);
+                            acc = Some(match acc {
+                                None => v,
+                                Some(s) => arrow::datatypes::ArrowNativeTypeOp::add_wrapping(s, v),
+                            });
+                        }
+                    }
+                    acc
+                })
+                .collect();
+            Arc::new(out.with_data_type(col.data_type().clone())) as ArrayRef
+        }};
+    }
+    Ok(match col.data_type() {
+        DataType::Int8 => sum!(Int8Type),
+        DataType::Int16 => sum!(Int16Type),
+        DataType::Int32 => sum!(Int32Type),
+        DataType::Int64 => sum!(Int64Type),
+        DataType::Float32 => sum!(Float32Type),
+        DataType::Float64 => sum!(Float64Type),
+        DataType::Decimal128(_, _) => sum!(Decimal128Type),
+        other => {
+            return Err(BasaltError::Storage(format!(
+                "SUM is not defined for {other}"
+            )))
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{Int32Array, Int64Array, StringArray};
+    use arrow::datatypes::{Field, Schema};
+
+    fn batch(keys: Vec<i32>, a: Vec<Option<i64>>, b: Vec<Option<&str>>) -> RecordBatch {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("k", DataType::Int32, false),
+            Field::new("a", DataType::Int64, true),
+            Field::new("b", DataType::Utf8, true),
+        ]));
+        RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(Int32Array::from(keys)),
+                Arc::new(Int64Array::from(a)),
+                Arc::new(StringArray::from(b)),
+            ],
+        )
+        .unwrap()
+    }
+
+    fn spec(model: KeysModel, aggs: Vec<AggKind>) -> MergeSpec {
+        MergeSpec {
+            model,
+            num_keys: 1,
+            value_aggs: aggs,
+        }
+    }
+
+    #[test]
+    fn unique_keeps_latest_row() {
+        let b = batch(
+            vec![2, 1, 2, 1],
+            vec![Some(1), Some(2), Some(3), None],
+            vec![Some("x"), Some("y"), Some("z"), None],
+        );
+        let m = sort_and_merge(&b, &spec(KeysModel::Unique, vec![])).unwrap();
+        assert_eq!(m.num_rows(), 2);
+        let a = m.column(1).as_any().downcast_ref::<Int64Array>().unwrap();
+        assert!(a.is_null(0)); // key 1: the later row had NULL
+        assert_eq!(a.value(1), 3);
+    }
+
+    #[test]
+    fn aggregate_functions() {
+        let b = batch(
+            vec![1, 1, 1, 2],
+            vec![Some(5), None, Some(7), None],
+            vec![Some("m"), Some("a"), None, None],
+        );
+        let m = sort_and_merge(
+            &b,
+            &spec(KeysModel::Aggregate, vec![AggKind::Sum, AggKind::Min]),
+        )
+        .unwrap();
+        let a = m.column(1).as_any().downcast_ref::<Int64Array>().unwrap();
+        assert_eq!(a.value(0), 12);
+        assert!(a.is_null(1));
+        let s = m.column(2).as_any().downcast_ref::<StringArray>().unwrap();
+        assert_eq!(s.value(0), "a");
+        let m = sort_and_merge(
+            &b,
+            &spec(
+                KeysModel::Aggregate,
+                vec![AggKind::Max, AggKind::ReplaceIfNotNull],
+            ),
+        )
+        .unwrap();
+        let a = m.column(1).as_any().downcast_ref::<Int64Array>().unwrap();
+        assert_eq!(a.value(0), 7);
+        let s = m.column(2).as_any().downcast_ref::<StringArray>().unwrap();
+        assert_eq!(s.value(0), "a");
+        let m = sort_and_merge(
+            &b,
+            &spec(
+                KeysModel::Aggregate,
+                vec![AggKind::Replace, AggKind::Replace],
+            ),
+        )
+        .unwrap();
+        let s = m.column(2).as_any().downcast_ref::<StringArray>().unwrap();
+        assert!(s.is_null(0));
+    }
+
+    #[test]
+    fn duplicate_keeps_all_rows_sorted() {
+        let b = batch(
+            vec![3, 1, 3],
+            vec![Some(1), Some(2), Some(3)],
+            vec![None, None, None],
+        );
+        let m = sort_and_merge(&b, &spec(KeysModel::Duplicate, vec![])).unwrap();
+        assert_eq!(m.num_rows(), 3);
+        let k = m.column(0).as_any().downcast_ref::<Int32Array>().unwrap();
+        assert_eq!(k.values().to_vec(), vec![1, 3, 3]);
+    }
+}

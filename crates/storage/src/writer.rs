@@ -1,0 +1,193 @@
+//! A load in progress: rows are routed to tablets and buffered; full buffers are sorted, merged by
+//! the key model and written as segments; `commit` writes the rest and publishes every tablet's
+//! new rowset in one catalog transaction. A load dropped before commit deletes what it wrote.
+
+use crate::engine::StorageEngine;
+use crate::files::tablet_dir;
+use crate::merge::{sort_and_merge, MergeSpec};
+use crate::routing::{route_batch, PartitionLocator};
+use crate::{segment, storage_err};
+use arrow::array::{RecordBatch, UInt32Array};
+use arrow::compute::{concat_batches, take_record_batch};
+use basalt_catalog::{NewRowset, SegmentMeta, TableMeta, TabletId};
+use basalt_common::{BasaltError, Result};
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// What a committed load did.
+#[derive(Debug, Clone)]
+pub struct LoadSummary {
+    pub rows_loaded: u64,
+    pub tablets_written: usize,
+    pub segments_written: usize,
+    pub bytes_written: u64,
+}
+
+pub struct LoadWriter {
+    engine: Arc<StorageEngine>,
+    table: Arc<TableMeta>,
+    locator: PartitionLocator,
+    merge: MergeSpec,
+    bloom_filter_columns: Vec<String>,
+    load_id: u64,
+    buffers: HashMap<TabletId, Vec<RecordBatch>>,
+    buffered_rows: usize,
+    segments: BTreeMap<TabletId, Vec<SegmentMeta>>,
+    files: Vec<PathBuf>,
+    rows_loaded: u64,
+    round_robin: u64,
+    committed: bool,
+}
+
+impl LoadWriter {
+    pub(crate) fn new(
+        engine: Arc<StorageEngine>,
+        table: Arc<TableMeta>,
+        load_id: u64,
+    ) -> LoadWriter {
+        let bloom_filter_columns = table
+            .properties
+            .get("bloom_filter_columns")
+            .map(|v| {
+                v.split(',')
+                    .map(|c| c.trim().to_lowercase())
+                    .filter(|c| !c.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        LoadWriter {
+            locator: PartitionLocator::new(&table),
+            merge: MergeSpec::for_table(&table),
+            bloom_filter_columns,
+            engine,
+            table,
+            load_id,
+            buffers: HashMap::new(),
+            buffered_rows: 0,
+            segments: BTreeMap::new(),
+            files: Vec::new(),
+            rows_loaded: 0,
+            round_robin: load_id,
+            committed: false,
+        }
+    }
+
+    pub fn table(&self) -> &Arc<TableMeta> {
+        &self.table
+    }
+
+    /// Adds a batch (in the table's schema). Rows that fall in no partition are not written;
+    /// they are returned as (row index, partition value) for the caller to reject or count.
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<Vec<(usize, String)>> {
+        if batch.num_rows() == 0 {
+            return Ok(Vec::new());
+        }
+        let routed = route_batch(&self.table, &self.locator, batch, &mut self.round_robin)?;
+        for (tablet, rows) in routed.by_tablet {
+            let part = if rows.len() == batch.num_rows() {
+                batch.clone()
+            } else {
+                take_record_batch(batch, &UInt32Array::from(rows)).map_err(storage_err)?
+            };
+            self.buffered_rows += part.num_rows();
+            self.rows_loaded += part.num_rows() as u64;
+            self.buffers.entry(tablet).or_default().push(part);
+        }
+        if self.buffered_rows >= self.engine.write_buffer_rows() {
+            self.flush_all()?;
+        }
+        Ok(routed.unrouted)
+    }
+
+    /// Rows accepted so far.
+    pub fn rows_loaded(&self) -> u64 {
+        self.rows_loaded
+    }
+
+    fn flush_all(&mut self) -> Result<()> {
+        let buffers = std::mem::take(&mut self.buffers);
+        self.buffered_rows = 0;
+        let schema = self.table.arrow_schema();
+        for (tablet, batches) in buffers {
+            let all = concat_batches(&schema, &batches).map_err(storage_err)?;
+            drop(batches);
+            let merged = sort_and_merge(&all, &self.merge)?;
+            drop(all);
+            let seq = self.segments.get(&tablet).map(|s| s.len()).unwrap_or(0);
+            let rel =
+                tablet_dir(self.table.id, tablet).join(format!("{}_{}.parquet", self.load_id, seq));
+            self.files.push(self.engine.data_dir().join(&rel));
+            let meta = segment::write_segment(
+                self.engine.data_dir(),
+                &rel,
+                &schema,
+                &[merged],
+                &self.bloom_filter_columns,
+            )?;
+            self.segments.entry(tablet).or_default().push(meta);
+        }
+        Ok(())
+    }
+
+    /// Writes what is buffered and publishes the load. Nothing is visible before this returns Ok.
+    pub fn commit(mut self) -> Result<LoadSummary> {
+        self.flush_all()?;
+        let segments = std::mem::take(&mut self.segments);
+        let summary = LoadSummary {
+            rows_loaded: self.rows_loaded,
+            tablets_written: segments.len(),
+            segments_written: segments.values().map(|s| s.len()).sum(),
+            bytes_written: segments.values().flatten().map(|s| s.size_bytes).sum(),
+        };
+        if !segments.is_empty() {
+            let rowsets = segments
+                .into_iter()
+                .map(|(tablet_id, segments)| NewRowset {
+                    tablet_id,
+                    segments,
+                })
+                .collect();
+            self.engine.catalog().publish(self.table.id, rowsets)?;
+        }
+        self.committed = true;
+        Ok(summary)
+    }
+}
+
+impl Drop for LoadWriter {
+    fn drop(&mut self) {
+        if !self.committed {
+            for f in &self.files {
+                if let Err(e) = std::fs::remove_file(f) {
+                    if e.kind() != std::io::ErrorKind::NotFound {
+                        tracing::warn!(
+                            "could not remove segment {} of an aborted load: {e}",
+                            f.display()
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for LoadWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoadWriter")
+            .field("table", &self.table.name)
+            .field("load_id", &self.load_id)
+            .finish()
+    }
+}
+
+/// Error for rows that fall in no partition (used by INSERT, which is all-or-nothing).
+pub fn no_partition_error(table: &TableMeta, value: &str) -> BasaltError {
+    BasaltError::NoPartition {
+        column: table
+            .partition_column_meta()
+            .map(|c| c.name.clone())
+            .unwrap_or_default(),
+        value: value.to_string(),
+    }
+}

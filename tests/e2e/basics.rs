@@ -1,0 +1,209 @@
+//! Connecting, session variables, users, DDL and errors through a real driver.
+
+use crate::harness::*;
+use mysql_async::prelude::*;
+use mysql_async::Conn;
+
+#[tokio::test]
+async fn connect_variables_and_driver_commands() {
+    let server = TestServer::start().await;
+    let mut c = server.connect().await;
+    let r = rows(&mut c, "SELECT @@version_comment LIMIT 1").await;
+    assert!(r[0][0].as_deref().unwrap().contains("Basalt"));
+    let r = rows(&mut c, "SELECT @@version").await;
+    assert!(r[0][0].as_deref().unwrap().starts_with("5.7"));
+    exec(&mut c, "SET NAMES utf8mb4").await;
+    exec(&mut c, "SET autocommit=1").await;
+    let r = rows(
+        &mut c,
+        "SELECT @@session.transaction_isolation, @@autocommit",
+    )
+    .await;
+    assert_eq!(r[0], vec![s("REPEATABLE-READ"), s("1")]);
+    exec(&mut c, "SET wait_timeout = 1234").await;
+    assert_eq!(rows(&mut c, "SELECT @@wait_timeout").await[0][0], s("1234"));
+    let r = rows(&mut c, "SHOW VARIABLES LIKE 'wait%'").await;
+    assert_eq!(r, vec![vec![s("wait_timeout"), s("1234")]]);
+    let r = rows(&mut c, "SELECT variable_value FROM information_schema.session_variables WHERE variable_name = 'WAIT_TIMEOUT'").await;
+    assert_eq!(r[0][0], s("1234"));
+    assert_eq!(
+        code(c.query_drop("SET no_such_variable = 1").await.unwrap_err()),
+        1193
+    );
+    assert_eq!(rows(&mut c, "SELECT DATABASE()").await[0][0], None);
+    c.ping().await.expect("COM_PING");
+    exec(&mut c, "CREATE DATABASE d1").await;
+    c.query_drop("USE d1").await.unwrap();
+    assert_eq!(rows(&mut c, "SELECT DATABASE()").await[0][0], s("d1"));
+    // COM_RESET_CONNECTION forgets session settings.
+    c.reset().await.expect("COM_RESET_CONNECTION");
+    assert_eq!(
+        rows(&mut c, "SELECT @@wait_timeout").await[0][0],
+        s("28800")
+    );
+    // COM_INIT_DB via the connection's database option
+    let mut c2 = Conn::new(server.opts("root", None, Some("d1")))
+        .await
+        .unwrap();
+    assert_eq!(rows(&mut c2, "SELECT DATABASE()").await[0][0], s("d1"));
+    assert_eq!(
+        code(
+            Conn::new(server.opts("root", None, Some("nope")))
+                .await
+                .unwrap_err()
+        ),
+        1049
+    );
+    c2.disconnect().await.unwrap();
+    c.disconnect().await.unwrap();
+}
+
+#[tokio::test]
+async fn users_and_passwords() {
+    let server = TestServer::start().await;
+    let mut root = server.connect().await;
+    exec(&mut root, "CREATE USER 'alice'@'%' IDENTIFIED BY 's3cret'").await;
+    let mut a = Conn::new(server.opts("alice", Some("s3cret"), None))
+        .await
+        .expect("alice logs in");
+    assert_eq!(rows(&mut a, "SELECT 1 + 1").await[0][0], s("2"));
+    assert_eq!(
+        code(
+            Conn::new(server.opts("alice", Some("wrong"), None))
+                .await
+                .unwrap_err()
+        ),
+        1045
+    );
+    assert_eq!(
+        code(Conn::new(server.opts("bob", None, None)).await.unwrap_err()),
+        1045
+    );
+    exec(&mut root, "SET PASSWORD FOR 'alice'@'%' = PASSWORD('n3w')").await;
+    assert_eq!(
+        code(
+            Conn::new(server.opts("alice", Some("s3cret"), None))
+                .await
+                .unwrap_err()
+        ),
+        1045
+    );
+    Conn::new(server.opts("alice", Some("n3w"), None))
+        .await
+        .expect("new password works");
+    exec(&mut root, "DROP USER 'alice'@'%'").await;
+    assert_eq!(
+        code(
+            Conn::new(server.opts("alice", Some("n3w"), None))
+                .await
+                .unwrap_err()
+        ),
+        1045
+    );
+    a.disconnect().await.unwrap();
+}
+
+#[tokio::test]
+async fn ddl_show_and_error_codes() {
+    let server = TestServer::start().await;
+    let mut c = server.connect().await;
+    assert_eq!(code(c.query_drop("SELEC 1").await.unwrap_err()), 1064);
+    assert_eq!(
+        code(c.query_drop("SELECT * FROM t").await.unwrap_err()),
+        1046
+    );
+    exec(&mut c, "CREATE DATABASE IF NOT EXISTS shop").await;
+    exec(&mut c, "CREATE DATABASE IF NOT EXISTS shop").await;
+    assert_eq!(
+        code(c.query_drop("CREATE DATABASE shop").await.unwrap_err()),
+        1007
+    );
+    assert_eq!(code(c.query_drop("USE nowhere").await.unwrap_err()), 1049);
+    exec(&mut c, "USE shop").await;
+    exec(
+        &mut c,
+        "CREATE TABLE orders (dt DATE NOT NULL, id BIGINT NOT NULL, amount DECIMAL(12,2), note VARCHAR(20) COMMENT 'free text') \
+         DUPLICATE KEY(dt, id) PARTITION BY RANGE(dt) (PARTITION p1 VALUES LESS THAN ('2024-02-01'), PARTITION p2 VALUES LESS THAN ('2024-03-01')) \
+         DISTRIBUTED BY HASH(id) BUCKETS 4 PROPERTIES ('replication_num' = '1')",
+    )
+    .await;
+    assert_eq!(
+        code(
+            c.query_drop("CREATE TABLE orders (a INT)")
+                .await
+                .unwrap_err()
+        ),
+        1050
+    );
+    exec(&mut c, "CREATE TABLE IF NOT EXISTS orders (a INT)").await;
+    assert_eq!(
+        code(c.query_drop("SELECT * FROM missing").await.unwrap_err()),
+        1146
+    );
+    assert_eq!(
+        code(c.query_drop("SELECT nope FROM orders").await.unwrap_err()),
+        1054
+    );
+    // Invalid DDL creates nothing.
+    assert!(c
+        .query_drop("CREATE TABLE bad (a INT, b INT) DUPLICATE KEY(b)")
+        .await
+        .is_err());
+    assert!(c
+        .query_drop("CREATE TABLE bad (a INT) PROPERTIES ('bogus' = '1')")
+        .await
+        .is_err());
+    assert_eq!(rows(&mut c, "SHOW TABLES").await, vec![vec![s("orders")]]);
+    let dbs = rows(&mut c, "SHOW DATABASES").await;
+    assert!(dbs.contains(&vec![s("shop")]) && dbs.contains(&vec![s("information_schema")]));
+    let desc = rows(&mut c, "DESC orders").await;
+    assert_eq!(desc[2][0..3], [s("amount"), s("decimal(12,2)"), s("YES")]);
+    let create = rows(&mut c, "SHOW CREATE TABLE orders").await;
+    let ddl = create[0][1].clone().unwrap();
+    assert!(
+        ddl.contains("DUPLICATE KEY(`dt`, `id`)") && ddl.contains("BUCKETS 4"),
+        "{ddl}"
+    );
+    let parts = rows(&mut c, "SHOW PARTITIONS FROM orders").await;
+    assert_eq!(parts.len(), 2);
+    exec(
+        &mut c,
+        "ALTER TABLE orders ADD PARTITION p3 VALUES LESS THAN ('2024-04-01')",
+    )
+    .await;
+    assert_eq!(rows(&mut c, "SHOW PARTITIONS FROM orders").await.len(), 3);
+    // A row in no partition fails the whole statement.
+    let e = c
+        .query_drop(
+            "INSERT INTO orders VALUES ('2024-01-05', 1, 1.5, 'a'), ('2030-01-01', 2, 2, 'b')",
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(code(e), 1526);
+    assert_eq!(
+        rows(&mut c, "SELECT COUNT(*) FROM orders").await[0][0],
+        s("0")
+    );
+    exec(&mut c, "ALTER TABLE orders DROP PARTITION p3").await;
+    let cols = rows(&mut c, "SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE table_schema = 'shop' AND table_name = 'orders' ORDER BY ordinal_position").await;
+    assert_eq!(cols[0], vec![s("dt"), s("date"), s("NO")]);
+    let tables = rows(
+        &mut c,
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'shop'",
+    )
+    .await;
+    assert_eq!(tables, vec![vec![s("orders")]]);
+    exec(&mut c, "TRUNCATE TABLE orders").await;
+    exec(&mut c, "DROP TABLE orders").await;
+    exec(&mut c, "DROP TABLE IF EXISTS orders").await;
+    assert_eq!(
+        code(c.query_drop("DROP TABLE orders").await.unwrap_err()),
+        1146
+    );
+    exec(&mut c, "DROP DATABASE shop").await;
+    assert_eq!(
+        code(c.query_drop("DROP DATABASE shop").await.unwrap_err()),
+        1008
+    );
+    c.disconnect().await.unwrap();
+}

@@ -1,0 +1,73 @@
+//! Other real clients against the real server: PyMySQL and Debian's `mysql` (MariaDB) CLI.
+//! Both must be installed (`.ci/run` installs them); a missing client fails the test.
+
+use crate::harness::*;
+use std::process::Command;
+
+fn repo_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+#[tokio::test]
+async fn pymysql_works() {
+    let server = TestServer::start().await;
+    let script = repo_root().join("tests/py/clients_smoke.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(server.mysql_port.to_string())
+        .output()
+        .expect("python3 must be installed");
+    assert!(
+        out.status.success(),
+        "PyMySQL smoke test failed (pip install pymysql):\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[tokio::test]
+async fn mariadb_cli_works() {
+    let server = TestServer::start().await;
+    let run = |sql: &str| {
+        Command::new("mysql")
+            .args(["-h127.0.0.1", "-uroot", "--batch", "--skip-column-names"])
+            .arg(format!("-P{}", server.mysql_port))
+            .args(["-e", sql])
+            .output()
+            .expect("the mysql client must be installed (apt-get install mariadb-client)")
+    };
+    let out = run("CREATE DATABASE cli; USE cli; CREATE TABLE t (a INT, b VARCHAR(5)) DISTRIBUTED BY HASH(a) BUCKETS 1; \
+                   INSERT INTO t VALUES (1, 'x'), (2, NULL); SELECT a, b FROM t ORDER BY a;");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "1\tx\n2\tNULL\n");
+    // The interactive client's database switch sends COM_INIT_DB and COM_FIELD_LIST.
+    let out = Command::new("mysql")
+        .args([
+            "-h127.0.0.1",
+            "-uroot",
+            "--batch",
+            "--skip-column-names",
+            "cli",
+        ])
+        .arg(format!("-P{}", server.mysql_port))
+        .args(["-e", "SELECT COUNT(*) FROM t"])
+        .output()
+        .expect("mysql client");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "2\n");
+    let out = run("SELEC 1");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("1064") && err.contains("near 'SELEC 1'"),
+        "{err}"
+    );
+}

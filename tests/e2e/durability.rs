@@ -1,0 +1,122 @@
+//! Restart and kill -9: acknowledged data survives; the server restarts cleanly.
+
+use crate::harness::*;
+use mysql_async::prelude::*;
+
+#[tokio::test]
+async fn data_survives_clean_restart_and_kill9() {
+    let mut server = TestServer::start().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE dur").await;
+    exec(
+        &mut c,
+        "CREATE TABLE dur.t (k INT, v VARCHAR(10)) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 3",
+    )
+    .await;
+    exec(&mut c, "INSERT INTO dur.t VALUES (1, 'a'), (2, 'b')").await;
+    c.disconnect().await.unwrap();
+    let status = server.terminate();
+    assert!(status.success(), "clean shutdown on SIGTERM, got {status}");
+    server.restart().await;
+    let mut c = server.connect().await;
+    assert_eq!(
+        rows(&mut c, "SELECT COUNT(*) FROM dur.t").await[0][0],
+        s("2")
+    );
+    exec(&mut c, "INSERT INTO dur.t VALUES (2, 'B'), (3, 'c')").await;
+    drop(c);
+    server.kill9();
+    server.restart().await;
+    let mut c = server.connect().await;
+    assert_eq!(
+        rows(&mut c, "SELECT k, v FROM dur.t ORDER BY k").await,
+        vec![
+            vec![s("1"), s("a")],
+            vec![s("2"), s("B")],
+            vec![s("3"), s("c")]
+        ]
+    );
+    // A statement that fails leaves nothing behind, in the table or on disk.
+    exec(
+        &mut c,
+        "CREATE TABLE dur.n (k INT NOT NULL, v INT) DISTRIBUTED BY HASH(k) BUCKETS 2",
+    )
+    .await;
+    let before = count_files(server.data_dir.path());
+    let e = c
+        .query_drop("INSERT INTO dur.n VALUES (1, 1), (NULL, 2)")
+        .await
+        .unwrap_err();
+    assert_eq!(code(e), 1048);
+    assert_eq!(
+        rows(&mut c, "SELECT COUNT(*) FROM dur.n").await[0][0],
+        s("0")
+    );
+    assert_eq!(count_files(server.data_dir.path()), before);
+    c.disconnect().await.unwrap();
+}
+
+fn count_files(dir: &std::path::Path) -> usize {
+    walk(dir).len()
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// Segment files under the data directory (the catalog file excluded).
+fn segment_files(dir: &std::path::Path) -> usize {
+    walk(&dir.join("data")).len()
+}
+
+#[tokio::test]
+async fn kill9_during_a_load_leaves_all_or_nothing() {
+    let mut server = TestServer::start().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE k").await;
+    exec(&mut c, "CREATE TABLE k.big (id BIGINT, v BIGINT) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 4").await;
+    exec(&mut c, "INSERT INTO k.big VALUES (0, 0)").await;
+    let files_before = segment_files(server.data_dir.path());
+    // A load big enough to write segments before it publishes; kill the server while it runs.
+    let opts = server.opts("root", None, None);
+    let load = tokio::spawn(async move {
+        let mut c = mysql_async::Conn::new(opts).await.unwrap();
+        c.query_drop("INSERT INTO k.big SELECT value, value * 2 FROM generate_series(1, 6000000)")
+            .await
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    server.kill9();
+    let result = load.await.unwrap();
+    server.restart().await;
+    let mut c = server.connect().await;
+    let n = rows(&mut c, "SELECT COUNT(*) FROM k.big").await[0][0]
+        .clone()
+        .unwrap();
+    if result.is_ok() {
+        assert_eq!(n, "6000001", "an acknowledged load must be whole");
+    } else {
+        assert!(
+            n == "1" || n == "6000001",
+            "a load cut by kill -9 must be all or nothing, saw {n} rows"
+        );
+        if n == "1" {
+            assert_eq!(
+                segment_files(server.data_dir.path()),
+                files_before,
+                "orphan segments were not removed"
+            );
+        }
+    }
+    c.disconnect().await.unwrap();
+}

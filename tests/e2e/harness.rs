@@ -1,0 +1,183 @@
+//! Starting, killing and restarting a real `basalt` server process for a test.
+
+use mysql_async::prelude::*;
+use mysql_async::{Conn, Opts, OptsBuilder};
+use std::io::BufRead;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct TestServer {
+    child: Option<Child>,
+    pub data_dir: tempfile::TempDir,
+    pub mysql_port: u16,
+    pub http_port: u16,
+}
+
+impl TestServer {
+    pub async fn start() -> TestServer {
+        let data_dir = tempfile::tempdir().expect("tempdir");
+        let mut s = TestServer {
+            child: None,
+            data_dir,
+            mysql_port: 0,
+            http_port: 0,
+        };
+        s.spawn().await;
+        s
+    }
+
+    fn binary() -> PathBuf {
+        PathBuf::from(env!("CARGO_BIN_EXE_basalt"))
+    }
+
+    /// Starts the server on ports the OS picks (port 0) and learns them from its "ready" log line,
+    /// so parallel tests never race for a port.
+    async fn spawn(&mut self) {
+        let mut child = Command::new(Self::binary())
+            .args(["server", "--data-dir"])
+            .arg(self.data_dir.path())
+            .args(["--mysql-port", "0", "--http-port", "0"])
+            .env("BASALT_LOG", "info")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start basalt");
+        let stdout = child.stdout.take().expect("stdout");
+        self.child = Some(child);
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+            {
+                eprintln!("[basalt] {line}");
+                if let Some(ports) = parse_ready_line(&line) {
+                    let _ = tx.send(ports);
+                }
+            }
+        });
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Ok((mysql, http)) = rx.try_recv() {
+                self.mysql_port = mysql;
+                self.http_port = http;
+                return;
+            }
+            if let Some(status) = self
+                .child
+                .as_mut()
+                .and_then(|c| c.try_wait().ok().flatten())
+            {
+                panic!("basalt exited early: {status}");
+            }
+            assert!(
+                Instant::now() < deadline,
+                "basalt did not report ready within 60 s"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    pub fn opts(&self, user: &str, password: Option<&str>, db: Option<&str>) -> Opts {
+        OptsBuilder::default()
+            .ip_or_hostname("127.0.0.1")
+            .tcp_port(self.mysql_port)
+            .user(Some(user))
+            .pass(password)
+            .db_name(db)
+            .prefer_socket(false)
+            .into()
+    }
+
+    pub async fn connect(&self) -> Conn {
+        Conn::new(self.opts("root", None, None))
+            .await
+            .expect("connect as root")
+    }
+
+    /// SIGKILL, no chance to clean up.
+    pub fn kill9(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            c.kill().expect("kill -9");
+            let _ = c.wait();
+        }
+    }
+
+    /// SIGTERM and wait for a clean exit.
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        let mut c = self.child.take().expect("server running");
+        let _ = Command::new("kill")
+            .args(["-TERM", &c.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Ok(Some(status)) = c.try_wait() {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "basalt did not exit after SIGTERM"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    pub async fn restart(&mut self) {
+        self.spawn().await;
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.kill9();
+    }
+}
+
+/// The MySQL error code of a failed statement.
+pub fn code(e: mysql_async::Error) -> u16 {
+    match e {
+        mysql_async::Error::Server(s) => s.code,
+        other => panic!("expected a server error, got {other:?}"),
+    }
+}
+
+pub async fn rows(conn: &mut Conn, sql: &str) -> Vec<Vec<Option<String>>> {
+    let rows: Vec<mysql_async::Row> = conn
+        .query(sql)
+        .await
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    rows.into_iter()
+        .map(|r| {
+            (0..r.len())
+                .map(|i| match r.as_ref(i) {
+                    Some(mysql_async::Value::NULL) | None => None,
+                    Some(mysql_async::Value::Bytes(b)) => {
+                        Some(String::from_utf8_lossy(b).into_owned())
+                    }
+                    Some(v) => Some(v.as_sql(true).trim_matches('\'').to_string()),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+pub async fn exec(conn: &mut Conn, sql: &str) {
+    conn.query_drop(sql)
+        .await
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+}
+
+pub fn s(v: &str) -> Option<String> {
+    Some(v.to_string())
+}
+
+/// Ports from "... MySQL protocol on 127.0.0.1:P1, HTTP on 127.0.0.1:P2, ...".
+fn parse_ready_line(line: &str) -> Option<(u16, u16)> {
+    let port_after = |marker: &str| -> Option<u16> {
+        let rest = &line[line.find(marker)? + marker.len()..];
+        let addr = rest.split([',', ' ']).next()?;
+        addr.rsplit(':').next()?.parse().ok()
+    };
+    Some((port_after("MySQL protocol on ")?, port_after("HTTP on ")?))
+}

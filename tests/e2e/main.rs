@@ -1,0 +1,9 @@
+//! End-to-end tests: each test starts the real `basalt` binary on free ports with its own data
+//! directory and talks to it over TCP with the `mysql_async` driver.
+
+mod harness;
+
+mod basics;
+mod clients;
+mod durability;
+mod models;

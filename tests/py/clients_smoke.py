@@ -1,0 +1,52 @@
+"""Drives a running Basalt server with PyMySQL the way Python applications do.
+
+Usage: python3 clients_smoke.py PORT   (exits non-zero with a message on the first failure)
+"""
+import sys
+
+import pymysql
+
+
+def main(port: int) -> None:
+    conn = pymysql.connect(host="127.0.0.1", port=port, user="root", password="", autocommit=True)
+    with conn.cursor() as cur:
+        cur.execute("SELECT @@version_comment")
+        assert "Basalt" in cur.fetchone()[0]
+        cur.execute("CREATE DATABASE IF NOT EXISTS py")
+        conn.select_db("py")  # COM_INIT_DB
+        cur.execute(
+            "CREATE TABLE IF NOT EXISTS t (id INT NOT NULL, name VARCHAR(20), amount DECIMAL(10,2), d DATE, ts DATETIME) "
+            "UNIQUE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 2"
+        )
+        # PyMySQL interpolates parameters client-side into the text protocol.
+        cur.executemany(
+            "INSERT INTO t VALUES (%s, %s, %s, %s, %s)",
+            [(1, "ann", "1.50", "2024-01-02", "2024-01-02 03:04:05"), (2, "bo'b", None, None, None)],
+        )
+        cur.execute("SELECT id, name, amount, d, ts FROM t ORDER BY id")
+        rows = cur.fetchall()
+        import datetime
+        import decimal
+
+        assert rows[0] == (1, "ann", decimal.Decimal("1.50"), datetime.date(2024, 1, 2), datetime.datetime(2024, 1, 2, 3, 4, 5)), rows
+        assert rows[1] == (2, "bo'b", None, None, None), rows
+        cur.execute("SELECT name FROM t WHERE id = %s", (2,))
+        assert cur.fetchone() == ("bo'b",)
+        try:
+            cur.execute("SELECT * FROM no_such_table")
+            raise AssertionError("expected an error")
+        except pymysql.err.ProgrammingError as e:
+            assert e.args[0] == 1146, e.args
+        conn.ping()
+        cur.execute("DROP DATABASE py")
+    conn.close()
+    try:
+        pymysql.connect(host="127.0.0.1", port=port, user="root", password="wrong")
+        raise AssertionError("expected access denied")
+    except pymysql.err.OperationalError as e:
+        assert e.args[0] == 1045, e.args
+    print("ok")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]))

@@ -19,6 +19,8 @@ use std::sync::Arc;
 pub struct NewRowset {
     pub tablet_id: TabletId,
     pub segments: Vec<SegmentMeta>,
+    /// Unique keys: new delete bitmaps (segment path -> bitmap) for this tablet's segments.
+    pub delete_bitmaps: Vec<(String, DeleteBitmap)>,
 }
 
 #[derive(Default, Clone)]
@@ -83,6 +85,14 @@ impl Catalog {
                 .or_default()
                 .push(Arc::new(rs));
         }
+        let mut bitmaps_by_tablet: HashMap<TabletId, BTreeMap<String, DeleteBitmap>> =
+            HashMap::new();
+        for (tablet, segment, bitmap) in loaded.delete_bitmaps {
+            bitmaps_by_tablet
+                .entry(tablet)
+                .or_default()
+                .insert(segment, bitmap);
+        }
         for t in &loaded.tables {
             let mut table: TableMeta = from_json(t)?;
             max_id = max_id.max(table.id);
@@ -93,6 +103,8 @@ impl Catalog {
                     let mut rs = rowsets_by_tablet.remove(&tablet.id).unwrap_or_default();
                     rs.sort_by_key(|r| r.version);
                     tablet.rowsets = rs;
+                    tablet.delete_bitmaps =
+                        bitmaps_by_tablet.remove(&tablet.id).unwrap_or_default();
                 }
             }
             state
@@ -305,17 +317,16 @@ impl Catalog {
     pub fn truncate_table(&self, database: &str, name: &str) -> Result<Arc<TableMeta>> {
         let _w = self.writer.lock();
         let old = self.table(database, name)?;
-        let mut ops = Vec::new();
-        for (_, t) in old.tablets() {
-            for r in &t.rowsets {
-                ops.push(Op::DeleteRowset(t.id, r.id));
-            }
-        }
+        let ops: Vec<Op> = old
+            .tablets()
+            .flat_map(|(_, t)| clear_tablet_ops(t))
+            .collect();
         self.store.commit(ops)?;
         let mut new = (*old).clone();
         for p in &mut new.partitions {
             for t in &mut p.tablets {
                 t.rowsets.clear();
+                t.delete_bitmaps.clear();
             }
         }
         self.replace_in_memory(new);
@@ -394,9 +405,7 @@ impl Catalog {
         let dropped = new.partitions.remove(pos);
         let mut ops = vec![Op::PutTable(new.id, to_json(&new)?)];
         for t in &dropped.tablets {
-            for r in &t.rowsets {
-                ops.push(Op::DeleteRowset(t.id, r.id));
-            }
+            ops.extend(clear_tablet_ops(t));
         }
         self.store.commit(ops)?;
         self.replace_in_memory(new);
@@ -434,6 +443,14 @@ impl Catalog {
             };
             ops.push(Op::PutRowset(tablet.id, rs.id, to_json(&rs)?));
             tablet.rowsets.push(Arc::new(rs));
+            for (segment, bitmap) in nr.delete_bitmaps {
+                ops.push(Op::PutDeleteBitmap(
+                    tablet.id,
+                    segment.clone(),
+                    bitmap.clone(),
+                ));
+                tablet.delete_bitmaps.insert(segment, bitmap);
+            }
         }
         ops.push(self.counter_op());
         self.store.commit(ops)?;
@@ -590,10 +607,24 @@ impl Catalog {
 fn delete_table_ops(t: &TableMeta) -> Vec<Op> {
     let mut ops = vec![Op::DeleteTable(t.id)];
     for (_, tablet) in t.tablets() {
-        for r in &tablet.rowsets {
-            ops.push(Op::DeleteRowset(tablet.id, r.id));
-        }
+        ops.extend(clear_tablet_ops(tablet));
     }
+    ops
+}
+
+/// Operations removing every rowset and delete bitmap of a tablet.
+fn clear_tablet_ops(tablet: &TabletMeta) -> Vec<Op> {
+    let mut ops: Vec<Op> = tablet
+        .rowsets
+        .iter()
+        .map(|r| Op::DeleteRowset(tablet.id, r.id))
+        .collect();
+    ops.extend(
+        tablet
+            .delete_bitmaps
+            .keys()
+            .map(|seg| Op::DeleteDeleteBitmap(tablet.id, seg.clone())),
+    );
     ops
 }
 
@@ -644,6 +675,7 @@ mod tests {
                             num_rows: 5,
                             size_bytes: 10,
                         }],
+                        delete_bitmaps: vec![],
                     })
                     .collect(),
             )
@@ -656,10 +688,12 @@ mod tests {
                     NewRowset {
                         tablet_id: tablets[0],
                         segments: vec![],
+                        delete_bitmaps: vec![],
                     },
                     NewRowset {
                         tablet_id: 999_999,
                         segments: vec![],
+                        delete_bitmaps: vec![],
                     },
                 ],
             );
@@ -678,6 +712,38 @@ mod tests {
         let c = Catalog::open(dir.path()).unwrap();
         let t = c.table("demo", "t").unwrap();
         assert_eq!(t.num_rows(), 10);
+        // A later load that replaces two rows of an older segment (merge-on-write).
+        let first = t.tablets().next().unwrap().1.id;
+        let bitmap = DeleteBitmap {
+            bytes: Arc::new(vec![1, 2, 3]),
+            deleted_rows: 2,
+        };
+        c.publish(
+            t.id,
+            vec![NewRowset {
+                tablet_id: first,
+                segments: vec![SegmentMeta {
+                    path: "y".into(),
+                    num_rows: 2,
+                    size_bytes: 1,
+                }],
+                delete_bitmaps: vec![(format!("x/{first}"), bitmap.clone())],
+            }],
+        )
+        .unwrap();
+        drop(c);
+        let c = Catalog::open(dir.path()).unwrap();
+        let t = c.table("demo", "t").unwrap();
+        assert_eq!(t.num_rows(), 10);
+        assert_eq!(
+            t.tablets()
+                .next()
+                .unwrap()
+                .1
+                .delete_bitmaps
+                .get(&format!("x/{first}")),
+            Some(&bitmap)
+        );
         assert_eq!(t.keys_model, KeysModel::Duplicate);
         assert!(c.find_user("root", "127.0.0.1").is_some());
         let id = c.allocate_id();

@@ -118,6 +118,17 @@ pub struct TabletMeta {
     /// Visible rowsets in version order; persisted separately, one record per rowset.
     #[serde(skip)]
     pub rowsets: Vec<Arc<RowsetMeta>>,
+    /// Unique keys (merge-on-write): rows of older segments replaced by newer loads, per
+    /// segment path. Persisted separately, one record per segment.
+    #[serde(skip)]
+    pub delete_bitmaps: BTreeMap<String, DeleteBitmap>,
+}
+
+/// A serialized (roaring) set of deleted row ordinals of one segment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeleteBitmap {
+    pub bytes: Arc<Vec<u8>>,
+    pub deleted_rows: u64,
 }
 
 impl TabletMeta {
@@ -126,8 +137,16 @@ impl TabletMeta {
         self.rowsets.last().map(|r| r.version).unwrap_or(0)
     }
 
+    /// Live rows: stored rows minus rows deleted by newer loads.
     pub fn num_rows(&self) -> u64 {
-        self.rowsets.iter().map(|r| r.num_rows()).sum()
+        let stored: u64 = self.rowsets.iter().map(|r| r.num_rows()).sum();
+        stored
+            - self
+                .delete_bitmaps
+                .values()
+                .map(|b| b.deleted_rows)
+                .sum::<u64>()
+                .min(stored)
     }
 
     pub fn num_segments(&self) -> usize {

@@ -8,6 +8,7 @@ use std::path::Path;
 const DATABASES: TableDefinition<&str, &str> = TableDefinition::new("databases");
 const TABLES: TableDefinition<u64, &str> = TableDefinition::new("tables");
 const ROWSETS: TableDefinition<(u64, u64), &str> = TableDefinition::new("rowsets");
+const DELETE_BITMAPS: TableDefinition<(u64, &str), &[u8]> = TableDefinition::new("delete_bitmaps");
 const USERS: TableDefinition<&str, &str> = TableDefinition::new("users");
 const VARIABLES: TableDefinition<&str, &str> = TableDefinition::new("global_variables");
 const COUNTERS: TableDefinition<&str, u64> = TableDefinition::new("counters");
@@ -22,6 +23,9 @@ pub enum Op {
     /// (tablet id, rowset id) -> rowset record
     PutRowset(u64, u64, String),
     DeleteRowset(u64, u64),
+    /// (tablet id, segment path) -> serialized delete bitmap
+    PutDeleteBitmap(u64, String, crate::model::DeleteBitmap),
+    DeleteDeleteBitmap(u64, String),
     PutUser(String, String),
     DeleteUser(String),
     PutVariable(String, String),
@@ -34,6 +38,7 @@ pub struct Loaded {
     pub databases: Vec<String>,
     pub tables: Vec<String>,
     pub rowsets: Vec<String>,
+    pub delete_bitmaps: Vec<(u64, String, crate::model::DeleteBitmap)>,
     pub users: Vec<String>,
     pub variables: Vec<(String, String)>,
     pub counters: Vec<(String, u64)>,
@@ -55,6 +60,7 @@ impl Store {
         txn.open_table(DATABASES).map_err(err)?;
         txn.open_table(TABLES).map_err(err)?;
         txn.open_table(ROWSETS).map_err(err)?;
+        txn.open_table(DELETE_BITMAPS).map_err(err)?;
         txn.open_table(USERS).map_err(err)?;
         txn.open_table(VARIABLES).map_err(err)?;
         txn.open_table(COUNTERS).map_err(err)?;
@@ -81,6 +87,17 @@ impl Store {
         for item in txn.open_table(ROWSETS).map_err(err)?.iter().map_err(err)? {
             let (_, v) = item.map_err(err)?;
             out.rowsets.push(v.value().to_string());
+        }
+        for item in txn
+            .open_table(DELETE_BITMAPS)
+            .map_err(err)?
+            .iter()
+            .map_err(err)?
+        {
+            let (k, v) = item.map_err(err)?;
+            let (tablet, segment) = k.value();
+            out.delete_bitmaps
+                .push((tablet, segment.to_string(), decode_bitmap(v.value())?));
         }
         for item in txn.open_table(USERS).map_err(err)?.iter().map_err(err)? {
             let (_, v) = item.map_err(err)?;
@@ -110,6 +127,7 @@ impl Store {
             let mut databases = txn.open_table(DATABASES).map_err(err)?;
             let mut tables = txn.open_table(TABLES).map_err(err)?;
             let mut rowsets = txn.open_table(ROWSETS).map_err(err)?;
+            let mut bitmaps = txn.open_table(DELETE_BITMAPS).map_err(err)?;
             let mut users = txn.open_table(USERS).map_err(err)?;
             let mut variables = txn.open_table(VARIABLES).map_err(err)?;
             let mut counters = txn.open_table(COUNTERS).map_err(err)?;
@@ -125,6 +143,14 @@ impl Store {
                         drop(rowsets.insert((t, r), v.as_str()).map_err(err)?)
                     }
                     Op::DeleteRowset(t, r) => drop(rowsets.remove((t, r)).map_err(err)?),
+                    Op::PutDeleteBitmap(t, seg, v) => drop(
+                        bitmaps
+                            .insert((t, seg.as_str()), encode_bitmap(&v).as_slice())
+                            .map_err(err)?,
+                    ),
+                    Op::DeleteDeleteBitmap(t, seg) => {
+                        drop(bitmaps.remove((t, seg.as_str())).map_err(err)?)
+                    }
                     Op::PutUser(k, v) => drop(users.insert(k.as_str(), v.as_str()).map_err(err)?),
                     Op::DeleteUser(k) => drop(users.remove(k.as_str()).map_err(err)?),
                     Op::PutVariable(k, v) => {
@@ -136,4 +162,24 @@ impl Store {
         }
         txn.commit().map_err(err)
     }
+}
+
+/// Stored form of a delete bitmap: the deleted-row count (u64 LE) then the bitmap bytes.
+fn encode_bitmap(b: &crate::model::DeleteBitmap) -> Vec<u8> {
+    let mut out = Vec::with_capacity(8 + b.bytes.len());
+    out.extend_from_slice(&b.deleted_rows.to_le_bytes());
+    out.extend_from_slice(&b.bytes);
+    out
+}
+
+fn decode_bitmap(v: &[u8]) -> Result<crate::model::DeleteBitmap> {
+    if v.len() < 8 {
+        return Err(BasaltError::Catalog("corrupt delete bitmap record".into()));
+    }
+    let mut count = [0u8; 8];
+    count.copy_from_slice(&v[..8]);
+    Ok(crate::model::DeleteBitmap {
+        deleted_rows: u64::from_le_bytes(count),
+        bytes: std::sync::Arc::new(v[8..].to_vec()),
+    })
 }

@@ -325,6 +325,7 @@ pub fn new_partition(
             id: next_id(),
             bucket,
             rowsets: Vec::new(),
+            delete_bitmaps: Default::default(),
         })
         .collect();
     PartitionMeta {

@@ -3,15 +3,17 @@
 //! predicate pushdown, parallel file groups) and merge the others with [`TabletMergeExec`].
 //! What was pruned is reported for EXPLAIN.
 
+use crate::df_error::to_df;
 use crate::merge_exec::TabletMergeExec;
 use crate::provider::BasaltTable;
 use crate::pruning::prune;
 use basalt_catalog::TabletMeta;
-use basalt_storage::StorageEngine;
+use basalt_storage::{delete_bitmap, StorageEngine};
 use datafusion::catalog::Session as DfSession;
 use datafusion::common::{DFSchema, Result};
 use datafusion::config::TableParquetOptions;
 use datafusion::datasource::listing::PartitionedFile;
+use datafusion::datasource::physical_plan::parquet::ParquetRowSelection;
 use datafusion::datasource::physical_plan::{FileGroup, FileScanConfigBuilder, ParquetSource};
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::execution::object_store::ObjectStoreUrl;
@@ -128,27 +130,43 @@ fn parquet_scan(
     filters: &[Expr],
     limit: Option<usize>,
 ) -> Result<Arc<dyn ExecutionPlan>> {
-    let mut files: Vec<(String, u64)> = tablets
-        .iter()
-        .flat_map(|t| t.rowsets.iter())
-        .flat_map(|r| r.segments.iter())
-        .map(|s| {
-            (
-                table
-                    .storage
-                    .segment_path(&s.path)
-                    .to_string_lossy()
-                    .into_owned(),
-                s.size_bytes,
-            )
-        })
-        .collect();
+    let mut files: Vec<PartitionedFile> = Vec::new();
+    for tablet in tablets {
+        for seg in tablet.rowsets.iter().flat_map(|r| r.segments.iter()) {
+            let path = table
+                .storage
+                .segment_path(&seg.path)
+                .to_string_lossy()
+                .into_owned();
+            let file = PartitionedFile::new(path, seg.size_bytes);
+            // Unique keys: skip the rows newer loads replaced.
+            let file = match tablet.delete_bitmaps.get(&seg.path) {
+                None => file,
+                Some(b) if b.deleted_rows >= seg.num_rows => continue,
+                Some(b) => {
+                    let deleted = delete_bitmap::decode(b).map_err(to_df)?;
+                    file.with_extension(ParquetRowSelection::new(delete_bitmap::live_rows(
+                        &deleted,
+                        seg.num_rows,
+                    )))
+                }
+            };
+            files.push(file);
+        }
+    }
+    if files.is_empty() {
+        let schema = match projection {
+            Some(p) => Arc::new(table.schema.project(p)?),
+            None => table.schema.clone(),
+        };
+        return Ok(Arc::new(EmptyExec::new(schema)));
+    }
     // Largest first, dealt round robin so groups get similar amounts of data.
-    files.sort_by_key(|f| std::cmp::Reverse(f.1));
+    files.sort_by_key(|f| std::cmp::Reverse(f.object_meta.size));
     let n_groups = state.config().target_partitions().max(1).min(files.len());
     let mut groups: Vec<Vec<PartitionedFile>> = vec![Vec::new(); n_groups];
-    for (i, (path, size)) in files.into_iter().enumerate() {
-        groups[i % n_groups].push(PartitionedFile::new(path, size));
+    for (i, file) in files.into_iter().enumerate() {
+        groups[i % n_groups].push(file);
     }
     let mut source = ParquetSource::new(table.schema.clone())
         .with_table_parquet_options(TableParquetOptions {

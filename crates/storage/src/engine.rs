@@ -1,15 +1,24 @@
 //! The storage engine handle: the data directory, the catalog it publishes to, load creation,
 //! reading a tablet with its key model applied, and removal of files nothing references.
 
+use crate::delete_bitmap;
 use crate::files::{list_files, table_dir};
 use crate::merge::{sort_and_merge, MergeSpec};
+use crate::pk_index::PrimaryKeyIndex;
 use crate::segment::read_segment;
 use crate::storage_err;
 use crate::writer::LoadWriter;
+use arrow::array::ArrayRef;
 use arrow::array::RecordBatch;
 use arrow::compute::concat_batches;
-use basalt_catalog::{Catalog, KeysModel, PartitionMeta, TableMeta, TabletMeta};
-use basalt_common::Result;
+use basalt_catalog::{
+    Catalog, KeysModel, NewRowset, PartitionMeta, SegmentMeta, TableId, TableMeta, TabletId,
+    TabletMeta,
+};
+use basalt_common::{BasaltError, Result};
+use parking_lot::Mutex;
+use roaring::RoaringBitmap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -17,6 +26,17 @@ pub struct StorageEngine {
     data_dir: PathBuf,
     catalog: Arc<Catalog>,
     write_buffer_rows: usize,
+    /// Primary-key indexes of Unique-key tablets, built on first use.
+    pk_indexes: Mutex<HashMap<TabletId, PrimaryKeyIndex>>,
+    /// Serializes the publish step of merge-on-write loads per table.
+    table_locks: Mutex<HashMap<TableId, Arc<Mutex<()>>>>,
+}
+
+/// One tablet's part of a merge-on-write load: its new segments and their key columns.
+pub struct UniqueTabletWrite {
+    pub tablet_id: TabletId,
+    pub segments: Vec<SegmentMeta>,
+    pub keys: Vec<Vec<ArrayRef>>,
 }
 
 impl std::fmt::Debug for StorageEngine {
@@ -40,6 +60,8 @@ impl StorageEngine {
             data_dir: data_dir.to_path_buf(),
             catalog,
             write_buffer_rows: write_buffer_rows.max(1),
+            pk_indexes: Mutex::new(HashMap::new()),
+            table_locks: Mutex::new(HashMap::new()),
         });
         let removed = engine.collect_garbage()?;
         if removed > 0 {
@@ -71,9 +93,95 @@ impl StorageEngine {
         self.data_dir.join(rel)
     }
 
-    /// True when reading `tablet` needs the key model applied across segments.
+    /// True when reading `tablet` needs the key model applied across segments: Aggregate keys
+    /// before compaction. (Unique keys are merged on write; reads skip deleted rows.)
     pub fn needs_merge(table: &TableMeta, tablet: &TabletMeta) -> bool {
-        table.keys_model != KeysModel::Duplicate && tablet.num_segments() > 1
+        table.keys_model == KeysModel::Aggregate && tablet.num_segments() > 1
+    }
+
+    /// Publishes a Unique-key load: finds the rows each new row replaces through the tablet's
+    /// primary-key index, and publishes the new rowsets with the updated delete bitmaps in one
+    /// catalog transaction.
+    pub fn publish_unique(&self, table_id: TableId, writes: Vec<UniqueTabletWrite>) -> Result<()> {
+        let lock = self.table_locks.lock().entry(table_id).or_default().clone();
+        let _guard = lock.lock();
+        let current = self.catalog.table_by_id(table_id).ok_or_else(|| {
+            BasaltError::UnknownTable(format!("table id {table_id} (dropped during the load)"))
+        })?;
+        let mut rowsets = Vec::with_capacity(writes.len());
+        let mut indexes = Vec::with_capacity(writes.len());
+        for w in writes {
+            let tablet = current
+                .tablets()
+                .map(|(_, t)| t)
+                .find(|t| t.id == w.tablet_id)
+                .ok_or_else(|| {
+                    BasaltError::Storage(format!(
+                        "tablet {} was dropped during the load",
+                        w.tablet_id
+                    ))
+                })?;
+            let mut index = self.take_pk_index(&current, tablet)?;
+            let mut changed: BTreeMap<String, RoaringBitmap> = BTreeMap::new();
+            let mut failure = None;
+            for (seg, keys) in w.segments.iter().zip(&w.keys) {
+                index.add_rows(
+                    &seg.path,
+                    keys,
+                    0,
+                    |_| false,
+                    |old_seg, old_row| {
+                        if !changed.contains_key(old_seg) {
+                            let existing = match tablet.delete_bitmaps.get(old_seg) {
+                                Some(b) => delete_bitmap::decode(b),
+                                None => Ok(RoaringBitmap::new()),
+                            };
+                            match existing {
+                                Ok(bm) => {
+                                    changed.insert(old_seg.to_string(), bm);
+                                }
+                                Err(e) => failure = Some(e),
+                            }
+                        }
+                        if let Some(bm) = changed.get_mut(old_seg) {
+                            bm.insert(old_row);
+                        }
+                    },
+                )?;
+            }
+            if let Some(e) = failure {
+                return Err(e);
+            }
+            let delete_bitmaps = changed
+                .iter()
+                .map(|(seg, bm)| Ok((seg.clone(), delete_bitmap::encode(bm)?)))
+                .collect::<Result<Vec<_>>>()?;
+            rowsets.push(NewRowset {
+                tablet_id: w.tablet_id,
+                segments: w.segments,
+                delete_bitmaps,
+            });
+            indexes.push((w.tablet_id, index));
+        }
+        let published = self.catalog.publish(table_id, rowsets)?;
+        let mut cache = self.pk_indexes.lock();
+        for (tablet_id, mut index) in indexes {
+            if let Some((_, t)) = published.tablets().find(|(_, t)| t.id == tablet_id) {
+                index.version = t.version();
+                cache.insert(tablet_id, index);
+            }
+        }
+        Ok(())
+    }
+
+    /// The tablet's primary-key index, current as of the tablet's version (built if needed).
+    fn take_pk_index(&self, table: &TableMeta, tablet: &TabletMeta) -> Result<PrimaryKeyIndex> {
+        if let Some(index) = self.pk_indexes.lock().remove(&tablet.id) {
+            if index.version == tablet.version() {
+                return Ok(index);
+            }
+        }
+        PrimaryKeyIndex::build(self, table, tablet)
     }
 
     /// Reads `columns` (sorted table column indexes, including all key columns) of every

@@ -3,10 +3,12 @@
 //! loads atomically through the catalog, reads tablets back, and removes files nothing references.
 //! Storage knows nothing of SQL.
 
+pub mod delete_bitmap;
 mod engine;
 mod files;
 pub mod hashing;
 pub mod merge;
+mod pk_index;
 pub mod routing;
 mod segment;
 mod writer;

@@ -2,14 +2,14 @@
 //! the key model and written as segments; `commit` writes the rest and publishes every tablet's
 //! new rowset in one catalog transaction. A load dropped before commit deletes what it wrote.
 
-use crate::engine::StorageEngine;
+use crate::engine::{StorageEngine, UniqueTabletWrite};
 use crate::files::tablet_dir;
 use crate::merge::{sort_and_merge, MergeSpec};
 use crate::routing::{route_batch, PartitionLocator};
 use crate::{segment, storage_err};
-use arrow::array::{RecordBatch, UInt32Array};
+use arrow::array::{ArrayRef, RecordBatch, UInt32Array};
 use arrow::compute::{concat_batches, take_record_batch};
-use basalt_catalog::{NewRowset, SegmentMeta, TableMeta, TabletId};
+use basalt_catalog::{KeysModel, NewRowset, SegmentMeta, TableMeta, TabletId};
 use basalt_common::{BasaltError, Result};
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -34,6 +34,8 @@ pub struct LoadWriter {
     buffers: HashMap<TabletId, Vec<RecordBatch>>,
     buffered_rows: usize,
     segments: BTreeMap<TabletId, Vec<SegmentMeta>>,
+    /// Unique keys: the key columns of each written segment (for the primary-key index).
+    segment_keys: BTreeMap<TabletId, Vec<Vec<ArrayRef>>>,
     files: Vec<PathBuf>,
     rows_loaded: u64,
     round_robin: u64,
@@ -66,6 +68,7 @@ impl LoadWriter {
             buffers: HashMap::new(),
             buffered_rows: 0,
             segments: BTreeMap::new(),
+            segment_keys: BTreeMap::new(),
             files: Vec::new(),
             rows_loaded: 0,
             round_robin: load_id,
@@ -122,10 +125,14 @@ impl LoadWriter {
                 self.engine.data_dir(),
                 &rel,
                 &schema,
-                &[merged],
+                std::slice::from_ref(&merged),
                 &self.bloom_filter_columns,
             )?;
             self.segments.entry(tablet).or_default().push(meta);
+            if self.table.keys_model == KeysModel::Unique {
+                let keys = merged.columns()[..self.table.num_key_columns].to_vec();
+                self.segment_keys.entry(tablet).or_default().push(keys);
+            }
         }
         Ok(())
     }
@@ -140,12 +147,26 @@ impl LoadWriter {
             segments_written: segments.values().map(|s| s.len()).sum(),
             bytes_written: segments.values().flatten().map(|s| s.size_bytes).sum(),
         };
-        if !segments.is_empty() {
+        if segments.is_empty() {
+            // Nothing was written: nothing to publish.
+        } else if self.table.keys_model == KeysModel::Unique {
+            let mut keys = std::mem::take(&mut self.segment_keys);
+            let writes = segments
+                .into_iter()
+                .map(|(tablet_id, segments)| UniqueTabletWrite {
+                    tablet_id,
+                    segments,
+                    keys: keys.remove(&tablet_id).unwrap_or_default(),
+                })
+                .collect();
+            self.engine.publish_unique(self.table.id, writes)?;
+        } else {
             let rowsets = segments
                 .into_iter()
                 .map(|(tablet_id, segments)| NewRowset {
                     tablet_id,
                     segments,
+                    delete_bitmaps: Vec::new(),
                 })
                 .collect();
             self.engine.catalog().publish(self.table.id, rowsets)?;

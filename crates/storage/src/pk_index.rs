@@ -1,0 +1,105 @@
+//! The primary-key index of a Unique-key tablet: key -> (segment, row) of the live row. Loads
+//! consult it to find the rows they replace (merge-on-write), so reads never merge. It lives in
+//! memory, built from the tablet's segments on first use and kept current by each publish.
+
+use crate::delete_bitmap;
+use crate::engine::StorageEngine;
+use crate::segment::read_segment;
+use crate::storage_err;
+use arrow::array::ArrayRef;
+use arrow::row::{RowConverter, SortField};
+use basalt_catalog::{TableMeta, TabletMeta};
+use basalt_common::Result;
+use std::collections::HashMap;
+
+pub struct PrimaryKeyIndex {
+    /// The tablet version this index reflects.
+    pub version: u64,
+    converter: RowConverter,
+    segments: Vec<String>,
+    segment_ids: HashMap<String, u32>,
+    rows: HashMap<Box<[u8]>, (u32, u32)>,
+}
+
+impl PrimaryKeyIndex {
+    fn empty(table: &TableMeta) -> Result<PrimaryKeyIndex> {
+        let fields = table
+            .key_columns()
+            .iter()
+            .map(|c| SortField::new(c.ty.arrow_type()))
+            .collect();
+        Ok(PrimaryKeyIndex {
+            version: 0,
+            converter: RowConverter::new(fields).map_err(storage_err)?,
+            segments: Vec::new(),
+            segment_ids: HashMap::new(),
+            rows: HashMap::new(),
+        })
+    }
+
+    /// Reads the key columns of every live row of the tablet.
+    pub fn build(
+        engine: &StorageEngine,
+        table: &TableMeta,
+        tablet: &TabletMeta,
+    ) -> Result<PrimaryKeyIndex> {
+        let mut index = Self::empty(table)?;
+        let key_cols: Vec<usize> = (0..table.num_key_columns).collect();
+        for rowset in &tablet.rowsets {
+            for seg in &rowset.segments {
+                let deleted = match tablet.delete_bitmaps.get(&seg.path) {
+                    Some(b) => delete_bitmap::decode(b)?,
+                    None => Default::default(),
+                };
+                let mut offset = 0u32;
+                for batch in read_segment(&engine.segment_path(&seg.path), &key_cols)? {
+                    let n = batch.num_rows() as u32;
+                    index.add_rows(
+                        &seg.path,
+                        batch.columns(),
+                        offset,
+                        |row| deleted.contains(row),
+                        |_, _| {},
+                    )?;
+                    offset += n;
+                }
+            }
+        }
+        index.version = tablet.version();
+        Ok(index)
+    }
+
+    /// Records the rows of a new segment (key columns `keys`, rows numbered from `first_row`);
+    /// `replaced(segment, row)` is called for each live row a new row replaces.
+    pub fn add_rows(
+        &mut self,
+        segment: &str,
+        keys: &[ArrayRef],
+        first_row: u32,
+        skip: impl Fn(u32) -> bool,
+        mut replaced: impl FnMut(&str, u32),
+    ) -> Result<()> {
+        let seg_id = match self.segment_ids.get(segment) {
+            Some(id) => *id,
+            None => {
+                let id = self.segments.len() as u32;
+                self.segments.push(segment.to_string());
+                self.segment_ids.insert(segment.to_string(), id);
+                id
+            }
+        };
+        let rows = self.converter.convert_columns(keys).map_err(storage_err)?;
+        for (i, row) in rows.iter().enumerate() {
+            let ordinal = first_row + i as u32;
+            if skip(ordinal) {
+                continue;
+            }
+            if let Some((old_seg, old_row)) =
+                self.rows.insert(row.as_ref().into(), (seg_id, ordinal))
+            {
+                replaced(&self.segments[old_seg as usize], old_row);
+            }
+        }
+        Ok(())
+    }
+}

@@ -126,8 +126,16 @@ async fn unique_keys_merge_on_write_across_restarts() {
     let mut server = TestServer::start().await;
     let mut c = server.connect().await;
     exec(&mut c, "CREATE DATABASE u").await;
-    exec(&mut c, "CREATE TABLE u.t (k INT, v VARCHAR(10)) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2").await;
-    exec(&mut c, "INSERT INTO u.t VALUES (1, 'a'), (2, 'b'), (3, 'c')").await;
+    exec(
+        &mut c,
+        "CREATE TABLE u.t (k INT, v VARCHAR(10)) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2",
+    )
+    .await;
+    exec(
+        &mut c,
+        "INSERT INTO u.t VALUES (1, 'a'), (2, 'b'), (3, 'c')",
+    )
+    .await;
     exec(&mut c, "INSERT INTO u.t VALUES (2, 'b2')").await;
     drop(c);
     // The primary-key index is rebuilt from segments and delete bitmaps after a crash.
@@ -148,10 +156,23 @@ async fn unique_keys_merge_on_write_across_restarts() {
     // Reads never merge: the scan reads segments with the replaced rows skipped.
     let plan = rows(&mut c, "EXPLAIN SELECT * FROM u.t").await;
     let text: Vec<String> = plan.iter().filter_map(|r| r[1].clone()).collect();
-    assert!(text.iter().any(|l| l.contains("merge-on-read tablets=0")), "{text:?}");
-    assert!(!text.iter().any(|l| l.contains("TabletMergeExec")), "{text:?}");
-    assert_eq!(rows(&mut c, "SELECT COUNT(*) FROM u.t WHERE v LIKE 'c%'").await[0][0], s("1"));
-    let tables = rows(&mut c, "SELECT table_rows FROM information_schema.tables WHERE table_name = 't'").await;
+    assert!(
+        text.iter().any(|l| l.contains("merge-on-read tablets=0")),
+        "{text:?}"
+    );
+    assert!(
+        !text.iter().any(|l| l.contains("TabletMergeExec")),
+        "{text:?}"
+    );
+    assert_eq!(
+        rows(&mut c, "SELECT COUNT(*) FROM u.t WHERE v LIKE 'c%'").await[0][0],
+        s("1")
+    );
+    let tables = rows(
+        &mut c,
+        "SELECT table_rows FROM information_schema.tables WHERE table_name = 't'",
+    )
+    .await;
     assert_eq!(tables[0][0], s("4"));
     c.disconnect().await.unwrap();
 }

@@ -190,3 +190,62 @@ async fn explain_shows_partition_and_bucket_pruning() {
     );
     c.disconnect().await.unwrap();
 }
+
+#[tokio::test]
+async fn common_mysql_functions_and_column_names() {
+    let server = TestServer::start().await;
+    let mut c = server.connect().await;
+    let r = rows(
+        &mut c,
+        "SELECT IF(1 > 0, 'a', 'b'), IFNULL(NULL, 2), YEAR('2024-03-05'), MONTH(DATE '2024-03-05'), DAY('2024-03-05'), \
+         DAYOFWEEK('2024-03-05'), WEEKDAY('2024-03-05'), DATE_ADD('2024-03-05', INTERVAL 1 DAY), \
+         DATE_SUB('2024-03-05', INTERVAL 1 MONTH), DATEDIFF('2024-03-05', '2024-03-01'), DATE('2024-03-05 10:11:12'), \
+         LCASE('AbC'), UCASE('a'), LOCATE('b', 'abc'), MOD(7, 3), 7 DIV 2, CAST('12' AS SIGNED), \
+         UNIX_TIMESTAMP('2024-01-01 00:00:01'), CONCAT('a', 1), DATE_FORMAT(DATE '2024-03-05', '%Y/%m/%d')",
+    )
+    .await;
+    let expected = [
+        "a",
+        "2",
+        "2024",
+        "3",
+        "5",
+        "3",
+        "1",
+        "2024-03-06",
+        "2024-02-05",
+        "4",
+        "2024-03-05",
+        "abc",
+        "A",
+        "2",
+        "1",
+        "3",
+        "12",
+        "1704067201",
+        "a1",
+        "2024/03/05",
+    ];
+    assert_eq!(r[0], expected.iter().map(|v| s(v)).collect::<Vec<_>>());
+    let now = rows(&mut c, "SELECT NOW(), CURDATE()").await;
+    assert_eq!(
+        now[0][0].as_ref().unwrap().len(),
+        19,
+        "NOW() has second precision like MySQL"
+    );
+    // Unaliased result columns are named by the expression text, aliased ones by the alias.
+    let mut result = mysql_async::prelude::Queryable::query_iter(
+        &mut c,
+        "SELECT 1 + 1, 'x' AS label, @@version_comment",
+    )
+    .await
+    .unwrap();
+    let names: Vec<String> = result
+        .columns_ref()
+        .iter()
+        .map(|col| col.name_str().to_string())
+        .collect();
+    assert_eq!(names, vec!["1 + 1", "label", "@@version_comment"]);
+    result.drop_result().await.unwrap();
+    c.disconnect().await.unwrap();
+}

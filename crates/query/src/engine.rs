@@ -483,11 +483,13 @@ impl QueryEngine {
     async fn run_datafusion(
         &self,
         session: &Session,
-        stmt: ast::Statement,
+        mut stmt: ast::Statement,
         explain: bool,
     ) -> Result<Output> {
         session.scan_reports.clear();
+        // Result columns are named from the statement as the client wrote it.
         let column_names = mysql_column_names(&stmt);
+        crate::mysql_compat::rewrite(&mut stmt);
         let state = session.ctx.state();
         let plan = state
             .statement_to_plan(DfStatement::Statement(Box::new(stmt)))

@@ -8,6 +8,7 @@ mod engine;
 mod functions;
 mod information_schema;
 mod merge_exec;
+mod mysql_compat;
 mod output;
 mod provider;
 mod pruning;

@@ -1,0 +1,232 @@
+//! MySQL functions and syntax DataFusion spells differently, rewritten on the parsed statement
+//! before planning: IF, YEAR/MONTH/..., CURDATE, UNIX_TIMESTAMP, DATE_ADD/DATE_SUB, DATEDIFF,
+//! DATE(), LCASE/UCASE, LOCATE, TRUNCATE, MOD, `DIV`, CAST/CONVERT to SIGNED/UNSIGNED, and NOW()
+//! with MySQL's second precision.
+
+use basalt_sql::ast::helpers::attached_token::AttachedToken;
+use basalt_sql::ast::{
+    visit_expressions_mut, BinaryOperator, CaseWhen, CastKind, DataType, Expr, Function,
+    FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, Ident, ObjectName,
+    Statement, TimezoneInfo, Value,
+};
+use std::ops::ControlFlow;
+
+/// Rewrites MySQL-only expressions in `stmt` into DataFusion equivalents.
+pub fn rewrite(stmt: &mut Statement) {
+    let _ = visit_expressions_mut(stmt, |e| {
+        rewrite_expr(e);
+        ControlFlow::<()>::Continue(())
+    });
+}
+
+fn call(name: &str, args: Vec<Expr>) -> Expr {
+    Expr::Function(Function {
+        name: ObjectName::from(vec![Ident::new(name)]),
+        uses_odbc_syntax: false,
+        parameters: FunctionArguments::None,
+        args: FunctionArguments::List(FunctionArgumentList {
+            duplicate_treatment: None,
+            args: args
+                .into_iter()
+                .map(|e| FunctionArg::Unnamed(FunctionArgExpr::Expr(e)))
+                .collect(),
+            clauses: vec![],
+        }),
+        filter: None,
+        null_treatment: None,
+        over: None,
+        within_group: vec![],
+    })
+}
+
+fn string(s: &str) -> Expr {
+    Expr::value(Value::SingleQuotedString(s.to_string()))
+}
+
+fn number(n: i64) -> Expr {
+    Expr::value(Value::Number(n.to_string(), false))
+}
+
+fn binary(left: Expr, op: BinaryOperator, right: Expr) -> Expr {
+    Expr::Nested(Box::new(Expr::BinaryOp {
+        left: Box::new(left),
+        op,
+        right: Box::new(right),
+    }))
+}
+
+fn cast(expr: Expr, data_type: DataType) -> Expr {
+    Expr::Cast {
+        kind: CastKind::Cast,
+        expr: Box::new(expr),
+        data_type,
+        array: false,
+        format: None,
+    }
+}
+
+/// Plain positional arguments of a function call, or None if it has anything else.
+fn plain_args(f: &Function) -> Option<Vec<Expr>> {
+    match &f.args {
+        FunctionArguments::None => Some(vec![]),
+        FunctionArguments::List(list)
+            if list.duplicate_treatment.is_none() && list.clauses.is_empty() =>
+        {
+            list.args
+                .iter()
+                .map(|a| match a {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e.clone()),
+                    _ => None,
+                })
+                .collect()
+        }
+        _ => None,
+    }
+}
+
+/// MySQL's date arithmetic wants a date or datetime; a string literal is read as one.
+fn as_temporal(e: Expr) -> Expr {
+    match &e {
+        Expr::Value(v) => match &v.value {
+            Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => {
+                let ty = if s.contains(':') {
+                    DataType::Timestamp(None, TimezoneInfo::None)
+                } else {
+                    DataType::Date
+                };
+                cast(e.clone(), ty)
+            }
+            _ => e,
+        },
+        _ => e,
+    }
+}
+
+fn convert_type(t: &DataType) -> Option<DataType> {
+    match t {
+        DataType::Signed | DataType::SignedInteger => Some(DataType::BigInt(None)),
+        DataType::Unsigned | DataType::UnsignedInteger => Some(DataType::BigIntUnsigned(None)),
+        _ => None,
+    }
+}
+
+fn rewrite_expr(e: &mut Expr) {
+    let replacement = match e {
+        Expr::Function(f) if f.over.is_none() && f.filter.is_none() => rewrite_function(f),
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::MyIntegerDivide,
+            right,
+        } => Some(cast(
+            binary((**left).clone(), BinaryOperator::Divide, (**right).clone()),
+            DataType::BigInt(None),
+        )),
+        Expr::Cast { data_type, .. } => convert_type(data_type).map(|t| {
+            let mut c = e.clone();
+            if let Expr::Cast { data_type, .. } = &mut c {
+                *data_type = t;
+            }
+            c
+        }),
+        Expr::Convert {
+            expr,
+            data_type: Some(t),
+            charset: None,
+            ..
+        } => {
+            let t = convert_type(t).unwrap_or_else(|| t.clone());
+            Some(cast((**expr).clone(), t))
+        }
+        _ => None,
+    };
+    if let Some(r) = replacement {
+        *e = r;
+    }
+}
+
+fn rewrite_function(f: &Function) -> Option<Expr> {
+    let name = match f.name.0.as_slice() {
+        [part] => part.as_ident()?.value.to_ascii_lowercase(),
+        _ => return None,
+    };
+    let args = plain_args(f)?;
+    let date_part = |unit: &str, arg: Expr| call("date_part", vec![string(unit), as_temporal(arg)]);
+    let one = |args: &[Expr]| (args.len() == 1).then(|| args[0].clone());
+    Some(match name.as_str() {
+        "if" if args.len() == 3 => Expr::Case {
+            case_token: AttachedToken::empty(),
+            end_token: AttachedToken::empty(),
+            operand: None,
+            conditions: vec![CaseWhen {
+                condition: args[0].clone(),
+                result: args[1].clone(),
+            }],
+            else_result: Some(Box::new(args[2].clone())),
+        },
+        "year" | "month" | "quarter" | "hour" | "minute" | "second" => {
+            date_part(&name, one(&args)?)
+        }
+        "day" | "dayofmonth" => date_part("day", one(&args)?),
+        "dayofyear" => date_part("doy", one(&args)?),
+        "week" if args.len() == 1 => date_part("week", args[0].clone()),
+        // MySQL: 1 = Sunday .. 7 = Saturday; DataFusion's dow: 0 = Sunday.
+        "dayofweek" => binary(
+            date_part("dow", one(&args)?),
+            BinaryOperator::Plus,
+            number(1),
+        ),
+        // MySQL: 0 = Monday .. 6 = Sunday.
+        "weekday" => binary(
+            binary(
+                date_part("dow", one(&args)?),
+                BinaryOperator::Plus,
+                number(6),
+            ),
+            BinaryOperator::Modulo,
+            number(7),
+        ),
+        "curdate" if args.is_empty() => call("current_date", vec![]),
+        "curtime" if args.is_empty() => call("current_time", vec![]),
+        "now" | "current_timestamp" | "localtime" | "localtimestamp" | "sysdate"
+            if args.is_empty() =>
+        {
+            cast(
+                call("date_trunc", vec![string("second"), call("now", vec![])]),
+                DataType::Timestamp(None, TimezoneInfo::None),
+            )
+        }
+        "unix_timestamp" if args.is_empty() => call("to_unixtime", vec![call("now", vec![])]),
+        "unix_timestamp" => call("to_unixtime", vec![as_temporal(one(&args)?)]),
+        "date" => cast(one(&args)?, DataType::Date),
+        "datediff" if args.len() == 2 => {
+            let day = |e: Expr| call("to_unixtime", vec![cast(e, DataType::Date)]);
+            binary(
+                binary(
+                    day(args[0].clone()),
+                    BinaryOperator::Minus,
+                    day(args[1].clone()),
+                ),
+                BinaryOperator::Divide,
+                number(86400),
+            )
+        }
+        "date_add" | "adddate" | "date_sub" | "subdate"
+            if args.len() == 2 && matches!(args[1], Expr::Interval(_)) =>
+        {
+            let op = if name.ends_with("add") {
+                BinaryOperator::Plus
+            } else {
+                BinaryOperator::Minus
+            };
+            binary(as_temporal(args[0].clone()), op, args[1].clone())
+        }
+        "lcase" => call("lower", args),
+        "ucase" => call("upper", args),
+        "locate" if args.len() == 2 => call("strpos", vec![args[1].clone(), args[0].clone()]),
+        "truncate" if args.len() == 2 => call("trunc", args),
+        "mod" if args.len() == 2 => {
+            binary(args[0].clone(), BinaryOperator::Modulo, args[1].clone())
+        }
+        _ => return None,
+    })
+}

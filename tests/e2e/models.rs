@@ -234,7 +234,7 @@ async fn common_mysql_functions_and_column_names() {
         "NOW() has second precision like MySQL"
     );
     // Unaliased result columns are named by the expression text, aliased ones by the alias.
-    let mut result = mysql_async::prelude::Queryable::query_iter(
+    let result = mysql_async::prelude::Queryable::query_iter(
         &mut c,
         "SELECT 1 + 1, 'x' AS label, @@version_comment",
     )

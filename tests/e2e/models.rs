@@ -249,3 +249,57 @@ async fn common_mysql_functions_and_column_names() {
     result.drop_result().await.unwrap();
     c.disconnect().await.unwrap();
 }
+
+#[tokio::test]
+async fn list_partitions_and_column_defaults() {
+    let server = TestServer::start().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE l").await;
+    exec(&mut c, "USE l").await;
+    exec(
+        &mut c,
+        "CREATE TABLE visits (city VARCHAR(20) NOT NULL, id INT NOT NULL, n INT DEFAULT '7', note VARCHAR(10) DEFAULT 'none', \
+         at DATETIME DEFAULT CURRENT_TIMESTAMP) DUPLICATE KEY(city, id) \
+         PARTITION BY LIST(city) (PARTITION p_north VALUES IN ('beijing', 'tianjin'), PARTITION p_south VALUES IN ('shanghai')) \
+         DISTRIBUTED BY HASH(id) BUCKETS 2",
+    )
+    .await;
+    exec(
+        &mut c,
+        "INSERT INTO visits (city, id) VALUES ('beijing', 1), ('shanghai', 2)",
+    )
+    .await;
+    let r = rows(
+        &mut c,
+        "SELECT city, id, n, note, at IS NOT NULL FROM visits ORDER BY id",
+    )
+    .await;
+    assert_eq!(r[0], vec![s("beijing"), s("1"), s("7"), s("none"), s("1")]);
+    assert_eq!(r[1][0], s("shanghai"));
+    let e = mysql_async::prelude::Queryable::query_drop(
+        &mut c,
+        "INSERT INTO visits (city, id) VALUES ('paris', 3)",
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(code(e), 1526);
+    let plan = rows(
+        &mut c,
+        "EXPLAIN SELECT * FROM visits WHERE city = 'shanghai'",
+    )
+    .await;
+    let text: Vec<String> = plan.iter().filter_map(|r| r[1].clone()).collect();
+    assert!(
+        text.iter().any(|l| l.contains("partitions=1/2 [p_south]")),
+        "{text:?}"
+    );
+    assert_eq!(
+        rows(
+            &mut c,
+            "SELECT COUNT(*) FROM visits WHERE city IN ('beijing', 'tianjin')"
+        )
+        .await[0][0],
+        s("1")
+    );
+    c.disconnect().await.unwrap();
+}

@@ -7,3 +7,4 @@ mod basics;
 mod clients;
 mod durability;
 mod models;
+mod robustness;

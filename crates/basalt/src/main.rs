@@ -80,6 +80,9 @@ fn main() {
         cfg.bind = v;
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
+        // Planning and evaluating deeply nested expressions (long OR chains from ORMs) recurses;
+        // big stacks cost only address space until used.
+        .thread_stack_size(64 * 1024 * 1024)
         .enable_all()
         .build()
     {

@@ -45,6 +45,8 @@ pub enum BasaltError {
     /// A DDL statement that is well-formed SQL but describes an invalid table.
     #[error("{0}")]
     InvalidDdl(String),
+    #[error("Data too long for column '{column}' (at most {max} bytes)")]
+    DataTooLong { column: String, max: u32 },
     #[error("Column '{0}' cannot be null")]
     ColumnCannotBeNull(String),
     /// A row whose partition column value falls in no partition.
@@ -74,7 +76,15 @@ pub enum BasaltError {
 
 impl BasaltError {
     /// Builds a syntax error from a message, the SQL text and a 1-based line/column position.
+    /// Line 0 means "no position known": the error points at the end of the statement.
     pub fn syntax_at(message: impl Into<String>, sql: &str, line: u64, column: u64) -> Self {
+        let (line, column) = if line == 0 {
+            let last = sql.lines().count().max(1) as u64;
+            let width = sql.lines().last().map(|l| l.chars().count()).unwrap_or(0) as u64;
+            (last, width + 1)
+        } else {
+            (line, column)
+        };
         let near = text_near(sql, line, column);
         BasaltError::Syntax {
             message: message.into(),
@@ -100,6 +110,7 @@ impl BasaltError {
             BasaltError::UserOperation { .. } => 1396,
             BasaltError::InvalidDdl(_) => 1105,
             BasaltError::ColumnCannotBeNull(_) => 1048,
+            BasaltError::DataTooLong { .. } => 1406,
             BasaltError::NoPartition { .. } => 1526,
             BasaltError::UnknownPartition(_) => 1735,
             BasaltError::DuplicatePartition(_) => 1517,
@@ -118,6 +129,7 @@ impl BasaltError {
         match self.mysql_code() {
             1064 | 1049 | 1193 | 1231 => "42000",
             1048 => "23000",
+            1406 => "22001",
             1045 => "28000",
             1046 => "3D000",
             1054 => "42S22",

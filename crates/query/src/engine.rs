@@ -172,6 +172,12 @@ impl QueryEngine {
                 }
                 Ok(Output::ok())
             }
+            Statement::ShowWarnings => {
+                Ok(
+                    ResultBuilder::new(&[Col::str("Level"), Col::int("Code"), Col::str("Message")])
+                        .into_output(),
+                )
+            }
             Statement::ShowPartitions { table } => {
                 let db = ddl::database_of(session, &table.database)?;
                 Ok(show::show_partitions(
@@ -370,6 +376,48 @@ impl QueryEngine {
                 }
                 Ok(b.into_output())
             }
+            S::ShowCollation { .. } => {
+                let mut b = ResultBuilder::new(&[
+                    Col::str("Collation"),
+                    Col::str("Charset"),
+                    Col::int("Id"),
+                    Col::str("Default"),
+                    Col::str("Compiled"),
+                    Col::int("Sortlen"),
+                ]);
+                b.row(vec![
+                    "utf8mb4_general_ci".into(),
+                    "utf8mb4".into(),
+                    45i64.into(),
+                    "Yes".into(),
+                    "Yes".into(),
+                    1i64.into(),
+                ]);
+                b.row(vec![
+                    "utf8mb4_bin".into(),
+                    "utf8mb4".into(),
+                    46i64.into(),
+                    "".into(),
+                    "Yes".into(),
+                    1i64.into(),
+                ]);
+                Ok(b.into_output())
+            }
+            S::ShowCharset(_) => {
+                let mut b = ResultBuilder::new(&[
+                    Col::str("Charset"),
+                    Col::str("Description"),
+                    Col::str("Default collation"),
+                    Col::int("Maxlen"),
+                ]);
+                b.row(vec![
+                    "utf8mb4".into(),
+                    "UTF-8 Unicode".into(),
+                    "utf8mb4_general_ci".into(),
+                    4i64.into(),
+                ]);
+                Ok(b.into_output())
+            }
             S::ShowStatus { .. } => {
                 let b = ResultBuilder::new(&[Col::str("Variable_name"), Col::str("Value")]);
                 Ok(b.into_output())
@@ -400,6 +448,8 @@ impl QueryEngine {
                 }
             }
             ast::Set::SetNamesDefault {} => {}
+            // Statements are individually atomic; isolation and access modes are accepted.
+            ast::Set::SetTransaction { .. } => {}
             ast::Set::SingleAssignment {
                 scope,
                 variable,
@@ -489,6 +539,13 @@ impl QueryEngine {
         session.scan_reports.clear();
         // Result columns are named from the statement as the client wrote it.
         let column_names = mysql_column_names(&stmt);
+        if crate::mysql_compat::expression_depth(&stmt) > crate::mysql_compat::MAX_EXPRESSION_DEPTH
+        {
+            return Err(BasaltError::NotSupported(format!(
+                "expressions nested more than {} levels deep",
+                crate::mysql_compat::MAX_EXPRESSION_DEPTH
+            )));
+        }
         crate::mysql_compat::rewrite(&mut stmt);
         let state = session.ctx.state();
         let plan = state
@@ -523,8 +580,14 @@ impl QueryEngine {
         let out_schema = schema.clone();
         let stream = stream.map(move |r| {
             let batch = r.map_err(from_df)?;
-            RecordBatch::try_new(out_schema.clone(), batch.columns().to_vec())
-                .map_err(|e| BasaltError::Internal(e.to_string()))
+            let options = datafusion::arrow::array::RecordBatchOptions::new()
+                .with_row_count(Some(batch.num_rows()));
+            RecordBatch::try_new_with_options(
+                out_schema.clone(),
+                batch.columns().to_vec(),
+                &options,
+            )
+            .map_err(|e| BasaltError::Internal(e.to_string()))
         });
         Ok(Output::Rows {
             schema,

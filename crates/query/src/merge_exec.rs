@@ -5,6 +5,7 @@ use crate::df_error::to_df;
 use basalt_catalog::{TableMeta, TabletMeta};
 use basalt_common::BasaltError;
 use basalt_storage::StorageEngine;
+use datafusion::arrow::array::{RecordBatch, RecordBatchOptions};
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{internal_err, Result};
@@ -129,9 +130,12 @@ impl ExecutionPlan for TabletMergeExec {
             .map_err(|e| to_df(BasaltError::Internal(format!("tablet read failed: {e}"))))?
             .map_err(to_df)?;
             let projected = batch.project(&positions)?;
-            Ok(datafusion::arrow::array::RecordBatch::try_new(
+            // COUNT(*) projects no columns: the batch still carries its row count.
+            let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+            Ok(RecordBatch::try_new_with_options(
                 schema,
                 projected.columns().to_vec(),
+                &options,
             )?)
         };
         let stream = futures::stream::once(fut);

@@ -1,18 +1,79 @@
 //! MySQL functions and syntax DataFusion spells differently, rewritten on the parsed statement
 //! before planning: IF, YEAR/MONTH/..., CURDATE, UNIX_TIMESTAMP, DATE_ADD/DATE_SUB, DATEDIFF,
 //! DATE(), LCASE/UCASE, LOCATE, TRUNCATE, MOD, `DIV`, CAST/CONVERT to SIGNED/UNSIGNED, and NOW()
-//! with MySQL's second precision.
+//! with MySQL's second precision; `FROM DUAL` is dropped.
 
 use basalt_sql::ast::helpers::attached_token::AttachedToken;
 use basalt_sql::ast::{
     visit_expressions_mut, BinaryOperator, CaseWhen, CastKind, DataType, Expr, Function,
     FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, Ident, ObjectName,
-    Statement, TimezoneInfo, Value,
+    Query, SetExpr, Statement, TableFactor, TableWithJoins, TimezoneInfo, Value, Visit, VisitMut,
+    Visitor, VisitorMut,
 };
 use std::ops::ControlFlow;
 
+/// Deepest expression nesting a statement may have; deeper ones are refused before planning,
+/// which would otherwise recurse without bound.
+pub const MAX_EXPRESSION_DEPTH: usize = 10_000;
+
+/// Depth of the most deeply nested expression in `stmt`.
+pub fn expression_depth(stmt: &Statement) -> usize {
+    struct Depth {
+        current: usize,
+        max: usize,
+    }
+    impl Visitor for Depth {
+        type Break = ();
+        fn pre_visit_expr(&mut self, _e: &Expr) -> ControlFlow<()> {
+            self.current += 1;
+            self.max = self.max.max(self.current);
+            if self.current > MAX_EXPRESSION_DEPTH {
+                return ControlFlow::Break(());
+            }
+            ControlFlow::Continue(())
+        }
+        fn post_visit_expr(&mut self, _e: &Expr) -> ControlFlow<()> {
+            self.current -= 1;
+            ControlFlow::Continue(())
+        }
+    }
+    let mut d = Depth { current: 0, max: 0 };
+    let _ = stmt.visit(&mut d);
+    d.max
+}
+
+/// Removes MySQL's dummy table: `SELECT 1 FROM DUAL` is `SELECT 1`.
+struct DropDual;
+
+impl VisitorMut for DropDual {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
+        if let SetExpr::Select(select) = query.body.as_mut() {
+            let is_dual = match select.from.as_slice() {
+                [TableWithJoins {
+                    relation: TableFactor::Table { name, .. },
+                    joins,
+                }] => {
+                    joins.is_empty()
+                        && name.0.len() == 1
+                        && name.0[0].as_ident().is_some_and(|i| {
+                            i.quote_style.is_none() && i.value.eq_ignore_ascii_case("dual")
+                        })
+                }
+                _ => false,
+            };
+            if is_dual {
+                select.from.clear();
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
 /// Rewrites MySQL-only expressions in `stmt` into DataFusion equivalents.
 pub fn rewrite(stmt: &mut Statement) {
+    let _ = stmt.visit(&mut DropDual);
     let _ = visit_expressions_mut(stmt, |e| {
         rewrite_expr(e);
         ControlFlow::<()>::Continue(())

@@ -5,8 +5,11 @@ use crate::df_error::to_df;
 use async_trait::async_trait;
 use basalt_catalog::TableMeta;
 use basalt_common::BasaltError;
+use basalt_common::SqlType;
 use basalt_storage::{no_partition_error, LoadWriter, StorageEngine};
-use datafusion::arrow::array::{Array, RecordBatch};
+use datafusion::arrow::array::{
+    Array, ArrayRef, RecordBatch, StringArray, TimestampMicrosecondArray,
+};
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::common::Result;
 use datafusion::datasource::sink::DataSink;
@@ -50,14 +53,37 @@ impl DisplayAs for BasaltSink {
     }
 }
 
-/// Rejects NULLs in NOT NULL columns (MySQL error 1048).
-fn check_not_null(table: &TableMeta, batch: &RecordBatch) -> Result<(), BasaltError> {
+/// Enforces what the column types declare: NOT NULL (error 1048), CHAR/VARCHAR length in bytes
+/// (error 1406), and DATETIME fractional digits (extra digits are truncated).
+fn conform(table: &TableMeta, batch: &RecordBatch) -> Result<Vec<ArrayRef>, BasaltError> {
+    let mut columns = batch.columns().to_vec();
     for (i, c) in table.columns.iter().enumerate() {
-        if !c.nullable && batch.column(i).null_count() > 0 {
+        let col = &columns[i];
+        if !c.nullable && col.null_count() > 0 {
             return Err(BasaltError::ColumnCannotBeNull(c.name.clone()));
         }
+        match c.ty {
+            SqlType::Char(max) | SqlType::Varchar(max) => {
+                if let Some(strings) = col.as_any().downcast_ref::<StringArray>() {
+                    if strings.iter().flatten().any(|s| s.len() > max as usize) {
+                        return Err(BasaltError::DataTooLong {
+                            column: c.name.clone(),
+                            max,
+                        });
+                    }
+                }
+            }
+            SqlType::DateTime { scale } if scale < 6 => {
+                if let Some(ts) = col.as_any().downcast_ref::<TimestampMicrosecondArray>() {
+                    let unit = 10i64.pow(6 - scale as u32);
+                    let truncated: TimestampMicrosecondArray = ts.unary(|v| v - v.rem_euclid(unit));
+                    columns[i] = Arc::new(truncated.with_timezone_opt(ts.timezone()));
+                }
+            }
+            _ => {}
+        }
     }
-    Ok(())
+    Ok(columns)
 }
 
 /// Writes one batch on a blocking thread (routing, sorting and segment writes are CPU and disk
@@ -91,8 +117,8 @@ impl DataSink for BasaltSink {
         let mut writer = self.storage.begin_load(self.table.clone());
         while let Some(batch) = data.next().await {
             let batch = batch?;
-            check_not_null(&self.table, &batch).map_err(to_df)?;
-            let batch = RecordBatch::try_new(self.table_schema.clone(), batch.columns().to_vec())
+            let columns = conform(&self.table, &batch).map_err(to_df)?;
+            let batch = RecordBatch::try_new(self.table_schema.clone(), columns)
                 .map_err(|e| to_df(BasaltError::InvalidData(e.to_string())))?;
             writer = write_batch(writer, batch).await.map_err(to_df)?;
         }

@@ -81,6 +81,12 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
         };
         return Ok(Statement::SetPassword { user, password });
     }
+    if eat_words(p, &["SHOW", "WARNINGS"]) || eat_words(p, &["SHOW", "ERRORS"]) {
+        if eat_word(p, "LIMIT") {
+            p.parse_expr()?;
+        }
+        return Ok(Statement::ShowWarnings);
+    }
     if peek_word(p, "SHOW") && (peek_nth_word(p, 1, "PARTITIONS") || peek_nth_word(p, 1, "TABLETS"))
     {
         p.next_token();

@@ -19,6 +19,8 @@ pub enum Statement {
     ShowPartitions {
         table: TableName,
     },
+    /// `SHOW WARNINGS` / `SHOW ERRORS` (Basalt keeps no warnings yet: always empty).
+    ShowWarnings,
     /// `SHOW TABLETS FROM t`.
     ShowTablets {
         table: TableName,

@@ -103,7 +103,7 @@ impl StorageEngine {
     /// primary-key index, and publishes the new rowsets with the updated delete bitmaps in one
     /// catalog transaction.
     pub fn publish_unique(&self, table_id: TableId, writes: Vec<UniqueTabletWrite>) -> Result<()> {
-        let lock = self.table_locks.lock().entry(table_id).or_default().clone();
+        let lock = self.table_lock(table_id);
         let _guard = lock.lock();
         let current = self.catalog.table_by_id(table_id).ok_or_else(|| {
             BasaltError::UnknownTable(format!("table id {table_id} (dropped during the load)"))
@@ -174,6 +174,20 @@ impl StorageEngine {
         Ok(())
     }
 
+    /// The lock that serializes changes to one table's data: merge-on-write publishes, TRUNCATE and
+    /// DROP PARTITION take it so delete bitmaps are always computed against the current rowsets.
+    pub fn table_lock(&self, table_id: TableId) -> Arc<Mutex<()>> {
+        self.table_locks.lock().entry(table_id).or_default().clone()
+    }
+
+    /// Forgets the primary-key indexes of tablets whose data was removed.
+    fn evict_indexes<'a>(&self, tablets: impl Iterator<Item = &'a TabletMeta>) {
+        let mut cache = self.pk_indexes.lock();
+        for t in tablets {
+            cache.remove(&t.id);
+        }
+    }
+
     /// The tablet's primary-key index, current as of the tablet's version (built if needed).
     fn take_pk_index(&self, table: &TableMeta, tablet: &TabletMeta) -> Result<PrimaryKeyIndex> {
         if let Some(index) = self.pk_indexes.lock().remove(&tablet.id) {
@@ -201,11 +215,17 @@ impl StorageEngine {
             }
         }
         let all = concat_batches(&schema, &batches).map_err(storage_err)?;
-        sort_and_merge(&all, &MergeSpec::for_columns(table, columns))
+        let spec = MergeSpec {
+            strict_sum: false,
+            ..MergeSpec::for_columns(table, columns)
+        };
+        sort_and_merge(&all, &spec)
     }
 
     /// Deletes the files of a dropped table (after the catalog change committed).
     pub fn remove_table_files(&self, table: &TableMeta) {
+        self.evict_indexes(table.tablets().map(|(_, t)| t));
+        self.table_locks.lock().remove(&table.id);
         let dir = self.data_dir.join(table_dir(table.id));
         if let Err(e) = std::fs::remove_dir_all(&dir) {
             if e.kind() != std::io::ErrorKind::NotFound {
@@ -216,6 +236,8 @@ impl StorageEngine {
 
     /// Deletes the segment files of tablets whose rowsets were removed (truncate, drop partition).
     pub fn remove_tablet_files<'a>(&self, tablets: impl Iterator<Item = &'a TabletMeta>) {
+        let tablets: Vec<&TabletMeta> = tablets.collect();
+        self.evict_indexes(tablets.iter().copied());
         for t in tablets {
             for r in &t.rowsets {
                 for s in &r.segments {

@@ -54,3 +54,23 @@ pub fn list_files(base: &Path, root: &Path) -> io::Result<Vec<PathBuf>> {
     }
     Ok(out)
 }
+
+/// Creates `dir` and any missing parents, fsyncing each parent whose entries changed, so the
+/// directories of published segments survive a power loss.
+pub fn create_dir_durable(dir: &Path) -> io::Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    if let Some(parent) = dir.parent() {
+        create_dir_durable(parent)?;
+    }
+    match fs::create_dir(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(()),
+        Err(e) => return Err(e),
+    }
+    if let Some(parent) = dir.parent() {
+        sync_dir(parent)?;
+    }
+    Ok(())
+}

@@ -23,6 +23,9 @@ pub struct MergeSpec {
     pub num_keys: usize,
     /// For Aggregate keys: the function of each value column, in batch order after the keys.
     pub value_aggs: Vec<AggKind>,
+    /// True when a SUM that overflows its type is an error (loads); false when it wraps
+    /// (merging already published rowsets on read, where failing would make rows unreadable).
+    pub strict_sum: bool,
 }
 
 impl MergeSpec {
@@ -41,6 +44,7 @@ impl MergeSpec {
                 .skip(table.num_key_columns)
                 .map(|i| table.columns[*i].agg.unwrap_or(AggKind::Replace))
                 .collect(),
+            strict_sum: true,
         }
     }
 }
@@ -96,14 +100,19 @@ pub fn sort_and_merge(batch: &RecordBatch, spec: &MergeSpec) -> Result<RecordBat
                 .get(i - spec.num_keys)
                 .copied()
                 .unwrap_or(AggKind::Replace);
-            aggregate_column(col, &ranges, agg)?
+            aggregate_column(col, &ranges, agg, spec.strict_sum)?
         };
         out.push(merged);
     }
     RecordBatch::try_new(sorted.schema(), out).map_err(err)
 }
 
-fn aggregate_column(col: &ArrayRef, ranges: &[Range<usize>], agg: AggKind) -> Result<ArrayRef> {
+fn aggregate_column(
+    col: &ArrayRef,
+    ranges: &[Range<usize>],
+    agg: AggKind,
+    strict: bool,
+) -> Result<ArrayRef> {
     let pick = |choose: &dyn Fn(Range<usize>) -> usize| -> Result<ArrayRef> {
         let idx = UInt32Array::from_iter_values(ranges.iter().map(|r| choose(r.clone()) as u32));
         take(col, &idx, None).map_err(err)
@@ -138,34 +147,58 @@ fn aggregate_column(col: &ArrayRef, ranges: &[Range<usize>], agg: AggKind) -> Re
                 best.unwrap_or(r.start)
             })
         }
-        AggKind::Sum => sum_ranges(col, ranges),
+        AggKind::Sum => sum_ranges(col, ranges, strict),
     }
 }
 
-fn sum_ranges(col: &ArrayRef, ranges: &[Range<usize>]) -> Result<ArrayRef> {
+fn sum_ranges(col: &ArrayRef, ranges: &[Range<usize>], strict: bool) -> Result<ArrayRef> {
     macro_rules! sum {
         ($t:ty) => {{
             let a = col
                 .as_any()
                 .downcast_ref::<PrimitiveArray<$t>>()
                 .ok_or_else(|| err("sum over mismatched array"))?;
-            let out: PrimitiveArray<$t> = ranges
-                .iter()
-                .map(|r| {
-                    let mut acc: Option<<$t as ArrowPrimitiveType>::Native> = None;
-                    for i in r.clone() {
-                        if a.is_valid(i) {
-                            let v = a.value(i);
-                            acc = Some(match acc {
-                                None => v,
-                                Some(s) => arrow::datatypes::ArrowNativeTypeOp::add_wrapping(s, v),
-                            });
-                        }
+            let mut out: Vec<Option<<$t as ArrowPrimitiveType>::Native>> =
+                Vec::with_capacity(ranges.len());
+            for r in ranges {
+                let mut acc: Option<<$t as ArrowPrimitiveType>::Native> = None;
+                for i in r.clone() {
+                    if a.is_valid(i) {
+                        let v = a.value(i);
+                        acc = Some(match acc {
+                            None => v,
+                            Some(s) if !strict => {
+                                arrow::datatypes::ArrowNativeTypeOp::add_wrapping(s, v)
+                            }
+                            Some(s) => arrow::datatypes::ArrowNativeTypeOp::add_checked(s, v)
+                                .map_err(|_| {
+                                    BasaltError::InvalidData(format!(
+                                        "SUM overflows column type {}",
+                                        col.data_type()
+                                    ))
+                                })?,
+                        });
                     }
-                    acc
-                })
-                .collect();
-            Arc::new(out.with_data_type(col.data_type().clone())) as ArrayRef
+                }
+                out.push(acc);
+            }
+            let out = out
+                .into_iter()
+                .collect::<PrimitiveArray<$t>>()
+                .with_data_type(col.data_type().clone());
+            if let (true, DataType::Decimal128(p, _)) = (strict, col.data_type()) {
+                out.as_any()
+                    .downcast_ref::<PrimitiveArray<Decimal128Type>>()
+                    .map(|d| d.validate_decimal_precision(*p))
+                    .transpose()
+                    .map_err(|_| {
+                        BasaltError::InvalidData(format!(
+                            "SUM overflows column type {}",
+                            col.data_type()
+                        ))
+                    })?;
+            }
+            Arc::new(out) as ArrayRef
         }};
     }
     Ok(match col.data_type() {
@@ -212,7 +245,19 @@ mod tests {
             model,
             num_keys: 1,
             value_aggs: aggs,
+            strict_sum: true,
         }
+    }
+
+    #[test]
+    fn sum_overflow_fails_loads_and_wraps_on_read() {
+        let b = batch(vec![1, 1], vec![Some(i64::MAX), Some(1)], vec![None, None]);
+        let mut s = spec(KeysModel::Aggregate, vec![AggKind::Sum, AggKind::Replace]);
+        assert!(sort_and_merge(&b, &s).is_err());
+        s.strict_sum = false;
+        let m = sort_and_merge(&b, &s).unwrap();
+        let a = m.column(1).as_any().downcast_ref::<Int64Array>().unwrap();
+        assert_eq!(a.value(0), i64::MIN);
     }
 
     #[test]

@@ -28,7 +28,7 @@ pub fn write_segment(
 ) -> Result<SegmentMeta> {
     let dest = data_dir.join(rel_path);
     if let Some(dir) = dest.parent() {
-        std::fs::create_dir_all(dir)?;
+        crate::files::create_dir_durable(dir)?;
     }
     let tmp = dest.with_extension("parquet.tmp");
     let mut props = WriterProperties::builder()

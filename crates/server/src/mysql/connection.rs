@@ -39,6 +39,11 @@ pub mod command {
     pub const RESET_CONNECTION: u8 = 0x1f;
 }
 
+/// Largest packet accepted before the client has authenticated.
+const MAX_HANDSHAKE_PACKET: usize = 64 * 1024;
+/// Time a client has to complete the handshake and authentication.
+const HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Runs one client connection to completion: handshake, auth, command loop. Returns `Ok` when
 /// the client quits or disconnects (even mid-response) or has been refused; other I/O errors are
 /// returned.
@@ -57,14 +62,16 @@ where
         n => n,
     };
     let mut conn = Connection {
-        io: PacketIo::new(stream, max_packet_size as usize),
+        io: PacketIo::new(stream, MAX_HANDSHAKE_PACKET),
         backend,
         salt: generate_salt(),
         capabilities: 0,
         started: Instant::now(),
         questions: 0,
     };
-    let result = conn.run(&client_host, &opts).await;
+    let result = conn
+        .run(&client_host, &opts, max_packet_size as usize)
+        .await;
     conn.io.shutdown().await;
     match result {
         Err(e) if is_disconnect(&e) => {
@@ -97,10 +104,23 @@ where
     S: AsyncRead + AsyncWrite + Unpin + Send,
     B: Backend,
 {
-    async fn run(&mut self, client_host: &str, opts: &ConnectionOptions) -> io::Result<()> {
-        if !self.authenticate(client_host, opts).await? {
-            return Ok(());
+    async fn run(
+        &mut self,
+        client_host: &str,
+        opts: &ConnectionOptions,
+        max_packet_size: usize,
+    ) -> io::Result<()> {
+        // An unauthenticated client gets small packets and a deadline.
+        match tokio::time::timeout(HANDSHAKE_TIMEOUT, self.authenticate(client_host, opts)).await {
+            Ok(Ok(true)) => {}
+            Ok(Ok(false)) => return Ok(()),
+            Ok(Err(e)) => return Err(e),
+            Err(_) => {
+                tracing::debug!(client = %client_host, "handshake timed out");
+                return Ok(());
+            }
         }
+        self.io.set_max_packet_size(max_packet_size);
         self.command_loop().await
     }
 

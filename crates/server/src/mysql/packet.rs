@@ -81,6 +81,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin> PacketIo<S> {
         }
     }
 
+    /// Changes the largest packet accepted (small until the client has authenticated).
+    pub fn set_max_packet_size(&mut self, max_packet_size: usize) {
+        self.max_packet_size = max_packet_size;
+    }
+
     /// Starts a new command exchange: the next packet read or written has sequence id 0.
     pub fn reset_seq(&mut self) {
         self.seq = 0;
@@ -100,9 +105,16 @@ impl<S: AsyncRead + AsyncWrite + Unpin> PacketIo<S> {
             if payload.len() + len > self.max_packet_size {
                 return Err(ReadError::TooLarge);
             }
+            // Grow the buffer as bytes arrive, not from the length a client claims.
             let start = payload.len();
-            payload.resize(start + len, 0);
-            self.stream.read_exact(&mut payload[start..]).await?;
+            let read = (&mut self.stream)
+                .take(len as u64)
+                .read_to_end(&mut payload)
+                .await?;
+            if read < len {
+                return Err(io::Error::from(io::ErrorKind::UnexpectedEof).into());
+            }
+            debug_assert_eq!(payload.len(), start + len);
             if len < MAX_CHUNK {
                 return Ok(payload);
             }

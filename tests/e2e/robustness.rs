@@ -1,0 +1,112 @@
+//! Bad or hostile input gets a clear error for its own session and the server keeps serving.
+
+use crate::harness::*;
+use mysql_async::prelude::*;
+use std::io::{Read, Write};
+
+#[tokio::test]
+async fn deep_expressions_do_not_crash_the_server() {
+    let server = TestServer::start().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE r").await;
+    exec(
+        &mut c,
+        "CREATE TABLE r.u (k INT, v INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1",
+    )
+    .await;
+    exec(&mut c, "INSERT INTO r.u VALUES (1, 1), (2, 2)").await;
+    let ors: Vec<String> = (0..2500).map(|i| format!("k = {i}")).collect();
+    let sql = format!("SELECT COUNT(*) FROM r.u WHERE {}", ors.join(" OR "));
+    assert_eq!(rows(&mut c, &sql).await[0][0], s("2"));
+    let too_deep = format!("SELECT {}", vec!["1"; 20_000].join(" + "));
+    assert!(c.query_drop(too_deep).await.is_err());
+    assert_eq!(rows(&mut c, "SELECT 1 FROM DUAL").await[0][0], s("1"));
+    c.disconnect().await.unwrap();
+}
+
+#[tokio::test]
+async fn values_are_checked_against_column_types() {
+    let server = TestServer::start().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE r").await;
+    exec(&mut c, "USE r").await;
+    exec(
+        &mut c,
+        "CREATE TABLE t (k INT, name VARCHAR(3), at DATETIME) DISTRIBUTED BY HASH(k) BUCKETS 1",
+    )
+    .await;
+    assert_eq!(
+        code(
+            c.query_drop("INSERT INTO t VALUES (1, 'abcd', NULL)")
+                .await
+                .unwrap_err()
+        ),
+        1406
+    );
+    exec(
+        &mut c,
+        "INSERT INTO t VALUES (1, 'abc', '2024-01-01 10:00:00.123456')",
+    )
+    .await;
+    assert_eq!(
+        rows(&mut c, "SELECT at FROM t WHERE at = '2024-01-01 10:00:00'").await,
+        vec![vec![s("2024-01-01 10:00:00")]]
+    );
+    // Aggregate SUM that overflows its column type fails the load instead of wrapping.
+    exec(
+        &mut c,
+        "CREATE TABLE a (k INT, v INT SUM) AGGREGATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1",
+    )
+    .await;
+    exec(&mut c, "INSERT INTO a VALUES (1, 2147483647)").await;
+    exec(&mut c, "INSERT INTO a VALUES (2, 1)").await;
+    // COUNT(*) over tablets merged on read.
+    assert_eq!(rows(&mut c, "SELECT COUNT(*) FROM a").await[0][0], s("2"));
+    assert!(c
+        .query_drop("INSERT INTO a VALUES (1, 1), (1, 1)")
+        .await
+        .is_ok());
+    // Overflow across loads shows up only when rows merge on read; reads never fail for it.
+    assert!(c.query_drop("SELECT v FROM a WHERE k = 1").await.is_ok());
+    assert!(c
+        .query_drop("INSERT INTO a VALUES (3, 2147483647), (3, 1)")
+        .await
+        .is_err());
+    assert_eq!(
+        rows(&mut c, "SELECT COUNT(*) FROM a WHERE k = 3").await[0][0],
+        s("0")
+    );
+    // Statements drivers and tools send.
+    exec(
+        &mut c,
+        "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
+    )
+    .await;
+    assert!(rows(&mut c, "SHOW WARNINGS").await.is_empty());
+    assert!(!rows(&mut c, "SHOW COLLATION").await.is_empty());
+    c.disconnect().await.unwrap();
+}
+
+#[tokio::test]
+async fn unauthenticated_clients_cannot_send_huge_packets() {
+    let server = TestServer::start().await;
+    let mut sock = std::net::TcpStream::connect(("127.0.0.1", server.mysql_port)).unwrap();
+    sock.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    let mut greeting = [0u8; 4];
+    sock.read_exact(&mut greeting).unwrap();
+    let len = greeting[0] as usize | (greeting[1] as usize) << 8 | (greeting[2] as usize) << 16;
+    let mut body = vec![0u8; len];
+    sock.read_exact(&mut body).unwrap();
+    // Claim a 16 MB login packet: the server refuses and closes instead of reserving memory.
+    sock.write_all(&[0xff, 0xff, 0xff, 0x01]).unwrap();
+    let mut rest = Vec::new();
+    let _ = sock.read_to_end(&mut rest);
+    assert!(
+        rest.is_empty() || rest[4] == 0xff,
+        "expected an error packet or a closed connection"
+    );
+    let mut c = server.connect().await;
+    assert_eq!(rows(&mut c, "SELECT 1").await[0][0], s("1"));
+    c.disconnect().await.unwrap();
+}

@@ -176,3 +176,43 @@ async fn unique_keys_merge_on_write_across_restarts() {
     assert_eq!(tables[0][0], s("4"));
     c.disconnect().await.unwrap();
 }
+
+#[tokio::test]
+async fn truncate_and_drop_wait_for_running_reads() {
+    let server = TestServer::start().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE g").await;
+    exec(
+        &mut c,
+        "CREATE TABLE g.big (id BIGINT, v BIGINT) DISTRIBUTED BY HASH(id) BUCKETS 2",
+    )
+    .await;
+    for _ in 0..4 {
+        exec(
+            &mut c,
+            "INSERT INTO g.big SELECT value, value + 0 FROM generate_series(1, 300000)",
+        )
+        .await;
+    }
+    // A slow query reads the table while another session truncates and drops it.
+    let opts = server.opts("root", None, None);
+    let reader = tokio::spawn(async move {
+        let mut r = mysql_async::Conn::new(opts).await.unwrap();
+        r.query_first::<(i64, i64), _>("SELECT COUNT(DISTINCT v % 100003), SUM(v) FROM g.big")
+            .await
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(30)).await;
+    exec(&mut c, "TRUNCATE TABLE g.big").await;
+    let result = reader.await.unwrap();
+    let (distinct, sum) = result.expect("the read finishes on its snapshot").unwrap();
+    assert_eq!(distinct, 100003);
+    assert_eq!(sum, 4 * 300000 * 300001 / 2);
+    assert_eq!(
+        rows(&mut c, "SELECT COUNT(*) FROM g.big").await[0][0],
+        s("0")
+    );
+    exec(&mut c, "DROP TABLE g.big").await;
+    // Once no query reads them, the files are gone.
+    assert_eq!(segment_files(server.data_dir.path()), 0);
+    c.disconnect().await.unwrap();
+}

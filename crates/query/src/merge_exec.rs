@@ -4,7 +4,7 @@
 use crate::df_error::to_df;
 use basalt_catalog::{TableMeta, TabletMeta};
 use basalt_common::BasaltError;
-use basalt_storage::StorageEngine;
+use basalt_storage::{ReadGuard, StorageEngine};
 use datafusion::arrow::array::{RecordBatch, RecordBatchOptions};
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::common::tree_node::TreeNodeRecursion;
@@ -23,6 +23,8 @@ pub struct TabletMergeExec {
     storage: Arc<StorageEngine>,
     table: Arc<TableMeta>,
     tablets: Vec<TabletMeta>,
+    /// Keeps the tablets' files from being deleted while this plan exists.
+    read_guard: Arc<ReadGuard>,
     projection: Option<Vec<usize>>,
     schema: SchemaRef,
     properties: Arc<PlanProperties>,
@@ -33,6 +35,7 @@ impl TabletMergeExec {
         storage: Arc<StorageEngine>,
         table: Arc<TableMeta>,
         tablets: Vec<TabletMeta>,
+        read_guard: Arc<ReadGuard>,
         projection: Option<Vec<usize>>,
         schema: SchemaRef,
     ) -> TabletMergeExec {
@@ -46,6 +49,7 @@ impl TabletMergeExec {
             storage,
             table,
             tablets,
+            read_guard,
             projection,
             schema,
             properties,
@@ -122,7 +126,10 @@ impl ExecutionPlan for TabletMergeExec {
             .filter_map(|c| read.iter().position(|r| r == c))
             .collect();
         let schema = self.schema.clone();
+        // The stream may outlive this plan: it keeps the files alive itself.
+        let read_guard = self.read_guard.clone();
         let fut = async move {
+            let _read_guard = read_guard;
             let batch = tokio::task::spawn_blocking(move || {
                 storage.read_tablet_merged(&table, &tablet, &read)
             })

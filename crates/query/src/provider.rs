@@ -7,7 +7,7 @@ use crate::session::SessionInfo;
 use crate::sink::BasaltSink;
 use async_trait::async_trait;
 use basalt_catalog::{Catalog, ColumnDefault, TableMeta};
-use basalt_storage::StorageEngine;
+use basalt_storage::{ReadGuard, StorageEngine};
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::{
     CatalogProvider, CatalogProviderList, SchemaProvider, Session as DfSession, TableProvider,
@@ -123,10 +123,13 @@ impl SchemaProvider for DatabaseSchema {
     }
 
     async fn table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
+        // Register as a reader before taking the snapshot, so its files outlive this query.
+        let guard = Arc::new(self.services.storage.begin_read());
         match self.services.catalog.table(&self.database, name) {
             Ok(meta) => Ok(Some(Arc::new(BasaltTable::new(
                 meta,
                 self.services.storage.clone(),
+                guard,
             )))),
             Err(basalt_common::BasaltError::UnknownTable(_)) => Ok(None),
             Err(e) => Err(to_df(e)),
@@ -141,6 +144,8 @@ impl SchemaProvider for DatabaseSchema {
 /// A snapshot of one table (its visible rowsets at planning time) as a DataFusion table.
 pub struct BasaltTable {
     pub(crate) meta: Arc<TableMeta>,
+    /// Keeps the snapshot's files from being deleted while plans built from it run.
+    pub(crate) read_guard: Arc<ReadGuard>,
     pub(crate) schema: SchemaRef,
     pub(crate) storage: Arc<StorageEngine>,
     defaults: HashMap<String, Expr>,
@@ -153,7 +158,11 @@ impl std::fmt::Debug for BasaltTable {
 }
 
 impl BasaltTable {
-    pub fn new(meta: Arc<TableMeta>, storage: Arc<StorageEngine>) -> BasaltTable {
+    pub fn new(
+        meta: Arc<TableMeta>,
+        storage: Arc<StorageEngine>,
+        read_guard: Arc<ReadGuard>,
+    ) -> BasaltTable {
         let mut defaults = HashMap::new();
         for c in &meta.columns {
             let e = match &c.default {
@@ -180,6 +189,7 @@ impl BasaltTable {
             meta,
             storage,
             defaults,
+            read_guard,
         }
     }
 }

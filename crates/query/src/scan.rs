@@ -112,6 +112,7 @@ pub fn plan_scan(
             table.storage.clone(),
             table.meta.clone(),
             merging,
+            table.read_guard.clone(),
             projection.cloned(),
             projected_schema.clone(),
         )));
@@ -138,7 +139,8 @@ fn parquet_scan(
                 .segment_path(&seg.path)
                 .to_string_lossy()
                 .into_owned();
-            let file = PartitionedFile::new(path, seg.size_bytes);
+            let file =
+                PartitionedFile::new(path, seg.size_bytes).with_extension(table.read_guard.clone());
             // Unique keys: skip the rows newer loads replaced.
             let file = match tablet.delete_bitmaps.get(&seg.path) {
                 None => file,

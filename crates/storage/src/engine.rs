@@ -2,9 +2,10 @@
 //! reading a tablet with its key model applied, and removal of files nothing references.
 
 use crate::delete_bitmap;
-use crate::files::{list_files, table_dir};
+use crate::files::{list_files, remove_empty_dirs};
 use crate::merge::{sort_and_merge, MergeSpec};
 use crate::pk_index::PrimaryKeyIndex;
+use crate::read_tracker::{ReadGuard, ReadTracker};
 use crate::segment::read_segment;
 use crate::storage_err;
 use crate::writer::LoadWriter;
@@ -28,6 +29,8 @@ pub struct StorageEngine {
     write_buffer_rows: usize,
     /// Primary-key indexes of Unique-key tablets, built on first use.
     pk_indexes: Mutex<HashMap<TabletId, PrimaryKeyIndex>>,
+    /// Defers deleting files that running queries may still read.
+    reads: Arc<ReadTracker>,
     /// Serializes the publish step of merge-on-write loads per table.
     table_locks: Mutex<HashMap<TableId, Arc<Mutex<()>>>>,
 }
@@ -62,6 +65,7 @@ impl StorageEngine {
             write_buffer_rows: write_buffer_rows.max(1),
             pk_indexes: Mutex::new(HashMap::new()),
             table_locks: Mutex::new(HashMap::new()),
+            reads: Arc::new(ReadTracker::default()),
         });
         let removed = engine.collect_garbage()?;
         if removed > 0 {
@@ -222,29 +226,31 @@ impl StorageEngine {
         sort_and_merge(&all, &spec)
     }
 
-    /// Deletes the files of a dropped table (after the catalog change committed).
-    pub fn remove_table_files(&self, table: &TableMeta) {
-        self.evict_indexes(table.tablets().map(|(_, t)| t));
-        self.table_locks.lock().remove(&table.id);
-        let dir = self.data_dir.join(table_dir(table.id));
-        if let Err(e) = std::fs::remove_dir_all(&dir) {
-            if e.kind() != std::io::ErrorKind::NotFound {
-                tracing::warn!("could not remove {}: {e}", dir.display());
-            }
-        }
+    /// Registers a reader: segment files it may see are not deleted until the guard drops. Take
+    /// it before reading the catalog snapshot the query will scan.
+    pub fn begin_read(&self) -> ReadGuard {
+        self.reads.begin_read()
     }
 
-    /// Deletes the segment files of tablets whose rowsets were removed (truncate, drop partition).
+    /// Deletes the files of a dropped table (after the catalog change committed) once no running
+    /// query can read them.
+    pub fn remove_table_files(&self, table: &TableMeta) {
+        self.table_locks.lock().remove(&table.id);
+        self.remove_tablet_files(table.tablets().map(|(_, t)| t));
+    }
+
+    /// Deletes the segment files of tablets whose rowsets were removed (truncate, drop partition)
+    /// once no running query can read them.
     pub fn remove_tablet_files<'a>(&self, tablets: impl Iterator<Item = &'a TabletMeta>) {
         let tablets: Vec<&TabletMeta> = tablets.collect();
         self.evict_indexes(tablets.iter().copied());
-        for t in tablets {
-            for r in &t.rowsets {
-                for s in &r.segments {
-                    let _ = std::fs::remove_file(self.segment_path(&s.path));
-                }
-            }
-        }
+        let files = tablets
+            .iter()
+            .flat_map(|t| t.rowsets.iter())
+            .flat_map(|r| r.segments.iter())
+            .map(|s| self.segment_path(&s.path))
+            .collect();
+        self.reads.delete_when_unread(files);
     }
 
     pub fn remove_partition_files(&self, partition: &PartitionMeta) {
@@ -262,6 +268,7 @@ impl StorageEngine {
                 removed += 1;
             }
         }
+        remove_empty_dirs(&self.data_dir.join("data"))?;
         Ok(removed)
     }
 }

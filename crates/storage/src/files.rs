@@ -12,11 +12,6 @@ pub fn tablet_dir(table_id: u64, tablet_id: u64) -> PathBuf {
         .join(tablet_id.to_string())
 }
 
-/// Relative directory of all of a table's files.
-pub fn table_dir(table_id: u64) -> PathBuf {
-    PathBuf::from("data").join(table_id.to_string())
-}
-
 /// fsyncs a directory so a rename or create inside it is durable.
 pub fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
@@ -71,6 +66,25 @@ pub fn create_dir_durable(dir: &Path) -> io::Result<()> {
     }
     if let Some(parent) = dir.parent() {
         sync_dir(parent)?;
+    }
+    Ok(())
+}
+
+/// Removes the empty directories under `root` (left by dropped tables and tablets).
+pub fn remove_empty_dirs(root: &Path) -> io::Result<()> {
+    let entries = match fs::read_dir(root) {
+        Ok(e) => e,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    for entry in entries {
+        let entry = entry?;
+        if entry.file_type()?.is_dir() {
+            let path = entry.path();
+            remove_empty_dirs(&path)?;
+            // Fails (and is ignored) while the directory still holds files.
+            let _ = fs::remove_dir(&path);
+        }
     }
     Ok(())
 }

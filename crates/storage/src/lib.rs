@@ -9,11 +9,13 @@ mod files;
 pub mod hashing;
 pub mod merge;
 mod pk_index;
+mod read_tracker;
 pub mod routing;
 mod segment;
 mod writer;
 
 pub use engine::StorageEngine;
+pub use read_tracker::ReadGuard;
 pub use writer::{no_partition_error, LoadSummary, LoadWriter};
 
 fn storage_err(e: impl std::fmt::Display) -> basalt_common::BasaltError {

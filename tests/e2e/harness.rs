@@ -96,6 +96,22 @@ impl TestServer {
             .expect("connect as root")
     }
 
+    /// Process id of the running server.
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().expect("server running").id()
+    }
+
+    /// CPU seconds (user + system) the server process has used so far.
+    pub fn cpu_seconds(&self) -> f64 {
+        let stat =
+            std::fs::read_to_string(format!("/proc/{}/stat", self.pid())).expect("/proc stat");
+        // Fields after the command name (which is in parentheses).
+        let rest = &stat[stat.rfind(')').expect("stat format") + 2..];
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        let ticks: f64 = f[11].parse::<f64>().unwrap() + f[12].parse::<f64>().unwrap();
+        ticks / 100.0
+    }
+
     /// SIGKILL, no chance to clean up.
     pub fn kill9(&mut self) {
         if let Some(mut c) = self.child.take() {

@@ -110,3 +110,30 @@ async fn unauthenticated_clients_cannot_send_huge_packets() {
     assert_eq!(rows(&mut c, "SELECT 1").await[0][0], s("1"));
     c.disconnect().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_client_that_goes_away_cancels_its_query() {
+    let server = TestServer::start().await;
+    let opts = server.opts("root", None, None);
+    let runaway = tokio::spawn(async move {
+        let mut c = mysql_async::Conn::new(opts).await.unwrap();
+        let _ = c
+            .query_drop("SELECT COUNT(*) FROM generate_series(1, 100000000000)")
+            .await;
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    runaway.abort(); // drops the connection mid-query
+    let _ = runaway.await;
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let before = server.cpu_seconds();
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    let used = server.cpu_seconds() - before;
+    // A query still running would burn about a core: ~2 s of CPU in 2 s.
+    assert!(
+        used < 0.5,
+        "server kept working after the client left: {used:.2} CPU s in 2 s"
+    );
+    let mut c = server.connect().await;
+    assert_eq!(rows(&mut c, "SELECT 1").await[0][0], s("1"));
+    c.disconnect().await.unwrap();
+}

@@ -5,7 +5,7 @@
 
 use std::io;
 
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 
 /// Largest payload one packet can carry; a payload of this length is continued by another packet.
 pub const MAX_CHUNK: usize = 0xff_ffff;
@@ -78,6 +78,15 @@ impl<S: AsyncRead + AsyncWrite + Unpin> PacketIo<S> {
             out: Vec::with_capacity(16 * 1024),
             seq: 0,
             max_packet_size,
+        }
+    }
+
+    /// Completes when the client closes its side of the connection (or it fails); never completes
+    /// if the client sends more data instead. Cancel-safe: nothing is consumed.
+    pub async fn peer_closed(&mut self) {
+        match self.stream.fill_buf().await {
+            Ok(buf) if !buf.is_empty() => std::future::pending::<()>().await,
+            _ => {}
         }
     }
 

@@ -44,6 +44,20 @@ pub fn column_definition(out: &mut Vec<u8>, field: &Field, table: &str, with_def
 /// Sends a complete result set: column count, column definitions, EOF (unless the client
 /// deprecated it), one packet per row, and the terminator carrying `status` — or an ERR packet
 /// in place of the terminator if the stream fails midway.
+/// The next item of `stream`, or a disconnect error if the client closes the connection first.
+async fn next_or_disconnect<S>(
+    io: &mut PacketIo<S>,
+    stream: &mut BatchStream,
+) -> io::Result<Option<Result<arrow::array::RecordBatch, basalt_common::BasaltError>>>
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    tokio::select! {
+        item = stream.next() => Ok(item),
+        _ = io.peer_closed() => Err(io::Error::from(io::ErrorKind::ConnectionAborted)),
+    }
+}
+
 pub async fn send_result_set<S>(
     io: &mut PacketIo<S>,
     schema: &Schema,
@@ -58,7 +72,7 @@ where
     if columns == 0 {
         // The protocol has no zero-column result set; report success (or the stream's error).
         let mut failure = None;
-        while let Some(item) = stream.next().await {
+        while let Some(item) = next_or_disconnect(io, &mut stream).await? {
             if let Err(e) = item {
                 failure = Some(ErrorReply::from(&e));
                 break;
@@ -79,7 +93,9 @@ where
         io.packet(|b| response::eof(b, 0, status));
     }
 
-    while let Some(item) = stream.next().await {
+    // Results are produced while the client waits; if it goes away, stop (dropping the stream
+    // cancels the query).
+    while let Some(item) = next_or_disconnect(io, &mut stream).await? {
         let batch = match item {
             Ok(batch) => batch,
             Err(e) => {

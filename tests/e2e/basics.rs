@@ -67,6 +67,11 @@ async fn users_and_passwords() {
         .await
         .expect("alice logs in");
     assert_eq!(rows(&mut a, "SELECT 1 + 1").await[0][0], s("2"));
+    // Only root manages accounts.
+    assert_eq!(
+        code(a.query_drop("CREATE USER 'mallory'").await.unwrap_err()),
+        1227
+    );
     assert_eq!(
         code(
             Conn::new(server.opts("alice", Some("wrong"), None))
@@ -119,6 +124,10 @@ async fn ddl_show_and_error_codes() {
         1007
     );
     assert_eq!(code(c.query_drop("USE nowhere").await.unwrap_err()), 1049);
+    assert_eq!(
+        code(c.query_drop("SELECT * FROM nowhere.t").await.unwrap_err()),
+        1049
+    );
     exec(&mut c, "USE shop").await;
     exec(
         &mut c,

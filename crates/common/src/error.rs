@@ -34,6 +34,9 @@ pub enum BasaltError {
         host: String,
         using_password: bool,
     },
+    /// The account lacks the privilege an operation needs.
+    #[error("Access denied; {0}")]
+    PrivilegeRequired(String),
     #[error("No database selected")]
     NoDatabaseSelected,
     #[error("Unknown system variable '{0}'")]
@@ -105,6 +108,7 @@ impl BasaltError {
             BasaltError::UnknownColumn { .. } => 1054,
             BasaltError::AccessDenied { .. } => 1045,
             BasaltError::NoDatabaseSelected => 1046,
+            BasaltError::PrivilegeRequired(_) => 1227,
             BasaltError::UnknownVariable(_) => 1193,
             BasaltError::WrongVariableValue { .. } => 1231,
             BasaltError::UserOperation { .. } => 1396,
@@ -127,7 +131,7 @@ impl BasaltError {
     /// Five-character SQLSTATE for this error.
     pub fn sqlstate(&self) -> &'static str {
         match self.mysql_code() {
-            1064 | 1049 | 1193 | 1231 => "42000",
+            1064 | 1049 | 1193 | 1231 | 1227 => "42000",
             1048 => "23000",
             1406 => "22001",
             1045 => "28000",

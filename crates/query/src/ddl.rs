@@ -20,12 +20,9 @@ pub fn require_admin(session: &Session, what: &str) -> Result<()> {
     if session.user() == "root" {
         Ok(())
     } else {
-        Err(BasaltError::AccessDenied {
-            user: session.user().to_string(),
-            host: session.host().to_string(),
-            using_password: true,
-        })
-        .map_err(|e| BasaltError::Execution(format!("{what} needs the root account: {e}")))
+        Err(BasaltError::PrivilegeRequired(format!(
+            "{what} needs the root account"
+        )))
     }
 }
 
@@ -59,29 +56,19 @@ pub fn drop_object(
     Ok(())
 }
 
-/// An unknown table while no database is selected is really "No database selected" (1046);
-/// an unknown table in a database that does not exist is 1049.
-pub fn no_database_hint(session: &Session, e: BasaltError) -> BasaltError {
-    match &e {
-        BasaltError::UnknownTable(name) => {
-            if name.starts_with(crate::session::NO_DATABASE)
-                || (session.database().is_none() && !name.contains('.'))
-            {
-                return BasaltError::NoDatabaseSelected;
-            }
-            if let Some((db, _)) = name.split_once('.') {
-                if db == crate::session::NO_DATABASE {
-                    return BasaltError::NoDatabaseSelected;
-                }
-            }
-            e
-        }
-        BasaltError::Execution(msg)
-            if msg.contains("failed to resolve schema")
-                || msg.contains("schema") && msg.contains("not found") =>
+/// Refines DataFusion's "table not found": with no database selected it is 1046, in a database
+/// that does not exist it is 1049.
+pub fn no_database_hint(services: &Services, e: BasaltError) -> BasaltError {
+    let BasaltError::UnknownTable(name) = &e else {
+        return e;
+    };
+    match name.split_once('.') {
+        Some((db, _)) if db == crate::session::NO_DATABASE => BasaltError::NoDatabaseSelected,
+        Some((db, _))
+            if db != crate::provider::INFORMATION_SCHEMA
+                && !services.catalog.database_exists(db) =>
         {
-            let db = msg.split('\'').nth(1).unwrap_or("").to_string();
-            BasaltError::UnknownDatabase(db)
+            BasaltError::UnknownDatabase(db.to_string())
         }
         _ => e,
     }

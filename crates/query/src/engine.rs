@@ -551,7 +551,7 @@ impl QueryEngine {
         let plan = state
             .statement_to_plan(DfStatement::Statement(Box::new(stmt)))
             .await
-            .map_err(|e| ddl::no_database_hint(session, from_df(e)))?;
+            .map_err(|e| ddl::no_database_hint(&self.services, from_df(e)))?;
         let is_insert = matches!(&plan, LogicalPlan::Dml(_));
         let df = session
             .ctx

@@ -137,3 +137,48 @@ async fn a_client_that_goes_away_cancels_its_query() {
     assert_eq!(rows(&mut c, "SELECT 1").await[0][0], s("1"));
     c.disconnect().await.unwrap();
 }
+
+#[tokio::test]
+async fn largeint_covers_the_128_bit_range() {
+    let server = TestServer::start().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE li").await;
+    exec(&mut c, "USE li").await;
+    exec(&mut c, "CREATE TABLE t (id LARGEINT NOT NULL, v LARGEINT SUM) AGGREGATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 4").await;
+    exec(
+        &mut c,
+        "INSERT INTO t VALUES (170141183460469231731687303715884105727, 1), (-170141183460469231731687303715884105728, 2), (0, 3)",
+    )
+    .await;
+    exec(
+        &mut c,
+        "INSERT INTO t VALUES (0, 170141183460469231731687303715884105000)",
+    )
+    .await;
+    let r = rows(
+        &mut c,
+        "SELECT id, v FROM t WHERE id = 170141183460469231731687303715884105727",
+    )
+    .await;
+    assert_eq!(
+        r,
+        vec![vec![s("170141183460469231731687303715884105727"), s("1")]]
+    );
+    assert_eq!(
+        rows(&mut c, "SELECT v FROM t WHERE id = 0").await[0][0],
+        s("170141183460469231731687303715884105003")
+    );
+    let plan = rows(
+        &mut c,
+        "EXPLAIN SELECT * FROM t WHERE id = -170141183460469231731687303715884105728",
+    )
+    .await;
+    let text: Vec<String> = plan.iter().filter_map(|r| r[1].clone()).collect();
+    assert!(text.iter().any(|l| l.contains("tablets=1/4")), "{text:?}");
+    let e = c
+        .query_drop("INSERT INTO t VALUES (170141183460469231731687303715884105728, 1)")
+        .await
+        .unwrap_err();
+    assert_eq!(code(e), 1264);
+    c.disconnect().await.unwrap();
+}

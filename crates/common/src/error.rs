@@ -50,6 +50,8 @@ pub enum BasaltError {
     InvalidDdl(String),
     #[error("Data too long for column '{column}' (at most {max} bytes)")]
     DataTooLong { column: String, max: u32 },
+    #[error("Out of range value for column '{0}'")]
+    OutOfRange(String),
     #[error("Column '{0}' cannot be null")]
     ColumnCannotBeNull(String),
     /// A row whose partition column value falls in no partition.
@@ -115,6 +117,7 @@ impl BasaltError {
             BasaltError::InvalidDdl(_) => 1105,
             BasaltError::ColumnCannotBeNull(_) => 1048,
             BasaltError::DataTooLong { .. } => 1406,
+            BasaltError::OutOfRange(_) => 1264,
             BasaltError::NoPartition { .. } => 1526,
             BasaltError::UnknownPartition(_) => 1735,
             BasaltError::DuplicatePartition(_) => 1517,
@@ -134,6 +137,7 @@ impl BasaltError {
             1064 | 1049 | 1193 | 1231 | 1227 => "42000",
             1048 => "23000",
             1406 => "22001",
+            1264 => "22003",
             1045 => "28000",
             1046 => "3D000",
             1054 => "42S22",

@@ -6,6 +6,8 @@ use std::fmt;
 
 /// Largest DECIMAL precision Basalt stores (Decimal128).
 pub const MAX_DECIMAL_PRECISION: u8 = 38;
+/// Digits of LARGEINT: i128 values have up to 39.
+pub const LARGEINT_PRECISION: u8 = 39;
 
 /// A column type as declared in DDL.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -15,7 +17,7 @@ pub enum SqlType {
     SmallInt,
     Int,
     BigInt,
-    /// 128-bit integer, stored as Decimal128(38, 0).
+    /// 128-bit integer, stored as Decimal256(39, 0) limited to the i128 range.
     LargeInt,
     Float,
     Double,
@@ -42,7 +44,7 @@ impl SqlType {
             SqlType::SmallInt => DataType::Int16,
             SqlType::Int => DataType::Int32,
             SqlType::BigInt => DataType::Int64,
-            SqlType::LargeInt => DataType::Decimal128(MAX_DECIMAL_PRECISION, 0),
+            SqlType::LargeInt => DataType::Decimal256(LARGEINT_PRECISION, 0),
             SqlType::Float => DataType::Float32,
             SqlType::Double => DataType::Float64,
             SqlType::Decimal { precision, scale } => DataType::Decimal128(*precision, *scale),
@@ -191,6 +193,6 @@ mod tests {
             "varchar(20)"
         );
         assert_eq!(SqlType::from_name("STRING", &[]).unwrap(), SqlType::String);
-        assert_eq!(SqlType::LargeInt.arrow_type(), DataType::Decimal128(38, 0));
+        assert_eq!(SqlType::LargeInt.arrow_type(), DataType::Decimal256(39, 0));
     }
 }

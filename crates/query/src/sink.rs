@@ -8,7 +8,7 @@ use basalt_common::BasaltError;
 use basalt_common::SqlType;
 use basalt_storage::{no_partition_error, LoadWriter, StorageEngine};
 use datafusion::arrow::array::{
-    Array, ArrayRef, RecordBatch, StringArray, TimestampMicrosecondArray,
+    Array, ArrayRef, Decimal256Array, RecordBatch, StringArray, TimestampMicrosecondArray,
 };
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::common::Result;
@@ -70,6 +70,13 @@ fn conform(table: &TableMeta, batch: &RecordBatch) -> Result<Vec<ArrayRef>, Basa
                             column: c.name.clone(),
                             max,
                         });
+                    }
+                }
+            }
+            SqlType::LargeInt => {
+                if let Some(values) = col.as_any().downcast_ref::<Decimal256Array>() {
+                    if values.iter().flatten().any(|v| v.to_i128().is_none()) {
+                        return Err(BasaltError::OutOfRange(c.name.clone()));
                     }
                 }
             }

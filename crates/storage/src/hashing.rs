@@ -73,6 +73,17 @@ fn combine_column(col: &ArrayRef, hashes: &mut [u64]) -> Result<()> {
                 };
             }
         }
+        DataType::Decimal256(_, _) => {
+            // LARGEINT: hashed as its i128 value, like a Decimal128 of the same value.
+            let a = col.as_primitive::<Decimal256Type>();
+            for (i, h) in hashes.iter_mut().enumerate() {
+                *h = match (a.is_null(i), a.value(i).to_i128()) {
+                    (false, Some(v)) => mix(*h, &v.to_le_bytes()),
+                    (false, None) => mix(*h, &a.value(i).to_le_bytes()),
+                    (true, _) => mix(*h, &NULL_HASH.to_le_bytes()),
+                };
+            }
+        }
         DataType::Utf8 => {
             let a = col.as_string::<i32>();
             for (i, h) in hashes.iter_mut().enumerate() {

@@ -186,19 +186,14 @@ fn sum_ranges(col: &ArrayRef, ranges: &[Range<usize>], strict: bool) -> Result<A
                 .into_iter()
                 .collect::<PrimitiveArray<$t>>()
                 .with_data_type(col.data_type().clone());
-            if let (true, DataType::Decimal128(p, _)) = (strict, col.data_type()) {
-                out.as_any()
-                    .downcast_ref::<PrimitiveArray<Decimal128Type>>()
-                    .map(|d| d.validate_decimal_precision(*p))
-                    .transpose()
-                    .map_err(|_| {
-                        BasaltError::InvalidData(format!(
-                            "SUM overflows column type {}",
-                            col.data_type()
-                        ))
-                    })?;
+            let out = Arc::new(out) as ArrayRef;
+            if strict && !sum_fits(&out) {
+                return Err(BasaltError::InvalidData(format!(
+                    "SUM overflows column type {}",
+                    col.data_type()
+                )));
             }
-            Arc::new(out) as ArrayRef
+            out
         }};
     }
     Ok(match col.data_type() {
@@ -209,12 +204,29 @@ fn sum_ranges(col: &ArrayRef, ranges: &[Range<usize>], strict: bool) -> Result<A
         DataType::Float32 => sum!(Float32Type),
         DataType::Float64 => sum!(Float64Type),
         DataType::Decimal128(_, _) => sum!(Decimal128Type),
+        DataType::Decimal256(_, _) => sum!(Decimal256Type),
         other => {
             return Err(BasaltError::Storage(format!(
                 "SUM is not defined for {other}"
             )))
         }
     })
+}
+
+/// True if every summed value fits the column: DECIMAL(p, s) within its precision; LARGEINT
+/// (Decimal256 with scale 0) within the 128-bit range.
+fn sum_fits(out: &ArrayRef) -> bool {
+    match out.data_type() {
+        DataType::Decimal128(p, _) => out
+            .as_any()
+            .downcast_ref::<PrimitiveArray<Decimal128Type>>()
+            .is_some_and(|d| d.validate_decimal_precision(*p).is_ok()),
+        DataType::Decimal256(_, _) => out
+            .as_any()
+            .downcast_ref::<PrimitiveArray<Decimal256Type>>()
+            .is_some_and(|d| d.iter().flatten().all(|v| v.to_i128().is_some())),
+        _ => true,
+    }
 }
 
 #[cfg(test)]

@@ -131,9 +131,10 @@ pub fn column_meta(field: &Field) -> ColumnMeta {
         DataType::UInt64 => ColumnMeta::binary(t::LONGLONG, 20, 0).unsigned(),
         DataType::Float16 | DataType::Float32 => ColumnMeta::binary(t::FLOAT, 12, NOT_FIXED_DEC),
         DataType::Float64 => ColumnMeta::binary(t::DOUBLE, 22, NOT_FIXED_DEC),
-        DataType::Decimal32(p, s) | DataType::Decimal64(p, s) | DataType::Decimal128(p, s) => {
-            decimal_meta(*p, *s)
-        }
+        DataType::Decimal32(p, s)
+        | DataType::Decimal64(p, s)
+        | DataType::Decimal128(p, s)
+        | DataType::Decimal256(p, s) => decimal_meta(*p, *s),
         DataType::Date32 | DataType::Date64 => ColumnMeta::binary(t::DATE, 10, 0),
         DataType::Timestamp(unit, None) => {
             let fsp = fsp(*unit);
@@ -157,7 +158,7 @@ pub fn column_meta(field: &Field) -> ColumnMeta {
         DataType::FixedSizeBinary(n) => {
             ColumnMeta::binary(t::STRING, u32::try_from(*n).unwrap_or(0), 0)
         }
-        // Decimal256, timestamps with a time zone, intervals, nested types, dictionaries, ...
+        // Timestamps with a time zone, intervals, nested types, dictionaries, ...
         _ => ColumnMeta::text(),
     };
     if !field.is_nullable() {
@@ -753,10 +754,7 @@ mod tests {
     #[test]
     fn decimal256_and_other_types_use_display() {
         let m = meta(DataType::Decimal256(40, 2), true);
-        assert_eq!(
-            (m.column_type, m.charset),
-            (column_type::VAR_STRING, CHARSET_UTF8MB4)
-        );
+        assert_eq!((m.column_type, m.decimals), (column_type::NEWDECIMAL, 2));
         let a = Decimal256Array::from(vec![Some(i256::from_i128(150)), None])
             .with_precision_and_scale(40, 2)
             .unwrap();

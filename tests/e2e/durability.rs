@@ -216,3 +216,27 @@ async fn truncate_and_drop_wait_for_running_reads() {
     assert_eq!(segment_files(server.data_dir.path()), 0);
     c.disconnect().await.unwrap();
 }
+
+#[tokio::test]
+async fn default_relative_data_dir_works() {
+    let server = TestServer::start_with_default_data_dir().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE rel").await;
+    exec(
+        &mut c,
+        "CREATE TABLE rel.t (k INT, v INT) DISTRIBUTED BY HASH(k) BUCKETS 2",
+    )
+    .await;
+    exec(&mut c, "INSERT INTO rel.t VALUES (1, 10), (2, 20)").await;
+    assert_eq!(
+        rows(&mut c, "SELECT SUM(v) FROM rel.t").await[0][0],
+        s("30")
+    );
+    assert!(server
+        .data_dir
+        .path()
+        .join("basalt-data")
+        .join("data")
+        .is_dir());
+    c.disconnect().await.unwrap();
+}

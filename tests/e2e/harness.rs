@@ -12,6 +12,8 @@ pub struct TestServer {
     pub data_dir: tempfile::TempDir,
     pub mysql_port: u16,
     pub http_port: u16,
+    /// Run in `data_dir` with the default `./basalt-data` instead of passing --data-dir.
+    default_dir: bool,
 }
 
 impl TestServer {
@@ -22,6 +24,7 @@ impl TestServer {
             data_dir,
             mysql_port: 0,
             http_port: 0,
+            default_dir: false,
         };
         s.spawn().await;
         s
@@ -33,10 +36,31 @@ impl TestServer {
 
     /// Starts the server on ports the OS picks (port 0) and learns them from its "ready" log line,
     /// so parallel tests never race for a port.
+    /// Starts the server the way the README does: no --data-dir, so it uses ./basalt-data under
+    /// its working directory (a fresh temporary one here).
+    pub async fn start_with_default_data_dir() -> TestServer {
+        let data_dir = tempfile::tempdir().expect("tempdir");
+        let mut s = TestServer {
+            child: None,
+            data_dir,
+            mysql_port: 0,
+            http_port: 0,
+            default_dir: true,
+        };
+        s.spawn().await;
+        s
+    }
+
     async fn spawn(&mut self) {
-        let mut child = Command::new(Self::binary())
-            .args(["server", "--data-dir"])
-            .arg(self.data_dir.path())
+        let mut command = Command::new(Self::binary());
+        if self.default_dir {
+            command.arg("server").current_dir(self.data_dir.path());
+        } else {
+            command
+                .args(["server", "--data-dir"])
+                .arg(self.data_dir.path());
+        }
+        let mut child = command
             .args(["--mysql-port", "0", "--http-port", "0"])
             .env("BASALT_LOG", "info")
             .stdout(Stdio::piped())

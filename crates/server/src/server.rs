@@ -17,8 +17,11 @@ pub struct Server {
 
 impl Server {
     /// Opens all state under the configured data directory.
-    pub fn open(config: Config) -> Result<Server> {
+    pub fn open(mut config: Config) -> Result<Server> {
         std::fs::create_dir_all(&config.data_dir)?;
+        // Segment paths handed to the query engine must be absolute (a relative default like
+        // ./basalt-data would otherwise be misread as an object-store path).
+        config.data_dir = std::fs::canonicalize(&config.data_dir)?;
         let catalog = Arc::new(Catalog::open(&config.data_dir.join("meta"))?);
         let storage =
             StorageEngine::open(&config.data_dir, catalog.clone(), config.write_buffer_rows)?;

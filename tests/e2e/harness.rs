@@ -17,14 +17,25 @@ pub struct TestServer {
 }
 
 impl TestServer {
+    /// Starts a server with `--data-dir` pointing at a fresh temporary directory.
     pub async fn start() -> TestServer {
+        Self::start_with(false).await
+    }
+
+    /// Starts the server the way the README does: no --data-dir, so it uses ./basalt-data under
+    /// its working directory (a fresh temporary one here).
+    pub async fn start_with_default_data_dir() -> TestServer {
+        Self::start_with(true).await
+    }
+
+    async fn start_with(default_dir: bool) -> TestServer {
         let data_dir = tempfile::tempdir().expect("tempdir");
         let mut s = TestServer {
             child: None,
             data_dir,
             mysql_port: 0,
             http_port: 0,
-            default_dir: false,
+            default_dir,
         };
         s.spawn().await;
         s
@@ -36,21 +47,6 @@ impl TestServer {
 
     /// Starts the server on ports the OS picks (port 0) and learns them from its "ready" log line,
     /// so parallel tests never race for a port.
-    /// Starts the server the way the README does: no --data-dir, so it uses ./basalt-data under
-    /// its working directory (a fresh temporary one here).
-    pub async fn start_with_default_data_dir() -> TestServer {
-        let data_dir = tempfile::tempdir().expect("tempdir");
-        let mut s = TestServer {
-            child: None,
-            data_dir,
-            mysql_port: 0,
-            http_port: 0,
-            default_dir: true,
-        };
-        s.spawn().await;
-        s
-    }
-
     async fn spawn(&mut self) {
         let mut command = Command::new(Self::binary());
         if self.default_dir {

@@ -159,7 +159,11 @@ impl TestServer {
         }
     }
 
+    /// Starts the server again on the same data directory (stopping it first if it runs).
     pub async fn restart(&mut self) {
+        if self.child.is_some() {
+            self.terminate();
+        }
         self.spawn().await;
     }
 }

@@ -8,3 +8,4 @@ mod clients;
 mod durability;
 mod models;
 mod robustness;
+mod stream_load;

@@ -3,6 +3,7 @@
 //! Writers take `writer` (one at a time), compute the new records, commit them to the store in one
 //! transaction, and only then swap the in-memory state, so a failed commit changes nothing.
 
+use crate::load_jobs::LoadJobRecord;
 use crate::model::*;
 use crate::store::{Op, Store};
 use crate::table_def;
@@ -30,6 +31,8 @@ struct State {
     tables: BTreeMap<String, BTreeMap<String, Arc<TableMeta>>>,
     users: BTreeMap<String, UserMeta>,
     global_variables: BTreeMap<String, String>,
+    /// Committed loads by `LoadJobRecord::key` (labels are unique per database).
+    load_jobs: BTreeMap<String, Arc<LoadJobRecord>>,
 }
 
 pub struct Catalog {
@@ -40,6 +43,9 @@ pub struct Catalog {
 }
 
 const NEXT_ID: &str = "next_id";
+
+/// How long a committed load's label is remembered (Doris keeps labels for three days).
+const LABEL_KEEP_MS: i64 = 3 * 24 * 3600 * 1000;
 
 fn now_ms() -> i64 {
     std::time::SystemTime::now()
@@ -120,6 +126,19 @@ impl Catalog {
                 .insert(UserMeta::key(&user.user, &user.host), user);
         }
         state.global_variables = loaded.variables.into_iter().collect();
+        let mut expired_labels = Vec::new();
+        for j in &loaded.load_jobs {
+            let job: LoadJobRecord = from_json(j)?;
+            let key = LoadJobRecord::key(&job.database, &job.label);
+            if job.finished_ms + LABEL_KEEP_MS < now_ms() {
+                expired_labels.push(Op::DeleteLoadJob(key));
+            } else {
+                state.load_jobs.insert(key, Arc::new(job));
+            }
+        }
+        if !expired_labels.is_empty() {
+            store.commit(expired_labels)?;
+        }
         let persisted = loaded
             .counters
             .iter()
@@ -227,10 +246,22 @@ impl Catalog {
         for t in &tables {
             ops.extend(delete_table_ops(t));
         }
+        let labels: Vec<String> = self
+            .state
+            .read()
+            .load_jobs
+            .iter()
+            .filter(|(_, j)| j.database == name)
+            .map(|(k, _)| k.clone())
+            .collect();
+        ops.extend(labels.iter().cloned().map(Op::DeleteLoadJob));
         self.store.commit(ops)?;
         let mut s = self.state.write();
         s.databases.remove(&name);
         s.tables.remove(&name);
+        for k in &labels {
+            s.load_jobs.remove(k);
+        }
         Ok(Some(tables))
     }
 
@@ -415,10 +446,29 @@ impl Catalog {
     /// Publishes one load: every new rowset becomes visible together, in one durable transaction.
     /// Fails (publishing nothing) if the table or any target tablet is gone.
     pub fn publish(&self, table_id: TableId, rowsets: Vec<NewRowset>) -> Result<Arc<TableMeta>> {
+        self.publish_load(table_id, rowsets, None)
+    }
+
+    /// Publishes one load and, in the same transaction, records its label: either both happen
+    /// or neither. Fails with `LabelAlreadyExists` (publishing nothing) if the label is taken.
+    pub fn publish_load(
+        &self,
+        table_id: TableId,
+        rowsets: Vec<NewRowset>,
+        job: Option<LoadJobRecord>,
+    ) -> Result<Arc<TableMeta>> {
         let _w = self.writer.lock();
         let old = self.table_by_id(table_id).ok_or_else(|| {
             BasaltError::UnknownTable(format!("table id {table_id} (dropped during the load)"))
         })?;
+        let mut job_entry = None;
+        if let Some(job) = job {
+            let key = LoadJobRecord::key(&job.database, &job.label);
+            if self.state.read().load_jobs.contains_key(&key) {
+                return Err(BasaltError::LabelAlreadyExists(job.label));
+            }
+            job_entry = Some((key, Arc::new(job)));
+        }
         let mut new = (*old).clone();
         let mut ops = Vec::new();
         let created = now_ms();
@@ -453,10 +503,37 @@ impl Catalog {
             }
         }
         ops.push(self.counter_op());
+        if let Some((key, job)) = &job_entry {
+            ops.push(Op::PutLoadJob(key.clone(), to_json(job.as_ref())?));
+        }
         self.store.commit(ops)?;
         let new = Arc::new(new);
         self.replace_arc_in_memory(new.clone());
+        if let Some((key, job)) = job_entry {
+            self.state.write().load_jobs.insert(key, job);
+        }
         Ok(new)
+    }
+
+    /// The committed load that used `label` in `database`, if it is still remembered.
+    pub fn load_job(&self, database: &str, label: &str) -> Option<Arc<LoadJobRecord>> {
+        let key = LoadJobRecord::key(&normalize(database), label);
+        self.state.read().load_jobs.get(&key).cloned()
+    }
+
+    /// Committed loads of `database`, oldest first.
+    pub fn load_jobs(&self, database: &str) -> Vec<Arc<LoadJobRecord>> {
+        let db = normalize(database);
+        let mut jobs: Vec<_> = self
+            .state
+            .read()
+            .load_jobs
+            .values()
+            .filter(|j| j.database == db)
+            .cloned()
+            .collect();
+        jobs.sort_by_key(|j| (j.finished_ms, j.txn_id));
+        jobs
     }
 
     pub fn table_by_id(&self, id: TableId) -> Option<Arc<TableMeta>> {

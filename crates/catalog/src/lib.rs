@@ -3,6 +3,7 @@
 //! transaction; readers get cheap immutable snapshots (`Arc<TableMeta>`).
 
 mod catalog;
+mod load_jobs;
 mod model;
 mod partition_value;
 mod store;
@@ -10,6 +11,7 @@ mod table_def;
 mod users;
 
 pub use catalog::{Catalog, NewRowset};
+pub use load_jobs::LoadJobRecord;
 pub use model::*;
 pub use partition_value::PartitionValue;
 pub use users::{native_password_hash, UserMeta};

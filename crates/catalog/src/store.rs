@@ -12,6 +12,8 @@ const DELETE_BITMAPS: TableDefinition<(u64, &str), &[u8]> = TableDefinition::new
 const USERS: TableDefinition<&str, &str> = TableDefinition::new("users");
 const VARIABLES: TableDefinition<&str, &str> = TableDefinition::new("global_variables");
 const COUNTERS: TableDefinition<&str, u64> = TableDefinition::new("counters");
+/// (database NUL label) -> committed load record
+const LOAD_JOBS: TableDefinition<&str, &str> = TableDefinition::new("load_jobs");
 
 /// One change to persisted records.
 #[derive(Debug)]
@@ -30,6 +32,8 @@ pub enum Op {
     DeleteUser(String),
     PutVariable(String, String),
     PutCounter(&'static str, u64),
+    PutLoadJob(String, String),
+    DeleteLoadJob(String),
 }
 
 /// Everything read back at startup.
@@ -42,6 +46,7 @@ pub struct Loaded {
     pub users: Vec<String>,
     pub variables: Vec<(String, String)>,
     pub counters: Vec<(String, u64)>,
+    pub load_jobs: Vec<String>,
 }
 
 pub struct Store {
@@ -64,6 +69,7 @@ impl Store {
         txn.open_table(USERS).map_err(err)?;
         txn.open_table(VARIABLES).map_err(err)?;
         txn.open_table(COUNTERS).map_err(err)?;
+        txn.open_table(LOAD_JOBS).map_err(err)?;
         txn.commit().map_err(err)?;
         Ok(Store { db })
     }
@@ -117,6 +123,15 @@ impl Store {
             let (k, v) = item.map_err(err)?;
             out.counters.push((k.value().to_string(), v.value()));
         }
+        for item in txn
+            .open_table(LOAD_JOBS)
+            .map_err(err)?
+            .iter()
+            .map_err(err)?
+        {
+            let (_, v) = item.map_err(err)?;
+            out.load_jobs.push(v.value().to_string());
+        }
         Ok(out)
     }
 
@@ -131,6 +146,7 @@ impl Store {
             let mut users = txn.open_table(USERS).map_err(err)?;
             let mut variables = txn.open_table(VARIABLES).map_err(err)?;
             let mut counters = txn.open_table(COUNTERS).map_err(err)?;
+            let mut load_jobs = txn.open_table(LOAD_JOBS).map_err(err)?;
             for op in ops {
                 match op {
                     Op::PutDatabase(k, v) => {
@@ -157,6 +173,10 @@ impl Store {
                         drop(variables.insert(k.as_str(), v.as_str()).map_err(err)?)
                     }
                     Op::PutCounter(k, v) => drop(counters.insert(k, v).map_err(err)?),
+                    Op::PutLoadJob(k, v) => {
+                        drop(load_jobs.insert(k.as_str(), v.as_str()).map_err(err)?)
+                    }
+                    Op::DeleteLoadJob(k) => drop(load_jobs.remove(k.as_str()).map_err(err)?),
                 }
             }
         }

@@ -63,6 +63,9 @@ pub enum BasaltError {
     DuplicatePartition(String),
     #[error("{0} is not supported")]
     NotSupported(String),
+    /// A load reused the label of a committed load in the same database.
+    #[error("Label [{0}] has already been used")]
+    LabelAlreadyExists(String),
     /// Data that cannot be converted to a column's type.
     #[error("{0}")]
     InvalidData(String),
@@ -123,7 +126,8 @@ impl BasaltError {
             BasaltError::DuplicatePartition(_) => 1517,
             BasaltError::NotSupported(_) => 1235,
             BasaltError::InvalidData(_) => 1366,
-            BasaltError::Execution(_)
+            BasaltError::LabelAlreadyExists(_)
+            | BasaltError::Execution(_)
             | BasaltError::Storage(_)
             | BasaltError::Catalog(_)
             | BasaltError::Io(_)

@@ -29,6 +29,7 @@ pub struct QueryEngine {
     runtime: Arc<RuntimeEnv>,
     target_partitions: usize,
     next_connection_id: AtomicU32,
+    loads: crate::load::LoadRegistry,
 }
 
 /// The last part of an object name, lower-cased, and its qualifier if any.
@@ -87,6 +88,7 @@ fn set_value_text(e: &SqlExpr) -> Result<String> {
 
 impl QueryEngine {
     pub fn new(catalog: Arc<Catalog>, storage: Arc<StorageEngine>) -> Result<Arc<QueryEngine>> {
+        let storage_dir = storage.data_dir().to_path_buf();
         let runtime = Arc::new(RuntimeEnv::default());
         let target_partitions = std::thread::available_parallelism()
             .map(|n| n.get())
@@ -96,11 +98,30 @@ impl QueryEngine {
             runtime,
             target_partitions,
             next_connection_id: AtomicU32::new(1),
+            loads: crate::load::LoadRegistry::new(storage_dir.join("load_errors")),
         }))
     }
 
     pub fn catalog(&self) -> &Arc<Catalog> {
         &self.services.catalog
+    }
+
+    pub(crate) fn services(&self) -> &Services {
+        &self.services
+    }
+
+    /// Running and recently failed loads, and their error logs.
+    pub fn load_registry(&self) -> &crate::load::LoadRegistry {
+        &self.loads
+    }
+
+    /// Runs one Stream Load (the HTTP side hands over the body as a stream of chunks).
+    pub async fn stream_load(
+        &self,
+        req: crate::load::StreamLoadRequest,
+        body: futures::stream::BoxStream<'static, std::result::Result<bytes::Bytes, String>>,
+    ) -> crate::load::StreamLoadResult {
+        crate::load::stream_load(self, req, body).await
     }
 
     pub fn next_connection_id(&self) -> u32 {
@@ -189,6 +210,31 @@ impl QueryEngine {
                 Ok(show::show_tablets(
                     catalog.table(&db, &table.table)?.as_ref(),
                 ))
+            }
+            Statement::ShowLoad {
+                stream,
+                database,
+                label,
+                limit,
+            } => {
+                let db = match database {
+                    Some(d) => d.to_lowercase(),
+                    None => require_database(session)?,
+                };
+                if !catalog.database_exists(&db) {
+                    return Err(BasaltError::UnknownDatabase(db));
+                }
+                let mut jobs = catalog.load_jobs(&db);
+                jobs.extend(self.loads.failures(&db));
+                jobs.sort_by_key(|j| (j.finished_ms, j.txn_id));
+                if let Some(l) = label {
+                    jobs.retain(|j| j.label == l);
+                }
+                if let Some(n) = limit {
+                    let skip = jobs.len().saturating_sub(n as usize);
+                    jobs.drain(..skip);
+                }
+                Ok(show::show_load(&jobs, stream))
             }
             Statement::CreateUser {
                 user,

@@ -7,6 +7,7 @@ mod df_error;
 mod engine;
 mod functions;
 mod information_schema;
+pub mod load;
 mod merge_exec;
 mod mysql_compat;
 mod output;

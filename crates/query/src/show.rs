@@ -459,6 +459,113 @@ pub fn show_tablets(t: &TableMeta) -> Output {
     b.into_output()
 }
 
+/// `SHOW LOAD` (Doris's job columns) or `SHOW STREAM LOAD` (its stream-load columns).
+pub fn show_load(jobs: &[std::sync::Arc<basalt_catalog::LoadJobRecord>], stream: bool) -> Output {
+    let time = |ms: i64| {
+        chrono::DateTime::from_timestamp_millis(ms)
+            .map(|t| {
+                t.with_timezone(&chrono::Local)
+                    .format("%Y-%m-%d %H:%M:%S")
+                    .to_string()
+            })
+            .unwrap_or_default()
+    };
+    if stream {
+        let mut b = ResultBuilder::new(&[
+            Col::str("Label"),
+            Col::str("Db"),
+            Col::str("Table"),
+            Col::str("Status"),
+            Col::str("Message"),
+            Col::str("Url"),
+            Col::int("TotalRows"),
+            Col::int("LoadedRows"),
+            Col::int("FilteredRows"),
+            Col::int("UnselectedRows"),
+            Col::int("LoadBytes"),
+            Col::str("StartTime"),
+            Col::str("FinishTime"),
+            Col::str("User"),
+        ]);
+        for j in jobs {
+            b.row(vec![
+                j.label.clone().into(),
+                j.database.clone().into(),
+                j.table.clone().into(),
+                if j.state == "FINISHED" {
+                    "Success"
+                } else {
+                    "Fail"
+                }
+                .to_string()
+                .into(),
+                j.message.clone().into(),
+                j.error_url.clone().unwrap_or_default().into(),
+                (j.total_rows as i64).into(),
+                (j.loaded_rows as i64).into(),
+                (j.filtered_rows as i64).into(),
+                (j.unselected_rows as i64).into(),
+                (j.load_bytes as i64).into(),
+                time(j.created_ms).into(),
+                time(j.finished_ms).into(),
+                j.user.clone().into(),
+            ]);
+        }
+        return b.into_output();
+    }
+    let mut b = ResultBuilder::new(&[
+        Col::int("JobId"),
+        Col::str("Label"),
+        Col::str("State"),
+        Col::str("Progress"),
+        Col::str("Type"),
+        Col::str("EtlInfo"),
+        Col::str("TaskInfo"),
+        Col::str("ErrorMsg"),
+        Col::str("CreateTime"),
+        Col::str("LoadFinishTime"),
+        Col::str("URL"),
+        Col::str("JobDetails"),
+        Col::int("TransactionId"),
+        Col::str("User"),
+    ]);
+    for j in jobs {
+        let details = format!(
+            "{{\"Table\":\"{}\",\"TotalRows\":{},\"LoadedRows\":{},\"FilteredRows\":{},\"UnselectedRows\":{},\"LoadBytes\":{}}}",
+            j.table, j.total_rows, j.loaded_rows, j.filtered_rows, j.unselected_rows, j.load_bytes
+        );
+        b.row(vec![
+            (j.txn_id as i64).into(),
+            j.label.clone().into(),
+            j.state.clone().into(),
+            if j.state == "FINISHED" {
+                "100.00% (1/1)"
+            } else {
+                "0.00% (0/1)"
+            }
+            .to_string()
+            .into(),
+            j.kind.clone().into(),
+            format!(
+                "unselected.rows={}; dpp.abnorm.ALL={}; dpp.norm.ALL={}",
+                j.unselected_rows, j.filtered_rows, j.loaded_rows
+            )
+            .into(),
+            "cluster:N/A; timeout(s):N/A; max_filter_ratio:N/A"
+                .to_string()
+                .into(),
+            j.message.clone().into(),
+            time(j.created_ms).into(),
+            time(j.finished_ms).into(),
+            j.error_url.clone().unwrap_or_default().into(),
+            details.into(),
+            (j.txn_id as i64).into(),
+            j.user.clone().into(),
+        ]);
+    }
+    b.into_output()
+}
+
 /// SQL LIKE matching for SHOW ... LIKE (`%` and `_`, case-insensitive).
 pub fn like(pattern: &str, text: &str) -> bool {
     fn rec(p: &[char], t: &[char]) -> bool {

@@ -81,16 +81,24 @@ fn conform(table: &TableMeta, batch: &RecordBatch) -> Result<Vec<ArrayRef>, Basa
                 }
             }
             SqlType::DateTime { scale } if scale < 6 => {
-                if let Some(ts) = col.as_any().downcast_ref::<TimestampMicrosecondArray>() {
-                    let unit = 10i64.pow(6 - scale as u32);
-                    let truncated: TimestampMicrosecondArray = ts.unary(|v| v - v.rem_euclid(unit));
-                    columns[i] = Arc::new(truncated.with_timezone_opt(ts.timezone()));
-                }
+                columns[i] = truncate_datetime(col, scale);
             }
             _ => {}
         }
     }
     Ok(columns)
+}
+
+/// DATETIME(scale) keeps `scale` fractional digits: extra digits are truncated.
+pub(crate) fn truncate_datetime(col: &ArrayRef, scale: u8) -> ArrayRef {
+    match col.as_any().downcast_ref::<TimestampMicrosecondArray>() {
+        Some(ts) if scale < 6 => {
+            let unit = 10i64.pow(6 - scale as u32);
+            let truncated: TimestampMicrosecondArray = ts.unary(|v| v - v.rem_euclid(unit));
+            Arc::new(truncated.with_timezone_opt(ts.timezone()))
+        }
+        _ => col.clone(),
+    }
 }
 
 /// Writes one batch on a blocking thread (routing, sorting and segment writes are CPU and disk

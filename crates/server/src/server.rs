@@ -74,6 +74,7 @@ pub async fn run(config: Config) -> Result<()> {
     let engine = server.engine.clone();
     let http_task = tokio::spawn(async move {
         let app = crate::http::router(engine);
+        let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
         if let Err(e) = axum::serve(http, app)
             .with_graceful_shutdown(shutdown_signal())
             .await

@@ -102,12 +102,52 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
             Statement::ShowTablets { table }
         });
     }
+    if peek_word(p, "SHOW")
+        && (peek_nth_word(p, 1, "LOAD")
+            || (peek_nth_word(p, 1, "STREAM") && peek_nth_word(p, 2, "LOAD")))
+    {
+        p.next_token();
+        let stream = eat_word(p, "STREAM");
+        expect_word(p, "LOAD")?;
+        let database = if eat_word(p, "FROM") || eat_word(p, "IN") {
+            Some(ident(p)?)
+        } else {
+            None
+        };
+        let mut label = None;
+        if eat_word(p, "WHERE") {
+            expect_word(p, "LABEL")?;
+            p.expect_token(&Token::Eq)?;
+            label = Some(string_literal(p)?);
+        }
+        let mut limit = None;
+        if eat_word(p, "LIMIT") {
+            let n = string_or_number(p)?;
+            limit = Some(n.parse().map_err(|_| {
+                ParserError::ParserError(format!("LIMIT must be a count, got {n}"))
+            })?);
+        }
+        return Ok(Statement::ShowLoad {
+            stream,
+            database,
+            label,
+            limit,
+        });
+    }
     if peek_word(p, "ALTER") && peek_nth_word(p, 1, "TABLE") {
         if let Some(stmt) = p.maybe_parse(parse_alter_partition)? {
             return Ok(stmt);
         }
     }
     Ok(Statement::Standard(Box::new(p.parse_statement()?)))
+}
+
+fn string_or_number(p: &mut Parser) -> Result<String, ParserError> {
+    match p.next_token().token {
+        Token::Number(n, _) => Ok(n),
+        Token::SingleQuotedString(s) => Ok(s),
+        other => p.expected("a number", sqlparser::tokenizer::TokenWithSpan::wrap(other)),
+    }
 }
 
 fn parse_alter_partition(p: &mut Parser) -> Result<Statement, ParserError> {
@@ -285,6 +325,22 @@ mod tests {
         assert!(matches!(
             parse_one("ALTER TABLE t ADD COLUMN c INT").unwrap(),
             Statement::Standard(_)
+        ));
+        assert!(matches!(
+            parse_one("SHOW PARTITIONS FROM t").unwrap(),
+            Statement::ShowPartitions { .. }
+        ));
+        assert!(matches!(
+            parse_one("SHOW STREAM LOAD FROM db WHERE LABEL = 'x' LIMIT 5").unwrap(),
+            Statement::ShowLoad { stream: true, ref label, limit: Some(5), .. } if label.as_deref() == Some("x")
+        ));
+        assert!(matches!(
+            parse_one("show load").unwrap(),
+            Statement::ShowLoad {
+                stream: false,
+                database: None,
+                ..
+            }
         ));
         assert!(matches!(
             parse_one("SHOW PARTITIONS FROM t").unwrap(),

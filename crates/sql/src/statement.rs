@@ -25,6 +25,13 @@ pub enum Statement {
     ShowTablets {
         table: TableName,
     },
+    /// `SHOW [STREAM] LOAD [FROM db] [WHERE LABEL = 'l'] [LIMIT n]`.
+    ShowLoad {
+        stream: bool,
+        database: Option<String>,
+        label: Option<String>,
+        limit: Option<u64>,
+    },
     CreateUser {
         user: UserName,
         password: Option<String>,

@@ -13,8 +13,8 @@ use arrow::array::ArrayRef;
 use arrow::array::RecordBatch;
 use arrow::compute::concat_batches;
 use basalt_catalog::{
-    Catalog, KeysModel, NewRowset, PartitionMeta, SegmentMeta, TableId, TableMeta, TabletId,
-    TabletMeta,
+    Catalog, KeysModel, LoadJobRecord, NewRowset, PartitionMeta, SegmentMeta, TableId, TableMeta,
+    TabletId, TabletMeta,
 };
 use basalt_common::{BasaltError, Result};
 use parking_lot::Mutex;
@@ -40,6 +40,8 @@ pub struct UniqueTabletWrite {
     pub tablet_id: TabletId,
     pub segments: Vec<SegmentMeta>,
     pub keys: Vec<Vec<ArrayRef>>,
+    /// Rows of each segment that delete their key: hidden at once, and forgotten by the index.
+    pub tombstones: Vec<Vec<u32>>,
 }
 
 impl std::fmt::Debug for StorageEngine {
@@ -106,7 +108,12 @@ impl StorageEngine {
     /// Publishes a Unique-key load: finds the rows each new row replaces through the tablet's
     /// primary-key index, and publishes the new rowsets with the updated delete bitmaps in one
     /// catalog transaction.
-    pub fn publish_unique(&self, table_id: TableId, writes: Vec<UniqueTabletWrite>) -> Result<()> {
+    pub fn publish_unique(
+        &self,
+        table_id: TableId,
+        writes: Vec<UniqueTabletWrite>,
+        job: Option<LoadJobRecord>,
+    ) -> Result<()> {
         let lock = self.table_lock(table_id);
         let _guard = lock.lock();
         let current = self.catalog.table_by_id(table_id).ok_or_else(|| {
@@ -156,6 +163,16 @@ impl StorageEngine {
             if let Some(e) = failure {
                 return Err(e);
             }
+            for ((seg, keys), dead) in w.segments.iter().zip(&w.keys).zip(&w.tombstones) {
+                if dead.is_empty() {
+                    continue;
+                }
+                index.forget_rows(&seg.path, keys, dead)?;
+                changed
+                    .entry(seg.path.clone())
+                    .or_default()
+                    .extend(dead.iter().copied());
+            }
             let delete_bitmaps = changed
                 .iter()
                 .map(|(seg, bm)| Ok((seg.clone(), delete_bitmap::encode(bm)?)))
@@ -167,7 +184,7 @@ impl StorageEngine {
             });
             indexes.push((w.tablet_id, index));
         }
-        let published = self.catalog.publish(table_id, rowsets)?;
+        let published = self.catalog.publish_load(table_id, rowsets, job)?;
         let mut cache = self.pk_indexes.lock();
         for (tablet_id, mut index) in indexes {
             if let Some((_, t)) = published.tablets().find(|(_, t)| t.id == tablet_id) {

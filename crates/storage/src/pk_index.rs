@@ -102,4 +102,26 @@ impl PrimaryKeyIndex {
         }
         Ok(())
     }
+
+    /// Forgets the rows `ordinals` of `segment` (delete tombstones): their keys no longer have
+    /// a live row. `keys` are the segment's key columns.
+    pub fn forget_rows(
+        &mut self,
+        segment: &str,
+        keys: &[ArrayRef],
+        ordinals: &[u32],
+    ) -> Result<()> {
+        let Some(&seg_id) = self.segment_ids.get(segment) else {
+            return Ok(());
+        };
+        let rows = self.converter.convert_columns(keys).map_err(storage_err)?;
+        for &ordinal in ordinals {
+            let key = rows.row(ordinal as usize);
+            let key: &[u8] = key.as_ref();
+            if self.rows.get(key) == Some(&(seg_id, ordinal)) {
+                self.rows.remove(key);
+            }
+        }
+        Ok(())
+    }
 }

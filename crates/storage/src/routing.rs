@@ -14,6 +14,8 @@ pub struct PartitionLocator {
     /// Range partitions sorted by lower bound: (lower, upper, partition index).
     ranges: Vec<(Option<PartitionValue>, Option<PartitionValue>, usize)>,
     list: HashMap<PartitionValue, usize>,
+    /// When set, only these partitions (by index) accept rows; others count as "no partition".
+    allowed: Option<Vec<bool>>,
 }
 
 impl PartitionLocator {
@@ -39,6 +41,21 @@ impl PartitionLocator {
             kind: table.partition_kind,
             ranges,
             list,
+            allowed: None,
+        }
+    }
+
+    /// Accept rows only for the partitions whose indexes are `true` in `allowed`.
+    pub fn restrict(&mut self, allowed: Vec<bool>) {
+        self.allowed = Some(allowed);
+    }
+
+    /// The partition holding `value`, if any and if it accepts rows.
+    pub fn locate_allowed(&self, value: Option<&PartitionValue>) -> Option<usize> {
+        let p = self.locate(value)?;
+        match &self.allowed {
+            Some(allowed) if !allowed.get(p).copied().unwrap_or(false) => None,
+            _ => Some(p),
         }
     }
 
@@ -138,6 +155,9 @@ pub fn route_batch(
     let mut groups: HashMap<TabletId, Vec<u32>> = HashMap::new();
     let mut unrouted = Vec::new();
     match table.partition_column {
+        None if locator.locate_allowed(None).is_none() => {
+            unrouted.extend((0..n).map(|row| (row, "(not in the chosen partitions)".to_string())));
+        }
         None => {
             let p = &table.partitions[0];
             for (row, b) in bucket_of.iter().enumerate() {
@@ -152,7 +172,7 @@ pub fn route_batch(
             let ty = &table.columns[col].ty;
             for (row, b) in bucket_of.iter().enumerate() {
                 let value = partition_value_at(array, row)?;
-                match locator.locate(value.as_ref()) {
+                match locator.locate_allowed(value.as_ref()) {
                     Some(p) => groups
                         .entry(table.partitions[p].tablets[*b as usize].id)
                         .or_default()

@@ -7,13 +7,17 @@ use crate::files::tablet_dir;
 use crate::merge::{sort_and_merge, MergeSpec};
 use crate::routing::{route_batch, PartitionLocator};
 use crate::{segment, storage_err};
-use arrow::array::{ArrayRef, RecordBatch, UInt32Array};
+use arrow::array::{ArrayRef, BooleanArray, RecordBatch, UInt32Array};
 use arrow::compute::{concat_batches, take_record_batch};
-use basalt_catalog::{KeysModel, NewRowset, SegmentMeta, TableMeta, TabletId};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use basalt_catalog::{KeysModel, LoadJobRecord, NewRowset, SegmentMeta, TableMeta, TabletId};
 use basalt_common::{BasaltError, Result};
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
+
+/// Name of the hidden column that flags delete rows of Unique-key loads while they are buffered.
+const DELETE_FLAG: &str = "__basalt_delete_sign";
 
 /// What a committed load did.
 #[derive(Debug, Clone)]
@@ -36,6 +40,8 @@ pub struct LoadWriter {
     segments: BTreeMap<TabletId, Vec<SegmentMeta>>,
     /// Unique keys: the key columns of each written segment (for the primary-key index).
     segment_keys: BTreeMap<TabletId, Vec<Vec<ArrayRef>>>,
+    /// Unique keys: rows of each written segment that delete their key (tombstones).
+    segment_tombstones: BTreeMap<TabletId, Vec<Vec<u32>>>,
     files: Vec<PathBuf>,
     rows_loaded: u64,
     round_robin: u64,
@@ -69,6 +75,7 @@ impl LoadWriter {
             buffered_rows: 0,
             segments: BTreeMap::new(),
             segment_keys: BTreeMap::new(),
+            segment_tombstones: BTreeMap::new(),
             files: Vec::new(),
             rows_loaded: 0,
             round_robin: load_id,
@@ -80,12 +87,64 @@ impl LoadWriter {
         &self.table
     }
 
+    /// The load's id (its transaction id in reports).
+    pub fn load_id(&self) -> u64 {
+        self.load_id
+    }
+
+    /// Accept rows only for the named partitions; rows of other partitions are returned by
+    /// [`LoadWriter::write`] as rows in no partition.
+    pub fn restrict_partitions(&mut self, names: &[String]) -> Result<()> {
+        let mut allowed = vec![false; self.table.partitions.len()];
+        for name in names {
+            let i = self
+                .table
+                .partitions
+                .iter()
+                .position(|p| p.name.eq_ignore_ascii_case(name.trim()))
+                .ok_or_else(|| BasaltError::UnknownPartition(name.trim().to_string()))?;
+            allowed[i] = true;
+        }
+        self.locator.restrict(allowed);
+        Ok(())
+    }
+
     /// Adds a batch (in the table's schema). Rows that fall in no partition are not written;
     /// they are returned as (row index, partition value) for the caller to reject or count.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<Vec<(usize, String)>> {
+        self.write_with_deletes(batch, None)
+    }
+
+    /// Like [`LoadWriter::write`]; for Unique keys, rows flagged in `deletes` delete their key
+    /// (the newest row of a key in the load decides whether it is upserted or deleted).
+    pub fn write_with_deletes(
+        &mut self,
+        batch: &RecordBatch,
+        deletes: Option<&BooleanArray>,
+    ) -> Result<Vec<(usize, String)>> {
         if batch.num_rows() == 0 {
             return Ok(Vec::new());
         }
+        if deletes.is_some_and(|d| d.true_count() > 0) && self.table.keys_model != KeysModel::Unique
+        {
+            return Err(BasaltError::NotSupported(
+                "deleting rows from a table without UNIQUE KEY".into(),
+            ));
+        }
+        // Unique keys carry a hidden delete flag through sorting and merging.
+        let with_flag;
+        let batch = if self.table.keys_model == KeysModel::Unique {
+            let flag: ArrayRef = match deletes {
+                Some(d) => Arc::new(d.clone()),
+                None => Arc::new(BooleanArray::from(vec![false; batch.num_rows()])),
+            };
+            let mut cols = batch.columns().to_vec();
+            cols.push(flag);
+            with_flag = RecordBatch::try_new(self.buffer_schema(), cols).map_err(storage_err)?;
+            &with_flag
+        } else {
+            batch
+        };
         let routed = route_batch(&self.table, &self.locator, batch, &mut self.round_robin)?;
         for (tablet, rows) in routed.by_tablet {
             let part = if rows.len() == batch.num_rows() {
@@ -108,15 +167,39 @@ impl LoadWriter {
         self.rows_loaded
     }
 
+    /// The schema of buffered batches: the table's, plus the delete flag for Unique keys.
+    fn buffer_schema(&self) -> SchemaRef {
+        let schema = self.table.arrow_schema();
+        if self.table.keys_model != KeysModel::Unique {
+            return schema;
+        }
+        let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
+        fields.push(Field::new(DELETE_FLAG, DataType::Boolean, false));
+        Arc::new(Schema::new(fields))
+    }
+
     fn flush_all(&mut self) -> Result<()> {
         let buffers = std::mem::take(&mut self.buffers);
         self.buffered_rows = 0;
         let schema = self.table.arrow_schema();
+        let buffer_schema = self.buffer_schema();
         for (tablet, batches) in buffers {
-            let all = concat_batches(&schema, &batches).map_err(storage_err)?;
+            let all = concat_batches(&buffer_schema, &batches).map_err(storage_err)?;
             drop(batches);
-            let merged = sort_and_merge(&all, &self.merge)?;
+            let mut merged = sort_and_merge(&all, &self.merge)?;
             drop(all);
+            let mut tombstones = Vec::new();
+            if self.table.keys_model == KeysModel::Unique {
+                let flag = merged.num_columns() - 1;
+                if let Some(d) = merged.column(flag).as_any().downcast_ref::<BooleanArray>() {
+                    tombstones = (0..d.len() as u32)
+                        .filter(|i| d.value(*i as usize))
+                        .collect();
+                }
+                merged.remove_column(flag);
+                merged = RecordBatch::try_new(schema.clone(), merged.columns().to_vec())
+                    .map_err(storage_err)?;
+            }
             let seq = self.segments.get(&tablet).map(|s| s.len()).unwrap_or(0);
             let rel =
                 tablet_dir(self.table.id, tablet).join(format!("{}_{}.parquet", self.load_id, seq));
@@ -132,13 +215,23 @@ impl LoadWriter {
             if self.table.keys_model == KeysModel::Unique {
                 let keys = merged.columns()[..self.table.num_key_columns].to_vec();
                 self.segment_keys.entry(tablet).or_default().push(keys);
+                self.segment_tombstones
+                    .entry(tablet)
+                    .or_default()
+                    .push(tombstones);
             }
         }
         Ok(())
     }
 
     /// Writes what is buffered and publishes the load. Nothing is visible before this returns Ok.
-    pub fn commit(mut self) -> Result<LoadSummary> {
+    pub fn commit(self) -> Result<LoadSummary> {
+        self.commit_with_label(None)
+    }
+
+    /// Like [`LoadWriter::commit`], recording `job` (the load's label) in the same catalog
+    /// transaction; fails without publishing anything if the label is already taken.
+    pub fn commit_with_label(mut self, job: Option<LoadJobRecord>) -> Result<LoadSummary> {
         self.flush_all()?;
         let segments = std::mem::take(&mut self.segments);
         let summary = LoadSummary {
@@ -147,19 +240,21 @@ impl LoadWriter {
             segments_written: segments.values().map(|s| s.len()).sum(),
             bytes_written: segments.values().flatten().map(|s| s.size_bytes).sum(),
         };
-        if segments.is_empty() {
+        if segments.is_empty() && job.is_none() {
             // Nothing was written: nothing to publish.
         } else if self.table.keys_model == KeysModel::Unique {
             let mut keys = std::mem::take(&mut self.segment_keys);
+            let mut tombstones = std::mem::take(&mut self.segment_tombstones);
             let writes = segments
                 .into_iter()
                 .map(|(tablet_id, segments)| UniqueTabletWrite {
                     tablet_id,
                     segments,
                     keys: keys.remove(&tablet_id).unwrap_or_default(),
+                    tombstones: tombstones.remove(&tablet_id).unwrap_or_default(),
                 })
                 .collect();
-            self.engine.publish_unique(self.table.id, writes)?;
+            self.engine.publish_unique(self.table.id, writes, job)?;
         } else {
             let rowsets = segments
                 .into_iter()
@@ -169,7 +264,9 @@ impl LoadWriter {
                     delete_bitmaps: Vec::new(),
                 })
                 .collect();
-            self.engine.catalog().publish(self.table.id, rowsets)?;
+            self.engine
+                .catalog()
+                .publish_load(self.table.id, rowsets, job)?;
         }
         self.committed = true;
         Ok(summary)

@@ -1,6 +1,9 @@
-//! The HTTP door: health check and Prometheus-style metrics. (Stream Load joins it later.)
+//! The HTTP door: Stream Load, load error logs, health check and Prometheus-style metrics.
 
-use axum::routing::get;
+mod auth;
+mod stream_load;
+
+use axum::routing::{get, put};
 use axum::Router;
 use basalt_query::QueryEngine;
 use std::sync::Arc;
@@ -10,6 +13,8 @@ pub fn router(engine: Arc<QueryEngine>) -> Router {
         .route("/api/health", get(health))
         .route("/health", get(health))
         .route("/metrics", get(metrics))
+        .route("/api/{db}/{table}/_stream_load", put(stream_load::handle))
+        .route("/api/_load_error_log", get(stream_load::error_log))
         .with_state(engine)
 }
 

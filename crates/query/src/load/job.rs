@@ -1,0 +1,982 @@
+//! One Stream Load from request to response: check the options, table and label; stream the
+//! body through parallel parse-and-convert workers into one storage load; decide by
+//! `max_filter_ratio`; publish atomically with the label; write the error log; report Doris's
+//! JSON fields.
+
+use super::csv::{CsvSplitter, SplitChunk};
+use super::json::JsonReader;
+use super::options::{LoadFormat, LoadOptions, MergeType};
+use super::registry::LoadRegistry;
+use super::rejects::Rejects;
+use super::source::{decompressed, fill, BodyReader};
+use super::transform::{LoadPlan, Transformed};
+use crate::engine::QueryEngine;
+use basalt_catalog::{KeysModel, LoadJobRecord, TableMeta};
+use basalt_common::{BasaltError, Result};
+use basalt_storage::LoadWriter;
+use bytes::Bytes;
+use datafusion::arrow::array::{ArrayRef, RecordBatch};
+use datafusion::arrow::datatypes::DataType;
+use datafusion::execution::context::SessionState;
+use futures::stream::BoxStream;
+use futures::StreamExt;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Bytes of text handed to one worker at a time.
+const CHUNK_BYTES: usize = 4 << 20;
+/// Rows per batch when the source is already columnar (Parquet).
+const PARQUET_BATCH_ROWS: usize = 65536;
+/// A JSON document that is not line-delimited is parsed whole; like Doris, cap its size.
+const MAX_JSON_DOCUMENT_BYTES: usize = 100 << 20;
+
+/// Who asked for what.
+#[derive(Debug, Clone)]
+pub struct StreamLoadRequest {
+    pub database: String,
+    pub table: String,
+    pub user: String,
+    pub host: String,
+    /// Request headers (name, value).
+    pub headers: Vec<(String, String)>,
+    /// `http://host:port` the client reached, for `ErrorURL`.
+    pub base_url: String,
+}
+
+/// Doris's Stream Load response.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct StreamLoadResult {
+    pub txn_id: u64,
+    pub label: String,
+    pub two_phase_commit: String,
+    pub status: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub existing_job_status: Option<String>,
+    pub message: String,
+    pub number_total_rows: u64,
+    pub number_loaded_rows: u64,
+    pub number_filtered_rows: u64,
+    pub number_unselected_rows: u64,
+    pub load_bytes: u64,
+    pub load_time_ms: u64,
+    pub begin_txn_time_ms: u64,
+    pub stream_load_put_time_ms: u64,
+    pub read_data_time_ms: u64,
+    pub write_data_time_ms: u64,
+    pub commit_and_publish_time_ms: u64,
+    #[serde(rename = "ErrorURL", skip_serializing_if = "Option::is_none")]
+    pub error_url: Option<String>,
+}
+
+impl StreamLoadResult {
+    fn failed(label: &str, message: String) -> StreamLoadResult {
+        StreamLoadResult {
+            label: label.to_string(),
+            two_phase_commit: "false".into(),
+            status: "Fail".into(),
+            message,
+            ..Default::default()
+        }
+    }
+
+    pub fn succeeded(&self) -> bool {
+        self.status == "Success"
+    }
+}
+
+/// Counts and timings gathered while the data flows.
+#[derive(Debug, Default)]
+struct Progress {
+    total_rows: u64,
+    unselected_rows: u64,
+    rejects: Rejects,
+    read_ms: u64,
+    write_ms: u64,
+    plan_ms: u64,
+}
+
+/// Phases of a load, so a timeout and a commit never both win.
+const RUNNING: u8 = 0;
+const COMMITTING: u8 = 1;
+const CANCELLED: u8 = 2;
+
+/// Runs one Stream Load. Never panics on client input; every failure is a `Fail` result.
+pub async fn stream_load(
+    engine: &QueryEngine,
+    req: StreamLoadRequest,
+    mut body: BoxStream<'static, std::result::Result<Bytes, String>>,
+) -> StreamLoadResult {
+    let started = Instant::now();
+    let options = match LoadOptions::from_headers(
+        req.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+    ) {
+        Ok(o) => o,
+        Err(e) => return StreamLoadResult::failed("", e.to_string()),
+    };
+    let services = engine.services();
+    let table = match services.catalog.table(&req.database, &req.table) {
+        Ok(t) => t,
+        Err(e) => {
+            return StreamLoadResult::failed(options.label.as_deref().unwrap_or(""), e.to_string())
+        }
+    };
+    let registry = engine.load_registry();
+    let mut writer = services.storage.begin_load(table.clone());
+    let txn_id = writer.load_id();
+    let label = options
+        .label
+        .clone()
+        .unwrap_or_else(|| format!("basalt_{txn_id}"));
+    let database = table.database.clone();
+    if let Some(existing) = services.catalog.load_job(&database, &label) {
+        let mut r =
+            StreamLoadResult::failed(&label, format!("Label [{label}] has already been used."));
+        r.status = "Label Already Exists".into();
+        r.existing_job_status = Some(existing.state.clone());
+        r.txn_id = existing.txn_id;
+        return r;
+    }
+    let Some(_running) = registry.begin(&database, &label) else {
+        let mut r = StreamLoadResult::failed(
+            &label,
+            format!("Label [{label}] is being used by a running load."),
+        );
+        r.status = "Label Already Exists".into();
+        r.existing_job_status = Some("RUNNING".into());
+        return r;
+    };
+    if options.merge_type != MergeType::Append && table.keys_model != KeysModel::Unique {
+        return finish_failed(
+            registry,
+            &req,
+            &table,
+            &label,
+            txn_id,
+            started,
+            "merge_type DELETE and MERGE need a UNIQUE KEY table".into(),
+        );
+    }
+    if let Some(parts) = &options.partitions {
+        if let Err(e) = writer.restrict_partitions(parts) {
+            return finish_failed(
+                registry,
+                &req,
+                &table,
+                &label,
+                txn_id,
+                started,
+                e.to_string(),
+            );
+        }
+    }
+    let session = engine.new_session(0, &req.user, &req.host);
+    let state = session.ctx.state();
+    let (tx, rx) = tokio::sync::mpsc::channel::<std::result::Result<Bytes, String>>(16);
+    let body_reader = BodyReader::new(rx);
+    let received = body_reader.received.clone();
+    let phase = Arc::new(AtomicU8::new(RUNNING));
+    let cancel = Arc::new(AtomicBool::new(false));
+    let job = LoadJob {
+        table: table.clone(),
+        options: options.clone(),
+        state,
+        cancel: cancel.clone(),
+        phase: phase.clone(),
+    };
+    let record_base = LoadJobRecord {
+        label: label.clone(),
+        database: database.clone(),
+        table: table.name.clone(),
+        txn_id,
+        state: "FINISHED".into(),
+        message: String::new(),
+        total_rows: 0,
+        loaded_rows: 0,
+        filtered_rows: 0,
+        unselected_rows: 0,
+        load_bytes: 0,
+        user: req.user.clone(),
+        created_ms: now_ms(),
+        finished_ms: 0,
+        error_url: None,
+        kind: "STREAM LOAD".into(),
+    };
+    let error_dir = registry.error_dir().to_path_buf();
+    let base_url = req.base_url.clone();
+    let received_for_job = received.clone();
+    let mut work = tokio::task::spawn_blocking(move || {
+        job.run(
+            body_reader,
+            writer,
+            record_base,
+            &error_dir,
+            &base_url,
+            received_for_job,
+        )
+    });
+    let forward = async move {
+        while let Some(frame) = body.next().await {
+            let failed = frame.is_err();
+            if tx.send(frame).await.is_err() || failed {
+                break;
+            }
+        }
+    };
+    tokio::pin!(forward);
+    let deadline = tokio::time::sleep(options.timeout);
+    tokio::pin!(deadline);
+    let mut forward_done = false;
+    let outcome = loop {
+        tokio::select! {
+            _ = &mut forward, if !forward_done => forward_done = true,
+            r = &mut work => break r.map_err(|e| BasaltError::Internal(format!("load task failed: {e}"))).and_then(|r| r),
+            _ = &mut deadline => {
+                if phase.compare_exchange(RUNNING, CANCELLED, Ordering::SeqCst, Ordering::SeqCst).is_ok() {
+                    cancel.store(true, Ordering::SeqCst);
+                    break Err(BasaltError::InvalidData(format!(
+                        "load timed out after {} s (timeout header); nothing was loaded",
+                        options.timeout.as_secs()
+                    )));
+                }
+                // Already committing: the commit decides.
+                deadline.as_mut().reset(tokio::time::Instant::now() + std::time::Duration::from_secs(3600));
+            }
+        }
+    };
+    let load_bytes = received.load(Ordering::Relaxed);
+    match outcome {
+        Ok((outcome, record)) => {
+            let mut r = outcome;
+            r.txn_id = txn_id;
+            r.label = label.clone();
+            r.load_bytes = load_bytes;
+            r.load_time_ms = started.elapsed().as_millis() as u64;
+            if !r.succeeded() {
+                registry.remember_failure(LoadJobRecord {
+                    state: "CANCELLED".into(),
+                    message: r.message.clone(),
+                    load_bytes,
+                    finished_ms: now_ms(),
+                    ..record
+                });
+            }
+            r
+        }
+        Err(e) => finish_failed(
+            registry,
+            &req,
+            &table,
+            &label,
+            txn_id,
+            started,
+            e.to_string(),
+        ),
+    }
+}
+
+fn finish_failed(
+    registry: &LoadRegistry,
+    req: &StreamLoadRequest,
+    table: &TableMeta,
+    label: &str,
+    txn_id: u64,
+    started: Instant,
+    message: String,
+) -> StreamLoadResult {
+    registry.remember_failure(LoadJobRecord {
+        label: label.to_string(),
+        database: table.database.clone(),
+        table: table.name.clone(),
+        txn_id,
+        state: "CANCELLED".into(),
+        message: message.clone(),
+        total_rows: 0,
+        loaded_rows: 0,
+        filtered_rows: 0,
+        unselected_rows: 0,
+        load_bytes: 0,
+        user: req.user.clone(),
+        created_ms: now_ms(),
+        finished_ms: now_ms(),
+        error_url: None,
+        kind: "STREAM LOAD".into(),
+    });
+    let mut r = StreamLoadResult::failed(label, message);
+    r.txn_id = txn_id;
+    r.load_time_ms = started.elapsed().as_millis() as u64;
+    r
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// Work for a parse-and-convert worker.
+enum Work {
+    /// Whole lines of text (CSV, or JSON lines).
+    Text(Bytes),
+    /// A whole JSON document.
+    JsonDocument(Bytes),
+    /// Columns already read (Parquet), one per source column.
+    Columns(RecordBatch),
+}
+
+/// A worker's result, ready for the writer.
+struct Done {
+    transformed: Transformed,
+    total_rows: u64,
+    split_rejects: Rejects,
+    /// Renders a source row for the error log (rows that fall in no partition).
+    text: RowText,
+}
+
+enum RowText {
+    Lines(Bytes, Vec<std::ops::Range<usize>>),
+    Columns(Vec<ArrayRef>),
+}
+
+impl RowText {
+    fn render(&self, row: usize) -> String {
+        match self {
+            RowText::Lines(data, lines) => lines
+                .get(row)
+                .map(|r| String::from_utf8_lossy(&data[r.clone()]).into_owned())
+                .unwrap_or_default(),
+            RowText::Columns(cols) => cols
+                .iter()
+                .map(|c| {
+                    if c.is_null(row) {
+                        "\\N".to_string()
+                    } else {
+                        datafusion::arrow::util::display::array_value_to_string(c, row)
+                            .unwrap_or_default()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("|"),
+        }
+    }
+}
+
+/// How text becomes columns for this load.
+enum Parser {
+    Csv(CsvSplitter),
+    Json(JsonReader),
+    Columnar,
+}
+
+struct LoadJob {
+    table: Arc<TableMeta>,
+    options: LoadOptions,
+    state: SessionState,
+    cancel: Arc<AtomicBool>,
+    phase: Arc<AtomicU8>,
+}
+
+/// Where the data comes from after the prologue.
+enum Input {
+    /// Text still to be read: what was already read, then the rest of the body.
+    Text(Vec<u8>, Box<dyn Read + Send>),
+    /// A spooled Parquet file read batch by batch.
+    Parquet(
+        datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReader,
+        tempfile_lite::TempFile,
+    ),
+}
+
+impl LoadJob {
+    fn cancelled(&self) -> Result<()> {
+        if self.cancel.load(Ordering::Relaxed) {
+            return Err(BasaltError::InvalidData("load cancelled".into()));
+        }
+        Ok(())
+    }
+
+    /// Runs on a blocking thread: read, parse, convert, write, decide, commit.
+    fn run(
+        &self,
+        body: BodyReader,
+        mut writer: LoadWriter,
+        record: LoadJobRecord,
+        error_dir: &std::path::Path,
+        base_url: &str,
+        received: Arc<std::sync::atomic::AtomicU64>,
+    ) -> Result<(StreamLoadResult, LoadJobRecord)> {
+        let plan_started = Instant::now();
+        let reader = decompressed(body, self.options.compression)?;
+        let (parser, names, types, input) = self.prologue(reader, error_dir)?;
+        let plan = Arc::new(LoadPlan::new(
+            self.table.clone(),
+            &self.options,
+            names.clone(),
+            types,
+            &self.state,
+        )?);
+        let parser = match parser {
+            Parser::Json(_) => Parser::Json(JsonReader::new(
+                plan.source_names().to_vec(),
+                self.options.jsonpaths.as_deref(),
+                self.options.json_root.as_deref(),
+                self.options.strip_outer_array,
+            )?),
+            other => other,
+        };
+        let mut progress = Progress {
+            plan_ms: plan_started.elapsed().as_millis() as u64,
+            ..Default::default()
+        };
+        self.pump(&mut writer, &plan, &parser, &names, input, &mut progress)?;
+        self.cancelled()?;
+        self.finish(writer, progress, record, error_dir, base_url, received)
+    }
+
+    /// Reads header lines and finds the data's columns.
+    fn prologue(
+        &self,
+        mut reader: Box<dyn Read + Send>,
+        spool_dir: &std::path::Path,
+    ) -> Result<(Parser, Vec<String>, Vec<DataType>, Input)> {
+        let o = &self.options;
+        let table_names: Vec<String> = self.table.columns.iter().map(|c| c.name.clone()).collect();
+        match o.format {
+            LoadFormat::Csv | LoadFormat::CsvWithNames | LoadFormat::CsvWithNamesAndTypes => {
+                let splitter = CsvSplitter::new(
+                    o.column_separator.clone(),
+                    o.line_delimiter.clone(),
+                    o.enclose,
+                    o.escape,
+                    o.trim_double_quotes,
+                );
+                let header_lines = match o.format {
+                    LoadFormat::CsvWithNames => 1,
+                    LoadFormat::CsvWithNamesAndTypes => 2,
+                    _ => 0,
+                };
+                let mut pending = Vec::new();
+                let mut names = None;
+                for i in 0..(header_lines + o.skip_lines) {
+                    let Some(line) = next_line(&mut *reader, &splitter, &mut pending)? else {
+                        break;
+                    };
+                    if i == 0 && header_lines > 0 {
+                        names = Some(
+                            splitter
+                                .split_line_owned(&line)
+                                .into_iter()
+                                .map(|n| n.unwrap_or_default().trim().to_lowercase())
+                                .collect::<Vec<_>>(),
+                        );
+                    }
+                }
+                let names = names.unwrap_or(table_names);
+                let types = vec![DataType::Utf8; names.len()];
+                Ok((
+                    Parser::Csv(splitter),
+                    names,
+                    types,
+                    Input::Text(pending, reader),
+                ))
+            }
+            LoadFormat::Json => {
+                let types = vec![DataType::Utf8; table_names.len()];
+                // The reader is rebuilt once the plan knows the source columns.
+                let placeholder = JsonReader::new(Vec::new(), None, None, false)?;
+                Ok((
+                    Parser::Json(placeholder),
+                    table_names,
+                    types,
+                    Input::Text(Vec::new(), reader),
+                ))
+            }
+            LoadFormat::Parquet => {
+                let file = tempfile_lite::TempFile::copy_from(&mut *reader, spool_dir)?;
+                let bad = |e: &dyn std::fmt::Display| {
+                    BasaltError::InvalidData(format!("cannot read the Parquet body: {e}"))
+                };
+                let builder =
+                    datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
+                        file.reopen()?,
+                    )
+                    .map_err(|e| bad(&e))?;
+                let schema = builder.schema().clone();
+                let names = schema
+                    .fields()
+                    .iter()
+                    .map(|f| f.name().to_lowercase())
+                    .collect();
+                let types = schema
+                    .fields()
+                    .iter()
+                    .map(|f| f.data_type().clone())
+                    .collect();
+                let batches = builder
+                    .with_batch_size(PARQUET_BATCH_ROWS)
+                    .build()
+                    .map_err(|e| bad(&e))?;
+                Ok((
+                    Parser::Columnar,
+                    names,
+                    types,
+                    Input::Parquet(batches, file),
+                ))
+            }
+        }
+    }
+
+    /// Moves the data through the workers into the writer, in input order.
+    fn pump(
+        &self,
+        writer: &mut LoadWriter,
+        plan: &Arc<LoadPlan>,
+        parser: &Parser,
+        data_names: &[String],
+        input: Input,
+        progress: &mut Progress,
+    ) -> Result<()> {
+        let o = &self.options;
+        // Columnar input: the plan's source columns by name in the file.
+        let column_map: Vec<Option<usize>> = plan
+            .source_names()
+            .iter()
+            .map(|n| data_names.iter().position(|d| d == n))
+            .collect();
+        let workers = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2)
+            .clamp(1, 8);
+        let expected = plan.source_names().len();
+        let by_line = o.read_json_by_line || !matches!(parser, Parser::Json(_));
+        let cancel = &self.cancel;
+        std::thread::scope(|scope| {
+            let (work_tx, work_rx) = std::sync::mpsc::sync_channel::<(u64, Work)>(workers * 2);
+            let work_rx = Arc::new(Mutex::new(work_rx));
+            let (done_tx, done_rx) =
+                std::sync::mpsc::sync_channel::<(u64, Result<Done>)>(workers * 2);
+            for _ in 0..workers {
+                let work_rx = work_rx.clone();
+                let done_tx = done_tx.clone();
+                let column_map = &column_map;
+                scope.spawn(move || loop {
+                    let next = match work_rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok((seq, work)) = next else { return };
+                    let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        process(plan, parser, work, expected, column_map)
+                    }))
+                    .unwrap_or_else(|_| {
+                        Err(BasaltError::Internal("a load worker panicked".into()))
+                    });
+                    if done_tx.send((seq, done)).is_err() {
+                        return;
+                    }
+                });
+            }
+            drop(done_tx);
+            let reader_thread =
+                scope.spawn(move || read_input(input, parser, by_line, work_tx, cancel));
+            // The writer: results in input order (for Unique keys the later row wins).
+            let mut next = 0u64;
+            let mut waiting: BTreeMap<u64, Result<Done>> = BTreeMap::new();
+            let mut failure = None;
+            'receive: for (seq, done) in done_rx.iter() {
+                waiting.insert(seq, done);
+                while let Some(done) = waiting.remove(&next) {
+                    next += 1;
+                    let step = done.and_then(|d| {
+                        self.cancelled()?;
+                        let t = Instant::now();
+                        let r = self.write(writer, d, progress);
+                        progress.write_ms += t.elapsed().as_millis() as u64;
+                        r
+                    });
+                    if let Err(e) = step {
+                        failure = Some(e);
+                        cancel.store(true, Ordering::SeqCst);
+                        break 'receive;
+                    }
+                }
+            }
+            drop(done_rx);
+            let read = reader_thread
+                .join()
+                .map_err(|_| BasaltError::Internal("the load reader panicked".into()))?;
+            if let Some(e) = failure {
+                return Err(e);
+            }
+            progress.read_ms = read?;
+            Ok(())
+        })
+    }
+
+    /// Hands one converted batch to storage; rows in no partition become rejects.
+    fn write(
+        &self,
+        writer: &mut LoadWriter,
+        mut done: Done,
+        progress: &mut Progress,
+    ) -> Result<()> {
+        progress.total_rows += done.total_rows;
+        progress.unselected_rows += done.transformed.unselected;
+        progress.rejects.merge(done.split_rejects);
+        progress
+            .rejects
+            .merge(std::mem::take(&mut done.transformed.rejects));
+        let t = &done.transformed;
+        let unrouted = writer.write_with_deletes(&t.batch, t.deletes.as_ref())?;
+        if !unrouted.is_empty() {
+            let column = self
+                .table
+                .partition_column_meta()
+                .map(|c| c.name.clone())
+                .unwrap_or_default();
+            for (row, value) in unrouted {
+                let src = t.source_rows.get(row).copied().unwrap_or(0) as usize;
+                progress.rejects.add(
+                    || done.text.render(src),
+                    format!("no partition for value {value} of column '{column}' (or not in the load's partitions)"),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Decides by the filter ratio, writes the error log, commits with the label.
+    fn finish(
+        &self,
+        writer: LoadWriter,
+        progress: Progress,
+        mut record: LoadJobRecord,
+        error_dir: &std::path::Path,
+        base_url: &str,
+        received: Arc<std::sync::atomic::AtomicU64>,
+    ) -> Result<(StreamLoadResult, LoadJobRecord)> {
+        let filtered = progress.rejects.count;
+        let loaded = writer.rows_loaded();
+        let considered = progress.total_rows.saturating_sub(progress.unselected_rows);
+        let error_url = if filtered > 0 {
+            Some(write_error_log(
+                error_dir,
+                record.txn_id,
+                &progress.rejects,
+                base_url,
+            )?)
+        } else {
+            None
+        };
+        let mut result = StreamLoadResult {
+            txn_id: record.txn_id,
+            label: record.label.clone(),
+            two_phase_commit: "false".into(),
+            status: "Success".into(),
+            existing_job_status: None,
+            message: "OK".into(),
+            number_total_rows: progress.total_rows,
+            number_loaded_rows: loaded,
+            number_filtered_rows: filtered,
+            number_unselected_rows: progress.unselected_rows,
+            load_bytes: received.load(Ordering::Relaxed),
+            read_data_time_ms: progress.read_ms,
+            write_data_time_ms: progress.write_ms,
+            stream_load_put_time_ms: progress.plan_ms,
+            error_url: error_url.clone(),
+            ..Default::default()
+        };
+        record.total_rows = progress.total_rows;
+        record.loaded_rows = loaded;
+        record.filtered_rows = filtered;
+        record.unselected_rows = progress.unselected_rows;
+        record.load_bytes = result.load_bytes;
+        record.error_url = error_url;
+        let ratio = if considered == 0 {
+            0.0
+        } else {
+            filtered as f64 / considered as f64
+        };
+        if filtered > 0 && ratio > self.options.max_filter_ratio {
+            result.status = "Fail".into();
+            result.number_loaded_rows = 0;
+            result.message = format!(
+                "[DATA_QUALITY_ERROR]too many filtered rows: {filtered} of {considered} ({:.2}%) > max_filter_ratio {}; nothing was loaded, see ErrorURL",
+                ratio * 100.0,
+                self.options.max_filter_ratio
+            );
+            record.loaded_rows = 0;
+            return Ok((result, record));
+        }
+        if self
+            .phase
+            .compare_exchange(RUNNING, COMMITTING, Ordering::SeqCst, Ordering::SeqCst)
+            .is_err()
+        {
+            return Err(BasaltError::InvalidData("load cancelled".into()));
+        }
+        let commit_started = Instant::now();
+        record.finished_ms = now_ms();
+        match writer.commit_with_label(Some(record.clone())) {
+            Ok(_) => {}
+            Err(BasaltError::LabelAlreadyExists(l)) => {
+                result.status = "Label Already Exists".into();
+                result.existing_job_status = Some("FINISHED".into());
+                result.number_loaded_rows = 0;
+                result.message = format!("Label [{l}] has already been used.");
+                return Ok((result, record));
+            }
+            Err(e) => return Err(e),
+        }
+        result.commit_and_publish_time_ms = commit_started.elapsed().as_millis() as u64;
+        Ok((result, record))
+    }
+}
+
+/// The reader thread: cuts the input into work at line boundaries (or batches), in order.
+/// Returns the milliseconds spent.
+fn read_input(
+    input: Input,
+    parser: &Parser,
+    by_line: bool,
+    work_tx: std::sync::mpsc::SyncSender<(u64, Work)>,
+    cancel: &AtomicBool,
+) -> Result<u64> {
+    let started = Instant::now();
+    let mut seq = 0u64;
+    let mut send = |w: Work| -> bool {
+        let ok = work_tx.send((seq, w)).is_ok();
+        seq += 1;
+        ok
+    };
+    let (mut buf, mut reader) = match input {
+        Input::Parquet(batches, _file) => {
+            for b in batches {
+                let b = b.map_err(|e| {
+                    BasaltError::InvalidData(format!("cannot read the Parquet body: {e}"))
+                })?;
+                if cancel.load(Ordering::Relaxed) || !send(Work::Columns(b)) {
+                    break;
+                }
+            }
+            return Ok(started.elapsed().as_millis() as u64);
+        }
+        Input::Text(pending, reader) => (pending, reader),
+    };
+    if !by_line {
+        fill(&mut *reader, &mut buf, MAX_JSON_DOCUMENT_BYTES + 1)?;
+        if buf.len() > MAX_JSON_DOCUMENT_BYTES {
+            return Err(BasaltError::InvalidData(format!(
+                "a JSON document must be at most {} MB; use read_json_by_line for larger loads",
+                MAX_JSON_DOCUMENT_BYTES >> 20
+            )));
+        }
+        send(Work::JsonDocument(Bytes::from(buf)));
+        return Ok(started.elapsed().as_millis() as u64);
+    }
+    loop {
+        if cancel.load(Ordering::Relaxed) {
+            break;
+        }
+        let want = buf.len().max(CHUNK_BYTES / 2) + CHUNK_BYTES / 2;
+        let more = fill(&mut *reader, &mut buf, want)?;
+        let cut = if more {
+            let cut = match parser {
+                Parser::Csv(s) => s.complete_prefix(&buf),
+                _ => memchr::memrchr(b'\n', &buf).map(|p| p + 1).unwrap_or(0),
+            };
+            if cut == 0 {
+                if buf.len() > 64 * CHUNK_BYTES {
+                    return Err(BasaltError::InvalidData(
+                        "a line is longer than 256 MB: is line_delimiter right?".into(),
+                    ));
+                }
+                continue;
+            }
+            cut
+        } else {
+            buf.len()
+        };
+        let rest = buf.split_off(cut);
+        let chunk = std::mem::replace(&mut buf, rest);
+        if !chunk.is_empty() && !send(Work::Text(Bytes::from(chunk))) {
+            break;
+        }
+        if !more {
+            break;
+        }
+    }
+    Ok(started.elapsed().as_millis() as u64)
+}
+
+/// Reads one complete line (without its delimiter) from the front of the input.
+fn next_line(
+    reader: &mut dyn Read,
+    splitter: &CsvSplitter,
+    pending: &mut Vec<u8>,
+) -> Result<Option<Vec<u8>>> {
+    loop {
+        if let Some(end) = splitter.first_line_end(pending) {
+            let rest = pending.split_off(end);
+            let mut line = std::mem::replace(pending, rest);
+            line.truncate(end - splitter.line_delimiter().len());
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            return Ok(Some(line));
+        }
+        let want = pending.len() + 64 * 1024;
+        if !fill(reader, pending, want)? {
+            // End of input: a last line may still be complete, or end without a delimiter.
+            if let Some(end) = splitter.first_line_end(pending) {
+                let rest = pending.split_off(end);
+                let mut line = std::mem::replace(pending, rest);
+                line.truncate(end - splitter.line_delimiter().len());
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                return Ok(Some(line));
+            }
+            if pending.is_empty() {
+                return Ok(None);
+            }
+            return Ok(Some(std::mem::take(pending)));
+        }
+    }
+}
+
+/// Parses and converts one unit of work.
+fn process(
+    plan: &LoadPlan,
+    parser: &Parser,
+    work: Work,
+    expected: usize,
+    column_map: &[Option<usize>],
+) -> Result<Done> {
+    let (split, text): (SplitChunk, RowText) = match (parser, work) {
+        (Parser::Csv(s), Work::Text(data)) => {
+            let split = s.split(&data, expected);
+            let lines = split.row_lines.clone();
+            (split, RowText::Lines(data, lines))
+        }
+        (Parser::Json(j), Work::Text(data)) => {
+            let split = j.split(&data, true);
+            let cols = split.columns.clone();
+            (split, RowText::Columns(cols))
+        }
+        (Parser::Json(j), Work::JsonDocument(data)) => {
+            let split = j.split(&data, false);
+            let cols = split.columns.clone();
+            (split, RowText::Columns(cols))
+        }
+        (_, Work::Columns(batch)) => {
+            let n = batch.num_rows();
+            let columns: Vec<ArrayRef> = column_map
+                .iter()
+                .map(|m| match m {
+                    Some(i) => batch.column(*i).clone(),
+                    None => datafusion::arrow::array::new_null_array(&DataType::Utf8, n),
+                })
+                .collect();
+            let split = SplitChunk {
+                columns: columns.clone(),
+                row_lines: Vec::new(),
+                rejects: Rejects::default(),
+            };
+            (split, RowText::Columns(columns))
+        }
+        _ => {
+            return Err(BasaltError::Internal(
+                "load work does not match its format".into(),
+            ))
+        }
+    };
+    let rows = split.columns.first().map(|c| c.len()).unwrap_or(0);
+    let transformed = plan.apply(&split.columns, rows, &|r| text.render(r))?;
+    Ok(Done {
+        total_rows: rows as u64 + split.rejects.count,
+        transformed,
+        split_rejects: split.rejects,
+        text,
+    })
+}
+
+/// Writes the rejected rows' samples; returns the URL that serves them.
+fn write_error_log(
+    dir: &std::path::Path,
+    txn_id: u64,
+    rejects: &Rejects,
+    base_url: &str,
+) -> Result<String> {
+    use std::io::Write;
+    std::fs::create_dir_all(dir)?;
+    // The random part makes the URL a capability: it is served without a password, as Doris
+    // does, but cannot be guessed from another load's transaction id.
+    let name = format!("error_log_{txn_id}_{:016x}", tempfile_lite::rand_suffix());
+    let mut f = std::io::BufWriter::new(std::fs::File::create(dir.join(&name))?);
+    for (text, reason) in rejects.samples.iter().take(super::registry::ERROR_LOG_ROWS) {
+        writeln!(f, "Reason: {reason}. src line [{text}]; ")?;
+    }
+    if rejects.count as usize > rejects.samples.len().min(super::registry::ERROR_LOG_ROWS) {
+        writeln!(
+            f,
+            "... {} more filtered rows not shown",
+            rejects.count as usize - rejects.samples.len().min(super::registry::ERROR_LOG_ROWS)
+        )?;
+    }
+    f.flush()?;
+    Ok(format!("{base_url}/api/_load_error_log?file={name}"))
+}
+
+/// A self-deleting temporary file under the data directory.
+mod tempfile_lite {
+    use basalt_common::Result;
+    use std::io::Read;
+    use std::path::{Path, PathBuf};
+
+    pub struct TempFile {
+        path: PathBuf,
+    }
+
+    impl TempFile {
+        pub fn copy_from(reader: &mut dyn Read, dir: &Path) -> Result<TempFile> {
+            std::fs::create_dir_all(dir)?;
+            let path = dir.join(format!(
+                "spool_{}_{:x}.tmp",
+                std::process::id(),
+                rand_suffix()
+            ));
+            let file = TempFile { path };
+            let mut out = std::fs::File::create(&file.path)?;
+            std::io::copy(reader, &mut out)?;
+            Ok(file)
+        }
+
+        pub fn reopen(&self) -> std::io::Result<std::fs::File> {
+            std::fs::File::open(&self.path)
+        }
+    }
+
+    impl Drop for TempFile {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+
+    pub fn rand_suffix() -> u64 {
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0),
+        );
+        h.finish()
+    }
+}

@@ -1,0 +1,93 @@
+//! Loads in flight and recently failed: labels of running loads (a label cannot be used twice
+//! at once), failed loads for `SHOW LOAD` (committed ones live in the catalog), and the
+//! directory of error logs behind `ErrorURL`.
+
+use basalt_catalog::LoadJobRecord;
+use parking_lot::Mutex;
+use std::collections::{HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Rejected rows written to one load's error log.
+pub const ERROR_LOG_ROWS: usize = 1000;
+/// Failed loads remembered for `SHOW LOAD`.
+const RECENT_FAILURES: usize = 1000;
+
+#[derive(Debug)]
+pub struct LoadRegistry {
+    running: Mutex<HashSet<String>>,
+    failures: Mutex<VecDeque<Arc<LoadJobRecord>>>,
+    error_dir: PathBuf,
+}
+
+/// Holds a label while its load runs.
+pub struct RunningLabel<'a> {
+    registry: &'a LoadRegistry,
+    key: String,
+}
+
+impl Drop for RunningLabel<'_> {
+    fn drop(&mut self) {
+        self.registry.running.lock().remove(&self.key);
+    }
+}
+
+impl LoadRegistry {
+    pub fn new(error_dir: PathBuf) -> LoadRegistry {
+        LoadRegistry {
+            running: Mutex::new(HashSet::new()),
+            failures: Mutex::new(VecDeque::new()),
+            error_dir,
+        }
+    }
+
+    pub fn error_dir(&self) -> &Path {
+        &self.error_dir
+    }
+
+    /// Claims `label` in `database` for a running load; `None` if another load holds it.
+    pub fn begin(&self, database: &str, label: &str) -> Option<RunningLabel<'_>> {
+        let key = LoadJobRecord::key(database, label);
+        if !self.running.lock().insert(key.clone()) {
+            return None;
+        }
+        Some(RunningLabel {
+            registry: self,
+            key,
+        })
+    }
+
+    pub fn remember_failure(&self, record: LoadJobRecord) {
+        let mut f = self.failures.lock();
+        if f.len() >= RECENT_FAILURES {
+            f.pop_front();
+        }
+        f.push_back(Arc::new(record));
+    }
+
+    /// Failed loads of `database`, oldest first.
+    pub fn failures(&self, database: &str) -> Vec<Arc<LoadJobRecord>> {
+        self.failures
+            .lock()
+            .iter()
+            .filter(|r| r.database == database)
+            .cloned()
+            .collect()
+    }
+
+    /// The error log file named `name` (as given in an `ErrorURL`), if it exists. Only plain
+    /// names of our own logs are accepted.
+    pub fn error_log_path(&self, name: &str) -> Option<PathBuf> {
+        let valid = name
+            .strip_prefix("error_log_")
+            .and_then(|rest| rest.split_once('_'))
+            .is_some_and(|(txn, token)| {
+                !txn.is_empty()
+                    && txn.chars().all(|c| c.is_ascii_digit())
+                    && token.len() == 16
+                    && token.chars().all(|c| c.is_ascii_hexdigit())
+            });
+        let path = self.error_dir.join(name);
+        (valid && path.is_file()).then_some(path)
+    }
+}

@@ -1,0 +1,89 @@
+//! The request body as a blocking reader: chunks arrive from the HTTP task over a bounded
+//! channel (so a slow load slows the client, never buffers the body), optionally through a
+//! gzip or zstd decoder.
+
+use super::options::Compression;
+use bytes::Bytes;
+use std::io::Read;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use tokio::sync::mpsc::Receiver;
+
+/// Reads body chunks sent by the HTTP side; an `Err` chunk (client gone, truncated body) is
+/// an I/O error for the load.
+pub struct BodyReader {
+    rx: Receiver<Result<Bytes, String>>,
+    current: Bytes,
+    /// Bytes received so far (compressed size).
+    pub received: Arc<AtomicU64>,
+}
+
+impl BodyReader {
+    pub fn new(rx: Receiver<Result<Bytes, String>>) -> BodyReader {
+        BodyReader {
+            rx,
+            current: Bytes::new(),
+            received: Arc::new(AtomicU64::new(0)),
+        }
+    }
+}
+
+impl Read for BodyReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.current.is_empty() {
+            match self.rx.blocking_recv() {
+                None => return Ok(0),
+                Some(Ok(b)) => {
+                    self.received.fetch_add(b.len() as u64, Ordering::Relaxed);
+                    self.current = b;
+                }
+                Some(Err(e)) => {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::UnexpectedEof,
+                        format!("reading the request body failed: {e}"),
+                    ))
+                }
+            }
+        }
+        let n = buf.len().min(self.current.len());
+        buf[..n].copy_from_slice(&self.current[..n]);
+        let _ = self.current.split_to(n);
+        Ok(n)
+    }
+}
+
+/// The body, decompressed as `compression` says.
+pub fn decompressed(
+    body: BodyReader,
+    compression: Compression,
+) -> std::io::Result<Box<dyn Read + Send>> {
+    Ok(match compression {
+        Compression::None => Box::new(body),
+        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(body)),
+        Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(body)?),
+    })
+}
+
+/// Reads until `buf` holds `want` bytes or the input ends; returns false at end of input.
+pub fn fill(reader: &mut dyn Read, buf: &mut Vec<u8>, want: usize) -> std::io::Result<bool> {
+    let mut filled = buf.len();
+    if filled >= want {
+        return Ok(true);
+    }
+    buf.resize(want, 0);
+    while filled < want {
+        match reader.read(&mut buf[filled..]) {
+            Ok(0) => {
+                buf.truncate(filled);
+                return Ok(false);
+            }
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                buf.truncate(filled);
+                return Err(e);
+            }
+        }
+    }
+    Ok(true)
+}

@@ -1,0 +1,604 @@
+//! The per-batch work of a load between parsing and storage: map the data's columns onto the
+//! table (`columns` with derived expressions, defaults for the rest), convert to column types
+//! (strict mode decides whether a failed conversion filters the row or makes it NULL), apply
+//! `where` (unselected rows) and the `delete` condition, and check NOT NULL and lengths. Rows
+//! that fail are counted and sampled with their reason instead of failing the load.
+
+use super::options::{ColumnItem, LoadOptions, MergeType};
+use super::rejects::Rejects;
+use crate::mysql_compat;
+use crate::sink::truncate_datetime;
+use basalt_catalog::{ColumnDefault, TableMeta};
+use basalt_common::{BasaltError, Result, SqlType};
+use basalt_sql::ast::{SelectItem, SetExpr, Statement};
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, BooleanArray, Decimal256Array, RecordBatch, StringArray,
+};
+use datafusion::arrow::compute::{cast_with_options, filter, CastOptions};
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::common::DFSchema;
+use datafusion::execution::context::SessionState;
+use datafusion::logical_expr::{cast, lit, Expr};
+use datafusion::physical_expr::PhysicalExpr;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// What produces one table column.
+#[derive(Debug, Clone)]
+enum ColumnSource {
+    /// A data column (index into the source columns).
+    Data(usize),
+    /// An expression over the typed data columns (a derived column or a default).
+    Expr(Arc<dyn PhysicalExpr>),
+}
+
+/// How to turn parsed data into table rows; built once per load, used by every worker.
+#[derive(Debug)]
+pub struct LoadPlan {
+    table: Arc<TableMeta>,
+    table_schema: SchemaRef,
+    /// Names of the data's columns, in order.
+    source_names: Vec<String>,
+    /// The type each data column is converted to before expressions see it.
+    source_types: Vec<DataType>,
+    typed_schema: SchemaRef,
+    columns: Vec<ColumnSource>,
+    /// Schema that `where` and `delete` see: the table's columns, then data-only columns.
+    eval_schema: SchemaRef,
+    /// Data columns that are not table columns (appended to the eval batch).
+    extra_sources: Vec<usize>,
+    where_pred: Option<Arc<dyn PhysicalExpr>>,
+    delete_pred: Option<Arc<dyn PhysicalExpr>>,
+    all_deletes: bool,
+    strict: bool,
+}
+
+/// Table rows made from one parsed batch.
+#[derive(Debug)]
+pub struct Transformed {
+    /// In the table's schema.
+    pub batch: RecordBatch,
+    /// For each output row, its row in the parsed batch (to report partition rejects).
+    pub source_rows: Vec<u32>,
+    /// Merge-on-write deletes: true for rows that delete their key.
+    pub deletes: Option<BooleanArray>,
+    pub unselected: u64,
+    pub rejects: Rejects,
+}
+
+fn plan_err(e: impl std::fmt::Display) -> BasaltError {
+    BasaltError::InvalidData(e.to_string())
+}
+
+impl LoadPlan {
+    /// `data_names`/`data_types`: the columns the data provides when `columns` is not given
+    /// (CSV: the table's columns or the header's names; JSON: the table's columns; Parquet: the
+    /// file's columns). Names are lower-case.
+    pub fn new(
+        table: Arc<TableMeta>,
+        options: &LoadOptions,
+        data_names: Vec<String>,
+        data_types: Vec<DataType>,
+        state: &SessionState,
+    ) -> Result<LoadPlan> {
+        let table_cols: HashMap<&str, usize> = table
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.name.as_str(), i))
+            .collect();
+        // Which data columns exist, and which table columns are computed.
+        let (source_names, derived): (Vec<String>, Vec<(String, String)>) = match &options.columns {
+            Some(items) => {
+                let mut s = Vec::new();
+                let mut d = Vec::new();
+                for item in items {
+                    match item {
+                        ColumnItem::Source(n) => s.push(n.clone()),
+                        ColumnItem::Derived { name, expr } => d.push((name.clone(), expr.clone())),
+                    }
+                }
+                (s, d)
+            }
+            None => (data_names.clone(), Vec::new()),
+        };
+        let raw_type_of = |name: &str, pos: usize| -> DataType {
+            if options.columns.is_some() {
+                // With an explicit list, Parquet columns are matched by name.
+                data_names
+                    .iter()
+                    .position(|n| n == name)
+                    .map(|i| data_types[i].clone())
+                    .unwrap_or(DataType::Utf8)
+            } else {
+                data_types.get(pos).cloned().unwrap_or(DataType::Utf8)
+            }
+        };
+        let mut seen = std::collections::HashSet::new();
+        for n in source_names.iter().chain(derived.iter().map(|(n, _)| n)) {
+            if !seen.insert(n.as_str()) {
+                return Err(plan_err(format!("column '{n}' appears twice in columns")));
+            }
+        }
+        for (name, _) in &derived {
+            if !table_cols.contains_key(name.as_str()) {
+                return Err(BasaltError::UnknownColumn {
+                    column: name.clone(),
+                    context: format!("{}.{}", table.database, table.name),
+                });
+            }
+        }
+        // Data columns that are table columns take the column's type before expressions see them;
+        // the others stay as they come (text for CSV and JSON).
+        let mut source_types: Vec<DataType> = source_names
+            .iter()
+            .enumerate()
+            .map(|(pos, n)| match table_cols.get(n.as_str()) {
+                Some(&i) => table.columns[i].ty.arrow_type(),
+                None => raw_type_of(n, pos),
+            })
+            .collect();
+
+        let compile = |sql: &str, schema: &SchemaRef| -> Result<Arc<dyn PhysicalExpr>> {
+            let df_schema = DFSchema::try_from(schema.as_ref().clone()).map_err(plan_err)?;
+            let expr = mysql_expression(sql)?;
+            let logical = state
+                .create_logical_expr(&expr, &df_schema)
+                .map_err(|e| plan_err(format!("cannot use expression '{sql}': {e}")))?;
+            state
+                .create_physical_expr(logical, &df_schema)
+                .map_err(|e| plan_err(format!("cannot use expression '{sql}': {e}")))
+        };
+        let typed_schema_of = |types: &[DataType]| -> SchemaRef {
+            Arc::new(Schema::new(
+                source_names
+                    .iter()
+                    .zip(types)
+                    .map(|(n, t)| Field::new(n, t.clone(), true))
+                    .collect::<Vec<_>>(),
+            ))
+        };
+
+        // Derived columns. A text-only data column used in arithmetic cannot be planned as text;
+        // then it takes the derived column's type (Doris converts it implicitly).
+        let mut derived_exprs: HashMap<String, Arc<dyn PhysicalExpr>> = HashMap::new();
+        for (name, sql) in &derived {
+            let target = table.columns[table_cols[name.as_str()]].ty.arrow_type();
+            let schema = typed_schema_of(&source_types);
+            let compiled = match compile(sql, &schema) {
+                Ok(e) => e,
+                Err(first) => {
+                    let mut retyped = source_types.clone();
+                    for (i, n) in source_names.iter().enumerate() {
+                        if !table_cols.contains_key(n.as_str()) && retyped[i] == DataType::Utf8 {
+                            retyped[i] = target.clone();
+                        }
+                    }
+                    match compile(sql, &typed_schema_of(&retyped)) {
+                        Ok(e) => {
+                            source_types = retyped;
+                            e
+                        }
+                        Err(_) => return Err(first),
+                    }
+                }
+            };
+            derived_exprs.insert(name.clone(), compiled);
+        }
+        let typed_schema = typed_schema_of(&source_types);
+        // Re-plan derived columns against the final types (a later retyping may have changed
+        // types an earlier expression was planned with).
+        for (name, sql) in &derived {
+            derived_exprs.insert(name.clone(), compile(sql, &typed_schema)?);
+        }
+
+        let df_typed = DFSchema::try_from(typed_schema.as_ref().clone()).map_err(plan_err)?;
+        let mut columns = Vec::with_capacity(table.columns.len());
+        for c in &table.columns {
+            if let Some(e) = derived_exprs.remove(&c.name) {
+                columns.push(ColumnSource::Expr(e));
+            } else if let Some(i) = source_names.iter().position(|n| *n == c.name) {
+                columns.push(ColumnSource::Data(i));
+            } else {
+                let default: Expr = match &c.default {
+                    Some(ColumnDefault::Literal(v)) => cast(lit(v.clone()), c.ty.arrow_type()),
+                    Some(ColumnDefault::CurrentTimestamp) => cast(
+                        datafusion::functions::datetime::expr_fn::now(),
+                        c.ty.arrow_type(),
+                    ),
+                    Some(ColumnDefault::Null) => cast(lit(datafusion::common::ScalarValue::Null), c.ty.arrow_type()),
+                    None if c.nullable || options.merge_type == MergeType::Delete => {
+                        // Delete rows need only their key; value columns get neutral values.
+                        cast(lit(datafusion::common::ScalarValue::Null), c.ty.arrow_type())
+                    }
+                    None => {
+                        return Err(plan_err(format!(
+                            "column '{}' is NOT NULL, has no default value and is not in the load's columns",
+                            c.name
+                        )))
+                    }
+                };
+                columns.push(ColumnSource::Expr(
+                    state
+                        .create_physical_expr(default, &df_typed)
+                        .map_err(plan_err)?,
+                ));
+            }
+        }
+        let table_schema = table.arrow_schema();
+        let extra_sources: Vec<usize> = (0..source_names.len())
+            .filter(|i| !table_cols.contains_key(source_names[*i].as_str()))
+            .collect();
+        let mut eval_fields: Vec<Field> = table_schema
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone().with_nullable(true))
+            .collect();
+        for &i in &extra_sources {
+            eval_fields.push(Field::new(&source_names[i], source_types[i].clone(), true));
+        }
+        let eval_schema = Arc::new(Schema::new(eval_fields));
+        let where_pred = options
+            .where_expr
+            .as_deref()
+            .map(|w| compile(w, &eval_schema))
+            .transpose()?;
+        let delete_pred = options
+            .delete_condition
+            .as_deref()
+            .map(|w| compile(w, &eval_schema))
+            .transpose()?;
+        Ok(LoadPlan {
+            table_schema,
+            source_names,
+            source_types,
+            typed_schema,
+            columns,
+            eval_schema,
+            extra_sources,
+            where_pred,
+            delete_pred,
+            all_deletes: options.merge_type == MergeType::Delete,
+            strict: options.strict_mode,
+            table,
+        })
+    }
+
+    /// The data columns the parser must produce, in order.
+    pub fn source_names(&self) -> &[String] {
+        &self.source_names
+    }
+
+    /// Turns parsed columns (one per source name) into table rows. `row_text(i)` renders parsed
+    /// row `i` for the error log.
+    pub fn apply(
+        &self,
+        raw: &[ArrayRef],
+        num_rows: usize,
+        row_text: &dyn Fn(usize) -> String,
+    ) -> Result<Transformed> {
+        let mut rejects = Rejects::default();
+        let mut keep = vec![true; num_rows];
+        // 1. Data columns to their types.
+        let mut typed = Vec::with_capacity(raw.len());
+        for (i, array) in raw.iter().enumerate() {
+            let target = &self.source_types[i];
+            let (converted, failed) = convert(array, target)?;
+            if self.strict {
+                for row in failed {
+                    if keep[row] {
+                        keep[row] = false;
+                        rejects.add(
+                            || row_text(row),
+                            format!(
+                                "column '{}': value '{}' cannot be converted to {}",
+                                self.source_names[i],
+                                display_value(array, row),
+                                target
+                            ),
+                        );
+                    }
+                }
+            }
+            typed.push(converted);
+        }
+        let typed_batch = RecordBatch::try_new_with_options(
+            self.typed_schema.clone(),
+            typed,
+            &datafusion::arrow::array::RecordBatchOptions::new().with_row_count(Some(num_rows)),
+        )
+        .map_err(plan_err)?;
+        // 2. Table columns.
+        let mut out = Vec::with_capacity(self.columns.len());
+        for (ci, (src, meta)) in self.columns.iter().zip(&self.table.columns).enumerate() {
+            let array = match src {
+                ColumnSource::Data(i) => typed_batch.column(*i).clone(),
+                ColumnSource::Expr(e) => {
+                    let v = e
+                        .evaluate(&typed_batch)
+                        .and_then(|v| v.into_array(num_rows))
+                        .map_err(|e| plan_err(format!("column '{}': {e}", meta.name)))?;
+                    let target = self.table_schema.field(ci).data_type();
+                    let (converted, failed) = convert(&v, target)?;
+                    if self.strict {
+                        for row in failed {
+                            if keep[row] {
+                                keep[row] = false;
+                                rejects.add(
+                                    || row_text(row),
+                                    format!(
+                                        "column '{}': computed value '{}' cannot be converted to {}",
+                                        meta.name,
+                                        display_value(&v, row),
+                                        target
+                                    ),
+                                );
+                            }
+                        }
+                    }
+                    converted
+                }
+            };
+            out.push(array);
+        }
+        // 3. `where` and `delete` see the table's columns and the data-only columns.
+        let mut eval_columns = out.clone();
+        for &i in &self.extra_sources {
+            eval_columns.push(typed_batch.column(i).clone());
+        }
+        let eval = RecordBatch::try_new_with_options(
+            self.eval_schema.clone(),
+            eval_columns,
+            &datafusion::arrow::array::RecordBatchOptions::new().with_row_count(Some(num_rows)),
+        )
+        .map_err(plan_err)?;
+        let mut unselected = 0u64;
+        if let Some(pred) = &self.where_pred {
+            let mask = evaluate_bool(pred, &eval, "where")?;
+            for (row, k) in keep.iter_mut().enumerate() {
+                if *k && !(mask.is_valid(row) && mask.value(row)) {
+                    *k = false;
+                    unselected += 1;
+                }
+            }
+        }
+        let deletes: Option<BooleanArray> = if self.all_deletes {
+            Some(BooleanArray::from(vec![true; num_rows]))
+        } else if let Some(pred) = &self.delete_pred {
+            let mask = evaluate_bool(pred, &eval, "delete")?;
+            Some(
+                (0..num_rows)
+                    .map(|r| Some(mask.is_valid(r) && mask.value(r)))
+                    .collect(),
+            )
+        } else {
+            None
+        };
+        // 4. What the column types declare.
+        for (ci, meta) in self.table.columns.iter().enumerate() {
+            let col = &out[ci];
+            let is_key = ci < self.table.num_key_columns;
+            if !meta.nullable && col.null_count() > 0 {
+                for (row, k) in keep.iter_mut().enumerate() {
+                    let is_delete = deletes.as_ref().is_some_and(|d| d.value(row));
+                    if *k && col.is_null(row) && (is_key || !is_delete) {
+                        *k = false;
+                        rejects.add(
+                            || row_text(row),
+                            format!("column '{}' is NULL but declared NOT NULL", meta.name),
+                        );
+                    }
+                }
+            }
+            match meta.ty {
+                SqlType::Char(max) | SqlType::Varchar(max) => {
+                    if let Some(strings) = col.as_any().downcast_ref::<StringArray>() {
+                        for (row, k) in keep.iter_mut().enumerate() {
+                            if *k
+                                && strings.is_valid(row)
+                                && strings.value(row).len() > max as usize
+                            {
+                                *k = false;
+                                rejects.add(
+                                    || row_text(row),
+                                    format!(
+                                        "column '{}': value is {} bytes, longer than {}",
+                                        meta.name,
+                                        strings.value(row).len(),
+                                        meta.ty
+                                    ),
+                                );
+                            }
+                        }
+                    }
+                }
+                SqlType::LargeInt => {
+                    if let Some(values) = col.as_any().downcast_ref::<Decimal256Array>() {
+                        for (row, k) in keep.iter_mut().enumerate() {
+                            if *k && values.is_valid(row) && values.value(row).to_i128().is_none() {
+                                *k = false;
+                                rejects.add(
+                                    || row_text(row),
+                                    format!("column '{}': value out of LARGEINT range", meta.name),
+                                );
+                            }
+                        }
+                    }
+                }
+                SqlType::DateTime { scale } if scale < 6 => {
+                    out[ci] = truncate_datetime(col, scale);
+                }
+                _ => {}
+            }
+        }
+        // 5. Keep the good rows; tombstones get neutral values in NOT NULL value columns.
+        let selected: Vec<u32> = (0..num_rows as u32).filter(|r| keep[*r as usize]).collect();
+        let (columns, deletes) = if selected.len() == num_rows {
+            (out, deletes)
+        } else {
+            let mask = BooleanArray::from(keep);
+            let cols = out
+                .iter()
+                .map(|c| filter(c, &mask))
+                .collect::<std::result::Result<Vec<_>, _>>()
+                .map_err(plan_err)?;
+            let d = deletes
+                .map(|d| filter(&d, &mask).map(|a| a.as_boolean().clone()))
+                .transpose()
+                .map_err(plan_err)?;
+            (cols, d)
+        };
+        let columns = match &deletes {
+            Some(d) if d.true_count() > 0 => fill_tombstones(&self.table, columns)?,
+            _ => columns,
+        };
+        let batch = RecordBatch::try_new_with_options(
+            self.table_schema.clone(),
+            columns,
+            &datafusion::arrow::array::RecordBatchOptions::new()
+                .with_row_count(Some(selected.len())),
+        )
+        .map_err(plan_err)?;
+        Ok(Transformed {
+            batch,
+            source_rows: selected,
+            deletes,
+            unselected,
+            rejects,
+        })
+    }
+}
+
+/// Parses one expression with Basalt's MySQL rewrites applied, returned as SQL DataFusion reads.
+fn mysql_expression(sql: &str) -> Result<String> {
+    let text = format!("SELECT {sql}");
+    let mut stmts = basalt_sql::parse_statements(&text)
+        .map_err(|e| plan_err(format!("cannot parse expression '{sql}': {e}")))?;
+    if stmts.len() != 1 {
+        return Err(plan_err(format!("cannot parse expression '{sql}'")));
+    }
+    let stmt = stmts.remove(0);
+    let basalt_sql::Statement::Standard(mut stmt) = stmt else {
+        return Err(plan_err(format!("cannot parse expression '{sql}'")));
+    };
+    mysql_compat::rewrite(&mut stmt);
+    if let Statement::Query(q) = stmt.as_ref() {
+        if let SetExpr::Select(s) = q.body.as_ref() {
+            if let [SelectItem::UnnamedExpr(e)] = s.projection.as_slice() {
+                if s.from.is_empty() {
+                    return Ok(e.to_string());
+                }
+            }
+        }
+    }
+    Err(plan_err(format!("'{sql}' is not a single expression")))
+}
+
+fn evaluate_bool(
+    pred: &Arc<dyn PhysicalExpr>,
+    batch: &RecordBatch,
+    what: &str,
+) -> Result<BooleanArray> {
+    let v = pred
+        .evaluate(batch)
+        .and_then(|v| v.into_array(batch.num_rows()))
+        .map_err(|e| plan_err(format!("{what}: {e}")))?;
+    let v = if v.data_type() == &DataType::Boolean {
+        v
+    } else {
+        cast_with_options(&v, &DataType::Boolean, &CastOptions::default())
+            .map_err(|e| plan_err(format!("{what} is not a condition: {e}")))?
+    };
+    Ok(v.as_boolean().clone())
+}
+
+/// Converts `array` to `target`: returns the converted array and the rows whose non-NULL value
+/// could not be converted (they are NULL in the result). Empty text is NULL for non-text types.
+pub fn convert(array: &ArrayRef, target: &DataType) -> Result<(ArrayRef, Vec<usize>)> {
+    if array.data_type() == target {
+        return Ok((array.clone(), Vec::new()));
+    }
+    let mut source = array.clone();
+    if let (Some(strings), false) = (
+        array.as_any().downcast_ref::<StringArray>(),
+        matches!(
+            target,
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+        ),
+    ) {
+        if strings
+            .iter()
+            .any(|v| v.is_some_and(|s| s.trim().is_empty()))
+        {
+            let cleaned: StringArray = strings
+                .iter()
+                .map(|v| v.filter(|s| !s.trim().is_empty()))
+                .collect();
+            source = Arc::new(cleaned);
+        }
+        // Surrounding spaces around numbers and dates are tolerated, as Doris does.
+        let needs_trim = strings
+            .iter()
+            .flatten()
+            .any(|s| s.starts_with(' ') || s.ends_with(' '));
+        if needs_trim {
+            let trimmed: StringArray = source
+                .as_string::<i32>()
+                .iter()
+                .map(|v| v.map(str::trim))
+                .collect();
+            source = Arc::new(trimmed);
+        }
+    }
+    let options = CastOptions {
+        safe: true,
+        ..Default::default()
+    };
+    let out = cast_with_options(&source, target, &options).map_err(|e| {
+        plan_err(format!(
+            "cannot convert {} to {target}: {e}",
+            array.data_type()
+        ))
+    })?;
+    let mut failed = Vec::new();
+    if out.null_count() > source.null_count() {
+        for row in 0..out.len() {
+            if out.is_null(row) && source.is_valid(row) {
+                failed.push(row);
+            }
+        }
+    }
+    Ok((out, failed))
+}
+
+fn display_value(array: &ArrayRef, row: usize) -> String {
+    datafusion::arrow::util::display::array_value_to_string(array, row)
+        .unwrap_or_else(|_| "?".into())
+}
+
+/// Delete rows only need their key: NULLs in NOT NULL value columns become a neutral value so
+/// the row can be stored as a (deleted) tombstone.
+fn fill_tombstones(table: &TableMeta, mut columns: Vec<ArrayRef>) -> Result<Vec<ArrayRef>> {
+    for (ci, meta) in table.columns.iter().enumerate() {
+        if meta.nullable || columns[ci].null_count() == 0 {
+            continue;
+        }
+        let ty = meta.ty.arrow_type();
+        let zero = datafusion::common::ScalarValue::new_zero(&ty)
+            .or_else(|_| datafusion::common::ScalarValue::try_from(&ty))
+            .map_err(plan_err)?;
+        let neutral = if ty == DataType::Utf8 {
+            datafusion::common::ScalarValue::Utf8(Some(String::new()))
+        } else {
+            zero
+        };
+        let filled = neutral
+            .to_array_of_size(columns[ci].len())
+            .map_err(plan_err)?;
+        let col = &columns[ci];
+        let mask: BooleanArray = (0..col.len()).map(|r| Some(col.is_valid(r))).collect();
+        columns[ci] =
+            datafusion::arrow::compute::kernels::zip::zip(&mask, col, &filled).map_err(plan_err)?;
+    }
+    Ok(columns)
+}

@@ -1,0 +1,78 @@
+//! `PUT /api/{db}/{table}/_stream_load`: Doris's Stream Load over HTTP (basic auth, headers as
+//! options, the body streamed into the load), and `GET /api/_load_error_log` for `ErrorURL`.
+
+use super::auth::authenticate;
+use axum::body::Body;
+use axum::extract::{ConnectInfo, Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use basalt_query::load::StreamLoadRequest;
+use basalt_query::QueryEngine;
+use futures::StreamExt;
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+fn unauthorized() -> Response {
+    (
+        StatusCode::UNAUTHORIZED,
+        [(header::WWW_AUTHENTICATE, "Basic realm=\"Basalt\"")],
+        axum::Json(serde_json::json!({
+            "status": "FAILED",
+            "msg": "Access denied: wrong user or password (HTTP basic authentication)"
+        })),
+    )
+        .into_response()
+}
+
+pub async fn handle(
+    State(engine): State<Arc<QueryEngine>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path((db, table)): Path<(String, String)>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let host = peer.ip().to_string();
+    let Some(user) = authenticate(engine.catalog(), &headers, &host) else {
+        return unauthorized();
+    };
+    let base_url = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(|h| format!("http://{h}"))
+        .unwrap_or_default();
+    let options = headers
+        .iter()
+        .filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string())))
+        .collect();
+    let req = StreamLoadRequest {
+        database: db,
+        table,
+        user,
+        host,
+        headers: options,
+        base_url,
+    };
+    let body = body
+        .into_data_stream()
+        .map(|r| r.map_err(|e| e.to_string()))
+        .boxed();
+    let result = engine.stream_load(req, body).await;
+    axum::Json(result).into_response()
+}
+
+pub async fn error_log(
+    State(engine): State<Arc<QueryEngine>>,
+    Query(params): Query<HashMap<String, String>>,
+) -> Response {
+    let Some(name) = params.get("file") else {
+        return (StatusCode::BAD_REQUEST, "missing parameter: file").into_response();
+    };
+    let Some(path) = engine.load_registry().error_log_path(name) else {
+        return (StatusCode::NOT_FOUND, "no such error log").into_response();
+    };
+    match tokio::fs::read(&path).await {
+        Ok(bytes) => ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], bytes).into_response(),
+        Err(_) => (StatusCode::NOT_FOUND, "no such error log").into_response(),
+    }
+}

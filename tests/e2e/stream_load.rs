@@ -1,0 +1,671 @@
+//! Stream Load through real HTTP clients (curl, and a raw socket for broken requests): headers,
+//! formats, filtering and the error log, labels, authentication, atomicity and durability.
+
+use crate::harness::*;
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Runs `curl -u user: -T file -XPUT .../_stream_load` with `headers`; returns (HTTP status, JSON).
+fn curl_load(
+    server: &TestServer,
+    table: &str,
+    auth: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> (u16, Value) {
+    let file = write_body(server, body);
+    let url = format!(
+        "http://127.0.0.1:{}/api/sl/{table}/_stream_load",
+        server.http_port
+    );
+    let mut cmd = Command::new("curl");
+    cmd.args([
+        "-sS",
+        "--location-trusted",
+        "-u",
+        auth,
+        "-w",
+        "\n%{http_code}",
+    ]);
+    for (k, v) in headers {
+        cmd.arg("-H").arg(format!("{k}:{v}"));
+    }
+    cmd.arg("-T").arg(&file).arg("-XPUT").arg(&url);
+    let out = cmd.output().expect("run curl");
+    assert!(
+        out.status.success(),
+        "curl failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let (json, code) = text.rsplit_once('\n').expect("status line");
+    let code: u16 = code.trim().parse().expect("status code");
+    let value = serde_json::from_str(json).unwrap_or(Value::String(json.to_string()));
+    (code, value)
+}
+
+fn write_body(server: &TestServer, body: &[u8]) -> PathBuf {
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = server.data_dir.path().join(format!("body_{n}.dat"));
+    std::fs::write(&path, body).expect("write body");
+    path
+}
+
+fn load(server: &TestServer, table: &str, headers: &[(&str, &str)], body: &[u8]) -> Value {
+    let (code, v) = curl_load(server, table, "root:", headers, body);
+    assert_eq!(code, 200, "{v}");
+    v
+}
+
+fn num(v: &Value, field: &str) -> u64 {
+    v[field]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{field} missing in {v}"))
+}
+
+fn http_get(url: &str) -> String {
+    let out = Command::new("curl")
+        .args(["-sS", url])
+        .output()
+        .expect("run curl");
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+async fn setup(server: &TestServer) -> mysql_async::Conn {
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE sl").await;
+    exec(&mut c, "USE sl").await;
+    c
+}
+
+#[tokio::test]
+async fn csv_load_labels_and_response_fields() {
+    let server = TestServer::start().await;
+    let mut c = setup(&server).await;
+    exec(&mut c, "CREATE TABLE t (id INT NOT NULL, name VARCHAR(20), score DECIMAL(10,2), d DATE) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 3").await;
+    let body = b"1,alice,10.50,2024-01-01\n2,bob,\\N,2024-02-29\n3,carol,7,2024-03-03\n";
+    let v = load(
+        &server,
+        "t",
+        &[("label", "l1"), ("column_separator", ",")],
+        body,
+    );
+    assert_eq!(v["Status"], "Success", "{v}");
+    assert_eq!(v["Label"], "l1");
+    assert_eq!(v["Message"], "OK");
+    assert_eq!(num(&v, "NumberTotalRows"), 3);
+    assert_eq!(num(&v, "NumberLoadedRows"), 3);
+    assert_eq!(num(&v, "NumberFilteredRows"), 0);
+    assert_eq!(num(&v, "NumberUnselectedRows"), 0);
+    assert_eq!(num(&v, "LoadBytes"), body.len() as u64);
+    for f in [
+        "TxnId",
+        "LoadTimeMs",
+        "BeginTxnTimeMs",
+        "StreamLoadPutTimeMs",
+        "ReadDataTimeMs",
+        "WriteDataTimeMs",
+        "CommitAndPublishTimeMs",
+    ] {
+        assert!(v[f].is_u64(), "{f} in {v}");
+    }
+    assert!(v.get("ErrorURL").is_none());
+    assert_eq!(
+        rows(&mut c, "SELECT id, name, score, d FROM t ORDER BY id").await,
+        vec![
+            vec![s("1"), s("alice"), s("10.50"), s("2024-01-01")],
+            vec![s("2"), s("bob"), None, s("2024-02-29")],
+            vec![s("3"), s("carol"), s("7.00"), s("2024-03-03")],
+        ]
+    );
+    // The same label again: nothing is loaded, the earlier job is reported.
+    let again = load(
+        &server,
+        "t",
+        &[("label", "l1"), ("column_separator", ",")],
+        body,
+    );
+    assert_eq!(again["Status"], "Label Already Exists", "{again}");
+    assert_eq!(again["ExistingJobStatus"], "FINISHED");
+    assert_eq!(again["TxnId"], v["TxnId"]);
+    assert_eq!(
+        rows(&mut c, "SELECT COUNT(*) FROM t").await[0],
+        vec![s("3")]
+    );
+    // Labels survive a restart.
+    let mut server = server;
+    server.restart().await;
+    let again = load(
+        &server,
+        "t",
+        &[("label", "l1"), ("column_separator", ",")],
+        body,
+    );
+    assert_eq!(again["Status"], "Label Already Exists", "{again}");
+    // SHOW LOAD lists it.
+    let mut c = server.connect().await;
+    exec(&mut c, "USE sl").await;
+    let jobs = rows(&mut c, "SHOW LOAD").await;
+    assert!(
+        jobs.iter()
+            .any(|r| r.contains(&s("l1")) && r.contains(&s("FINISHED"))),
+        "{jobs:?}"
+    );
+    let jobs = rows(&mut c, "SHOW STREAM LOAD").await;
+    assert!(jobs.iter().any(|r| r.contains(&s("l1"))), "{jobs:?}");
+}
+
+#[tokio::test]
+async fn authentication_and_unknown_objects() {
+    let server = TestServer::start().await;
+    let mut c = setup(&server).await;
+    exec(
+        &mut c,
+        "CREATE TABLE t (id INT, v INT) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 1",
+    )
+    .await;
+    exec(&mut c, "CREATE USER 'loader'@'%' IDENTIFIED BY 'pw'").await;
+    let body = b"1\t2\n";
+    let (code, _) = curl_load(&server, "t", "loader:wrong", &[], body);
+    assert_eq!(code, 401);
+    let (code, _) = curl_load(&server, "t", "nobody:", &[], body);
+    assert_eq!(code, 401);
+    assert_eq!(
+        rows(&mut c, "SELECT COUNT(*) FROM t").await[0],
+        vec![s("0")]
+    );
+    let (code, v) = curl_load(&server, "t", "loader:pw", &[], body);
+    assert_eq!((code, v["Status"].as_str()), (200, Some("Success")), "{v}");
+    let v = load(&server, "missing", &[], body);
+    assert_eq!(v["Status"], "Fail");
+    assert!(
+        v["Message"].as_str().unwrap().contains("doesn't exist"),
+        "{v}"
+    );
+    // A data column that is not a table column is skipped (as in Doris); a computed one must exist.
+    let v = load(&server, "t", &[("columns", "id, skipped")], body);
+    assert_eq!(v["Status"], "Success", "{v}");
+    let v = load(&server, "t", &[("columns", "id, v, nope = id")], body);
+    assert_eq!(v["Status"], "Fail");
+    assert!(v["Message"].as_str().unwrap().contains("nope"), "{v}");
+    let v = load(&server, "t", &[("columns", "id, x, v = x + ")], body);
+    assert_eq!(v["Status"], "Fail", "{v}");
+    let v = load(&server, "t", &[("format", "orc")], body);
+    assert_eq!(v["Status"], "Fail", "{v}");
+    assert_eq!(
+        rows(&mut c, "SELECT COUNT(*), COUNT(v) FROM t").await[0],
+        vec![s("2"), s("1")]
+    );
+}
+
+#[tokio::test]
+async fn filtered_rows_ratio_and_error_log() {
+    let server = TestServer::start().await;
+    let mut c = setup(&server).await;
+    exec(&mut c, "CREATE TABLE t (id INT NOT NULL, v TINYINT, s VARCHAR(3)) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 2").await;
+    // Row 2 has too few fields, row 3 a NULL key, row 4 a too long string; strict mode off
+    // makes 'x' a NULL (kept).
+    let body = b"1,5,ab\n2,6\n\\N,7,cd\n4,8,toolong\n5,x,ok\n6,9,ok\n";
+    let over = load(
+        &server,
+        "t",
+        &[("column_separator", ","), ("max_filter_ratio", "0.4")],
+        body,
+    );
+    assert_eq!(over["Status"], "Fail", "{over}");
+    assert!(
+        over["Message"]
+            .as_str()
+            .unwrap()
+            .contains("too many filtered rows"),
+        "{over}"
+    );
+    assert_eq!(num(&over, "NumberFilteredRows"), 3);
+    assert_eq!(
+        rows(&mut c, "SELECT COUNT(*) FROM t").await[0],
+        vec![s("0")]
+    );
+
+    let ok = load(
+        &server,
+        "t",
+        &[("column_separator", ","), ("max_filter_ratio", "0.5")],
+        body,
+    );
+    assert_eq!(ok["Status"], "Success", "{ok}");
+    assert_eq!(num(&ok, "NumberTotalRows"), 6);
+    assert_eq!(num(&ok, "NumberLoadedRows"), 3);
+    assert_eq!(num(&ok, "NumberFilteredRows"), 3);
+    let url = ok["ErrorURL"].as_str().expect("ErrorURL");
+    let log = http_get(url);
+    assert!(log.contains("less than schema column number"), "{log}");
+    assert!(log.contains("NOT NULL"), "{log}");
+    assert!(log.contains("longer than"), "{log}");
+    assert!(log.contains("4,8,toolong"), "{log}");
+    assert_eq!(
+        rows(&mut c, "SELECT id, v FROM t ORDER BY id").await,
+        vec![
+            vec![s("1"), s("5")],
+            vec![s("5"), None],
+            vec![s("6"), s("9")]
+        ]
+    );
+    // Strict mode filters the unconvertible value instead.
+    exec(&mut c, "TRUNCATE TABLE t").await;
+    let strict = load(
+        &server,
+        "t",
+        &[
+            ("column_separator", ","),
+            ("max_filter_ratio", "1"),
+            ("strict_mode", "true"),
+        ],
+        body,
+    );
+    assert_eq!(num(&strict, "NumberFilteredRows"), 4, "{strict}");
+    assert!(http_get(strict["ErrorURL"].as_str().unwrap()).contains("cannot be converted"));
+    // Every row filtered with ratio 1: success with nothing loaded.
+    let all_bad = load(
+        &server,
+        "t",
+        &[("column_separator", ","), ("max_filter_ratio", "1")],
+        b"a\nb\n",
+    );
+    assert_eq!(all_bad["Status"], "Success", "{all_bad}");
+    assert_eq!(num(&all_bad, "NumberLoadedRows"), 0);
+    // A guessed error log name is refused.
+    let base = url.split("?file=").next().unwrap();
+    assert!(!http_get(&format!("{base}?file=error_log_1_0000000000000000")).contains("Reason"));
+    assert!(!http_get(&format!("{base}?file=../meta/catalog.redb")).contains("Reason"));
+}
+
+#[tokio::test]
+async fn columns_where_partitions_and_csv_options() {
+    let server = TestServer::start().await;
+    let mut c = setup(&server).await;
+    exec(&mut c, "CREATE TABLE t (k1 INT, k2 VARCHAR(10), v BIGINT, d DATE, note VARCHAR(50) DEFAULT 'none') DUPLICATE KEY(k1) \
+                  PARTITION BY RANGE(d) (PARTITION p1 VALUES LESS THAN ('2024-02-01'), PARTITION p2 VALUES LESS THAN ('2024-03-01')) \
+                  DISTRIBUTED BY HASH(k1) BUCKETS 2").await;
+    // Derived columns and a temporary column, a filter, and rows outside every partition.
+    let body = b"1|a|10|2024-01-05\n2|b|20|2024-02-05\n3|c|30|2024-01-06\n4|d|40|2025-01-01\n";
+    let v = load(
+        &server,
+        "t",
+        &[
+            ("column_separator", "|"),
+            ("columns", "k1, k2, tmp, d, v = tmp * 2"),
+            ("where", "k1 <> 3"),
+            ("max_filter_ratio", "0.5"),
+        ],
+        body,
+    );
+    assert_eq!(v["Status"], "Success", "{v}");
+    assert_eq!(num(&v, "NumberUnselectedRows"), 1);
+    assert_eq!(num(&v, "NumberFilteredRows"), 1);
+    assert_eq!(num(&v, "NumberLoadedRows"), 2);
+    assert!(http_get(v["ErrorURL"].as_str().unwrap()).contains("no partition"));
+    assert_eq!(
+        rows(&mut c, "SELECT k1, k2, v, note FROM t ORDER BY k1").await,
+        vec![
+            vec![s("1"), s("a"), s("20"), s("none")],
+            vec![s("2"), s("b"), s("40"), s("none")]
+        ]
+    );
+    // `partitions`: rows of other partitions are filtered.
+    let v = load(
+        &server,
+        "t",
+        &[
+            ("column_separator", "|"),
+            ("columns", "k1,k2,v,d"),
+            ("partitions", "p2"),
+            ("max_filter_ratio", "0.9"),
+        ],
+        b"10|x|1|2024-01-10\n11|y|2|2024-02-10\n",
+    );
+    assert_eq!(
+        (num(&v, "NumberLoadedRows"), num(&v, "NumberFilteredRows")),
+        (1, 1),
+        "{v}"
+    );
+    let v = load(&server, "t", &[("partitions", "p9")], b"");
+    assert_eq!(v["Status"], "Fail");
+    // csv_with_names maps by the header; enclose/escape; skip_lines; CRLF; hex separators.
+    exec(&mut c, "TRUNCATE TABLE t").await;
+    let v = load(
+        &server,
+        "t",
+        &[
+            ("format", "csv_with_names"),
+            ("column_separator", ","),
+            ("enclose", "\""),
+            ("escape", "\\"),
+        ],
+        b"d,k1,note\r\n2024-01-01,1,\"hello, \\\"world\\\"\"\r\n2024-01-02,2,\"multi\nline\"\r\n",
+    );
+    assert_eq!(v["Status"], "Success", "{v}");
+    assert_eq!(
+        rows(&mut c, "SELECT k1, note FROM t ORDER BY k1").await,
+        vec![
+            vec![s("1"), s("hello, \"world\"")],
+            vec![s("2"), s("multi\nline")]
+        ]
+    );
+    let v = load(
+        &server,
+        "t",
+        &[
+            ("skip_lines", "2"),
+            ("column_separator", "\\x01"),
+            ("line_delimiter", "\\x02"),
+            ("columns", "k1,d"),
+        ],
+        b"junk\x02junk\x025\x012024-01-03\x02",
+    );
+    assert_eq!(num(&v, "NumberLoadedRows"), 1, "{v}");
+    assert_eq!(
+        rows(&mut c, "SELECT d FROM t WHERE k1 = 5").await,
+        vec![vec![s("2024-01-03")]]
+    );
+}
+
+#[tokio::test]
+async fn json_parquet_and_compressed_bodies() {
+    let server = TestServer::start().await;
+    let mut c = setup(&server).await;
+    exec(&mut c, "CREATE TABLE t (id BIGINT, name VARCHAR(20), amount DOUBLE) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 2").await;
+    let v = load(
+        &server,
+        "t",
+        &[("format", "json"), ("read_json_by_line", "true")],
+        b"{\"id\": 1, \"name\": \"a\", \"amount\": 1.5}\n{\"ID\": 2, \"name\": null}\n",
+    );
+    assert_eq!(num(&v, "NumberLoadedRows"), 2, "{v}");
+    let v = load(
+        &server,
+        "t",
+        &[("format", "json"), ("strip_outer_array", "true")],
+        br#"[{"id": 3, "name": "c"}, {"id": 4, "amount": 2}]"#,
+    );
+    assert_eq!(num(&v, "NumberLoadedRows"), 2, "{v}");
+    let v = load(
+        &server,
+        "t",
+        &[
+            ("format", "json"),
+            ("jsonpaths", r#"["$.k", "$.info.n"]"#),
+            ("columns", "id, name"),
+            ("json_root", "$.data"),
+            ("strip_outer_array", "true"),
+        ],
+        br#"{"data": [{"k": 5, "info": {"n": "e"}}]}"#,
+    );
+    assert_eq!(num(&v, "NumberLoadedRows"), 1, "{v}");
+    let v = load(&server, "t", &[("format", "json")], br#"[{"id": 9}]"#);
+    assert_eq!(v["Status"], "Fail", "array without strip_outer_array: {v}");
+    assert_eq!(
+        rows(&mut c, "SELECT id, name, amount FROM t ORDER BY id").await,
+        vec![
+            vec![s("1"), s("a"), s("1.5")],
+            vec![s("2"), None, None],
+            vec![s("3"), s("c"), None],
+            vec![s("4"), None, s("2")],
+            vec![s("5"), s("e"), None],
+        ]
+    );
+    // Parquet, matched by column name.
+    let parquet = {
+        use arrow::array::{Float64Array, Int64Array, StringArray};
+        use std::sync::Arc;
+        let batch = arrow::record_batch::RecordBatch::try_from_iter(vec![
+            (
+                "AMOUNT",
+                Arc::new(Float64Array::from(vec![10.0, 20.0])) as arrow::array::ArrayRef,
+            ),
+            ("id", Arc::new(Int64Array::from(vec![100, 101]))),
+            ("name", Arc::new(StringArray::from(vec!["p", "q"]))),
+        ])
+        .unwrap();
+        let mut buf = Vec::new();
+        let mut w = parquet::arrow::ArrowWriter::try_new(&mut buf, batch.schema(), None).unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        buf
+    };
+    let v = load(&server, "t", &[("format", "parquet")], &parquet);
+    assert_eq!(num(&v, "NumberLoadedRows"), 2, "{v}");
+    assert_eq!(
+        rows(&mut c, "SELECT SUM(amount) FROM t WHERE id >= 100").await,
+        vec![vec![s("30")]]
+    );
+    let v = load(
+        &server,
+        "t",
+        &[("format", "parquet")],
+        b"not parquet at all",
+    );
+    assert_eq!(v["Status"], "Fail", "{v}");
+    // gzip and zstd bodies.
+    let csv = b"200\tg\t1\n201\tg\t2\n";
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(csv).unwrap();
+    let v = load(
+        &server,
+        "t",
+        &[("compress_type", "gz")],
+        &gz.finish().unwrap(),
+    );
+    assert_eq!(num(&v, "NumberLoadedRows"), 2, "{v}");
+    let zst = zstd::encode_all(&b"300\tz\t1\n"[..], 3).unwrap();
+    let v = load(&server, "t", &[("compress_type", "zstd")], &zst);
+    assert_eq!(num(&v, "NumberLoadedRows"), 1, "{v}");
+    let v = load(
+        &server,
+        "t",
+        &[("compress_type", "gz")],
+        b"plain text, not gzip",
+    );
+    assert_eq!(v["Status"], "Fail", "{v}");
+    assert_eq!(
+        rows(&mut c, "SELECT COUNT(*) FROM t WHERE id >= 200").await,
+        vec![vec![s("3")]]
+    );
+}
+
+#[tokio::test]
+async fn merge_types_on_unique_tables() {
+    let server = TestServer::start().await;
+    let mut c = setup(&server).await;
+    exec(&mut c, "CREATE TABLE u (k INT NOT NULL, v VARCHAR(10) NOT NULL) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2").await;
+    load(
+        &server,
+        "u",
+        &[("column_separator", ",")],
+        b"1,a\n2,b\n3,c\n4,d\n",
+    );
+    let v = load(
+        &server,
+        "u",
+        &[
+            ("column_separator", ","),
+            ("merge_type", "DELETE"),
+            ("columns", "k"),
+        ],
+        b"2\n9\n",
+    );
+    assert_eq!(v["Status"], "Success", "{v}");
+    assert_eq!(
+        rows(&mut c, "SELECT k FROM u ORDER BY k").await,
+        vec![vec![s("1")], vec![s("3")], vec![s("4")]]
+    );
+    let v = load(
+        &server,
+        "u",
+        &[
+            ("column_separator", ","),
+            ("merge_type", "MERGE"),
+            ("delete", "v = 'del'"),
+        ],
+        b"1,del\n5,e\n3,cc\n",
+    );
+    assert_eq!(v["Status"], "Success", "{v}");
+    assert_eq!(
+        rows(&mut c, "SELECT k, v FROM u ORDER BY k").await,
+        vec![
+            vec![s("3"), s("cc")],
+            vec![s("4"), s("d")],
+            vec![s("5"), s("e")]
+        ]
+    );
+    // Within one load the later row wins: insert then delete, delete then insert.
+    load(
+        &server,
+        "u",
+        &[
+            ("column_separator", ","),
+            ("merge_type", "MERGE"),
+            ("delete", "v = 'del'"),
+        ],
+        b"6,x\n6,del\n4,del\n4,back\n",
+    );
+    assert_eq!(
+        rows(&mut c, "SELECT k, v FROM u ORDER BY k").await,
+        vec![
+            vec![s("3"), s("cc")],
+            vec![s("4"), s("back")],
+            vec![s("5"), s("e")]
+        ]
+    );
+    assert_eq!(
+        rows(&mut c, "SELECT COUNT(*) FROM u").await,
+        vec![vec![s("3")]]
+    );
+    // Deletes survive a restart (the index is rebuilt from segments and bitmaps).
+    let mut server = server;
+    server.restart().await;
+    let mut c = server.connect().await;
+    assert_eq!(
+        rows(&mut c, "SELECT k FROM sl.u ORDER BY k").await,
+        vec![vec![s("3")], vec![s("4")], vec![s("5")]]
+    );
+    exec(
+        &mut c,
+        "CREATE TABLE sl.d (k INT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1",
+    )
+    .await;
+    let v = load(&server, "d", &[("merge_type", "DELETE")], b"1\n");
+    assert_eq!(v["Status"], "Fail", "{v}");
+}
+
+/// Sends a raw HTTP request; returns the response text (empty if the server closed early).
+fn raw_http(port: u16, head: &str, body: &[u8], close_early: bool) -> String {
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    s.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .unwrap();
+    s.write_all(head.as_bytes()).unwrap();
+    s.write_all(body).unwrap();
+    if close_early {
+        s.shutdown(std::net::Shutdown::Write).ok();
+    }
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    out
+}
+
+#[tokio::test]
+async fn truncated_chunked_and_expect_continue_bodies() {
+    let server = TestServer::start().await;
+    let mut c = setup(&server).await;
+    exec(&mut c, "CREATE TABLE t (id INT, v VARCHAR(100)) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 2").await;
+    let auth = "cm9vdDo="; // root:
+                           // Content-Length promises more than is sent: the load fails and leaves nothing.
+    let head = format!(
+        "PUT /api/sl/t/_stream_load HTTP/1.1\r\nHost: x\r\nAuthorization: Basic {auth}\r\nlabel: cut\r\nContent-Length: 1000\r\n\r\n"
+    );
+    let port = server.http_port;
+    tokio::task::spawn_blocking(move || raw_http(port, &head, b"1\ta\n2\tb\n", true))
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert_eq!(
+        rows(&mut c, "SELECT COUNT(*) FROM t").await[0],
+        vec![s("0")]
+    );
+    // The label of the failed load is free again.
+    let v = load(&server, "t", &[("label", "cut")], b"1\ta\n");
+    assert_eq!(v["Status"], "Success", "{v}");
+    // Chunked transfer and Expect: 100-continue with a body over 1 MB, through curl.
+    let mut big = Vec::new();
+    for i in 0..50_000 {
+        big.extend_from_slice(format!("{i}\tsome text to make the body bigger {i}\n").as_bytes());
+    }
+    let v = load(
+        &server,
+        "t",
+        &[("Transfer-Encoding", "chunked"), ("Expect", "100-continue")],
+        &big,
+    );
+    assert_eq!(num(&v, "NumberLoadedRows"), 50_000, "{v}");
+    assert_eq!(
+        rows(&mut c, "SELECT COUNT(*), COUNT(DISTINCT id) FROM t").await[0],
+        vec![s("50001"), s("50000")]
+    );
+    // A rejected password never reads the body.
+    let (code, _) = curl_load(
+        &server,
+        "t",
+        "root:bad",
+        &[("Expect", "100-continue")],
+        &big,
+    );
+    assert_eq!(code, 401);
+}
+
+#[tokio::test]
+async fn kill9_during_and_after_loads() {
+    let mut server = TestServer::start().await;
+    let mut c = setup(&server).await;
+    exec(
+        &mut c,
+        "CREATE TABLE t (id INT, v VARCHAR(100)) UNIQUE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 4",
+    )
+    .await;
+    let v = load(&server, "t", &[("label", "acked")], b"1\ta\n2\tb\n");
+    assert_eq!(v["Status"], "Success");
+    // A load whose body is still streaming when the server dies.
+    let port = server.http_port;
+    let head = "PUT /api/sl/t/_stream_load HTTP/1.1\r\nHost: x\r\nAuthorization: Basic cm9vdDo=\r\nlabel: torn\r\nTransfer-Encoding: chunked\r\n\r\n".to_string();
+    let sender = std::thread::spawn(move || {
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        s.write_all(head.as_bytes()).unwrap();
+        for i in 0..2000u32 {
+            let mut chunk = String::new();
+            for j in 0..500u32 {
+                chunk.push_str(&format!("{}\tx\n", 10 + i * 500 + j));
+            }
+            if s.write_all(format!("{:x}\r\n{chunk}\r\n", chunk.len()).as_bytes())
+                .is_err()
+            {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    server.kill9();
+    let _ = sender.join();
+    server.restart().await;
+    let mut c = server.connect().await;
+    assert_eq!(
+        rows(&mut c, "SELECT id, v FROM sl.t ORDER BY id").await,
+        vec![vec![s("1"), s("a")], vec![s("2"), s("b")]]
+    );
+    // The torn load's label was never taken; the acknowledged one still is.
+    let v = load(&server, "t", &[("label", "torn")], b"3\tc\n");
+    assert_eq!(v["Status"], "Success", "{v}");
+    let v = load(&server, "t", &[("label", "acked")], b"4\td\n");
+    assert_eq!(v["Status"], "Label Already Exists", "{v}");
+}

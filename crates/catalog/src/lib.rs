@@ -9,7 +9,7 @@ mod store;
 mod table_def;
 mod users;
 
-pub use catalog::{Catalog, NewRowset};
+pub use catalog::{Catalog, CompactedRowset, NewRowset, DEFAULT_MAX_TABLET_VERSIONS};
 pub use model::*;
 pub use partition_value::PartitionValue;
 pub use users::{native_password_hash, UserMeta};

@@ -131,7 +131,7 @@ fn run(
             match result {
                 Ok(Ok(stats)) => {
                     let took = started.elapsed();
-                    tracing::debug!(
+                    let line = format!(
                         "compacted tablet {} ({}): {} rowsets, versions {}-{}, {} -> {} rows, \
                          {} segments, {} deletes carried, {:?}",
                         stats.tablet_id,
@@ -145,6 +145,11 @@ fn run(
                         stats.carried_deletes,
                         took
                     );
+                    if took >= Duration::from_millis(500) {
+                        tracing::info!("{line}");
+                    } else {
+                        tracing::debug!("{line}");
+                    }
                 }
                 Ok(Err(e @ BasaltError::Catalog(_))) => {
                     // Lost a race with TRUNCATE/DROP (or another compaction): try again later.

@@ -50,7 +50,7 @@ impl Default for CompactionPolicy {
             tier_ratio: 4,
             min_run: 4,
             max_inputs: 64,
-            max_input_bytes: 256 << 20,
+            max_input_bytes: 128 << 20,
             force_rowsets: 100,
             quiet_ms: 1_000,
             deleted_ratio: 0.5,

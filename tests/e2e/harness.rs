@@ -14,6 +14,8 @@ pub struct TestServer {
     pub http_port: u16,
     /// Run in `data_dir` with the default `./basalt-data` instead of passing --data-dir.
     default_dir: bool,
+    /// A config file passed with --config (its contents may change between restarts).
+    pub config: Option<PathBuf>,
 }
 
 impl TestServer {
@@ -28,6 +30,30 @@ impl TestServer {
         Self::start_with(true).await
     }
 
+    /// Starts a server with a config file holding `toml` (beside the data, in the temporary
+    /// directory); rewrite it with [`TestServer::set_config`] before a restart.
+    pub async fn start_with_config(toml: &str) -> TestServer {
+        let data_dir = tempfile::tempdir().expect("tempdir");
+        let path = data_dir.path().join("basalt-test.toml");
+        std::fs::write(&path, toml).expect("write config");
+        let mut s = TestServer {
+            child: None,
+            data_dir,
+            mysql_port: 0,
+            http_port: 0,
+            default_dir: false,
+            config: Some(path),
+        };
+        s.spawn().await;
+        s
+    }
+
+    /// Replaces the config file's contents (takes effect at the next restart).
+    pub fn set_config(&self, toml: &str) {
+        let path = self.config.as_ref().expect("started with a config file");
+        std::fs::write(path, toml).expect("write config");
+    }
+
     async fn start_with(default_dir: bool) -> TestServer {
         let data_dir = tempfile::tempdir().expect("tempdir");
         let mut s = TestServer {
@@ -36,6 +62,7 @@ impl TestServer {
             mysql_port: 0,
             http_port: 0,
             default_dir,
+            config: None,
         };
         s.spawn().await;
         s
@@ -55,6 +82,9 @@ impl TestServer {
             command
                 .args(["server", "--data-dir"])
                 .arg(self.data_dir.path());
+        }
+        if let Some(config) = &self.config {
+            command.arg("--config").arg(config);
         }
         let mut child = command
             .args(["--mysql-port", "0", "--http-port", "0"])
@@ -206,6 +236,36 @@ pub async fn exec(conn: &mut Conn, sql: &str) {
     conn.query_drop(sql)
         .await
         .unwrap_or_else(|e| panic!("{sql}: {e}"));
+}
+
+/// Waits (at most `timeout`) until background compaction has brought every tablet of `table`
+/// down to at most `max_rowsets` rowsets; returns SHOW TABLETS' rows, or panics on timeout.
+pub async fn wait_for_compaction(
+    conn: &mut Conn,
+    table: &str,
+    max_rowsets: usize,
+    timeout: Duration,
+) -> Vec<Vec<Option<String>>> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let tablets = rows(conn, &format!("SHOW TABLETS FROM {table}")).await;
+        let counts: Vec<usize> = tablets
+            .iter()
+            .map(|r| {
+                r[4].as_deref()
+                    .and_then(|v| v.parse().ok())
+                    .expect("RowsetCount")
+            })
+            .collect();
+        if counts.iter().all(|c| *c <= max_rowsets) {
+            return tablets;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "compaction of {table} did not settle within {timeout:?}: rowsets per tablet {counts:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 pub fn s(v: &str) -> Option<String> {

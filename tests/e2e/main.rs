@@ -5,6 +5,7 @@ mod harness;
 
 mod basics;
 mod clients;
+mod compaction;
 mod durability;
 mod models;
 mod robustness;

@@ -13,6 +13,7 @@ use basalt_sql as sql;
 use parking_lot::{Mutex, RwLock};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// A segment set written for one tablet, to be published as a new rowset.
@@ -23,6 +24,23 @@ pub struct NewRowset {
     /// Unique keys: new delete bitmaps (segment path -> bitmap) for this tablet's segments.
     pub delete_bitmaps: Vec<(String, DeleteBitmap)>,
 }
+
+/// The output of compacting a run of adjacent rowsets of one tablet, to replace them.
+#[derive(Debug, Clone)]
+pub struct CompactedRowset {
+    pub tablet_id: TabletId,
+    /// Ids of the replaced rowsets: adjacent in the tablet, in version order.
+    pub inputs: Vec<RowsetId>,
+    pub segments: Vec<SegmentMeta>,
+    /// Delete bitmaps of the output segments (Unique keys: rows replaced by loads that published
+    /// while the compaction ran).
+    pub delete_bitmaps: Vec<(String, DeleteBitmap)>,
+    /// False when the output segments hold disjoint, ordered key ranges.
+    pub segments_overlap: bool,
+}
+
+/// Default bound on a tablet's rowset count (Doris's `max_tablet_version_num`).
+pub const DEFAULT_MAX_TABLET_VERSIONS: usize = 500;
 
 #[derive(Default, Clone)]
 struct State {
@@ -40,6 +58,8 @@ pub struct Catalog {
     state: RwLock<State>,
     writer: Mutex<()>,
     next_id: Mutex<u64>,
+    /// Loads fail rather than give a tablet more rowsets than this.
+    max_tablet_versions: AtomicUsize,
 }
 
 const NEXT_ID: &str = "next_id";
@@ -84,7 +104,8 @@ impl Catalog {
         }
         let mut rowsets_by_tablet: HashMap<TabletId, Vec<Arc<RowsetMeta>>> = HashMap::new();
         for r in &loaded.rowsets {
-            let rs: RowsetMeta = from_json(r)?;
+            let mut rs: RowsetMeta = from_json(r)?;
+            rs.fix_legacy();
             max_id = max_id.max(rs.id);
             rowsets_by_tablet
                 .entry(rs.tablet_id)
@@ -150,6 +171,7 @@ impl Catalog {
             state: RwLock::new(state),
             writer: Mutex::new(()),
             next_id: Mutex::new(persisted.max(max_id + 1)),
+            max_tablet_versions: AtomicUsize::new(DEFAULT_MAX_TABLET_VERSIONS),
         };
         if catalog.state.read().users.is_empty() {
             let root = UserMeta {
@@ -168,6 +190,31 @@ impl Catalog {
                 .insert(UserMeta::key("root", "%"), root);
         }
         Ok(catalog)
+    }
+
+    /// Sets the most rowsets a tablet may have; a publish that would exceed it fails with
+    /// [`BasaltError::TooManyVersions`].
+    pub fn set_max_tablet_versions(&self, max: usize) {
+        self.max_tablet_versions
+            .store(max.max(1), Ordering::Relaxed);
+    }
+
+    pub fn max_tablet_versions(&self) -> usize {
+        self.max_tablet_versions.load(Ordering::Relaxed)
+    }
+
+    /// Fails if adding one rowset to `tablet` would exceed the version bound.
+    pub fn check_versions(&self, tablet: &TabletMeta) -> Result<()> {
+        let max = self.max_tablet_versions();
+        let versions = tablet.rowsets.len() + 1;
+        if versions > max {
+            return Err(BasaltError::TooManyVersions {
+                tablet: tablet.id,
+                versions,
+                max,
+            });
+        }
+        Ok(())
     }
 
     /// A fresh id, unique across tables, partitions, tablets and rowsets.
@@ -444,7 +491,8 @@ impl Catalog {
     }
 
     /// Publishes one load: every new rowset becomes visible together, in one durable transaction.
-    /// Fails (publishing nothing) if the table or any target tablet is gone.
+    /// Fails (publishing nothing) if the table or any target tablet is gone, or if a tablet would
+    /// have more rowsets than the version bound allows.
     pub fn publish(&self, table_id: TableId, rowsets: Vec<NewRowset>) -> Result<Arc<TableMeta>> {
         self.publish_load(table_id, rowsets, None)
     }
@@ -484,10 +532,14 @@ impl Catalog {
                         nr.tablet_id
                     ))
                 })?;
+            self.check_versions(tablet)?;
+            let version = tablet.version() + 1;
             let rs = RowsetMeta {
                 id: self.allocate_id(),
                 tablet_id: tablet.id,
-                version: tablet.version() + 1,
+                start_version: version,
+                version,
+                segments_overlap: nr.segments.len() > 1,
                 segments: nr.segments,
                 created_ms: created,
             };
@@ -534,6 +586,86 @@ impl Catalog {
             .collect();
         jobs.sort_by_key(|j| (j.finished_ms, j.txn_id));
         jobs
+    }
+
+    /// Publishes a compaction: in one durable transaction, removes the input rowsets of a tablet
+    /// (and the delete bitmaps of their segments) and puts one rowset covering their versions in
+    /// their place. Fails, changing nothing, unless the tablet still holds exactly those rowsets,
+    /// adjacent and in that order (a TRUNCATE, DROP or another compaction may have raced it).
+    /// Returns the new table and the replaced rowsets (whose files are the caller's to delete).
+    pub fn replace_rowsets(
+        &self,
+        table_id: TableId,
+        compacted: CompactedRowset,
+    ) -> Result<(Arc<TableMeta>, Vec<Arc<RowsetMeta>>)> {
+        let _w = self.writer.lock();
+        let stale = |why: &str| {
+            BasaltError::Catalog(format!(
+                "compaction of tablet {} is stale: {why}",
+                compacted.tablet_id
+            ))
+        };
+        let old = self
+            .table_by_id(table_id)
+            .ok_or_else(|| stale("the table was dropped"))?;
+        let mut new = (*old).clone();
+        let tablet = new
+            .partitions
+            .iter_mut()
+            .flat_map(|p| p.tablets.iter_mut())
+            .find(|t| t.id == compacted.tablet_id)
+            .ok_or_else(|| stale("the tablet was dropped"))?;
+        let first = compacted
+            .inputs
+            .first()
+            .ok_or_else(|| stale("no input rowsets"))?;
+        let start = tablet
+            .rowsets
+            .iter()
+            .position(|r| r.id == *first)
+            .ok_or_else(|| stale("an input rowset is gone"))?;
+        let end = start + compacted.inputs.len();
+        let matches = tablet
+            .rowsets
+            .get(start..end)
+            .is_some_and(|run| run.iter().zip(&compacted.inputs).all(|(r, id)| r.id == *id));
+        if !matches {
+            return Err(stale("the input rowsets are no longer adjacent"));
+        }
+        let removed: Vec<Arc<RowsetMeta>> = tablet.rowsets.drain(start..end).collect();
+        let output = RowsetMeta {
+            id: self.allocate_id(),
+            tablet_id: tablet.id,
+            start_version: removed[0].start_version,
+            version: removed[removed.len() - 1].version,
+            segments: compacted.segments,
+            segments_overlap: compacted.segments_overlap,
+            created_ms: now_ms(),
+        };
+        let mut ops = Vec::new();
+        for r in &removed {
+            ops.push(Op::DeleteRowset(tablet.id, r.id));
+            for seg in &r.segments {
+                if tablet.delete_bitmaps.remove(&seg.path).is_some() {
+                    ops.push(Op::DeleteDeleteBitmap(tablet.id, seg.path.clone()));
+                }
+            }
+        }
+        ops.push(Op::PutRowset(tablet.id, output.id, to_json(&output)?));
+        for (segment, bitmap) in compacted.delete_bitmaps {
+            ops.push(Op::PutDeleteBitmap(
+                tablet.id,
+                segment.clone(),
+                bitmap.clone(),
+            ));
+            tablet.delete_bitmaps.insert(segment, bitmap);
+        }
+        tablet.rowsets.insert(start, Arc::new(output));
+        ops.push(self.counter_op());
+        self.store.commit(ops)?;
+        let new = Arc::new(new);
+        self.replace_arc_in_memory(new.clone());
+        Ok((new, removed))
     }
 
     pub fn table_by_id(&self, id: TableId) -> Option<Arc<TableMeta>> {
@@ -825,6 +957,236 @@ mod tests {
         assert!(c.find_user("root", "127.0.0.1").is_some());
         let id = c.allocate_id();
         assert!(t.tablets().all(|(_, tablet)| tablet.id < id));
+    }
+
+    fn seg(path: &str, rows: u64) -> SegmentMeta {
+        SegmentMeta {
+            path: path.into(),
+            num_rows: rows,
+            size_bytes: rows * 10,
+        }
+    }
+
+    /// A catalog with table d.t (one tablet) and `loads` published one-segment rowsets.
+    fn one_tablet_with_loads(dir: &Path, loads: usize) -> (Catalog, TableId, TabletId) {
+        let c = Catalog::open(dir).unwrap();
+        c.create_database("d", false).unwrap();
+        c.create_table(
+            "d",
+            &create_sql(
+                "CREATE TABLE t (k INT, v INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1",
+            ),
+        )
+        .unwrap();
+        let t = c.table("d", "t").unwrap();
+        let tablet = t.tablets().next().unwrap().1.id;
+        for i in 0..loads {
+            c.publish(
+                t.id,
+                vec![NewRowset {
+                    tablet_id: tablet,
+                    segments: vec![seg(&format!("s{i}"), 2)],
+                    delete_bitmaps: vec![],
+                }],
+            )
+            .unwrap();
+        }
+        (c, t.id, tablet)
+    }
+
+    fn tablet_of(c: &Catalog) -> TabletMeta {
+        c.table("d", "t")
+            .unwrap()
+            .tablets()
+            .next()
+            .unwrap()
+            .1
+            .clone()
+    }
+
+    fn bitmap(rows: u64) -> DeleteBitmap {
+        DeleteBitmap {
+            bytes: Arc::new(vec![rows as u8]),
+            deleted_rows: rows,
+        }
+    }
+
+    #[test]
+    fn compaction_replaces_adjacent_rowsets_atomically_and_durably() {
+        let dir = tempfile::tempdir().unwrap();
+        let (c, table, tablet) = one_tablet_with_loads(dir.path(), 4);
+        // Loads 3 and 4 replaced rows of the older segments.
+        c.publish(
+            table,
+            vec![NewRowset {
+                tablet_id: tablet,
+                segments: vec![seg("s4", 1)],
+                delete_bitmaps: vec![("s1".into(), bitmap(1)), ("s3".into(), bitmap(2))],
+            }],
+        )
+        .unwrap();
+        let before = tablet_of(&c);
+        assert_eq!(before.rowsets.len(), 5);
+        assert_eq!(before.rowsets[0].start_version, 1);
+        assert_eq!(before.num_rows(), 9 - 3);
+        let inputs: Vec<RowsetId> = before.rowsets[1..4].iter().map(|r| r.id).collect();
+        let (_, removed) = c
+            .replace_rowsets(
+                table,
+                CompactedRowset {
+                    tablet_id: tablet,
+                    inputs: inputs.clone(),
+                    segments: vec![seg("c1", 3)],
+                    delete_bitmaps: vec![("c1".into(), bitmap(1))],
+                    segments_overlap: false,
+                },
+            )
+            .unwrap();
+        assert_eq!(removed.len(), 3);
+        let check = |t: TabletMeta| {
+            let ranges: Vec<(u64, u64)> = t
+                .rowsets
+                .iter()
+                .map(|r| (r.start_version, r.version))
+                .collect();
+            assert_eq!(ranges, vec![(1, 1), (2, 4), (5, 5)]);
+            assert_eq!(t.version(), 5);
+            assert_eq!(t.start_version(), 1);
+            let bitmaps: Vec<&str> = t.delete_bitmaps.keys().map(|k| k.as_str()).collect();
+            assert_eq!(bitmaps, vec!["c1"], "bitmaps of replaced segments are gone");
+            assert_eq!(t.num_rows(), 2 + 3 - 1 + 1);
+            assert!(!t.rowsets[1].segments_overlap);
+            assert!(t.rowsets[1].is_merged_run());
+        };
+        check(tablet_of(&c));
+        // Replaying the same compaction (its inputs are gone) fails and changes nothing.
+        let again = c.replace_rowsets(
+            table,
+            CompactedRowset {
+                tablet_id: tablet,
+                inputs,
+                segments: vec![seg("c2", 3)],
+                delete_bitmaps: vec![],
+                segments_overlap: false,
+            },
+        );
+        assert!(again.is_err());
+        check(tablet_of(&c));
+        drop(c);
+        let c = Catalog::open(dir.path()).unwrap();
+        check(tablet_of(&c));
+        // Loads continue after the compacted range.
+        c.publish(
+            table,
+            vec![NewRowset {
+                tablet_id: tablet,
+                segments: vec![seg("s5", 1)],
+                delete_bitmaps: vec![],
+            }],
+        )
+        .unwrap();
+        assert_eq!(tablet_of(&c).version(), 6);
+    }
+
+    #[test]
+    fn compaction_fails_unless_inputs_are_exactly_present_and_adjacent() {
+        let dir = tempfile::tempdir().unwrap();
+        let (c, table, tablet) = one_tablet_with_loads(dir.path(), 4);
+        let ids: Vec<RowsetId> = tablet_of(&c).rowsets.iter().map(|r| r.id).collect();
+        let attempt = |inputs: Vec<RowsetId>, tablet_id: TabletId| {
+            c.replace_rowsets(
+                table,
+                CompactedRowset {
+                    tablet_id,
+                    inputs,
+                    segments: vec![seg("c", 1)],
+                    delete_bitmaps: vec![],
+                    segments_overlap: false,
+                },
+            )
+        };
+        assert!(
+            attempt(vec![ids[0], ids[2]], tablet).is_err(),
+            "not adjacent"
+        );
+        assert!(
+            attempt(vec![ids[1], ids[0]], tablet).is_err(),
+            "out of order"
+        );
+        assert!(attempt(vec![], tablet).is_err(), "no inputs");
+        assert!(
+            attempt(vec![ids[3], 424_242], tablet).is_err(),
+            "unknown rowset"
+        );
+        assert!(attempt(vec![ids[0]], 424_242).is_err(), "unknown tablet");
+        assert!(
+            c.replace_rowsets(
+                987_654,
+                CompactedRowset {
+                    tablet_id: tablet,
+                    inputs: vec![ids[0]],
+                    segments: vec![],
+                    delete_bitmaps: vec![],
+                    segments_overlap: false,
+                }
+            )
+            .is_err(),
+            "unknown table"
+        );
+        assert_eq!(tablet_of(&c).rowsets.len(), 4);
+        // TRUNCATE raced the compaction: the inputs are gone.
+        c.truncate_table("d", "t").unwrap();
+        assert!(attempt(ids[..2].to_vec(), tablet).is_err());
+        assert!(tablet_of(&c).rowsets.is_empty());
+        drop(c);
+        let c = Catalog::open(dir.path()).unwrap();
+        assert!(tablet_of(&c).rowsets.is_empty());
+    }
+
+    #[test]
+    fn loads_fail_fast_past_the_version_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let (c, table, tablet) = one_tablet_with_loads(dir.path(), 3);
+        c.set_max_tablet_versions(3);
+        let load = |name: &str| {
+            c.publish(
+                table,
+                vec![NewRowset {
+                    tablet_id: tablet,
+                    segments: vec![seg(name, 1)],
+                    delete_bitmaps: vec![],
+                }],
+            )
+        };
+        let err = load("x").unwrap_err();
+        assert_eq!(err.mysql_code(), 1637);
+        assert!(err.to_string().contains("(4 > 3)"), "{err}");
+        assert_eq!(tablet_of(&c).rowsets.len(), 3);
+        // Compaction makes room again.
+        let ids: Vec<RowsetId> = tablet_of(&c).rowsets.iter().map(|r| r.id).collect();
+        c.replace_rowsets(
+            table,
+            CompactedRowset {
+                tablet_id: tablet,
+                inputs: ids,
+                segments: vec![seg("c", 6)],
+                delete_bitmaps: vec![],
+                segments_overlap: false,
+            },
+        )
+        .unwrap();
+        load("x").unwrap();
+        assert_eq!(tablet_of(&c).rowsets.len(), 2);
+        assert_eq!(tablet_of(&c).version(), 4);
+    }
+
+    #[test]
+    fn rowsets_from_before_compaction_load_with_their_own_version_range() {
+        let old = r#"{"id":5,"tablet_id":3,"version":7,"segments":[],"created_ms":1}"#;
+        let mut r: RowsetMeta = from_json(old).unwrap();
+        r.fix_legacy();
+        assert_eq!((r.start_version, r.version), (7, 7));
+        assert!(r.segments_overlap);
     }
 
     #[test]

@@ -10,7 +10,7 @@ mod store;
 mod table_def;
 mod users;
 
-pub use catalog::{Catalog, NewRowset};
+pub use catalog::{Catalog, CompactedRowset, NewRowset, DEFAULT_MAX_TABLET_VERSIONS};
 pub use load_jobs::LoadJobRecord;
 pub use model::*;
 pub use partition_value::PartitionValue;

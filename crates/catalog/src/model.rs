@@ -152,20 +152,59 @@ impl TabletMeta {
     pub fn num_segments(&self) -> usize {
         self.rowsets.iter().map(|r| r.segments.len()).sum()
     }
+
+    /// The lowest version still covered (1 for a tablet that has had loads; 0 when empty).
+    pub fn start_version(&self) -> u64 {
+        self.rowsets.first().map(|r| r.start_version).unwrap_or(0)
+    }
+
+    /// Rows marked deleted in delete bitmaps.
+    pub fn deleted_rows(&self) -> u64 {
+        self.delete_bitmaps.values().map(|b| b.deleted_rows).sum()
+    }
 }
 
 /// The data one load (or compaction) wrote to one tablet; immutable once published.
+///
+/// A load's rowset covers one version (`start_version == version`); a compaction's output covers
+/// the versions of the rowsets it replaced, `[start_version, version]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RowsetMeta {
     pub id: RowsetId,
     pub tablet_id: TabletId,
+    /// First version covered. Records written before compaction existed lack it; they are loaded
+    /// with `start_version = version` (see [`RowsetMeta::fix_legacy`]).
+    #[serde(default)]
+    pub start_version: u64,
+    /// Last version covered.
     pub version: u64,
     pub segments: Vec<SegmentMeta>,
+    /// True when the key ranges of the segments may overlap (a load that wrote several segments);
+    /// false when they are disjoint and ordered (a compaction's output), so that a reader may
+    /// treat the rowset as one sorted, already merged run.
+    #[serde(default = "overlap_default")]
+    pub segments_overlap: bool,
     /// Unix milliseconds when published.
     pub created_ms: i64,
 }
 
+fn overlap_default() -> bool {
+    true
+}
+
 impl RowsetMeta {
+    /// Fills in fields that records from older versions lack.
+    pub fn fix_legacy(&mut self) {
+        if self.start_version == 0 {
+            self.start_version = self.version;
+        }
+    }
+
+    /// True when reading this rowset alone needs no merge across its segments.
+    pub fn is_merged_run(&self) -> bool {
+        self.segments.len() <= 1 || !self.segments_overlap
+    }
+
     pub fn num_rows(&self) -> u64 {
         self.segments.iter().map(|s| s.num_rows).sum()
     }

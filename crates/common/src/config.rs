@@ -15,6 +15,14 @@ pub struct Config {
     pub http_port: u16,
     /// Rows a tablet writer buffers before it writes a segment.
     pub write_buffer_rows: usize,
+    /// Background compaction threads (at most this many compactions at once); 0 disables
+    /// background compaction.
+    pub compaction_threads: usize,
+    /// How often compaction looks at every tablet even when no load woke it, in milliseconds.
+    pub compaction_interval_ms: u64,
+    /// A load that would give a tablet more rowsets (versions) than this fails at once with a
+    /// "too many versions" error (Doris's `max_tablet_version_num`).
+    pub max_tablet_versions: usize,
 }
 
 impl Default for Config {
@@ -25,6 +33,9 @@ impl Default for Config {
             mysql_port: 9030,
             http_port: 8030,
             write_buffer_rows: 1_000_000,
+            compaction_threads: 1,
+            compaction_interval_ms: 1_000,
+            max_tablet_versions: 500,
         }
     }
 }
@@ -46,6 +57,10 @@ mod tests {
         assert_eq!(c.mysql_port, 9999);
         assert_eq!(c.http_port, 8030);
         assert_eq!(c.data_dir, PathBuf::from("/tmp/x"));
+        assert_eq!(c.compaction_threads, 1);
+        assert_eq!(c.max_tablet_versions, 500);
+        let c = Config::from_toml("compaction_threads = 0\nmax_tablet_versions = 20\n").unwrap();
+        assert_eq!((c.compaction_threads, c.max_tablet_versions), (0, 20));
         assert!(Config::from_toml("nope = 1").is_err());
         assert!(Config::from_toml("mysql_port = x").is_err());
     }

@@ -72,6 +72,13 @@ pub enum BasaltError {
     /// Errors from query planning or execution.
     #[error("{0}")]
     Execution(String),
+    /// A load would give a tablet more rowsets (versions) than allowed: compaction is behind.
+    #[error("too many versions in tablet {tablet} ({versions} > {max}): compaction cannot keep up, retry later")]
+    TooManyVersions {
+        tablet: u64,
+        versions: usize,
+        max: usize,
+    },
     #[error("storage error: {0}")]
     Storage(String),
     #[error("catalog error: {0}")]
@@ -126,6 +133,9 @@ impl BasaltError {
             BasaltError::DuplicatePartition(_) => 1517,
             BasaltError::NotSupported(_) => 1235,
             BasaltError::InvalidData(_) => 1366,
+            // ER_TOO_MANY_CONCURRENT_TRXS: the server is out of room for more write work right
+            // now; the client should retry later (Doris reports its E-235 as a generic error).
+            BasaltError::TooManyVersions { .. } => 1637,
             BasaltError::LabelAlreadyExists(_)
             | BasaltError::Execution(_)
             | BasaltError::Storage(_)
@@ -205,5 +215,15 @@ mod tests {
         assert_eq!(denied.mysql_code(), 1045);
         assert_eq!(denied.sqlstate(), "28000");
         assert!(denied.to_string().ends_with("(using password: YES)"));
+        let versions = BasaltError::TooManyVersions {
+            tablet: 7,
+            versions: 501,
+            max: 500,
+        };
+        assert_eq!(versions.mysql_code(), 1637);
+        assert_eq!(
+            versions.to_string(),
+            "too many versions in tablet 7 (501 > 500): compaction cannot keep up, retry later"
+        );
     }
 }

@@ -443,8 +443,17 @@ pub fn show_tablets(t: &TableMeta) -> Output {
         Col::int("SegmentCount"),
         Col::int("RowCount"),
         Col::int("DataSize"),
+        Col::str("VersionRange"),
+        Col::int("DeletedRows"),
     ]);
     for (p, tablet) in t.tablets() {
+        // The versions the visible rowsets cover, e.g. [1-250] after compaction; empty tablets
+        // (never loaded, or truncated) cover none.
+        let range = if tablet.rowsets.is_empty() {
+            String::new()
+        } else {
+            format!("[{}-{}]", tablet.start_version(), tablet.version())
+        };
         b.row(vec![
             (tablet.id as i64).into(),
             p.name.clone().into(),
@@ -454,6 +463,8 @@ pub fn show_tablets(t: &TableMeta) -> Output {
             (tablet.num_segments() as i64).into(),
             (tablet.num_rows() as i64).into(),
             (tablet.rowsets.iter().map(|r| r.size_bytes()).sum::<u64>() as i64).into(),
+            range.into(),
+            (tablet.deleted_rows() as i64).into(),
         ]);
     }
     b.into_output()

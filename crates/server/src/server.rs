@@ -1,5 +1,5 @@
-//! Process wiring: open the catalog, storage and query engine on the data directory, accept
-//! MySQL and HTTP connections, and stop cleanly on SIGTERM or Ctrl-C.
+//! Process wiring: open the catalog, storage (with background compaction) and query engine on
+//! the data directory, accept MySQL and HTTP connections, and stop cleanly on SIGTERM or Ctrl-C.
 
 use crate::backend::SessionBackend;
 use crate::mysql::{serve_connection, ConnectionOptions};
@@ -7,8 +7,9 @@ use basalt_catalog::Catalog;
 use basalt_common::config::Config;
 use basalt_common::{BasaltError, Result};
 use basalt_query::QueryEngine;
-use basalt_storage::StorageEngine;
+use basalt_storage::{CompactionPolicy, StorageEngine};
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::net::TcpListener;
 
 pub struct Server {
@@ -23,8 +24,22 @@ impl Server {
         // ./basalt-data would otherwise be misread as an object-store path).
         config.data_dir = std::fs::canonicalize(&config.data_dir)?;
         let catalog = Arc::new(Catalog::open(&config.data_dir.join("meta"))?);
+        catalog.set_max_tablet_versions(config.max_tablet_versions);
         let storage =
             StorageEngine::open(&config.data_dir, catalog.clone(), config.write_buffer_rows)?;
+        let policy = CompactionPolicy {
+            // Force merges well before loads hit the version bound.
+            force_rowsets: CompactionPolicy::default()
+                .force_rowsets
+                .min(config.max_tablet_versions / 2)
+                .max(2),
+            ..CompactionPolicy::default()
+        };
+        storage.start_compaction(
+            config.compaction_threads,
+            Duration::from_millis(config.compaction_interval_ms.max(10)),
+            policy,
+        )?;
         let engine = QueryEngine::new(catalog, storage)?;
         Ok(Server { engine })
     }

@@ -1,6 +1,8 @@
 //! The storage engine handle: the data directory, the catalog it publishes to, load creation,
 //! reading a tablet with its key model applied, and removal of files nothing references.
 
+use crate::compaction::policy::CompactionPolicy;
+use crate::compaction::scheduler::CompactionScheduler;
 use crate::delete_bitmap;
 use crate::files::{list_files, remove_empty_dirs};
 use crate::merge::{sort_and_merge, MergeSpec};
@@ -21,18 +23,21 @@ use parking_lot::Mutex;
 use roaring::RoaringBitmap;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 pub struct StorageEngine {
     data_dir: PathBuf,
     catalog: Arc<Catalog>,
     write_buffer_rows: usize,
     /// Primary-key indexes of Unique-key tablets, built on first use.
-    pk_indexes: Mutex<HashMap<TabletId, PrimaryKeyIndex>>,
+    pub(crate) pk_indexes: Mutex<HashMap<TabletId, PrimaryKeyIndex>>,
     /// Defers deleting files that running queries may still read.
-    reads: Arc<ReadTracker>,
-    /// Serializes the publish step of merge-on-write loads per table.
+    pub(crate) reads: Arc<ReadTracker>,
+    /// Serializes the publish step of merge-on-write loads (and Unique compactions) per table.
     table_locks: Mutex<HashMap<TableId, Arc<Mutex<()>>>>,
+    /// The background compaction threads, once started.
+    compaction: OnceLock<CompactionScheduler>,
 }
 
 /// One tablet's part of a merge-on-write load: its new segments and their key columns.
@@ -68,12 +73,45 @@ impl StorageEngine {
             pk_indexes: Mutex::new(HashMap::new()),
             table_locks: Mutex::new(HashMap::new()),
             reads: Arc::new(ReadTracker::default()),
+            compaction: OnceLock::new(),
         });
         let removed = engine.collect_garbage()?;
         if removed > 0 {
             tracing::info!("removed {removed} unreferenced segment files");
         }
         Ok(engine)
+    }
+
+    /// Starts background compaction with `threads` threads (0: none), waking after every publish
+    /// and every `interval`. Later calls do nothing.
+    pub fn start_compaction(
+        self: &Arc<Self>,
+        threads: usize,
+        interval: Duration,
+        policy: CompactionPolicy,
+    ) -> Result<()> {
+        if self.compaction.get().is_some() {
+            return Ok(());
+        }
+        let scheduler = CompactionScheduler::start(self, threads, interval, policy)?;
+        // Set first, then notify so the threads look at tablets loaded before the start.
+        let _ = self.compaction.set(scheduler);
+        self.notify_compaction();
+        Ok(())
+    }
+
+    /// Tells background compaction that a tablet got a new rowset.
+    pub fn notify_compaction(&self) {
+        if let Some(s) = self.compaction.get() {
+            s.notify();
+        }
+    }
+
+    /// Stops background compaction (after the compaction in progress).
+    pub fn stop_compaction(&self) {
+        if let Some(s) = self.compaction.get() {
+            s.stop();
+        }
     }
 
     pub fn data_dir(&self) -> &Path {
@@ -100,9 +138,20 @@ impl StorageEngine {
     }
 
     /// True when reading `tablet` needs the key model applied across segments: Aggregate keys
-    /// before compaction. (Unique keys are merged on write; reads skip deleted rows.)
+    /// with more than one non-empty rowset, or one rowset whose segments may overlap (a load
+    /// that wrote several). A compaction's output is one merged run of disjoint segments, so a
+    /// tablet compacted to one rowset reads without merging. (Unique keys are merged on write;
+    /// reads skip deleted rows.)
     pub fn needs_merge(table: &TableMeta, tablet: &TabletMeta) -> bool {
-        table.keys_model == KeysModel::Aggregate && tablet.num_segments() > 1
+        if table.keys_model != KeysModel::Aggregate {
+            return false;
+        }
+        let mut non_empty = tablet.rowsets.iter().filter(|r| !r.segments.is_empty());
+        match (non_empty.next(), non_empty.next()) {
+            (None, _) => false,
+            (Some(only), None) => !only.is_merged_run(),
+            (Some(_), Some(_)) => true,
+        }
     }
 
     /// Publishes a Unique-key load: finds the rows each new row replaces through the tablet's

@@ -1,8 +1,10 @@
 //! The tablet engine: routes rows to tablets (partition x bucket), writes immutable sorted
 //! segment files (Parquet with page statistics), applies the key models' merge rules, publishes
-//! loads atomically through the catalog, reads tablets back, and removes files nothing references.
+//! loads atomically through the catalog, reads tablets back, compacts them in the background,
+//! and removes files nothing references.
 //! Storage knows nothing of SQL.
 
+pub mod compaction;
 pub mod delete_bitmap;
 mod engine;
 mod files;
@@ -14,6 +16,8 @@ pub mod routing;
 mod segment;
 mod writer;
 
+pub use compaction::policy::CompactionPolicy;
+pub use compaction::CompactionStats;
 pub use engine::StorageEngine;
 pub use read_tracker::ReadGuard;
 pub use writer::{no_partition_error, LoadSummary, LoadWriter};

@@ -69,6 +69,17 @@ impl PrimaryKeyIndex {
         Ok(index)
     }
 
+    /// Forgets the names of segments no row points to any more (replaced by compaction).
+    pub fn forget_segments<'a>(&mut self, segments: impl Iterator<Item = &'a str>) {
+        for seg in segments {
+            if let Some(id) = self.segment_ids.remove(seg) {
+                if let Some(name) = self.segments.get_mut(id as usize) {
+                    *name = String::new();
+                }
+            }
+        }
+    }
+
     /// Records the rows of a new segment (key columns `keys`, rows numbered from `first_row`);
     /// `replaced(segment, row)` is called for each live row a new row replaces.
     pub fn add_rows(

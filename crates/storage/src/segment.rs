@@ -6,7 +6,7 @@ use crate::files::publish_file;
 use crate::storage_err;
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
-use basalt_catalog::SegmentMeta;
+use basalt_catalog::{SegmentMeta, TableMeta};
 use basalt_common::Result;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::{ArrowWriter, ProjectionMask};
@@ -17,6 +17,20 @@ use std::path::Path;
 
 /// Rows per Parquet row group: the unit of zone-map pruning and scan parallelism.
 const ROW_GROUP_ROWS: usize = 128 * 1024;
+
+/// The columns a table asks bloom filters for (its `bloom_filter_columns` property).
+pub fn bloom_filter_columns(table: &TableMeta) -> Vec<String> {
+    table
+        .properties
+        .get("bloom_filter_columns")
+        .map(|v| {
+            v.split(',')
+                .map(|c| c.trim().to_lowercase())
+                .filter(|c| !c.is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
 
 /// Writes `batches` (already sorted) to `data_dir/rel_path` durably.
 pub fn write_segment(

@@ -54,16 +54,7 @@ impl LoadWriter {
         table: Arc<TableMeta>,
         load_id: u64,
     ) -> LoadWriter {
-        let bloom_filter_columns = table
-            .properties
-            .get("bloom_filter_columns")
-            .map(|v| {
-                v.split(',')
-                    .map(|c| c.trim().to_lowercase())
-                    .filter(|c| !c.is_empty())
-                    .collect()
-            })
-            .unwrap_or_default();
+        let bloom_filter_columns = segment::bloom_filter_columns(&table);
         LoadWriter {
             locator: PartitionLocator::new(&table),
             merge: MergeSpec::for_table(&table),
@@ -232,6 +223,7 @@ impl LoadWriter {
     /// Like [`LoadWriter::commit`], recording `job` (the load's label) in the same catalog
     /// transaction; fails without publishing anything if the label is already taken.
     pub fn commit_with_label(mut self, job: Option<LoadJobRecord>) -> Result<LoadSummary> {
+        self.check_versions()?;
         self.flush_all()?;
         let segments = std::mem::take(&mut self.segments);
         let summary = LoadSummary {
@@ -269,7 +261,22 @@ impl LoadWriter {
                 .publish_load(self.table.id, rowsets, job)?;
         }
         self.committed = true;
+        self.engine.notify_compaction();
         Ok(summary)
+    }
+
+    /// Fails fast, before writing what is buffered, if a tablet this load touches already has
+    /// as many rowsets as allowed (the publish checks again, atomically).
+    fn check_versions(&self) -> Result<()> {
+        let Some(current) = self.engine.catalog().table_by_id(self.table.id) else {
+            return Ok(()); // the publish reports the dropped table
+        };
+        for (_, tablet) in current.tablets() {
+            if self.buffers.contains_key(&tablet.id) || self.segments.contains_key(&tablet.id) {
+                self.engine.catalog().check_versions(tablet)?;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -1,0 +1,363 @@
+//! Compaction against a real catalog and segment files: each key model keeps its results, the
+//! version range and files follow, concurrent merge-on-write loads are carried over, and races
+//! with TRUNCATE publish nothing.
+
+use super::policy::CompactionPolicy;
+use crate::delete_bitmap;
+use crate::segment::read_segment;
+use crate::StorageEngine;
+use arrow::array::{ArrayRef, Int32Array, Int64Array, RecordBatch, StringArray};
+use arrow::util::display::array_value_to_string;
+use basalt_catalog::{Catalog, TableMeta, TabletMeta};
+use basalt_common::BasaltError;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    engine: Arc<StorageEngine>,
+}
+
+fn fixture(ddl: &str) -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = Arc::new(Catalog::open(&dir.path().join("meta")).unwrap());
+    catalog.create_database("d", false).unwrap();
+    let stmt = match basalt_sql::parse_one(ddl).unwrap() {
+        basalt_sql::Statement::CreateTable(t) => *t,
+        other => panic!("{other:?}"),
+    };
+    catalog.create_table("d", &stmt).unwrap();
+    let engine = StorageEngine::open(dir.path(), catalog, 1_000_000).unwrap();
+    Fixture { _dir: dir, engine }
+}
+
+impl Fixture {
+    fn table(&self) -> Arc<TableMeta> {
+        self.engine.catalog().table("d", "t").unwrap()
+    }
+
+    fn tablet(&self) -> TabletMeta {
+        self.table().tablets().next().unwrap().1.clone()
+    }
+
+    /// Loads rows `(k, a, s)` in one load.
+    fn load(&self, rows: &[(i32, i64, &str)]) -> basalt_common::Result<()> {
+        let table = self.table();
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.0))),
+            Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.1))),
+            Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.2))),
+        ];
+        let batch = RecordBatch::try_new(table.arrow_schema(), columns).unwrap();
+        let mut w = self.engine.begin_load(table);
+        w.write(&batch)?;
+        w.commit().map(|_| ())
+    }
+
+    /// Every visible row as text, sorted: delete bitmaps applied, Aggregate merged when needed.
+    fn rows(&self) -> Vec<String> {
+        let table = self.table();
+        let all: Vec<usize> = (0..table.columns.len()).collect();
+        let mut batches = Vec::new();
+        for (_, tablet) in table.tablets() {
+            if StorageEngine::needs_merge(&table, tablet) {
+                batches.push(
+                    self.engine
+                        .read_tablet_merged(&table, tablet, &all)
+                        .unwrap(),
+                );
+                continue;
+            }
+            for seg in tablet.rowsets.iter().flat_map(|r| r.segments.iter()) {
+                let deleted = tablet
+                    .delete_bitmaps
+                    .get(&seg.path)
+                    .map(|b| delete_bitmap::decode(b).unwrap())
+                    .unwrap_or_default();
+                let mut row = 0u32;
+                for b in read_segment(&self.engine.segment_path(&seg.path), &all).unwrap() {
+                    let keep: Vec<u32> = (0..b.num_rows() as u32)
+                        .filter(|i| !deleted.contains(row + i))
+                        .collect();
+                    row += b.num_rows() as u32;
+                    let idx = arrow::array::UInt32Array::from(keep);
+                    batches.push(arrow::compute::take_record_batch(&b, &idx).unwrap());
+                }
+            }
+        }
+        let mut out: Vec<String> = batches
+            .iter()
+            .flat_map(|b| {
+                (0..b.num_rows()).map(move |i| {
+                    b.columns()
+                        .iter()
+                        .map(|c| array_value_to_string(c, i).unwrap())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                })
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// Compacts until the policy (quiet at once) finds nothing more to do; returns how many ran.
+    fn compact_all(&self, policy: &CompactionPolicy) -> usize {
+        let tablet = self.tablet();
+        let mut n = 0;
+        while let Some(_stats) = self
+            .engine
+            .compact_tablet_now(self.table().id, tablet.id, policy)
+            .unwrap()
+        {
+            n += 1;
+            assert!(n < 100, "compaction does not converge");
+        }
+        n
+    }
+
+    fn segment_files(&self) -> usize {
+        crate::files::list_files(self.engine.data_dir(), &self.engine.data_dir().join("data"))
+            .unwrap()
+            .len()
+    }
+}
+
+fn settle() -> CompactionPolicy {
+    CompactionPolicy {
+        quiet_ms: 0,
+        ..Default::default()
+    }
+}
+
+fn ranges(t: &TabletMeta) -> Vec<(u64, u64)> {
+    t.rowsets
+        .iter()
+        .map(|r| (r.start_version, r.version))
+        .collect()
+}
+
+#[test]
+fn duplicate_keys_keep_every_row() {
+    let f = fixture("CREATE TABLE t (k INT, a BIGINT, s VARCHAR(10)) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1");
+    for i in 0..30 {
+        f.load(&[(i % 7, i as i64, "x")]).unwrap();
+    }
+    let before = f.rows();
+    assert_eq!(f.tablet().rowsets.len(), 30);
+    let ran = f.compact_all(&settle());
+    assert!(ran >= 1);
+    let t = f.tablet();
+    assert_eq!(ranges(&t), vec![(1, 30)]);
+    assert_eq!(f.rows(), before);
+    // With no reader holding them, the replaced files are gone at once.
+    assert_eq!(f.segment_files(), 1);
+    // Loads continue after the compacted range.
+    f.load(&[(1, 100, "y")]).unwrap();
+    assert_eq!(ranges(&f.tablet()), vec![(1, 30), (31, 31)]);
+}
+
+#[test]
+fn aggregate_keys_aggregate_and_need_no_merge_after() {
+    let f = fixture("CREATE TABLE t (k INT, a BIGINT SUM, s VARCHAR(10) REPLACE) AGGREGATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1");
+    let mut expected = std::collections::BTreeMap::new();
+    for i in 0..25i64 {
+        let k = (i % 5) as i32;
+        let s = format!("v{i}");
+        f.load(&[(k, i, &s)]).unwrap();
+        let e = expected.entry(k).or_insert((0i64, String::new()));
+        e.0 += i;
+        e.1 = s;
+    }
+    let want: Vec<String> = expected
+        .iter()
+        .map(|(k, (a, s))| format!("{k},{a},{s}"))
+        .collect();
+    assert_eq!(f.rows(), want);
+    assert!(StorageEngine::needs_merge(&f.table(), &f.tablet()));
+    // Output split into segments of at most 2 rows: still one merged run.
+    let policy = CompactionPolicy {
+        output_segment_rows: 2,
+        ..settle()
+    };
+    f.compact_all(&policy);
+    let t = f.tablet();
+    assert_eq!(ranges(&t), vec![(1, 25)]);
+    assert_eq!(t.num_segments(), 3);
+    assert_eq!(t.num_rows(), 5);
+    assert!(!StorageEngine::needs_merge(&f.table(), &t));
+    assert_eq!(f.rows(), want);
+    // A newer load is merged on read again, REPLACE taking the newest value.
+    f.load(&[(0, 1000, "new")]).unwrap();
+    assert!(StorageEngine::needs_merge(&f.table(), &f.tablet()));
+    let rows = f.rows();
+    assert!(
+        rows[0].starts_with("0,") && rows[0].ends_with(",new"),
+        "{rows:?}"
+    );
+}
+
+#[test]
+fn only_adjacent_rowsets_merge_so_replace_keeps_the_newest() {
+    let f = fixture("CREATE TABLE t (k INT, a BIGINT MAX, s VARCHAR(10) REPLACE) AGGREGATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1");
+    // A big rowset in the middle keeps the small ones on either side apart.
+    f.load(&[(1, 1, "old")]).unwrap();
+    f.load(&[(1, 2, "older?")]).unwrap();
+    let big: Vec<(i32, i64, String)> = (0..200_000)
+        .map(|i| (i + 10, i as i64, format!("bbbbbbbb{i}")))
+        .collect();
+    let big: Vec<(i32, i64, &str)> = big.iter().map(|(k, a, s)| (*k, *a, s.as_str())).collect();
+    f.load(&big).unwrap();
+    let policy = settle();
+    let big_bytes = f.tablet().rowsets[2].size_bytes();
+    assert!(
+        policy.tier(big_bytes) > 0,
+        "{big_bytes} bytes is not a bigger tier"
+    );
+    f.load(&[(1, 0, "newest")]).unwrap();
+    f.load(&[(2, 5, "x")]).unwrap();
+    f.compact_all(&settle());
+    let t = f.tablet();
+    assert_eq!(ranges(&t), vec![(1, 2), (3, 3), (4, 5)], "{:?}", ranges(&t));
+    let rows = f.rows();
+    assert_eq!(rows[0], "1,2,newest");
+}
+
+#[test]
+fn unique_keys_drop_deleted_rows_and_follow_concurrent_loads() {
+    let f = fixture("CREATE TABLE t (k INT, a BIGINT, s VARCHAR(10)) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1");
+    for i in 0..12 {
+        f.load(&[(i % 6, i as i64, "a")]).unwrap();
+    }
+    let t = f.tablet();
+    assert_eq!(t.num_rows(), 6);
+    assert!(t.deleted_rows() > 0);
+    // The compaction reads its snapshot, then a load replaces rows of its inputs before it
+    // publishes.
+    let policy = CompactionPolicy {
+        output_segment_rows: 4,
+        ..settle()
+    };
+    let job = f
+        .engine
+        .pick_compaction(&policy, &HashSet::new())
+        .expect("something to compact");
+    assert_eq!((job.pick.start, job.pick.end), (0, 12));
+    f.load(&[(0, 100, "late"), (5, 105, "late"), (9, 109, "new")])
+        .unwrap();
+    let stats = f.engine.compact(job).unwrap();
+    assert_eq!(stats.input_rows, 12);
+    assert_eq!(stats.output_rows, 6, "deleted rows are dropped");
+    assert_eq!(stats.carried_deletes, 2);
+    let t = f.tablet();
+    assert_eq!(ranges(&t), vec![(1, 12), (13, 13)]);
+    assert_eq!(t.num_rows(), 7);
+    let want = vec![
+        "0,100,late",
+        "1,7,a",
+        "2,8,a",
+        "3,9,a",
+        "4,10,a",
+        "5,105,late",
+        "9,109,new",
+    ];
+    assert_eq!(f.rows(), want);
+    // The cached primary-key index now points into the output: replacing rows of it works.
+    f.load(&[(1, 201, "b"), (0, 200, "b")]).unwrap();
+    let want_after = vec![
+        "0,200,b",
+        "1,201,b",
+        "2,8,a",
+        "3,9,a",
+        "4,10,a",
+        "5,105,late",
+        "9,109,new",
+    ];
+    assert_eq!(f.rows(), want_after);
+    assert_eq!(f.tablet().num_rows(), 7);
+    // A fresh index built from the catalog (as after a restart) agrees.
+    f.engine.pk_indexes.lock().clear();
+    f.load(&[(2, 302, "c")]).unwrap();
+    let rows = f.rows();
+    assert_eq!(rows.len(), 7);
+    assert!(rows.contains(&"2,302,c".to_string()), "{rows:?}");
+    // Everything compacts to one rowset with no deleted rows.
+    f.compact_all(&policy);
+    let t = f.tablet();
+    assert_eq!(t.rowsets.len(), 1);
+    assert_eq!(t.deleted_rows(), 0);
+    assert_eq!(t.num_rows(), 7);
+    assert_eq!(f.rows().len(), 7);
+}
+
+#[test]
+fn a_compaction_racing_truncate_publishes_nothing_and_leaves_no_files() {
+    let f = fixture("CREATE TABLE t (k INT, a BIGINT, s VARCHAR(10)) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1");
+    for i in 0..5 {
+        f.load(&[(i, 1, "a")]).unwrap();
+    }
+    let job = f
+        .engine
+        .pick_compaction(&settle(), &HashSet::new())
+        .unwrap();
+    let old = f.engine.catalog().truncate_table("d", "t").unwrap();
+    f.engine.remove_tablet_files(old.tablets().map(|(_, t)| t));
+    let err = f.engine.compact(job).unwrap_err();
+    assert!(matches!(err, BasaltError::Catalog(_)), "{err}");
+    drop(err);
+    assert!(f.tablet().rowsets.is_empty());
+    assert_eq!(f.segment_files(), 0);
+}
+
+#[test]
+fn loads_fail_fast_past_the_version_bound_and_leave_no_files() {
+    let f = fixture("CREATE TABLE t (k INT, a BIGINT, s VARCHAR(10)) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1");
+    f.engine.catalog().set_max_tablet_versions(3);
+    for i in 0..3 {
+        f.load(&[(i, 1, "a")]).unwrap();
+    }
+    let err = f.load(&[(9, 1, "a")]).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            BasaltError::TooManyVersions {
+                versions: 4,
+                max: 3,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(f.segment_files(), 3);
+    f.compact_all(&settle());
+    f.load(&[(9, 1, "a")]).unwrap();
+    assert_eq!(f.rows().len(), 4);
+}
+
+#[test]
+fn background_threads_compact_after_loads() {
+    let f = fixture("CREATE TABLE t (k INT, a BIGINT SUM, s VARCHAR(10) REPLACE) AGGREGATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1");
+    f.engine
+        .start_compaction(
+            1,
+            std::time::Duration::from_millis(50),
+            CompactionPolicy {
+                quiet_ms: 100,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    for i in 0..40 {
+        f.load(&[(i % 3, 1, "z")]).unwrap();
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while f.tablet().rowsets.len() > 1 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "background compaction did not settle"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(f.rows(), vec!["0,14,z", "1,13,z", "2,13,z"]);
+    f.engine.stop_compaction();
+}

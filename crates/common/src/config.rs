@@ -15,6 +15,9 @@ pub struct Config {
     pub http_port: u16,
     /// Rows a tablet writer buffers before it writes a segment.
     pub write_buffer_rows: usize,
+    /// The only directory `local(...)` may read files from (symlinks are followed and must stay
+    /// inside it). Default: `<data_dir>/load_files`, created at startup.
+    pub allowed_load_dir: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -25,11 +28,20 @@ impl Default for Config {
             mysql_port: 9030,
             http_port: 8030,
             write_buffer_rows: 1_000_000,
+            allowed_load_dir: None,
         }
     }
 }
 
 impl Config {
+    /// The directory `local(...)` reads files from: the configured one, else
+    /// `<data_dir>/load_files`.
+    pub fn load_dir(&self) -> PathBuf {
+        self.allowed_load_dir
+            .clone()
+            .unwrap_or_else(|| self.data_dir.join("load_files"))
+    }
+
     /// Parses a TOML config file's text; unknown keys are errors.
     pub fn from_toml(text: &str) -> Result<Config, String> {
         toml::from_str(text).map_err(|e| format!("config file: {e}"))
@@ -46,6 +58,9 @@ mod tests {
         assert_eq!(c.mysql_port, 9999);
         assert_eq!(c.http_port, 8030);
         assert_eq!(c.data_dir, PathBuf::from("/tmp/x"));
+        assert_eq!(c.load_dir(), PathBuf::from("/tmp/x/load_files"));
+        let c = Config::from_toml("allowed_load_dir = \"/srv/in\"").unwrap();
+        assert_eq!(c.load_dir(), PathBuf::from("/srv/in"));
         assert!(Config::from_toml("nope = 1").is_err());
         assert!(Config::from_toml("mysql_port = x").is_err());
     }

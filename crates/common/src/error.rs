@@ -63,6 +63,15 @@ pub enum BasaltError {
     DuplicatePartition(String),
     #[error("{0} is not supported")]
     NotSupported(String),
+    /// Bad arguments to a function, e.g. an unknown property of `local(...)`.
+    #[error("Incorrect arguments to {function}: {message}")]
+    WrongArguments { function: String, message: String },
+    /// A file outside the directory the server may read loads from (`--allowed-load-dir`),
+    /// like MySQL's `secure_file_priv`.
+    #[error("The Basalt server is running with the --allowed-load-dir option so it cannot execute this statement: {0}")]
+    FileAccessDenied(String),
+    #[error("File '{0}' not found")]
+    FileNotFound(String),
     /// Data that cannot be converted to a column's type.
     #[error("{0}")]
     InvalidData(String),
@@ -123,6 +132,9 @@ impl BasaltError {
             BasaltError::DuplicatePartition(_) => 1517,
             BasaltError::NotSupported(_) => 1235,
             BasaltError::InvalidData(_) => 1366,
+            BasaltError::WrongArguments { .. } => 1210,
+            BasaltError::FileAccessDenied(_) => 1290,
+            BasaltError::FileNotFound(_) => 29,
             BasaltError::Execution(_)
             | BasaltError::Storage(_)
             | BasaltError::Catalog(_)

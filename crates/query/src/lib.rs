@@ -7,6 +7,8 @@ mod df_error;
 mod engine;
 mod functions;
 mod information_schema;
+mod load_path;
+mod local_files;
 mod merge_exec;
 mod mysql_compat;
 mod output;
@@ -19,6 +21,7 @@ mod sink;
 mod variables;
 
 pub use engine::QueryEngine;
+pub use load_path::LoadDir;
 pub use output::{BatchStream, Output};
 pub use session::Session;
 pub use variables::{SessionVariables, VarValue, SERVER_VERSION};

@@ -6,7 +6,7 @@ use crate::mysql::{serve_connection, ConnectionOptions};
 use basalt_catalog::Catalog;
 use basalt_common::config::Config;
 use basalt_common::{BasaltError, Result};
-use basalt_query::QueryEngine;
+use basalt_query::{LoadDir, QueryEngine};
 use basalt_storage::StorageEngine;
 use std::sync::Arc;
 use tokio::net::TcpListener;
@@ -25,7 +25,9 @@ impl Server {
         let catalog = Arc::new(Catalog::open(&config.data_dir.join("meta"))?);
         let storage =
             StorageEngine::open(&config.data_dir, catalog.clone(), config.write_buffer_rows)?;
-        let engine = QueryEngine::new(catalog, storage)?;
+        let load_dir = LoadDir::open(&config.load_dir())?;
+        tracing::info!("local() reads files under {}", load_dir.path().display());
+        let engine = QueryEngine::new(catalog, storage, Some(load_dir))?;
         Ok(Server { engine })
     }
 }

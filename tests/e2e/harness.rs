@@ -14,21 +14,28 @@ pub struct TestServer {
     pub http_port: u16,
     /// Run in `data_dir` with the default `./basalt-data` instead of passing --data-dir.
     default_dir: bool,
+    /// More command-line flags for `basalt server`.
+    extra_args: Vec<String>,
 }
 
 impl TestServer {
     /// Starts a server with `--data-dir` pointing at a fresh temporary directory.
     pub async fn start() -> TestServer {
-        Self::start_with(false).await
+        Self::start_with(false, &[]).await
+    }
+
+    /// Like [`TestServer::start`], with more `basalt server` flags.
+    pub async fn start_with_args(args: &[&str]) -> TestServer {
+        Self::start_with(false, args).await
     }
 
     /// Starts the server the way the README does: no --data-dir, so it uses ./basalt-data under
     /// its working directory (a fresh temporary one here).
     pub async fn start_with_default_data_dir() -> TestServer {
-        Self::start_with(true).await
+        Self::start_with(true, &[]).await
     }
 
-    async fn start_with(default_dir: bool) -> TestServer {
+    async fn start_with(default_dir: bool, args: &[&str]) -> TestServer {
         let data_dir = tempfile::tempdir().expect("tempdir");
         let mut s = TestServer {
             child: None,
@@ -36,6 +43,7 @@ impl TestServer {
             mysql_port: 0,
             http_port: 0,
             default_dir,
+            extra_args: args.iter().map(|a| a.to_string()).collect(),
         };
         s.spawn().await;
         s
@@ -58,6 +66,7 @@ impl TestServer {
         }
         let mut child = command
             .args(["--mysql-port", "0", "--http-port", "0"])
+            .args(&self.extra_args)
             .env("BASALT_LOG", "info")
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

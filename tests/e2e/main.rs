@@ -6,5 +6,6 @@ mod harness;
 mod basics;
 mod clients;
 mod durability;
+mod local_files;
 mod models;
 mod robustness;

@@ -16,18 +16,25 @@ pub struct TestServer {
     default_dir: bool,
     /// A config file passed with --config (its contents may change between restarts).
     pub config: Option<PathBuf>,
+    /// More command-line flags for `basalt server`.
+    extra_args: Vec<String>,
 }
 
 impl TestServer {
     /// Starts a server with `--data-dir` pointing at a fresh temporary directory.
     pub async fn start() -> TestServer {
-        Self::start_with(false).await
+        Self::start_with(false, &[]).await
+    }
+
+    /// Like [`TestServer::start`], with more `basalt server` flags.
+    pub async fn start_with_args(args: &[&str]) -> TestServer {
+        Self::start_with(false, args).await
     }
 
     /// Starts the server the way the README does: no --data-dir, so it uses ./basalt-data under
     /// its working directory (a fresh temporary one here).
     pub async fn start_with_default_data_dir() -> TestServer {
-        Self::start_with(true).await
+        Self::start_with(true, &[]).await
     }
 
     /// Starts a server with a config file holding `toml` (beside the data, in the temporary
@@ -43,6 +50,7 @@ impl TestServer {
             http_port: 0,
             default_dir: false,
             config: Some(path),
+            extra_args: Vec::new(),
         };
         s.spawn().await;
         s
@@ -54,7 +62,7 @@ impl TestServer {
         std::fs::write(path, toml).expect("write config");
     }
 
-    async fn start_with(default_dir: bool) -> TestServer {
+    async fn start_with(default_dir: bool, args: &[&str]) -> TestServer {
         let data_dir = tempfile::tempdir().expect("tempdir");
         let mut s = TestServer {
             child: None,
@@ -63,6 +71,7 @@ impl TestServer {
             http_port: 0,
             default_dir,
             config: None,
+            extra_args: args.iter().map(|a| a.to_string()).collect(),
         };
         s.spawn().await;
         s
@@ -88,6 +97,7 @@ impl TestServer {
         }
         let mut child = command
             .args(["--mysql-port", "0", "--http-port", "0"])
+            .args(&self.extra_args)
             .env("BASALT_LOG", "info")
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

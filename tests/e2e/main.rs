@@ -7,6 +7,7 @@ mod basics;
 mod clients;
 mod compaction;
 mod durability;
+mod local_files;
 mod models;
 mod robustness;
 mod stream_load;

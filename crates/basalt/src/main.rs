@@ -35,6 +35,9 @@ enum Command {
         /// Address to bind both listeners to (default 127.0.0.1).
         #[arg(long)]
         bind: Option<String>,
+        /// The only directory `local(...)` may read files from (default <data-dir>/load_files).
+        #[arg(long)]
+        allowed_load_dir: Option<PathBuf>,
     },
 }
 
@@ -53,6 +56,7 @@ fn main() {
         mysql_port,
         http_port,
         bind,
+        allowed_load_dir,
     } = cli.command;
     let mut cfg = match config {
         Some(path) => match std::fs::read_to_string(&path)
@@ -78,6 +82,9 @@ fn main() {
     }
     if let Some(v) = bind {
         cfg.bind = v;
+    }
+    if let Some(v) = allowed_load_dir {
+        cfg.allowed_load_dir = Some(v);
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         // Planning and evaluating deeply nested expressions (long OR chains from ORMs) recurses;

@@ -23,6 +23,9 @@ pub struct Config {
     /// A load that would give a tablet more rowsets (versions) than this fails at once with a
     /// "too many versions" error (Doris's `max_tablet_version_num`).
     pub max_tablet_versions: usize,
+    /// The only directory `local(...)` may read files from (symlinks are followed and must stay
+    /// inside it). Default: `<data_dir>/load_files`, created at startup.
+    pub allowed_load_dir: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -36,11 +39,20 @@ impl Default for Config {
             compaction_threads: 1,
             compaction_interval_ms: 1_000,
             max_tablet_versions: 500,
+            allowed_load_dir: None,
         }
     }
 }
 
 impl Config {
+    /// The directory `local(...)` reads files from: the configured one, else
+    /// `<data_dir>/load_files`.
+    pub fn load_dir(&self) -> PathBuf {
+        self.allowed_load_dir
+            .clone()
+            .unwrap_or_else(|| self.data_dir.join("load_files"))
+    }
+
     /// Parses a TOML config file's text; unknown keys are errors.
     pub fn from_toml(text: &str) -> Result<Config, String> {
         toml::from_str(text).map_err(|e| format!("config file: {e}"))
@@ -61,6 +73,9 @@ mod tests {
         assert_eq!(c.max_tablet_versions, 500);
         let c = Config::from_toml("compaction_threads = 0\nmax_tablet_versions = 20\n").unwrap();
         assert_eq!((c.compaction_threads, c.max_tablet_versions), (0, 20));
+        assert_eq!(c.load_dir(), PathBuf::from("/tmp/x/load_files"));
+        let c = Config::from_toml("allowed_load_dir = \"/srv/in\"").unwrap();
+        assert_eq!(c.load_dir(), PathBuf::from("/srv/in"));
         assert!(Config::from_toml("nope = 1").is_err());
         assert!(Config::from_toml("mysql_port = x").is_err());
     }

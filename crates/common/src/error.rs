@@ -66,6 +66,15 @@ pub enum BasaltError {
     /// A load reused the label of a committed load in the same database.
     #[error("Label [{0}] has already been used")]
     LabelAlreadyExists(String),
+    /// Bad arguments to a function, e.g. an unknown property of `local(...)`.
+    #[error("Incorrect arguments to {function}: {message}")]
+    WrongArguments { function: String, message: String },
+    /// A file outside the directory the server may read loads from (`--allowed-load-dir`),
+    /// like MySQL's `secure_file_priv`.
+    #[error("The Basalt server is running with the --allowed-load-dir option so it cannot execute this statement: {0}")]
+    FileAccessDenied(String),
+    #[error("File '{0}' not found")]
+    FileNotFound(String),
     /// Data that cannot be converted to a column's type.
     #[error("{0}")]
     InvalidData(String),
@@ -136,6 +145,9 @@ impl BasaltError {
             // ER_TOO_MANY_CONCURRENT_TRXS: the server is out of room for more write work right
             // now; the client should retry later (Doris reports its E-235 as a generic error).
             BasaltError::TooManyVersions { .. } => 1637,
+            BasaltError::WrongArguments { .. } => 1210,
+            BasaltError::FileAccessDenied(_) => 1290,
+            BasaltError::FileNotFound(_) => 29,
             BasaltError::LabelAlreadyExists(_)
             | BasaltError::Execution(_)
             | BasaltError::Storage(_)

@@ -3,6 +3,7 @@
 
 use crate::ddl;
 use crate::df_error::from_df;
+use crate::load_path::LoadDir;
 use crate::output::Output;
 use crate::provider::Services;
 use crate::session::{require_database, Session};
@@ -87,14 +88,22 @@ fn set_value_text(e: &SqlExpr) -> Result<String> {
 }
 
 impl QueryEngine {
-    pub fn new(catalog: Arc<Catalog>, storage: Arc<StorageEngine>) -> Result<Arc<QueryEngine>> {
+    pub fn new(
+        catalog: Arc<Catalog>,
+        storage: Arc<StorageEngine>,
+        load_dir: Option<LoadDir>,
+    ) -> Result<Arc<QueryEngine>> {
         let storage_dir = storage.data_dir().to_path_buf();
         let runtime = Arc::new(RuntimeEnv::default());
         let target_partitions = std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(2);
         Ok(Arc::new(QueryEngine {
-            services: Services { catalog, storage },
+            services: Services {
+                catalog,
+                storage,
+                load_dir: load_dir.map(Arc::new),
+            },
             runtime,
             target_partitions,
             next_connection_id: AtomicU32::new(1),
@@ -593,6 +602,7 @@ impl QueryEngine {
             )));
         }
         crate::mysql_compat::rewrite(&mut stmt);
+        crate::local_files::rewrite_calls(&mut stmt)?;
         let state = session.ctx.state();
         let plan = state
             .statement_to_plan(DfStatement::Statement(Box::new(stmt)))

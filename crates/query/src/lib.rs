@@ -8,6 +8,8 @@ mod engine;
 mod functions;
 mod information_schema;
 pub mod load;
+mod load_path;
+mod local_files;
 mod merge_exec;
 mod mysql_compat;
 mod output;
@@ -20,6 +22,7 @@ mod sink;
 mod variables;
 
 pub use engine::QueryEngine;
+pub use load_path::LoadDir;
 pub use output::{BatchStream, Output};
 pub use session::Session;
 pub use variables::{SessionVariables, VarValue, SERVER_VERSION};

@@ -3,6 +3,7 @@
 
 use crate::df_error::to_df;
 use crate::information_schema::InformationSchema;
+use crate::load_path::LoadDir;
 use crate::session::SessionInfo;
 use crate::sink::BasaltSink;
 use async_trait::async_trait;
@@ -27,6 +28,8 @@ pub const INFORMATION_SCHEMA: &str = "information_schema";
 pub struct Services {
     pub catalog: Arc<Catalog>,
     pub storage: Arc<StorageEngine>,
+    /// Where `local(...)` may read files; None disables it.
+    pub load_dir: Option<Arc<LoadDir>>,
 }
 
 #[derive(Debug)]

@@ -3,6 +3,7 @@
 
 use crate::df_error::to_df;
 use crate::functions::session_functions;
+use crate::local_files::{self, LocalFunction};
 use crate::provider::{BasaltCatalogList, Services};
 use crate::scan::ScanReports;
 use crate::variables::{SessionVariables, VarValue};
@@ -65,6 +66,7 @@ impl Session {
             last_insert_id: AtomicU64::new(0),
             vars: RwLock::new(vars),
         });
+        let load_dir = services.load_dir.clone();
         let catalog_list = Arc::new(BasaltCatalogList::new(services, info.clone()));
         let scan_reports = Arc::new(ScanReports::default());
         let mut config = SessionConfig::new()
@@ -91,6 +93,7 @@ impl Session {
         for f in session_functions(&info) {
             ctx.register_udf(f);
         }
+        ctx.register_udtf(local_files::NAME, Arc::new(LocalFunction::new(load_dir)));
         ctx.register_variable(VarType::System, Arc::new(SystemVariables(info.clone())));
         ctx.register_variable(VarType::UserDefined, Arc::new(UserVariables(info.clone())));
         Session {

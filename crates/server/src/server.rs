@@ -6,7 +6,7 @@ use crate::mysql::{serve_connection, ConnectionOptions};
 use basalt_catalog::Catalog;
 use basalt_common::config::Config;
 use basalt_common::{BasaltError, Result};
-use basalt_query::QueryEngine;
+use basalt_query::{LoadDir, QueryEngine};
 use basalt_storage::{CompactionPolicy, StorageEngine};
 use std::sync::Arc;
 use std::time::Duration;
@@ -40,7 +40,9 @@ impl Server {
             Duration::from_millis(config.compaction_interval_ms.max(10)),
             policy,
         )?;
-        let engine = QueryEngine::new(catalog, storage)?;
+        let load_dir = LoadDir::open(&config.load_dir())?;
+        tracing::info!("local() reads files under {}", load_dir.path().display());
+        let engine = QueryEngine::new(catalog, storage, Some(load_dir))?;
         Ok(Server { engine })
     }
 }

@@ -71,9 +71,9 @@ mod tests {
         assert_eq!(c.data_dir, PathBuf::from("/tmp/x"));
         assert_eq!(c.compaction_threads, 1);
         assert_eq!(c.max_tablet_versions, 500);
+        assert_eq!(c.load_dir(), PathBuf::from("/tmp/x/load_files"));
         let c = Config::from_toml("compaction_threads = 0\nmax_tablet_versions = 20\n").unwrap();
         assert_eq!((c.compaction_threads, c.max_tablet_versions), (0, 20));
-        assert_eq!(c.load_dir(), PathBuf::from("/tmp/x/load_files"));
         let c = Config::from_toml("allowed_load_dir = \"/srv/in\"").unwrap();
         assert_eq!(c.load_dir(), PathBuf::from("/srv/in"));
         assert!(Config::from_toml("nope = 1").is_err());

@@ -669,3 +669,44 @@ async fn kill9_during_and_after_loads() {
     let v = load(&server, "t", &[("label", "acked")], b"4\td\n");
     assert_eq!(v["Status"], "Label Already Exists", "{v}");
 }
+
+#[tokio::test]
+async fn oversize_bodies_are_refused() {
+    let server = TestServer::start_with_config("stream_load_max_mb = 1\n").await;
+    let mut c = setup(&server).await;
+    exec(&mut c, "CREATE TABLE t (id INT, v VARCHAR(100)) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 2").await;
+    let mut big = Vec::new();
+    let mut i = 0;
+    while big.len() < (3 << 20) / 2 {
+        big.extend_from_slice(format!("{i}\tpadding padding padding padding\n").as_bytes());
+        i += 1;
+    }
+    // Declared too large: refused before the body is read.
+    let (code, v) = curl_load(&server, "t", "root:", &[], &big);
+    assert_eq!(code, 413, "{v}");
+    assert_eq!(v["Status"], "Fail");
+    // Chunked, so the size shows only while streaming: the load fails and leaves nothing.
+    let (code, v) = curl_load(
+        &server,
+        "t",
+        "root:",
+        &[("Transfer-Encoding", "chunked")],
+        &big,
+    );
+    assert_eq!(code, 200);
+    assert_eq!(v["Status"], "Fail", "{v}");
+    assert!(
+        v["Message"]
+            .as_str()
+            .unwrap()
+            .contains("stream_load_max_mb"),
+        "{v}"
+    );
+    assert_eq!(
+        rows(&mut c, "SELECT COUNT(*) FROM t").await[0],
+        vec![s("0")]
+    );
+    // Under the limit it loads.
+    let v = load(&server, "t", &[], b"1\tsmall\n");
+    assert_eq!(v["Status"], "Success", "{v}");
+}

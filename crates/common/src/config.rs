@@ -26,6 +26,8 @@ pub struct Config {
     /// The only directory `local(...)` may read files from (symlinks are followed and must stay
     /// inside it). Default: `<data_dir>/load_files`, created at startup.
     pub allowed_load_dir: Option<PathBuf>,
+    /// Largest Stream Load body accepted, in MB (Doris's `streaming_load_max_mb`).
+    pub stream_load_max_mb: u64,
 }
 
 impl Default for Config {
@@ -40,6 +42,7 @@ impl Default for Config {
             compaction_interval_ms: 1_000,
             max_tablet_versions: 500,
             allowed_load_dir: None,
+            stream_load_max_mb: 10_240,
         }
     }
 }

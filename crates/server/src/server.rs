@@ -89,8 +89,11 @@ pub async fn run(config: Config) -> Result<()> {
     );
 
     let engine = server.engine.clone();
+    let limits = crate::http::StreamLoadLimits {
+        max_body_bytes: config.stream_load_max_mb.saturating_mul(1 << 20),
+    };
     let http_task = tokio::spawn(async move {
-        let app = crate::http::router(engine);
+        let app = crate::http::router(engine, limits);
         let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
         if let Err(e) = axum::serve(http, app)
             .with_graceful_shutdown(shutdown_signal())

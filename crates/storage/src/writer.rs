@@ -19,6 +19,14 @@ use std::sync::Arc;
 /// Name of the hidden column that flags delete rows of Unique-key loads while they are buffered.
 const DELETE_FLAG: &str = "__basalt_delete_sign";
 
+/// One tablet's segment written by a flush.
+struct FlushedSegment {
+    tablet: TabletId,
+    meta: SegmentMeta,
+    /// Unique keys: the segment's key columns and its tombstone rows.
+    unique: Option<(Vec<ArrayRef>, Vec<u32>)>,
+}
+
 /// What a committed load did.
 #[derive(Debug, Clone)]
 pub struct LoadSummary {
@@ -169,50 +177,119 @@ impl LoadWriter {
         Arc::new(Schema::new(fields))
     }
 
+    /// Writes every buffered tablet as a new segment; tablets are sorted and encoded in
+    /// parallel (one thread per core), so a large load keeps every core busy.
     fn flush_all(&mut self) -> Result<()> {
-        let buffers = std::mem::take(&mut self.buffers);
-        self.buffered_rows = 0;
-        let schema = self.table.arrow_schema();
-        let buffer_schema = self.buffer_schema();
-        for (tablet, batches) in buffers {
-            let all = concat_batches(&buffer_schema, &batches).map_err(storage_err)?;
-            drop(batches);
-            let mut merged = sort_and_merge(&all, &self.merge)?;
-            drop(all);
-            let mut tombstones = Vec::new();
-            if self.table.keys_model == KeysModel::Unique {
-                let flag = merged.num_columns() - 1;
-                if let Some(d) = merged.column(flag).as_any().downcast_ref::<BooleanArray>() {
-                    tombstones = (0..d.len() as u32)
-                        .filter(|i| d.value(*i as usize))
-                        .collect();
-                }
-                merged.remove_column(flag);
-                merged = RecordBatch::try_new(schema.clone(), merged.columns().to_vec())
-                    .map_err(storage_err)?;
-            }
+        let mut jobs: Vec<(TabletId, Vec<RecordBatch>, PathBuf)> = Vec::new();
+        for (tablet, batches) in std::mem::take(&mut self.buffers) {
             let seq = self.segments.get(&tablet).map(|s| s.len()).unwrap_or(0);
             let rel =
                 tablet_dir(self.table.id, tablet).join(format!("{}_{}.parquet", self.load_id, seq));
+            // Recorded before writing, so an abort removes partly written files too.
             self.files.push(self.engine.data_dir().join(&rel));
-            let meta = segment::write_segment(
-                self.engine.data_dir(),
-                &rel,
-                &schema,
-                std::slice::from_ref(&merged),
-                &self.bloom_filter_columns,
-            )?;
-            self.segments.entry(tablet).or_default().push(meta);
-            if self.table.keys_model == KeysModel::Unique {
-                let keys = merged.columns()[..self.table.num_key_columns].to_vec();
-                self.segment_keys.entry(tablet).or_default().push(keys);
+            jobs.push((tablet, batches, rel));
+        }
+        self.buffered_rows = 0;
+        if jobs.is_empty() {
+            return Ok(());
+        }
+        jobs.sort_by_key(|j| j.0);
+        let threads = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .min(jobs.len());
+        let queue: Vec<parking_lot::Mutex<Option<(TabletId, Vec<RecordBatch>, PathBuf)>>> = jobs
+            .into_iter()
+            .map(|j| parking_lot::Mutex::new(Some(j)))
+            .collect();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let this = &*self;
+        let mut results: Vec<(usize, Result<FlushedSegment>)> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut done = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(slot) = queue.get(i) else { break };
+                            let Some((tablet, batches, rel)) = slot.lock().take() else {
+                                continue;
+                            };
+                            done.push((i, this.flush_tablet(tablet, batches, &rel)));
+                        }
+                        done
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| {
+                    w.join().unwrap_or_else(|_| {
+                        vec![(
+                            usize::MAX,
+                            Err(BasaltError::Internal("a segment writer panicked".into())),
+                        )]
+                    })
+                })
+                .collect()
+        });
+        results.sort_by_key(|r| r.0);
+        for (_, r) in results {
+            let f = r?;
+            self.segments.entry(f.tablet).or_default().push(f.meta);
+            if let Some((keys, tombstones)) = f.unique {
+                self.segment_keys.entry(f.tablet).or_default().push(keys);
                 self.segment_tombstones
-                    .entry(tablet)
+                    .entry(f.tablet)
                     .or_default()
                     .push(tombstones);
             }
         }
         Ok(())
+    }
+
+    /// Sorts and merges one tablet's buffered rows and writes them as segment `rel`.
+    fn flush_tablet(
+        &self,
+        tablet: TabletId,
+        batches: Vec<RecordBatch>,
+        rel: &std::path::Path,
+    ) -> Result<FlushedSegment> {
+        let schema = self.table.arrow_schema();
+        let all = concat_batches(&self.buffer_schema(), &batches).map_err(storage_err)?;
+        drop(batches);
+        let mut merged = sort_and_merge(&all, &self.merge)?;
+        drop(all);
+        let mut tombstones = Vec::new();
+        if self.table.keys_model == KeysModel::Unique {
+            let flag = merged.num_columns() - 1;
+            if let Some(d) = merged.column(flag).as_any().downcast_ref::<BooleanArray>() {
+                tombstones = (0..d.len() as u32)
+                    .filter(|i| d.value(*i as usize))
+                    .collect();
+            }
+            merged.remove_column(flag);
+            merged = RecordBatch::try_new(schema.clone(), merged.columns().to_vec())
+                .map_err(storage_err)?;
+        }
+        let meta = segment::write_segment(
+            self.engine.data_dir(),
+            rel,
+            &schema,
+            std::slice::from_ref(&merged),
+            &self.bloom_filter_columns,
+        )?;
+        let unique = (self.table.keys_model == KeysModel::Unique).then(|| {
+            (
+                merged.columns()[..self.table.num_key_columns].to_vec(),
+                tombstones,
+            )
+        });
+        Ok(FlushedSegment {
+            tablet,
+            meta,
+            unique,
+        })
     }
 
     /// Writes what is buffered and publishes the load. Nothing is visible before this returns Ok.

@@ -45,6 +45,8 @@ pub struct StreamLoadRequest {
     pub headers: Vec<(String, String)>,
     /// `http://host:port` the client reached, for `ErrorURL`.
     pub base_url: String,
+    /// Largest body accepted (bytes as sent, before decompression).
+    pub max_body_bytes: u64,
 }
 
 /// Doris's Stream Load response.
@@ -219,8 +221,19 @@ pub async fn stream_load(
             received_for_job,
         )
     });
+    let max_body = req.max_body_bytes;
     let forward = async move {
-        while let Some(frame) = body.next().await {
+        let mut sent = 0u64;
+        while let Some(mut frame) = body.next().await {
+            if let Ok(b) = &frame {
+                sent += b.len() as u64;
+                if sent > max_body {
+                    frame = Err(format!(
+                        "the body is larger than stream_load_max_mb ({} MB)",
+                        max_body >> 20
+                    ));
+                }
+            }
             let failed = frame.is_err();
             if tx.send(frame).await.is_err() || failed {
                 break;

@@ -33,7 +33,10 @@ impl Drop for RunningLabel<'_> {
 }
 
 impl LoadRegistry {
+    /// Opens the registry; error logs older than three days and spool files left by loads that
+    /// were interrupted are removed.
     pub fn new(error_dir: PathBuf) -> LoadRegistry {
+        remove_stale_files(&error_dir);
         LoadRegistry {
             running: Mutex::new(HashSet::new()),
             failures: Mutex::new(VecDeque::new()),
@@ -89,5 +92,26 @@ impl LoadRegistry {
             });
         let path = self.error_dir.join(name);
         (valid && path.is_file()).then_some(path)
+    }
+}
+
+/// How long error logs are kept (as long as labels are remembered).
+const ERROR_LOG_KEEP: std::time::Duration = std::time::Duration::from_secs(3 * 24 * 3600);
+
+fn remove_stale_files(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > ERROR_LOG_KEEP);
+        if name.starts_with("spool_") || (name.starts_with("error_log_") && old) {
+            let _ = std::fs::remove_file(entry.path());
+        }
     }
 }

@@ -8,13 +8,16 @@ use axum::Router;
 use basalt_query::QueryEngine;
 use std::sync::Arc;
 
-pub fn router(engine: Arc<QueryEngine>) -> Router {
+pub use stream_load::StreamLoadLimits;
+
+pub fn router(engine: Arc<QueryEngine>, limits: StreamLoadLimits) -> Router {
     Router::new()
         .route("/api/health", get(health))
         .route("/health", get(health))
         .route("/metrics", get(metrics))
         .route("/api/{db}/{table}/_stream_load", put(stream_load::handle))
         .route("/api/_load_error_log", get(stream_load::error_log))
+        .layer(axum::Extension(limits))
         .with_state(engine)
 }
 

@@ -25,8 +25,15 @@ fn unauthorized() -> Response {
         .into_response()
 }
 
+/// Limits of the HTTP loading door, from the server config.
+#[derive(Debug, Clone, Copy)]
+pub struct StreamLoadLimits {
+    pub max_body_bytes: u64,
+}
+
 pub async fn handle(
     State(engine): State<Arc<QueryEngine>>,
+    axum::Extension(limits): axum::Extension<StreamLoadLimits>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Path((db, table)): Path<(String, String)>,
     headers: HeaderMap,
@@ -36,6 +43,22 @@ pub async fn handle(
     let Some(user) = authenticate(engine.catalog(), &headers, &host) else {
         return unauthorized();
     };
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limits.max_body_bytes) {
+        let result = serde_json::json!({
+            "Status": "Fail",
+            "Message": format!(
+                "the body ({} bytes) is larger than stream_load_max_mb ({} MB); nothing was loaded",
+                declared.unwrap_or(0),
+                limits.max_body_bytes >> 20
+            ),
+            "NumberLoadedRows": 0,
+        });
+        return (StatusCode::PAYLOAD_TOO_LARGE, axum::Json(result)).into_response();
+    }
     let base_url = headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
@@ -52,6 +75,7 @@ pub async fn handle(
         host,
         headers: options,
         base_url,
+        max_body_bytes: limits.max_body_bytes,
     };
     let body = body
         .into_data_stream()

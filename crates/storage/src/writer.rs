@@ -19,6 +19,9 @@ use std::sync::Arc;
 /// Name of the hidden column that flags delete rows of Unique-key loads while they are buffered.
 const DELETE_FLAG: &str = "__basalt_delete_sign";
 
+/// One tablet's buffered rows and the segment path they go to.
+type FlushJob = (TabletId, Vec<RecordBatch>, PathBuf);
+
 /// One tablet's segment written by a flush.
 struct FlushedSegment {
     tablet: TabletId,
@@ -180,7 +183,7 @@ impl LoadWriter {
     /// Writes every buffered tablet as a new segment; tablets are sorted and encoded in
     /// parallel (one thread per core), so a large load keeps every core busy.
     fn flush_all(&mut self) -> Result<()> {
-        let mut jobs: Vec<(TabletId, Vec<RecordBatch>, PathBuf)> = Vec::new();
+        let mut jobs: Vec<FlushJob> = Vec::new();
         for (tablet, batches) in std::mem::take(&mut self.buffers) {
             let seq = self.segments.get(&tablet).map(|s| s.len()).unwrap_or(0);
             let rel =
@@ -198,7 +201,7 @@ impl LoadWriter {
             .map(|n| n.get())
             .unwrap_or(1)
             .min(jobs.len());
-        let queue: Vec<parking_lot::Mutex<Option<(TabletId, Vec<RecordBatch>, PathBuf)>>> = jobs
+        let queue: Vec<parking_lot::Mutex<Option<FlushJob>>> = jobs
             .into_iter()
             .map(|j| parking_lot::Mutex::new(Some(j)))
             .collect();

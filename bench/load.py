@@ -117,11 +117,13 @@ def basalt_runs(binary, path, runs, buckets):
             print(f"  basalt run {i + 1}: {elapsed:.2f} s  {out[:160]}...", flush=True)
         cur.execute("SELECT COUNT(*), SUM(l_extendedprice) FROM lineitem")
         check = cur.fetchone()
+        with open(f"/proc/{proc.pid}/status") as f:
+            peak_mb = next(int(l.split()[1]) for l in f if l.startswith("VmHWM")) / 1024
     finally:
         proc.terminate()
         proc.wait(timeout=60)
         shutil.rmtree(work, ignore_errors=True)
-    return times, cpus, check
+    return times, cpus, check, peak_mb
 
 
 def duckdb_runs(path, runs):
@@ -132,7 +134,7 @@ def duckdb_runs(path, runs):
             db = os.path.join(work, f"run{i}.duckdb")
             con = duckdb.connect(db)
             cols = ", ".join(
-                f"{n} {t.replace('CHAR(', 'VARCHAR(')}" for n, t in COLUMNS
+                f"{n} {'VARCHAR' + t[4:] if t.startswith('CHAR(') else t}" for n, t in COLUMNS
             )
             con.execute(f"CREATE TABLE lineitem ({cols})")
             t0 = time.perf_counter()
@@ -166,7 +168,7 @@ def main():
     print("DuckDB COPY:")
     d_times, d_check = duckdb_runs(path, args.runs)
     print("Basalt Stream Load:")
-    b_times, b_cpu, b_check = basalt_runs(args.basalt, path, args.runs, args.buckets)
+    b_times, b_cpu, b_check, b_peak = basalt_runs(args.basalt, path, args.runs, args.buckets)
     rows = int(d_check[0])
     if int(b_check[0]) != rows or str(b_check[1]) != str(d_check[1]):
         print(f"MISMATCH: basalt {b_check} vs duckdb {d_check}")
@@ -181,10 +183,10 @@ def main():
         f"- machine: {platform.machine()}, {os.cpu_count()} cores, {platform.platform()}",
         f"- runs: {args.runs} per engine, median reported; results checked (count and SUM(l_extendedprice))",
         "",
-        "| engine | median s | min s | max s | rows/s | server CPU s |",
-        "|---|---|---|---|---|---|",
-        f"| DuckDB COPY (duckdb {duckdb.__version__}) | {d_med:.2f} | {min(d_times):.2f} | {max(d_times):.2f} | {rows / d_med:,.0f} | - |",
-        f"| Basalt Stream Load | {b_med:.2f} | {min(b_times):.2f} | {max(b_times):.2f} | {rows / b_med:,.0f} | {statistics.median(b_cpu):.1f} |",
+        "| engine | median s | min s | max s | rows/s | server CPU s | server peak RSS MB |",
+        "|---|---|---|---|---|---|---|",
+        f"| DuckDB COPY (duckdb {duckdb.__version__}) | {d_med:.2f} | {min(d_times):.2f} | {max(d_times):.2f} | {rows / d_med:,.0f} | - | - |",
+        f"| Basalt Stream Load | {b_med:.2f} | {min(b_times):.2f} | {max(b_times):.2f} | {rows / b_med:,.0f} | {statistics.median(b_cpu):.1f} | {b_peak:.0f} |",
         "",
         f"Basalt / DuckDB time ratio: **{b_med / d_med:.2f}** (goal <= 1.0)",
     ]

@@ -550,6 +550,13 @@ pub fn convert(array: &ArrayRef, target: &DataType) -> Result<(ArrayRef, Vec<usi
             source = Arc::new(trimmed);
         }
     }
+    if let (DataType::Decimal128(precision, scale), Some(strings)) =
+        (target, source.as_string_opt::<i32>())
+    {
+        if let Some(done) = fast_decimal(strings, *precision, *scale) {
+            return Ok(done);
+        }
+    }
     let options = CastOptions {
         safe: true,
         ..Default::default()
@@ -569,6 +576,88 @@ pub fn convert(array: &ArrayRef, target: &DataType) -> Result<(ArrayRef, Vec<usi
         }
     }
     Ok((out, failed))
+}
+
+/// Plain decimal text (`-12.345`) to DECIMAL(precision, scale), rounding extra fraction digits
+/// half away from zero; values that do not fit fail. `None` when some value uses another
+/// notation (an exponent, ...): the general cast handles the column then.
+fn fast_decimal(strings: &StringArray, precision: u8, scale: i8) -> Option<(ArrayRef, Vec<usize>)> {
+    if !(0..=38).contains(&scale) || precision > 38 {
+        return None;
+    }
+    let scale = scale as usize;
+    let limit = 10i128.pow(precision as u32);
+    let mut values = Vec::with_capacity(strings.len());
+    let mut valid = Vec::with_capacity(strings.len());
+    let mut failed = Vec::new();
+    for (row, v) in strings.iter().enumerate() {
+        let Some(text) = v else {
+            values.push(0);
+            valid.push(false);
+            continue;
+        };
+        match parse_plain_decimal(text.as_bytes(), scale)? {
+            Some(x) if x.abs() < limit => {
+                values.push(x);
+                valid.push(true);
+            }
+            _ => {
+                values.push(0);
+                valid.push(false);
+                failed.push(row);
+            }
+        }
+    }
+    let array = datafusion::arrow::array::Decimal128Array::new(
+        values.into(),
+        Some(datafusion::arrow::buffer::NullBuffer::from(valid)),
+    )
+    .with_precision_and_scale(precision, scale as i8)
+    .ok()?;
+    Some((Arc::new(array), failed))
+}
+
+/// `Some(Some(v))`: parsed; `Some(None)`: plain syntax but too many digits; `None`: not plain.
+fn parse_plain_decimal(b: &[u8], scale: usize) -> Option<Option<i128>> {
+    let (neg, digits) = match b.first() {
+        Some(b'-') => (true, &b[1..]),
+        Some(b'+') => (false, &b[1..]),
+        _ => (false, b),
+    };
+    let (int_part, frac_part) = match digits.iter().position(|c| *c == b'.') {
+        Some(dot) => (&digits[..dot], &digits[dot + 1..]),
+        None => (digits, &digits[digits.len()..]),
+    };
+    if int_part.is_empty() && frac_part.is_empty() {
+        return None;
+    }
+    if !int_part.iter().chain(frac_part).all(u8::is_ascii_digit) {
+        return None;
+    }
+    let mut v: i128 = 0;
+    for d in int_part {
+        v = match v
+            .checked_mul(10)
+            .and_then(|x| x.checked_add((d - b'0') as i128))
+        {
+            Some(x) => x,
+            None => return Some(None),
+        };
+    }
+    for i in 0..scale {
+        let d = frac_part.get(i).map(|c| (c - b'0') as i128).unwrap_or(0);
+        v = match v.checked_mul(10).and_then(|x| x.checked_add(d)) {
+            Some(x) => x,
+            None => return Some(None),
+        };
+    }
+    if frac_part.get(scale).is_some_and(|c| *c >= b'5') {
+        v = match v.checked_add(1) {
+            Some(x) => x,
+            None => return Some(None),
+        };
+    }
+    Some(Some(if neg { -v } else { v }))
 }
 
 fn display_value(array: &ArrayRef, row: usize) -> String {
@@ -601,4 +690,33 @@ fn fill_tombstones(table: &TableMeta, mut columns: Vec<ArrayRef>) -> Result<Vec<
             datafusion::arrow::compute::kernels::zip::zip(&mask, col, &filled).map_err(plan_err)?;
     }
     Ok(columns)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use datafusion::arrow::array::Decimal128Array;
+
+    #[test]
+    fn decimals_parse_round_and_overflow() {
+        let input: ArrayRef = Arc::new(StringArray::from(vec![
+            Some("12.345"),
+            Some("-0.005"),
+            Some("7"),
+            Some(".5"),
+            Some("99999.99"),
+            Some("100000"),
+            Some("abc"),
+            None,
+        ]));
+        let (out, failed) = convert(&input, &DataType::Decimal128(7, 2)).unwrap();
+        let d = out.as_any().downcast_ref::<Decimal128Array>().unwrap();
+        assert_eq!(d.value(0), 1235);
+        assert_eq!(d.value(1), -1);
+        assert_eq!(d.value(2), 700);
+        assert_eq!(d.value(3), 50);
+        assert_eq!(d.value(4), 9999999);
+        assert!(d.is_null(5) && d.is_null(6) && d.is_null(7));
+        assert_eq!(failed, vec![5, 6]);
+    }
 }

@@ -710,3 +710,56 @@ async fn oversize_bodies_are_refused() {
     let v = load(&server, "t", &[], b"1\tsmall\n");
     assert_eq!(v["Status"], "Success", "{v}");
 }
+
+#[tokio::test]
+async fn names_and_types_header_and_timeout() {
+    let server = TestServer::start().await;
+    let mut c = setup(&server).await;
+    exec(&mut c, "CREATE TABLE t (id INT, v VARCHAR(10)) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 2").await;
+    let v = load(
+        &server,
+        "t",
+        &[
+            ("format", "csv_with_names_and_types"),
+            ("column_separator", ","),
+        ],
+        b"v,id\nvarchar,int\nx,1\ny,2\n",
+    );
+    assert_eq!(num(&v, "NumberLoadedRows"), 2, "{v}");
+    assert_eq!(
+        rows(&mut c, "SELECT id, v FROM t ORDER BY id").await,
+        vec![vec![s("1"), s("x")], vec![s("2"), s("y")]]
+    );
+    // A body that takes longer than `timeout` seconds: the load fails and leaves nothing.
+    let port = server.http_port;
+    let response = tokio::task::spawn_blocking(move || {
+        let mut sock = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        sock.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
+        let head = "PUT /api/sl/t/_stream_load HTTP/1.1\r\nHost: x\r\nAuthorization: Basic cm9vdDo=\r\ntimeout: 1\r\nlabel: slow\r\nTransfer-Encoding: chunked\r\n\r\n";
+        let _ = sock.write_all(head.as_bytes());
+        for i in 0..25 {
+            let line = format!("{}\tslow\n", 100 + i);
+            if sock.write_all(format!("{:x}\r\n{line}\r\n", line.len()).as_bytes()).is_err() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let _ = sock.write_all(b"0\r\n\r\n");
+        let mut out = String::new();
+        let _ = sock.read_to_string(&mut out);
+        out
+    })
+    .await
+    .unwrap();
+    assert!(response.contains("timed out"), "{response}");
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(
+        rows(&mut c, "SELECT COUNT(*) FROM t").await[0],
+        vec![s("2")]
+    );
+    let v = load(&server, "t", &[("label", "slow")], b"3\tz\n");
+    assert_eq!(
+        v["Status"], "Success",
+        "the timed-out load's label is free: {v}"
+    );
+}

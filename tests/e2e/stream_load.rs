@@ -763,3 +763,27 @@ async fn names_and_types_header_and_timeout() {
         "the timed-out load's label is free: {v}"
     );
 }
+
+#[tokio::test]
+async fn a_failing_batch_stops_a_large_load_without_hanging() {
+    let server = TestServer::start().await;
+    let mut c = setup(&server).await;
+    exec(
+        &mut c,
+        "CREATE TABLE t (id INT, v INT) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 2",
+    )
+    .await;
+    // Far more data than the work queues hold; every batch fails while being computed.
+    let mut big = Vec::with_capacity(40 << 20);
+    for i in 0..4_000_000u32 {
+        big.extend_from_slice(format!("{i}\t{i}\n").as_bytes());
+    }
+    let started = std::time::Instant::now();
+    let v = load(&server, "t", &[("columns", "id, x, v = id / 0")], &big);
+    assert_eq!(v["Status"], "Fail", "{v}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(120));
+    assert_eq!(
+        rows(&mut c, "SELECT COUNT(*) FROM t").await[0],
+        vec![s("0")]
+    );
+}

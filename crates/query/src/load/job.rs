@@ -594,6 +594,9 @@ impl LoadJob {
                     }
                 });
             }
+            // Only the workers hold the queue's receiving end: when they stop, the reader's
+            // sends fail and it stops too (instead of blocking on a full queue).
+            drop(work_rx);
             drop(done_tx);
             let reader_thread =
                 scope.spawn(move || read_input(input, parser, by_line, work_tx, cancel));

@@ -837,25 +837,13 @@ fn next_line(
     pending: &mut Vec<u8>,
 ) -> Result<Option<Vec<u8>>> {
     loop {
-        if let Some(end) = splitter.first_line_end(pending) {
-            let rest = pending.split_off(end);
-            let mut line = std::mem::replace(pending, rest);
-            line.truncate(end - splitter.line_delimiter().len());
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
+        if let Some(line) = take_line(splitter, pending) {
             return Ok(Some(line));
         }
         let want = pending.len() + 64 * 1024;
         if !fill(reader, pending, want)? {
             // End of input: a last line may still be complete, or end without a delimiter.
-            if let Some(end) = splitter.first_line_end(pending) {
-                let rest = pending.split_off(end);
-                let mut line = std::mem::replace(pending, rest);
-                line.truncate(end - splitter.line_delimiter().len());
-                if line.last() == Some(&b'\r') {
-                    line.pop();
-                }
+            if let Some(line) = take_line(splitter, pending) {
                 return Ok(Some(line));
             }
             if pending.is_empty() {
@@ -864,6 +852,19 @@ fn next_line(
             return Ok(Some(std::mem::take(pending)));
         }
     }
+}
+
+/// Removes the first complete line from `pending` and returns it without its delimiter (or a
+/// trailing CR).
+fn take_line(splitter: &CsvSplitter, pending: &mut Vec<u8>) -> Option<Vec<u8>> {
+    let end = splitter.first_line_end(pending)?;
+    let rest = pending.split_off(end);
+    let mut line = std::mem::replace(pending, rest);
+    line.truncate(end - splitter.line_delimiter().len());
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    Some(line)
 }
 
 /// Parses and converts one unit of work.

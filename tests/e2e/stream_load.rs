@@ -670,6 +670,103 @@ async fn kill9_during_and_after_loads() {
     assert_eq!(v["Status"], "Label Already Exists", "{v}");
 }
 
+/// Header values are UTF-8 text (a `where` may compare with non-ASCII text); invalid UTF-8 and
+/// Doris headers that would change the load's meaning are refused, never ignored.
+#[tokio::test]
+async fn non_ascii_and_unsupported_headers() {
+    let server = TestServer::start().await;
+    let mut c = setup(&server).await;
+    exec(&mut c, "CREATE TABLE t (id INT, v VARCHAR(100)) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 2").await;
+    let v = load(
+        &server,
+        "t",
+        &[("where", "v = 'grüße'")],
+        "1\tgrüße\n2\tgruesse\n".as_bytes(),
+    );
+    assert_eq!(num(&v, "NumberLoadedRows"), 1, "{v}");
+    assert_eq!(num(&v, "NumberUnselectedRows"), 1, "{v}");
+    assert_eq!(
+        rows(&mut c, "SELECT id, v FROM t").await,
+        vec![vec![s("1"), s("grüße")]]
+    );
+    // A `where` header in Latin-1 is not UTF-8: refused, nothing loaded.
+    let mut head = b"PUT /api/sl/t/_stream_load HTTP/1.1\r\nHost: x\r\nAuthorization: Basic cm9vdDo=\r\nwhere: v = 'gr\xfc\xdfe'\r\nContent-Length: 8\r\nConnection: close\r\n\r\n".to_vec();
+    head.extend_from_slice(b"3\tgr\n4\tx\n");
+    let port = server.http_port;
+    let response = tokio::task::spawn_blocking(move || {
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        s.write_all(&head).unwrap();
+        let mut out = String::new();
+        let _ = s.read_to_string(&mut out);
+        out
+    })
+    .await
+    .unwrap();
+    assert!(response.starts_with("HTTP/1.1 400"), "{response}");
+    assert!(response.contains("not valid UTF-8"), "{response}");
+    for (name, value) in [
+        ("two_phase_commit", "true"),
+        ("partial_columns", "true"),
+        ("function_column.sequence_col", "id"),
+        ("hidden_columns", "__DORIS_DELETE_SIGN__"),
+    ] {
+        let v = load(&server, "t", &[(name, value)], b"5\ty\n");
+        assert_eq!(v["Status"], "Fail", "{name}: {v}");
+        assert!(
+            v["Message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("not supported"),
+            "{v}"
+        );
+    }
+    assert_eq!(
+        rows(&mut c, "SELECT COUNT(*) FROM t").await[0],
+        vec![s("1")]
+    );
+}
+
+/// A server stopped (SIGTERM) while a body is still arriving must not load the part it has:
+/// the request is abandoned, and an abandoned body is not a complete one.
+#[tokio::test]
+async fn shutdown_during_a_streaming_body_loads_nothing() {
+    let mut server = TestServer::start().await;
+    let mut c = setup(&server).await;
+    exec(
+        &mut c,
+        "CREATE TABLE t (id INT, v VARCHAR(100)) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 2",
+    )
+    .await;
+    let port = server.http_port;
+    let head = "PUT /api/sl/t/_stream_load HTTP/1.1\r\nHost: x\r\nAuthorization: Basic cm9vdDo=\r\nlabel: stalled\r\nTransfer-Encoding: chunked\r\n\r\n".to_string();
+    let (sent_tx, sent_rx) = std::sync::mpsc::channel();
+    let sender = std::thread::spawn(move || {
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        s.write_all(head.as_bytes()).unwrap();
+        // Whole lines, then the client stalls with the body unfinished.
+        let chunk: String = (0..1000).map(|i| format!("{i}\tx\n")).collect();
+        s.write_all(format!("{:x}\r\n{chunk}\r\n", chunk.len()).as_bytes())
+            .unwrap();
+        sent_tx.send(()).unwrap();
+        let mut out = String::new();
+        let _ = s.read_to_string(&mut out);
+        out
+    });
+    sent_rx.recv().unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    server.terminate();
+    let response = sender.join().unwrap();
+    assert!(!response.contains("\"Success\""), "{response}");
+    server.restart().await;
+    let mut c = server.connect().await;
+    assert_eq!(
+        rows(&mut c, "SELECT COUNT(*) FROM sl.t").await[0],
+        vec![s("0")]
+    );
+    let v = load(&server, "t", &[("label", "stalled")], b"1\ta\n");
+    assert_eq!(v["Status"], "Success", "{v}");
+}
+
 #[tokio::test]
 async fn oversize_bodies_are_refused() {
     let server = TestServer::start_with_config("stream_load_max_mb = 1\n").await;

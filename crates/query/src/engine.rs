@@ -30,7 +30,7 @@ pub struct QueryEngine {
     runtime: Arc<RuntimeEnv>,
     target_partitions: usize,
     next_connection_id: AtomicU32,
-    loads: crate::load::LoadRegistry,
+    loads: Arc<crate::load::LoadRegistry>,
 }
 
 /// The last part of an object name, lower-cased, and its qualifier if any.
@@ -107,7 +107,9 @@ impl QueryEngine {
             runtime,
             target_partitions,
             next_connection_id: AtomicU32::new(1),
-            loads: crate::load::LoadRegistry::new(storage_dir.join("load_errors")),
+            loads: Arc::new(crate::load::LoadRegistry::new(
+                storage_dir.join("load_errors"),
+            )),
         }))
     }
 
@@ -120,7 +122,7 @@ impl QueryEngine {
     }
 
     /// Running and recently failed loads, and their error logs.
-    pub fn load_registry(&self) -> &crate::load::LoadRegistry {
+    pub fn load_registry(&self) -> &Arc<crate::load::LoadRegistry> {
         &self.loads
     }
 

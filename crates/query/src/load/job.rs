@@ -8,7 +8,7 @@ use super::json::JsonReader;
 use super::options::{LoadFormat, LoadOptions, MergeType};
 use super::registry::LoadRegistry;
 use super::rejects::Rejects;
-use super::source::{decompressed, fill, BodyReader};
+use super::source::{decompressed, fill, BodyFrame, BodyReader};
 use super::transform::{LoadPlan, Transformed};
 use crate::engine::QueryEngine;
 use basalt_catalog::{KeysModel, LoadJobRecord, TableMeta};
@@ -143,7 +143,7 @@ pub async fn stream_load(
         r.txn_id = existing.txn_id;
         return r;
     }
-    let Some(_running) = registry.begin(&database, &label) else {
+    let Some(running_label) = registry.begin(&database, &label) else {
         let mut r = StreamLoadResult::failed(
             &label,
             format!("Label [{label}] is being used by a running load."),
@@ -178,11 +178,17 @@ pub async fn stream_load(
     }
     let session = engine.new_session(0, &req.user, &req.host);
     let state = session.ctx.state();
-    let (tx, rx) = tokio::sync::mpsc::channel::<std::result::Result<Bytes, String>>(16);
+    let (tx, rx) = tokio::sync::mpsc::channel::<BodyFrame>(16);
     let body_reader = BodyReader::new(rx);
     let received = body_reader.received.clone();
     let phase = Arc::new(AtomicU8::new(RUNNING));
     let cancel = Arc::new(AtomicBool::new(false));
+    // If this request is dropped before the job decides (client gone, server shutting down),
+    // the job is cancelled unless it is already committing a body it fully received.
+    let _cancel_on_drop = CancelOnDrop {
+        phase: phase.clone(),
+        cancel: cancel.clone(),
+    };
     let job = LoadJob {
         table: table.clone(),
         options: options.clone(),
@@ -212,6 +218,7 @@ pub async fn stream_load(
     let base_url = req.base_url.clone();
     let received_for_job = received.clone();
     let mut work = tokio::task::spawn_blocking(move || {
+        let _label = running_label;
         job.run(
             body_reader,
             writer,
@@ -224,18 +231,24 @@ pub async fn stream_load(
     let max_body = req.max_body_bytes;
     let forward = async move {
         let mut sent = 0u64;
-        while let Some(mut frame) = body.next().await {
-            if let Ok(b) = &frame {
-                sent += b.len() as u64;
-                if sent > max_body {
-                    frame = Err(format!(
-                        "the body is larger than stream_load_max_mb ({} MB)",
-                        max_body >> 20
-                    ));
+        loop {
+            let frame = match body.next().await {
+                None => BodyFrame::End,
+                Some(Err(e)) => BodyFrame::Failed(e),
+                Some(Ok(b)) => {
+                    sent += b.len() as u64;
+                    if sent > max_body {
+                        BodyFrame::Failed(format!(
+                            "the body is larger than stream_load_max_mb ({} MB)",
+                            max_body >> 20
+                        ))
+                    } else {
+                        BodyFrame::Data(b)
+                    }
                 }
-            }
-            let failed = frame.is_err();
-            if tx.send(frame).await.is_err() || failed {
+            };
+            let last = !matches!(frame, BodyFrame::Data(_));
+            if tx.send(frame).await.is_err() || last {
                 break;
             }
         }
@@ -289,6 +302,24 @@ pub async fn stream_load(
             started,
             e.to_string(),
         ),
+    }
+}
+
+/// Cancels a running load when the request that started it goes away.
+struct CancelOnDrop {
+    phase: Arc<AtomicU8>,
+    cancel: Arc<AtomicBool>,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if self
+            .phase
+            .compare_exchange(RUNNING, CANCELLED, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+        {
+            self.cancel.store(true, Ordering::SeqCst);
+        }
     }
 }
 
@@ -468,14 +499,14 @@ impl LoadJob {
                     o.escape,
                     o.trim_double_quotes,
                 );
-                let header_lines = match o.format {
+                let header_lines: usize = match o.format {
                     LoadFormat::CsvWithNames => 1,
                     LoadFormat::CsvWithNamesAndTypes => 2,
                     _ => 0,
                 };
                 let mut pending = Vec::new();
                 let mut names = None;
-                for i in 0..(header_lines + o.skip_lines) {
+                for i in 0..header_lines.saturating_add(o.skip_lines) {
                     let Some(line) = next_line(&mut *reader, &splitter, &mut pending)? else {
                         break;
                     };

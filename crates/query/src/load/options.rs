@@ -185,7 +185,7 @@ impl LoadOptions {
                     }
                 }
                 "delete" if !value.is_empty() => o.delete_condition = Some(value.to_string()),
-                _ => {}
+                other => check_other_doris_header(other, value)?,
             }
         }
         if let Some(f) = format_text {
@@ -227,6 +227,69 @@ impl LoadOptions {
             self.format,
             LoadFormat::Csv | LoadFormat::CsvWithNames | LoadFormat::CsvWithNamesAndTypes
         )
+    }
+}
+
+/// Doris headers Basalt does not act on: ones that only tune Doris's own machinery are
+/// accepted (with their values checked), ones that would change what is loaded are refused
+/// unless they ask for the default, so a load never silently means something else.
+/// Headers that are not Doris's (HTTP's own, proxies', clients') are left alone.
+fn check_other_doris_header(name: &str, value: &str) -> Result<()> {
+    let unsupported = |what: &str| {
+        Err(invalid(format!(
+            "header {name}: {value} is not supported by Basalt ({what}); nothing was loaded"
+        )))
+    };
+    match name {
+        "two_phase_commit" if boolean(name, value)? => {
+            unsupported("loads commit in one phase when the body is complete")
+        }
+        "partial_columns" if boolean(name, value)? => {
+            unsupported("partial-column updates are not implemented")
+        }
+        "unique_key_update_mode"
+            if !matches!(value.to_ascii_uppercase().as_str(), "" | "UPSERT") =>
+        {
+            unsupported("only UPSERT is implemented")
+        }
+        "function_column.sequence_col" | "sequence_col" if !value.is_empty() => {
+            unsupported("sequence columns are not implemented")
+        }
+        "hidden_columns" if !value.is_empty() => {
+            unsupported("use merge_type and delete to load deletes")
+        }
+        "load_to_single_tablet" if boolean(name, value)? => {
+            unsupported("it needs RANDOM distribution")
+        }
+        "timezone" | "time_zone"
+            if !matches!(
+                value.to_ascii_uppercase().as_str(),
+                "" | "UTC" | "+00:00" | "GMT" | "ETC/UTC"
+            ) =>
+        {
+            unsupported("loads convert times in UTC")
+        }
+        "group_commit"
+            if !matches!(
+                value.to_ascii_lowercase().as_str(),
+                "" | "off_mode" | "sync_mode" | "async_mode"
+            ) =>
+        {
+            Err(invalid(format!(
+                "group_commit must be off_mode, sync_mode or async_mode, got '{value}'"
+            )))
+        }
+        // Accepted: every load here is already synchronous and visible when acknowledged
+        // (group_commit), or they tune Doris's own execution.
+        "fuzzy_parse" | "num_as_string" | "memtable_on_sink_node" | "enable_profile" => {
+            boolean(name, value).map(|_| ())
+        }
+        "exec_mem_limit" | "send_batch_parallelism" | "load_mem_limit"
+            if !value.is_empty() && value.parse::<u64>().is_err() =>
+        {
+            Err(invalid(format!("{name} must be a number, got '{value}'")))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -393,6 +456,37 @@ mod tests {
         assert!(opts(&[("format", "orcx")]).is_err());
         assert!(opts(&[("merge_type", "MERGE")]).is_err());
         assert!(opts(&[("compress_type", "lzo")]).is_err());
+    }
+
+    #[test]
+    fn doris_headers_that_would_change_the_load_are_refused() {
+        for (name, value) in [
+            ("two_phase_commit", "true"),
+            ("partial_columns", "true"),
+            ("unique_key_update_mode", "UPDATE_FIXED_COLUMNS"),
+            ("function_column.sequence_col", "ts"),
+            ("hidden_columns", "__DORIS_DELETE_SIGN__"),
+            ("timezone", "Asia/Shanghai"),
+            ("group_commit", "fast"),
+            ("exec_mem_limit", "lots"),
+            ("fuzzy_parse", "maybe"),
+        ] {
+            let e = opts(&[(name, value)]).unwrap_err().to_string();
+            assert!(e.contains(name), "{name}: {e}");
+        }
+        // Defaults and tuning hints are accepted; headers that are not Doris's are ignored.
+        for (name, value) in [
+            ("two_phase_commit", "false"),
+            ("partial_columns", "false"),
+            ("timezone", "UTC"),
+            ("group_commit", "sync_mode"),
+            ("exec_mem_limit", "2147483648"),
+            ("fuzzy_parse", "true"),
+            ("X-Request-Id", "abc"),
+            ("User-Agent", "curl/8"),
+        ] {
+            assert!(opts(&[(name, value)]).is_ok(), "{name}: {value}");
+        }
     }
 
     #[test]

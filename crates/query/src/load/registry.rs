@@ -20,13 +20,14 @@ pub struct LoadRegistry {
     error_dir: PathBuf,
 }
 
-/// Holds a label while its load runs.
-pub struct RunningLabel<'a> {
-    registry: &'a LoadRegistry,
+/// Holds a label while its load runs (owned, so the work that may outlive the request keeps
+/// the label until it really stops).
+pub struct RunningLabel {
+    registry: Arc<LoadRegistry>,
     key: String,
 }
 
-impl Drop for RunningLabel<'_> {
+impl Drop for RunningLabel {
     fn drop(&mut self) {
         self.registry.running.lock().remove(&self.key);
     }
@@ -49,13 +50,13 @@ impl LoadRegistry {
     }
 
     /// Claims `label` in `database` for a running load; `None` if another load holds it.
-    pub fn begin(&self, database: &str, label: &str) -> Option<RunningLabel<'_>> {
+    pub fn begin(self: &Arc<Self>, database: &str, label: &str) -> Option<RunningLabel> {
         let key = LoadJobRecord::key(database, label);
         if !self.running.lock().insert(key.clone()) {
             return None;
         }
         Some(RunningLabel {
-            registry: self,
+            registry: self.clone(),
             key,
         })
     }

@@ -9,38 +9,62 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use tokio::sync::mpsc::Receiver;
 
-/// Reads body chunks sent by the HTTP side; an `Err` chunk (client gone, truncated body) is
-/// an I/O error for the load.
+/// What the HTTP side sends: chunks of the body, then exactly one `End` or `Failed`.
+#[derive(Debug)]
+pub enum BodyFrame {
+    Data(Bytes),
+    /// The whole body arrived.
+    End,
+    /// The body could not be read to its end (client gone, truncated, over the size limit).
+    Failed(String),
+}
+
+/// Reads body chunks sent by the HTTP side. Only an explicit `End` is the end of the body: a
+/// channel that closes without one (the request was dropped, the server is shutting down)
+/// is an error, so a partial body can never be loaded as if it were whole.
 pub struct BodyReader {
-    rx: Receiver<Result<Bytes, String>>,
+    rx: Receiver<BodyFrame>,
     current: Bytes,
+    ended: bool,
     /// Bytes received so far (compressed size).
     pub received: Arc<AtomicU64>,
 }
 
 impl BodyReader {
-    pub fn new(rx: Receiver<Result<Bytes, String>>) -> BodyReader {
+    pub fn new(rx: Receiver<BodyFrame>) -> BodyReader {
         BodyReader {
             rx,
             current: Bytes::new(),
+            ended: false,
             received: Arc::new(AtomicU64::new(0)),
         }
     }
 }
 
+fn body_error(message: String) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::UnexpectedEof, message)
+}
+
 impl Read for BodyReader {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         while self.current.is_empty() {
+            if self.ended {
+                return Ok(0);
+            }
             match self.rx.blocking_recv() {
-                None => return Ok(0),
-                Some(Ok(b)) => {
+                Some(BodyFrame::Data(b)) => {
                     self.received.fetch_add(b.len() as u64, Ordering::Relaxed);
                     self.current = b;
                 }
-                Some(Err(e)) => {
-                    return Err(std::io::Error::new(
-                        std::io::ErrorKind::UnexpectedEof,
-                        format!("reading the request body failed: {e}"),
+                Some(BodyFrame::End) => self.ended = true,
+                Some(BodyFrame::Failed(e)) => {
+                    return Err(body_error(format!("reading the request body failed: {e}")))
+                }
+                None => {
+                    return Err(body_error(
+                        "the request body ended before it was complete (the request was \
+                         abandoned or the server is shutting down)"
+                            .into(),
                     ))
                 }
             }

@@ -64,10 +64,17 @@ pub async fn handle(
         .and_then(|h| h.to_str().ok())
         .map(|h| format!("http://{h}"))
         .unwrap_or_default();
-    let options = headers
-        .iter()
-        .filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string())))
-        .collect();
+    let options = match header_texts(&headers) {
+        Ok(o) => o,
+        Err(name) => {
+            let result = serde_json::json!({
+                "Status": "Fail",
+                "Message": format!("header {name} is not valid UTF-8; nothing was loaded"),
+                "NumberLoadedRows": 0,
+            });
+            return (StatusCode::BAD_REQUEST, axum::Json(result)).into_response();
+        }
+    };
     let req = StreamLoadRequest {
         database: db,
         table,
@@ -83,6 +90,34 @@ pub async fn handle(
         .boxed();
     let result = engine.stream_load(req, body).await;
     axum::Json(result).into_response()
+}
+
+/// The request headers as text. Values are UTF-8 (a `columns` or `where` header may name
+/// non-ASCII columns or compare with non-ASCII text); a value that is not is refused rather
+/// than dropped, except in HTTP's own headers, which the load does not read.
+fn header_texts(headers: &HeaderMap) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::with_capacity(headers.len());
+    for (name, value) in headers {
+        match std::str::from_utf8(value.as_bytes()) {
+            Ok(v) => out.push((name.as_str().to_string(), v.to_string())),
+            Err(_) if is_http_header(name) => {}
+            Err(_) => return Err(name.as_str().to_string()),
+        }
+    }
+    Ok(out)
+}
+
+fn is_http_header(name: &header::HeaderName) -> bool {
+    [
+        header::USER_AGENT,
+        header::ACCEPT,
+        header::ACCEPT_ENCODING,
+        header::CONNECTION,
+        header::CONTENT_TYPE,
+        header::REFERER,
+        header::COOKIE,
+    ]
+    .contains(name)
 }
 
 pub async fn error_log(

@@ -314,6 +314,28 @@ async fn columns_where_partitions_and_csv_options() {
             vec![s("2"), s("b"), s("40"), s("none")]
         ]
     );
+    // A derived column that fails for one row (here a division by zero) filters that row
+    // with the error as its reason; the other rows load.
+    let v = load(
+        &server,
+        "t",
+        &[
+            ("column_separator", "|"),
+            ("columns", "k1, k2, tmp, d, v = 100 DIV tmp"),
+            ("max_filter_ratio", "0.5"),
+        ],
+        b"5|e|4|2024-01-07\n6|f|0|2024-01-08\n",
+    );
+    assert_eq!(
+        (num(&v, "NumberLoadedRows"), num(&v, "NumberFilteredRows")),
+        (1, 1),
+        "{v}"
+    );
+    assert!(http_get(v["ErrorURL"].as_str().unwrap()).contains("column 'v'"));
+    assert_eq!(
+        rows(&mut c, "SELECT v FROM t WHERE k1 >= 5").await,
+        vec![vec![s("25")]]
+    );
     // `partitions`: rows of other partitions are filtered.
     let v = load(
         &server,

@@ -60,6 +60,15 @@ pub struct Catalog {
     next_id: Mutex<u64>,
     /// Loads fail rather than give a tablet more rowsets than this.
     max_tablet_versions: AtomicUsize,
+    /// When labels were last expired (milliseconds since the epoch).
+    labels_expired_ms: std::sync::atomic::AtomicI64,
+}
+
+/// How often publishing a load also forgets expired labels.
+const LABEL_EXPIRY_INTERVAL_MS: i64 = 60 * 1000;
+
+fn label_expired(job: &LoadJobRecord, now: i64) -> bool {
+    job.finished_ms.saturating_add(LABEL_KEEP_MS) < now
 }
 
 const NEXT_ID: &str = "next_id";
@@ -151,7 +160,7 @@ impl Catalog {
         for j in &loaded.load_jobs {
             let job: LoadJobRecord = from_json(j)?;
             let key = LoadJobRecord::key(&job.database, &job.label);
-            if job.finished_ms + LABEL_KEEP_MS < now_ms() {
+            if label_expired(&job, now_ms()) {
                 expired_labels.push(Op::DeleteLoadJob(key));
             } else {
                 state.load_jobs.insert(key, Arc::new(job));
@@ -172,6 +181,7 @@ impl Catalog {
             writer: Mutex::new(()),
             next_id: Mutex::new(persisted.max(max_id + 1)),
             max_tablet_versions: AtomicUsize::new(DEFAULT_MAX_TABLET_VERSIONS),
+            labels_expired_ms: std::sync::atomic::AtomicI64::new(now_ms()),
         };
         if catalog.state.read().users.is_empty() {
             let root = UserMeta {
@@ -509,17 +519,43 @@ impl Catalog {
         let old = self.table_by_id(table_id).ok_or_else(|| {
             BasaltError::UnknownTable(format!("table id {table_id} (dropped during the load)"))
         })?;
+        let now = now_ms();
         let mut job_entry = None;
         if let Some(job) = job {
             let key = LoadJobRecord::key(&job.database, &job.label);
-            if self.state.read().load_jobs.contains_key(&key) {
+            let taken = self
+                .state
+                .read()
+                .load_jobs
+                .get(&key)
+                .is_some_and(|j| !label_expired(j, now));
+            if taken {
                 return Err(BasaltError::LabelAlreadyExists(job.label));
             }
             job_entry = Some((key, Arc::new(job)));
         }
+        // Now and then, labels past their time are forgotten in the same transaction.
+        let expired: Vec<String> = if now
+            - self
+                .labels_expired_ms
+                .load(std::sync::atomic::Ordering::Relaxed)
+            > LABEL_EXPIRY_INTERVAL_MS
+        {
+            self.labels_expired_ms
+                .store(now, std::sync::atomic::Ordering::Relaxed);
+            self.state
+                .read()
+                .load_jobs
+                .iter()
+                .filter(|(_, j)| label_expired(j, now))
+                .map(|(k, _)| k.clone())
+                .collect()
+        } else {
+            Vec::new()
+        };
         let mut new = (*old).clone();
         let mut ops = Vec::new();
-        let created = now_ms();
+        let created = now;
         for nr in rowsets {
             let tablet = new
                 .partitions
@@ -555,14 +591,19 @@ impl Catalog {
             }
         }
         ops.push(self.counter_op());
+        ops.extend(expired.iter().cloned().map(Op::DeleteLoadJob));
         if let Some((key, job)) = &job_entry {
             ops.push(Op::PutLoadJob(key.clone(), to_json(job.as_ref())?));
         }
         self.store.commit(ops)?;
         let new = Arc::new(new);
         self.replace_arc_in_memory(new.clone());
+        let mut state = self.state.write();
+        for k in &expired {
+            state.load_jobs.remove(k);
+        }
         if let Some((key, job)) = job_entry {
-            self.state.write().load_jobs.insert(key, job);
+            state.load_jobs.insert(key, job);
         }
         Ok(new)
     }
@@ -570,7 +611,8 @@ impl Catalog {
     /// The committed load that used `label` in `database`, if it is still remembered.
     pub fn load_job(&self, database: &str, label: &str) -> Option<Arc<LoadJobRecord>> {
         let key = LoadJobRecord::key(&normalize(database), label);
-        self.state.read().load_jobs.get(&key).cloned()
+        let job = self.state.read().load_jobs.get(&key).cloned()?;
+        (!label_expired(&job, now_ms())).then_some(job)
     }
 
     /// Committed loads of `database`, oldest first.
@@ -853,6 +895,59 @@ mod tests {
             sql::Statement::CreateTable(t) => *t,
             other => panic!("{other:?}"),
         }
+    }
+
+    fn job(label: &str, finished_ms: i64) -> LoadJobRecord {
+        LoadJobRecord {
+            label: label.into(),
+            database: "demo".into(),
+            table: "t".into(),
+            txn_id: 1,
+            state: "FINISHED".into(),
+            message: String::new(),
+            total_rows: 0,
+            loaded_rows: 0,
+            filtered_rows: 0,
+            unselected_rows: 0,
+            load_bytes: 0,
+            user: "root".into(),
+            created_ms: finished_ms,
+            finished_ms,
+            error_url: None,
+            kind: "STREAM LOAD".into(),
+        }
+    }
+
+    #[test]
+    fn labels_expire_while_running_and_at_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = now_ms() - LABEL_KEEP_MS - 1000;
+        let c = Catalog::open(dir.path()).unwrap();
+        c.create_database("demo", false).unwrap();
+        c.create_table(
+            "demo",
+            &create_sql("CREATE TABLE t (k INT) DISTRIBUTED BY HASH(k) BUCKETS 1"),
+        )
+        .unwrap();
+        let t = c.table("demo", "t").unwrap();
+        c.publish_load(t.id, vec![], Some(job("old", old))).unwrap();
+        c.publish_load(t.id, vec![], Some(job("new", now_ms())))
+            .unwrap();
+        // An expired label is free at once, even before it is swept.
+        assert!(c.load_job("demo", "old").is_none());
+        assert!(c.load_job("demo", "new").is_some());
+        assert!(matches!(
+            c.publish_load(t.id, vec![], Some(job("new", now_ms()))),
+            Err(BasaltError::LabelAlreadyExists(_))
+        ));
+        // The next publish after the sweep interval forgets it durably.
+        c.labels_expired_ms
+            .store(0, std::sync::atomic::Ordering::Relaxed);
+        c.publish_load(t.id, vec![], None).unwrap();
+        assert_eq!(c.state.read().load_jobs.len(), 1);
+        drop(c);
+        let c = Catalog::open(dir.path()).unwrap();
+        assert_eq!(c.load_jobs("demo").len(), 1);
     }
 
     #[test]

@@ -117,8 +117,10 @@ impl CsvSplitter {
         }
     }
 
+    /// Without an enclose character there is nothing to unescape either: as in Doris, the
+    /// escape character only escapes inside enclosed fields.
     fn simple(&self) -> bool {
-        self.enclose.is_none() && self.escape.is_none()
+        self.enclose.is_none()
     }
 
     /// Length of the longest prefix of `data` made of complete lines (0 if none is complete).
@@ -186,11 +188,6 @@ impl CsvSplitter {
                 i += 1;
                 continue;
             }
-            if Some(b) == self.escape {
-                field_start = false;
-                i += 2;
-                continue;
-            }
             if data[i..].starts_with(line) {
                 i += line.len();
                 if !on_line(line_start, i) {
@@ -255,20 +252,15 @@ impl CsvSplitter {
             scratch.clear();
             self.split_line(data, range.clone(), &mut fields, &mut scratch);
             if fields.len() != expected {
-                let reason = if fields.len() < expected {
-                    format!(
-                        "actual column number in csv file is {}, less than schema column number {expected}",
-                        fields.len()
-                    )
-                } else {
-                    format!(
-                        "actual column number in csv file is {}, more than schema column number {expected}",
-                        fields.len()
-                    )
-                };
+                let actual = fields.len();
                 rejects.add(
                     || String::from_utf8_lossy(&data[range]).into_owned(),
-                    reason,
+                    || {
+                        let side = if actual < expected { "less" } else { "more" };
+                        format!(
+                            "actual column number in csv file is {actual}, {side} than schema column number {expected}"
+                        )
+                    },
                 );
                 continue;
             }
@@ -343,7 +335,6 @@ impl CsvSplitter {
             let begin = scratch.len();
             let raw_start = i;
             let mut enclosed = false;
-            let mut escaped_any = false;
             // `\N` is NULL even when `\` is the escape character.
             if data[i..end].starts_with(b"\\N")
                 && (i + 2 == end || data[i + 2..end].starts_with(sep))
@@ -383,28 +374,20 @@ impl CsvSplitter {
                     i += 1;
                 }
             }
-            // Unenclosed part (or what follows a closing enclose) up to the separator.
+            // Unenclosed field (or what follows a closing enclose) up to the separator, taken
+            // as it is.
+            let rest_start = i;
             while i < end && !data[i..end].starts_with(sep) {
-                let b = data[i];
-                if Some(b) == self.escape && i + 1 < end {
-                    scratch.push(data[i + 1]);
-                    escaped_any = true;
-                    i += 2;
-                    continue;
-                }
-                scratch.push(b);
                 i += 1;
             }
-            let field = &scratch[begin..];
-            if !enclosed && !escaped_any && field == b"\\N" {
-                scratch.truncate(begin);
+            if enclosed {
+                scratch.extend_from_slice(&data[rest_start..i]);
+                fields.push(Field::Scratch(begin, scratch.len()));
+            } else if &data[raw_start..i] == b"\\N" {
                 fields.push(Field::Null);
-            } else if !enclosed && !escaped_any {
-                scratch.truncate(begin);
+            } else {
                 let (s, e) = self.trim_quotes(data, raw_start, i);
                 fields.push(Field::Raw(s, e));
-            } else {
-                fields.push(Field::Scratch(begin, scratch.len()));
             }
             if i >= end {
                 break;
@@ -487,6 +470,15 @@ mod tests {
             ]
         );
         assert_eq!(c.rejects.count, 0, "{:?}", c.rejects.samples);
+        // Outside enclosed fields the escape character is an ordinary byte (as in Doris).
+        let c = s.split(b"6,c\\d\n7,a\\,b\n", 2);
+        assert_eq!(col(&c, 1), vec![Some("c\\d".into())]);
+        assert_eq!(c.rejects.count, 1);
+        let plain = CsvSplitter::new(b",".to_vec(), b"\n".to_vec(), None, Some(b'\\'), false);
+        assert_eq!(
+            col(&plain.split(b"8,e\\f\n", 2), 1),
+            vec![Some("e\\f".into())]
+        );
         // The enclosed newline does not end a line.
         assert_eq!(s.complete_prefix(b"1,\"a\nb"), 0);
         assert_eq!(s.complete_prefix(b"1,\"a\nb\"\n2"), 8);

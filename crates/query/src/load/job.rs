@@ -31,6 +31,10 @@ use std::time::Instant;
 const CHUNK_BYTES: usize = 4 << 20;
 /// Rows per batch when the source is already columnar (Parquet).
 const PARQUET_BATCH_ROWS: usize = 65536;
+/// The longest line (CSV record or JSON line) a load accepts.
+const MAX_LINE_BYTES: usize = 256 << 20;
+/// The longest header line (names, types, skipped lines) a load accepts.
+const MAX_HEADER_LINE_BYTES: usize = 16 << 20;
 /// A JSON document that is not line-delimited is parsed whole; like Doris, cap its size.
 const MAX_JSON_DOCUMENT_BYTES: usize = 100 << 20;
 
@@ -191,6 +195,7 @@ pub async fn stream_load(
     };
     let job = LoadJob {
         table: table.clone(),
+        max_body_bytes: req.max_body_bytes,
         options: options.clone(),
         state,
         cancel: cancel.clone(),
@@ -419,6 +424,9 @@ enum Parser {
 
 struct LoadJob {
     table: Arc<TableMeta>,
+    /// Largest body accepted; a Parquet body is spooled to disk and held to it after
+    /// decompression too.
+    max_body_bytes: u64,
     options: LoadOptions,
     state: SessionState,
     cancel: Arc<AtomicBool>,
@@ -541,7 +549,11 @@ impl LoadJob {
                 ))
             }
             LoadFormat::Parquet => {
-                let file = tempfile_lite::TempFile::copy_from(&mut *reader, spool_dir)?;
+                let file = tempfile_lite::TempFile::copy_from(
+                    &mut *reader,
+                    spool_dir,
+                    self.max_body_bytes,
+                )?;
                 let bad = |e: &dyn std::fmt::Display| {
                     BasaltError::InvalidData(format!("cannot read the Parquet body: {e}"))
                 };
@@ -599,6 +611,7 @@ impl LoadJob {
         let expected = plan.source_names().len();
         let by_line = o.read_json_by_line || !matches!(parser, Parser::Json(_));
         let cancel = &self.cancel;
+        let window = WriteWindow::new(workers as u64 * 4);
         std::thread::scope(|scope| {
             let (work_tx, work_rx) = std::sync::mpsc::sync_channel::<(u64, Work)>(workers * 2);
             let work_rx = Arc::new(Mutex::new(work_rx));
@@ -629,8 +642,9 @@ impl LoadJob {
             // sends fail and it stops too (instead of blocking on a full queue).
             drop(work_rx);
             drop(done_tx);
+            let window = &window;
             let reader_thread =
-                scope.spawn(move || read_input(input, parser, by_line, work_tx, cancel));
+                scope.spawn(move || read_input(input, parser, by_line, work_tx, window, cancel));
             // The writer: results in input order (for Unique keys the later row wins).
             let mut next = 0u64;
             let mut waiting: BTreeMap<u64, Result<Done>> = BTreeMap::new();
@@ -651,6 +665,7 @@ impl LoadJob {
                         cancel.store(true, Ordering::SeqCst);
                         break 'receive;
                     }
+                    window.advance(next);
                 }
             }
             drop(done_rx);
@@ -690,7 +705,7 @@ impl LoadJob {
                 let src = t.source_rows.get(row).copied().unwrap_or(0) as usize;
                 progress.rejects.add(
                     || done.text.render(src),
-                    format!("no partition for value {value} of column '{column}' (or not in the load's partitions)"),
+                    || format!("no partition for value {value} of column '{column}' (or not in the load's partitions)"),
                 );
             }
         }
@@ -710,13 +725,14 @@ impl LoadJob {
         let filtered = progress.rejects.count;
         let loaded = writer.rows_loaded();
         let considered = progress.total_rows.saturating_sub(progress.unselected_rows);
+        // The error log helps the user; failing to write it (disk full, permissions) must not
+        // decide the load.
         let error_url = if filtered > 0 {
-            Some(write_error_log(
-                error_dir,
-                record.txn_id,
-                &progress.rejects,
-                base_url,
-            )?)
+            write_error_log(error_dir, record.txn_id, &progress.rejects, base_url)
+                .inspect_err(|e| {
+                    tracing::warn!("load {}: cannot write its error log: {e}", record.txn_id)
+                })
+                .ok()
         } else {
             None
         };
@@ -785,6 +801,52 @@ impl LoadJob {
     }
 }
 
+/// Keeps the reader at most `size` units of work ahead of the writer, so results waiting to be
+/// written in order (behind one slow unit) stay bounded.
+struct WriteWindow {
+    written: Mutex<u64>,
+    advanced: std::sync::Condvar,
+    size: u64,
+}
+
+impl WriteWindow {
+    fn new(size: u64) -> WriteWindow {
+        WriteWindow {
+            written: Mutex::new(0),
+            advanced: std::sync::Condvar::new(),
+            size,
+        }
+    }
+
+    /// Waits until unit `seq` may be sent; false if the load was cancelled meanwhile.
+    fn admit(&self, seq: u64, cancel: &AtomicBool) -> bool {
+        let Ok(mut written) = self.written.lock() else {
+            return false;
+        };
+        while seq >= *written + self.size {
+            if cancel.load(Ordering::Relaxed) {
+                return false;
+            }
+            written = match self
+                .advanced
+                .wait_timeout(written, std::time::Duration::from_millis(50))
+            {
+                Ok((w, _)) => w,
+                Err(_) => return false,
+            };
+        }
+        !cancel.load(Ordering::Relaxed)
+    }
+
+    /// The writer has written every unit before `next`.
+    fn advance(&self, next: u64) {
+        if let Ok(mut written) = self.written.lock() {
+            *written = next;
+        }
+        self.advanced.notify_all();
+    }
+}
+
 /// The reader thread: cuts the input into work at line boundaries (or batches), in order.
 /// Returns the milliseconds spent.
 fn read_input(
@@ -792,12 +854,13 @@ fn read_input(
     parser: &Parser,
     by_line: bool,
     work_tx: std::sync::mpsc::SyncSender<(u64, Work)>,
+    window: &WriteWindow,
     cancel: &AtomicBool,
 ) -> Result<u64> {
     let started = Instant::now();
     let mut seq = 0u64;
     let mut send = |w: Work| -> bool {
-        let ok = work_tx.send((seq, w)).is_ok();
+        let ok = window.admit(seq, cancel) && work_tx.send((seq, w)).is_ok();
         seq += 1;
         ok
     };
@@ -826,11 +889,14 @@ fn read_input(
         send(Work::JsonDocument(Bytes::from(buf)));
         return Ok(started.elapsed().as_millis() as u64);
     }
+    // When the buffer holds no complete line yet, read twice as much before looking again,
+    // so a very long record (or an enclose that never closes) is scanned O(n), not O(n^2).
+    let mut want = CHUNK_BYTES;
     loop {
         if cancel.load(Ordering::Relaxed) {
             break;
         }
-        let want = buf.len().max(CHUNK_BYTES / 2) + CHUNK_BYTES / 2;
+        want = want.max(buf.len().max(CHUNK_BYTES / 2) + CHUNK_BYTES / 2);
         let more = fill(&mut *reader, &mut buf, want)?;
         let cut = if more {
             let cut = match parser {
@@ -838,13 +904,16 @@ fn read_input(
                 _ => memchr::memrchr(b'\n', &buf).map(|p| p + 1).unwrap_or(0),
             };
             if cut == 0 {
-                if buf.len() > 64 * CHUNK_BYTES {
-                    return Err(BasaltError::InvalidData(
-                        "a line is longer than 256 MB: is line_delimiter right?".into(),
-                    ));
+                if buf.len() > MAX_LINE_BYTES {
+                    return Err(BasaltError::InvalidData(format!(
+                        "a line is longer than {} MB: are line_delimiter and enclose right?",
+                        MAX_LINE_BYTES >> 20
+                    )));
                 }
+                want = buf.len() * 2;
                 continue;
             }
+            want = 0;
             cut
         } else {
             buf.len()
@@ -871,7 +940,13 @@ fn next_line(
         if let Some(line) = take_line(splitter, pending) {
             return Ok(Some(line));
         }
-        let want = pending.len() + 64 * 1024;
+        if pending.len() > MAX_HEADER_LINE_BYTES {
+            return Err(BasaltError::InvalidData(format!(
+                "a header line is longer than {} MB: is line_delimiter right?",
+                MAX_HEADER_LINE_BYTES >> 20
+            )));
+        }
+        let want = pending.len().saturating_mul(2).max(64 * 1024);
         if !fill(reader, pending, want)? {
             // End of input: a last line may still be complete, or end without a delimiter.
             if let Some(line) = take_line(splitter, pending) {
@@ -983,7 +1058,7 @@ fn write_error_log(
 
 /// A self-deleting temporary file under the data directory.
 mod tempfile_lite {
-    use basalt_common::Result;
+    use basalt_common::{BasaltError, Result};
     use std::io::Read;
     use std::path::{Path, PathBuf};
 
@@ -992,7 +1067,8 @@ mod tempfile_lite {
     }
 
     impl TempFile {
-        pub fn copy_from(reader: &mut dyn Read, dir: &Path) -> Result<TempFile> {
+        /// Copies `reader` into a new file; more than `limit` bytes is an error.
+        pub fn copy_from(reader: &mut dyn Read, dir: &Path, limit: u64) -> Result<TempFile> {
             std::fs::create_dir_all(dir)?;
             let path = dir.join(format!(
                 "spool_{}_{:x}.tmp",
@@ -1001,7 +1077,13 @@ mod tempfile_lite {
             ));
             let file = TempFile { path };
             let mut out = std::fs::File::create(&file.path)?;
-            std::io::copy(reader, &mut out)?;
+            let copied = std::io::copy(&mut reader.take(limit.saturating_add(1)), &mut out)?;
+            if copied > limit {
+                return Err(BasaltError::InvalidData(format!(
+                    "the Parquet data is larger than stream_load_max_mb ({} MB) after decompression",
+                    limit >> 20
+                )));
+            }
             Ok(file)
         }
 

@@ -141,7 +141,7 @@ impl JsonReader {
                     Ok(v) => self.add_document(v, &mut out, &mut rejects),
                     Err(e) => rejects.add(
                         || String::from_utf8_lossy(line).into_owned(),
-                        format!("invalid JSON: {e}"),
+                        || format!("invalid JSON: {e}"),
                     ),
                 }
             }
@@ -150,7 +150,7 @@ impl JsonReader {
                 Ok(v) => self.add_document(v, &mut out, &mut rejects),
                 Err(e) => rejects.add(
                     || String::from_utf8_lossy(&data[..data.len().min(256)]).into_owned(),
-                    format!("invalid JSON: {e}"),
+                    || format!("invalid JSON: {e}"),
                 ),
             }
         }
@@ -166,7 +166,7 @@ impl JsonReader {
             Some(root) => match root.get(&doc) {
                 Some(v) => v.clone(),
                 None => {
-                    rejects.add(|| doc.to_string(), "json_root not found".into());
+                    rejects.add(|| doc.to_string(), || "json_root not found".into());
                     return;
                 }
             },
@@ -180,7 +180,7 @@ impl JsonReader {
             }
             Value::Array(_) => rejects.add(
                 || doc.to_string(),
-                "JSON data is an array: set strip_outer_array to true".into(),
+                || "JSON data is an array: set strip_outer_array to true".into(),
             ),
             other => self.add_row(other, out, rejects),
         }
@@ -188,7 +188,7 @@ impl JsonReader {
 
     fn add_row(&self, row: Value, out: &mut Columns, rejects: &mut Rejects) {
         if self.paths.is_none() && !row.is_object() {
-            rejects.add(|| row.to_string(), "JSON row is not an object".into());
+            rejects.add(|| row.to_string(), || "JSON row is not an object".into());
             return;
         }
         for (i, name) in self.names.iter().enumerate() {

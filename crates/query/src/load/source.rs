@@ -89,25 +89,45 @@ pub fn decompressed(
 }
 
 /// Reads until `buf` holds `want` bytes or the input ends; returns false at end of input.
+/// The buffer grows with what arrives (doubling), not to `want` up front, so a large `want`
+/// (a cap) costs nothing for a small body.
 pub fn fill(reader: &mut dyn Read, buf: &mut Vec<u8>, want: usize) -> std::io::Result<bool> {
+    const FIRST_STEP: usize = 64 * 1024;
     let mut filled = buf.len();
-    if filled >= want {
-        return Ok(true);
-    }
-    buf.resize(want, 0);
     while filled < want {
-        match reader.read(&mut buf[filled..]) {
-            Ok(0) => {
-                buf.truncate(filled);
-                return Ok(false);
-            }
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                buf.truncate(filled);
-                return Err(e);
+        let target = want.min(filled.saturating_mul(2).max(filled + FIRST_STEP));
+        buf.resize(target, 0);
+        while filled < target {
+            match reader.read(&mut buf[filled..target]) {
+                Ok(0) => {
+                    buf.truncate(filled);
+                    return Ok(false);
+                }
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    buf.truncate(filled);
+                    return Err(e);
+                }
             }
         }
     }
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fill_grows_with_the_input() {
+        let data = vec![7u8; 300_000];
+        let mut buf = Vec::new();
+        assert!(!fill(&mut &data[..], &mut buf, 100 << 20).unwrap());
+        assert_eq!(buf, data);
+        assert!(buf.capacity() < 1 << 20, "{}", buf.capacity());
+        let mut buf = b"ab".to_vec();
+        assert!(fill(&mut &data[..], &mut buf, 10).unwrap());
+        assert_eq!(buf.len(), 10);
+    }
 }

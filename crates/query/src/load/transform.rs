@@ -14,7 +14,7 @@ use basalt_sql::ast::{SelectItem, SetExpr, Statement};
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, BooleanArray, Decimal256Array, RecordBatch, StringArray,
 };
-use datafusion::arrow::compute::{cast_with_options, filter, CastOptions};
+use datafusion::arrow::compute::{cast_with_options, concat, filter, CastOptions};
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::common::DFSchema;
 use datafusion::execution::context::SessionState;
@@ -290,12 +290,14 @@ impl LoadPlan {
                         keep[row] = false;
                         rejects.add(
                             || row_text(row),
-                            format!(
-                                "column '{}': value '{}' cannot be converted to {}",
-                                self.source_names[i],
-                                display_value(array, row),
-                                target
-                            ),
+                            || {
+                                format!(
+                                    "column '{}': value '{}' cannot be converted to {}",
+                                    self.source_names[i],
+                                    display_value(array, row),
+                                    target
+                                )
+                            },
                         );
                     }
                 }
@@ -314,29 +316,19 @@ impl LoadPlan {
             let array = match src {
                 ColumnSource::Data(i) => typed_batch.column(*i).clone(),
                 ColumnSource::Expr(e) => {
-                    let v = e
-                        .evaluate(&typed_batch)
-                        .and_then(|v| v.into_array(num_rows))
-                        .map_err(|e| plan_err(format!("column '{}': {e}", meta.name)))?;
+                    let v = evaluate_filtering(
+                        e,
+                        &typed_batch,
+                        &format!("column '{}'", meta.name),
+                        &mut keep,
+                        &mut rejects,
+                        row_text,
+                    )?;
+                    // As in Doris, strict mode judges the data's conversions, not what
+                    // functions compute: a computed value that does not fit is NULL (and then
+                    // filtered only if the column is NOT NULL).
                     let target = self.table_schema.field(ci).data_type();
-                    let (converted, failed) = convert(&v, target)?;
-                    if self.strict {
-                        for row in failed {
-                            if keep[row] {
-                                keep[row] = false;
-                                rejects.add(
-                                    || row_text(row),
-                                    format!(
-                                        "column '{}': computed value '{}' cannot be converted to {}",
-                                        meta.name,
-                                        display_value(&v, row),
-                                        target
-                                    ),
-                                );
-                            }
-                        }
-                    }
-                    converted
+                    convert(&v, target)?.0
                 }
             };
             out.push(array);
@@ -354,7 +346,8 @@ impl LoadPlan {
         .map_err(plan_err)?;
         let mut unselected = 0u64;
         if let Some(pred) = &self.where_pred {
-            let mask = evaluate_bool(pred, &eval, "where")?;
+            let v = evaluate_filtering(pred, &eval, "where", &mut keep, &mut rejects, row_text)?;
+            let mask = as_condition(v, "where")?;
             for (row, k) in keep.iter_mut().enumerate() {
                 if *k && !(mask.is_valid(row) && mask.value(row)) {
                     *k = false;
@@ -365,7 +358,8 @@ impl LoadPlan {
         let deletes: Option<BooleanArray> = if self.all_deletes {
             Some(BooleanArray::from(vec![true; num_rows]))
         } else if let Some(pred) = &self.delete_pred {
-            let mask = evaluate_bool(pred, &eval, "delete")?;
+            let v = evaluate_filtering(pred, &eval, "delete", &mut keep, &mut rejects, row_text)?;
+            let mask = as_condition(v, "delete")?;
             Some(
                 (0..num_rows)
                     .map(|r| Some(mask.is_valid(r) && mask.value(r)))
@@ -385,7 +379,7 @@ impl LoadPlan {
                         *k = false;
                         rejects.add(
                             || row_text(row),
-                            format!("column '{}' is NULL but declared NOT NULL", meta.name),
+                            || format!("column '{}' is NULL but declared NOT NULL", meta.name),
                         );
                     }
                 }
@@ -401,12 +395,14 @@ impl LoadPlan {
                                 *k = false;
                                 rejects.add(
                                     || row_text(row),
-                                    format!(
-                                        "column '{}': value is {} bytes, longer than {}",
-                                        meta.name,
-                                        strings.value(row).len(),
-                                        meta.ty
-                                    ),
+                                    || {
+                                        format!(
+                                            "column '{}': value is {} bytes, longer than {}",
+                                            meta.name,
+                                            strings.value(row).len(),
+                                            meta.ty
+                                        )
+                                    },
                                 );
                             }
                         }
@@ -419,7 +415,12 @@ impl LoadPlan {
                                 *k = false;
                                 rejects.add(
                                     || row_text(row),
-                                    format!("column '{}': value out of LARGEINT range", meta.name),
+                                    || {
+                                        format!(
+                                            "column '{}': value out of LARGEINT range",
+                                            meta.name
+                                        )
+                                    },
                                 );
                             }
                         }
@@ -494,15 +495,52 @@ fn mysql_expression(sql: &str) -> Result<String> {
     Err(plan_err(format!("'{sql}' is not a single expression")))
 }
 
-fn evaluate_bool(
-    pred: &Arc<dyn PhysicalExpr>,
+/// Evaluates `expr` over the batch. If that fails (a division by zero or a bad cast in some
+/// row), it is evaluated row by row: rows that fail are filtered with the error as their
+/// reason, the others keep their values. Rows already filtered are not evaluated.
+fn evaluate_filtering(
+    expr: &Arc<dyn PhysicalExpr>,
     batch: &RecordBatch,
     what: &str,
-) -> Result<BooleanArray> {
-    let v = pred
-        .evaluate(batch)
-        .and_then(|v| v.into_array(batch.num_rows()))
+    keep: &mut [bool],
+    rejects: &mut Rejects,
+    row_text: &dyn Fn(usize) -> String,
+) -> Result<ArrayRef> {
+    let rows = batch.num_rows();
+    if let Ok(v) = expr.evaluate(batch).and_then(|v| v.into_array(rows)) {
+        return Ok(v);
+    }
+    let ty = expr
+        .data_type(batch.schema_ref())
         .map_err(|e| plan_err(format!("{what}: {e}")))?;
+    let mut parts: Vec<ArrayRef> = Vec::with_capacity(rows);
+    for (row, k) in keep.iter_mut().enumerate().take(rows) {
+        let value = if *k {
+            match expr
+                .evaluate(&batch.slice(row, 1))
+                .and_then(|v| v.into_array(1))
+            {
+                Ok(v) if v.data_type() == &ty => Some(v),
+                Ok(v) => {
+                    Some(cast_with_options(&v, &ty, &CastOptions::default()).map_err(plan_err)?)
+                }
+                Err(e) => {
+                    *k = false;
+                    rejects.add(|| row_text(row), || format!("{what}: {e}"));
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        parts.push(value.unwrap_or_else(|| datafusion::arrow::array::new_null_array(&ty, 1)));
+    }
+    let refs: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
+    concat(&refs).map_err(plan_err)
+}
+
+/// A `where` or `delete` result as a condition.
+fn as_condition(v: ArrayRef, what: &str) -> Result<BooleanArray> {
     let v = if v.data_type() == &DataType::Boolean {
         v
     } else {

@@ -13,7 +13,6 @@ import argparse
 import datetime
 import os
 import platform
-import re
 import shutil
 import statistics
 import subprocess
@@ -22,7 +21,10 @@ import tempfile
 import time
 
 import duckdb
-import pymysql
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lib.basalt import BasaltServer  # noqa: E402
+from lib.proc import cpu_seconds, peak_rss_mb  # noqa: E402
 
 COLUMNS = [
     ("l_orderkey", "BIGINT NOT NULL"),
@@ -61,35 +63,11 @@ def generate(sf, data_dir):
     return path
 
 
-def start_basalt(binary, data_dir):
-    proc = subprocess.Popen(
-        [binary, "server", "--data-dir", data_dir, "--mysql-port", "0", "--http-port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        line = proc.stdout.readline()
-        m = re.search(r"MySQL protocol on ([\d.]+):(\d+), HTTP on ([\d.]+):(\d+)", line)
-        if m:
-            return proc, int(m.group(2)), int(m.group(4))
-    proc.kill()
-    raise RuntimeError("basalt did not start")
-
-
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def basalt_runs(binary, path, runs, buckets):
-    work = tempfile.mkdtemp(prefix="basalt-bench-")
-    proc, mysql_port, http_port = start_basalt(binary, work)
+    server = BasaltServer(binary)
     times, cpus = [], []
     try:
-        conn = pymysql.connect(host="127.0.0.1", port=mysql_port, user="root", autocommit=True)
+        conn = server.connect()
         cur = conn.cursor()
         cur.execute("CREATE DATABASE bench")
         cur.execute("USE bench")
@@ -98,31 +76,21 @@ def basalt_runs(binary, path, runs, buckets):
         names = ",".join(n for n, _ in COLUMNS) + ",trailing_empty"
         for i in range(runs):
             cur.execute("TRUNCATE TABLE lineitem")
-            cpu0 = cpu_seconds(proc.pid)
+            cpu0 = cpu_seconds(server.pid)
             t0 = time.perf_counter()
-            out = subprocess.run(
-                [
-                    "curl", "-sS", "--location-trusted", "-u", "root:",
-                    "-H", f"label:lineitem_{i}", "-H", "column_separator:|",
-                    "-H", f"columns:{names}", "-T", path, "-XPUT",
-                    f"http://127.0.0.1:{http_port}/api/bench/lineitem/_stream_load",
-                ],
-                check=True, capture_output=True, text=True,
-            ).stdout
+            out = server.stream_load(
+                "bench", "lineitem", path,
+                {"label": f"lineitem_{i}", "column_separator": "|", "columns": names},
+            )
             elapsed = time.perf_counter() - t0
-            cpus.append(cpu_seconds(proc.pid) - cpu0)
-            if '"Status":"Success"' not in out:
-                raise RuntimeError(f"stream load failed: {out}")
+            cpus.append(cpu_seconds(server.pid) - cpu0)
             times.append(elapsed)
-            print(f"  basalt run {i + 1}: {elapsed:.2f} s  {out[:160]}...", flush=True)
+            print(f"  basalt run {i + 1}: {elapsed:.2f} s  {str(out)[:160]}...", flush=True)
         cur.execute("SELECT COUNT(*), SUM(l_extendedprice) FROM lineitem")
         check = cur.fetchone()
-        with open(f"/proc/{proc.pid}/status") as f:
-            peak_mb = next(int(l.split()[1]) for l in f if l.startswith("VmHWM")) / 1024
+        peak_mb = peak_rss_mb(server.pid)
     finally:
-        proc.terminate()
-        proc.wait(timeout=60)
-        shutil.rmtree(work, ignore_errors=True)
+        server.stop()
     return times, cpus, check, peak_mb
 
 

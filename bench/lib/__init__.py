@@ -1,0 +1,1 @@
+"""Shared pieces of Basalt's benchmark harness (see bench/README.md)."""

@@ -1,0 +1,167 @@
+"""A query suite run end to end: Basalt (loaded through Stream Load, queried over MySQL), then
+each peer in its own process over the same Parquet files, one engine at a time; Basalt's
+results are checked against the reference engine's; medians, geometric means, ratios, CPU
+and peak memory go to bench/results/<suite>-<date>.md and .csv."""
+
+import datetime
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+
+from lib.basalt import BasaltServer, run_queries
+from lib.results import compare
+
+PEERS = ["duckdb", "chdb", "datafusion"]
+REFERENCE = "duckdb"
+
+
+def machine():
+    model = "unknown cpu"
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    mem_gb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return f"{model}, {os.cpu_count()} cores, {mem_gb:.0f} GiB, {platform.platform()}"
+
+
+def git_commit():
+    out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    return out.stdout.strip() + ("+dirty" if dirty else "")
+
+
+def run_peer(engine, tables, queries, runs, threads):
+    with tempfile.TemporaryDirectory() as tmp:
+        spec = {"engine": engine, "tables": tables, "queries": queries, "runs": runs,
+                "threads": threads, "out": os.path.join(tmp, "out.json")}
+        spec_path = os.path.join(tmp, "spec.json")
+        with open(spec_path, "w") as f:
+            json.dump(spec, f)
+        here = os.path.dirname(os.path.abspath(__file__))
+        proc = subprocess.run([sys.executable, os.path.join(here, "peers.py"), spec_path])
+        if proc.returncode != 0 or not os.path.exists(spec["out"]):
+            return None
+        with open(spec["out"]) as f:
+            return json.load(f)
+
+
+def geomean(xs):
+    xs = [x for x in xs if x and x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def median(entry):
+    return statistics.median(entry["times"]) if entry and entry["times"] else None
+
+
+def run_suite(suite, args, tables, load_basalt, queries_for, title, notes=()):
+    """`tables`: name -> Parquet path; `load_basalt(server)` creates and loads Basalt's tables
+    and returns a dict of facts to report; `queries_for(engine)`: [(name, sql)]."""
+    results = {}
+    peers = [p for p in PEERS if p in args.engines]
+    if "basalt" in args.engines:
+        print("== basalt", flush=True)
+        server = BasaltServer(args.basalt)
+        try:
+            load_facts = load_basalt(server)
+            results["basalt"] = run_queries(server, "bench", queries_for("basalt"), args.runs)
+            results["basalt"]["load"] = load_facts
+        finally:
+            server.stop()
+    for peer in peers:
+        print(f"== {peer}", flush=True)
+        r = run_peer(peer, tables, queries_for(peer), args.runs, args.threads)
+        if r is None:
+            print(f"  {peer} failed to run; left out", flush=True)
+            continue
+        results[peer] = r
+    report(suite, args, results, queries_for, title, notes)
+    return results
+
+
+def report(suite, args, results, queries_for, title, notes):
+    engines = [e for e in ["basalt"] + PEERS if e in results]
+    names = [n for n, _ in queries_for("basalt")]
+    sql_of = dict(queries_for(REFERENCE))
+    by_engine = {e: {q["name"]: q for q in results[e]["queries"]} for e in engines}
+    checks = {}
+    if "basalt" in results and REFERENCE in results:
+        for n in names:
+            b, r = by_engine["basalt"].get(n), by_engine[REFERENCE].get(n)
+            if b is None or b["error"]:
+                checks[n] = (False, "error: " + (b["error"] if b else "not run"))
+            elif r is None or r["error"]:
+                checks[n] = (None, f"no {REFERENCE} result to check against")
+            else:
+                checks[n] = compare(sql_of.get(n, ""), b["rows"], r["rows"])
+    lines = [f"# {title}", "",
+             f"- date: {datetime.datetime.now().isoformat(timespec='seconds')}, commit {git_commit()}",
+             f"- machine: {machine()}",
+             f"- method: one warm-up run, then {args.runs} runs per query; median reported; "
+             f"peers use {args.threads} threads; one engine at a time",
+             "- Basalt: release build, data loaded through Stream Load, queried over the MySQL "
+             "protocol with PyMySQL (time includes protocol and client row decoding)"]
+    for e in engines:
+        if e != "basalt":
+            lines.append(f"- {e} {results[e].get('version', '')}: {results[e].get('setting', '')}")
+    lines += [f"- {n}" for n in notes]
+    if "basalt" in results and results["basalt"].get("load"):
+        lines.append("- Basalt load: " + ", ".join(f"{k} {v}" for k, v in results["basalt"]["load"].items()))
+    lines += ["", "| query | " + " | ".join(f"{e} s" for e in engines)
+              + "".join(f" | basalt/{p}" for p in engines if p != "basalt") + " | check |",
+              "|---" * (1 + len(engines) + len(engines) - 1 + 1) + "|"]
+    for n in names:
+        meds = {e: median(by_engine[e].get(n)) for e in engines}
+        cells = [f"{meds[e]:.3f}" if meds[e] is not None else "error" for e in engines]
+        ratios = []
+        for p in engines:
+            if p == "basalt":
+                continue
+            b, r = meds.get("basalt"), meds[p]
+            ratios.append(f"{b / r:.2f}" if b and r else "-")
+        ok, note = checks.get(n, (None, ""))
+        check = "ok" if ok else ("-" if ok is None else "**MISMATCH**")
+        if note:
+            check += f" ({note})"
+        lines.append(f"| {n} | " + " | ".join(cells) + "".join(f" | {r}" for r in ratios)
+                     + f" | {check} |")
+    # Geometric means over the queries every engine answered, so ratios compare like with like.
+    common = [n for n in names if all(median(by_engine[e].get(n)) for e in engines)]
+    gm = {e: geomean([median(by_engine[e][n]) for n in common]) for e in engines}
+    lines += ["", f"Geometric mean over the {len(common)} queries every engine ran:", "",
+              "| engine | geomean s | basalt ratio | query-phase CPU s | peak RSS MB (queries) | failed queries |",
+              "|---|---|---|---|---|---|"]
+    for e in engines:
+        failed = [n for n in names if not median(by_engine[e].get(n))]
+        ratio = gm["basalt"] / gm[e] if "basalt" in gm and gm[e] else float("nan")
+        lines.append(f"| {e} | {gm[e]:.4f} | {ratio:.2f} | {results[e]['cpu_s']:.1f} | "
+                     f"{results[e]['peak_rss_mb']:.0f} | {', '.join(failed) or '-'} |")
+    mismatches = [n for n, (ok, _) in checks.items() if ok is False]
+    unchecked = [n for n, (ok, _) in checks.items() if ok is None]
+    matched = len(checks) - len(mismatches) - len(unchecked)
+    lines += ["", f"Basalt results checked against {REFERENCE}: {matched} of {len(names)} match"
+              + (f"; MISMATCH or error: {', '.join(mismatches)}" if mismatches else "")
+              + (f"; not checked (no reference result): {', '.join(unchecked)}" if unchecked else "")]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    os.makedirs(os.path.join("bench", "results"), exist_ok=True)
+    stem = os.path.join("bench", "results", f"{suite}-{datetime.date.today().isoformat()}")
+    with open(stem + ".md", "w") as f:
+        f.write(text)
+    with open(stem + ".csv", "w") as f:
+        f.write("engine,query,run,seconds\n")
+        for e in engines:
+            for q in results[e]["queries"]:
+                for i, t in enumerate(q["times"]):
+                    f.write(f"{e},{q['name']},{i + 1},{t:.4f}\n")
+    print(f"written {stem}.md and .csv")
+    if mismatches or unchecked or len(checks) < len(names):
+        sys.exit(1)

@@ -5,6 +5,12 @@ use basalt_common::config::Config;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
+/// mimalloc instead of glibc malloc: query operators allocate and free many short-lived
+/// buffers from several threads; glibc's arenas showed up in profiles (malloc, page faults
+/// from memory trimmed and touched again).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "basalt",

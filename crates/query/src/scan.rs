@@ -10,14 +10,16 @@ use crate::pruning::prune;
 use basalt_catalog::TabletMeta;
 use basalt_storage::{delete_bitmap, StorageEngine};
 use datafusion::catalog::Session as DfSession;
-use datafusion::common::{DFSchema, Result};
+use datafusion::common::stats::Precision;
+use datafusion::common::Result;
+use datafusion::common::Statistics;
 use datafusion::config::TableParquetOptions;
 use datafusion::datasource::listing::PartitionedFile;
+use datafusion::datasource::physical_plan::parquet::CachedParquetFileReaderFactory;
 use datafusion::datasource::physical_plan::parquet::ParquetRowSelection;
 use datafusion::datasource::physical_plan::{FileGroup, FileScanConfigBuilder, ParquetSource};
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::execution::object_store::ObjectStoreUrl;
-use datafusion::logical_expr::utils::conjunction;
 use datafusion::logical_expr::Expr;
 use datafusion::physical_plan::empty::EmptyExec;
 use datafusion::physical_plan::union::UnionExec;
@@ -103,9 +105,7 @@ pub fn plan_scan(
     };
     let mut inputs: Vec<Arc<dyn ExecutionPlan>> = Vec::new();
     if !plain.is_empty() {
-        inputs.push(parquet_scan(
-            table, state, &plain, projection, filters, limit,
-        )?);
+        inputs.push(parquet_scan(table, state, &plain, projection, limit)?);
     }
     if !merging.is_empty() {
         inputs.push(Arc::new(TabletMergeExec::new(
@@ -128,10 +128,12 @@ fn parquet_scan(
     state: &dyn DfSession,
     tablets: &[&TabletMeta],
     projection: Option<&Vec<usize>>,
-    filters: &[Expr],
     limit: Option<usize>,
 ) -> Result<Arc<dyn ExecutionPlan>> {
     let mut files: Vec<PartitionedFile> = Vec::new();
+    let mut rows = 0usize;
+    let mut rows_exact = true;
+    let mut bytes = 0usize;
     for tablet in tablets {
         for seg in tablet.rowsets.iter().flat_map(|r| r.segments.iter()) {
             let path = table
@@ -142,10 +144,16 @@ fn parquet_scan(
             let file =
                 PartitionedFile::new(path, seg.size_bytes).with_extension(table.read_guard.clone());
             // Unique keys: skip the rows newer loads replaced.
+            bytes += seg.size_bytes as usize;
             let file = match tablet.delete_bitmaps.get(&seg.path) {
-                None => file,
+                None => {
+                    rows += seg.num_rows as usize;
+                    file
+                }
                 Some(b) if b.deleted_rows >= seg.num_rows => continue,
                 Some(b) => {
+                    rows += (seg.num_rows - b.deleted_rows) as usize;
+                    rows_exact = false;
                     let deleted = delete_bitmap::decode(b).map_err(to_df)?;
                     file.with_extension(ParquetRowSelection::new(delete_bitmap::live_rows(
                         &deleted,
@@ -170,22 +178,38 @@ fn parquet_scan(
     for (i, file) in files.into_iter().enumerate() {
         groups[i % n_groups].push(file);
     }
-    let mut source = ParquetSource::new(table.schema.clone())
+    // Footers and page indexes are read once per segment file, then served from the
+    // runtime's metadata cache (segment files never change once written).
+    let store_url = ObjectStoreUrl::local_filesystem();
+    let store = state.runtime_env().object_store(&store_url)?;
+    let metadata_cache = state.runtime_env().cache_manager.get_file_metadata_cache();
+    let source = ParquetSource::new(table.schema.clone())
         .with_table_parquet_options(TableParquetOptions {
             global: state.config().options().execution.parquet.clone(),
             ..Default::default()
         })
-        .with_enable_page_index(true);
-    if let Some(expr) = conjunction(filters.iter().cloned()) {
-        let df_schema = DFSchema::try_from(table.schema.clone())?;
-        if let Ok(predicate) = state.create_physical_expr(expr, &df_schema) {
-            source = source.with_predicate(predicate);
-        }
-    }
-    let config = FileScanConfigBuilder::new(ObjectStoreUrl::local_filesystem(), Arc::new(source))
+        .with_enable_page_index(true)
+        .with_parquet_file_reader_factory(Arc::new(CachedParquetFileReaderFactory::new(
+            store,
+            metadata_cache,
+        )));
+    // The filters are not attached here: DataFusion keeps them in a FilterExec above this
+    // scan (they are Inexact) and its filter pushdown moves that into the Parquet source,
+    // with row-group, page and row pruning. Attaching them too evaluated each one twice.
+    // Row counts (and the files' size) let the optimizer pick join sides and broadcast
+    // small tables instead of repartitioning both inputs.
+    let mut statistics = Statistics::new_unknown(&table.schema);
+    statistics.num_rows = if rows_exact {
+        Precision::Exact(rows)
+    } else {
+        Precision::Inexact(rows)
+    };
+    statistics.total_byte_size = Precision::Inexact(bytes);
+    let config = FileScanConfigBuilder::new(store_url, Arc::new(source))
         .with_file_groups(groups.into_iter().map(FileGroup::new).collect())
         .with_projection_indices(projection.cloned())?
         .with_limit(limit)
+        .with_statistics(statistics)
         .build();
     Ok(DataSourceExec::from_data_source(config))
 }

@@ -31,6 +31,43 @@ async fn connect_variables_and_driver_commands() {
         1193
     );
     assert_eq!(rows(&mut c, "SELECT DATABASE()").await[0][0], None);
+    // DataFusion's execution options are session settings too.
+    exec(&mut c, "SET datafusion.execution.batch_size = 1024").await;
+    exec(
+        &mut c,
+        "SET datafusion.execution.parquet.pushdown_filters = false",
+    )
+    .await;
+    exec(
+        &mut c,
+        "SET datafusion.optimizer.enable_dynamic_filter_pushdown = ON",
+    )
+    .await;
+    assert_eq!(
+        code(
+            c.query_drop("SET datafusion.execution.no_such_option = 1")
+                .await
+                .unwrap_err()
+        ),
+        1193
+    );
+    assert_eq!(
+        code(
+            c.query_drop("SET datafusion.execution.batch_size = 'many'")
+                .await
+                .unwrap_err()
+        ),
+        1231
+    );
+    assert_eq!(
+        code(
+            c.query_drop("SET GLOBAL datafusion.execution.batch_size = 8")
+                .await
+                .unwrap_err()
+        ),
+        1235
+    );
+    assert_eq!(rows(&mut c, "SELECT 1 + 1").await[0][0], s("2"));
     c.ping().await.expect("COM_PING");
     exec(&mut c, "CREATE DATABASE d1").await;
     c.query_drop("USE d1").await.unwrap();

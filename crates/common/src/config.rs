@@ -13,8 +13,10 @@ pub struct Config {
     pub bind: String,
     pub mysql_port: u16,
     pub http_port: u16,
-    /// Rows a tablet writer buffers before it writes a segment.
+    /// Rows a load buffers for one tablet before it writes that load's segments.
     pub write_buffer_rows: usize,
+    /// Memory a load buffers for all its tablets before it writes segments, in MB.
+    pub write_buffer_mb: usize,
     /// Background compaction threads (at most this many compactions at once); 0 disables
     /// background compaction.
     pub compaction_threads: usize,
@@ -38,6 +40,7 @@ impl Default for Config {
             mysql_port: 9030,
             http_port: 8030,
             write_buffer_rows: 1_000_000,
+            write_buffer_mb: 1_024,
             compaction_threads: 1,
             compaction_interval_ms: 1_000,
             max_tablet_versions: 500,

@@ -576,6 +576,40 @@ impl QueryEngine {
                 name = rest.to_string();
             }
         }
+        // DataFusion's own execution options (e.g. `SET datafusion.execution.batch_size =
+        // 4096`) tune this session's planner and operators.
+        if name.starts_with("datafusion.") {
+            // DataFusion spells booleans true/false where MySQL's SET yields 1/0 or ON/OFF.
+            let value = match values.first() {
+                Some(SqlExpr::Value(v)) if matches!(v.value, Value::Boolean(_)) => {
+                    v.value.to_string()
+                }
+                _ if value.eq_ignore_ascii_case("on") => "true".to_string(),
+                _ if value.eq_ignore_ascii_case("off") => "false".to_string(),
+                _ => value,
+            };
+            if global {
+                return Err(BasaltError::NotSupported(format!(
+                    "SET GLOBAL {name}: DataFusion options are per session"
+                )));
+            }
+            return session
+                .ctx
+                .state_ref()
+                .write()
+                .config_mut()
+                .options_mut()
+                .set(&name, &value)
+                .map_err(|e| match e.to_string() {
+                    m if m.contains("not found") || m.contains("could not find") => {
+                        BasaltError::UnknownVariable(name.clone())
+                    }
+                    _ => BasaltError::WrongVariableValue {
+                        name: name.clone(),
+                        value: value.clone(),
+                    },
+                });
+        }
         if global {
             ddl::require_admin(session, "SET GLOBAL")?;
             let (n, text) = session.info.vars.write().set_global(&name, &value)?;

@@ -218,7 +218,7 @@ impl TableProvider for BasaltTable {
         filters: &[Expr],
         limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        crate::scan::plan_scan(self, state, projection, filters, limit)
+        crate::scan::plan_scan(self, state, projection, filters, limit).await
     }
 
     fn supports_filters_pushdown(

@@ -9,23 +9,31 @@ use crate::provider::BasaltTable;
 use crate::pruning::prune;
 use basalt_catalog::TabletMeta;
 use basalt_storage::{delete_bitmap, StorageEngine};
+use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::Session as DfSession;
 use datafusion::common::stats::Precision;
 use datafusion::common::Result;
 use datafusion::common::Statistics;
 use datafusion::config::TableParquetOptions;
 use datafusion::datasource::listing::PartitionedFile;
+use datafusion::datasource::physical_plan::parquet::metadata::DFParquetMetadata;
 use datafusion::datasource::physical_plan::parquet::CachedParquetFileReaderFactory;
 use datafusion::datasource::physical_plan::parquet::ParquetRowSelection;
 use datafusion::datasource::physical_plan::{FileGroup, FileScanConfigBuilder, ParquetSource};
 use datafusion::datasource::source::DataSourceExec;
+use datafusion::execution::cache::cache_manager::FileMetadataCache;
 use datafusion::execution::object_store::ObjectStoreUrl;
 use datafusion::logical_expr::Expr;
+use datafusion::object_store::{ObjectMeta, ObjectStore};
 use datafusion::physical_plan::empty::EmptyExec;
 use datafusion::physical_plan::union::UnionExec;
 use datafusion::physical_plan::ExecutionPlan;
+use futures::{StreamExt, TryStreamExt};
 use parking_lot::Mutex;
 use std::sync::Arc;
+
+/// Segment footers read at once while planning a scan whose footers are not cached yet.
+const FOOTER_READS_IN_FLIGHT: usize = 16;
 
 /// Lines describing each scan planned for the current statement (shown by EXPLAIN).
 #[derive(Debug, Default)]
@@ -47,7 +55,7 @@ impl ScanReports {
     }
 }
 
-pub fn plan_scan(
+pub async fn plan_scan(
     table: &BasaltTable,
     state: &dyn DfSession,
     projection: Option<&Vec<usize>>,
@@ -105,7 +113,7 @@ pub fn plan_scan(
     };
     let mut inputs: Vec<Arc<dyn ExecutionPlan>> = Vec::new();
     if !plain.is_empty() {
-        inputs.push(parquet_scan(table, state, &plain, projection, limit)?);
+        inputs.push(parquet_scan(table, state, &plain, projection, limit).await?);
     }
     if !merging.is_empty() {
         inputs.push(Arc::new(TabletMergeExec::new(
@@ -123,7 +131,7 @@ pub fn plan_scan(
     }
 }
 
-fn parquet_scan(
+async fn parquet_scan(
     table: &BasaltTable,
     state: &dyn DfSession,
     tablets: &[&TabletMeta],
@@ -131,9 +139,8 @@ fn parquet_scan(
     limit: Option<usize>,
 ) -> Result<Arc<dyn ExecutionPlan>> {
     let mut files: Vec<PartitionedFile> = Vec::new();
-    let mut rows = 0usize;
-    let mut rows_exact = true;
-    let mut bytes = 0usize;
+    // Each file's object meta and, where a delete bitmap hides rows, its live row count.
+    let mut file_rows: Vec<(ObjectMeta, Option<usize>)> = Vec::new();
     for tablet in tablets {
         for seg in tablet.rowsets.iter().flat_map(|r| r.segments.iter()) {
             let path = table
@@ -144,23 +151,18 @@ fn parquet_scan(
             let file =
                 PartitionedFile::new(path, seg.size_bytes).with_extension(table.read_guard.clone());
             // Unique keys: skip the rows newer loads replaced.
-            bytes += seg.size_bytes as usize;
-            let file = match tablet.delete_bitmaps.get(&seg.path) {
-                None => {
-                    rows += seg.num_rows as usize;
-                    file
-                }
+            let (file, live_rows) = match tablet.delete_bitmaps.get(&seg.path) {
+                None => (file, None),
                 Some(b) if b.deleted_rows >= seg.num_rows => continue,
                 Some(b) => {
-                    rows += (seg.num_rows - b.deleted_rows) as usize;
-                    rows_exact = false;
                     let deleted = delete_bitmap::decode(b).map_err(to_df)?;
-                    file.with_extension(ParquetRowSelection::new(delete_bitmap::live_rows(
-                        &deleted,
-                        seg.num_rows,
-                    )))
+                    let file = file.with_extension(ParquetRowSelection::new(
+                        delete_bitmap::live_rows(&deleted, seg.num_rows),
+                    ));
+                    (file, Some((seg.num_rows - b.deleted_rows) as usize))
                 }
             };
+            file_rows.push((file.object_meta.clone(), live_rows));
             files.push(file);
         }
     }
@@ -190,21 +192,23 @@ fn parquet_scan(
         })
         .with_enable_page_index(true)
         .with_parquet_file_reader_factory(Arc::new(CachedParquetFileReaderFactory::new(
-            store,
-            metadata_cache,
+            store.clone(),
+            metadata_cache.clone(),
         )));
     // The filters are not attached here: DataFusion keeps them in a FilterExec above this
     // scan (they are Inexact) and its filter pushdown moves that into the Parquet source,
     // with row-group, page and row pruning. Attaching them too evaluated each one twice.
-    // Row counts (and the files' size) let the optimizer pick join sides and broadcast
-    // small tables instead of repartitioning both inputs.
-    let mut statistics = Statistics::new_unknown(&table.schema);
-    statistics.num_rows = if rows_exact {
-        Precision::Exact(rows)
-    } else {
-        Precision::Inexact(rows)
-    };
-    statistics.total_byte_size = Precision::Inexact(bytes);
+    // Row counts, sizes and each projected column's min/max/null count (from the segments'
+    // footers, which the metadata cache holds) let the optimizer estimate join sizes, pick
+    // build sides and broadcast small inputs, as it does for its own Parquet tables.
+    let statistics = scan_statistics(
+        &store,
+        &metadata_cache,
+        &file_rows,
+        &table.schema,
+        projection,
+    )
+    .await?;
     let config = FileScanConfigBuilder::new(store_url, Arc::new(source))
         .with_file_groups(groups.into_iter().map(FileGroup::new).collect())
         .with_projection_indices(projection.cloned())?
@@ -212,4 +216,55 @@ fn parquet_scan(
         .with_statistics(statistics)
         .build();
     Ok(DataSourceExec::from_data_source(config))
+}
+
+/// The scan's statistics: per segment, the footer's row count and the projected columns'
+/// min/max/null counts (DataFusion's own conversion of Parquet statistics), merged over the
+/// segments. Column values are marked inexact: string bounds in footers may be truncated and
+/// rows in delete bitmaps still count, and exact values would let DataFusion answer MIN/MAX
+/// from them. Row counts stay exact when no segment has deleted rows.
+async fn scan_statistics(
+    store: &Arc<dyn ObjectStore>,
+    metadata_cache: &Arc<FileMetadataCache>,
+    files: &[(ObjectMeta, Option<usize>)],
+    schema: &SchemaRef,
+    projection: Option<&Vec<usize>>,
+) -> Result<Statistics> {
+    let columns: Vec<usize> = match projection {
+        Some(p) => p.clone(),
+        None => (0..schema.fields().len()).collect(),
+    };
+    let projected = Arc::new(schema.project(&columns)?);
+    // Owned values in each future: borrowed ones make the scan's future not provably Send.
+    let per_file = futures::stream::iter(files.iter().cloned().map(|(meta, live_rows)| {
+        let projected = projected.clone();
+        let store = store.clone();
+        let metadata_cache = metadata_cache.clone();
+        async move {
+            let metadata = DFParquetMetadata::new(store.as_ref(), &meta)
+                .with_file_metadata_cache(Some(metadata_cache))
+                .fetch_metadata()
+                .await?;
+            let mut stats =
+                DFParquetMetadata::statistics_from_parquet_metadata(&metadata, &projected)?;
+            if let Some(live) = live_rows {
+                stats = stats.to_inexact();
+                stats.num_rows = Precision::Inexact(live);
+            }
+            Ok::<_, datafusion::error::DataFusionError>(stats)
+        }
+    }))
+    .buffer_unordered(FOOTER_READS_IN_FLIGHT)
+    .try_collect::<Vec<_>>()
+    .await?;
+    let merged = Statistics::try_merge_iter(per_file.iter(), &projected)?;
+    let mut column_statistics = Statistics::unknown_column(schema);
+    for (stats, &col) in merged.column_statistics.into_iter().zip(&columns) {
+        column_statistics[col] = stats.to_inexact();
+    }
+    Ok(Statistics {
+        num_rows: merged.num_rows,
+        total_byte_size: merged.total_byte_size,
+        column_statistics,
+    })
 }

@@ -7,7 +7,7 @@ use basalt_catalog::Catalog;
 use basalt_common::config::Config;
 use basalt_common::{BasaltError, Result};
 use basalt_query::{LoadDir, QueryEngine};
-use basalt_storage::{CompactionPolicy, StorageEngine};
+use basalt_storage::{CompactionPolicy, StorageEngine, WriteBufferLimits};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -25,8 +25,14 @@ impl Server {
         config.data_dir = std::fs::canonicalize(&config.data_dir)?;
         let catalog = Arc::new(Catalog::open(&config.data_dir.join("meta"))?);
         catalog.set_max_tablet_versions(config.max_tablet_versions);
-        let storage =
-            StorageEngine::open(&config.data_dir, catalog.clone(), config.write_buffer_rows)?;
+        let storage = StorageEngine::open(
+            &config.data_dir,
+            catalog.clone(),
+            WriteBufferLimits {
+                rows_per_tablet: config.write_buffer_rows,
+                bytes: config.write_buffer_mb.saturating_mul(1 << 20),
+            },
+        )?;
         let policy = CompactionPolicy {
             // Force merges well before loads hit the version bound.
             force_rowsets: CompactionPolicy::default()

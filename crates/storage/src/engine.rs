@@ -26,10 +26,19 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+/// When a load's writer turns its buffered rows into segments: as soon as one tablet has
+/// `rows_per_tablet` rows buffered, or all its tablets together hold `bytes` of Arrow data.
+/// Larger segments mean fewer files per scan and longer runs of sorted keys.
+#[derive(Debug, Clone, Copy)]
+pub struct WriteBufferLimits {
+    pub rows_per_tablet: usize,
+    pub bytes: usize,
+}
+
 pub struct StorageEngine {
     data_dir: PathBuf,
     catalog: Arc<Catalog>,
-    write_buffer_rows: usize,
+    write_buffer: WriteBufferLimits,
     /// Primary-key indexes of Unique-key tablets, built on first use.
     pub(crate) pk_indexes: Mutex<HashMap<TabletId, PrimaryKeyIndex>>,
     /// Defers deleting files that running queries may still read.
@@ -63,13 +72,16 @@ impl StorageEngine {
     pub fn open(
         data_dir: &Path,
         catalog: Arc<Catalog>,
-        write_buffer_rows: usize,
+        write_buffer: WriteBufferLimits,
     ) -> Result<Arc<StorageEngine>> {
         std::fs::create_dir_all(data_dir.join("data"))?;
         let engine = Arc::new(StorageEngine {
             data_dir: data_dir.to_path_buf(),
             catalog,
-            write_buffer_rows: write_buffer_rows.max(1),
+            write_buffer: WriteBufferLimits {
+                rows_per_tablet: write_buffer.rows_per_tablet.max(1),
+                bytes: write_buffer.bytes.max(1),
+            },
             pk_indexes: Mutex::new(HashMap::new()),
             table_locks: Mutex::new(HashMap::new()),
             reads: Arc::new(ReadTracker::default()),
@@ -122,8 +134,8 @@ impl StorageEngine {
         &self.catalog
     }
 
-    pub fn write_buffer_rows(&self) -> usize {
-        self.write_buffer_rows
+    pub fn write_buffer(&self) -> WriteBufferLimits {
+        self.write_buffer
     }
 
     /// Starts a load into `table`; nothing is visible until [`LoadWriter::commit`].

@@ -47,7 +47,9 @@ pub struct LoadWriter {
     bloom_filter_columns: Vec<String>,
     load_id: u64,
     buffers: HashMap<TabletId, Vec<RecordBatch>>,
-    buffered_rows: usize,
+    /// Rows buffered per tablet, and the Arrow bytes buffered in all.
+    buffered_rows: HashMap<TabletId, usize>,
+    buffered_bytes: usize,
     segments: BTreeMap<TabletId, Vec<SegmentMeta>>,
     /// Unique keys: the key columns of each written segment (for the primary-key index).
     segment_keys: BTreeMap<TabletId, Vec<Vec<ArrayRef>>>,
@@ -74,7 +76,8 @@ impl LoadWriter {
             table,
             load_id,
             buffers: HashMap::new(),
-            buffered_rows: 0,
+            buffered_rows: HashMap::new(),
+            buffered_bytes: 0,
             segments: BTreeMap::new(),
             segment_keys: BTreeMap::new(),
             segment_tombstones: BTreeMap::new(),
@@ -148,17 +151,22 @@ impl LoadWriter {
             batch
         };
         let routed = route_batch(&self.table, &self.locator, batch, &mut self.round_robin)?;
+        let limits = self.engine.write_buffer();
+        let mut full_tablet = false;
         for (tablet, rows) in routed.by_tablet {
             let part = if rows.len() == batch.num_rows() {
                 batch.clone()
             } else {
                 take_record_batch(batch, &UInt32Array::from(rows)).map_err(storage_err)?
             };
-            self.buffered_rows += part.num_rows();
+            let tablet_rows = self.buffered_rows.entry(tablet).or_default();
+            *tablet_rows += part.num_rows();
+            full_tablet |= *tablet_rows >= limits.rows_per_tablet;
+            self.buffered_bytes += part.get_array_memory_size();
             self.rows_loaded += part.num_rows() as u64;
             self.buffers.entry(tablet).or_default().push(part);
         }
-        if self.buffered_rows >= self.engine.write_buffer_rows() {
+        if full_tablet || self.buffered_bytes >= limits.bytes {
             self.flush_all()?;
         }
         Ok(routed.unrouted)
@@ -192,7 +200,8 @@ impl LoadWriter {
             self.files.push(self.engine.data_dir().join(&rel));
             jobs.push((tablet, batches, rel));
         }
-        self.buffered_rows = 0;
+        self.buffered_rows.clear();
+        self.buffered_bytes = 0;
         if jobs.is_empty() {
             return Ok(());
         }

@@ -27,7 +27,15 @@ fn fixture(ddl: &str) -> Fixture {
         other => panic!("{other:?}"),
     };
     catalog.create_table("d", &stmt).unwrap();
-    let engine = StorageEngine::open(dir.path(), catalog, 1_000_000).unwrap();
+    let engine = StorageEngine::open(
+        dir.path(),
+        catalog,
+        crate::WriteBufferLimits {
+            rows_per_tablet: 1_000_000,
+            bytes: 1 << 30,
+        },
+    )
+    .unwrap();
     Fixture { _dir: dir, engine }
 }
 

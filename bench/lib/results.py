@@ -12,7 +12,9 @@ def normalize_value(v):
         return None
     if isinstance(v, bool):
         return int(v)
-    if isinstance(v, (int, float, decimal.Decimal)):
+    if isinstance(v, int):
+        return v  # exactly: ids such as UserID exceed a double's 53 bits
+    if isinstance(v, (float, decimal.Decimal)):
         return float(v)
     if isinstance(v, datetime.datetime):
         return v.isoformat(sep=" ")

@@ -62,9 +62,11 @@ def median(entry):
     return statistics.median(entry["times"]) if entry and entry["times"] else None
 
 
-def run_suite(suite, args, tables, load_basalt, queries_for, title, notes=()):
+def run_suite(suite, args, tables, load_basalt, queries_for, title, notes=(), check=None):
     """`tables`: name -> Parquet path; `load_basalt(server)` creates and loads Basalt's tables
-    and returns a dict of facts to report; `queries_for(engine)`: [(name, sql)]."""
+    and returns a dict of facts to report; `queries_for(engine)`: [(name, sql)];
+    `check(name, basalt_rows, reference_rows)` -> (ok, note) replaces the default comparison
+    (lib.results.compare on the reference engine's SQL)."""
     results = {}
     peers = [p for p in PEERS if p in args.engines]
     if "basalt" in args.engines:
@@ -83,11 +85,11 @@ def run_suite(suite, args, tables, load_basalt, queries_for, title, notes=()):
             print(f"  {peer} failed to run; left out", flush=True)
             continue
         results[peer] = r
-    report(suite, args, results, queries_for, title, notes)
+    report(suite, args, results, queries_for, title, notes, check)
     return results
 
 
-def report(suite, args, results, queries_for, title, notes):
+def report(suite, args, results, queries_for, title, notes, check=None):
     engines = [e for e in ["basalt"] + PEERS if e in results]
     names = [n for n, _ in queries_for("basalt")]
     sql_of = dict(queries_for(REFERENCE))
@@ -100,6 +102,8 @@ def report(suite, args, results, queries_for, title, notes):
                 checks[n] = (False, "error: " + (b["error"] if b else "not run"))
             elif r is None or r["error"]:
                 checks[n] = (None, f"no {REFERENCE} result to check against")
+            elif check is not None:
+                checks[n] = check(n, b["rows"], [tuple(row) for row in r["rows"]])
             else:
                 checks[n] = compare(sql_of.get(n, ""), b["rows"], r["rows"])
     lines = [f"# {title}", "",

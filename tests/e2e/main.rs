@@ -10,4 +10,5 @@ mod durability;
 mod local_files;
 mod models;
 mod robustness;
+mod scan;
 mod stream_load;

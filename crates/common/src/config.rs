@@ -17,6 +17,9 @@ pub struct Config {
     pub write_buffer_rows: usize,
     /// Memory a load buffers for all its tablets before it writes segments, in MB.
     pub write_buffer_mb: usize,
+    /// Memory for decoded segment columns that scans share, in MB (Doris's page cache);
+    /// default: 20% of the machine's memory. 0 reads every scan from the Parquet files.
+    pub column_cache_mb: Option<usize>,
     /// Background compaction threads (at most this many compactions at once); 0 disables
     /// background compaction.
     pub compaction_threads: usize,
@@ -41,6 +44,7 @@ impl Default for Config {
             http_port: 8030,
             write_buffer_rows: 1_000_000,
             write_buffer_mb: 1_024,
+            column_cache_mb: None,
             compaction_threads: 1,
             compaction_interval_ms: 1_000,
             max_tablet_versions: 500,
@@ -51,6 +55,14 @@ impl Default for Config {
 }
 
 impl Config {
+    /// The column cache's size in bytes: the configured MB, or a fifth of physical memory.
+    pub fn column_cache_bytes(&self) -> usize {
+        match self.column_cache_mb {
+            Some(mb) => mb.saturating_mul(1 << 20),
+            None => physical_memory_bytes().map_or(1 << 30, |m| m / 5),
+        }
+    }
+
     /// The directory `local(...)` reads files from: the configured one, else
     /// `<data_dir>/load_files`.
     pub fn load_dir(&self) -> PathBuf {
@@ -63,6 +75,14 @@ impl Config {
     pub fn from_toml(text: &str) -> Result<Config, String> {
         toml::from_str(text).map_err(|e| format!("config file: {e}"))
     }
+}
+
+/// Total memory of this machine (Linux `/proc/meminfo`), if known.
+pub fn physical_memory_bytes() -> Option<usize> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb.saturating_mul(1024))
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ mod output;
 mod provider;
 mod pruning;
 mod scan;
+mod segment_scan;
 mod session;
 mod show;
 mod sink;

@@ -7,11 +7,14 @@ use crate::df_error::to_df;
 use crate::merge_exec::TabletMergeExec;
 use crate::provider::BasaltTable;
 use crate::pruning::prune;
+use crate::segment_scan::{SegmentInput, SegmentScanExec, SegmentScanPlan};
 use basalt_catalog::TabletMeta;
 use basalt_storage::{delete_bitmap, StorageEngine};
+use datafusion::arrow::array::{BooleanArray, BooleanBufferBuilder};
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::Session as DfSession;
 use datafusion::common::stats::Precision;
+use datafusion::common::DFSchema;
 use datafusion::common::Result;
 use datafusion::common::Statistics;
 use datafusion::config::TableParquetOptions;
@@ -23,13 +26,20 @@ use datafusion::datasource::physical_plan::{FileGroup, FileScanConfigBuilder, Pa
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::execution::cache::cache_manager::FileMetadataCache;
 use datafusion::execution::object_store::ObjectStoreUrl;
+use datafusion::logical_expr::expr_rewriter::unnormalize_col;
+use datafusion::logical_expr::utils::conjunction;
 use datafusion::logical_expr::Expr;
 use datafusion::object_store::{ObjectMeta, ObjectStore};
+use datafusion::parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
+use datafusion::parquet::file::metadata::ParquetMetaData;
+use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_plan::empty::EmptyExec;
 use datafusion::physical_plan::union::UnionExec;
 use datafusion::physical_plan::ExecutionPlan;
 use futures::{StreamExt, TryStreamExt};
 use parking_lot::Mutex;
+use roaring::RoaringBitmap;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Segment footers read at once while planning a scan whose footers are not cached yet.
@@ -113,7 +123,7 @@ pub async fn plan_scan(
     };
     let mut inputs: Vec<Arc<dyn ExecutionPlan>> = Vec::new();
     if !plain.is_empty() {
-        inputs.push(parquet_scan(table, state, &plain, projection, limit).await?);
+        inputs.push(parquet_scan(table, state, &plain, projection, filters, limit).await?);
     }
     if !merging.is_empty() {
         inputs.push(Arc::new(TabletMergeExec::new(
@@ -136,9 +146,12 @@ async fn parquet_scan(
     state: &dyn DfSession,
     tablets: &[&TabletMeta],
     projection: Option<&Vec<usize>>,
+    filters: &[Expr],
     limit: Option<usize>,
 ) -> Result<Arc<dyn ExecutionPlan>> {
     let mut files: Vec<PartitionedFile> = Vec::new();
+    // For the cached path: each file's catalog path, and the rows its delete bitmap leaves.
+    let mut segments: Vec<(Arc<str>, PathBuf, Option<BooleanArray>)> = Vec::new();
     // Each file's object meta and, where a delete bitmap hides rows, its live row count.
     let mut file_rows: Vec<(ObjectMeta, Option<usize>)> = Vec::new();
     for tablet in tablets {
@@ -159,10 +172,19 @@ async fn parquet_scan(
                     let file = file.with_extension(ParquetRowSelection::new(
                         delete_bitmap::live_rows(&deleted, seg.num_rows),
                     ));
-                    (file, Some((seg.num_rows - b.deleted_rows) as usize))
+                    (file, Some(deleted))
                 }
             };
-            file_rows.push((file.object_meta.clone(), live_rows));
+            let live_mask = live_rows.as_ref().map(|d| live_mask(d, seg.num_rows));
+            file_rows.push((
+                file.object_meta.clone(),
+                live_mask.as_ref().map(|m| m.true_count()),
+            ));
+            segments.push((
+                seg.path.as_str().into(),
+                table.storage.segment_path(&seg.path),
+                live_mask,
+            ));
             files.push(file);
         }
     }
@@ -173,6 +195,45 @@ async fn parquet_scan(
         };
         return Ok(Arc::new(EmptyExec::new(schema)));
     }
+    // Footers and page indexes are read once per segment file, then served from the
+    // runtime's metadata cache (segment files never change once written).
+    let store_url = ObjectStoreUrl::local_filesystem();
+    let store = state.runtime_env().object_store(&store_url)?;
+    let metadata_cache = state.runtime_env().cache_manager.get_file_metadata_cache();
+    let footers = fetch_footers(&store, &metadata_cache, &file_rows).await?;
+    // Row counts, sizes and each projected column's min/max/null count let the optimizer
+    // estimate join sizes, pick build sides and broadcast small inputs, as it does for its
+    // own Parquet tables.
+    let statistics = scan_statistics(&footers, &file_rows, &table.schema, projection)?;
+    let options = &state.config().options().execution.parquet;
+    let cache = table.storage.column_cache();
+    if cache.enabled() && !options.pushdown_filters {
+        let columns: Vec<usize> = match projection {
+            Some(p) => p.clone(),
+            None => (0..table.schema.fields().len()).collect(),
+        };
+        let mut inputs = Vec::with_capacity(files.len());
+        for (footer, (segment, file, live)) in footers.into_iter().zip(segments) {
+            inputs.push(SegmentInput {
+                segment,
+                file,
+                metadata: ArrowReaderMetadata::try_new(footer, ArrowReaderOptions::new())?,
+                live,
+            });
+        }
+        let scan = SegmentScanExec::try_new(SegmentScanPlan {
+            inputs,
+            table_schema: table.schema.clone(),
+            projection: columns.clone(),
+            predicate: pruning_predicate(state, &table.schema, filters),
+            partitions: state.config().target_partitions(),
+            limit,
+            statistics: statistics.project(Some(&columns)),
+            cache: cache.clone(),
+            read_guard: table.read_guard.clone(),
+        })?;
+        return Ok(Arc::new(scan));
+    }
     // Largest first, dealt round robin so groups get similar amounts of data.
     files.sort_by_key(|f| std::cmp::Reverse(f.object_meta.size));
     let n_groups = state.config().target_partitions().max(1).min(files.len());
@@ -180,11 +241,6 @@ async fn parquet_scan(
     for (i, file) in files.into_iter().enumerate() {
         groups[i % n_groups].push(file);
     }
-    // Footers and page indexes are read once per segment file, then served from the
-    // runtime's metadata cache (segment files never change once written).
-    let store_url = ObjectStoreUrl::local_filesystem();
-    let store = state.runtime_env().object_store(&store_url)?;
-    let metadata_cache = state.runtime_env().cache_manager.get_file_metadata_cache();
     let source = ParquetSource::new(table.schema.clone())
         .with_table_parquet_options(TableParquetOptions {
             global: state.config().options().execution.parquet.clone(),
@@ -198,17 +254,6 @@ async fn parquet_scan(
     // The filters are not attached here: DataFusion keeps them in a FilterExec above this
     // scan (they are Inexact) and its filter pushdown moves that into the Parquet source,
     // with row-group, page and row pruning. Attaching them too evaluated each one twice.
-    // Row counts, sizes and each projected column's min/max/null count (from the segments'
-    // footers, which the metadata cache holds) let the optimizer estimate join sizes, pick
-    // build sides and broadcast small inputs, as it does for its own Parquet tables.
-    let statistics = scan_statistics(
-        &store,
-        &metadata_cache,
-        &file_rows,
-        &table.schema,
-        projection,
-    )
-    .await?;
     let config = FileScanConfigBuilder::new(store_url, Arc::new(source))
         .with_file_groups(groups.into_iter().map(FileGroup::new).collect())
         .with_projection_indices(projection.cloned())?
@@ -218,14 +263,35 @@ async fn parquet_scan(
     Ok(DataSourceExec::from_data_source(config))
 }
 
+/// Each file's footer, from the metadata cache or read (a few at a time) into it.
+async fn fetch_footers(
+    store: &Arc<dyn ObjectStore>,
+    metadata_cache: &Arc<FileMetadataCache>,
+    files: &[(ObjectMeta, Option<usize>)],
+) -> Result<Vec<Arc<ParquetMetaData>>> {
+    // Owned values in each future: borrowed ones make the scan's future not provably Send.
+    futures::stream::iter(files.iter().cloned().map(|(meta, _)| {
+        let store = store.clone();
+        let metadata_cache = metadata_cache.clone();
+        async move {
+            DFParquetMetadata::new(store.as_ref(), &meta)
+                .with_file_metadata_cache(Some(metadata_cache))
+                .fetch_metadata()
+                .await
+        }
+    }))
+    .buffered(FOOTER_READS_IN_FLIGHT)
+    .try_collect()
+    .await
+}
+
 /// The scan's statistics: per segment, the footer's row count and the projected columns'
 /// min/max/null counts (DataFusion's own conversion of Parquet statistics), merged over the
 /// segments. Column values are marked inexact: string bounds in footers may be truncated and
 /// rows in delete bitmaps still count, and exact values would let DataFusion answer MIN/MAX
 /// from them. Row counts stay exact when no segment has deleted rows.
-async fn scan_statistics(
-    store: &Arc<dyn ObjectStore>,
-    metadata_cache: &Arc<FileMetadataCache>,
+fn scan_statistics(
+    footers: &[Arc<ParquetMetaData>],
     files: &[(ObjectMeta, Option<usize>)],
     schema: &SchemaRef,
     projection: Option<&Vec<usize>>,
@@ -235,28 +301,15 @@ async fn scan_statistics(
         None => (0..schema.fields().len()).collect(),
     };
     let projected = Arc::new(schema.project(&columns)?);
-    // Owned values in each future: borrowed ones make the scan's future not provably Send.
-    let per_file = futures::stream::iter(files.iter().cloned().map(|(meta, live_rows)| {
-        let projected = projected.clone();
-        let store = store.clone();
-        let metadata_cache = metadata_cache.clone();
-        async move {
-            let metadata = DFParquetMetadata::new(store.as_ref(), &meta)
-                .with_file_metadata_cache(Some(metadata_cache))
-                .fetch_metadata()
-                .await?;
-            let mut stats =
-                DFParquetMetadata::statistics_from_parquet_metadata(&metadata, &projected)?;
-            if let Some(live) = live_rows {
-                stats = stats.to_inexact();
-                stats.num_rows = Precision::Inexact(live);
-            }
-            Ok::<_, datafusion::error::DataFusionError>(stats)
+    let mut per_file = Vec::with_capacity(footers.len());
+    for (footer, (_, live_rows)) in footers.iter().zip(files) {
+        let mut stats = DFParquetMetadata::statistics_from_parquet_metadata(footer, &projected)?;
+        if let Some(live) = live_rows {
+            stats = stats.to_inexact();
+            stats.num_rows = Precision::Inexact(*live);
         }
-    }))
-    .buffer_unordered(FOOTER_READS_IN_FLIGHT)
-    .try_collect::<Vec<_>>()
-    .await?;
+        per_file.push(stats);
+    }
     let merged = Statistics::try_merge_iter(per_file.iter(), &projected)?;
     let mut column_statistics = Statistics::unknown_column(schema);
     for (stats, &col) in merged.column_statistics.into_iter().zip(&columns) {
@@ -267,4 +320,26 @@ async fn scan_statistics(
         total_byte_size: merged.total_byte_size,
         column_statistics,
     })
+}
+
+/// The scan's filters as one physical predicate over the table's columns, for zone-map
+/// pruning; `None` when there are none or they cannot be planned alone.
+fn pruning_predicate(
+    state: &dyn DfSession,
+    schema: &SchemaRef,
+    filters: &[Expr],
+) -> Option<Arc<dyn PhysicalExpr>> {
+    let predicate = conjunction(filters.iter().cloned().map(unnormalize_col))?;
+    let df_schema = DFSchema::try_from(schema.as_ref().clone()).ok()?;
+    state.create_physical_expr(predicate, &df_schema).ok()
+}
+
+/// Rows of a `num_rows`-row segment not in `deleted`, as a filter mask.
+fn live_mask(deleted: &RoaringBitmap, num_rows: u64) -> BooleanArray {
+    let mut mask = BooleanBufferBuilder::new(num_rows as usize);
+    mask.append_n(num_rows as usize, true);
+    for row in deleted.iter().take_while(|r| u64::from(*r) < num_rows) {
+        mask.set_bit(row as usize, false);
+    }
+    BooleanArray::new(mask.finish(), None)
 }

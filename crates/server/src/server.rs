@@ -32,6 +32,7 @@ impl Server {
                 rows_per_tablet: config.write_buffer_rows,
                 bytes: config.write_buffer_mb.saturating_mul(1 << 20),
             },
+            config.column_cache_bytes(),
         )?;
         let policy = CompactionPolicy {
             // Force merges well before loads hit the version bound.

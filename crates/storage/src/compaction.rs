@@ -230,11 +230,10 @@ impl StorageEngine {
                 return Err(e);
             }
         };
-        let files = removed
-            .iter()
-            .flat_map(|r| r.segments.iter())
-            .map(|s| self.segment_path(&s.path))
-            .collect();
+        let segments = || removed.iter().flat_map(|r| r.segments.iter());
+        self.column_cache
+            .forget_segments(segments().map(|s| s.path.as_str()));
+        let files = segments().map(|s| self.segment_path(&s.path)).collect();
         self.reads.delete_when_unread(files);
         Ok(CompactionStats {
             table_id: table.id,

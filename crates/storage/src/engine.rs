@@ -1,6 +1,7 @@
 //! The storage engine handle: the data directory, the catalog it publishes to, load creation,
 //! reading a tablet with its key model applied, and removal of files nothing references.
 
+use crate::column_cache::ColumnCache;
 use crate::compaction::policy::CompactionPolicy;
 use crate::compaction::scheduler::CompactionScheduler;
 use crate::delete_bitmap;
@@ -39,6 +40,8 @@ pub struct StorageEngine {
     data_dir: PathBuf,
     catalog: Arc<Catalog>,
     write_buffer: WriteBufferLimits,
+    /// Decoded row groups of segments, shared by all scans.
+    pub(crate) column_cache: Arc<ColumnCache>,
     /// Primary-key indexes of Unique-key tablets, built on first use.
     pub(crate) pk_indexes: Mutex<HashMap<TabletId, PrimaryKeyIndex>>,
     /// Defers deleting files that running queries may still read.
@@ -73,6 +76,7 @@ impl StorageEngine {
         data_dir: &Path,
         catalog: Arc<Catalog>,
         write_buffer: WriteBufferLimits,
+        column_cache_bytes: usize,
     ) -> Result<Arc<StorageEngine>> {
         std::fs::create_dir_all(data_dir.join("data"))?;
         let engine = Arc::new(StorageEngine {
@@ -82,6 +86,7 @@ impl StorageEngine {
                 rows_per_tablet: write_buffer.rows_per_tablet.max(1),
                 bytes: write_buffer.bytes.max(1),
             },
+            column_cache: Arc::new(ColumnCache::new(column_cache_bytes)),
             pk_indexes: Mutex::new(HashMap::new()),
             table_locks: Mutex::new(HashMap::new()),
             reads: Arc::new(ReadTracker::default()),
@@ -136,6 +141,11 @@ impl StorageEngine {
 
     pub fn write_buffer(&self) -> WriteBufferLimits {
         self.write_buffer
+    }
+
+    /// The decoded column cache scans read segments through.
+    pub fn column_cache(&self) -> &Arc<ColumnCache> {
+        &self.column_cache
     }
 
     /// Starts a load into `table`; nothing is visible until [`LoadWriter::commit`].
@@ -322,12 +332,15 @@ impl StorageEngine {
     pub fn remove_tablet_files<'a>(&self, tablets: impl Iterator<Item = &'a TabletMeta>) {
         let tablets: Vec<&TabletMeta> = tablets.collect();
         self.evict_indexes(tablets.iter().copied());
-        let files = tablets
-            .iter()
-            .flat_map(|t| t.rowsets.iter())
-            .flat_map(|r| r.segments.iter())
-            .map(|s| self.segment_path(&s.path))
-            .collect();
+        let segments = || {
+            tablets
+                .iter()
+                .flat_map(|t| t.rowsets.iter())
+                .flat_map(|r| r.segments.iter())
+        };
+        self.column_cache
+            .forget_segments(segments().map(|s| s.path.as_str()));
+        let files = segments().map(|s| self.segment_path(&s.path)).collect();
         self.reads.delete_when_unread(files);
     }
 

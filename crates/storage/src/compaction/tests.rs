@@ -34,6 +34,7 @@ fn fixture(ddl: &str) -> Fixture {
             rows_per_tablet: 1_000_000,
             bytes: 1 << 30,
         },
+        1 << 30,
     )
     .unwrap();
     Fixture { _dir: dir, engine }

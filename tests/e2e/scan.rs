@@ -1,0 +1,129 @@
+//! Scans through the decoded column cache: repeated queries, zone-map pruning of row groups,
+//! delete bitmaps over cached columns, and the Parquet path that `pushdown_filters` selects.
+
+use crate::harness::*;
+use mysql_async::Conn;
+
+/// The number after `name=` in an EXPLAIN ANALYZE line (metrics summed over partitions).
+fn metric(line: &str, name: &str) -> Option<u64> {
+    let start = line.find(&format!("{name}="))? + name.len() + 1;
+    let digits: String = line[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    digits.parse().ok()
+}
+
+async fn plan_lines(c: &mut Conn, sql: &str) -> Vec<String> {
+    rows(c, sql)
+        .await
+        .into_iter()
+        .flat_map(|r| r.into_iter().flatten())
+        .flat_map(|cell| cell.lines().map(str::to_string).collect::<Vec<_>>())
+        .collect()
+}
+
+fn scan_line(plan: &[String]) -> String {
+    plan.iter()
+        .find(|l| l.contains("SegmentScanExec"))
+        .unwrap_or_else(|| panic!("no SegmentScanExec in {plan:#?}"))
+        .clone()
+}
+
+#[tokio::test]
+async fn cached_scans_prune_row_groups_and_repeat_exactly() {
+    let server = TestServer::start().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE sc").await;
+    exec(&mut c, "USE sc").await;
+    exec(
+        &mut c,
+        "CREATE TABLE t (k INT NOT NULL, v BIGINT, name VARCHAR(20)) DUPLICATE KEY(k) \
+         DISTRIBUTED BY HASH(k) BUCKETS 1",
+    )
+    .await;
+    // Three loads with disjoint key ranges: three segments, one row group each.
+    for load in 0..3 {
+        let values: Vec<String> = (1..=1000)
+            .map(|i| {
+                let k = load * 1000 + i;
+                format!("({k}, {}, 'n{k:05}')", k * 2)
+            })
+            .collect();
+        exec(
+            &mut c,
+            &format!("INSERT INTO t VALUES {}", values.join(", ")),
+        )
+        .await;
+    }
+    let query = "SELECT COUNT(*), SUM(v), MIN(name) FROM t WHERE k > 2500";
+    let expected = vec![vec![s("500"), s("2750500"), s("n02501")]];
+    assert_eq!(rows(&mut c, query).await, expected);
+    // Only the last load's row group can hold k > 2500.
+    let plan = plan_lines(&mut c, &format!("EXPLAIN {query}")).await;
+    assert!(scan_line(&plan).contains("row_groups=1/3"), "{plan:#?}");
+    // The first run decoded the columns; now they come from the cache.
+    let plan = plan_lines(&mut c, &format!("EXPLAIN ANALYZE {query}")).await;
+    let scan = scan_line(&plan);
+    assert!(metric(&scan, "cache_hits").unwrap_or(0) >= 2, "{scan}");
+    assert_eq!(metric(&scan, "cache_misses").unwrap_or(0), 0, "{scan}");
+    assert_eq!(rows(&mut c, query).await, expected);
+    assert_eq!(
+        rows(&mut c, "SELECT COUNT(*), SUM(v) FROM t").await,
+        vec![vec![s("3000"), s("9003000")]]
+    );
+    // Late materialization in the Parquet reader takes the Parquet path, with the same answer.
+    exec(
+        &mut c,
+        "SET datafusion.execution.parquet.pushdown_filters = true",
+    )
+    .await;
+    let plan = plan_lines(&mut c, &format!("EXPLAIN {query}")).await;
+    assert!(
+        !plan.iter().any(|l| l.contains("SegmentScanExec")),
+        "{plan:#?}"
+    );
+    assert_eq!(rows(&mut c, query).await, expected);
+    c.disconnect().await.unwrap();
+}
+
+#[tokio::test]
+async fn replaced_unique_rows_stay_hidden_in_cached_columns() {
+    let server = TestServer::start().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE su").await;
+    exec(&mut c, "USE su").await;
+    exec(
+        &mut c,
+        "CREATE TABLE u (k INT NOT NULL, v INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1",
+    )
+    .await;
+    let values: Vec<String> = (1..=10).map(|k| format!("({k}, 1)")).collect();
+    exec(
+        &mut c,
+        &format!("INSERT INTO u VALUES {}", values.join(", ")),
+    )
+    .await;
+    // Warm the cache with the first segment's columns.
+    assert_eq!(
+        rows(&mut c, "SELECT COUNT(*), SUM(v) FROM u").await,
+        vec![vec![s("10"), s("10")]]
+    );
+    // Replacing keys 1..5 marks their old rows in the first segment's delete bitmap.
+    exec(
+        &mut c,
+        "INSERT INTO u VALUES (1, 100), (2, 100), (3, 100), (4, 100), (5, 100)",
+    )
+    .await;
+    assert_eq!(
+        rows(&mut c, "SELECT COUNT(*), SUM(v) FROM u").await,
+        vec![vec![s("10"), s("505")]]
+    );
+    let plan = plan_lines(&mut c, "EXPLAIN SELECT SUM(v) FROM u").await;
+    assert!(scan_line(&plan).contains("segments=2"), "{plan:#?}");
+    assert_eq!(
+        rows(&mut c, "SELECT k, v FROM u WHERE k IN (1, 6) ORDER BY k").await,
+        vec![vec![s("1"), s("100")], vec![s("6"), s("1")]]
+    );
+    c.disconnect().await.unwrap();
+}

@@ -137,12 +137,23 @@ impl ExecutionPlan for TabletMergeExec {
             .map_err(|e| to_df(BasaltError::Internal(format!("tablet read failed: {e}"))))?
             .map_err(to_df)?;
             let projected = batch.project(&positions)?;
+            // Storage types to the scan's (strings become Utf8View).
+            let columns = projected
+                .columns()
+                .iter()
+                .zip(schema.fields())
+                .map(|(c, f)| {
+                    if c.data_type() == f.data_type() {
+                        Ok(c.clone())
+                    } else {
+                        datafusion::arrow::compute::cast(c, f.data_type())
+                    }
+                })
+                .collect::<std::result::Result<Vec<_>, _>>()?;
             // COUNT(*) projects no columns: the batch still carries its row count.
             let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
             Ok(RecordBatch::try_new_with_options(
-                schema,
-                projected.columns().to_vec(),
-                &options,
+                schema, columns, &options,
             )?)
         };
         let stream = futures::stream::once(fut);

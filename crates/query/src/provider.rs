@@ -9,6 +9,7 @@ use crate::sink::BasaltSink;
 use async_trait::async_trait;
 use basalt_catalog::{Catalog, ColumnDefault, TableMeta};
 use basalt_storage::{ReadGuard, StorageEngine};
+use datafusion::arrow::datatypes::DataType;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::{
     CatalogProvider, CatalogProviderList, SchemaProvider, Session as DfSession, TableProvider,
@@ -179,12 +180,21 @@ impl BasaltTable {
             defaults.insert(c.name.clone(), e);
         }
         // DataFusion sees every column as nullable; the INSERT sink enforces NOT NULL itself so
-        // the error names the table's column (MySQL error 1048).
+        // the error names the table's column (MySQL error 1048). Strings are read as
+        // Utf8View, as DataFusion reads Parquet: comparisons, filters and grouping on views
+        // are faster (comparing Utf8 with '' costs a memcmp call per row, views compare
+        // inline). Storage keeps Utf8; scans convert, the INSERT sink converts back.
         let fields: Vec<_> = meta
             .arrow_schema()
             .fields()
             .iter()
-            .map(|f| f.as_ref().clone().with_nullable(true))
+            .map(|f| {
+                let f = f.as_ref().clone().with_nullable(true);
+                match f.data_type() {
+                    DataType::Utf8 => f.with_data_type(DataType::Utf8View),
+                    _ => f,
+                }
+            })
             .collect();
         let schema = Arc::new(datafusion::arrow::datatypes::Schema::new(fields));
         BasaltTable {

@@ -114,7 +114,10 @@ impl SegmentScanExec {
             row_groups_total += row_groups.len();
             let keep = match &pruning {
                 Some(p) => {
-                    let stats = RowGroupZoneMaps { input };
+                    let stats = RowGroupZoneMaps {
+                        input,
+                        scan_schema: &plan.table_schema,
+                    };
                     p.prune(&stats)
                         .unwrap_or_else(|_| vec![true; row_groups.len()])
                 }
@@ -425,9 +428,20 @@ fn make_array_ref(array: &dyn Array) -> ArrayRef {
 /// A segment's row groups as pruning containers: min/max/null counts from its footer.
 struct RowGroupZoneMaps<'a> {
     input: &'a SegmentInput,
+    scan_schema: &'a Schema,
 }
 
 impl RowGroupZoneMaps<'_> {
+    /// Footer values in the scan's type (the predicate's literals have it), e.g. Utf8View.
+    fn as_scan_type(&self, column: &Column, values: ArrayRef) -> Option<ArrayRef> {
+        let field = self.scan_schema.field_with_name(&column.name).ok()?;
+        if values.data_type() == field.data_type() {
+            Some(values)
+        } else {
+            cast(&values, field.data_type()).ok()
+        }
+    }
+
     fn converter(&self, column: &Column) -> Option<StatisticsConverter<'_>> {
         let schema: &Schema = self.input.metadata.schema();
         StatisticsConverter::try_new(
@@ -445,15 +459,19 @@ impl RowGroupZoneMaps<'_> {
 
 impl PruningStatistics for RowGroupZoneMaps<'_> {
     fn min_values(&self, column: &Column) -> Option<ArrayRef> {
-        self.converter(column)?
+        let mins = self
+            .converter(column)?
             .row_group_mins(self.input.metadata.metadata().row_groups())
-            .ok()
+            .ok()?;
+        self.as_scan_type(column, mins)
     }
 
     fn max_values(&self, column: &Column) -> Option<ArrayRef> {
-        self.converter(column)?
+        let maxes = self
+            .converter(column)?
             .row_group_maxes(self.input.metadata.metadata().row_groups())
-            .ok()
+            .ok()?;
+        self.as_scan_type(column, maxes)
     }
 
     fn num_containers(&self) -> usize {

@@ -10,6 +10,7 @@ use basalt_storage::{no_partition_error, LoadWriter, StorageEngine};
 use datafusion::arrow::array::{
     Array, ArrayRef, Decimal256Array, RecordBatch, StringArray, TimestampMicrosecondArray,
 };
+use datafusion::arrow::compute::cast as arrow_cast;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::common::Result;
 use datafusion::datasource::sink::DataSink;
@@ -58,6 +59,12 @@ impl DisplayAs for BasaltSink {
 fn conform(table: &TableMeta, batch: &RecordBatch) -> Result<Vec<ArrayRef>, BasaltError> {
     let mut columns = batch.columns().to_vec();
     for (i, c) in table.columns.iter().enumerate() {
+        // Scans give strings as Utf8View; storage writes Utf8.
+        let storage_type = c.ty.arrow_type();
+        if columns[i].data_type() != &storage_type {
+            columns[i] = arrow_cast(&columns[i], &storage_type)
+                .map_err(|e| BasaltError::InvalidData(e.to_string()))?;
+        }
         let col = &columns[i];
         if !c.nullable && col.null_count() > 0 {
             return Err(BasaltError::ColumnCannotBeNull(c.name.clone()));

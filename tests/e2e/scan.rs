@@ -127,3 +127,52 @@ async fn replaced_unique_rows_stay_hidden_in_cached_columns() {
     );
     c.disconnect().await.unwrap();
 }
+
+#[tokio::test]
+async fn wide_filtered_scans_use_late_materialization() {
+    let server = TestServer::start().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE sw").await;
+    exec(&mut c, "USE sw").await;
+    let columns: Vec<String> = (1..=20).map(|i| format!("c{i} INT")).collect();
+    exec(
+        &mut c,
+        &format!(
+            "CREATE TABLE w (k INT NOT NULL, {}) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1",
+            columns.join(", ")
+        ),
+    )
+    .await;
+    let rows_sql: Vec<String> = (1..=100)
+        .map(|k| {
+            let vals: Vec<String> = (1..=20).map(|i| (k * i).to_string()).collect();
+            format!("({k}, {})", vals.join(", "))
+        })
+        .collect();
+    exec(
+        &mut c,
+        &format!("INSERT INTO w VALUES {}", rows_sql.join(", ")),
+    )
+    .await;
+    // All 21 columns with a filter: the Parquet reader decodes c1.. only for matching rows.
+    let wide = "SELECT * FROM w WHERE k = 7";
+    let plan = plan_lines(&mut c, &format!("EXPLAIN {wide}")).await;
+    assert!(
+        !plan.iter().any(|l| l.contains("SegmentScanExec")),
+        "{plan:#?}"
+    );
+    let r = rows(&mut c, wide).await;
+    assert_eq!(r.len(), 1);
+    assert_eq!(r[0][0], s("7"));
+    assert_eq!(r[0][20], s("140"));
+    // A few columns, or no filter: the column cache.
+    for narrow in ["SELECT k, c20 FROM w WHERE k = 7", "SELECT * FROM w"] {
+        let plan = plan_lines(&mut c, &format!("EXPLAIN {narrow}")).await;
+        scan_line(&plan);
+    }
+    assert_eq!(
+        rows(&mut c, "SELECT k, c20 FROM w WHERE k = 7").await,
+        vec![vec![s("7"), s("140")]]
+    );
+    c.disconnect().await.unwrap();
+}

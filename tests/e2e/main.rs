@@ -11,4 +11,5 @@ mod local_files;
 mod models;
 mod robustness;
 mod scan;
+mod serving;
 mod stream_load;

@@ -58,6 +58,8 @@ pub struct Catalog {
     state: RwLock<State>,
     writer: Mutex<()>,
     next_id: Mutex<u64>,
+    /// Per table: (next AUTO_INCREMENT value, end of the persisted reservation).
+    auto_increment: Mutex<HashMap<TableId, (u64, u64)>>,
     /// Loads fail rather than give a tablet more rowsets than this.
     max_tablet_versions: AtomicUsize,
     /// When labels were last expired (milliseconds since the epoch).
@@ -72,6 +74,11 @@ fn label_expired(job: &LoadJobRecord, now: i64) -> bool {
 }
 
 const NEXT_ID: &str = "next_id";
+/// Counter key prefix of a table's AUTO_INCREMENT high-water mark.
+const AUTO_INCREMENT_PREFIX: &str = "auto_increment/";
+/// AUTO_INCREMENT values reserved (and persisted) at a time; values reserved but not used
+/// before a restart are skipped, as InnoDB skips them.
+const AUTO_INCREMENT_BATCH: u64 = 1024;
 
 /// How long a committed load's label is remembered (Doris keeps labels for three days).
 const LABEL_KEEP_MS: i64 = 3 * 24 * 3600 * 1000;
@@ -175,7 +182,16 @@ impl Catalog {
             .find(|(k, _)| k == NEXT_ID)
             .map(|(_, v)| *v)
             .unwrap_or(1);
+        let auto_increment = loaded
+            .counters
+            .iter()
+            .filter_map(|(k, v)| {
+                let id: TableId = k.strip_prefix(AUTO_INCREMENT_PREFIX)?.parse().ok()?;
+                Some((id, (*v, *v)))
+            })
+            .collect();
         let catalog = Catalog {
+            auto_increment: Mutex::new(auto_increment),
             store,
             state: RwLock::new(state),
             writer: Mutex::new(()),
@@ -235,8 +251,35 @@ impl Catalog {
         id
     }
 
+    /// Reserves `count` consecutive AUTO_INCREMENT values of a table, none below `at_least`
+    /// (explicitly inserted ids move the counter past them); returns the first. Durable: after
+    /// a restart no reserved value is handed out again.
+    pub fn reserve_auto_increment(
+        &self,
+        table_id: TableId,
+        count: u64,
+        at_least: u64,
+    ) -> Result<u64> {
+        let mut counters = self.auto_increment.lock();
+        let entry = counters.entry(table_id).or_insert((1, 1));
+        let first = entry.0.max(at_least).max(1);
+        let next = first
+            .checked_add(count)
+            .ok_or_else(|| BasaltError::OutOfRange("AUTO_INCREMENT".into()))?;
+        if next > entry.1 {
+            let end = next.saturating_add(AUTO_INCREMENT_BATCH);
+            self.store.commit(vec![Op::PutCounter(
+                format!("{AUTO_INCREMENT_PREFIX}{table_id}"),
+                end,
+            )])?;
+            entry.1 = end;
+        }
+        entry.0 = next;
+        Ok(first)
+    }
+
     fn counter_op(&self) -> Op {
-        Op::PutCounter(NEXT_ID, *self.next_id.lock())
+        Op::PutCounter(NEXT_ID.to_string(), *self.next_id.lock())
     }
 
     // ---------------------------------------------------------------- databases

@@ -255,6 +255,14 @@ impl TableMeta {
             .position(|c| c.name.eq_ignore_ascii_case(name))
     }
 
+    /// True for tables that keep each row encoded in one place (`store_row_column`) for point
+    /// lookups.
+    pub fn stores_rows(&self) -> bool {
+        self.properties
+            .get("store_row_column")
+            .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+    }
+
     pub fn key_columns(&self) -> &[ColumnMeta] {
         &self.columns[..self.num_key_columns]
     }

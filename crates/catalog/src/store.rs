@@ -31,7 +31,7 @@ pub enum Op {
     PutUser(String, String),
     DeleteUser(String),
     PutVariable(String, String),
-    PutCounter(&'static str, u64),
+    PutCounter(String, u64),
     PutLoadJob(String, String),
     DeleteLoadJob(String),
 }
@@ -172,7 +172,7 @@ impl Store {
                     Op::PutVariable(k, v) => {
                         drop(variables.insert(k.as_str(), v.as_str()).map_err(err)?)
                     }
-                    Op::PutCounter(k, v) => drop(counters.insert(k, v).map_err(err)?),
+                    Op::PutCounter(k, v) => drop(counters.insert(k.as_str(), v).map_err(err)?),
                     Op::PutLoadJob(k, v) => {
                         drop(load_jobs.insert(k.as_str(), v.as_str()).map_err(err)?)
                     }

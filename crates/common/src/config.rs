@@ -33,6 +33,10 @@ pub struct Config {
     pub allowed_load_dir: Option<PathBuf>,
     /// Largest Stream Load body accepted, in MB (Doris's `streaming_load_max_mb`).
     pub stream_load_max_mb: u64,
+    /// Memory for encoded rows that point queries share (Doris's `row_cache_mem_limit`): a
+    /// percentage of the machine's memory ("5%") or a size ("512MB", "2GB", bytes); "0"
+    /// disables the cache.
+    pub row_cache_mem_limit: String,
 }
 
 impl Default for Config {
@@ -50,6 +54,7 @@ impl Default for Config {
             max_tablet_versions: 500,
             allowed_load_dir: None,
             stream_load_max_mb: 10_240,
+            row_cache_mem_limit: "5%".to_string(),
         }
     }
 }
@@ -61,6 +66,17 @@ impl Config {
             Some(mb) => mb.saturating_mul(1 << 20),
             None => physical_memory_bytes().map_or(1 << 30, |m| m / 5),
         }
+    }
+
+    /// The row cache's size in bytes, from `row_cache_mem_limit`.
+    pub fn row_cache_bytes(&self) -> Result<usize, String> {
+        parse_memory_limit(&self.row_cache_mem_limit, physical_memory_bytes().unwrap_or(8 << 30))
+            .ok_or_else(|| {
+                format!(
+                    "row_cache_mem_limit = {:?}: expected a percentage like \"5%\" or a size like \"512MB\"",
+                    self.row_cache_mem_limit
+                )
+            })
     }
 
     /// The directory `local(...)` reads files from: the configured one, else
@@ -77,6 +93,34 @@ impl Config {
     }
 }
 
+/// A memory size: "N%" of `total`, or a number of bytes with an optional unit (K, KB, M, MB,
+/// G, GB, T, TB; powers of 1024).
+pub fn parse_memory_limit(text: &str, total: usize) -> Option<usize> {
+    let t = text.trim();
+    if let Some(pct) = t.strip_suffix('%') {
+        let pct: f64 = pct.trim().parse().ok()?;
+        if !(0.0..=100.0).contains(&pct) {
+            return None;
+        }
+        return Some((total as f64 * pct / 100.0) as usize);
+    }
+    let upper = t.to_ascii_uppercase();
+    let digits_end = upper
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(upper.len());
+    let (number, unit) = upper.split_at(digits_end);
+    let n: usize = number.parse().ok()?;
+    let shift = match unit.trim() {
+        "" | "B" => 0,
+        "K" | "KB" => 10,
+        "M" | "MB" => 20,
+        "G" | "GB" => 30,
+        "T" | "TB" => 40,
+        _ => return None,
+    };
+    n.checked_mul(1usize << shift)
+}
+
 /// Total memory of this machine (Linux `/proc/meminfo`), if known.
 pub fn physical_memory_bytes() -> Option<usize> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
@@ -88,6 +132,18 @@ pub fn physical_memory_bytes() -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn memory_limits() {
+        assert_eq!(parse_memory_limit("20%", 1000), Some(200));
+        assert_eq!(parse_memory_limit("0", 1000), Some(0));
+        assert_eq!(parse_memory_limit("512MB", 0), Some(512 << 20));
+        assert_eq!(parse_memory_limit("2g", 0), Some(2 << 30));
+        assert_eq!(parse_memory_limit("1234", 0), Some(1234));
+        assert_eq!(parse_memory_limit("150%", 1000), None);
+        assert_eq!(parse_memory_limit("12 parsecs", 1000), None);
+        assert_eq!(parse_memory_limit("", 1000), None);
+    }
 
     #[test]
     fn reads_config_file() {
@@ -103,6 +159,10 @@ mod tests {
         let c = Config::from_toml("allowed_load_dir = \"/srv/in\"").unwrap();
         assert_eq!(c.load_dir(), PathBuf::from("/srv/in"));
         assert!(Config::from_toml("nope = 1").is_err());
+        let c = Config::from_toml("row_cache_mem_limit = \"64MB\"").unwrap();
+        assert_eq!(c.row_cache_bytes().unwrap(), 64 << 20);
+        let c = Config::from_toml("row_cache_mem_limit = \"lots\"").unwrap();
+        assert!(c.row_cache_bytes().is_err());
         assert!(Config::from_toml("mysql_port = x").is_err());
     }
 }

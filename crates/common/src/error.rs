@@ -88,6 +88,12 @@ pub enum BasaltError {
         versions: usize,
         max: usize,
     },
+    /// EXECUTE / COM_STMT_* naming a statement this session has not prepared.
+    #[error("Unknown prepared statement handler ({name}) given to {command}")]
+    UnknownPreparedStatement { name: String, command: String },
+    /// The session already holds `max_prepared_stmt_count` prepared statements.
+    #[error("Can't create more than max_prepared_stmt_count statements (current value: {0})")]
+    TooManyPreparedStatements(u64),
     #[error("storage error: {0}")]
     Storage(String),
     #[error("catalog error: {0}")]
@@ -146,6 +152,8 @@ impl BasaltError {
             // now; the client should retry later (Doris reports its E-235 as a generic error).
             BasaltError::TooManyVersions { .. } => 1637,
             BasaltError::WrongArguments { .. } => 1210,
+            BasaltError::UnknownPreparedStatement { .. } => 1243,
+            BasaltError::TooManyPreparedStatements(_) => 1461,
             BasaltError::FileAccessDenied(_) => 1290,
             BasaltError::FileNotFound(_) => 29,
             BasaltError::LabelAlreadyExists(_)
@@ -160,7 +168,7 @@ impl BasaltError {
     /// Five-character SQLSTATE for this error.
     pub fn sqlstate(&self) -> &'static str {
         match self.mysql_code() {
-            1064 | 1049 | 1193 | 1231 | 1227 => "42000",
+            1064 | 1049 | 1193 | 1231 | 1227 | 1461 => "42000",
             1048 => "23000",
             1406 => "22001",
             1264 => "22003",

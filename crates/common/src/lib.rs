@@ -3,7 +3,9 @@
 
 pub mod config;
 pub mod error;
+pub mod params;
 pub mod types;
 
 pub use error::{BasaltError, Result};
+pub use params::ParamValue;
 pub use types::SqlType;

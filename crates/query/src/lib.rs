@@ -13,6 +13,8 @@ mod local_files;
 mod merge_exec;
 mod mysql_compat;
 mod output;
+mod point_query;
+mod prepared;
 mod provider;
 mod pruning;
 mod scan;
@@ -22,7 +24,7 @@ mod show;
 mod sink;
 mod variables;
 
-pub use engine::QueryEngine;
+pub use engine::{PreparedInfo, QueryEngine};
 pub use load_path::LoadDir;
 pub use output::{BatchStream, Output};
 pub use session::Session;

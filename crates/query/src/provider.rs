@@ -101,6 +101,7 @@ impl CatalogProvider for BasaltCatalogProvider {
         Some(Arc::new(DatabaseSchema {
             services: self.services.clone(),
             database: name.to_lowercase(),
+            session: self.session.clone(),
         }))
     }
 }
@@ -108,6 +109,7 @@ impl CatalogProvider for BasaltCatalogProvider {
 struct DatabaseSchema {
     services: Services,
     database: String,
+    session: Arc<SessionInfo>,
 }
 
 impl std::fmt::Debug for DatabaseSchema {
@@ -134,6 +136,7 @@ impl SchemaProvider for DatabaseSchema {
                 meta,
                 self.services.storage.clone(),
                 guard,
+                self.session.clone(),
             )))),
             Err(basalt_common::BasaltError::UnknownTable(_)) => Ok(None),
             Err(e) => Err(to_df(e)),
@@ -153,6 +156,8 @@ pub struct BasaltTable {
     pub(crate) schema: SchemaRef,
     pub(crate) storage: Arc<StorageEngine>,
     defaults: HashMap<String, Expr>,
+    /// The session planning with this table (INSERT reports generated AUTO_INCREMENT ids to it).
+    session: Arc<SessionInfo>,
 }
 
 impl std::fmt::Debug for BasaltTable {
@@ -166,6 +171,7 @@ impl BasaltTable {
         meta: Arc<TableMeta>,
         storage: Arc<StorageEngine>,
         read_guard: Arc<ReadGuard>,
+        session: Arc<SessionInfo>,
     ) -> BasaltTable {
         let mut defaults = HashMap::new();
         for c in &meta.columns {
@@ -203,6 +209,7 @@ impl BasaltTable {
             storage,
             defaults,
             read_guard,
+            session,
         }
     }
 }
@@ -247,7 +254,12 @@ impl TableProvider for BasaltTable {
         if insert_op != InsertOp::Append {
             return not_impl_err!("INSERT OVERWRITE / REPLACE INTO");
         }
-        let sink = BasaltSink::new(self.meta.clone(), self.schema.clone(), self.storage.clone());
+        let sink = BasaltSink::new(
+            self.meta.clone(),
+            self.schema.clone(),
+            self.storage.clone(),
+            self.session.clone(),
+        );
         Ok(Arc::new(DataSinkExec::new(input, Arc::new(sink), None)))
     }
 }

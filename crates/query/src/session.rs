@@ -4,6 +4,7 @@
 use crate::df_error::to_df;
 use crate::functions::session_functions;
 use crate::local_files::{self, LocalFunction};
+use crate::prepared::PreparedStatements;
 use crate::provider::{BasaltCatalogList, Services};
 use crate::scan::ScanReports;
 use crate::variables::{SessionVariables, VarValue};
@@ -30,6 +31,8 @@ pub struct SessionInfo {
     pub host: String,
     database: RwLock<Option<String>>,
     last_insert_id: AtomicU64,
+    /// The first AUTO_INCREMENT value the running INSERT generated (0: none yet).
+    pub(crate) generated_id: AtomicU64,
     pub vars: RwLock<SessionVariables>,
 }
 
@@ -50,6 +53,8 @@ pub struct Session {
     /// DataFusion's options as the session started, restored by COM_RESET_CONNECTION after
     /// `SET datafusion.*` changed them.
     initial_options: ConfigOptions,
+    /// Statements prepared by COM_STMT_PREPARE or PREPARE.
+    pub(crate) prepared: parking_lot::Mutex<PreparedStatements>,
 }
 
 impl Session {
@@ -68,6 +73,7 @@ impl Session {
             host: host.to_string(),
             database: RwLock::new(None),
             last_insert_id: AtomicU64::new(0),
+            generated_id: AtomicU64::new(0),
             vars: RwLock::new(vars),
         });
         let load_dir = services.load_dir.clone();
@@ -109,6 +115,7 @@ impl Session {
             ctx,
             scan_reports,
             initial_options,
+            prepared: parking_lot::Mutex::new(PreparedStatements::default()),
         }
     }
 
@@ -145,6 +152,14 @@ impl Session {
         self.info.last_insert_id.store(id, Ordering::Relaxed);
     }
 
+    /// True unless `enable_short_circuit_query` is off.
+    pub(crate) fn short_circuit_enabled(&self) -> bool {
+        !matches!(
+            self.info.vars.read().get("enable_short_circuit_query"),
+            Ok(VarValue::Int(0))
+        )
+    }
+
     pub fn autocommit(&self) -> bool {
         matches!(
             self.info.vars.read().get("autocommit"),
@@ -158,6 +173,7 @@ impl Session {
 
     /// COM_RESET_CONNECTION.
     pub fn reset(&self) {
+        self.prepared.lock().clear();
         self.info.vars.write().reset();
         self.set_last_insert_id(0);
         let state_ref = self.ctx.state_ref();

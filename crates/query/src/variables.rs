@@ -75,6 +75,7 @@ pub static VARIABLES: &[VarDef] = &[
     def("collation_server", Str, Both, "utf8mb4_general_ci"),
     def("default_storage_engine", Str, Both, "OLAP"),
     def("enable_profile", Bool, Both, "0"),
+    def("enable_short_circuit_query", Bool, Both, "1"),
     def("exec_mem_limit", Int, Both, "2147483648"),
     def("init_connect", Str, Global, ""),
     def("interactive_timeout", Int, Both, "28800"),

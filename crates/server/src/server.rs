@@ -33,6 +33,9 @@ impl Server {
                 bytes: config.write_buffer_mb.saturating_mul(1 << 20),
             },
             config.column_cache_bytes(),
+            config
+                .row_cache_bytes()
+                .map_err(basalt_common::BasaltError::InvalidData)?,
         )?;
         let policy = CompactionPolicy {
             // Force merges well before loads hit the version bound.

@@ -8,7 +8,7 @@ mod parser;
 mod statement;
 mod words;
 
-pub use parser::{parse_one, parse_statements};
+pub use parser::{parse_one, parse_statements, placeholder_offsets};
 pub use statement::*;
 
 /// Re-export of the sqlparser AST so downstream crates share one version of it.

@@ -134,12 +134,159 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
             limit,
         });
     }
+    if let Some(stmt) = parse_prepared_statement_sql(p)? {
+        return Ok(stmt);
+    }
+    if let Some(stmt) = parse_index_ddl(p)? {
+        return Ok(stmt);
+    }
     if peek_word(p, "ALTER") && peek_nth_word(p, 1, "TABLE") {
         if let Some(stmt) = p.maybe_parse(parse_alter_partition)? {
             return Ok(stmt);
         }
     }
     Ok(Statement::Standard(Box::new(p.parse_statement()?)))
+}
+
+/// A user variable name after `@` (the tokenizer may give `@name` as one word).
+fn user_variable(p: &mut Parser) -> Result<String, ParserError> {
+    let t = p.next_token();
+    match t.token {
+        Token::AtSign => ident(p),
+        Token::Word(w) if w.value.starts_with('@') && !w.value.starts_with("@@") => {
+            Ok(w.value[1..].to_string())
+        }
+        other => p.expected(
+            "a user variable",
+            sqlparser::tokenizer::TokenWithSpan::wrap(other),
+        ),
+    }
+}
+
+/// SQL-level prepared statements: PREPARE, EXECUTE, DEALLOCATE / DROP PREPARE.
+fn parse_prepared_statement_sql(p: &mut Parser) -> Result<Option<Statement>, ParserError> {
+    if peek_word(p, "PREPARE") {
+        p.next_token();
+        let name = ident(p)?;
+        expect_word(p, "FROM")?;
+        let source = if matches!(
+            p.peek_token().token,
+            Token::SingleQuotedString(_) | Token::DoubleQuotedString(_)
+        ) {
+            PrepareSource::Text(string_literal(p)?)
+        } else {
+            PrepareSource::Variable(user_variable(p)?)
+        };
+        return Ok(Some(Statement::Prepare { name, source }));
+    }
+    if peek_word(p, "EXECUTE") {
+        p.next_token();
+        let name = ident(p)?;
+        let mut using = Vec::new();
+        if eat_word(p, "USING") {
+            using = p.parse_comma_separated(user_variable)?;
+        }
+        return Ok(Some(Statement::Execute { name, using }));
+    }
+    if (peek_word(p, "DEALLOCATE") || peek_word(p, "DROP")) && peek_nth_word(p, 1, "PREPARE") {
+        p.next_token();
+        p.next_token();
+        let name = ident(p)?;
+        return Ok(Some(Statement::Deallocate { name }));
+    }
+    Ok(None)
+}
+
+/// `CREATE [UNIQUE] INDEX name ON t (cols) [USING ...]` and `DROP INDEX name ON t`.
+fn parse_index_ddl(p: &mut Parser) -> Result<Option<Statement>, ParserError> {
+    let create_index = peek_word(p, "CREATE")
+        && (peek_nth_word(p, 1, "INDEX")
+            || (peek_nth_word(p, 1, "UNIQUE") && peek_nth_word(p, 2, "INDEX")));
+    if create_index {
+        p.next_token();
+        eat_word(p, "UNIQUE");
+        expect_word(p, "INDEX")?;
+        let _ = eat_words(p, &["IF", "NOT", "EXISTS"]);
+        let name = ident(p)?;
+        if eat_word(p, "USING") {
+            ident(p)?;
+        }
+        expect_word(p, "ON")?;
+        let table = parse_table_name(p)?;
+        p.expect_token(&Token::LParen)?;
+        let columns = p.parse_comma_separated(|p| {
+            let c = ident(p)?;
+            // A prefix length `c(10)` and ASC/DESC are accepted.
+            if p.consume_token(&Token::LParen) {
+                p.next_token();
+                p.expect_token(&Token::RParen)?;
+            }
+            let _ = eat_word(p, "ASC") || eat_word(p, "DESC");
+            Ok(c)
+        })?;
+        p.expect_token(&Token::RParen)?;
+        if eat_word(p, "USING") {
+            ident(p)?;
+        }
+        if eat_word(p, "COMMENT") {
+            string_literal(p)?;
+        }
+        return Ok(Some(Statement::CreateIndex {
+            name,
+            table,
+            columns,
+        }));
+    }
+    if peek_word(p, "DROP") && peek_nth_word(p, 1, "INDEX") {
+        p.next_token();
+        p.next_token();
+        let _ = eat_words(p, &["IF", "EXISTS"]);
+        let name = ident(p)?;
+        expect_word(p, "ON")?;
+        let table = parse_table_name(p)?;
+        return Ok(Some(Statement::DropIndex { name, table }));
+    }
+    Ok(None)
+}
+
+/// Byte offsets of the `?` placeholders in `sql`, in order (ignoring `?` inside strings,
+/// quoted identifiers and comments).
+pub fn placeholder_offsets(sql: &str) -> Result<Vec<usize>> {
+    let dialect = MySqlDialect {};
+    let tokens = sqlparser::tokenizer::Tokenizer::new(&dialect, sql)
+        .tokenize_with_location()
+        .map_err(|e| {
+            BasaltError::syntax_at(e.message.clone(), sql, e.location.line, e.location.column)
+        })?;
+    // Byte offset where each line starts.
+    let mut line_starts = vec![0usize];
+    line_starts.extend(sql.match_indices('\n').map(|(i, _)| i + 1));
+    let mut out = Vec::new();
+    for t in tokens {
+        if t.token != Token::Placeholder("?".to_string()) {
+            continue;
+        }
+        let loc = t.span.start;
+        let line_start = line_starts
+            .get((loc.line as usize).saturating_sub(1))
+            .copied()
+            .unwrap_or(0);
+        let column = (loc.column as usize).saturating_sub(1);
+        let offset = sql[line_start..]
+            .char_indices()
+            .nth(column)
+            .map(|(i, _)| line_start + i)
+            .unwrap_or(sql.len());
+        if sql.as_bytes().get(offset) == Some(&b'?') {
+            out.push(offset);
+        } else {
+            return Err(BasaltError::Internal(format!(
+                "placeholder position {}:{} does not hold '?'",
+                loc.line, loc.column
+            )));
+        }
+    }
+    Ok(out)
 }
 
 fn string_or_number(p: &mut Parser) -> Result<String, ParserError> {

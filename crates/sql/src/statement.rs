@@ -46,6 +46,40 @@ pub enum Statement {
         user: Option<UserName>,
         password: String,
     },
+    /// `PREPARE name FROM 'text'` or `FROM @variable`.
+    Prepare {
+        name: String,
+        source: PrepareSource,
+    },
+    /// `EXECUTE name [USING @a, @b, ...]`.
+    Execute {
+        name: String,
+        using: Vec<String>,
+    },
+    /// `DEALLOCATE PREPARE name` / `DROP PREPARE name`.
+    Deallocate {
+        name: String,
+    },
+    /// `CREATE [UNIQUE] INDEX name ON t (cols) ...`: accepted for MySQL compatibility; segments
+    /// keep zone maps on every column and Unique tables a primary-key index.
+    CreateIndex {
+        name: String,
+        table: TableName,
+        columns: Vec<String>,
+    },
+    /// `DROP INDEX name ON t`.
+    DropIndex {
+        name: String,
+        table: TableName,
+    },
+}
+
+/// Where `PREPARE` takes its statement text from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PrepareSource {
+    Text(String),
+    /// A user variable (name without the `@`).
+    Variable(String),
 }
 
 /// A possibly database-qualified table name.

@@ -86,13 +86,11 @@ struct Output {
 impl Output {
     fn remove_files(&self) {
         for f in &self.files {
-            if let Err(e) = std::fs::remove_file(f) {
-                if e.kind() != std::io::ErrorKind::NotFound {
-                    tracing::warn!(
-                        "could not remove unpublished compaction output {}: {e}",
-                        f.display()
-                    );
-                }
+            if let Err(e) = crate::files::remove_segment_files(f) {
+                tracing::warn!(
+                    "could not remove unpublished compaction output {}: {e}",
+                    f.display()
+                );
             }
         }
     }
@@ -231,8 +229,7 @@ impl StorageEngine {
             }
         };
         let segments = || removed.iter().flat_map(|r| r.segments.iter());
-        self.column_cache
-            .forget_segments(segments().map(|s| s.path.as_str()));
+        self.forget_segment_caches(segments().map(|s| s.path.as_str()));
         let files = segments().map(|s| self.segment_path(&s.path)).collect();
         self.reads.delete_when_unread(files);
         Ok(CompactionStats {
@@ -349,6 +346,7 @@ impl StorageEngine {
                 &schema,
                 std::slice::from_ref(&part),
                 &blooms,
+                table.stores_rows(),
             );
             match written {
                 Ok(meta) => output.segments.push(meta),
@@ -466,7 +464,7 @@ impl StorageEngine {
         output_deletes: &[RoaringBitmap],
         input_segments: &[&SegmentMeta],
     ) {
-        let mut cache = self.pk_indexes.lock();
+        let mut cache = self.pk_indexes.write();
         let Some(mut index) = cache.remove(&tablet_id) else {
             return;
         };

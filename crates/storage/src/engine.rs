@@ -9,6 +9,8 @@ use crate::files::{list_files, remove_empty_dirs};
 use crate::merge::{sort_and_merge, MergeSpec};
 use crate::pk_index::PrimaryKeyIndex;
 use crate::read_tracker::{ReadGuard, ReadTracker};
+use crate::row_cache::RowCache;
+use crate::row_store::RowStoreFiles;
 use crate::segment::read_segment;
 use crate::storage_err;
 use crate::writer::LoadWriter;
@@ -20,7 +22,7 @@ use basalt_catalog::{
     TabletId, TabletMeta,
 };
 use basalt_common::{BasaltError, Result};
-use parking_lot::Mutex;
+use parking_lot::{Mutex, RwLock};
 use roaring::RoaringBitmap;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -42,8 +44,14 @@ pub struct StorageEngine {
     write_buffer: WriteBufferLimits,
     /// Decoded row groups of segments, shared by all scans.
     pub(crate) column_cache: Arc<ColumnCache>,
-    /// Primary-key indexes of Unique-key tablets, built on first use.
-    pub(crate) pk_indexes: Mutex<HashMap<TabletId, PrimaryKeyIndex>>,
+    /// Primary-key indexes of Unique-key tablets, built on first use. A publish takes a tablet's
+    /// index out while it updates it (holding the table lock); lookups that find it missing
+    /// wait for that lock.
+    pub(crate) pk_indexes: RwLock<HashMap<TabletId, PrimaryKeyIndex>>,
+    /// Encoded rows of row-store tables, for point lookups.
+    pub(crate) row_cache: Arc<RowCache>,
+    /// Open row-store files.
+    pub(crate) row_files: RowStoreFiles,
     /// Defers deleting files that running queries may still read.
     pub(crate) reads: Arc<ReadTracker>,
     /// Serializes the publish step of merge-on-write loads (and Unique compactions) per table.
@@ -77,6 +85,7 @@ impl StorageEngine {
         catalog: Arc<Catalog>,
         write_buffer: WriteBufferLimits,
         column_cache_bytes: usize,
+        row_cache_bytes: usize,
     ) -> Result<Arc<StorageEngine>> {
         std::fs::create_dir_all(data_dir.join("data"))?;
         let engine = Arc::new(StorageEngine {
@@ -87,7 +96,9 @@ impl StorageEngine {
                 bytes: write_buffer.bytes.max(1),
             },
             column_cache: Arc::new(ColumnCache::new(column_cache_bytes)),
-            pk_indexes: Mutex::new(HashMap::new()),
+            pk_indexes: RwLock::new(HashMap::new()),
+            row_cache: Arc::new(RowCache::new(row_cache_bytes)),
+            row_files: RowStoreFiles::default(),
             table_locks: Mutex::new(HashMap::new()),
             reads: Arc::new(ReadTracker::default()),
             compaction: OnceLock::new(),
@@ -144,6 +155,10 @@ impl StorageEngine {
     }
 
     /// The decoded column cache scans read segments through.
+    pub fn row_cache(&self) -> &Arc<RowCache> {
+        &self.row_cache
+    }
+
     pub fn column_cache(&self) -> &Arc<ColumnCache> {
         &self.column_cache
     }
@@ -256,7 +271,7 @@ impl StorageEngine {
             indexes.push((w.tablet_id, index));
         }
         let published = self.catalog.publish_load(table_id, rowsets, job)?;
-        let mut cache = self.pk_indexes.lock();
+        let mut cache = self.pk_indexes.write();
         for (tablet_id, mut index) in indexes {
             if let Some((_, t)) = published.tablets().find(|(_, t)| t.id == tablet_id) {
                 index.version = t.version();
@@ -274,7 +289,7 @@ impl StorageEngine {
 
     /// Forgets the primary-key indexes of tablets whose data was removed.
     fn evict_indexes<'a>(&self, tablets: impl Iterator<Item = &'a TabletMeta>) {
-        let mut cache = self.pk_indexes.lock();
+        let mut cache = self.pk_indexes.write();
         for t in tablets {
             cache.remove(&t.id);
         }
@@ -282,7 +297,7 @@ impl StorageEngine {
 
     /// The tablet's primary-key index, current as of the tablet's version (built if needed).
     fn take_pk_index(&self, table: &TableMeta, tablet: &TabletMeta) -> Result<PrimaryKeyIndex> {
-        if let Some(index) = self.pk_indexes.lock().remove(&tablet.id) {
+        if let Some(index) = self.pk_indexes.write().remove(&tablet.id) {
             if index.version == tablet.version() {
                 return Ok(index);
             }
@@ -338,10 +353,22 @@ impl StorageEngine {
                 .flat_map(|t| t.rowsets.iter())
                 .flat_map(|r| r.segments.iter())
         };
-        self.column_cache
-            .forget_segments(segments().map(|s| s.path.as_str()));
+        self.forget_segment_caches(segments().map(|s| s.path.as_str()));
         let files = segments().map(|s| self.segment_path(&s.path)).collect();
         self.reads.delete_when_unread(files);
+    }
+
+    /// Drops what the caches hold of segments whose files are being deleted.
+    pub(crate) fn forget_segment_caches<'a>(
+        &self,
+        segments: impl Iterator<Item = &'a str> + Clone,
+    ) {
+        self.column_cache.forget_segments(segments.clone());
+        self.row_cache.forget_segments(segments.clone());
+        let paths: Vec<PathBuf> = segments
+            .map(|s| crate::row_store::row_store_path(&self.segment_path(s)))
+            .collect();
+        self.row_files.forget(&paths);
     }
 
     pub fn remove_partition_files(&self, partition: &PartitionMeta) {
@@ -354,7 +381,13 @@ impl StorageEngine {
         let referenced = self.catalog.referenced_segments();
         let mut removed = 0;
         for rel in list_files(&self.data_dir, &self.data_dir.join("data"))? {
-            if !referenced.contains(rel.to_string_lossy().as_ref()) {
+            // A row store belongs to the segment file of the same name.
+            let owner = if rel.extension().is_some_and(|e| e == "rows") {
+                rel.with_extension("parquet")
+            } else {
+                rel.clone()
+            };
+            if !referenced.contains(owner.to_string_lossy().as_ref()) {
                 std::fs::remove_file(self.data_dir.join(&rel))?;
                 removed += 1;
             }

@@ -27,6 +27,22 @@ pub fn publish_file(tmp: &Path, dest: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// Removes a segment file and its row store (if any); a missing file is not an error.
+pub fn remove_segment_files(segment: &Path) -> io::Result<()> {
+    let mut result = Ok(());
+    for f in [
+        segment.to_path_buf(),
+        crate::row_store::row_store_path(segment),
+    ] {
+        if let Err(e) = fs::remove_file(&f) {
+            if e.kind() != io::ErrorKind::NotFound && result.is_ok() {
+                result = Err(e);
+            }
+        }
+    }
+    result
+}
+
 /// Every regular file under `root`, as paths relative to `base`.
 pub fn list_files(base: &Path, root: &Path) -> io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();

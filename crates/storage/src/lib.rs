@@ -12,8 +12,11 @@ mod files;
 pub mod hashing;
 pub mod merge;
 mod pk_index;
+mod point_lookup;
 mod read_tracker;
 pub mod routing;
+pub mod row_cache;
+pub mod row_store;
 mod segment;
 mod writer;
 

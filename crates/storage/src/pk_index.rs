@@ -11,12 +11,13 @@ use arrow::row::{RowConverter, SortField};
 use basalt_catalog::{TableMeta, TabletMeta};
 use basalt_common::Result;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 pub struct PrimaryKeyIndex {
     /// The tablet version this index reflects.
     pub version: u64,
     converter: RowConverter,
-    segments: Vec<String>,
+    segments: Vec<Arc<str>>,
     segment_ids: HashMap<String, u32>,
     rows: HashMap<Box<[u8]>, (u32, u32)>,
 }
@@ -69,12 +70,22 @@ impl PrimaryKeyIndex {
         Ok(index)
     }
 
+    pub(crate) fn converter(&self) -> &RowConverter {
+        &self.converter
+    }
+
+    /// The live row (segment, row number) of an encoded key.
+    pub(crate) fn get(&self, key: &[u8]) -> Option<(Arc<str>, u32)> {
+        let (seg, row) = self.rows.get(key)?;
+        Some((self.segments.get(*seg as usize)?.clone(), *row))
+    }
+
     /// Forgets the names of segments no row points to any more (replaced by compaction).
     pub fn forget_segments<'a>(&mut self, segments: impl Iterator<Item = &'a str>) {
         for seg in segments {
             if let Some(id) = self.segment_ids.remove(seg) {
                 if let Some(name) = self.segments.get_mut(id as usize) {
-                    *name = String::new();
+                    *name = Arc::from("");
                 }
             }
         }
@@ -94,7 +105,7 @@ impl PrimaryKeyIndex {
             Some(id) => *id,
             None => {
                 let id = self.segments.len() as u32;
-                self.segments.push(segment.to_string());
+                self.segments.push(Arc::from(segment));
                 self.segment_ids.insert(segment.to_string(), id);
                 id
             }

@@ -101,10 +101,8 @@ fn take_ready(s: &mut State) -> Vec<PathBuf> {
 
 fn remove(files: Vec<PathBuf>) {
     for f in files {
-        if let Err(e) = std::fs::remove_file(&f) {
-            if e.kind() != std::io::ErrorKind::NotFound {
-                tracing::warn!("could not remove {}: {e}", f.display());
-            }
+        if let Err(e) = crate::files::remove_segment_files(&f) {
+            tracing::warn!("could not remove {}: {e}", f.display());
         }
     }
 }

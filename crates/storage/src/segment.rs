@@ -32,13 +32,15 @@ pub fn bloom_filter_columns(table: &TableMeta) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Writes `batches` (already sorted) to `data_dir/rel_path` durably.
+/// Writes `batches` (already sorted) to `data_dir/rel_path` durably, with a row store beside it
+/// when `row_store` is set.
 pub fn write_segment(
     data_dir: &Path,
     rel_path: &Path,
     schema: &SchemaRef,
     batches: &[RecordBatch],
     bloom_filter_columns: &[String],
+    row_store: bool,
 ) -> Result<SegmentMeta> {
     let dest = data_dir.join(rel_path);
     if let Some(dir) = dest.parent() {
@@ -61,6 +63,10 @@ pub fn write_segment(
         writer.write(b).map_err(storage_err)?;
     }
     writer.close().map_err(storage_err)?;
+    // The row store is durable before the segment it belongs to is.
+    if row_store {
+        crate::row_store::write_row_store(&crate::row_store::row_store_path(&dest), batches)?;
+    }
     publish_file(&tmp, &dest)?;
     let size_bytes = std::fs::metadata(&dest)?.len();
     Ok(SegmentMeta {

@@ -290,6 +290,7 @@ impl LoadWriter {
             &schema,
             std::slice::from_ref(&merged),
             &self.bloom_filter_columns,
+            self.table.stores_rows(),
         )?;
         let unique = (self.table.keys_model == KeysModel::Unique).then(|| {
             (
@@ -373,13 +374,11 @@ impl Drop for LoadWriter {
     fn drop(&mut self) {
         if !self.committed {
             for f in &self.files {
-                if let Err(e) = std::fs::remove_file(f) {
-                    if e.kind() != std::io::ErrorKind::NotFound {
-                        tracing::warn!(
-                            "could not remove segment {} of an aborted load: {e}",
-                            f.display()
-                        );
-                    }
+                if let Err(e) = crate::files::remove_segment_files(f) {
+                    tracing::warn!(
+                        "could not remove segment {} of an aborted load: {e}",
+                        f.display()
+                    );
                 }
             }
         }

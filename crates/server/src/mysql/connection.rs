@@ -2,6 +2,7 @@
 //! client to `mysql_native_password` when needed), then runs the command loop, dispatching each
 //! command to the [`Backend`] and writing its response.
 
+use std::collections::HashMap;
 use std::io;
 use std::time::Instant;
 
@@ -13,8 +14,9 @@ use super::handshake::{
     CLIENT_DEPRECATE_EOF, CLIENT_PLUGIN_AUTH, SERVER_CAPABILITIES, SERVER_STATUS_AUTOCOMMIT,
 };
 use super::packet::{is_disconnect, PacketIo, ReadError};
+use super::prepared::{prepare_ok, StatementState};
 use super::response::{self, ErrorReply};
-use super::resultset::{field_list, send_result_set};
+use super::resultset::{field_list, send_result_set, RowFormat};
 use super::wire::Reader;
 use super::{Backend, ConnectionOptions, QueryOutput};
 
@@ -68,6 +70,7 @@ where
         capabilities: 0,
         started: Instant::now(),
         questions: 0,
+        statements: HashMap::new(),
     };
     let result = conn
         .run(&client_host, &opts, max_packet_size as usize)
@@ -97,6 +100,8 @@ struct Connection<S, B> {
     capabilities: u32,
     started: Instant,
     questions: u64,
+    /// Parameter state of this connection's prepared statements, by id.
+    statements: HashMap<u32, StatementState>,
 }
 
 impl<S, B> Connection<S, B>
@@ -279,20 +284,8 @@ where
             command::QUERY => {
                 self.questions += 1;
                 let sql = String::from_utf8_lossy(body);
-                match self.backend.query(&sql).await {
-                    Ok(QueryOutput::Ok {
-                        affected_rows,
-                        last_insert_id,
-                        info,
-                    }) => self.queue_ok(affected_rows, last_insert_id, &info),
-                    Ok(QueryOutput::ResultSet { schema, stream }) => {
-                        let status = self.status();
-                        let deprecate_eof = self.deprecate_eof();
-                        send_result_set(&mut self.io, &schema, stream, deprecate_eof, status)
-                            .await?;
-                    }
-                    Err(e) => self.queue_err(&ErrorReply::from(&e)),
-                }
+                let result = self.backend.query(&sql).await;
+                self.queue_output(result, RowFormat::Text).await?;
             }
             command::INIT_DB => {
                 let db = String::from_utf8_lossy(trim_nul(body));
@@ -326,6 +319,7 @@ where
                 self.io.write_packet(text.as_bytes());
             }
             command::RESET_CONNECTION => {
+                self.statements.clear();
                 self.backend.reset().await;
                 self.queue_ok(0, 0, "");
             }
@@ -338,26 +332,105 @@ where
                 }
                 _ => self.queue_err(&unknown_command()),
             },
-            command::STMT_PREPARE => self.queue_err(&ErrorReply::new(
-                1295,
-                "HY000",
-                "This command is not supported in the prepared statement protocol yet",
-            )),
-            command::STMT_CLOSE | command::STMT_SEND_LONG_DATA => {}
-            command::STMT_EXECUTE | command::STMT_RESET | command::STMT_FETCH => {
-                let id = Reader::new(body).u32().unwrap_or(0);
-                let name = match cmd {
-                    command::STMT_EXECUTE => "mysqld_stmt_execute",
-                    command::STMT_RESET => "mysqld_stmt_reset",
-                    _ => "mysqld_stmt_fetch",
+            command::STMT_PREPARE => {
+                self.questions += 1;
+                let sql = String::from_utf8_lossy(body);
+                match self.backend.prepare(&sql).await {
+                    Ok(stmt) => {
+                        self.statements
+                            .insert(stmt.id, StatementState::new(stmt.params));
+                        let (deprecate_eof, status) = (self.deprecate_eof(), self.status());
+                        prepare_ok(
+                            &mut self.io,
+                            stmt.id,
+                            stmt.params,
+                            stmt.columns.as_deref(),
+                            deprecate_eof,
+                            status,
+                        );
+                    }
+                    Err(e) => self.queue_err(&ErrorReply::from(&e)),
+                }
+            }
+            command::STMT_EXECUTE => {
+                self.questions += 1;
+                let mut r = Reader::new(body);
+                let id = r.u32().unwrap_or(0);
+                let Some(state) = self.statements.get_mut(&id) else {
+                    self.queue_err(&unknown_statement(id, "mysqld_stmt_execute"));
+                    return Ok(());
                 };
-                self.queue_err(&ErrorReply::new(
-                    1243,
-                    "HY000",
-                    format!("Unknown prepared statement handler ({id}) given to {name}"),
-                ));
+                // Flags (cursor type) and iteration count: results are always sent at once.
+                let params = r
+                    .u8()
+                    .and_then(|_| r.u32())
+                    .and_then(|_| state.decode_params(&mut r));
+                match params {
+                    Ok(params) => {
+                        let result = self.backend.execute(id, params).await;
+                        self.queue_output(result, RowFormat::Binary).await?;
+                    }
+                    Err(e) => self.queue_err(&ErrorReply::new(
+                        1210,
+                        "HY000",
+                        format!("Incorrect arguments to mysqld_stmt_execute: {e}"),
+                    )),
+                }
+            }
+            command::STMT_SEND_LONG_DATA => {
+                // No reply, even for an unknown statement (the error surfaces at execute).
+                let mut r = Reader::new(body);
+                if let (Ok(id), Ok(param)) = (r.u32(), r.u16()) {
+                    if let Some(state) = self.statements.get_mut(&id) {
+                        state.append_long_data(param, r.rest());
+                    }
+                }
+            }
+            command::STMT_CLOSE => {
+                if let Ok(id) = Reader::new(body).u32() {
+                    self.statements.remove(&id);
+                    self.backend.close(id);
+                }
+            }
+            command::STMT_RESET => {
+                let id = Reader::new(body).u32().unwrap_or(0);
+                match self.statements.get_mut(&id) {
+                    Some(state) => {
+                        state.reset();
+                        self.queue_ok(0, 0, "");
+                    }
+                    None => self.queue_err(&unknown_statement(id, "mysqld_stmt_reset")),
+                }
+            }
+            command::STMT_FETCH => {
+                // Results are never kept in a cursor: there is nothing to fetch.
+                let id = Reader::new(body).u32().unwrap_or(0);
+                self.queue_err(&unknown_statement(id, "mysqld_stmt_fetch"));
             }
             _ => self.queue_err(&unknown_command()),
+        }
+        Ok(())
+    }
+
+    /// Queues a statement's result: OK, a result set in `format`, or ERR.
+    async fn queue_output(
+        &mut self,
+        result: Result<QueryOutput, basalt_common::BasaltError>,
+        format: RowFormat,
+    ) -> io::Result<()> {
+        match result {
+            Ok(QueryOutput::Ok {
+                affected_rows,
+                last_insert_id,
+                info,
+            }) => self.queue_ok(affected_rows, last_insert_id, &info),
+            Ok(QueryOutput::ResultSet { schema, stream }) => {
+                let status = self.status();
+                let deprecate_eof = self.deprecate_eof();
+                send_result_set(&mut self.io, &schema, stream, deprecate_eof, status, format)
+                    .await?;
+            }
+            Err(e) => self.queue_err(&ErrorReply::from(&e)),
         }
         Ok(())
     }
@@ -371,6 +444,14 @@ where
             self.questions
         )
     }
+}
+
+fn unknown_statement(id: u32, command: &str) -> ErrorReply {
+    ErrorReply::new(
+        1243,
+        "HY000",
+        format!("Unknown prepared statement handler ({id}) given to {command}"),
+    )
 }
 
 fn unknown_command() -> ErrorReply {

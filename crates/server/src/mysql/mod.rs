@@ -1,11 +1,13 @@
 //! Basalt's MySQL wire protocol (server side): packet codec, handshake and
-//! `mysql_native_password` authentication, the command loop, and text-protocol result sets
-//! streamed from Arrow record batches. Query semantics live behind the [`Backend`] trait.
+//! `mysql_native_password` authentication, the command loop, prepared statements, and text- and
+//! binary-protocol result sets streamed from Arrow record batches. Query semantics live behind the [`Backend`] trait.
 
 pub mod auth;
+pub mod binary;
 pub mod connection;
 pub mod handshake;
 pub mod packet;
+pub mod prepared;
 pub mod response;
 pub mod resultset;
 pub mod types;
@@ -16,7 +18,7 @@ mod tests;
 
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
-use basalt_common::BasaltError;
+use basalt_common::{BasaltError, ParamValue};
 
 pub use auth::verify_native_password;
 pub use connection::serve_connection;
@@ -38,6 +40,16 @@ pub enum QueryOutput {
     },
 }
 
+/// A statement COM_STMT_PREPARE created.
+#[derive(Debug, Clone)]
+pub struct PreparedStatement {
+    pub id: u32,
+    /// Number of `?` placeholders.
+    pub params: u16,
+    /// Result columns, when the statement returns rows and they are known before execution.
+    pub columns: Option<SchemaRef>,
+}
+
 /// Per-connection handler the protocol layer calls.
 #[async_trait::async_trait]
 pub trait Backend: Send {
@@ -55,6 +67,18 @@ pub trait Backend: Send {
     ) -> Result<(), BasaltError>;
     /// COM_QUERY text (a single statement; may have a trailing ';').
     async fn query(&mut self, sql: &str) -> Result<QueryOutput, BasaltError>;
+    /// COM_STMT_PREPARE: parses `sql` (a single statement with `?` placeholders) and keeps it
+    /// under a new id.
+    async fn prepare(&mut self, sql: &str) -> Result<PreparedStatement, BasaltError>;
+    /// COM_STMT_EXECUTE of a statement [`Backend::prepare`] returned, with one value per
+    /// placeholder.
+    async fn execute(
+        &mut self,
+        id: u32,
+        params: Vec<ParamValue>,
+    ) -> Result<QueryOutput, BasaltError>;
+    /// COM_STMT_CLOSE (no reply; unknown ids are ignored).
+    fn close(&mut self, id: u32);
     /// COM_INIT_DB.
     async fn init_db(&mut self, database: &str) -> Result<(), BasaltError>;
     /// COM_FIELD_LIST: the table's columns, or an error (e.g. 1146).

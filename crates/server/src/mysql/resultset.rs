@@ -10,6 +10,7 @@ use arrow::error::ArrowError;
 use futures::StreamExt;
 use tokio::io::{AsyncRead, AsyncWrite};
 
+use super::binary::BinaryRowWriter;
 use super::packet::PacketIo;
 use super::response::{self, ErrorReply};
 use super::types::{column_meta, ValueWriter};
@@ -58,12 +59,20 @@ where
     }
 }
 
+/// How rows are encoded: text (COM_QUERY) or binary (COM_STMT_EXECUTE).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowFormat {
+    Text,
+    Binary,
+}
+
 pub async fn send_result_set<S>(
     io: &mut PacketIo<S>,
     schema: &Schema,
     mut stream: BatchStream,
     deprecate_eof: bool,
     status: u16,
+    format: RowFormat,
 ) -> io::Result<()>
 where
     S: AsyncRead + AsyncWrite + Unpin,
@@ -118,7 +127,11 @@ where
         }
         let mut row = 0;
         while row < batch.num_rows() {
-            match write_rows(io, &batch, row) {
+            let written = match format {
+                RowFormat::Text => write_rows(io, &batch, row),
+                RowFormat::Binary => write_binary_rows(io, &batch, row),
+            };
+            match written {
                 Ok(next) => row = next,
                 Err(e) => {
                     let reply = ErrorReply::new(1105, "HY000", format!("internal error: {e}"));
@@ -158,6 +171,27 @@ where
                 w.write(row, b);
             }
         });
+        row += 1;
+        if io.pending() >= FLUSH_THRESHOLD {
+            break;
+        }
+    }
+    Ok(row)
+}
+
+/// Like [`write_rows`], in the binary protocol.
+fn write_binary_rows<S>(
+    io: &mut PacketIo<S>,
+    batch: &RecordBatch,
+    from: usize,
+) -> Result<usize, ArrowError>
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    let writer = BinaryRowWriter::new(batch)?;
+    let mut row = from;
+    while row < batch.num_rows() {
+        io.packet(|b| writer.write(row, b));
         row += 1;
         if io.pending() >= FLUSH_THRESHOLD {
             break;

@@ -122,6 +122,45 @@ impl Backend for FakeBackend {
         }
     }
 
+    async fn prepare(&mut self, sql: &str) -> Result<super::PreparedStatement, BasaltError> {
+        self.record(format!("prepare {sql}"));
+        if sql == "SELECT ?" {
+            Ok(super::PreparedStatement {
+                id: 1,
+                params: 1,
+                columns: None,
+            })
+        } else {
+            Err(BasaltError::syntax_at("bad", sql, 1, 1))
+        }
+    }
+
+    async fn execute(
+        &mut self,
+        id: u32,
+        params: Vec<basalt_common::ParamValue>,
+    ) -> Result<QueryOutput, BasaltError> {
+        self.record(format!("execute {id} {params:?}"));
+        let schema = Arc::new(Schema::new(vec![Field::new("v", DataType::Int64, true)]));
+        let value = match params.first() {
+            Some(basalt_common::ParamValue::Int(v)) => Some(*v),
+            _ => None,
+        };
+        let b = RecordBatch::try_new(
+            schema.clone(),
+            vec![Arc::new(arrow::array::Int64Array::from(vec![value]))],
+        )
+        .unwrap();
+        Ok(QueryOutput::ResultSet {
+            schema,
+            stream: Box::pin(stream::iter(vec![Ok(b)])),
+        })
+    }
+
+    fn close(&mut self, id: u32) {
+        self.record(format!("close {id}"));
+    }
+
     async fn init_db(&mut self, database: &str) -> Result<(), BasaltError> {
         self.record(format!("init_db {database}"));
         if database == "sales" {
@@ -442,14 +481,34 @@ async fn utility_commands() {
     assert_eq!(c.packet().await, (1, vec![0xfe, 0, 0, 0x02, 0]));
 
     c.command(0x16, b"SELECT ?").await; // STMT_PREPARE
-    let (_, err) = c.packet().await;
-    assert_eq!(&err[..9], b"\xff\x0f\x05#HY000");
+                                        // OK: id 1, no columns, one parameter; then the parameter's definition and EOF.
     assert_eq!(
-        &err[9..],
-        b"This command is not supported in the prepared statement protocol yet"
+        c.packet().await,
+        (1, vec![0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0])
     );
+    let (_, param) = c.packet().await;
+    assert_eq!(&param[..4], b"\x03def");
+    assert_eq!(c.packet().await.1[0], 0xfe);
 
-    c.command(0x17, &[5, 0, 0, 0, 0, 1, 0, 0, 0]).await; // STMT_EXECUTE
+    // STMT_EXECUTE id 1, no cursor, 1 iteration, NULL bitmap 0, types bound: LONGLONG 42.
+    let mut exec = vec![1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0x08, 0];
+    exec.extend_from_slice(&42i64.to_le_bytes());
+    c.command(0x17, &exec).await;
+    assert_eq!(c.packet().await.1, vec![1]); // one column
+    c.packet().await; // its definition
+    assert_eq!(c.packet().await.1[0], 0xfe);
+    let mut row = vec![0x00, 0x00];
+    row.extend_from_slice(&42i64.to_le_bytes());
+    assert_eq!(c.packet().await.1, row); // binary row
+    assert_eq!(c.packet().await.1[0], 0xfe);
+    assert!(c
+        .log
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|e| e == "execute 1 [Int(42)]"));
+
+    c.command(0x17, &[5, 0, 0, 0, 0, 1, 0, 0, 0]).await; // STMT_EXECUTE of an unknown id
     let (_, err) = c.packet().await;
     assert_eq!(&err[..9], b"\xff\xdb\x04#HY000");
     assert!(err.ends_with(b"(5) given to mysqld_stmt_execute"));

@@ -167,8 +167,8 @@ pub fn column_meta(field: &Field) -> ColumnMeta {
     meta
 }
 
-/// How the values of one array are turned into text.
-enum Kind<'a> {
+/// How the values of one array are read (shared by the text and binary encoders).
+pub(super) enum Kind<'a> {
     Bool(&'a BooleanArray),
     I8(&'a [i8]),
     I16(&'a [i16]),
@@ -228,7 +228,7 @@ impl<'a> ValueWriter<'a> {
         })
     }
 
-    fn kind(array: &'a dyn Array) -> Option<Kind<'a>> {
+    pub(super) fn kind(array: &'a dyn Array) -> Option<Kind<'a>> {
         Some(match array.data_type() {
             DataType::Null => Kind::Null,
             DataType::Boolean => Kind::Bool(array.as_boolean_opt()?),
@@ -433,7 +433,7 @@ pub fn push_decimal(out: &mut Vec<u8>, v: i128, scale: i8) {
 }
 
 /// (year, month, day) of a day count since 1970-01-01, proleptic Gregorian calendar.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
+pub(super) fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days.saturating_add(719_468);
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
@@ -473,7 +473,7 @@ pub fn push_date(out: &mut Vec<u8>, days: i64) {
 
 /// Splits a count of `unit` into whole seconds (floored) and the non-negative remainder, expressed
 /// in microseconds (nanoseconds are truncated) or milliseconds (for `Millisecond`).
-fn split_seconds(v: i64, unit: TimeUnit) -> (i64, u64) {
+pub(super) fn split_seconds(v: i64, unit: TimeUnit) -> (i64, u64) {
     let per_second = match unit {
         TimeUnit::Second => 1,
         TimeUnit::Millisecond => 1_000,

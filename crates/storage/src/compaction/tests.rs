@@ -35,6 +35,7 @@ fn fixture(ddl: &str) -> Fixture {
             bytes: 1 << 30,
         },
         1 << 30,
+        1 << 20,
     )
     .unwrap();
     Fixture { _dir: dir, engine }
@@ -285,7 +286,7 @@ fn unique_keys_drop_deleted_rows_and_follow_concurrent_loads() {
     assert_eq!(f.rows(), want_after);
     assert_eq!(f.tablet().num_rows(), 7);
     // A fresh index built from the catalog (as after a restart) agrees.
-    f.engine.pk_indexes.lock().clear();
+    f.engine.pk_indexes.write().clear();
     f.load(&[(2, 302, "c")]).unwrap();
     let rows = f.rows();
     assert_eq!(rows.len(), 7);

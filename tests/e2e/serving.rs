@@ -1,0 +1,406 @@
+//! Data serving: server-side prepared statements over the binary protocol, SQL-level PREPARE,
+//! MySQL-style DDL (AUTO_INCREMENT, PRIMARY KEY, ENGINE, CREATE INDEX), and the short-circuit
+//! path for primary-key point queries on Unique tables with a row store.
+
+use crate::harness::{code, exec, rows, s, TestServer};
+use mysql_async::prelude::*;
+use mysql_async::{Conn, Row, Value};
+
+/// EXPLAIN's plan text, all lines joined.
+async fn explain(c: &mut Conn, sql: &str) -> String {
+    rows(c, &format!("EXPLAIN {sql}"))
+        .await
+        .into_iter()
+        .map(|r| r.into_iter().flatten().collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[tokio::test]
+async fn prepared_statements_use_the_binary_protocol() {
+    let server = TestServer::start().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE d").await;
+    exec(&mut c, "USE d").await;
+    exec(
+        &mut c,
+        "CREATE TABLE t (id INT, tiny TINYINT, small SMALLINT, big BIGINT, f FLOAT, \
+         dbl DOUBLE, dec DECIMAL(10,2), day DATE, ts DATETIME(6), name VARCHAR(20), \
+         flag BOOLEAN, big_int LARGEINT) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 2 \
+         PROPERTIES(\"replication_num\" = \"1\")",
+    )
+    .await;
+    // A prepared INSERT with typed parameters, including text that needs quoting and NULLs.
+    let insert = "INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    c.exec_drop(
+        insert,
+        (
+            1,
+            -5i8,
+            300i16,
+            9_000_000_000i64,
+            1.5f32,
+            2.25f64,
+            "12.34",
+            mysql_async::Value::Date(2024, 2, 29, 0, 0, 0, 0),
+            mysql_async::Value::Date(2024, 2, 29, 13, 5, 9, 120),
+            "it's \\ \"quoted\"",
+            true,
+            "170141183460469231731687303715884105727",
+        ),
+    )
+    .await
+    .unwrap();
+    c.exec_drop(
+        insert,
+        (
+            2,
+            Value::NULL,
+            Value::NULL,
+            Value::NULL,
+            Value::NULL,
+            Value::NULL,
+            Value::NULL,
+            Value::NULL,
+            Value::NULL,
+            Value::NULL,
+            Value::NULL,
+            Value::NULL,
+        ),
+    )
+    .await
+    .unwrap();
+
+    // Binary result rows: each column decodes to its typed value.
+    let row: Row = c
+        .exec_first("SELECT * FROM t WHERE id = ?", (1,))
+        .await
+        .unwrap()
+        .expect("row 1");
+    assert_eq!(row.get::<i32, _>(0), Some(1));
+    assert_eq!(row.get::<i8, _>(1), Some(-5));
+    assert_eq!(row.get::<i16, _>(2), Some(300));
+    assert_eq!(row.get::<i64, _>(3), Some(9_000_000_000));
+    assert_eq!(row.get::<f32, _>(4), Some(1.5));
+    assert_eq!(row.get::<f64, _>(5), Some(2.25));
+    assert_eq!(row.get::<String, _>(6).as_deref(), Some("12.34"));
+    assert_eq!(row.as_ref(7), Some(&Value::Date(2024, 2, 29, 0, 0, 0, 0)));
+    assert_eq!(
+        row.as_ref(8),
+        Some(&Value::Date(2024, 2, 29, 13, 5, 9, 120))
+    );
+    assert_eq!(
+        row.get::<String, _>(9).as_deref(),
+        Some("it's \\ \"quoted\"")
+    );
+    assert_eq!(row.get::<bool, _>(10), Some(true));
+    assert_eq!(
+        row.get::<String, _>(11).as_deref(),
+        Some("170141183460469231731687303715884105727")
+    );
+    let nulls: Row = c
+        .exec_first("SELECT * FROM t WHERE id = ?", (2,))
+        .await
+        .unwrap()
+        .expect("row 2");
+    assert_eq!(nulls.as_ref(0), Some(&Value::Int(2)));
+    for i in 1..nulls.len() {
+        assert_eq!(nulls.as_ref(i), Some(&Value::NULL), "column {i}");
+    }
+
+    // Statements can be closed and prepared again; parameter counts are checked.
+    let stmt = c
+        .prep("SELECT name FROM t WHERE id = ? OR id = ?")
+        .await
+        .unwrap();
+    assert_eq!(stmt.num_params(), 2);
+    assert_eq!(stmt.columns().len(), 1);
+    let names: Vec<Option<String>> = c.exec(&stmt, (1, 2)).await.unwrap();
+    assert_eq!(names.len(), 2);
+    c.close(stmt).await.unwrap();
+    let again = c
+        .prep("SELECT name FROM t WHERE id = ? OR id = ?")
+        .await
+        .unwrap();
+    let names: Vec<Option<String>> = c.exec(&again, (1, 5)).await.unwrap();
+    assert_eq!(names, vec![s("it's \\ \"quoted\"")]);
+
+    // A syntax error or unknown table fails at prepare time.
+    assert_eq!(code(c.prep("SELEC ?").await.unwrap_err()), 1064);
+    assert_eq!(
+        code(c.prep("SELECT * FROM nope WHERE a = ?").await.unwrap_err()),
+        1146
+    );
+    // Prepared DDL and SET work too.
+    c.exec_drop("SET @x = ?", (7,)).await.unwrap();
+    assert_eq!(rows(&mut c, "SELECT @x").await, vec![vec![s("7")]]);
+}
+
+#[tokio::test]
+async fn sql_level_prepare_execute_deallocate() {
+    let server = TestServer::start().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "PREPARE s FROM 'SELECT ? + ?, ?'").await;
+    exec(&mut c, "SET @a = 1, @b = 2, @t = 'x''y'").await;
+    assert_eq!(
+        rows(&mut c, "EXECUTE s USING @a, @b, @t").await,
+        vec![vec![s("3"), s("x'y")]]
+    );
+    // Too few values.
+    assert_eq!(
+        code(c.query_drop("EXECUTE s USING @a").await.unwrap_err()),
+        1210
+    );
+    // A statement text from a variable; re-preparing a name replaces it.
+    exec(&mut c, "SET @q = 'SELECT ? * 10'").await;
+    exec(&mut c, "PREPARE s FROM @q").await;
+    assert_eq!(
+        rows(&mut c, "EXECUTE s USING @b").await,
+        vec![vec![s("20")]]
+    );
+    exec(&mut c, "DEALLOCATE PREPARE s").await;
+    assert_eq!(code(c.query_drop("EXECUTE s").await.unwrap_err()), 1243);
+    assert_eq!(
+        code(c.query_drop("DEALLOCATE PREPARE s").await.unwrap_err()),
+        1243
+    );
+
+    // The number of statements a session holds is bounded.
+    exec(&mut c, "SET GLOBAL max_prepared_stmt_count = 2").await;
+    exec(&mut c, "PREPARE a FROM 'SELECT 1'").await;
+    exec(&mut c, "PREPARE b FROM 'SELECT 2'").await;
+    assert_eq!(
+        code(c.query_drop("PREPARE e FROM 'SELECT 3'").await.unwrap_err()),
+        1461
+    );
+    exec(&mut c, "DROP PREPARE a").await;
+    exec(&mut c, "PREPARE e FROM 'SELECT 3'").await;
+    // COM_RESET_CONNECTION forgets them.
+    c.reset().await.unwrap();
+    assert_eq!(code(c.query_drop("EXECUTE e").await.unwrap_err()), 1243);
+}
+
+/// The MySQL DDL sysbench uses: AUTO_INCREMENT ids, PRIMARY KEY, ENGINE, CREATE INDEX, and
+/// transactions that are accepted (each statement stays atomic).
+#[tokio::test]
+async fn mysql_style_tables_with_auto_increment() {
+    let mut server = TestServer::start().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE sb").await;
+    exec(&mut c, "USE sb").await;
+    exec(
+        &mut c,
+        "CREATE TABLE sbtest1(id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, \
+         c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id)) \
+         /*! ENGINE = innodb */",
+    )
+    .await;
+    exec(&mut c, "BEGIN").await;
+    let result = c
+        .query_iter(
+            "INSERT INTO sbtest1(k, c, pad) VALUES (10, 'a', 'x'), (20, 'b', 'y'), (30, 'c', 'z')",
+        )
+        .await
+        .unwrap();
+    assert_eq!(result.affected_rows(), 3);
+    assert_eq!(result.last_insert_id(), Some(1));
+    drop(result);
+    exec(&mut c, "COMMIT").await;
+    assert_eq!(
+        rows(&mut c, "SELECT LAST_INSERT_ID()").await,
+        vec![vec![s("1")]]
+    );
+    exec(&mut c, "CREATE INDEX k_1 ON sbtest1(k)").await;
+    assert_eq!(
+        code(
+            c.query_drop("CREATE INDEX k_2 ON sbtest1(nope)")
+                .await
+                .unwrap_err()
+        ),
+        1054
+    );
+    // An explicit id moves the counter past it; 0 and NULL generate.
+    exec(&mut c, "INSERT INTO sbtest1(id, k) VALUES (100, 1)").await;
+    exec(
+        &mut c,
+        "INSERT INTO sbtest1(id, k) VALUES (0, 2), (NULL, 3)",
+    )
+    .await;
+    assert_eq!(
+        rows(&mut c, "SELECT LAST_INSERT_ID()").await,
+        vec![vec![s("101")]]
+    );
+    assert_eq!(
+        rows(&mut c, "SELECT id, k FROM sbtest1 ORDER BY id").await,
+        vec![
+            vec![s("1"), s("10")],
+            vec![s("2"), s("20")],
+            vec![s("3"), s("30")],
+            vec![s("100"), s("1")],
+            vec![s("101"), s("2")],
+            vec![s("102"), s("3")],
+        ]
+    );
+    // Reserved values are never handed out again after a restart.
+    server.kill9();
+    server.restart().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "USE sb").await;
+    exec(&mut c, "INSERT INTO sbtest1(k) VALUES (4)").await;
+    let ids = rows(&mut c, "SELECT id FROM sbtest1 WHERE k = 4").await;
+    let id: i64 = ids[0][0].as_deref().unwrap().parse().unwrap();
+    assert!(id > 102, "id {id} after restart");
+    exec(&mut c, "START TRANSACTION").await;
+    exec(&mut c, "ROLLBACK").await;
+}
+
+#[tokio::test]
+async fn point_queries_take_the_short_circuit_path() {
+    let mut server = TestServer::start().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE d").await;
+    exec(&mut c, "USE d").await;
+    exec(
+        &mut c,
+        "CREATE TABLE users (id BIGINT NOT NULL AUTO_INCREMENT, name VARCHAR(20), \
+         score DOUBLE, born DATE, PRIMARY KEY (id)) ENGINE=InnoDB",
+    )
+    .await;
+    exec(
+        &mut c,
+        "INSERT INTO users (name, score, born) VALUES ('ann', 1.5, '1990-01-02'), \
+         ('bob', NULL, NULL), ('cy', 3.0, '2000-12-31')",
+    )
+    .await;
+    let plan = explain(&mut c, "SELECT name FROM users WHERE id = 2").await;
+    assert!(plan.contains("SHORT-CIRCUIT"), "{plan}");
+    // Not point queries: a range, a non-key filter, an aggregate.
+    for q in [
+        "SELECT name FROM users WHERE id > 2",
+        "SELECT name FROM users WHERE id = 2 AND score > 1",
+        "SELECT COUNT(*) FROM users WHERE id = 2",
+    ] {
+        let plan = explain(&mut c, q).await;
+        assert!(!plan.contains("SHORT-CIRCUIT"), "{q}: {plan}");
+    }
+
+    // Text protocol, prepared, and with the short-circuit off: the same answers.
+    let expect_bob = vec![vec![s("2"), s("bob"), None, None]];
+    assert_eq!(
+        rows(&mut c, "SELECT * FROM users WHERE id = 2").await,
+        expect_bob
+    );
+    let row: Row = c
+        .exec_first("SELECT id, name, score, born FROM users WHERE id = ?", (1,))
+        .await
+        .unwrap()
+        .expect("row 1");
+    assert_eq!(
+        row.unwrap(),
+        vec![
+            Value::Int(1),
+            Value::Bytes(b"ann".to_vec()),
+            Value::Double(1.5),
+            Value::Date(1990, 1, 2, 0, 0, 0, 0)
+        ]
+    );
+    // A missing key returns no row; a key of the wrong kind goes the general way.
+    let none: Option<(i64,)> = c
+        .exec_first("SELECT id FROM users WHERE id = ?", (42,))
+        .await
+        .unwrap();
+    assert_eq!(none, None);
+    let by_text: Vec<(String,)> = c
+        .exec("SELECT name FROM users WHERE id = ?", ("3",))
+        .await
+        .unwrap();
+    assert_eq!(by_text, vec![("cy".to_string(),)]);
+    assert_eq!(
+        rows(
+            &mut c,
+            "SELECT u.name AS n FROM users u WHERE u.id IN (3, 1, 3, 99) ORDER BY n"
+        )
+        .await,
+        vec![vec![s("ann")], vec![s("cy")]]
+    );
+    exec(&mut c, "SET enable_short_circuit_query = 0").await;
+    assert_eq!(
+        rows(&mut c, "SELECT * FROM users WHERE id = 2").await,
+        expect_bob
+    );
+    let plan = explain(&mut c, "SELECT name FROM users WHERE id = 2").await;
+    assert!(!plan.contains("SHORT-CIRCUIT"), "{plan}");
+    exec(&mut c, "SET enable_short_circuit_query = 1").await;
+
+    // New loads replace rows: the lookup (and its cache) sees the new value at once.
+    let stmt = c.prep("SELECT name FROM users WHERE id = ?").await.unwrap();
+    let before: Option<String> = c.exec_first(&stmt, (2,)).await.unwrap();
+    assert_eq!(before.as_deref(), Some("bob"));
+    exec(&mut c, "INSERT INTO users (id, name) VALUES (2, 'bobby')").await;
+    let after: Option<String> = c.exec_first(&stmt, (2,)).await.unwrap();
+    assert_eq!(after.as_deref(), Some("bobby"));
+
+    // After a restart the index is rebuilt and rows come from the row store.
+    server.kill9();
+    server.restart().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "USE d").await;
+    let name: Option<String> = c
+        .exec_first("SELECT name FROM users WHERE id = ?", (2,))
+        .await
+        .unwrap();
+    assert_eq!(name.as_deref(), Some("bobby"));
+    assert_eq!(
+        rows(&mut c, "SELECT name, born FROM users WHERE id = 3").await,
+        vec![vec![s("cy"), s("2000-12-31")]]
+    );
+}
+
+#[tokio::test]
+async fn composite_keys_on_a_partitioned_table() {
+    let server = TestServer::start().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE d").await;
+    exec(&mut c, "USE d").await;
+    exec(
+        &mut c,
+        "CREATE TABLE ev (day DATE NOT NULL, user_id VARCHAR(32) NOT NULL, v INT) \
+         UNIQUE KEY(day, user_id) \
+         PARTITION BY RANGE(day) (PARTITION p1 VALUES LESS THAN ('2024-02-01'), \
+                                  PARTITION p2 VALUES LESS THAN ('2024-03-01')) \
+         DISTRIBUTED BY HASH(user_id) BUCKETS 4 \
+         PROPERTIES (\"replication_num\" = \"1\", \"store_row_column\" = \"true\", \
+                     \"enable_unique_key_merge_on_write\" = \"true\")",
+    )
+    .await;
+    exec(
+        &mut c,
+        "INSERT INTO ev VALUES ('2024-01-05', 'u1', 1), ('2024-02-05', 'u1', 2), \
+         ('2024-02-05', 'u2', 3)",
+    )
+    .await;
+    let q = "SELECT v FROM ev WHERE user_id = 'u1' AND day = '2024-02-05'";
+    let plan = explain(&mut c, q).await;
+    assert!(plan.contains("SHORT-CIRCUIT"), "{plan}");
+    assert_eq!(rows(&mut c, q).await, vec![vec![s("2")]]);
+    let got: Vec<(i32,)> = c
+        .exec(
+            "SELECT v FROM ev WHERE day = ? AND user_id = ?",
+            (Value::Date(2024, 1, 5, 0, 0, 0, 0), "u1"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(got, vec![(1,)]);
+    // A day in no partition, and a key fixed only in part, find nothing / go the general way.
+    let none: Vec<(i32,)> = c
+        .exec(
+            "SELECT v FROM ev WHERE day = ? AND user_id = ?",
+            ("2030-01-01", "u1"),
+        )
+        .await
+        .unwrap();
+    assert!(none.is_empty());
+    let partial = "SELECT v FROM ev WHERE user_id = 'u2'";
+    assert!(!explain(&mut c, partial).await.contains("SHORT-CIRCUIT"));
+    assert_eq!(rows(&mut c, partial).await, vec![vec![s("3")]]);
+}

@@ -36,6 +36,8 @@ impl StorageEngine {
                 table.name
             )));
         }
+        // Files that compaction replaces stay readable until this lookup ends.
+        let _reading = self.begin_read();
         let locator = PartitionLocator::new(table);
         let mut round_robin = 0;
         let routed = route_batch(table, &locator, keys, &mut round_robin)?;

@@ -130,11 +130,7 @@ where
         }
         let mut row = 0;
         while row < batch.num_rows() {
-            let written = match format {
-                RowFormat::Text => write_rows(io, &batch, row),
-                RowFormat::Binary => write_binary_rows(io, &batch, row),
-            };
-            match written {
+            match write_rows(io, &batch, row, format) {
                 Ok(next) => row = next,
                 Err(e) => {
                     let reply = ErrorReply::new(1105, "HY000", format!("internal error: {e}"));
@@ -151,56 +147,59 @@ where
     io.flush().await
 }
 
-/// Queues row packets for `batch` from row `from` until the batch ends or the output buffer
-/// reaches [`FLUSH_THRESHOLD`]; returns the next row to write. Synchronous, so the per-column
-/// writers (which borrow the batch) never live across an await.
+/// Queues row packets for `batch` from row `from`, in `format`, until the batch ends or the
+/// output buffer reaches [`FLUSH_THRESHOLD`]; returns the next row to write. Synchronous, so
+/// the per-column writers (which borrow the batch) never live across an await.
 fn write_rows<S>(
     io: &mut PacketIo<S>,
     batch: &RecordBatch,
     from: usize,
+    format: RowFormat,
 ) -> Result<usize, ArrowError>
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
-    let writers = batch
-        .columns()
-        .iter()
-        .map(|c| ValueWriter::new(c.as_ref()))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut row = from;
-    while row < batch.num_rows() {
-        io.packet(|b| {
-            for w in &writers {
-                w.write(row, b);
-            }
-        });
-        row += 1;
-        if io.pending() >= FLUSH_THRESHOLD {
-            break;
+    let rows = batch.num_rows();
+    Ok(match format {
+        RowFormat::Text => {
+            let writers = batch
+                .columns()
+                .iter()
+                .map(|c| ValueWriter::new(c.as_ref()))
+                .collect::<Result<Vec<_>, _>>()?;
+            queue_rows(io, rows, from, |row, b| {
+                for w in &writers {
+                    w.write(row, b);
+                }
+            })
         }
-    }
-    Ok(row)
+        RowFormat::Binary => {
+            let writer = BinaryRowWriter::new(batch)?;
+            queue_rows(io, rows, from, |row, b| writer.write(row, b))
+        }
+    })
 }
 
-/// Like [`write_rows`], in the binary protocol.
-fn write_binary_rows<S>(
+/// Queues one packet per row from `from` with `encode`, stopping early once the output buffer
+/// reaches [`FLUSH_THRESHOLD`]; returns the next row.
+fn queue_rows<S>(
     io: &mut PacketIo<S>,
-    batch: &RecordBatch,
+    rows: usize,
     from: usize,
-) -> Result<usize, ArrowError>
+    encode: impl Fn(usize, &mut Vec<u8>),
+) -> usize
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
-    let writer = BinaryRowWriter::new(batch)?;
     let mut row = from;
-    while row < batch.num_rows() {
-        io.packet(|b| writer.write(row, b));
+    while row < rows {
+        io.packet(|b| encode(row, b));
         row += 1;
         if io.pending() >= FLUSH_THRESHOLD {
             break;
         }
     }
-    Ok(row)
+    row
 }
 
 /// Queues the COM_FIELD_LIST response: one column definition (with table name and default

@@ -404,3 +404,163 @@ async fn composite_keys_on_a_partitioned_table() {
     assert!(!explain(&mut c, partial).await.contains("SHORT-CIRCUIT"));
     assert_eq!(rows(&mut c, partial).await, vec![vec![s("3")]]);
 }
+
+/// `(id, name, n)` of every row, by id.
+async fn kv_rows(c: &mut Conn) -> Vec<(i32, String, Option<i32>)> {
+    c.query("SELECT id, name, n FROM kv ORDER BY id")
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn delete_and_update_on_unique_tables() {
+    let mut server = TestServer::start().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE d").await;
+    exec(&mut c, "USE d").await;
+    exec(
+        &mut c,
+        "CREATE TABLE kv (id INT NOT NULL, name VARCHAR(10) NOT NULL, n INT, \
+         PRIMARY KEY (id)) ENGINE=InnoDB",
+    )
+    .await;
+    exec(
+        &mut c,
+        "INSERT INTO kv VALUES (1, 'a', 10), (2, 'b', 20), (3, 'c', 30), (4, 'd', 40), \
+         (5, 'e', 50), (6, 'f', NULL)",
+    )
+    .await;
+    // Warm the row cache for a key that is about to change.
+    let point = c.prep("SELECT name, n FROM kv WHERE id = ?").await.unwrap();
+    let two: Option<(String, i32)> = c.exec_first(&point, (2,)).await.unwrap();
+    assert_eq!(two, Some(("b".to_string(), 20)));
+
+    // DELETE by key, by a general predicate, and through a prepared statement.
+    c.query_drop("DELETE FROM kv WHERE id = 2").await.unwrap();
+    assert_eq!(c.affected_rows(), 1);
+    let gone: Option<(String, i32)> = c.exec_first(&point, (2,)).await.unwrap();
+    assert_eq!(gone, None);
+    c.query_drop("DELETE FROM kv WHERE n >= 40 AND name <> 'e'")
+        .await
+        .unwrap();
+    assert_eq!(c.affected_rows(), 1, "only row 4 matches");
+    c.exec_drop("DELETE FROM kv WHERE id = ?", (42,))
+        .await
+        .unwrap();
+    assert_eq!(c.affected_rows(), 0, "a missing key deletes nothing");
+    assert_eq!(
+        kv_rows(&mut c).await,
+        vec![
+            (1, "a".into(), Some(10)),
+            (3, "c".into(), Some(30)),
+            (5, "e".into(), Some(50)),
+            (6, "f".into(), None)
+        ]
+    );
+
+    // UPDATE with expressions over the old row, IN lists, ORDER BY + LIMIT, and prepared.
+    c.query_drop("UPDATE kv SET n = n + 1, name = CONCAT(name, '!') WHERE id IN (1, 3)")
+        .await
+        .unwrap();
+    assert_eq!(c.affected_rows(), 2);
+    assert!(c.info().contains("Rows matched: 2"), "info: {}", c.info());
+    let one: Option<(String, i32)> = c.exec_first(&point, (1,)).await.unwrap();
+    assert_eq!(one, Some(("a!".to_string(), 11)));
+    c.query_drop("UPDATE kv SET n = 0 WHERE n IS NOT NULL ORDER BY id DESC LIMIT 1")
+        .await
+        .unwrap();
+    assert_eq!(c.affected_rows(), 1);
+    c.exec_drop("UPDATE kv SET name = ? WHERE id = ?", ("z", 6))
+        .await
+        .unwrap();
+    let expected = vec![
+        (1, "a!".to_string(), Some(11)),
+        (3, "c!".to_string(), Some(31)),
+        (5, "e".to_string(), Some(0)),
+        (6, "z".to_string(), None),
+    ];
+    assert_eq!(kv_rows(&mut c).await, expected);
+
+    // Bad statements are clear errors and change nothing.
+    let err = c
+        .query_drop("UPDATE kv SET id = 9 WHERE id = 1")
+        .await
+        .unwrap_err();
+    assert_eq!(code(err), 1235, "key columns cannot be updated");
+    let err = c.query_drop("UPDATE kv SET name = NULL").await.unwrap_err();
+    assert_eq!(code(err), 1048, "NOT NULL holds");
+    let err = c
+        .query_drop("UPDATE kv SET name = 'much too long' WHERE id > 0")
+        .await
+        .unwrap_err();
+    assert_eq!(code(err), 1406);
+    let err = c.query_drop("UPDATE kv SET nope = 1").await.unwrap_err();
+    assert_eq!(code(err), 1054);
+    let err = c
+        .query_drop("DELETE FROM kv WHERE nope = 1")
+        .await
+        .unwrap_err();
+    assert_eq!(code(err), 1054);
+    let err = c
+        .query_drop("DELETE FROM missing WHERE id = 1")
+        .await
+        .unwrap_err();
+    assert_eq!(code(err), 1146);
+    exec(
+        &mut c,
+        "CREATE TABLE dup (k INT, v INT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1 \
+         PROPERTIES (\"replication_num\" = \"1\")",
+    )
+    .await;
+    let err = c
+        .query_drop("DELETE FROM dup WHERE k = 1")
+        .await
+        .unwrap_err();
+    assert_eq!(code(err), 1235);
+    assert_eq!(kv_rows(&mut c).await, expected);
+
+    // Many small changes compact into one rowset; the point path and scans still agree.
+    for i in 0..6 {
+        c.exec_drop("UPDATE kv SET n = ? WHERE id = 6", (i,))
+            .await
+            .unwrap();
+    }
+    crate::harness::wait_for_compaction(&mut c, "kv", 1, std::time::Duration::from_secs(60)).await;
+    let six: Option<(String, i32)> = c.exec_first(&point, (6,)).await.unwrap();
+    assert_eq!(six, Some(("z".to_string(), 5)));
+    c.query_drop("DELETE FROM kv WHERE id = 6").await.unwrap();
+
+    // Deletes and updates are durable: after kill -9 the same rows come back.
+    server.kill9();
+    server.restart().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "USE d").await;
+    assert_eq!(kv_rows(&mut c).await, expected[..3].to_vec());
+    let gone: Option<(String, i32)> = c
+        .exec_first("SELECT name, n FROM kv WHERE id = ?", (6,))
+        .await
+        .unwrap();
+    assert_eq!(gone, None);
+    // DELETE without WHERE empties the table.
+    c.query_drop("DELETE FROM kv").await.unwrap();
+    assert_eq!(c.affected_rows(), 3);
+    assert!(kv_rows(&mut c).await.is_empty());
+
+    // UPDATEs of one table from several sessions do not lose each other's changes.
+    exec(&mut c, "INSERT INTO kv VALUES (1, 'a', 0)").await;
+    let mut sessions = Vec::new();
+    for _ in 0..3 {
+        let mut conn = server.connect().await;
+        sessions.push(tokio::spawn(async move {
+            for _ in 0..10 {
+                conn.query_drop("UPDATE d.kv SET n = n + 1 WHERE id = 1")
+                    .await
+                    .unwrap();
+            }
+        }));
+    }
+    for s in sessions {
+        s.await.unwrap();
+    }
+    assert_eq!(kv_rows(&mut c).await, vec![(1, "a".to_string(), Some(30))]);
+}

@@ -41,6 +41,7 @@ pub struct QueryEngine {
     target_partitions: usize,
     next_connection_id: AtomicU32,
     loads: Arc<crate::load::LoadRegistry>,
+    dml_locks: crate::dml::StatementLocks,
 }
 
 /// The last part of an object name, lower-cased, and its qualifier if any.
@@ -120,6 +121,7 @@ impl QueryEngine {
             loads: Arc::new(crate::load::LoadRegistry::new(
                 storage_dir.join("load_errors"),
             )),
+            dml_locks: Default::default(),
         }))
     }
 
@@ -540,6 +542,8 @@ impl QueryEngine {
         }
         match stmt {
             S::Query(_) | S::Insert(_) => self.run_datafusion(session, stmt, false).await,
+            S::Delete(delete) => self.delete(session, &delete).await,
+            S::Update(update) => self.update(session, &update).await,
             S::Explain { .. } => self.run_datafusion(session, stmt, true).await,
             S::Set(set) => self.execute_set(session, set),
             S::Use(u) => {
@@ -871,6 +875,58 @@ impl QueryEngine {
         Ok(())
     }
 
+    /// `DELETE FROM t WHERE ..` on a Unique table: the matching rows become tombstones in one
+    /// atomic load.
+    async fn delete(&self, session: &Session, delete: &ast::Delete) -> Result<Output> {
+        let plan = crate::dml::plan_delete(&self.services, session, delete)?;
+        let _serialized = self.dml_locks.lock(plan.table.id).await;
+        let query = parse_generated(&plan.sql)?;
+        let rows = match self.run_datafusion(session, query, false).await? {
+            Output::Rows { stream, .. } => stream,
+            _ => {
+                return Err(BasaltError::Internal(
+                    "DELETE's row query gave no rows".into(),
+                ))
+            }
+        };
+        // The table as of now (not as planned): a load may have published meanwhile.
+        let table = self
+            .services
+            .catalog
+            .table_by_id(plan.table.id)
+            .ok_or_else(|| {
+                BasaltError::UnknownTable(format!("{}.{}", plan.table.database, plan.table.name))
+            })?;
+        let deleted = crate::sink::delete_rows(&self.services.storage, table, rows).await?;
+        Ok(Output::Ok {
+            affected_rows: deleted,
+            last_insert_id: 0,
+            info: String::new(),
+        })
+    }
+
+    /// `UPDATE t SET .. WHERE ..` on a Unique table: the new rows replace the old ones in one
+    /// atomic load (an `INSERT INTO t SELECT ..` over the current rows).
+    async fn update(&self, session: &Session, update: &ast::Update) -> Result<Output> {
+        let plan = crate::dml::plan_update(&self.services, session, update)?;
+        let _serialized = self.dml_locks.lock(plan.table.id).await;
+        let insert = parse_generated(&plan.sql)?;
+        match self.run_datafusion(session, insert, false).await? {
+            Output::Ok {
+                affected_rows,
+                last_insert_id,
+                ..
+            } => Ok(Output::Ok {
+                affected_rows,
+                last_insert_id,
+                info: format!(
+                    "Rows matched: {affected_rows}  Changed: {affected_rows}  Warnings: 0"
+                ),
+            }),
+            _ => Err(BasaltError::Internal("UPDATE's write gave no count".into())),
+        }
+    }
+
     /// Plans and runs a query, INSERT or EXPLAIN with DataFusion.
     async fn run_datafusion(
         &self,
@@ -947,6 +1003,16 @@ impl QueryEngine {
             schema,
             stream: Box::pin(stream),
         })
+    }
+}
+
+/// Parses SQL that Basalt wrote itself (from a checked statement's parts).
+fn parse_generated(sql: &str) -> Result<ast::Statement> {
+    match basalt_sql::parse_one(sql)? {
+        Statement::Standard(stmt) => Ok(*stmt),
+        _ => Err(BasaltError::Internal(format!(
+            "unexpected generated statement: {sql}"
+        ))),
     }
 }
 

@@ -4,6 +4,7 @@
 
 mod ddl;
 mod df_error;
+mod dml;
 mod engine;
 mod functions;
 mod information_schema;

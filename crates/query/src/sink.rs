@@ -9,7 +9,7 @@ use basalt_common::BasaltError;
 use basalt_common::SqlType;
 use basalt_storage::{no_partition_error, LoadWriter, StorageEngine};
 use datafusion::arrow::array::{
-    Array, ArrayRef, Decimal256Array, Int64Array, RecordBatch, StringArray,
+    Array, ArrayRef, BooleanArray, Decimal256Array, Int64Array, RecordBatch, StringArray,
     TimestampMicrosecondArray,
 };
 use datafusion::arrow::compute::cast as arrow_cast;
@@ -175,13 +175,15 @@ pub(crate) fn truncate_datetime(col: &ArrayRef, scale: u8) -> ArrayRef {
 }
 
 /// Writes one batch on a blocking thread (routing, sorting and segment writes are CPU and disk
-/// work) and hands the writer back.
+/// work) and hands the writer back. With `delete`, every row deletes its key (Unique tables).
 async fn write_batch(
     mut writer: LoadWriter,
     batch: RecordBatch,
+    delete: bool,
 ) -> Result<LoadWriter, BasaltError> {
     tokio::task::spawn_blocking(move || {
-        let unrouted = writer.write(&batch)?;
+        let flags = delete.then(|| BooleanArray::from(vec![true; batch.num_rows()]));
+        let unrouted = writer.write_with_deletes(&batch, flags.as_ref())?;
         if let Some((_, value)) = unrouted.first() {
             return Err(no_partition_error(writer.table(), value));
         }
@@ -208,7 +210,7 @@ impl DataSink for BasaltSink {
             let columns = conform(&self.table, &batch).map_err(to_df)?;
             let batch = RecordBatch::try_new(self.table_schema.clone(), columns)
                 .map_err(|e| to_df(BasaltError::InvalidData(e.to_string())))?;
-            writer = write_batch(writer, batch).await.map_err(to_df)?;
+            writer = write_batch(writer, batch, false).await.map_err(to_df)?;
         }
         let summary = tokio::task::spawn_blocking(move || writer.commit())
             .await
@@ -216,4 +218,34 @@ impl DataSink for BasaltSink {
             .map_err(to_df)?;
         Ok(summary.rows_loaded)
     }
+}
+
+/// Deletes the keys of the given rows (whole rows of a Unique-key table, as a scan returns
+/// them) in one load that publishes atomically: all keys are gone, or none. Returns the number
+/// of rows deleted.
+pub(crate) async fn delete_rows(
+    storage: &Arc<StorageEngine>,
+    table: Arc<TableMeta>,
+    mut rows: impl futures::Stream<Item = Result<RecordBatch, BasaltError>> + Unpin,
+) -> Result<u64, BasaltError> {
+    let schema = table.arrow_schema();
+    let mut writer = storage.begin_load(table.clone());
+    while let Some(batch) = rows.next().await {
+        let batch = batch?;
+        if batch.num_columns() != schema.fields().len() {
+            return Err(BasaltError::Internal(format!(
+                "DELETE read {} columns of a {}-column table",
+                batch.num_columns(),
+                schema.fields().len()
+            )));
+        }
+        let columns = conform(&table, &batch)?;
+        let batch = RecordBatch::try_new(schema.clone(), columns)
+            .map_err(|e| BasaltError::InvalidData(e.to_string()))?;
+        writer = write_batch(writer, batch, true).await?;
+    }
+    let summary = tokio::task::spawn_blocking(move || writer.commit())
+        .await
+        .map_err(|e| BasaltError::Internal(format!("load task failed: {e}")))??;
+    Ok(summary.rows_loaded)
 }

@@ -3,7 +3,7 @@
 
 use basalt_common::BasaltError;
 
-use super::wire::{put_lenenc_int, put_u16};
+use super::wire::{put_lenenc_bytes, put_lenenc_int, put_u16};
 
 /// Header byte of an OK packet.
 pub const OK_HEADER: u8 = 0x00;
@@ -54,7 +54,11 @@ pub fn ok(
     put_lenenc_int(out, last_insert_id);
     put_u16(out, status);
     put_u16(out, warnings);
-    out.extend_from_slice(info.as_bytes());
+    // The protocol documents the info as string<EOF> without CLIENT_SESSION_TRACK, but MySQL and
+    // MariaDB servers send it length-encoded and MariaDB's client library reads it that way.
+    if !info.is_empty() {
+        put_lenenc_bytes(out, info.as_bytes());
+    }
 }
 
 /// Classic EOF packet body.
@@ -112,7 +116,8 @@ mod tests {
         let mut out = Vec::new();
         ok(&mut out, OK_HEADER, 0, 0, 0, 0, "Rows matched: 1");
         assert_eq!(&out[..5], &[0, 0, 0, 0, 0]);
-        assert_eq!(&out[7..], b"Rows matched: 1");
+        assert_eq!(out[7], 15, "the info is length-encoded");
+        assert_eq!(&out[8..], b"Rows matched: 1");
     }
 
     #[test]

@@ -393,6 +393,7 @@ async fn ok_and_error_results() {
     let mut c = login(BASE_CAPS).await;
     c.command(0x03, b"INSERT").await;
     let mut ok = vec![0x00, 3, 7, 0x02, 0, 0, 0];
+    ok.push(10);
     ok.extend_from_slice(b"Records: 3");
     assert_eq!(c.packet().await, (1, ok));
 

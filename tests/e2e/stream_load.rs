@@ -2,6 +2,7 @@
 //! formats, filtering and the error log, labels, authentication, atomicity and durability.
 
 use crate::harness::*;
+use mysql_async::prelude::Queryable;
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -905,4 +906,65 @@ async fn a_failing_batch_stops_a_large_load_without_hanging() {
         rows(&mut c, "SELECT COUNT(*) FROM t").await[0],
         vec![s("0")]
     );
+}
+
+#[tokio::test]
+async fn auto_increment_and_point_queries_after_loads() {
+    let server = TestServer::start().await;
+    let mut c = setup(&server).await;
+    exec(
+        &mut c,
+        "CREATE TABLE ai (id BIGINT NOT NULL AUTO_INCREMENT, name VARCHAR(10) NOT NULL, \
+         PRIMARY KEY (id)) ENGINE=InnoDB",
+    )
+    .await;
+    // Left out of `columns`, the AUTO_INCREMENT column gets new ids; given, it is kept.
+    let v = load(
+        &server,
+        "ai",
+        &[("column_separator", ","), ("columns", "name")],
+        b"a\nb\nc\n",
+    );
+    assert_eq!(num(&v, "NumberLoadedRows"), 3, "{v}");
+    let v = load(
+        &server,
+        "ai",
+        &[("column_separator", ",")],
+        b"100,x\n\\N,y\n0,z\n",
+    );
+    assert_eq!(num(&v, "NumberLoadedRows"), 3, "{v}");
+    let got = rows(&mut c, "SELECT id, name FROM ai ORDER BY id").await;
+    let ids: Vec<i64> = got
+        .iter()
+        .map(|r| r[0].as_deref().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(&ids[..3], &[1, 2, 3], "{got:?}");
+    assert_eq!(ids[3], 100);
+    assert!(
+        ids[4] > 100 && ids[5] > ids[4],
+        "ids after an explicit one: {got:?}"
+    );
+    exec(&mut c, "INSERT INTO ai (name) VALUES ('sql')").await;
+    let last: Vec<(i64,)> = c.query("SELECT LAST_INSERT_ID()").await.unwrap();
+    assert!(last[0].0 > ids[5], "{last:?} after {ids:?}");
+
+    // A Stream Load DELETE is seen at once by the point-query path (and its row cache).
+    let q = "SELECT name FROM ai WHERE id = 2";
+    assert!(rows(&mut c, &format!("EXPLAIN {q}"))
+        .await
+        .iter()
+        .any(|r| r[1].as_deref().unwrap_or("").contains("SHORT-CIRCUIT")));
+    assert_eq!(rows(&mut c, q).await, vec![vec![s("b")]]);
+    let v = load(
+        &server,
+        "ai",
+        &[
+            ("column_separator", ","),
+            ("merge_type", "DELETE"),
+            ("columns", "id"),
+        ],
+        b"2\n",
+    );
+    assert_eq!(v["Status"], "Success", "{v}");
+    assert!(rows(&mut c, q).await.is_empty());
 }

@@ -4,7 +4,7 @@
 use crate::df_error::to_df;
 use crate::session::SessionInfo;
 use async_trait::async_trait;
-use basalt_catalog::TableMeta;
+use basalt_catalog::{Catalog, TableMeta};
 use basalt_common::BasaltError;
 use basalt_common::SqlType;
 use basalt_storage::{no_partition_error, LoadWriter, StorageEngine};
@@ -47,66 +47,6 @@ impl BasaltSink {
             storage,
             session,
         }
-    }
-
-    /// Fills the AUTO_INCREMENT column's NULL and 0 values with new ids (MySQL semantics) and
-    /// moves the counter past explicitly given ids.
-    fn fill_auto_increment(&self, batch: RecordBatch) -> Result<RecordBatch, BasaltError> {
-        let Some(col) = self.table.columns.iter().position(|c| c.auto_increment) else {
-            return Ok(batch);
-        };
-        let original = batch.column(col);
-        let as_i64 = arrow_cast(original, &DataType::Int64)
-            .map_err(|e| BasaltError::InvalidData(e.to_string()))?;
-        let values = as_i64
-            .as_any()
-            .downcast_ref::<Int64Array>()
-            .ok_or_else(|| BasaltError::Internal("AUTO_INCREMENT column is not integer".into()))?;
-        let missing = values
-            .iter()
-            .filter(|v| matches!(v, None | Some(0)))
-            .count() as u64;
-        let explicit_max = values.iter().flatten().filter(|v| *v > 0).max();
-        let at_least = explicit_max.map_or(0, |m| m as u64 + 1);
-        if missing == 0 && at_least == 0 {
-            return Ok(batch);
-        }
-        let first =
-            self.storage
-                .catalog()
-                .reserve_auto_increment(self.table.id, missing, at_least)?;
-        if missing == 0 {
-            return Ok(batch);
-        }
-        let _ = self.session.generated_id.compare_exchange(
-            0,
-            first,
-            std::sync::atomic::Ordering::Relaxed,
-            std::sync::atomic::Ordering::Relaxed,
-        );
-        let mut next = first;
-        let filled: Int64Array = values
-            .iter()
-            .map(|v| match v {
-                None | Some(0) => {
-                    let id = next as i64;
-                    next += 1;
-                    Some(id)
-                }
-                some => some,
-            })
-            .collect();
-        let target = original.data_type().clone();
-        let options = datafusion::arrow::compute::CastOptions {
-            safe: false,
-            ..Default::default()
-        };
-        let filled = datafusion::arrow::compute::cast_with_options(&filled, &target, &options)
-            .map_err(|_| BasaltError::OutOfRange(self.table.columns[col].name.clone()))?;
-        let mut columns = batch.columns().to_vec();
-        columns[col] = filled;
-        RecordBatch::try_new(batch.schema(), columns)
-            .map_err(|e| BasaltError::Internal(e.to_string()))
     }
 }
 
@@ -206,7 +146,16 @@ impl DataSink for BasaltSink {
     ) -> Result<u64> {
         let mut writer = self.storage.begin_load(self.table.clone());
         while let Some(batch) = data.next().await {
-            let batch = self.fill_auto_increment(batch?).map_err(to_df)?;
+            let (batch, first_id) =
+                fill_auto_increment(self.storage.catalog(), &self.table, batch?).map_err(to_df)?;
+            if let Some(first) = first_id {
+                let _ = self.session.generated_id.compare_exchange(
+                    0,
+                    first,
+                    std::sync::atomic::Ordering::Relaxed,
+                    std::sync::atomic::Ordering::Relaxed,
+                );
+            }
             let columns = conform(&self.table, &batch).map_err(to_df)?;
             let batch = RecordBatch::try_new(self.table_schema.clone(), columns)
                 .map_err(|e| to_df(BasaltError::InvalidData(e.to_string())))?;
@@ -248,4 +197,60 @@ pub(crate) async fn delete_rows(
         .await
         .map_err(|e| BasaltError::Internal(format!("load task failed: {e}")))??;
     Ok(summary.rows_loaded)
+}
+
+/// Fills the AUTO_INCREMENT column's NULL and 0 values with new ids (MySQL semantics) and
+/// moves the counter past explicitly given ids. Returns the first new id, if any was made.
+pub(crate) fn fill_auto_increment(
+    catalog: &Catalog,
+    table: &TableMeta,
+    batch: RecordBatch,
+) -> Result<(RecordBatch, Option<u64>), BasaltError> {
+    let Some(col) = table.columns.iter().position(|c| c.auto_increment) else {
+        return Ok((batch, None));
+    };
+    let original = batch.column(col);
+    let as_i64 = arrow_cast(original, &DataType::Int64)
+        .map_err(|e| BasaltError::InvalidData(e.to_string()))?;
+    let values = as_i64
+        .as_any()
+        .downcast_ref::<Int64Array>()
+        .ok_or_else(|| BasaltError::Internal("AUTO_INCREMENT column is not integer".into()))?;
+    let missing = values
+        .iter()
+        .filter(|v| matches!(v, None | Some(0)))
+        .count() as u64;
+    let explicit_max = values.iter().flatten().filter(|v| *v > 0).max();
+    let at_least = explicit_max.map_or(0, |m| m as u64 + 1);
+    if missing == 0 && at_least == 0 {
+        return Ok((batch, None));
+    }
+    let first = catalog.reserve_auto_increment(table.id, missing, at_least)?;
+    if missing == 0 {
+        return Ok((batch, None));
+    }
+    let mut next = first;
+    let filled: Int64Array = values
+        .iter()
+        .map(|v| match v {
+            None | Some(0) => {
+                let id = next as i64;
+                next += 1;
+                Some(id)
+            }
+            some => some,
+        })
+        .collect();
+    let target = original.data_type().clone();
+    let options = datafusion::arrow::compute::CastOptions {
+        safe: false,
+        ..Default::default()
+    };
+    let filled = datafusion::arrow::compute::cast_with_options(&filled, &target, &options)
+        .map_err(|_| BasaltError::OutOfRange(table.columns[col].name.clone()))?;
+    let mut columns = batch.columns().to_vec();
+    columns[col] = filled;
+    let batch = RecordBatch::try_new(batch.schema(), columns)
+        .map_err(|e| BasaltError::Internal(e.to_string()))?;
+    Ok((batch, Some(first)))
 }

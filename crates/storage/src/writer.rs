@@ -97,6 +97,11 @@ impl LoadWriter {
         self.load_id
     }
 
+    /// The catalog the load publishes to.
+    pub fn catalog(&self) -> &Arc<basalt_catalog::Catalog> {
+        self.engine.catalog()
+    }
+
     /// Accept rows only for the named partitions; rows of other partitions are returned by
     /// [`LoadWriter::write`] as rows in no partition.
     pub fn restrict_partitions(&mut self, names: &[String]) -> Result<()> {

@@ -207,7 +207,11 @@ impl LoadPlan {
                         c.ty.arrow_type(),
                     ),
                     Some(ColumnDefault::Null) => cast(lit(datafusion::common::ScalarValue::Null), c.ty.arrow_type()),
-                    None if c.nullable || options.merge_type == MergeType::Delete => {
+                    // AUTO_INCREMENT columns left out get new ids when the rows are written.
+                    None if c.nullable
+                        || c.auto_increment
+                        || options.merge_type == MergeType::Delete =>
+                    {
                         // Delete rows need only their key; value columns get neutral values.
                         cast(lit(datafusion::common::ScalarValue::Null), c.ty.arrow_type())
                     }
@@ -225,7 +229,21 @@ impl LoadPlan {
                 ));
             }
         }
-        let table_schema = table.arrow_schema();
+        // AUTO_INCREMENT values may still be NULL here: the writer fills them in.
+        let table_schema = {
+            let schema = table.arrow_schema();
+            let fields: Vec<Field> = schema
+                .fields()
+                .iter()
+                .zip(&table.columns)
+                .map(|(f, c)| {
+                    f.as_ref()
+                        .clone()
+                        .with_nullable(f.is_nullable() || c.auto_increment)
+                })
+                .collect();
+            Arc::new(Schema::new(fields))
+        };
         let extra_sources: Vec<usize> = (0..source_names.len())
             .filter(|i| !table_cols.contains_key(source_names[*i].as_str()))
             .collect();
@@ -375,7 +393,9 @@ impl LoadPlan {
             if !meta.nullable && col.null_count() > 0 {
                 for (row, k) in keep.iter_mut().enumerate() {
                     let is_delete = deletes.as_ref().is_some_and(|d| d.value(row));
-                    if *k && col.is_null(row) && (is_key || !is_delete) {
+                    // A NULL AUTO_INCREMENT value is filled in; a delete needs a real key.
+                    let filled_later = meta.auto_increment && !is_delete;
+                    if *k && col.is_null(row) && (is_key || !is_delete) && !filled_later {
                         *k = false;
                         rejects.add(
                             || row_text(row),

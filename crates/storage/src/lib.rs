@@ -18,6 +18,7 @@ pub mod routing;
 pub mod row_cache;
 pub mod row_store;
 mod segment;
+pub mod segment_lru;
 mod writer;
 
 pub use compaction::policy::CompactionPolicy;

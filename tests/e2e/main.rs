@@ -13,3 +13,4 @@ mod robustness;
 mod scan;
 mod serving;
 mod stream_load;
+mod workload;

@@ -105,7 +105,11 @@ fn main() {
             std::process::exit(1);
         }
     };
-    if let Err(e) = runtime.block_on(basalt_server::run(cfg)) {
+    let result = runtime.block_on(basalt_server::run(cfg));
+    // Statements still running are abandoned (every acknowledged write is already durable); a
+    // task stuck in one must not keep the process alive after SIGTERM.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+    if let Err(e) = result {
         eprintln!("basalt: {e}");
         std::process::exit(1);
     }

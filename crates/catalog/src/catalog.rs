@@ -7,7 +7,7 @@ use crate::load_jobs::LoadJobRecord;
 use crate::model::*;
 use crate::store::{Op, Store};
 use crate::table_def;
-use crate::users::{native_password_hash, UserMeta};
+use crate::users::{native_password_hash, UserMeta, WorkloadGroupMeta};
 use basalt_common::{BasaltError, Result};
 use basalt_sql as sql;
 use parking_lot::{Mutex, RwLock};
@@ -51,6 +51,7 @@ struct State {
     global_variables: BTreeMap<String, String>,
     /// Committed loads by `LoadJobRecord::key` (labels are unique per database).
     load_jobs: BTreeMap<String, Arc<LoadJobRecord>>,
+    workload_groups: BTreeMap<String, WorkloadGroupMeta>,
 }
 
 pub struct Catalog {
@@ -163,6 +164,11 @@ impl Catalog {
                 .insert(UserMeta::key(&user.user, &user.host), user);
         }
         state.global_variables = loaded.variables.into_iter().collect();
+        for g in &loaded.workload_groups {
+            let group: WorkloadGroupMeta = from_json(g)?;
+            max_id = max_id.max(group.id);
+            state.workload_groups.insert(group.name.clone(), group);
+        }
         let mut expired_labels = Vec::new();
         for j in &loaded.load_jobs {
             let job: LoadJobRecord = from_json(j)?;
@@ -790,6 +796,40 @@ impl Catalog {
         if let Some(tables) = s.tables.get_mut(&table.database) {
             tables.insert(table.name.clone(), table);
         }
+    }
+
+    // ---------------------------------------------------------------- workload groups
+
+    /// The stored workload groups.
+    pub fn workload_groups(&self) -> Vec<WorkloadGroupMeta> {
+        self.state
+            .read()
+            .workload_groups
+            .values()
+            .cloned()
+            .collect()
+    }
+
+    /// Stores a new or changed workload group (durably, before returning).
+    pub fn put_workload_group(&self, group: WorkloadGroupMeta) -> Result<()> {
+        let _w = self.writer.lock();
+        self.store.commit(vec![Op::PutWorkloadGroup(
+            group.name.clone(),
+            to_json(&group)?,
+        )])?;
+        self.state
+            .write()
+            .workload_groups
+            .insert(group.name.clone(), group);
+        Ok(())
+    }
+
+    pub fn drop_workload_group(&self, name: &str) -> Result<()> {
+        let _w = self.writer.lock();
+        self.store
+            .commit(vec![Op::DeleteWorkloadGroup(name.to_string())])?;
+        self.state.write().workload_groups.remove(name);
+        Ok(())
     }
 
     // ---------------------------------------------------------------- users

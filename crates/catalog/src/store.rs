@@ -14,6 +14,8 @@ const VARIABLES: TableDefinition<&str, &str> = TableDefinition::new("global_vari
 const COUNTERS: TableDefinition<&str, u64> = TableDefinition::new("counters");
 /// (database NUL label) -> committed load record
 const LOAD_JOBS: TableDefinition<&str, &str> = TableDefinition::new("load_jobs");
+/// workload group name -> group record
+const WORKLOAD_GROUPS: TableDefinition<&str, &str> = TableDefinition::new("workload_groups");
 
 /// One change to persisted records.
 #[derive(Debug)]
@@ -34,6 +36,8 @@ pub enum Op {
     PutCounter(String, u64),
     PutLoadJob(String, String),
     DeleteLoadJob(String),
+    PutWorkloadGroup(String, String),
+    DeleteWorkloadGroup(String),
 }
 
 /// Everything read back at startup.
@@ -47,6 +51,7 @@ pub struct Loaded {
     pub variables: Vec<(String, String)>,
     pub counters: Vec<(String, u64)>,
     pub load_jobs: Vec<String>,
+    pub workload_groups: Vec<String>,
 }
 
 pub struct Store {
@@ -70,6 +75,7 @@ impl Store {
         txn.open_table(VARIABLES).map_err(err)?;
         txn.open_table(COUNTERS).map_err(err)?;
         txn.open_table(LOAD_JOBS).map_err(err)?;
+        txn.open_table(WORKLOAD_GROUPS).map_err(err)?;
         txn.commit().map_err(err)?;
         Ok(Store { db })
     }
@@ -132,6 +138,15 @@ impl Store {
             let (_, v) = item.map_err(err)?;
             out.load_jobs.push(v.value().to_string());
         }
+        for item in txn
+            .open_table(WORKLOAD_GROUPS)
+            .map_err(err)?
+            .iter()
+            .map_err(err)?
+        {
+            let (_, v) = item.map_err(err)?;
+            out.workload_groups.push(v.value().to_string());
+        }
         Ok(out)
     }
 
@@ -147,6 +162,7 @@ impl Store {
             let mut variables = txn.open_table(VARIABLES).map_err(err)?;
             let mut counters = txn.open_table(COUNTERS).map_err(err)?;
             let mut load_jobs = txn.open_table(LOAD_JOBS).map_err(err)?;
+            let mut groups = txn.open_table(WORKLOAD_GROUPS).map_err(err)?;
             for op in ops {
                 match op {
                     Op::PutDatabase(k, v) => {
@@ -177,6 +193,10 @@ impl Store {
                         drop(load_jobs.insert(k.as_str(), v.as_str()).map_err(err)?)
                     }
                     Op::DeleteLoadJob(k) => drop(load_jobs.remove(k.as_str()).map_err(err)?),
+                    Op::PutWorkloadGroup(k, v) => {
+                        drop(groups.insert(k.as_str(), v.as_str()).map_err(err)?)
+                    }
+                    Op::DeleteWorkloadGroup(k) => drop(groups.remove(k.as_str()).map_err(err)?),
                 }
             }
         }

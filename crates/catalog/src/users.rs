@@ -1,4 +1,5 @@
-//! User accounts: `mysql_native_password` hashes and host matching.
+//! User accounts (`mysql_native_password` hashes and host matching) and the stored form of
+//! workload groups.
 
 use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
@@ -31,4 +32,13 @@ pub fn native_password_hash(password: &str) -> Vec<u8> {
     }
     let stage1 = Sha1::digest(password.as_bytes());
     Sha1::digest(stage1).to_vec()
+}
+
+/// A workload group as stored: its id, name and normalized properties (the `workload` crate
+/// gives them meaning).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkloadGroupMeta {
+    pub id: u64,
+    pub name: String,
+    pub properties: std::collections::BTreeMap<String, String>,
 }

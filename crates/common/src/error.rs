@@ -94,6 +94,17 @@ pub enum BasaltError {
     /// The session already holds `max_prepared_stmt_count` prepared statements.
     #[error("Can't create more than max_prepared_stmt_count statements (current value: {0})")]
     TooManyPreparedStatements(u64),
+    /// A workload group statement with a bad property, name or combination.
+    #[error("{0}")]
+    InvalidWorkloadGroup(String),
+    #[error("Can not find workload group {0}")]
+    UnknownWorkloadGroup(String),
+    /// The group runs `max_concurrency` queries and its queue is full.
+    #[error("query waiting queue is full, queue length={0}")]
+    QueueFull(usize),
+    /// The query waited in its group's queue longer than `queue_timeout`.
+    #[error("query queue timeout, timeout: {0} ms")]
+    QueueTimeout(u64),
     #[error("storage error: {0}")]
     Storage(String),
     #[error("catalog error: {0}")]
@@ -156,6 +167,10 @@ impl BasaltError {
             BasaltError::TooManyPreparedStatements(_) => 1461,
             BasaltError::FileAccessDenied(_) => 1290,
             BasaltError::FileNotFound(_) => 29,
+            BasaltError::InvalidWorkloadGroup(_)
+            | BasaltError::UnknownWorkloadGroup(_)
+            | BasaltError::QueueFull(_)
+            | BasaltError::QueueTimeout(_) => 1105,
             BasaltError::LabelAlreadyExists(_)
             | BasaltError::Execution(_)
             | BasaltError::Storage(_)

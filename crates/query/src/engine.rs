@@ -42,6 +42,7 @@ pub struct QueryEngine {
     next_connection_id: AtomicU32,
     loads: Arc<crate::load::LoadRegistry>,
     dml_locks: crate::dml::StatementLocks,
+    workload: Arc<basalt_workload::WorkloadManager>,
 }
 
 /// The last part of an object name, lower-cased, and its qualifier if any.
@@ -105,6 +106,13 @@ impl QueryEngine {
         load_dir: Option<LoadDir>,
     ) -> Result<Arc<QueryEngine>> {
         let storage_dir = storage.data_dir().to_path_buf();
+        let workload = Arc::new(basalt_workload::WorkloadManager::new(
+            catalog
+                .workload_groups()
+                .into_iter()
+                .map(|g| (g.id, g.name, g.properties))
+                .collect(),
+        )?);
         let runtime = Arc::new(RuntimeEnv::default());
         let target_partitions = std::thread::available_parallelism()
             .map(|n| n.get())
@@ -122,6 +130,7 @@ impl QueryEngine {
                 storage_dir.join("load_errors"),
             )),
             dml_locks: Default::default(),
+            workload,
         }))
     }
 
@@ -185,6 +194,42 @@ impl QueryEngine {
     pub async fn execute(&self, session: &Session, sql: &str) -> Result<Output> {
         let stmt = basalt_sql::parse_one(sql)?;
         self.execute_statement(session, stmt).await
+    }
+
+    /// The short-circuit path alone, for callers that run it where the request arrived: the
+    /// result when `sql` is a point query answered by primary-key lookup, `None` for anything
+    /// else (including text that does not parse: [`QueryEngine::execute`] reports that).
+    pub fn try_point_query(&self, session: &Session, sql: &str) -> Option<Result<Output>> {
+        if !session.short_circuit_enabled() {
+            return None;
+        }
+        let Ok(Statement::Standard(stmt)) = basalt_sql::parse_one(sql) else {
+            return None;
+        };
+        if !matches!(*stmt, ast::Statement::Query(_)) {
+            return None;
+        }
+        let db = session.database();
+        let point = PointQuery::plan(&self.services, &stmt, db.as_deref(), 0)?;
+        point.execute(&self.services, &[]).transpose()
+    }
+
+    /// Like [`QueryEngine::try_point_query`] for a prepared statement with its parameters.
+    pub fn try_point_prepared(
+        &self,
+        session: &Session,
+        id: u32,
+        params: &[ParamValue],
+    ) -> Option<Result<Output>> {
+        if !session.short_circuit_enabled() {
+            return None;
+        }
+        let stmt = session.prepared.lock().get(id)?;
+        let point = stmt.point.as_ref()?;
+        if let Err(e) = stmt.check_params(params) {
+            return Some(Err(e));
+        }
+        point.execute(&self.services, params).transpose()
     }
 
     /// COM_STMT_PREPARE: keeps the statement under a new id.
@@ -430,6 +475,28 @@ impl QueryEngine {
                 }
                 Ok(Output::ok())
             }
+            Statement::CreateWorkloadGroup {
+                name,
+                if_not_exists,
+                properties,
+            } => crate::workload_groups::create(
+                &self.workload,
+                catalog,
+                session,
+                &name,
+                if_not_exists,
+                &properties,
+            ),
+            Statement::AlterWorkloadGroup { name, properties } => {
+                crate::workload_groups::alter(&self.workload, catalog, session, &name, &properties)
+            }
+            Statement::DropWorkloadGroup { name, if_exists } => {
+                crate::workload_groups::drop(&self.workload, catalog, session, &name, if_exists)
+            }
+            Statement::ShowWorkloadGroups { like } => Ok(crate::workload_groups::show(
+                &self.workload,
+                like.as_deref(),
+            )),
             Statement::ShowWarnings => {
                 Ok(
                     ResultBuilder::new(&[Col::str("Level"), Col::int("Code"), Col::str("Message")])
@@ -865,6 +932,9 @@ impl QueryEngine {
                     },
                 });
         }
+        if name == "workload_group" && !self.workload.exists(value.trim()) {
+            return Err(BasaltError::UnknownWorkloadGroup(value.trim().to_string()));
+        }
         if global {
             ddl::require_admin(session, "SET GLOBAL")?;
             let (n, text) = session.info.vars.write().set_global(&name, &value)?;
@@ -952,6 +1022,11 @@ impl QueryEngine {
             .await
             .map_err(|e| ddl::no_database_hint(&self.services, from_df(e)))?;
         let is_insert = matches!(&plan, LogicalPlan::Dml(_));
+        // Admission into the session's workload group; the slot is held until the statement's
+        // results are consumed (or dropped).
+        let permit = crate::workload_groups::session_group(&self.workload, session)?
+            .admit()
+            .await?;
         if is_insert {
             session.info.generated_id.store(0, Ordering::Relaxed);
         }
@@ -989,6 +1064,7 @@ impl QueryEngine {
         let schema = renamed_schema(stream.schema(), column_names);
         let out_schema = schema.clone();
         let stream = stream.map(move |r| {
+            let _slot = &permit;
             let batch = r.map_err(from_df)?;
             let options = datafusion::arrow::array::RecordBatchOptions::new()
                 .with_row_count(Some(batch.num_rows()));

@@ -24,6 +24,7 @@ mod session;
 mod show;
 mod sink;
 mod variables;
+mod workload_groups;
 
 pub use engine::{PreparedInfo, QueryEngine};
 pub use load_path::LoadDir;

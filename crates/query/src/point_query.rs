@@ -13,7 +13,8 @@ use basalt_sql::ast::{
     Value,
 };
 use datafusion::arrow::array::{
-    ArrayRef, BooleanArray, Int16Array, Int32Array, Int64Array, Int8Array, RecordBatch, StringArray,
+    ArrayRef, BooleanArray, Int16Array, Int32Array, Int64Array, Int8Array, RecordBatch,
+    RecordBatchOptions, StringArray,
 };
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
@@ -43,6 +44,10 @@ pub struct PointQuery {
     pub schema: SchemaRef,
     /// Number of `?` placeholders the plan consumes.
     params: usize,
+    /// Storage types of all the table's columns (how its rows are encoded).
+    row_types: Vec<DataType>,
+    /// The key columns as the storage lookup takes them.
+    key_schema: SchemaRef,
 }
 
 /// What converting a value to a key column's type gave.
@@ -262,6 +267,14 @@ impl PointQuery {
             projection,
             schema: Arc::new(Schema::new(fields)),
             params,
+            row_types: table.columns.iter().map(|c| c.ty.arrow_type()).collect(),
+            key_schema: Arc::new(Schema::new(
+                table
+                    .key_columns()
+                    .iter()
+                    .map(|c| Field::new(&c.name, c.ty.arrow_type(), true))
+                    .collect::<Vec<_>>(),
+            )),
         })
     }
 
@@ -279,7 +292,7 @@ impl PointQuery {
             });
         }
         let table = services.catalog.table(&self.database, &self.table)?;
-        if table.id != self.table_id {
+        if table.id != self.table_id || table.columns.len() != self.row_types.len() {
             return Ok(None);
         }
         // Candidate arrays per key column.
@@ -309,12 +322,6 @@ impl PointQuery {
         table: &TableMeta,
         candidates: &[Vec<ArrayRef>],
     ) -> Result<RecordBatch> {
-        let key_fields: Vec<Field> = table
-            .key_columns()
-            .iter()
-            .map(|c| Field::new(&c.name, c.ty.arrow_type(), true))
-            .collect();
-        let key_schema = Arc::new(Schema::new(key_fields));
         let combos: usize = candidates.iter().map(|c| c.len()).product();
         let mut rows: Vec<Arc<[u8]>> = Vec::new();
         if combos > 0 {
@@ -336,7 +343,7 @@ impl PointQuery {
                 })
                 .collect::<std::result::Result<Vec<_>, _>>()
                 .map_err(|e| BasaltError::Internal(e.to_string()))?;
-            let keys = RecordBatch::try_new(key_schema, arrays)
+            let keys = RecordBatch::try_new(self.key_schema.clone(), arrays)
                 .map_err(|e| BasaltError::Internal(e.to_string()))?;
             let found = services.storage.lookup_rows(table, &keys)?;
             // An IN list naming a key twice returns its row once.
@@ -348,9 +355,10 @@ impl PointQuery {
             }
         }
         let refs: Vec<&[u8]> = rows.iter().map(|r| r.as_ref()).collect();
-        let batch =
-            basalt_storage::row_store::decode_rows(&refs, &table.arrow_schema(), &self.projection)?;
-        RecordBatch::try_new(self.schema.clone(), batch.columns().to_vec())
+        let columns =
+            basalt_storage::row_store::decode_rows(&refs, &self.row_types, &self.projection)?;
+        let options = RecordBatchOptions::new().with_row_count(Some(rows.len()));
+        RecordBatch::try_new_with_options(self.schema.clone(), columns, &options)
             .map_err(|e| BasaltError::Internal(e.to_string()))
     }
 

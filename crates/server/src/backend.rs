@@ -1,32 +1,99 @@
 //! One MySQL connection's view of Basalt: authentication against the catalog's users and
 //! statements executed by the query engine in the connection's session.
+//!
+//! Connections live on protocol threads (see `protocol_threads`). A point query that the
+//! short-circuit path answers runs right there, with no hand-off; every other statement runs on
+//! the execution runtime (`exec`), and its result batches come back through a small channel, so
+//! a heavy query never stalls the other connections of its protocol thread.
 
 use crate::mysql::{verify_native_password, Backend, PreparedStatement, QueryOutput};
 use arrow::datatypes::SchemaRef;
 use basalt_common::{BasaltError, ParamValue};
-use basalt_query::{Output, QueryEngine, Session};
+use basalt_query::{BatchStream, Output, QueryEngine, Session};
+use futures::StreamExt;
+use std::future::Future;
 use std::sync::Arc;
+use tokio::runtime::Handle;
 
 pub struct SessionBackend {
     engine: Arc<QueryEngine>,
+    /// Where statements other than short-circuit point queries run.
+    exec: Handle,
     connection_id: u32,
-    session: Option<Session>,
+    session: Option<Arc<Session>>,
 }
 
 impl SessionBackend {
-    pub fn new(engine: Arc<QueryEngine>, connection_id: u32) -> SessionBackend {
+    pub fn new(engine: Arc<QueryEngine>, exec: Handle, connection_id: u32) -> SessionBackend {
         SessionBackend {
             engine,
+            exec,
             connection_id,
             session: None,
         }
     }
 
-    fn session(&self) -> Result<&Session, BasaltError> {
+    fn session(&self) -> Result<&Arc<Session>, BasaltError> {
         self.session
             .as_ref()
             .ok_or_else(|| BasaltError::Internal("command before authentication".into()))
     }
+
+    /// Runs `work` on the execution runtime and waits for it; dropping the wait (the client
+    /// went away) cancels the work.
+    async fn on_exec<T: Send + 'static>(
+        &self,
+        work: impl Future<Output = Result<T, BasaltError>> + Send + 'static,
+    ) -> Result<T, BasaltError> {
+        let mut task = AbortOnDrop(self.exec.spawn(work));
+        match (&mut task.0).await {
+            Ok(result) => result,
+            Err(e) => Err(BasaltError::Internal(format!("statement task failed: {e}"))),
+        }
+    }
+
+    /// A statement's output, with a result stream driven on the execution runtime.
+    async fn run_statement(
+        &self,
+        work: impl Future<Output = Result<Output, BasaltError>> + Send + 'static,
+    ) -> Result<QueryOutput, BasaltError> {
+        let output = self.on_exec(work).await?;
+        Ok(to_query_output(match output {
+            Output::Rows { schema, stream } => Output::Rows {
+                schema,
+                stream: drive_on(&self.exec, stream),
+            },
+            other => other,
+        }))
+    }
+}
+
+/// Aborts a spawned task when dropped.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Polls `stream` on `exec` (where its operators' own tasks belong) and hands the batches over
+/// a bounded channel; dropping the returned stream stops the producer.
+fn drive_on(exec: &Handle, mut stream: BatchStream) -> BatchStream {
+    let (tx, rx) = tokio::sync::mpsc::channel(2);
+    let producer = exec.spawn(async move {
+        while let Some(batch) = stream.next().await {
+            let failed = batch.is_err();
+            if tx.send(batch).await.is_err() || failed {
+                break;
+            }
+        }
+    });
+    let producer = AbortOnDrop(producer);
+    let batches = futures::stream::unfold((rx, producer), |(mut rx, producer)| async move {
+        rx.recv().await.map(|batch| (batch, (rx, producer)))
+    });
+    Box::pin(batches)
 }
 
 /// Runs a statement's future; a panic inside fails this statement only.
@@ -36,17 +103,29 @@ async fn guard_panics<T>(
 ) -> Result<T, BasaltError> {
     match futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(fut)).await {
         Ok(r) => r,
-        Err(panic) => {
-            let msg = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "unknown panic".into());
-            tracing::error!("statement panicked: {msg}: {what}");
-            Err(BasaltError::Internal(format!(
-                "the statement failed unexpectedly: {msg}"
-            )))
-        }
+        Err(panic) => Err(panic_error(panic, what)),
+    }
+}
+
+/// The error a statement that panicked fails with (the panic is logged).
+fn panic_error(panic: Box<dyn std::any::Any + Send>, what: &str) -> BasaltError {
+    let msg = panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "unknown panic".into());
+    tracing::error!("statement panicked: {msg}: {what}");
+    BasaltError::Internal(format!("the statement failed unexpectedly: {msg}"))
+}
+
+/// The short-circuit path, run where the request arrived; a panic fails this statement only.
+fn point_inline(
+    what: &str,
+    lookup: impl FnOnce() -> Option<Result<Output, BasaltError>>,
+) -> Option<Result<QueryOutput, BasaltError>> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(lookup)) {
+        Ok(found) => found.map(|r| r.map(to_query_output)),
+        Err(panic) => Some(Err(panic_error(panic, what))),
     }
 }
 
@@ -94,19 +173,28 @@ impl Backend for SessionBackend {
         if let Some(db) = database.filter(|d| !d.is_empty()) {
             self.engine.use_database(&session, db)?;
         }
-        self.session = Some(session);
+        self.session = Some(Arc::new(session));
         Ok(())
     }
 
     async fn query(&mut self, sql: &str) -> Result<QueryOutput, BasaltError> {
-        let session = self.session()?;
-        let output = guard_panics(self.engine.execute(session, sql), sql).await?;
-        Ok(to_query_output(output))
+        let session = self.session()?.clone();
+        if let Some(done) = point_inline(sql, || self.engine.try_point_query(&session, sql)) {
+            return done;
+        }
+        let engine = self.engine.clone();
+        let sql = sql.to_string();
+        self.run_statement(async move { guard_panics(engine.execute(&session, &sql), &sql).await })
+            .await
     }
 
     async fn prepare(&mut self, sql: &str) -> Result<PreparedStatement, BasaltError> {
-        let session = self.session()?;
-        let info = guard_panics(self.engine.prepare(session, sql), sql).await?;
+        let session = self.session()?.clone();
+        let engine = self.engine.clone();
+        let sql = sql.to_string();
+        let info = self
+            .on_exec(async move { guard_panics(engine.prepare(&session, &sql), &sql).await })
+            .await?;
         Ok(PreparedStatement {
             id: info.id,
             params: u16::try_from(info.params).map_err(|_| {
@@ -121,10 +209,18 @@ impl Backend for SessionBackend {
         id: u32,
         params: Vec<ParamValue>,
     ) -> Result<QueryOutput, BasaltError> {
-        let session = self.session()?;
+        let session = self.session()?.clone();
         let what = format!("prepared statement {id}");
-        let output = guard_panics(self.engine.execute_prepared(session, id, params), &what).await?;
-        Ok(to_query_output(output))
+        if let Some(done) = point_inline(&what, || {
+            self.engine.try_point_prepared(&session, id, &params)
+        }) {
+            return done;
+        }
+        let engine = self.engine.clone();
+        self.run_statement(async move {
+            guard_panics(engine.execute_prepared(&session, id, params), &what).await
+        })
+        .await
     }
 
     fn close(&mut self, id: u32) {

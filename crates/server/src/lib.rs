@@ -4,6 +4,7 @@
 mod backend;
 mod http;
 pub mod mysql;
+mod protocol_threads;
 mod server;
 
 pub use server::{run, Server};

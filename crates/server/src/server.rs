@@ -1,8 +1,7 @@
 //! Process wiring: open the catalog, storage (with background compaction) and query engine on
 //! the data directory, accept MySQL and HTTP connections, and stop cleanly on SIGTERM or Ctrl-C.
 
-use crate::backend::SessionBackend;
-use crate::mysql::{serve_connection, ConnectionOptions};
+use crate::protocol_threads::ProtocolThreads;
 use basalt_catalog::Catalog;
 use basalt_common::config::Config;
 use basalt_common::{BasaltError, Result};
@@ -113,7 +112,14 @@ pub async fn run(config: Config) -> Result<()> {
         }
     });
 
-    let engine = server.engine.clone();
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2);
+    let protocol = ProtocolThreads::start(
+        threads,
+        server.engine.clone(),
+        tokio::runtime::Handle::current(),
+    )?;
     let accept = async move {
         loop {
             let (stream, peer) = match mysql.accept().await {
@@ -124,20 +130,7 @@ pub async fn run(config: Config) -> Result<()> {
                 }
             };
             let _ = stream.set_nodelay(true);
-            let engine = engine.clone();
-            tokio::spawn(async move {
-                let id = engine.next_connection_id();
-                let backend = SessionBackend::new(engine, id);
-                let opts = ConnectionOptions {
-                    server_version: basalt_query::SERVER_VERSION.to_string(),
-                    connection_id: id,
-                    max_packet_size: 64 * 1024 * 1024,
-                };
-                let host = peer.ip().to_string();
-                if let Err(e) = serve_connection(stream, host, opts, backend).await {
-                    tracing::debug!("connection {id} from {peer} ended: {e}");
-                }
-            });
+            protocol.dispatch(stream, peer);
         }
     };
     tokio::select! {

@@ -363,7 +363,7 @@ fn parse_distribution(p: &mut Parser) -> Result<Distribution, ParserError> {
     Ok(Distribution { columns, buckets })
 }
 
-fn parse_properties(p: &mut Parser) -> Result<Vec<(String, String)>, ParserError> {
+pub(crate) fn parse_properties(p: &mut Parser) -> Result<Vec<(String, String)>, ParserError> {
     p.expect_token(&Token::LParen)?;
     if p.consume_token(&Token::RParen) {
         return Ok(Vec::new());

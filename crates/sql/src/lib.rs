@@ -7,6 +7,7 @@ mod error;
 mod parser;
 mod statement;
 mod words;
+mod workload;
 
 pub use parser::{parse_one, parse_statements, placeholder_offsets};
 pub use statement::*;

@@ -140,6 +140,9 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
     if let Some(stmt) = parse_index_ddl(p)? {
         return Ok(stmt);
     }
+    if let Some(stmt) = crate::workload::parse_workload_group(p)? {
+        return Ok(stmt);
+    }
     if peek_word(p, "ALTER") && peek_nth_word(p, 1, "TABLE") {
         if let Some(stmt) = p.maybe_parse(parse_alter_partition)? {
             return Ok(stmt);

@@ -72,6 +72,26 @@ pub enum Statement {
         name: String,
         table: TableName,
     },
+    /// `CREATE WORKLOAD GROUP [IF NOT EXISTS] g [PROPERTIES (..)]`.
+    CreateWorkloadGroup {
+        name: String,
+        if_not_exists: bool,
+        properties: Vec<(String, String)>,
+    },
+    /// `ALTER WORKLOAD GROUP g PROPERTIES (..)`.
+    AlterWorkloadGroup {
+        name: String,
+        properties: Vec<(String, String)>,
+    },
+    /// `DROP WORKLOAD GROUP [IF EXISTS] g`.
+    DropWorkloadGroup {
+        name: String,
+        if_exists: bool,
+    },
+    /// `SHOW WORKLOAD GROUPS [LIKE 'pattern']`.
+    ShowWorkloadGroups {
+        like: Option<String>,
+    },
 }
 
 /// Where `PREPARE` takes its statement text from.

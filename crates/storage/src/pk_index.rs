@@ -10,7 +10,8 @@ use arrow::array::ArrayRef;
 use arrow::row::{RowConverter, SortField};
 use basalt_catalog::{TableMeta, TabletMeta};
 use basalt_common::Result;
-use std::collections::HashMap;
+use foldhash::HashMap;
+use foldhash::HashMapExt;
 use std::sync::Arc;
 
 pub struct PrimaryKeyIndex {

@@ -46,9 +46,12 @@ impl StorageEngine {
             let Some(tablet) = table.tablets().map(|(_, t)| t).find(|t| t.id == tablet_id) else {
                 continue;
             };
-            let indices = arrow::array::UInt32Array::from(rows.clone());
-            let tablet_keys =
-                arrow::compute::take_record_batch(keys, &indices).map_err(storage_err)?;
+            let tablet_keys = if rows.len() == keys.num_rows() {
+                keys.clone()
+            } else {
+                let indices = arrow::array::UInt32Array::from(rows.clone());
+                arrow::compute::take_record_batch(keys, &indices).map_err(storage_err)?
+            };
             let locations = self.locate_keys(table, tablet, &tablet_keys)?;
             for (row, location) in rows.iter().zip(locations) {
                 if let Some(loc) = location {

@@ -188,27 +188,63 @@ impl RowStoreFiles {
     }
 }
 
-/// Decodes encoded rows (in `schema`, the table's storage schema) into a batch of the columns
-/// `projection`.
+/// Decodes encoded rows (whose columns have the storage `types`) into the arrays of the columns
+/// `projection` (table column numbers, in output order; a column may appear twice).
 pub fn decode_rows(
     rows: &[&[u8]],
-    schema: &SchemaRef,
+    types: &[DataType],
     projection: &[usize],
-) -> Result<RecordBatch> {
-    let mut builders: Vec<Box<dyn ArrayBuilder>> = schema
-        .fields()
-        .iter()
-        .map(|f| make_builder(f.data_type(), rows.len()))
-        .collect();
-    for row in rows {
-        let mut r = *row;
-        for (field, builder) in schema.fields().iter().zip(builders.iter_mut()) {
-            decode_value(&mut r, field.data_type(), builder.as_mut())?;
+) -> Result<Vec<ArrayRef>> {
+    // Builders only for the columns asked for; the others are skipped over.
+    let mut builders: Vec<Option<Box<dyn ArrayBuilder>>> = (0..types.len()).map(|_| None).collect();
+    for &col in projection {
+        let ty = types
+            .get(col)
+            .ok_or_else(|| corrupt("projection beyond the row's columns"))?;
+        if builders[col].is_none() {
+            builders[col] = Some(make_builder(ty, rows.len()));
         }
     }
-    let columns: Vec<ArrayRef> = projection.iter().map(|i| builders[*i].finish()).collect();
-    let out_schema = Arc::new(schema.project(projection).map_err(storage_err)?);
-    RecordBatch::try_new(out_schema, columns).map_err(storage_err)
+    for row in rows {
+        let mut r = *row;
+        for (ty, builder) in types.iter().zip(builders.iter_mut()) {
+            match builder {
+                Some(b) => decode_value(&mut r, ty, b.as_mut())?,
+                None => skip_value(&mut r, ty)?,
+            }
+        }
+    }
+    let finished: Vec<Option<ArrayRef>> = builders
+        .into_iter()
+        .map(|b| b.map(|mut b| b.finish()))
+        .collect();
+    projection
+        .iter()
+        .map(|&col| {
+            finished[col]
+                .clone()
+                .ok_or_else(|| corrupt("column not decoded"))
+        })
+        .collect()
+}
+
+/// Steps over one encoded value of type `ty` (see [`encode_row`]).
+fn skip_value(r: &mut &[u8], ty: &DataType) -> Result<()> {
+    if take(r, 1)?[0] != 1 {
+        return Ok(());
+    }
+    let width = match ty {
+        DataType::Boolean | DataType::Int8 => 1,
+        DataType::Int16 => 2,
+        DataType::Int32 | DataType::Float32 | DataType::Date32 => 4,
+        DataType::Int64 | DataType::Float64 | DataType::Timestamp(TimeUnit::Microsecond, None) => 8,
+        DataType::Decimal128(_, _) => 16,
+        DataType::Decimal256(_, _) => 32,
+        DataType::Utf8 => u32::from_le_bytes(fixed(r)?) as usize,
+        other => return Err(corrupt(&format!("cannot read type {other}"))),
+    };
+    take(r, width)?;
+    Ok(())
 }
 
 fn take<'a>(r: &mut &'a [u8], n: usize) -> Result<&'a [u8]> {
@@ -319,11 +355,18 @@ mod tests {
             .unwrap()
             .is_none());
         let refs: Vec<&[u8]> = rows.iter().map(|r| r.as_slice()).collect();
-        let all = decode_rows(&refs, &schema, &[0, 1, 2, 3]).unwrap();
-        assert_eq!(all, batch);
-        let some = decode_rows(&refs[2..], &schema, &[3, 1]).unwrap();
-        assert_eq!(some.num_columns(), 2);
-        assert_eq!(some.column(1).as_string::<i32>().value(0), "grüße");
-        assert_eq!(some.column(0).as_primitive::<Date32Type>().value(0), 20);
+        let types: Vec<DataType> = schema
+            .fields()
+            .iter()
+            .map(|f| f.data_type().clone())
+            .collect();
+        let all = decode_rows(&refs, &types, &[0, 1, 2, 3]).unwrap();
+        assert_eq!(RecordBatch::try_new(schema.clone(), all).unwrap(), batch);
+        // Some columns, one twice, the others skipped over.
+        let some = decode_rows(&refs[2..], &types, &[3, 1, 3]).unwrap();
+        assert_eq!(some.len(), 3);
+        assert_eq!(some[1].as_string::<i32>().value(0), "grüße");
+        assert_eq!(some[2].as_primitive::<Date32Type>().value(0), 20);
+        assert_eq!(some[0].as_primitive::<Date32Type>().value(0), 20);
     }
 }

@@ -2,6 +2,7 @@
 //! the row cache. Segment files never change once written, so an entry never goes stale; the
 //! entries of segments whose files are deleted are dropped with [`SegmentLru::forget_segments`].
 
+use foldhash::fast::RandomState;
 use lru::LruCache;
 use parking_lot::Mutex;
 use std::hash::Hash;
@@ -32,7 +33,7 @@ pub struct SegmentLru<K: SegmentKey, V: Weighed + Clone> {
 }
 
 struct State<K: Hash + Eq, V> {
-    entries: LruCache<K, V>,
+    entries: LruCache<K, V, RandomState>,
     bytes: usize,
     hits: u64,
     misses: u64,
@@ -52,7 +53,7 @@ impl<K: SegmentKey, V: Weighed + Clone> SegmentLru<K, V> {
         SegmentLru {
             capacity,
             state: Mutex::new(State {
-                entries: LruCache::unbounded(),
+                entries: LruCache::unbounded_with_hasher(RandomState::default()),
                 bytes: 0,
                 hits: 0,
                 misses: 0,

@@ -1,2 +1,269 @@
-//! Workload groups: admission queues, memory pools, CPU and read-IO limits, live usage (issue 6).
-//! Nothing is enforced yet; queries run in the implicit `normal` group.
+//! Workload groups: each group's settings and admission queue, and the set of groups that
+//! statements run in. The catalog keeps the groups durable (as normalized property maps); this
+//! crate checks settings and enforces them. Enforced so far: admission (max_concurrency,
+//! max_queue_size, queue_timeout). Memory pools, CPU and read-IO limits are issue 6's next steps.
+
+pub mod queue;
+pub mod settings;
+
+pub use queue::{AdmissionQueue, Permit, QueueLimits};
+pub use settings::{check_memory_sum, GroupSettings, PROPERTY_NAMES};
+
+use basalt_common::{BasaltError, Result};
+use parking_lot::{Mutex, MutexGuard, RwLock};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The group every session starts in; it always exists.
+pub const NORMAL_GROUP: &str = "normal";
+
+/// The id of `normal` when it has never been stored.
+pub const NORMAL_GROUP_ID: u64 = 1;
+
+/// One workload group, live.
+#[derive(Debug)]
+pub struct WorkloadGroup {
+    pub id: u64,
+    pub name: String,
+    settings: RwLock<GroupSettings>,
+    queue: Arc<AdmissionQueue>,
+}
+
+impl WorkloadGroup {
+    fn new(id: u64, name: &str, settings: GroupSettings) -> Arc<WorkloadGroup> {
+        Arc::new(WorkloadGroup {
+            id,
+            name: name.to_string(),
+            queue: AdmissionQueue::new(settings.max_concurrency),
+            settings: RwLock::new(settings),
+        })
+    }
+
+    pub fn settings(&self) -> GroupSettings {
+        self.settings.read().clone()
+    }
+
+    /// Queries of this group running now.
+    pub fn running(&self) -> u32 {
+        self.queue.running()
+    }
+
+    /// Queries of this group waiting to run.
+    pub fn waiting(&self) -> usize {
+        self.queue.waiting()
+    }
+
+    /// Waits for a slot to run a query in, under the group's current limits.
+    pub async fn admit(&self) -> Result<Permit> {
+        let limits = {
+            let s = self.settings.read();
+            QueueLimits {
+                max_queue_size: s.max_queue_size,
+                queue_timeout: Duration::from_millis(s.queue_timeout_ms),
+            }
+        };
+        self.queue.admit(limits).await
+    }
+
+    fn update(&self, settings: GroupSettings) {
+        self.queue.set_max_concurrency(settings.max_concurrency);
+        *self.settings.write() = settings;
+    }
+}
+
+/// Doris's defaults for `normal`.
+fn normal_defaults() -> GroupSettings {
+    GroupSettings {
+        memory_limit: Some(30.0),
+        ..GroupSettings::default()
+    }
+}
+
+/// All workload groups by (lower-case) name.
+#[derive(Debug)]
+pub struct WorkloadManager {
+    groups: RwLock<BTreeMap<String, Arc<WorkloadGroup>>>,
+    /// Held by a CREATE/ALTER/DROP from checking to applying, so checks like the memory sum
+    /// see every other change.
+    ddl: Mutex<()>,
+}
+
+impl WorkloadManager {
+    /// The groups as stored: (id, name, properties). `normal` is added if it was never stored.
+    pub fn new(stored: Vec<(u64, String, BTreeMap<String, String>)>) -> Result<WorkloadManager> {
+        let mut groups = BTreeMap::new();
+        for (id, name, properties) in stored {
+            let base = if name == NORMAL_GROUP {
+                normal_defaults()
+            } else {
+                GroupSettings::default()
+            };
+            let settings = base.with(&properties)?;
+            groups.insert(name.clone(), WorkloadGroup::new(id, &name, settings));
+        }
+        groups.entry(NORMAL_GROUP.to_string()).or_insert_with(|| {
+            WorkloadGroup::new(NORMAL_GROUP_ID, NORMAL_GROUP, normal_defaults())
+        });
+        Ok(WorkloadManager {
+            groups: RwLock::new(groups),
+            ddl: Mutex::new(()),
+        })
+    }
+
+    /// Serializes workload group DDL (hold it from `check_*` to `apply`/`remove`).
+    pub fn ddl_lock(&self) -> MutexGuard<'_, ()> {
+        self.ddl.lock()
+    }
+
+    pub fn get(&self, name: &str) -> Result<Arc<WorkloadGroup>> {
+        self.groups
+            .read()
+            .get(&name.to_ascii_lowercase())
+            .cloned()
+            .ok_or_else(|| BasaltError::UnknownWorkloadGroup(name.to_string()))
+    }
+
+    pub fn exists(&self, name: &str) -> bool {
+        self.groups.read().contains_key(&name.to_ascii_lowercase())
+    }
+
+    /// Every group, by name.
+    pub fn groups(&self) -> Vec<Arc<WorkloadGroup>> {
+        self.groups.read().values().cloned().collect()
+    }
+
+    /// The settings a new group would have; checks the name, values and the memory sum.
+    pub fn check_create(
+        &self,
+        name: &str,
+        properties: &BTreeMap<String, String>,
+    ) -> Result<GroupSettings> {
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            return Err(BasaltError::InvalidWorkloadGroup(format!(
+                "invalid workload group name '{name}': use letters, digits, '_' and '-'"
+            )));
+        }
+        let settings = GroupSettings::default().with(properties)?;
+        self.check_sum(name, &settings)?;
+        Ok(settings)
+    }
+
+    /// The settings `name` would have after ALTER.
+    pub fn check_alter(
+        &self,
+        name: &str,
+        properties: &BTreeMap<String, String>,
+    ) -> Result<GroupSettings> {
+        let settings = self.get(name)?.settings().with(properties)?;
+        self.check_sum(name, &settings)?;
+        Ok(settings)
+    }
+
+    fn check_sum(&self, name: &str, settings: &GroupSettings) -> Result<()> {
+        let name = name.to_ascii_lowercase();
+        let others: Vec<(String, GroupSettings)> = self
+            .groups
+            .read()
+            .values()
+            .filter(|g| g.name != name)
+            .map(|g| (g.name.clone(), g.settings()))
+            .collect();
+        check_memory_sum(
+            others
+                .iter()
+                .map(|(n, s)| (n.as_str(), s))
+                .chain([(name.as_str(), settings)]),
+        )
+    }
+
+    /// Makes checked settings live: a new group, or new settings for an existing one (running
+    /// queries keep their slot; waiting ones see the new limits at once).
+    pub fn apply(&self, id: u64, name: &str, settings: GroupSettings) {
+        let name = name.to_ascii_lowercase();
+        let mut groups = self.groups.write();
+        match groups.get(&name) {
+            Some(g) => g.update(settings),
+            None => {
+                groups.insert(name.clone(), WorkloadGroup::new(id, &name, settings));
+            }
+        }
+    }
+
+    /// Checks that `name` may be dropped.
+    pub fn check_drop(&self, name: &str) -> Result<Arc<WorkloadGroup>> {
+        if name.eq_ignore_ascii_case(NORMAL_GROUP) {
+            return Err(BasaltError::InvalidWorkloadGroup(
+                "workload group 'normal' cannot be dropped".into(),
+            ));
+        }
+        self.get(name)
+    }
+
+    pub fn remove(&self, name: &str) {
+        self.groups.write().remove(&name.to_ascii_lowercase());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::tests::props;
+
+    #[test]
+    fn normal_always_exists_and_cannot_be_dropped() {
+        let m = WorkloadManager::new(Vec::new()).unwrap();
+        assert_eq!(m.get("NORMAL").unwrap().settings().memory_limit, Some(30.0));
+        assert!(m.check_drop("normal").is_err());
+        assert!(matches!(
+            m.get("nope"),
+            Err(BasaltError::UnknownWorkloadGroup(_))
+        ));
+    }
+
+    #[test]
+    fn create_alter_drop_check_the_memory_sum() {
+        let m = WorkloadManager::new(Vec::new()).unwrap();
+        let s = m
+            .check_create("g1", &props(&[("memory_limit", "60%")]))
+            .unwrap();
+        m.apply(7, "g1", s);
+        // normal 30% + g1 60% + 20% > 100%.
+        assert!(m
+            .check_create("g2", &props(&[("memory_limit", "20%")]))
+            .is_err());
+        let s = m
+            .check_alter(
+                "g1",
+                &props(&[("memory_limit", "50%"), ("max_concurrency", "1")]),
+            )
+            .unwrap();
+        m.apply(7, "g1", s);
+        assert_eq!(m.get("g1").unwrap().settings().max_concurrency, 1);
+        let s = m
+            .check_create("g2", &props(&[("memory_limit", "20%")]))
+            .unwrap();
+        m.apply(8, "g2", s);
+        assert!(m.check_create("bad name", &props(&[])).is_err());
+        m.check_drop("g2").unwrap();
+        m.remove("g2");
+        assert!(!m.exists("g2"));
+    }
+
+    #[test]
+    fn stored_groups_come_back() {
+        let m = WorkloadManager::new(vec![(
+            9,
+            "etl".into(),
+            props(&[("max_concurrency", "3"), ("memory_limit", "10%")]),
+        )])
+        .unwrap();
+        let g = m.get("etl").unwrap();
+        assert_eq!((g.id, g.settings().max_concurrency), (9, 3));
+        assert!(m.exists("normal"));
+    }
+}

@@ -1,0 +1,122 @@
+//! Workload group statements: CREATE / ALTER / DROP WORKLOAD GROUP (checked by the workload
+//! manager, stored by the catalog, then made live), SHOW WORKLOAD GROUPS, and the group a
+//! session's statements are admitted into (`SET workload_group`).
+
+use crate::ddl::require_admin;
+use crate::output::Output;
+use crate::session::Session;
+use crate::show::{self, Col, ResultBuilder};
+use crate::variables::VarValue;
+use basalt_catalog::{Catalog, WorkloadGroupMeta};
+use basalt_common::{BasaltError, Result};
+use basalt_workload::{WorkloadGroup, WorkloadManager, NORMAL_GROUP, PROPERTY_NAMES};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+fn property_map(properties: &[(String, String)]) -> BTreeMap<String, String> {
+    properties
+        .iter()
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.clone()))
+        .collect()
+}
+
+pub(crate) fn create(
+    manager: &WorkloadManager,
+    catalog: &Catalog,
+    session: &Session,
+    name: &str,
+    if_not_exists: bool,
+    properties: &[(String, String)],
+) -> Result<Output> {
+    require_admin(session, "CREATE WORKLOAD GROUP")?;
+    let _ddl = manager.ddl_lock();
+    if manager.exists(name) {
+        if if_not_exists {
+            return Ok(Output::ok());
+        }
+        return Err(BasaltError::InvalidWorkloadGroup(format!(
+            "workload group {name} already exists"
+        )));
+    }
+    let settings = manager.check_create(name, &property_map(properties))?;
+    let id = catalog.allocate_id();
+    catalog.put_workload_group(WorkloadGroupMeta {
+        id,
+        name: name.to_string(),
+        properties: settings.to_properties(),
+    })?;
+    manager.apply(id, name, settings);
+    Ok(Output::ok())
+}
+
+pub(crate) fn alter(
+    manager: &WorkloadManager,
+    catalog: &Catalog,
+    session: &Session,
+    name: &str,
+    properties: &[(String, String)],
+) -> Result<Output> {
+    require_admin(session, "ALTER WORKLOAD GROUP")?;
+    let _ddl = manager.ddl_lock();
+    let group = manager.get(name)?;
+    let settings = manager.check_alter(name, &property_map(properties))?;
+    catalog.put_workload_group(WorkloadGroupMeta {
+        id: group.id,
+        name: group.name.clone(),
+        properties: settings.to_properties(),
+    })?;
+    manager.apply(group.id, &group.name, settings);
+    Ok(Output::ok())
+}
+
+pub(crate) fn drop(
+    manager: &WorkloadManager,
+    catalog: &Catalog,
+    session: &Session,
+    name: &str,
+    if_exists: bool,
+) -> Result<Output> {
+    require_admin(session, "DROP WORKLOAD GROUP")?;
+    let _ddl = manager.ddl_lock();
+    if !manager.exists(name) && if_exists {
+        return Ok(Output::ok());
+    }
+    let group = manager.check_drop(name)?;
+    catalog.drop_workload_group(&group.name)?;
+    manager.remove(&group.name);
+    Ok(Output::ok())
+}
+
+/// `SHOW WORKLOAD GROUPS`: one row per group with every property and its live query counts.
+pub(crate) fn show(manager: &WorkloadManager, like: Option<&str>) -> Output {
+    let mut cols = vec![Col::int("Id"), Col::str("Name")];
+    cols.extend(PROPERTY_NAMES.iter().map(|n| Col::str(n)));
+    cols.push(Col::int("running_query_num"));
+    cols.push(Col::int("waiting_query_num"));
+    let mut b = ResultBuilder::new(&cols);
+    for g in manager.groups() {
+        if like.is_some_and(|p| !show::like(p, &g.name)) {
+            continue;
+        }
+        let settings = g.settings();
+        let mut row: Vec<show::Cell> = vec![(g.id as i64).into(), g.name.clone().into()];
+        row.extend(PROPERTY_NAMES.iter().map(|n| settings.display(n).into()));
+        row.push((g.running() as i64).into());
+        row.push((g.waiting() as i64).into());
+        b.row(row);
+    }
+    b.into_output()
+}
+
+/// The group this session's statements run in: its `workload_group` variable, or `normal` if
+/// the group it named has been dropped since.
+pub(crate) fn session_group(
+    manager: &WorkloadManager,
+    session: &Session,
+) -> Result<Arc<WorkloadGroup>> {
+    let name = match session.variables().get("workload_group") {
+        Ok(VarValue::Str(s)) => s,
+        _ => NORMAL_GROUP.to_string(),
+    };
+    manager.get(&name).or_else(|_| manager.get(NORMAL_GROUP))
+}

@@ -1,0 +1,181 @@
+//! Workload groups through the MySQL protocol: the DDL and its checks, SHOW WORKLOAD GROUPS,
+//! choosing a group, durability, and admission (max_concurrency, max_queue_size, queue_timeout)
+//! with limits changed while queries wait.
+
+use crate::harness::{code, exec, rows, s, TestServer};
+use mysql_async::prelude::*;
+use mysql_async::Conn;
+use std::time::Duration;
+
+/// SHOW WORKLOAD GROUPS as (name, column -> value).
+async fn group_row(c: &mut Conn, name: &str) -> Option<Vec<(String, Option<String>)>> {
+    let result: Vec<mysql_async::Row> = c.query("SHOW WORKLOAD GROUPS").await.unwrap();
+    result.into_iter().find_map(|r| {
+        let cols: Vec<String> = r
+            .columns_ref()
+            .iter()
+            .map(|c| c.name_str().to_string())
+            .collect();
+        let values: Vec<Option<String>> = (0..r.len())
+            .map(|i| match r.as_ref(i) {
+                Some(mysql_async::Value::Bytes(b)) => Some(String::from_utf8_lossy(b).into()),
+                Some(mysql_async::Value::Int(v)) => Some(v.to_string()),
+                _ => None,
+            })
+            .collect();
+        (values[1].as_deref() == Some(name)).then(|| cols.into_iter().zip(values).collect())
+    })
+}
+
+fn field(row: &[(String, Option<String>)], name: &str) -> Option<String> {
+    row.iter()
+        .find(|(c, _)| c == name)
+        .and_then(|(_, v)| v.clone())
+}
+
+async fn error_text(c: &mut Conn, sql: &str) -> (u16, String) {
+    match c.query_drop(sql).await {
+        Err(mysql_async::Error::Server(e)) => (e.code, e.message),
+        other => panic!("{sql}: expected a server error, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn workload_group_ddl_show_and_choice() {
+    let mut server = TestServer::start().await;
+    let mut c = server.connect().await;
+    let normal = group_row(&mut c, "normal").await.expect("normal exists");
+    assert_eq!(field(&normal, "memory_limit"), s("30%"));
+    exec(
+        &mut c,
+        "CREATE WORKLOAD GROUP g1 PROPERTIES ('memory_limit'='20%', 'max_concurrency'='5', \
+         'cpu_hard_limit'='50%')",
+    )
+    .await;
+    exec(&mut c, "CREATE WORKLOAD GROUP IF NOT EXISTS g1").await;
+    let g1 = group_row(&mut c, "g1").await.expect("g1 listed");
+    assert_eq!(field(&g1, "max_concurrency"), s("5"));
+    assert_eq!(field(&g1, "cpu_hard_limit"), s("50%"));
+    assert_eq!(field(&g1, "running_query_num"), s("0"));
+
+    // Clear errors for bad values, unknown properties, sums over 100%, and `normal`.
+    let (_, m) = error_text(
+        &mut c,
+        "CREATE WORKLOAD GROUP g2 PROPERTIES ('max_concurrency'='-3')",
+    )
+    .await;
+    assert!(m.contains("max_concurrency"), "{m}");
+    let (_, m) = error_text(&mut c, "CREATE WORKLOAD GROUP g2 PROPERTIES ('speed'='1')").await;
+    assert!(m.contains("unknown workload group property 'speed'"), "{m}");
+    let (_, m) = error_text(
+        &mut c,
+        "ALTER WORKLOAD GROUP g1 PROPERTIES ('memory_limit'='71%')",
+    )
+    .await;
+    assert!(m.contains("over 100%"), "{m}");
+    let (_, m) = error_text(&mut c, "DROP WORKLOAD GROUP normal").await;
+    assert!(m.contains("cannot be dropped"), "{m}");
+    let (_, m) = error_text(&mut c, "SET workload_group = 'nope'").await;
+    assert!(m.contains("nope"), "{m}");
+    assert!(
+        group_row(&mut c, "g2").await.is_none(),
+        "failed CREATEs leave nothing"
+    );
+
+    // A session in g1 runs its queries there; ALTER applies; the group survives kill -9.
+    exec(&mut c, "SET workload_group = 'g1'").await;
+    assert_eq!(rows(&mut c, "SELECT 1 + 1").await, vec![vec![s("2")]]);
+    assert_eq!(
+        rows(&mut c, "SELECT @@workload_group").await,
+        vec![vec![s("g1")]]
+    );
+    exec(
+        &mut c,
+        "ALTER WORKLOAD GROUP g1 PROPERTIES ('max_concurrency'='7', 'queue_timeout'='250')",
+    )
+    .await;
+    server.kill9();
+    server.restart().await;
+    let mut c = server.connect().await;
+    let g1 = group_row(&mut c, "g1").await.expect("g1 after restart");
+    assert_eq!(field(&g1, "max_concurrency"), s("7"));
+    assert_eq!(field(&g1, "queue_timeout"), s("250"));
+    assert_eq!(field(&g1, "memory_limit"), s("20%"));
+    exec(&mut c, "DROP WORKLOAD GROUP g1").await;
+    exec(&mut c, "DROP WORKLOAD GROUP IF EXISTS g1").await;
+    assert!(group_row(&mut c, "g1").await.is_none());
+    // Only root manages workload groups.
+    exec(&mut c, "CREATE USER 'u'@'%'").await;
+    let mut u = mysql_async::Conn::new(server.opts("u", None, None))
+        .await
+        .unwrap();
+    let e = u.query_drop("CREATE WORKLOAD GROUP g3").await.unwrap_err();
+    assert_eq!(code(e), 1227);
+}
+
+#[tokio::test]
+async fn admission_queue_limits_and_live_changes() {
+    let server = TestServer::start().await;
+    let mut admin = server.connect().await;
+    exec(
+        &mut admin,
+        "CREATE WORKLOAD GROUP q PROPERTIES ('max_concurrency'='1', 'max_queue_size'='1', \
+         'queue_timeout'='60000')",
+    )
+    .await;
+    let in_group = || async {
+        let mut c = server.connect().await;
+        exec(&mut c, "SET workload_group = 'q'").await;
+        c
+    };
+    // A holds the group's only slot: its large result is read one row, then left unread.
+    let mut a = in_group().await;
+    let mut big = a
+        .query_iter("SELECT value, repeat('x', 60) FROM generate_series(1, 3000000)")
+        .await
+        .unwrap();
+    let first: Option<mysql_async::Row> = big.next().await.unwrap();
+    assert!(first.is_some());
+
+    // B waits in the queue; C finds the queue full at once.
+    let mut b = in_group().await;
+    let waiting = tokio::spawn(async move {
+        let r: Result<Vec<(i64,)>, _> = b.query("SELECT 41 + 1").await;
+        r
+    });
+    loop {
+        let q = group_row(&mut admin, "q").await.unwrap();
+        if field(&q, "waiting_query_num") == s("1") {
+            assert_eq!(field(&q, "running_query_num"), s("1"));
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let mut c = in_group().await;
+    let (number, m) = error_text(&mut c, "SELECT 1").await;
+    assert_eq!(m, "query waiting queue is full, queue length=1", "{number}");
+
+    // Raising max_concurrency lets B in without waiting for A.
+    exec(
+        &mut admin,
+        "ALTER WORKLOAD GROUP q PROPERTIES ('max_concurrency'='2', 'queue_timeout'='300')",
+    )
+    .await;
+    let got = waiting.await.unwrap().unwrap();
+    assert_eq!(got, vec![(42,)]);
+
+    // With both slots taken, a queued query times out after queue_timeout.
+    let mut d = in_group().await;
+    let mut also_big = d
+        .query_iter("SELECT value, repeat('y', 60) FROM generate_series(1, 3000000)")
+        .await
+        .unwrap();
+    let _: Option<mysql_async::Row> = also_big.next().await.unwrap();
+    let (_, m) = error_text(&mut c, "SELECT 1").await;
+    assert_eq!(m, "query queue timeout, timeout: 300 ms");
+    let q = group_row(&mut admin, "q").await.unwrap();
+    assert_eq!(field(&q, "waiting_query_num"), s("0"));
+    assert_eq!(field(&q, "running_query_num"), s("2"));
+    // Other groups are not held up.
+    assert_eq!(rows(&mut admin, "SELECT 5").await, vec![vec![s("5")]]);
+}

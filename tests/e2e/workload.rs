@@ -1,6 +1,7 @@
-//! Workload groups through the MySQL protocol: the DDL and its checks, SHOW WORKLOAD GROUPS,
-//! choosing a group, durability, and admission (max_concurrency, max_queue_size, queue_timeout)
-//! with limits changed while queries wait.
+//! Workload groups and the process list through the MySQL protocol: the DDL and its checks,
+//! SHOW WORKLOAD GROUPS and information_schema, choosing a group, durability, admission
+//! (max_concurrency, max_queue_size, queue_timeout) with limits changed while queries wait,
+//! SHOW PROCESSLIST, active_queries and KILL.
 
 use crate::harness::{code, exec, rows, s, TestServer};
 use mysql_async::prelude::*;
@@ -57,6 +58,15 @@ async fn workload_group_ddl_show_and_choice() {
     assert_eq!(field(&g1, "max_concurrency"), s("5"));
     assert_eq!(field(&g1, "cpu_hard_limit"), s("50%"));
     assert_eq!(field(&g1, "running_query_num"), s("0"));
+    assert_eq!(
+        rows(
+            &mut c,
+            "SELECT max_concurrency, memory_limit FROM information_schema.workload_groups \
+             WHERE name = 'g1'"
+        )
+        .await,
+        vec![vec![s("5"), s("20%")]]
+    );
 
     // Clear errors for bad values, unknown properties, sums over 100%, and `normal`.
     let (_, m) = error_text(
@@ -178,4 +188,85 @@ async fn admission_queue_limits_and_live_changes() {
     assert_eq!(field(&q, "running_query_num"), s("2"));
     // Other groups are not held up.
     assert_eq!(rows(&mut admin, "SELECT 5").await, vec![vec![s("5")]]);
+}
+
+#[tokio::test]
+async fn processlist_and_kill() {
+    let server = TestServer::start().await;
+    let mut admin = server.connect().await;
+    let mut a = server.connect().await;
+    let a_id = a.id();
+    let mut big = a
+        .query_iter("SELECT value, repeat('z', 60) FROM generate_series(1, 3000000)")
+        .await
+        .unwrap();
+    let first: Option<mysql_async::Row> = big.next().await.unwrap();
+    assert!(first.is_some());
+
+    // The running statement is listed, with its text and workload group.
+    let list = rows(&mut admin, "SHOW FULL PROCESSLIST").await;
+    let a_row = list
+        .iter()
+        .find(|r| r[0] == s(&a_id.to_string()))
+        .expect("A is listed");
+    assert_eq!(a_row[4], s("Query"), "{a_row:?}");
+    assert!(a_row[7]
+        .as_deref()
+        .unwrap_or("")
+        .contains("generate_series"));
+    let active = rows(
+        &mut admin,
+        &format!(
+            "SELECT workload_group, sql FROM information_schema.active_queries \
+             WHERE connection_id = {a_id}"
+        ),
+    )
+    .await;
+    assert_eq!(active.len(), 1, "{active:?}");
+    assert_eq!(active[0][0], s("normal"));
+
+    // Other users may not kill root's statements; unknown ids are 1094.
+    exec(&mut admin, "CREATE USER 'u'@'%'").await;
+    let mut u = mysql_async::Conn::new(server.opts("u", None, None))
+        .await
+        .unwrap();
+    let e = u
+        .query_drop(format!("KILL QUERY {a_id}"))
+        .await
+        .unwrap_err();
+    assert_eq!(code(e), 1095);
+    let e = admin.query_drop("KILL 999999").await.unwrap_err();
+    assert_eq!(code(e), 1094);
+
+    // KILL QUERY ends A's statement with 1317; A's connection goes on working.
+    exec(&mut admin, &format!("KILL QUERY {a_id}")).await;
+    let mut seen = 1u64;
+    let failure = loop {
+        let next: Result<Option<mysql_async::Row>, _> = big.next().await;
+        match next {
+            Ok(Some(_)) => seen += 1,
+            Ok(None) => panic!("the result ended normally after {seen} rows"),
+            Err(e) => break e,
+        }
+    };
+    assert!(seen < 3_000_000);
+    assert_eq!(code(failure), 1317);
+    drop(big);
+    assert_eq!(rows(&mut a, "SELECT 7").await, vec![vec![s("7")]]);
+    let list = rows(&mut admin, "SHOW PROCESSLIST").await;
+    let a_row = list.iter().find(|r| r[0] == s(&a_id.to_string())).unwrap();
+    assert_eq!(a_row[4], s("Sleep"));
+
+    // KILL CONNECTION closes an idle connection at once.
+    exec(&mut admin, &format!("KILL {a_id}")).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let list = rows(&mut admin, "SHOW PROCESSLIST").await;
+        if !list.iter().any(|r| r[0] == s(&a_id.to_string())) {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "A is still listed");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(a.query_drop("SELECT 1").await.is_err());
 }

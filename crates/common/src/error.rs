@@ -105,6 +105,14 @@ pub enum BasaltError {
     /// The query waited in its group's queue longer than `queue_timeout`.
     #[error("query queue timeout, timeout: {0} ms")]
     QueueTimeout(u64),
+    /// KILL QUERY / KILL CONNECTION stopped the statement.
+    #[error("Query execution was interrupted")]
+    QueryInterrupted,
+    #[error("Unknown thread id: {0}")]
+    UnknownThread(u64),
+    /// KILL of another user's session without the right.
+    #[error("You are not owner of thread {0}")]
+    NotThreadOwner(u64),
     #[error("storage error: {0}")]
     Storage(String),
     #[error("catalog error: {0}")]
@@ -167,6 +175,9 @@ impl BasaltError {
             BasaltError::TooManyPreparedStatements(_) => 1461,
             BasaltError::FileAccessDenied(_) => 1290,
             BasaltError::FileNotFound(_) => 29,
+            BasaltError::QueryInterrupted => 1317,
+            BasaltError::UnknownThread(_) => 1094,
+            BasaltError::NotThreadOwner(_) => 1095,
             BasaltError::InvalidWorkloadGroup(_)
             | BasaltError::UnknownWorkloadGroup(_)
             | BasaltError::QueueFull(_)

@@ -42,7 +42,6 @@ pub struct QueryEngine {
     next_connection_id: AtomicU32,
     loads: Arc<crate::load::LoadRegistry>,
     dml_locks: crate::dml::StatementLocks,
-    workload: Arc<basalt_workload::WorkloadManager>,
 }
 
 /// The last part of an object name, lower-cased, and its qualifier if any.
@@ -122,6 +121,8 @@ impl QueryEngine {
                 catalog,
                 storage,
                 load_dir: load_dir.map(Arc::new),
+                workload,
+                processes: Default::default(),
             },
             runtime,
             target_partitions,
@@ -130,7 +131,6 @@ impl QueryEngine {
                 storage_dir.join("load_errors"),
             )),
             dml_locks: Default::default(),
-            workload,
         }))
     }
 
@@ -194,6 +194,30 @@ impl QueryEngine {
     pub async fn execute(&self, session: &Session, sql: &str) -> Result<Output> {
         let stmt = basalt_sql::parse_one(sql)?;
         self.execute_statement(session, stmt).await
+    }
+
+    /// Registers a statement as running in the process list (where SHOW PROCESSLIST shows it
+    /// and KILL finds it) until the guard drops.
+    pub fn begin_statement(
+        &self,
+        session: &Session,
+        sql: &str,
+    ) -> crate::processes::StatementGuard {
+        let group = crate::workload_groups::session_group(&self.services.workload, session)
+            .map(|g| g.name.clone())
+            .unwrap_or_default();
+        session.process.begin(sql, &group)
+    }
+
+    /// [`QueryEngine::begin_statement`] for a prepared statement (shown by its text).
+    pub fn begin_prepared(&self, session: &Session, id: u32) -> crate::processes::StatementGuard {
+        let sql = session
+            .prepared
+            .lock()
+            .get(id)
+            .map(|s| s.sql.clone())
+            .unwrap_or_else(|| format!("EXECUTE {id}"));
+        self.begin_statement(session, &sql)
     }
 
     /// The short-circuit path alone, for callers that run it where the request arrived: the
@@ -480,21 +504,29 @@ impl QueryEngine {
                 if_not_exists,
                 properties,
             } => crate::workload_groups::create(
-                &self.workload,
+                &self.services.workload,
                 catalog,
                 session,
                 &name,
                 if_not_exists,
                 &properties,
             ),
-            Statement::AlterWorkloadGroup { name, properties } => {
-                crate::workload_groups::alter(&self.workload, catalog, session, &name, &properties)
-            }
-            Statement::DropWorkloadGroup { name, if_exists } => {
-                crate::workload_groups::drop(&self.workload, catalog, session, &name, if_exists)
-            }
+            Statement::AlterWorkloadGroup { name, properties } => crate::workload_groups::alter(
+                &self.services.workload,
+                catalog,
+                session,
+                &name,
+                &properties,
+            ),
+            Statement::DropWorkloadGroup { name, if_exists } => crate::workload_groups::drop(
+                &self.services.workload,
+                catalog,
+                session,
+                &name,
+                if_exists,
+            ),
             Statement::ShowWorkloadGroups { like } => Ok(crate::workload_groups::show(
-                &self.workload,
+                &self.services.workload,
                 like.as_deref(),
             )),
             Statement::ShowWarnings => {
@@ -802,6 +834,14 @@ impl QueryEngine {
                 Ok(b.into_output())
             }
             S::StartTransaction { .. } | S::Commit { .. } | S::Rollback { .. } => Ok(Output::ok()),
+            S::Kill { modifier, id } => {
+                crate::process_admin::kill(&self.services, session, modifier, id)
+            }
+            S::ShowProcessList { full } => Ok(crate::process_admin::show_processlist(
+                &self.services,
+                session,
+                full,
+            )),
             other => {
                 let text = other.to_string();
                 let word: String = text
@@ -932,7 +972,7 @@ impl QueryEngine {
                     },
                 });
         }
-        if name == "workload_group" && !self.workload.exists(value.trim()) {
+        if name == "workload_group" && !self.services.workload.exists(value.trim()) {
             return Err(BasaltError::UnknownWorkloadGroup(value.trim().to_string()));
         }
         if global {
@@ -1024,7 +1064,7 @@ impl QueryEngine {
         let is_insert = matches!(&plan, LogicalPlan::Dml(_));
         // Admission into the session's workload group; the slot is held until the statement's
         // results are consumed (or dropped).
-        let permit = crate::workload_groups::session_group(&self.workload, session)?
+        let permit = crate::workload_groups::session_group(&self.services.workload, session)?
             .admit()
             .await?;
         if is_insert {

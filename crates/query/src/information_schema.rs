@@ -1,10 +1,11 @@
-//! `information_schema` tables computed from the catalog and the session when queried:
-//! schemata, tables, columns, session_variables, global_variables.
+//! `information_schema` tables computed from the catalog, the workload groups and the session
+//! when queried: schemata, tables, columns, session_variables, global_variables,
+//! workload_groups, processlist, active_queries.
 
+use crate::provider::Services;
 use crate::session::SessionInfo;
 use crate::show::{Col, ResultBuilder};
 use async_trait::async_trait;
-use basalt_catalog::Catalog;
 use datafusion::catalog::{MemTable, SchemaProvider, TableProvider};
 use datafusion::common::Result;
 use std::sync::Arc;
@@ -15,10 +16,13 @@ const TABLES: &[&str] = &[
     "columns",
     "session_variables",
     "global_variables",
+    "workload_groups",
+    "processlist",
+    "active_queries",
 ];
 
 pub struct InformationSchema {
-    catalog: Arc<Catalog>,
+    services: Services,
     session: Arc<SessionInfo>,
 }
 
@@ -29,8 +33,8 @@ impl std::fmt::Debug for InformationSchema {
 }
 
 impl InformationSchema {
-    pub fn new(catalog: Arc<Catalog>, session: Arc<SessionInfo>) -> Self {
-        InformationSchema { catalog, session }
+    pub fn new(services: Services, session: Arc<SessionInfo>) -> Self {
+        InformationSchema { services, session }
     }
 
     fn build(&self, name: &str) -> Option<ResultBuilder> {
@@ -44,6 +48,7 @@ impl InformationSchema {
                     Col::str("SQL_PATH"),
                 ]);
                 let mut names: Vec<String> = self
+                    .services
                     .catalog
                     .databases()
                     .into_iter()
@@ -78,8 +83,8 @@ impl InformationSchema {
                     Col::str("TABLE_COLLATION"),
                     Col::str("TABLE_COMMENT"),
                 ]);
-                for db in self.catalog.databases() {
-                    for t in self.catalog.tables(&db.name).unwrap_or_default() {
+                for db in self.services.catalog.databases() {
+                    for t in self.services.catalog.tables(&db.name).unwrap_or_default() {
                         let rows = t.num_rows() as i64;
                         let bytes = t.data_bytes() as i64;
                         b.row(vec![
@@ -136,8 +141,8 @@ impl InformationSchema {
                     Col::str("EXTRA"),
                     Col::str("COLUMN_COMMENT"),
                 ]);
-                for db in self.catalog.databases() {
-                    for t in self.catalog.tables(&db.name).unwrap_or_default() {
+                for db in self.services.catalog.databases() {
+                    for t in self.services.catalog.tables(&db.name).unwrap_or_default() {
                         for (i, c) in t.columns.iter().enumerate() {
                             let (len, prec, scale) = crate::show::type_dimensions(&c.ty);
                             b.row(vec![
@@ -179,6 +184,13 @@ impl InformationSchema {
                     b.row(vec![n.to_uppercase().into(), v.as_text().into()]);
                 }
                 b
+            }
+            "workload_groups" => crate::workload_groups::rows(&self.services.workload, None),
+            "processlist" => {
+                crate::process_admin::processlist(&self.services, &self.session.user, true)
+            }
+            "active_queries" => {
+                crate::process_admin::active_queries(&self.services, &self.session.user)
             }
             _ => return None,
         })

@@ -16,6 +16,8 @@ mod mysql_compat;
 mod output;
 mod point_query;
 mod prepared;
+mod process_admin;
+pub mod processes;
 mod provider;
 mod pruning;
 mod scan;

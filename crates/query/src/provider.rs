@@ -31,6 +31,8 @@ pub struct Services {
     pub storage: Arc<StorageEngine>,
     /// Where `local(...)` may read files; None disables it.
     pub load_dir: Option<Arc<LoadDir>>,
+    pub workload: Arc<basalt_workload::WorkloadManager>,
+    pub processes: Arc<crate::processes::ProcessList>,
 }
 
 #[derive(Debug)]
@@ -91,7 +93,7 @@ impl CatalogProvider for BasaltCatalogProvider {
     fn schema(&self, name: &str) -> Option<Arc<dyn SchemaProvider>> {
         if name.eq_ignore_ascii_case(INFORMATION_SCHEMA) {
             return Some(Arc::new(InformationSchema::new(
-                self.services.catalog.clone(),
+                self.services.clone(),
                 self.session.clone(),
             )));
         }

@@ -55,6 +55,15 @@ pub struct Session {
     initial_options: ConfigOptions,
     /// Statements prepared by COM_STMT_PREPARE or PREPARE.
     pub(crate) prepared: parking_lot::Mutex<PreparedStatements>,
+    /// This session's entry in the process list (removed when the session ends).
+    pub(crate) process: Arc<crate::processes::Process>,
+    processes: Arc<crate::processes::ProcessList>,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.processes.remove(self.info.connection_id);
+    }
 }
 
 impl Session {
@@ -77,6 +86,8 @@ impl Session {
             vars: RwLock::new(vars),
         });
         let load_dir = services.load_dir.clone();
+        let processes = services.processes.clone();
+        let process = processes.register(info.clone());
         let catalog_list = Arc::new(BasaltCatalogList::new(services, info.clone()));
         let scan_reports = Arc::new(ScanReports::default());
         let mut config = SessionConfig::new()
@@ -116,7 +127,14 @@ impl Session {
             scan_reports,
             initial_options,
             prepared: parking_lot::Mutex::new(PreparedStatements::default()),
+            process,
+            processes,
         }
+    }
+
+    /// Cancelled when this session's connection is killed (KILL CONNECTION).
+    pub fn killed(&self) -> tokio_util::sync::CancellationToken {
+        self.process.connection_token()
     }
 
     pub fn connection_id(&self) -> u32 {

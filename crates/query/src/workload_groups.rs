@@ -89,6 +89,11 @@ pub(crate) fn drop(
 
 /// `SHOW WORKLOAD GROUPS`: one row per group with every property and its live query counts.
 pub(crate) fn show(manager: &WorkloadManager, like: Option<&str>) -> Output {
+    rows(manager, like).into_output()
+}
+
+/// The rows of SHOW WORKLOAD GROUPS and information_schema.workload_groups.
+pub(crate) fn rows(manager: &WorkloadManager, like: Option<&str>) -> ResultBuilder {
     let mut cols = vec![Col::int("Id"), Col::str("Name")];
     cols.extend(PROPERTY_NAMES.iter().map(|n| Col::str(n)));
     cols.push(Col::int("running_query_num"));
@@ -105,7 +110,7 @@ pub(crate) fn show(manager: &WorkloadManager, like: Option<&str>) -> Output {
         row.push((g.waiting() as i64).into());
         b.row(row);
     }
-    b.into_output()
+    b
 }
 
 /// The group this session's statements run in: its `workload_group` variable, or `normal` if

@@ -9,11 +9,13 @@
 use crate::mysql::{verify_native_password, Backend, PreparedStatement, QueryOutput};
 use arrow::datatypes::SchemaRef;
 use basalt_common::{BasaltError, ParamValue};
+use basalt_query::processes::StatementGuard;
 use basalt_query::{BatchStream, Output, QueryEngine, Session};
 use futures::StreamExt;
 use std::future::Future;
 use std::sync::Arc;
 use tokio::runtime::Handle;
+use tokio_util::sync::CancellationToken;
 
 pub struct SessionBackend {
     engine: Arc<QueryEngine>,
@@ -39,29 +41,35 @@ impl SessionBackend {
             .ok_or_else(|| BasaltError::Internal("command before authentication".into()))
     }
 
-    /// Runs `work` on the execution runtime and waits for it; dropping the wait (the client
-    /// went away) cancels the work.
+    /// Runs `work` on the execution runtime and waits for it. KILL (the statement's token) or
+    /// the client going away (dropping this wait) cancels the work.
     async fn on_exec<T: Send + 'static>(
         &self,
+        cancel: &CancellationToken,
         work: impl Future<Output = Result<T, BasaltError>> + Send + 'static,
     ) -> Result<T, BasaltError> {
         let mut task = AbortOnDrop(self.exec.spawn(work));
-        match (&mut task.0).await {
-            Ok(result) => result,
-            Err(e) => Err(BasaltError::Internal(format!("statement task failed: {e}"))),
+        tokio::select! {
+            done = &mut task.0 => match done {
+                Ok(result) => result,
+                Err(e) => Err(BasaltError::Internal(format!("statement task failed: {e}"))),
+            },
+            _ = cancel.cancelled() => Err(BasaltError::QueryInterrupted),
         }
     }
 
-    /// A statement's output, with a result stream driven on the execution runtime.
+    /// A statement's output, with a result stream driven on the execution runtime; the
+    /// statement stays registered (and killable) until its results are consumed.
     async fn run_statement(
         &self,
+        statement: StatementGuard,
         work: impl Future<Output = Result<Output, BasaltError>> + Send + 'static,
     ) -> Result<QueryOutput, BasaltError> {
-        let output = self.on_exec(work).await?;
+        let output = self.on_exec(statement.token(), work).await?;
         Ok(to_query_output(match output {
             Output::Rows { schema, stream } => Output::Rows {
                 schema,
-                stream: drive_on(&self.exec, stream),
+                stream: drive_on(&self.exec, stream, statement),
             },
             other => other,
         }))
@@ -78,8 +86,9 @@ impl<T> Drop for AbortOnDrop<T> {
 }
 
 /// Polls `stream` on `exec` (where its operators' own tasks belong) and hands the batches over
-/// a bounded channel; dropping the returned stream stops the producer.
-fn drive_on(exec: &Handle, mut stream: BatchStream) -> BatchStream {
+/// a bounded channel; dropping the returned stream stops the producer, and KILL ends it with an
+/// error.
+fn drive_on(exec: &Handle, mut stream: BatchStream, statement: StatementGuard) -> BatchStream {
     let (tx, rx) = tokio::sync::mpsc::channel(2);
     let producer = exec.spawn(async move {
         while let Some(batch) = stream.next().await {
@@ -89,9 +98,30 @@ fn drive_on(exec: &Handle, mut stream: BatchStream) -> BatchStream {
             }
         }
     });
-    let producer = AbortOnDrop(producer);
-    let batches = futures::stream::unfold((rx, producer), |(mut rx, producer)| async move {
-        rx.recv().await.map(|batch| (batch, (rx, producer)))
+    struct Consumer {
+        rx: tokio::sync::mpsc::Receiver<Result<arrow::array::RecordBatch, BasaltError>>,
+        _producer: AbortOnDrop<()>,
+        statement: StatementGuard,
+        done: bool,
+    }
+    let consumer = Consumer {
+        rx,
+        _producer: AbortOnDrop(producer),
+        statement,
+        done: false,
+    };
+    let batches = futures::stream::unfold(consumer, |mut c| async move {
+        if c.done {
+            return None;
+        }
+        let next = tokio::select! {
+            batch = c.rx.recv() => batch,
+            _ = c.statement.token().cancelled() => {
+                c.done = true;
+                Some(Err(BasaltError::QueryInterrupted))
+            }
+        };
+        next.map(|batch| (batch, c))
     });
     Box::pin(batches)
 }
@@ -182,18 +212,24 @@ impl Backend for SessionBackend {
         if let Some(done) = point_inline(sql, || self.engine.try_point_query(&session, sql)) {
             return done;
         }
+        let statement = self.engine.begin_statement(&session, sql);
         let engine = self.engine.clone();
         let sql = sql.to_string();
-        self.run_statement(async move { guard_panics(engine.execute(&session, &sql), &sql).await })
-            .await
+        self.run_statement(statement, async move {
+            guard_panics(engine.execute(&session, &sql), &sql).await
+        })
+        .await
     }
 
     async fn prepare(&mut self, sql: &str) -> Result<PreparedStatement, BasaltError> {
         let session = self.session()?.clone();
+        let statement = self.engine.begin_statement(&session, sql);
         let engine = self.engine.clone();
         let sql = sql.to_string();
         let info = self
-            .on_exec(async move { guard_panics(engine.prepare(&session, &sql), &sql).await })
+            .on_exec(statement.token(), async move {
+                guard_panics(engine.prepare(&session, &sql), &sql).await
+            })
             .await?;
         Ok(PreparedStatement {
             id: info.id,
@@ -216,8 +252,9 @@ impl Backend for SessionBackend {
         }) {
             return done;
         }
+        let statement = self.engine.begin_prepared(&session, id);
         let engine = self.engine.clone();
-        self.run_statement(async move {
+        self.run_statement(statement, async move {
             guard_panics(engine.execute_prepared(&session, id, params), &what).await
         })
         .await
@@ -242,6 +279,13 @@ impl Backend for SessionBackend {
     async fn reset(&mut self) {
         if let Some(s) = &self.session {
             s.reset();
+        }
+    }
+
+    fn kill_signal(&self) -> futures::future::BoxFuture<'static, ()> {
+        match &self.session {
+            Some(session) => Box::pin(session.killed().cancelled_owned()),
+            None => Box::pin(futures::future::pending()),
         }
     }
 

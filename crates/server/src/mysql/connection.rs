@@ -260,9 +260,15 @@ where
     }
 
     async fn command_loop(&mut self) -> io::Result<()> {
+        let mut killed = self.backend.kill_signal();
         loop {
             self.io.reset_seq();
-            let Next::Packet(packet) = self.read().await? else {
+            let next = tokio::select! {
+                biased;
+                _ = &mut killed => return Ok(()),
+                next = self.read() => next?,
+            };
+            let Next::Packet(packet) = next else {
                 return Ok(());
             };
             let Some((&cmd, body)) = packet.split_first() else {
@@ -275,6 +281,9 @@ where
             }
             self.dispatch(cmd, body).await?;
             self.io.flush().await?;
+            if futures::FutureExt::now_or_never(&mut killed).is_some() {
+                return Ok(());
+            }
         }
     }
 

@@ -88,6 +88,11 @@ pub trait Backend: Send {
     async fn reset(&mut self);
     /// True while autocommit is on (for the SERVER_STATUS_AUTOCOMMIT flag).
     fn autocommit(&self) -> bool;
+    /// Completes when the connection should close (KILL CONNECTION); asked once, after
+    /// authentication.
+    fn kill_signal(&self) -> futures::future::BoxFuture<'static, ()> {
+        Box::pin(futures::future::pending())
+    }
 }
 
 /// Per-connection settings.

@@ -1,0 +1,105 @@
+//! KILL and SHOW PROCESSLIST over the process list, and the rows of
+//! information_schema.processlist and information_schema.active_queries.
+
+use crate::output::Output;
+use crate::provider::Services;
+use crate::session::Session;
+use crate::show::{Col, ResultBuilder};
+use basalt_common::{BasaltError, Result};
+use basalt_sql::ast::KillType;
+
+/// `KILL [CONNECTION | QUERY] id`: root may stop any session, others only their own user's.
+pub(crate) fn kill(
+    services: &Services,
+    session: &Session,
+    modifier: Option<KillType>,
+    id: u64,
+) -> Result<Output> {
+    let process = u32::try_from(id)
+        .ok()
+        .and_then(|id| services.processes.get(id))
+        .ok_or(BasaltError::UnknownThread(id))?;
+    if session.user() != "root" && process.session.user != session.user() {
+        return Err(BasaltError::NotThreadOwner(id));
+    }
+    match modifier {
+        Some(KillType::Query) => process.kill_query(),
+        Some(KillType::Mutation) => return Err(BasaltError::NotSupported("KILL MUTATION".into())),
+        Some(KillType::Connection) | None => process.kill_connection(),
+    }
+    Ok(Output::ok())
+}
+
+/// The rows of SHOW PROCESSLIST / information_schema.processlist (MySQL's columns). Users
+/// other than root see their own sessions only.
+pub(crate) fn processlist(services: &Services, viewer: &str, full: bool) -> ResultBuilder {
+    let mut b = ResultBuilder::new(&[
+        Col::int("Id"),
+        Col::str("User"),
+        Col::str("Host"),
+        Col::str("db"),
+        Col::str("Command"),
+        Col::int("Time"),
+        Col::str("State"),
+        Col::str("Info"),
+    ]);
+    for p in services.processes.all() {
+        if viewer != "root" && p.session.user != viewer {
+            continue;
+        }
+        let a = p.activity();
+        let running = a.sql.is_some();
+        let info = a.sql.map(|s| {
+            if full || s.chars().count() <= 100 {
+                s
+            } else {
+                s.chars().take(100).collect()
+            }
+        });
+        b.row(vec![
+            (p.id() as i64).into(),
+            p.session.user.clone().into(),
+            p.session.host.clone().into(),
+            p.session.database().into(),
+            if running { "Query" } else { "Sleep" }.into(),
+            ((a.elapsed_ms / 1000) as i64).into(),
+            if running { "executing" } else { "" }.into(),
+            info.into(),
+        ]);
+    }
+    b
+}
+
+pub(crate) fn show_processlist(services: &Services, session: &Session, full: bool) -> Output {
+    processlist(services, session.user(), full).into_output()
+}
+
+/// information_schema.active_queries: the statements running now, with their workload group.
+pub(crate) fn active_queries(services: &Services, viewer: &str) -> ResultBuilder {
+    let mut b = ResultBuilder::new(&[
+        Col::int("CONNECTION_ID"),
+        Col::str("USER"),
+        Col::str("DATABASE"),
+        Col::str("WORKLOAD_GROUP"),
+        Col::int("QUERY_TIME_MS"),
+        Col::str("SQL"),
+    ]);
+    for p in services.processes.all() {
+        if viewer != "root" && p.session.user != viewer {
+            continue;
+        }
+        let a = p.activity();
+        let Some(sql) = a.sql else {
+            continue;
+        };
+        b.row(vec![
+            (p.id() as i64).into(),
+            p.session.user.clone().into(),
+            p.session.database().into(),
+            a.group.into(),
+            (a.elapsed_ms as i64).into(),
+            sql.into(),
+        ]);
+    }
+    b
+}

@@ -270,3 +270,34 @@ async fn processlist_and_kill() {
     }
     assert!(a.query_drop("SELECT 1").await.is_err());
 }
+
+#[tokio::test]
+async fn group_memory_limits_fail_the_query_not_the_server() {
+    let server = TestServer::start_with_config("mem_limit = \"1GB\"\n").await;
+    let mut c = server.connect().await;
+    exec(
+        &mut c,
+        "CREATE WORKLOAD GROUP small PROPERTIES ('memory_limit'='1%', \
+         'enable_memory_overcommit'='false')",
+    )
+    .await;
+    // A hash join's build side (1M rows) needs far more than 1% of 1 GB.
+    let join = "SELECT COUNT(*) FROM generate_series(1, 1000000) a \
+                JOIN generate_series(1, 1000000) b ON a.value = b.value";
+    exec(&mut c, "SET workload_group = 'small'").await;
+    let (number, m) = error_text(&mut c, join).await;
+    assert!(m.contains("MEM_LIMIT_EXCEEDED"), "{number}: {m}");
+    assert!(m.contains("workload group 'small'"), "{m}");
+    assert!(m.contains("group limit"), "{m}");
+    // The same query in `normal` (30%, overcommit) succeeds; the server is fine.
+    exec(&mut c, "SET workload_group = 'normal'").await;
+    assert_eq!(rows(&mut c, join).await, vec![vec![s("1000000")]]);
+    // Raising the limit (ALTER, live) lets it run in `small` too.
+    exec(
+        &mut c,
+        "ALTER WORKLOAD GROUP small PROPERTIES ('memory_limit'='40%')",
+    )
+    .await;
+    exec(&mut c, "SET workload_group = 'small'").await;
+    assert_eq!(rows(&mut c, join).await, vec![vec![s("1000000")]]);
+}

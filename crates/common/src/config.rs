@@ -37,6 +37,9 @@ pub struct Config {
     /// percentage of the machine's memory ("5%") or a size ("512MB", "2GB", bytes); "0"
     /// disables the cache.
     pub row_cache_mem_limit: String,
+    /// Memory all queries together may use (Doris's `mem_limit`): a percentage of the
+    /// machine's memory or a size. Workload groups' `memory_limit` is a percentage of it.
+    pub mem_limit: String,
 }
 
 impl Default for Config {
@@ -55,6 +58,7 @@ impl Default for Config {
             allowed_load_dir: None,
             stream_load_max_mb: 10_240,
             row_cache_mem_limit: "5%".to_string(),
+            mem_limit: "80%".to_string(),
         }
     }
 }
@@ -66,6 +70,18 @@ impl Config {
             Some(mb) => mb.saturating_mul(1 << 20),
             None => physical_memory_bytes().map_or(1 << 30, |m| m / 5),
         }
+    }
+
+    /// The query memory limit in bytes, from `mem_limit`.
+    pub fn query_memory_bytes(&self) -> Result<usize, String> {
+        parse_memory_limit(&self.mem_limit, physical_memory_bytes().unwrap_or(8 << 30))
+            .filter(|b| *b > 0)
+            .ok_or_else(|| {
+                format!(
+                    "mem_limit = {:?}: expected a percentage like \"80%\" or a size like \"8GB\"",
+                    self.mem_limit
+                )
+            })
     }
 
     /// The row cache's size in bytes, from `row_cache_mem_limit`.

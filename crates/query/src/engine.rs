@@ -21,7 +21,9 @@ use basalt_storage::StorageEngine;
 use datafusion::arrow::array::{Array, RecordBatch, StringArray, UInt64Array};
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::execution::runtime_env::RuntimeEnv;
+use datafusion::execution::TaskContext;
 use datafusion::logical_expr::LogicalPlan;
+use datafusion::physical_plan;
 use datafusion::sql::parser::Statement as DfStatement;
 use futures::StreamExt;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -103,16 +105,19 @@ impl QueryEngine {
         catalog: Arc<Catalog>,
         storage: Arc<StorageEngine>,
         load_dir: Option<LoadDir>,
+        query_memory_bytes: usize,
     ) -> Result<Arc<QueryEngine>> {
         let storage_dir = storage.data_dir().to_path_buf();
+        let runtime = Arc::new(RuntimeEnv::default());
         let workload = Arc::new(basalt_workload::WorkloadManager::new(
             catalog
                 .workload_groups()
                 .into_iter()
                 .map(|g| (g.id, g.name, g.properties))
                 .collect(),
+            runtime.clone(),
+            query_memory_bytes,
         )?);
-        let runtime = Arc::new(RuntimeEnv::default());
         let target_partitions = std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(2);
@@ -1064,19 +1069,18 @@ impl QueryEngine {
         let is_insert = matches!(&plan, LogicalPlan::Dml(_));
         // Admission into the session's workload group; the slot is held until the statement's
         // results are consumed (or dropped).
-        let permit = crate::workload_groups::session_group(&self.services.workload, session)?
-            .admit()
-            .await?;
+        let group = crate::workload_groups::session_group(&self.services.workload, session)?;
+        let permit = group.admit().await?;
         if is_insert {
             session.info.generated_id.store(0, Ordering::Relaxed);
         }
-        let df = session
-            .ctx
-            .execute_logical_plan(plan)
-            .await
-            .map_err(from_df)?;
+        // The plan runs with the group's memory pool.
+        let physical = state.create_physical_plan(&plan).await.map_err(from_df)?;
+        let task = Arc::new(TaskContext::from(&state).with_runtime(group.runtime()));
         if is_insert {
-            let batches = df.collect().await.map_err(from_df)?;
+            let batches = physical_plan::collect(physical, task)
+                .await
+                .map_err(from_df)?;
             let count = batches
                 .first()
                 .and_then(|b| {
@@ -1097,10 +1101,12 @@ impl QueryEngine {
             });
         }
         if explain {
-            let batches = df.collect().await.map_err(from_df)?;
+            let batches = physical_plan::collect(physical, task)
+                .await
+                .map_err(from_df)?;
             return Ok(with_scan_reports(batches, session.scan_reports.take()));
         }
-        let stream = df.execute_stream().await.map_err(from_df)?;
+        let stream = physical_plan::execute_stream(physical, task).map_err(from_df)?;
         let schema = renamed_schema(stream.schema(), column_names);
         let out_schema = schema.clone();
         let stream = stream.map(move |r| {

@@ -45,7 +45,7 @@ pub(crate) fn create(
         name: name.to_string(),
         properties: settings.to_properties(),
     })?;
-    manager.apply(id, name, settings);
+    manager.apply(id, name, settings)?;
     Ok(Output::ok())
 }
 
@@ -65,7 +65,7 @@ pub(crate) fn alter(
         name: group.name.clone(),
         properties: settings.to_properties(),
     })?;
-    manager.apply(group.id, &group.name, settings);
+    manager.apply(group.id, &group.name, settings)?;
     Ok(Output::ok())
 }
 

@@ -51,7 +51,10 @@ impl Server {
         )?;
         let load_dir = LoadDir::open(&config.load_dir())?;
         tracing::info!("local() reads files under {}", load_dir.path().display());
-        let engine = QueryEngine::new(catalog, storage, Some(load_dir))?;
+        let query_memory = config
+            .query_memory_bytes()
+            .map_err(basalt_common::BasaltError::InvalidData)?;
+        let engine = QueryEngine::new(catalog, storage, Some(load_dir), query_memory)?;
         Ok(Server { engine })
     }
 }

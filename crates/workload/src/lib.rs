@@ -1,15 +1,19 @@
 //! Workload groups: each group's settings and admission queue, and the set of groups that
 //! statements run in. The catalog keeps the groups durable (as normalized property maps); this
 //! crate checks settings and enforces them. Enforced so far: admission (max_concurrency,
-//! max_queue_size, queue_timeout). Memory pools, CPU and read-IO limits are issue 6's next steps.
+//! max_queue_size, queue_timeout) and memory (a DataFusion memory pool per group under the
+//! process's `mem_limit`). CPU and read-IO limits are issue 6's next steps.
 
+pub mod memory;
 pub mod queue;
 pub mod settings;
 
+pub use memory::{GroupMemoryPool, ProcessMemory};
 pub use queue::{AdmissionQueue, Permit, QueueLimits};
 pub use settings::{check_memory_sum, GroupSettings, PROPERTY_NAMES};
 
 use basalt_common::{BasaltError, Result};
+use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
 use parking_lot::{Mutex, MutexGuard, RwLock};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -22,22 +26,69 @@ pub const NORMAL_GROUP: &str = "normal";
 pub const NORMAL_GROUP_ID: u64 = 1;
 
 /// One workload group, live.
-#[derive(Debug)]
 pub struct WorkloadGroup {
     pub id: u64,
     pub name: String,
     settings: RwLock<GroupSettings>,
     queue: Arc<AdmissionQueue>,
+    memory: Arc<GroupMemoryPool>,
+    /// The execution environment of the group's queries: the shared disk manager and object
+    /// stores, with the group's memory pool.
+    runtime: Arc<RuntimeEnv>,
+}
+
+impl std::fmt::Debug for WorkloadGroup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WorkloadGroup")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+/// What every group's execution environment is built from.
+struct Environment {
+    base: Arc<RuntimeEnv>,
+    process: Arc<ProcessMemory>,
 }
 
 impl WorkloadGroup {
-    fn new(id: u64, name: &str, settings: GroupSettings) -> Arc<WorkloadGroup> {
-        Arc::new(WorkloadGroup {
+    fn new(
+        env: &Environment,
+        id: u64,
+        name: &str,
+        settings: GroupSettings,
+    ) -> Result<Arc<WorkloadGroup>> {
+        let memory = GroupMemoryPool::new(
+            name,
+            env.process.clone(),
+            settings.memory_limit,
+            settings.enable_memory_overcommit,
+        );
+        let mut builder = RuntimeEnvBuilder::new().with_memory_pool(memory.clone());
+        builder.disk_manager = Some(env.base.disk_manager.clone());
+        builder.object_store_registry = env.base.object_store_registry.clone();
+        let runtime = builder
+            .build_arc()
+            .map_err(|e| BasaltError::Internal(format!("workload group runtime: {e}")))?;
+        Ok(Arc::new(WorkloadGroup {
             id,
             name: name.to_string(),
             queue: AdmissionQueue::new(settings.max_concurrency),
             settings: RwLock::new(settings),
-        })
+            memory,
+            runtime,
+        }))
+    }
+
+    /// Where this group's queries execute (with its memory pool).
+    pub fn runtime(&self) -> Arc<RuntimeEnv> {
+        self.runtime.clone()
+    }
+
+    /// Bytes the group's running queries hold now.
+    pub fn memory_used(&self) -> usize {
+        self.memory.used()
     }
 
     pub fn settings(&self) -> GroupSettings {
@@ -68,6 +119,8 @@ impl WorkloadGroup {
 
     fn update(&self, settings: GroupSettings) {
         self.queue.set_max_concurrency(settings.max_concurrency);
+        self.memory
+            .configure(settings.memory_limit, settings.enable_memory_overcommit);
         *self.settings.write() = settings;
     }
 }
@@ -81,8 +134,8 @@ fn normal_defaults() -> GroupSettings {
 }
 
 /// All workload groups by (lower-case) name.
-#[derive(Debug)]
 pub struct WorkloadManager {
+    env: Environment,
     groups: RwLock<BTreeMap<String, Arc<WorkloadGroup>>>,
     /// Held by a CREATE/ALTER/DROP from checking to applying, so checks like the memory sum
     /// see every other change.
@@ -91,7 +144,17 @@ pub struct WorkloadManager {
 
 impl WorkloadManager {
     /// The groups as stored: (id, name, properties). `normal` is added if it was never stored.
-    pub fn new(stored: Vec<(u64, String, BTreeMap<String, String>)>) -> Result<WorkloadManager> {
+    /// Queries of all groups together may hold `mem_limit` bytes; `base` supplies the disk
+    /// manager and object stores.
+    pub fn new(
+        stored: Vec<(u64, String, BTreeMap<String, String>)>,
+        base: Arc<RuntimeEnv>,
+        mem_limit: usize,
+    ) -> Result<WorkloadManager> {
+        let env = Environment {
+            base,
+            process: ProcessMemory::new(mem_limit),
+        };
         let mut groups = BTreeMap::new();
         for (id, name, properties) in stored {
             let base = if name == NORMAL_GROUP {
@@ -100,12 +163,15 @@ impl WorkloadManager {
                 GroupSettings::default()
             };
             let settings = base.with(&properties)?;
-            groups.insert(name.clone(), WorkloadGroup::new(id, &name, settings));
+            groups.insert(name.clone(), WorkloadGroup::new(&env, id, &name, settings)?);
         }
-        groups.entry(NORMAL_GROUP.to_string()).or_insert_with(|| {
-            WorkloadGroup::new(NORMAL_GROUP_ID, NORMAL_GROUP, normal_defaults())
-        });
+        if !groups.contains_key(NORMAL_GROUP) {
+            let normal =
+                WorkloadGroup::new(&env, NORMAL_GROUP_ID, NORMAL_GROUP, normal_defaults())?;
+            groups.insert(NORMAL_GROUP.to_string(), normal);
+        }
         Ok(WorkloadManager {
+            env,
             groups: RwLock::new(groups),
             ddl: Mutex::new(()),
         })
@@ -183,15 +249,22 @@ impl WorkloadManager {
 
     /// Makes checked settings live: a new group, or new settings for an existing one (running
     /// queries keep their slot; waiting ones see the new limits at once).
-    pub fn apply(&self, id: u64, name: &str, settings: GroupSettings) {
+    pub fn apply(&self, id: u64, name: &str, settings: GroupSettings) -> Result<()> {
         let name = name.to_ascii_lowercase();
         let mut groups = self.groups.write();
         match groups.get(&name) {
             Some(g) => g.update(settings),
             None => {
-                groups.insert(name.clone(), WorkloadGroup::new(id, &name, settings));
+                let group = WorkloadGroup::new(&self.env, id, &name, settings)?;
+                groups.insert(name.clone(), group);
             }
         }
+        Ok(())
+    }
+
+    /// Bytes all queries hold now, and the limit (`mem_limit`).
+    pub fn process_memory(&self) -> (usize, usize) {
+        (self.env.process.used(), self.env.process.limit())
     }
 
     /// Checks that `name` may be dropped.
@@ -214,9 +287,13 @@ mod tests {
     use super::*;
     use crate::settings::tests::props;
 
+    fn manager(stored: Vec<(u64, String, BTreeMap<String, String>)>) -> WorkloadManager {
+        WorkloadManager::new(stored, Arc::new(RuntimeEnv::default()), 1 << 30).unwrap()
+    }
+
     #[test]
     fn normal_always_exists_and_cannot_be_dropped() {
-        let m = WorkloadManager::new(Vec::new()).unwrap();
+        let m = manager(Vec::new());
         assert_eq!(m.get("NORMAL").unwrap().settings().memory_limit, Some(30.0));
         assert!(m.check_drop("normal").is_err());
         assert!(matches!(
@@ -227,11 +304,11 @@ mod tests {
 
     #[test]
     fn create_alter_drop_check_the_memory_sum() {
-        let m = WorkloadManager::new(Vec::new()).unwrap();
+        let m = manager(Vec::new());
         let s = m
             .check_create("g1", &props(&[("memory_limit", "60%")]))
             .unwrap();
-        m.apply(7, "g1", s);
+        m.apply(7, "g1", s).unwrap();
         // normal 30% + g1 60% + 20% > 100%.
         assert!(m
             .check_create("g2", &props(&[("memory_limit", "20%")]))
@@ -242,12 +319,12 @@ mod tests {
                 &props(&[("memory_limit", "50%"), ("max_concurrency", "1")]),
             )
             .unwrap();
-        m.apply(7, "g1", s);
+        m.apply(7, "g1", s).unwrap();
         assert_eq!(m.get("g1").unwrap().settings().max_concurrency, 1);
         let s = m
             .check_create("g2", &props(&[("memory_limit", "20%")]))
             .unwrap();
-        m.apply(8, "g2", s);
+        m.apply(8, "g2", s).unwrap();
         assert!(m.check_create("bad name", &props(&[])).is_err());
         m.check_drop("g2").unwrap();
         m.remove("g2");
@@ -256,12 +333,11 @@ mod tests {
 
     #[test]
     fn stored_groups_come_back() {
-        let m = WorkloadManager::new(vec![(
+        let m = manager(vec![(
             9,
             "etl".into(),
             props(&[("max_concurrency", "3"), ("memory_limit", "10%")]),
-        )])
-        .unwrap();
+        )]);
         let g = m.get("etl").unwrap();
         assert_eq!((g.id, g.settings().max_concurrency), (9, 3));
         assert!(m.exists("normal"));

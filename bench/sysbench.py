@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lib.basalt import BasaltServer  # noqa: E402
 from lib.mariadb import MariaDBServer  # noqa: E402
 from lib.proc import cpu_seconds  # noqa: E402
-from lib.suite import git_commit, machine  # noqa: E402
+from lib.suite import git_commit, machine, write_report  # noqa: E402
 
 
 def sysbench(port, rows, *args):
@@ -127,10 +127,7 @@ def main():
             f"{m['p95']:.3f} / {m['p99']:.3f} | {b['p95']:.3f} / {b['p99']:.3f} | "
             f"{m['cpu_us_per_query']:.1f} / {b['cpu_us_per_query']:.1f} | "
             f"{m['errors']} / {b['errors']} |")
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
-    print(f"wrote {path}")
+    write_report(path, lines)
 
 
 if __name__ == "__main__":

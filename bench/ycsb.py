@@ -29,7 +29,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lib.basalt import BasaltServer  # noqa: E402
 from lib.proc import cpu_seconds  # noqa: E402
-from lib.suite import git_commit, machine  # noqa: E402
+from lib.suite import git_commit, machine, write_report  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CONNECTOR_VERSION = "9.7.0"
@@ -166,10 +166,7 @@ def main():
                      f"{r['cpu_us_per_query']:.0f} |")
     lines += ["", f"QPS on/off: {on['qps'] / off['qps']:.1f}x (goal >= 20x); "
               f"p99 off/on: {off['p99_ms'] / on['p99_ms']:.1f}x"]
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
-    print(f"wrote {path}")
+    write_report(path, lines)
 
 
 if __name__ == "__main__":

@@ -5,14 +5,13 @@ with PyMySQL."""
 import json
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 import time
 
 import pymysql
 
-from lib.proc import cpu_seconds, peak_rss_mb, reset_peak_rss
+from lib.proc import cpu_seconds, peak_rss_mb, reset_peak_rss, stop_server
 from lib.results import normalize_rows
 
 
@@ -61,12 +60,7 @@ class BasaltServer:
         return result
 
     def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-        shutil.rmtree(self.work, ignore_errors=True)
+        stop_server(self.proc, self.work)
 
 
 def run_queries(server, database, queries, runs, log=print):

@@ -8,6 +8,8 @@ import subprocess
 import tempfile
 import time
 
+from lib.proc import stop_server
+
 
 def free_port():
     with socket.socket() as s:
@@ -47,9 +49,4 @@ class MariaDBServer:
         self.pid = self.proc.pid
 
     def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-        shutil.rmtree(self.work, ignore_errors=True)
+        stop_server(self.proc, self.work)

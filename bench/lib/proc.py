@@ -1,7 +1,9 @@
-"""Process measurements from /proc: CPU seconds and peak resident memory, with a way to reset
-the peak so a phase (queries, after loading) can be measured on its own."""
+"""Server processes for benchmarks: measurements from /proc (CPU seconds, peak resident memory,
+with a way to reset the peak so a phase can be measured on its own) and stopping a server."""
 
 import os
+import shutil
+import subprocess
 
 
 def cpu_seconds(pid="self"):
@@ -27,3 +29,13 @@ def reset_peak_rss(pid="self"):
             f.write("5")
     except OSError:
         pass
+
+
+def stop_server(proc, work_dir):
+    """Stops a server process (SIGTERM, then SIGKILL after 60 s) and removes its directory."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    shutil.rmtree(work_dir, ignore_errors=True)

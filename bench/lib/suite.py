@@ -169,3 +169,11 @@ def report(suite, args, results, queries_for, title, notes, check=None):
     print(f"written {stem}.md and .csv")
     if mismatches or unchecked or len(checks) < len(names):
         sys.exit(1)
+
+
+def write_report(path, lines):
+    """Writes a Markdown report and echoes it."""
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    print(f"wrote {path}")

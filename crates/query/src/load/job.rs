@@ -694,11 +694,19 @@ impl LoadJob {
             .rejects
             .merge(std::mem::take(&mut done.transformed.rejects));
         let t = &done.transformed;
-        let catalog = writer.catalog().clone();
-        let (batch, _) = crate::sink::fill_auto_increment(&catalog, &self.table, t.batch.clone())?;
-        let batch = RecordBatch::try_new(self.table.arrow_schema(), batch.columns().to_vec())
-            .map_err(|e| BasaltError::Internal(e.to_string()))?;
-        let unrouted = writer.write_with_deletes(&batch, t.deletes.as_ref())?;
+        // AUTO_INCREMENT values still NULL get ids (the transform let them through as NULL).
+        let filled;
+        let batch = if self.table.columns.iter().any(|c| c.auto_increment) {
+            let catalog = writer.catalog().clone();
+            let (batch, _) =
+                crate::sink::fill_auto_increment(&catalog, &self.table, t.batch.clone())?;
+            filled = RecordBatch::try_new(self.table.arrow_schema(), batch.columns().to_vec())
+                .map_err(|e| BasaltError::Internal(e.to_string()))?;
+            &filled
+        } else {
+            &t.batch
+        };
+        let unrouted = writer.write_with_deletes(batch, t.deletes.as_ref())?;
         if !unrouted.is_empty() {
             let column = self
                 .table

@@ -14,3 +14,4 @@ mod scan;
 mod serving;
 mod stream_load;
 mod workload;
+mod workload_limits;

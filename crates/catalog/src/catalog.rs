@@ -7,7 +7,7 @@ use crate::load_jobs::LoadJobRecord;
 use crate::model::*;
 use crate::store::{Op, Store};
 use crate::table_def;
-use crate::users::{native_password_hash, UserMeta, WorkloadGroupMeta};
+use crate::users::{native_password_hash, UserMeta, WorkloadGroupMeta, WorkloadPolicyMeta};
 use basalt_common::{BasaltError, Result};
 use basalt_sql as sql;
 use parking_lot::{Mutex, RwLock};
@@ -52,6 +52,7 @@ struct State {
     /// Committed loads by `LoadJobRecord::key` (labels are unique per database).
     load_jobs: BTreeMap<String, Arc<LoadJobRecord>>,
     workload_groups: BTreeMap<String, WorkloadGroupMeta>,
+    workload_policies: BTreeMap<String, WorkloadPolicyMeta>,
 }
 
 pub struct Catalog {
@@ -169,6 +170,11 @@ impl Catalog {
             max_id = max_id.max(group.id);
             state.workload_groups.insert(group.name.clone(), group);
         }
+        for p in &loaded.workload_policies {
+            let policy: WorkloadPolicyMeta = from_json(p)?;
+            max_id = max_id.max(policy.id);
+            state.workload_policies.insert(policy.name.clone(), policy);
+        }
         let mut expired_labels = Vec::new();
         for j in &loaded.load_jobs {
             let job: LoadJobRecord = from_json(j)?;
@@ -210,6 +216,8 @@ impl Catalog {
                 user: "root".into(),
                 host: "%".into(),
                 password_hash: Vec::new(),
+                workload_groups: Default::default(),
+                properties: Default::default(),
             };
             catalog.store.commit(vec![Op::PutUser(
                 UserMeta::key("root", "%"),
@@ -832,7 +840,72 @@ impl Catalog {
         Ok(())
     }
 
+    // ---------------------------------------------------------------- workload policies
+
+    /// The stored workload policies.
+    pub fn workload_policies(&self) -> Vec<WorkloadPolicyMeta> {
+        self.state
+            .read()
+            .workload_policies
+            .values()
+            .cloned()
+            .collect()
+    }
+
+    /// Stores a new or changed workload policy (durably, before returning).
+    pub fn put_workload_policy(&self, policy: WorkloadPolicyMeta) -> Result<()> {
+        let _w = self.writer.lock();
+        self.store.commit(vec![Op::PutWorkloadPolicy(
+            policy.name.clone(),
+            to_json(&policy)?,
+        )])?;
+        self.state
+            .write()
+            .workload_policies
+            .insert(policy.name.clone(), policy);
+        Ok(())
+    }
+
+    pub fn drop_workload_policy(&self, name: &str) -> Result<()> {
+        let _w = self.writer.lock();
+        self.store
+            .commit(vec![Op::DeleteWorkloadPolicy(name.to_string())])?;
+        self.state.write().workload_policies.remove(name);
+        Ok(())
+    }
+
     // ---------------------------------------------------------------- users
+
+    /// Changes a stored account with `change` (durably, before returning); false if there is
+    /// no such account.
+    pub fn update_user(
+        &self,
+        user: &str,
+        host: &str,
+        change: impl FnOnce(&mut UserMeta),
+    ) -> Result<bool> {
+        let _w = self.writer.lock();
+        let key = UserMeta::key(user, host);
+        let Some(mut meta) = self.state.read().users.get(&key).cloned() else {
+            return Ok(false);
+        };
+        change(&mut meta);
+        self.store
+            .commit(vec![Op::PutUser(key.clone(), to_json(&meta)?)])?;
+        self.state.write().users.insert(key, meta);
+        Ok(true)
+    }
+
+    /// Every account named `user` (any host).
+    pub fn users_named(&self, user: &str) -> Vec<UserMeta> {
+        self.state
+            .read()
+            .users
+            .values()
+            .filter(|u| u.user == user)
+            .cloned()
+            .collect()
+    }
 
     /// The account a client named `user` connecting from `host` logs in as.
     pub fn find_user(&self, user: &str, host: &str) -> Option<UserMeta> {
@@ -873,6 +946,8 @@ impl Catalog {
             user: user.to_string(),
             host: host.to_string(),
             password_hash: native_password_hash(password.unwrap_or("")),
+            workload_groups: Default::default(),
+            properties: Default::default(),
         };
         self.store
             .commit(vec![Op::PutUser(key.clone(), to_json(&meta)?)])?;

@@ -14,4 +14,4 @@ pub use catalog::{Catalog, CompactedRowset, NewRowset, DEFAULT_MAX_TABLET_VERSIO
 pub use load_jobs::LoadJobRecord;
 pub use model::*;
 pub use partition_value::PartitionValue;
-pub use users::{native_password_hash, UserMeta, WorkloadGroupMeta};
+pub use users::{native_password_hash, UserMeta, WorkloadGroupMeta, WorkloadPolicyMeta};

@@ -16,6 +16,7 @@ const COUNTERS: TableDefinition<&str, u64> = TableDefinition::new("counters");
 const LOAD_JOBS: TableDefinition<&str, &str> = TableDefinition::new("load_jobs");
 /// workload group name -> group record
 const WORKLOAD_GROUPS: TableDefinition<&str, &str> = TableDefinition::new("workload_groups");
+const WORKLOAD_POLICIES: TableDefinition<&str, &str> = TableDefinition::new("workload_policies");
 
 /// One change to persisted records.
 #[derive(Debug)]
@@ -38,6 +39,8 @@ pub enum Op {
     DeleteLoadJob(String),
     PutWorkloadGroup(String, String),
     DeleteWorkloadGroup(String),
+    PutWorkloadPolicy(String, String),
+    DeleteWorkloadPolicy(String),
 }
 
 /// Everything read back at startup.
@@ -52,6 +55,7 @@ pub struct Loaded {
     pub counters: Vec<(String, u64)>,
     pub load_jobs: Vec<String>,
     pub workload_groups: Vec<String>,
+    pub workload_policies: Vec<String>,
 }
 
 pub struct Store {
@@ -76,6 +80,7 @@ impl Store {
         txn.open_table(COUNTERS).map_err(err)?;
         txn.open_table(LOAD_JOBS).map_err(err)?;
         txn.open_table(WORKLOAD_GROUPS).map_err(err)?;
+        txn.open_table(WORKLOAD_POLICIES).map_err(err)?;
         txn.commit().map_err(err)?;
         Ok(Store { db })
     }
@@ -147,6 +152,15 @@ impl Store {
             let (_, v) = item.map_err(err)?;
             out.workload_groups.push(v.value().to_string());
         }
+        for item in txn
+            .open_table(WORKLOAD_POLICIES)
+            .map_err(err)?
+            .iter()
+            .map_err(err)?
+        {
+            let (_, v) = item.map_err(err)?;
+            out.workload_policies.push(v.value().to_string());
+        }
         Ok(out)
     }
 
@@ -163,6 +177,7 @@ impl Store {
             let mut counters = txn.open_table(COUNTERS).map_err(err)?;
             let mut load_jobs = txn.open_table(LOAD_JOBS).map_err(err)?;
             let mut groups = txn.open_table(WORKLOAD_GROUPS).map_err(err)?;
+            let mut policies = txn.open_table(WORKLOAD_POLICIES).map_err(err)?;
             for op in ops {
                 match op {
                     Op::PutDatabase(k, v) => {
@@ -197,6 +212,10 @@ impl Store {
                         drop(groups.insert(k.as_str(), v.as_str()).map_err(err)?)
                     }
                     Op::DeleteWorkloadGroup(k) => drop(groups.remove(k.as_str()).map_err(err)?),
+                    Op::PutWorkloadPolicy(k, v) => {
+                        drop(policies.insert(k.as_str(), v.as_str()).map_err(err)?)
+                    }
+                    Op::DeleteWorkloadPolicy(k) => drop(policies.remove(k.as_str()).map_err(err)?),
                 }
             }
         }

@@ -1,5 +1,5 @@
-//! User accounts (`mysql_native_password` hashes and host matching) and the stored form of
-//! workload groups.
+//! User accounts (`mysql_native_password` hashes, host matching, workload group privileges
+//! and properties) and the stored form of workload groups and policies.
 
 use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
@@ -10,6 +10,13 @@ pub struct UserMeta {
     pub host: String,
     /// SHA1(SHA1(password)), empty for an account without a password.
     pub password_hash: Vec<u8>,
+    /// Workload groups the user was granted USAGE_PRIV on (`%`: all); every user may use
+    /// `normal`.
+    #[serde(default)]
+    pub workload_groups: std::collections::BTreeSet<String>,
+    /// Properties set with SET PROPERTY (`default_workload_group`).
+    #[serde(default)]
+    pub properties: std::collections::BTreeMap<String, String>,
 }
 
 impl UserMeta {
@@ -32,6 +39,17 @@ pub fn native_password_hash(password: &str) -> Vec<u8> {
     }
     let stage1 = Sha1::digest(password.as_bytes());
     Sha1::digest(stage1).to_vec()
+}
+
+/// A workload policy as stored: its conditions `(metric, op, value)` and actions
+/// `(name, argument)` as written, and normalized properties (the `workload` crate checks them).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkloadPolicyMeta {
+    pub id: u64,
+    pub name: String,
+    pub conditions: Vec<(String, String, String)>,
+    pub actions: Vec<(String, Option<String>)>,
+    pub properties: std::collections::BTreeMap<String, String>,
 }
 
 /// A workload group as stored: its id, name and normalized properties (the `workload` crate

@@ -108,6 +108,9 @@ pub enum BasaltError {
     /// KILL QUERY / KILL CONNECTION stopped the statement.
     #[error("Query execution was interrupted")]
     QueryInterrupted,
+    /// A workload policy cancelled the statement.
+    #[error("Query execution was interrupted: {0}")]
+    QueryCancelled(String),
     #[error("Unknown thread id: {0}")]
     UnknownThread(u64),
     /// KILL of another user's session without the right.
@@ -175,7 +178,7 @@ impl BasaltError {
             BasaltError::TooManyPreparedStatements(_) => 1461,
             BasaltError::FileAccessDenied(_) => 1290,
             BasaltError::FileNotFound(_) => 29,
-            BasaltError::QueryInterrupted => 1317,
+            BasaltError::QueryInterrupted | BasaltError::QueryCancelled(_) => 1317,
             BasaltError::UnknownThread(_) => 1094,
             BasaltError::NotThreadOwner(_) => 1095,
             BasaltError::InvalidWorkloadGroup(_)

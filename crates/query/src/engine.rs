@@ -118,6 +118,8 @@ impl QueryEngine {
             runtime.clone(),
             query_memory_bytes,
         )?);
+        crate::workload_policies::load(&workload, &catalog);
+        workload.start_sampler();
         let target_partitions = std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(2);
@@ -141,6 +143,10 @@ impl QueryEngine {
 
     pub fn catalog(&self) -> &Arc<Catalog> {
         &self.services.catalog
+    }
+
+    pub fn workload(&self) -> &Arc<basalt_workload::WorkloadManager> {
+        &self.services.workload
     }
 
     pub(crate) fn services(&self) -> &Services {
@@ -167,7 +173,17 @@ impl QueryEngine {
 
     /// A new session for an authenticated user.
     pub fn new_session(&self, connection_id: u32, user: &str, host: &str) -> Session {
-        let vars = SessionVariables::new(&self.services.catalog.global_variables());
+        let mut vars = SessionVariables::new(&self.services.catalog.global_variables());
+        let group = crate::workload_policies::default_group(
+            &self.services.workload,
+            &self.services.catalog,
+            user,
+        );
+        if group != basalt_workload::NORMAL_GROUP {
+            if let Err(e) = vars.set_session("workload_group", &group) {
+                tracing::warn!("default workload group '{group}' of '{user}' not set: {e}");
+            }
+        }
         Session::new(
             connection_id,
             user,
@@ -208,10 +224,12 @@ impl QueryEngine {
         session: &Session,
         sql: &str,
     ) -> crate::processes::StatementGuard {
-        let group = crate::workload_groups::session_group(&self.services.workload, session)
-            .map(|g| g.name.clone())
-            .unwrap_or_default();
-        session.process.begin(sql, &group)
+        let group = crate::workload_groups::session_group(&self.services.workload, session).ok();
+        let statement = session.process.begin(sql, group);
+        if let Some(account) = statement.account() {
+            self.services.workload.track(account);
+        }
+        statement
     }
 
     /// [`QueryEngine::begin_statement`] for a prepared statement (shown by its text).
@@ -530,6 +548,59 @@ impl QueryEngine {
                 &name,
                 if_exists,
             ),
+            Statement::CreateWorkloadPolicy {
+                name,
+                if_not_exists,
+                conditions,
+                actions,
+                properties,
+            } => crate::workload_policies::create(
+                &self.services.workload,
+                &self.services.catalog,
+                session,
+                crate::workload_policies::CreatePolicy {
+                    name: &name,
+                    if_not_exists,
+                    conditions: &conditions,
+                    actions: &actions,
+                    properties: &properties,
+                },
+            ),
+            Statement::AlterWorkloadPolicy { name, properties } => crate::workload_policies::alter(
+                &self.services.workload,
+                &self.services.catalog,
+                session,
+                &name,
+                &properties,
+            ),
+            Statement::DropWorkloadPolicy { name, if_exists } => crate::workload_policies::drop(
+                &self.services.workload,
+                &self.services.catalog,
+                session,
+                &name,
+                if_exists,
+            ),
+            Statement::GrantWorkloadGroup {
+                group,
+                user,
+                revoke,
+            } => crate::workload_policies::grant(
+                &self.services.workload,
+                &self.services.catalog,
+                session,
+                &group,
+                &user,
+                revoke,
+            ),
+            Statement::SetUserProperty { user, properties } => {
+                crate::workload_policies::set_property(
+                    &self.services.workload,
+                    &self.services.catalog,
+                    session,
+                    user.as_deref(),
+                    &properties,
+                )
+            }
             Statement::ShowWorkloadGroups { like } => Ok(crate::workload_groups::show(
                 &self.services.workload,
                 like.as_deref(),
@@ -977,8 +1048,15 @@ impl QueryEngine {
                     },
                 });
         }
-        if name == "workload_group" && !self.services.workload.exists(value.trim()) {
-            return Err(BasaltError::UnknownWorkloadGroup(value.trim().to_string()));
+        if name == "workload_group" {
+            let group = value.trim().to_ascii_lowercase();
+            if !self.services.workload.exists(&group) {
+                return Err(BasaltError::UnknownWorkloadGroup(group));
+            }
+            let user = session.user();
+            if !crate::workload_policies::may_use(&self.services.catalog, user, &group) {
+                return Err(crate::workload_policies::usage_denied(user, &group));
+            }
         }
         if global {
             ddl::require_admin(session, "SET GLOBAL")?;
@@ -1061,7 +1139,7 @@ impl QueryEngine {
         }
         crate::mysql_compat::rewrite(&mut stmt);
         crate::local_files::rewrite_calls(&mut stmt)?;
-        let state = session.ctx.state();
+        let mut state = session.ctx.state();
         let plan = state
             .statement_to_plan(DfStatement::Statement(Box::new(stmt)))
             .await
@@ -1074,9 +1152,24 @@ impl QueryEngine {
         if is_insert {
             session.info.generated_id.store(0, Ordering::Relaxed);
         }
-        // The plan runs with the group's memory pool.
+        // The plan runs with the group's memory pool, and charges its CPU time and reads to
+        // the statement's account (scans find it on the session config), paused by the
+        // group's CPU and read limits.
+        let account = session
+            .process
+            .account()
+            .filter(|a| Arc::ptr_eq(&a.group(), &group))
+            .unwrap_or_else(|| {
+                basalt_workload::QueryAccount::new(
+                    group.clone(),
+                    session.user(),
+                    Default::default(),
+                )
+            });
+        state.config_mut().set_extension(account.clone());
         let physical = state.create_physical_plan(&plan).await.map_err(from_df)?;
-        let task = Arc::new(TaskContext::from(&state).with_runtime(group.runtime()));
+        let physical = basalt_workload::account_plan(physical, &account).map_err(from_df)?;
+        let task = Arc::new(TaskContext::from(&state).with_runtime(group.query_runtime(&account)));
         if is_insert {
             let batches = physical_plan::collect(physical, task)
                 .await

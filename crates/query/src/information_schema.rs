@@ -1,6 +1,7 @@
 //! `information_schema` tables computed from the catalog, the workload groups and the session
 //! when queried: schemata, tables, columns, session_variables, global_variables,
-//! workload_groups, processlist, active_queries.
+//! workload_groups, workload_group_resource_usage, workload_policy, processlist,
+//! active_queries.
 
 use crate::provider::Services;
 use crate::session::SessionInfo;
@@ -17,6 +18,8 @@ const TABLES: &[&str] = &[
     "session_variables",
     "global_variables",
     "workload_groups",
+    "workload_group_resource_usage",
+    "workload_policy",
     "processlist",
     "active_queries",
 ];
@@ -186,6 +189,10 @@ impl InformationSchema {
                 b
             }
             "workload_groups" => crate::workload_groups::rows(&self.services.workload, None),
+            "workload_group_resource_usage" => {
+                crate::workload_groups::resource_usage(&self.services.workload)
+            }
+            "workload_policy" => crate::workload_policies::rows(&self.services.workload),
             "processlist" => {
                 crate::process_admin::processlist(&self.services, &self.session.user, true)
             }

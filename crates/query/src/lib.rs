@@ -21,12 +21,14 @@ pub mod processes;
 mod provider;
 mod pruning;
 mod scan;
+mod scan_io;
 mod segment_scan;
 mod session;
 mod show;
 mod sink;
 mod variables;
 mod workload_groups;
+mod workload_policies;
 
 pub use engine::{PreparedInfo, QueryEngine};
 pub use load_path::LoadDir;

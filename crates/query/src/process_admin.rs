@@ -4,7 +4,7 @@
 use crate::output::Output;
 use crate::provider::Services;
 use crate::session::Session;
-use crate::show::{Col, ResultBuilder};
+use crate::show::{Cell, Col, ResultBuilder};
 use basalt_common::{BasaltError, Result};
 use basalt_sql::ast::KillType;
 
@@ -82,6 +82,11 @@ pub(crate) fn active_queries(services: &Services, viewer: &str) -> ResultBuilder
         Col::str("DATABASE"),
         Col::str("WORKLOAD_GROUP"),
         Col::int("QUERY_TIME_MS"),
+        Col::int("CPU_TIME_MS"),
+        Col::int("SCAN_ROWS"),
+        Col::int("SCAN_BYTES"),
+        Col::int("CURRENT_MEMORY_BYTES"),
+        Col::int("PEAK_MEMORY_BYTES"),
         Col::str("SQL"),
     ]);
     for p in services.processes.all() {
@@ -92,12 +97,23 @@ pub(crate) fn active_queries(services: &Services, viewer: &str) -> ResultBuilder
         let Some(sql) = a.sql else {
             continue;
         };
+        let usage = |f: fn(&basalt_workload::QueryAccount) -> u64| -> Cell {
+            a.account
+                .as_deref()
+                .map(|acc| f(acc).min(i64::MAX as u64) as i64)
+                .into()
+        };
         b.row(vec![
             (p.id() as i64).into(),
             p.session.user.clone().into(),
             p.session.database().into(),
             a.group.into(),
             (a.elapsed_ms as i64).into(),
+            usage(|acc| acc.cpu_time().as_millis() as u64),
+            usage(|acc| acc.scan_rows()),
+            usage(|acc| acc.scan_bytes()),
+            usage(|acc| acc.memory() as u64),
+            usage(|acc| acc.peak_memory() as u64),
             sql.into(),
         ]);
     }

@@ -7,6 +7,8 @@
 //! interrupted"; the connection closes when its token is cancelled.
 
 use crate::session::SessionInfo;
+use basalt_common::BasaltError;
+use basalt_workload::{QueryAccount, WorkloadGroup};
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -63,7 +65,9 @@ struct State {
 #[derive(Debug, Clone)]
 struct Running {
     sql: String,
-    group: String,
+    /// What the statement uses, and the workload group charged (`None` if the session's
+    /// group is gone).
+    account: Option<Arc<QueryAccount>>,
     cancel: CancellationToken,
 }
 
@@ -74,6 +78,7 @@ pub struct Activity {
     pub sql: Option<String>,
     pub group: Option<String>,
     pub elapsed_ms: u64,
+    pub account: Option<Arc<QueryAccount>>,
 }
 
 impl Process {
@@ -82,28 +87,47 @@ impl Process {
     }
 
     /// Marks a statement as running until the returned guard drops.
-    pub fn begin(self: &Arc<Self>, sql: &str, group: &str) -> StatementGuard {
+    /// An account is opened for the statement when its workload `group` is known.
+    pub fn begin(self: &Arc<Self>, sql: &str, group: Option<Arc<WorkloadGroup>>) -> StatementGuard {
         let cancel = self.connection.child_token();
+        let account = group.map(|g| QueryAccount::new(g, &self.session.user, cancel.clone()));
         let mut state = self.state.lock();
         state.running = Some(Running {
             sql: sql.to_string(),
-            group: group.to_string(),
+            account: account.clone(),
             cancel: cancel.clone(),
         });
         state.since = Instant::now();
         StatementGuard {
             process: self.clone(),
             cancel,
+            account,
         }
     }
 
     pub fn activity(&self) -> Activity {
         let state = self.state.lock();
+        let account = state.running.as_ref().and_then(|r| r.account.clone());
         Activity {
             sql: state.running.as_ref().map(|r| r.sql.clone()),
-            group: state.running.as_ref().map(|r| r.group.clone()),
+            group: state.running.as_ref().map(|r| {
+                r.account
+                    .as_ref()
+                    .map(|a| a.group().name.clone())
+                    .unwrap_or_default()
+            }),
             elapsed_ms: state.since.elapsed().as_millis() as u64,
+            account,
         }
+    }
+
+    /// The running statement's account, if it has one.
+    pub fn account(&self) -> Option<Arc<QueryAccount>> {
+        self.state
+            .lock()
+            .running
+            .as_ref()
+            .and_then(|r| r.account.clone())
     }
 
     /// Cancels the running statement, if any.
@@ -129,12 +153,25 @@ impl Process {
 pub struct StatementGuard {
     process: Arc<Process>,
     cancel: CancellationToken,
+    account: Option<Arc<QueryAccount>>,
 }
 
 impl StatementGuard {
-    /// Cancelled by KILL QUERY or KILL CONNECTION.
+    /// Cancelled by KILL QUERY, KILL CONNECTION or a workload policy.
     pub fn token(&self) -> &CancellationToken {
         &self.cancel
+    }
+
+    pub fn account(&self) -> Option<&Arc<QueryAccount>> {
+        self.account.as_ref()
+    }
+
+    /// The error a cancelled statement fails with: a workload policy's reason, or KILL's.
+    pub fn interrupted(&self) -> BasaltError {
+        match self.account.as_ref().and_then(|a| a.cancel_reason()) {
+            Some(reason) => BasaltError::QueryCancelled(reason),
+            None => BasaltError::QueryInterrupted,
+        }
     }
 }
 

@@ -20,8 +20,10 @@ use datafusion::common::Statistics;
 use datafusion::config::TableParquetOptions;
 use datafusion::datasource::listing::PartitionedFile;
 use datafusion::datasource::physical_plan::parquet::metadata::DFParquetMetadata;
-use datafusion::datasource::physical_plan::parquet::CachedParquetFileReaderFactory;
 use datafusion::datasource::physical_plan::parquet::ParquetRowSelection;
+use datafusion::datasource::physical_plan::parquet::{
+    CachedParquetFileReaderFactory, ParquetFileReaderFactory,
+};
 use datafusion::datasource::physical_plan::{FileGroup, FileScanConfigBuilder, ParquetSource};
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::execution::cache::cache_manager::FileMetadataCache;
@@ -257,10 +259,13 @@ async fn parquet_scan(
             ..Default::default()
         })
         .with_enable_page_index(true)
-        .with_parquet_file_reader_factory(Arc::new(CachedParquetFileReaderFactory::new(
-            store.clone(),
-            metadata_cache.clone(),
-        )));
+        .with_parquet_file_reader_factory(reader_factory(
+            state,
+            Arc::new(CachedParquetFileReaderFactory::new(
+                store.clone(),
+                metadata_cache.clone(),
+            )),
+        ));
     // The filters are not attached here: DataFusion keeps them in a FilterExec above this
     // scan (they are Inexact) and its filter pushdown moves that into the Parquet source,
     // with row-group, page and row pruning. Attaching them too evaluated each one twice.
@@ -271,6 +276,17 @@ async fn parquet_scan(
         .with_statistics(statistics)
         .build();
     Ok(DataSourceExec::from_data_source(config))
+}
+
+/// Reads through `inner`, charged to the statement's account when it has one.
+fn reader_factory(
+    state: &dyn DfSession,
+    inner: Arc<dyn ParquetFileReaderFactory>,
+) -> Arc<dyn ParquetFileReaderFactory> {
+    match crate::scan_io::query_account(state.config()) {
+        Some(account) => Arc::new(crate::scan_io::AccountedReaderFactory { inner, account }),
+        None => inner,
+    }
 }
 
 /// Each file's footer, from the metadata cache or read (a few at a time) into it.

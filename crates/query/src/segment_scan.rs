@@ -265,15 +265,29 @@ impl ExecutionPlan for SegmentScanExec {
             decode_time: MetricBuilder::new(&self.metrics).subset_time("decode_time", partition),
         });
         let batch_size = context.session_config().batch_size().max(1);
+        let account = crate::scan_io::query_account(context.session_config());
         let mut remaining = self.limit.unwrap_or(usize::MAX);
         let stream = futures::stream::iter(work)
-            .map(move |rg| {
+            .then(move |rg| {
                 let reader = reader.clone();
-                let batch = reader.read(rg);
-                futures::stream::iter(match batch {
-                    Ok(b) => split(b, batch_size).into_iter().map(Ok).collect(),
-                    Err(e) => vec![Err(e)],
-                })
+                let account = account.clone();
+                async move {
+                    let batch = reader.read(rg).map(|(batch, io)| {
+                        if let Some(account) = &account {
+                            account.add_scan_bytes(io.scanned);
+                        }
+                        (batch, io.read)
+                    });
+                    // Bytes read from the file are paid for after the read: a group over
+                    // its read_bytes_per_second waits here before its next row group.
+                    if let (Some(account), Ok((_, read))) = (&account, &batch) {
+                        account.read_local(*read).await;
+                    }
+                    futures::stream::iter(match batch {
+                        Ok((b, _)) => split(b, batch_size).into_iter().map(Ok).collect(),
+                        Err(e) => vec![Err(e)],
+                    })
+                }
             })
             .flatten()
             .take_while(move |batch| {
@@ -315,27 +329,45 @@ struct RowGroupReader {
     decode_time: Time,
 }
 
+/// Stored bytes of the columns one row group read took.
+struct RowGroupIo {
+    /// All projected column chunks, cached or not.
+    scanned: u64,
+    /// The chunks decoded from the file (not in the cache).
+    read: u64,
+}
+
 impl RowGroupReader {
-    /// The projected columns of one row group, live rows only.
-    fn read(&self, rg: RowGroupRef) -> Result<RecordBatch> {
+    /// The projected columns of one row group, live rows only, and the bytes that took.
+    fn read(&self, rg: RowGroupRef) -> Result<(RecordBatch, RowGroupIo)> {
         let _timer = self.baseline.elapsed_compute().timer();
         let input = &self.inputs[rg.input];
         let file_schema = input.metadata.schema();
         let mut columns: Vec<Option<ArrayRef>> = vec![None; self.projection.len()];
         // (output position, file column) of columns not in the cache.
         let mut missing: Vec<(usize, usize)> = Vec::new();
+        let chunks = input.metadata.metadata().row_group(rg.row_group);
+        let chunk_bytes = |file_column: usize| chunks.column(file_column).compressed_size() as u64;
+        let mut io = RowGroupIo {
+            scanned: 0,
+            read: 0,
+        };
         for (pos, field) in self.schema.fields().iter().enumerate() {
             let Some((file_column, _)) = file_schema.column_with_name(field.name()) else {
                 columns[pos] = Some(new_null_array(field.data_type(), rg.rows));
                 continue;
             };
+            io.scanned += chunk_bytes(file_column);
             let key = self.key(input, rg, file_column);
             match self.cache.get(&key) {
                 Some(array) => {
                     self.cache_hits.add(1);
                     columns[pos] = Some(array);
                 }
-                None => missing.push((pos, file_column)),
+                None => {
+                    io.read += chunk_bytes(file_column);
+                    missing.push((pos, file_column));
+                }
             }
         }
         if !missing.is_empty() {
@@ -365,7 +397,7 @@ impl RowGroupReader {
             None => batch,
         };
         self.baseline.record_output(batch.num_rows());
-        Ok(batch)
+        Ok((batch, io))
     }
 
     fn key(&self, input: &SegmentInput, rg: RowGroupRef, file_column: usize) -> ColumnKey {

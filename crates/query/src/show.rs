@@ -4,28 +4,37 @@
 use crate::output::Output;
 use basalt_catalog::{ColumnDefault, ColumnMeta, PartitionBound, PartitionKind, TableMeta};
 use basalt_common::SqlType;
-use datafusion::arrow::array::{ArrayRef, Int64Builder, RecordBatch, StringBuilder};
+use datafusion::arrow::array::{
+    ArrayRef, Float64Builder, Int64Builder, RecordBatch, StringBuilder,
+};
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use std::sync::Arc;
 
-/// A result column: text or integer.
+/// A result column: text, integer or floating point.
 pub struct Col {
     name: String,
-    int: bool,
+    kind: DataType,
 }
 
 impl Col {
     pub fn str(name: &str) -> Col {
         Col {
             name: name.to_string(),
-            int: false,
+            kind: DataType::Utf8,
         }
     }
 
     pub fn int(name: &str) -> Col {
         Col {
             name: name.to_string(),
-            int: true,
+            kind: DataType::Int64,
+        }
+    }
+
+    pub fn float(name: &str) -> Col {
+        Col {
+            name: name.to_string(),
+            kind: DataType::Float64,
         }
     }
 }
@@ -34,6 +43,7 @@ impl Col {
 pub enum Cell {
     Str(Option<String>),
     Int(Option<i64>),
+    Float(Option<f64>),
 }
 
 impl From<&str> for Cell {
@@ -66,6 +76,18 @@ impl From<Option<i64>> for Cell {
     }
 }
 
+impl From<f64> for Cell {
+    fn from(f: f64) -> Cell {
+        Cell::Float(Some(f))
+    }
+}
+
+impl From<Option<f64>> for Cell {
+    fn from(f: Option<f64>) -> Cell {
+        Cell::Float(f)
+    }
+}
+
 /// Builds a small in-memory result row by row.
 pub struct ResultBuilder {
     fields: Vec<Field>,
@@ -75,6 +97,7 @@ pub struct ResultBuilder {
 enum Builder {
     Str(StringBuilder),
     Int(Int64Builder),
+    Float(Float64Builder),
 }
 
 impl ResultBuilder {
@@ -82,39 +105,34 @@ impl ResultBuilder {
         ResultBuilder {
             fields: cols
                 .iter()
-                .map(|c| {
-                    Field::new(
-                        &c.name,
-                        if c.int {
-                            DataType::Int64
-                        } else {
-                            DataType::Utf8
-                        },
-                        true,
-                    )
-                })
+                .map(|c| Field::new(&c.name, c.kind.clone(), true))
                 .collect(),
             columns: cols
                 .iter()
-                .map(|c| {
-                    if c.int {
-                        Builder::Int(Int64Builder::new())
-                    } else {
-                        Builder::Str(StringBuilder::new())
-                    }
+                .map(|c| match c.kind {
+                    DataType::Int64 => Builder::Int(Int64Builder::new()),
+                    DataType::Float64 => Builder::Float(Float64Builder::new()),
+                    _ => Builder::Str(StringBuilder::new()),
                 })
                 .collect(),
         }
     }
 
-    /// Adds a row; cells must match the columns in number and kind.
+    /// Adds a row; cells must match the columns in number (and are converted to their kind).
     pub fn row(&mut self, cells: Vec<Cell>) {
         for (b, cell) in self.columns.iter_mut().zip(cells) {
             match (b, cell) {
                 (Builder::Str(b), Cell::Str(v)) => b.append_option(v),
                 (Builder::Int(b), Cell::Int(v)) => b.append_option(v),
+                (Builder::Float(b), Cell::Float(v)) => b.append_option(v),
                 (Builder::Str(b), Cell::Int(v)) => b.append_option(v.map(|i| i.to_string())),
+                (Builder::Str(b), Cell::Float(v)) => b.append_option(v.map(|f| f.to_string())),
                 (Builder::Int(b), Cell::Str(v)) => b.append_option(v.and_then(|s| s.parse().ok())),
+                (Builder::Int(b), Cell::Float(v)) => b.append_option(v.map(|f| f as i64)),
+                (Builder::Float(b), Cell::Int(v)) => b.append_option(v.map(|i| i as f64)),
+                (Builder::Float(b), Cell::Str(v)) => {
+                    b.append_option(v.and_then(|s| s.parse().ok()))
+                }
             }
         }
     }
@@ -137,6 +155,7 @@ impl ResultBuilder {
             .map(|b| match b {
                 Builder::Str(mut b) => Arc::new(b.finish()) as ArrayRef,
                 Builder::Int(mut b) => Arc::new(b.finish()) as ArrayRef,
+                Builder::Float(mut b) => Arc::new(b.finish()) as ArrayRef,
             })
             .collect();
         let batch = RecordBatch::try_new(schema.clone(), arrays)

@@ -13,7 +13,8 @@ use basalt_workload::{WorkloadGroup, WorkloadManager, NORMAL_GROUP, PROPERTY_NAM
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-fn property_map(properties: &[(String, String)]) -> BTreeMap<String, String> {
+/// PROPERTIES as a map with trimmed, lower-case names.
+pub(crate) fn property_map(properties: &[(String, String)]) -> BTreeMap<String, String> {
     properties
         .iter()
         .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.clone()))
@@ -115,6 +116,40 @@ pub(crate) fn rows(manager: &WorkloadManager, like: Option<&str>) -> ResultBuild
 
 /// The group this session's statements run in: its `workload_group` variable, or `normal` if
 /// the group it named has been dropped since.
+/// `information_schema.workload_group_resource_usage`: each group's live usage, as the usage
+/// sampler last measured it (rates over its last interval).
+pub(crate) fn resource_usage(manager: &WorkloadManager) -> ResultBuilder {
+    let mut b = ResultBuilder::new(&[
+        Col::int("BE_ID"),
+        Col::int("WORKLOAD_GROUP_ID"),
+        Col::str("WORKLOAD_GROUP_NAME"),
+        Col::int("MEMORY_USAGE_BYTES"),
+        Col::float("CPU_USAGE_PERCENT"),
+        Col::int("LOCAL_SCAN_BYTES_PER_SECOND"),
+        Col::int("REMOTE_SCAN_BYTES_PER_SECOND"),
+        Col::float("CPU_LIMIT_PERCENT"),
+        Col::int("CPU_TIME_MS"),
+        Col::int("LOCAL_SCAN_BYTES"),
+    ]);
+    for g in manager.groups() {
+        let usage = g.usage();
+        let rates = usage.rates();
+        b.row(vec![
+            1i64.into(),
+            (g.id as i64).into(),
+            g.name.clone().into(),
+            (g.memory_used() as i64).into(),
+            ((rates.cpu_percent * 100.0).round() / 100.0).into(),
+            (rates.local_read_bytes_per_second as i64).into(),
+            (rates.remote_read_bytes_per_second as i64).into(),
+            g.cpu_limit_percent().into(),
+            (usage.cpu_time().as_millis() as i64).into(),
+            (usage.local_read_bytes() as i64).into(),
+        ]);
+    }
+    b
+}
+
 pub(crate) fn session_group(
     manager: &WorkloadManager,
     session: &Session,

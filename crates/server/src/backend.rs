@@ -65,7 +65,13 @@ impl SessionBackend {
         statement: StatementGuard,
         work: impl Future<Output = Result<Output, BasaltError>> + Send + 'static,
     ) -> Result<QueryOutput, BasaltError> {
-        let output = self.on_exec(statement.token(), work).await?;
+        let output = self
+            .on_exec(statement.token(), work)
+            .await
+            .map_err(|e| match e {
+                BasaltError::QueryInterrupted => statement.interrupted(),
+                other => other,
+            })?;
         Ok(to_query_output(match output {
             Output::Rows { schema, stream } => Output::Rows {
                 schema,
@@ -118,7 +124,7 @@ fn drive_on(exec: &Handle, mut stream: BatchStream, statement: StatementGuard) -
             batch = c.rx.recv() => batch,
             _ = c.statement.token().cancelled() => {
                 c.done = true;
-                Some(Err(BasaltError::QueryInterrupted))
+                Some(Err(c.statement.interrupted()))
             }
         };
         next.map(|batch| (batch, c))

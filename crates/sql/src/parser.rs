@@ -140,7 +140,7 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
     if let Some(stmt) = parse_index_ddl(p)? {
         return Ok(stmt);
     }
-    if let Some(stmt) = crate::workload::parse_workload_group(p)? {
+    if let Some(stmt) = crate::workload::parse_workload_statement(p)? {
         return Ok(stmt);
     }
     if peek_word(p, "ALTER") && peek_nth_word(p, 1, "TABLE") {

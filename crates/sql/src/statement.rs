@@ -92,6 +92,51 @@ pub enum Statement {
     ShowWorkloadGroups {
         like: Option<String>,
     },
+    /// `CREATE WORKLOAD POLICY [IF NOT EXISTS] p CONDITIONS(..) ACTIONS(..) [PROPERTIES(..)]`.
+    CreateWorkloadPolicy {
+        name: String,
+        if_not_exists: bool,
+        conditions: Vec<PolicyCondition>,
+        actions: Vec<PolicyAction>,
+        properties: Vec<(String, String)>,
+    },
+    /// `ALTER WORKLOAD POLICY p PROPERTIES(..)`.
+    AlterWorkloadPolicy {
+        name: String,
+        properties: Vec<(String, String)>,
+    },
+    /// `DROP WORKLOAD POLICY [IF EXISTS] p`.
+    DropWorkloadPolicy {
+        name: String,
+        if_exists: bool,
+    },
+    /// `GRANT USAGE_PRIV ON WORKLOAD GROUP 'g' TO 'u'@'h'` (or `REVOKE .. FROM`); `'%'` is
+    /// every group.
+    GrantWorkloadGroup {
+        group: String,
+        user: UserName,
+        revoke: bool,
+    },
+    /// `SET PROPERTY [FOR 'u'] 'key' = 'value' [, ..]`.
+    SetUserProperty {
+        user: Option<String>,
+        properties: Vec<(String, String)>,
+    },
+}
+
+/// One condition of a workload policy: `metric op value`, as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicyCondition {
+    pub metric: String,
+    pub op: String,
+    pub value: String,
+}
+
+/// One action of a workload policy: its name and argument, as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicyAction {
+    pub action: String,
+    pub argument: Option<String>,
 }
 
 /// Where `PREPARE` takes its statement text from.

@@ -1,16 +1,29 @@
 //! Workload groups: each group's settings and admission queue, and the set of groups that
 //! statements run in. The catalog keeps the groups durable (as normalized property maps); this
-//! crate checks settings and enforces them. Enforced so far: admission (max_concurrency,
-//! max_queue_size, queue_timeout) and memory (a DataFusion memory pool per group under the
-//! process's `mem_limit`). CPU and read-IO limits are issue 6's next steps.
+//! crate checks settings and enforces them: admission (max_concurrency, max_queue_size,
+//! queue_timeout), memory (a DataFusion memory pool per group under the process's
+//! `mem_limit`), CPU (every operator's polls are timed with the thread CPU clock and paused
+//! while the group is over `cpu_hard_limit`, or over its `cpu_share` part under contention)
+//! and local reads (`read_bytes_per_second`); and it keeps each group's live usage.
 
+pub mod accounting;
+pub mod exec;
 pub mod memory;
+pub mod policy;
 pub mod queue;
 pub mod settings;
+pub mod throttle;
+pub mod usage;
 
-pub use memory::{GroupMemoryPool, ProcessMemory};
+pub use accounting::QueryAccount;
+pub use exec::account_plan;
+pub use memory::{GroupMemoryPool, ProcessMemory, QueryMemoryPool};
+pub use policy::{Policy, PolicyAction, QueryFacts, POLICY_PROPERTY_NAMES};
 pub use queue::{AdmissionQueue, Permit, QueueLimits};
 pub use settings::{check_memory_sum, GroupSettings, PROPERTY_NAMES};
+pub use usage::{cpu_cores, GroupUsage, Rates};
+
+use throttle::TokenBucket;
 
 use basalt_common::{BasaltError, Result};
 use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
@@ -32,6 +45,14 @@ pub struct WorkloadGroup {
     settings: RwLock<GroupSettings>,
     queue: Arc<AdmissionQueue>,
     memory: Arc<GroupMemoryPool>,
+    /// CPU nanoseconds the group may use per second (`cpu_hard_limit`, or its `cpu_share`
+    /// part while the machine is contended, whichever is lower).
+    cpu: TokenBucket,
+    /// The `cpu_share` part (percent of all cores) set by the usage sampler, if contended.
+    share_limit: parking_lot::Mutex<Option<f64>>,
+    /// Bytes per second the group's scans may read from local storage.
+    local_reads: TokenBucket,
+    usage: GroupUsage,
     /// The execution environment of the group's queries: the shared disk manager and object
     /// stores, with the group's memory pool.
     runtime: Arc<RuntimeEnv>,
@@ -75,6 +96,10 @@ impl WorkloadGroup {
             id,
             name: name.to_string(),
             queue: AdmissionQueue::new(settings.max_concurrency),
+            cpu: TokenBucket::new(cpu_rate(settings.cpu_hard_limit, None)),
+            share_limit: parking_lot::Mutex::new(None),
+            local_reads: TokenBucket::new(settings.read_bytes_per_second.map(|b| b as f64)),
+            usage: GroupUsage::default(),
             settings: RwLock::new(settings),
             memory,
             runtime,
@@ -84,6 +109,15 @@ impl WorkloadGroup {
     /// Where this group's queries execute (with its memory pool).
     pub fn runtime(&self) -> Arc<RuntimeEnv> {
         self.runtime.clone()
+    }
+
+    /// Where one query of this group executes: the group's environment, with a pool that
+    /// also keeps the query's own memory use on `account`.
+    pub fn query_runtime(&self, account: &Arc<QueryAccount>) -> Arc<RuntimeEnv> {
+        Arc::new(RuntimeEnv {
+            memory_pool: Arc::new(QueryMemoryPool::new(account.clone())),
+            ..(*self.runtime).clone()
+        })
     }
 
     /// Bytes the group's running queries hold now.
@@ -117,12 +151,65 @@ impl WorkloadGroup {
         self.queue.admit(limits).await
     }
 
+    pub fn usage(&self) -> &GroupUsage {
+        &self.usage
+    }
+
+    pub(crate) fn charge_cpu(&self, ns: u64) {
+        self.usage.add_cpu(ns);
+        self.cpu.charge(ns as f64);
+    }
+
+    pub(crate) fn cpu_delay(&self) -> Option<Duration> {
+        self.cpu.delay()
+    }
+
+    pub(crate) fn charge_local_read(&self, bytes: u64) {
+        self.usage.add_local_read(bytes);
+        self.local_reads.charge(bytes as f64);
+    }
+
+    pub(crate) fn read_delay(&self) -> Option<Duration> {
+        self.local_reads.delay()
+    }
+
+    /// The CPU limit in force now, in percent of all cores (`None`: unlimited).
+    pub fn cpu_limit_percent(&self) -> Option<f64> {
+        self.cpu
+            .rate()
+            .map(|ns_per_s| ns_per_s / 1e9 / cpu_cores() as f64 * 100.0)
+    }
+
+    /// Sets (or lifts) the `cpu_share` part while the machine is contended.
+    pub(crate) fn set_share_limit(&self, percent: Option<f64>) {
+        let mut share = self.share_limit.lock();
+        if *share != percent {
+            *share = percent;
+            let hard = self.settings.read().cpu_hard_limit;
+            self.cpu.set_rate(cpu_rate(hard, percent));
+        }
+    }
+
     fn update(&self, settings: GroupSettings) {
         self.queue.set_max_concurrency(settings.max_concurrency);
+        let share = *self.share_limit.lock();
+        self.cpu.set_rate(cpu_rate(settings.cpu_hard_limit, share));
+        self.local_reads
+            .set_rate(settings.read_bytes_per_second.map(|b| b as f64));
         self.memory
             .configure(settings.memory_limit, settings.enable_memory_overcommit);
         *self.settings.write() = settings;
     }
+}
+
+/// CPU nanoseconds per second for a hard limit and a share part, both in percent of all
+/// cores; the lower one holds.
+fn cpu_rate(hard_limit: Option<u32>, share: Option<f64>) -> Option<f64> {
+    let percent = match (hard_limit.map(f64::from), share) {
+        (Some(h), Some(s)) => Some(h.min(s)),
+        (h, s) => h.or(s),
+    }?;
+    Some(percent / 100.0 * cpu_cores() as f64 * 1e9)
 }
 
 /// Doris's defaults for `normal`.
@@ -140,6 +227,10 @@ pub struct WorkloadManager {
     /// Held by a CREATE/ALTER/DROP from checking to applying, so checks like the memory sum
     /// see every other change.
     ddl: Mutex<()>,
+    /// Workload policies, highest priority first.
+    policies: RwLock<Vec<Arc<Policy>>>,
+    /// Accounts of running statements, for policies to watch.
+    accounts: Mutex<Vec<std::sync::Weak<QueryAccount>>>,
 }
 
 impl WorkloadManager {
@@ -174,7 +265,107 @@ impl WorkloadManager {
             env,
             groups: RwLock::new(groups),
             ddl: Mutex::new(()),
+            policies: RwLock::new(Vec::new()),
+            accounts: Mutex::new(Vec::new()),
         })
+    }
+
+    /// Lets policies watch a running statement (until its account is dropped).
+    pub fn track(&self, account: &Arc<QueryAccount>) {
+        self.accounts.lock().push(Arc::downgrade(account));
+    }
+
+    /// The policies, highest priority first.
+    pub fn policies(&self) -> Vec<Arc<Policy>> {
+        self.policies.read().clone()
+    }
+
+    /// Adds or replaces (by name) a policy.
+    pub fn put_policy(&self, policy: Policy) {
+        let mut policies = self.policies.write();
+        policies.retain(|p| p.name != policy.name);
+        policies.push(Arc::new(policy));
+        policies.sort_by(|a, b| b.priority.cmp(&a.priority).then(a.id.cmp(&b.id)));
+    }
+
+    pub fn remove_policy(&self, name: &str) {
+        self.policies.write().retain(|p| p.name != name);
+    }
+
+    pub fn policy(&self, name: &str) -> Option<Arc<Policy>> {
+        self.policies
+            .read()
+            .iter()
+            .find(|p| p.name == name)
+            .cloned()
+    }
+
+    /// Applies the highest-priority matching policy to every running statement: cancels it
+    /// (saying which policy and why) or moves it to another group.
+    pub fn enforce_policies(&self) {
+        let live: Vec<Arc<QueryAccount>> = {
+            let mut accounts = self.accounts.lock();
+            accounts.retain(|a| a.strong_count() > 0);
+            accounts
+                .iter()
+                .filter_map(std::sync::Weak::upgrade)
+                .collect()
+        };
+        let policies = self.policies.read().clone();
+        if policies.is_empty() {
+            return;
+        }
+        for account in live {
+            if account.is_cancelled() {
+                continue;
+            }
+            let group = account.group();
+            let facts = QueryFacts {
+                user: account.user(),
+                group: &group.name,
+                query_time_ms: account.elapsed().as_millis() as u64,
+                scan_rows: account.scan_rows(),
+                scan_bytes: account.scan_bytes(),
+                memory_bytes: account.memory() as u64,
+            };
+            let Some(policy) = policies.iter().find(|p| p.matches(&facts)) else {
+                continue;
+            };
+            match &policy.action {
+                PolicyAction::CancelQuery => account.cancel(format!(
+                    "cancelled by workload policy '{}' ({}): query_time {} ms, be_scan_rows {}, \
+                     be_scan_bytes {}, query_be_memory_bytes {}",
+                    policy.name,
+                    policy.condition_text(),
+                    facts.query_time_ms,
+                    facts.scan_rows,
+                    facts.scan_bytes,
+                    facts.memory_bytes
+                )),
+                PolicyAction::MoveQueryToGroup(target) => match self.get(target) {
+                    Ok(target) => {
+                        tracing::info!(
+                            "workload policy '{}' moves a query of '{}' from group '{}' to '{}'",
+                            policy.name,
+                            facts.user,
+                            group.name,
+                            target.name
+                        );
+                        account.move_to(target);
+                    }
+                    Err(_) => tracing::warn!(
+                        "workload policy '{}': group '{target}' no longer exists",
+                        policy.name
+                    ),
+                },
+            }
+        }
+    }
+
+    /// Starts sampling the groups' usage (rates, `cpu_share` under contention) in the
+    /// background, for as long as the manager lives.
+    pub fn start_sampler(self: &Arc<Self>) {
+        usage::start_sampler(Arc::downgrade(self));
     }
 
     /// Serializes workload group DDL (hold it from `check_*` to `apply`/`remove`).

@@ -79,6 +79,16 @@ impl GroupMemoryPool {
         self.used.load(Ordering::Relaxed)
     }
 
+    /// A query holding `bytes` left the group (the process total is unchanged).
+    pub(crate) fn moved_out(&self, bytes: usize) {
+        self.used.fetch_sub(bytes, Ordering::Relaxed);
+    }
+
+    /// A query holding `bytes` joined the group.
+    pub(crate) fn moved_in(&self, bytes: usize) {
+        self.used.fetch_add(bytes, Ordering::Relaxed);
+    }
+
     pub fn limit(&self) -> usize {
         self.limit.load(Ordering::Relaxed)
     }
@@ -151,6 +161,59 @@ impl MemoryPool for GroupMemoryPool {
 
     fn reserved(&self) -> usize {
         self.used()
+    }
+}
+
+/// One query's view of its group's pool: reservations go to the group the query is in now
+/// (policies may move it), and the query's current and peak bytes are kept on its account.
+#[derive(Debug)]
+pub struct QueryMemoryPool {
+    account: Arc<crate::QueryAccount>,
+}
+
+impl QueryMemoryPool {
+    pub fn new(account: Arc<crate::QueryAccount>) -> Self {
+        QueryMemoryPool { account }
+    }
+}
+
+impl std::fmt::Display for QueryMemoryPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "query holding {} bytes in {}",
+            self.account.memory(),
+            self.account.group.read().memory
+        )
+    }
+}
+
+impl MemoryPool for QueryMemoryPool {
+    fn name(&self) -> &str {
+        "query"
+    }
+
+    fn grow(&self, reservation: &MemoryReservation, additional: usize) {
+        let group = self.account.group.read();
+        group.memory.grow(reservation, additional);
+        self.account.memory_grown(additional);
+    }
+
+    fn shrink(&self, reservation: &MemoryReservation, shrink: usize) {
+        let group = self.account.group.read();
+        group.memory.shrink(reservation, shrink);
+        self.account.memory_shrunk(shrink);
+    }
+
+    fn try_grow(&self, reservation: &MemoryReservation, additional: usize) -> Result<()> {
+        let group = self.account.group.read();
+        group.memory.try_grow(reservation, additional)?;
+        self.account.memory_grown(additional);
+        Ok(())
+    }
+
+    fn reserved(&self) -> usize {
+        self.account.group.read().memory.used()
     }
 }
 

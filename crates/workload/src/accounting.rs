@@ -1,0 +1,237 @@
+//! What a running query uses, charged as it runs: CPU time (measured with the thread CPU clock
+//! around every poll of its operators, see [`crate::exec`]), rows and bytes its scans read,
+//! and bytes read from local storage. Each charge goes to the query and to its workload group,
+//! whose CPU and read-IO buckets then pause the query's streams when the group is over its limit.
+
+use crate::WorkloadGroup;
+use parking_lot::{Mutex, RwLock};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+/// CPU time this thread has used, in nanoseconds.
+pub fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; CLOCK_THREAD_CPUTIME_ID needs nothing else.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return 0;
+    }
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// One query's usage and the group it is charged to.
+#[derive(Debug)]
+pub struct QueryAccount {
+    /// Read-locked while memory is reserved through it, write-locked to move the query.
+    pub(crate) group: RwLock<Arc<WorkloadGroup>>,
+    user: String,
+    /// Cancels the statement (a policy's `cancel_query`).
+    cancel: CancellationToken,
+    /// Why it was cancelled, when a policy did it.
+    cancelled_by: Mutex<Option<String>>,
+    started: Instant,
+    cpu_ns: AtomicU64,
+    scan_rows: AtomicU64,
+    scan_bytes: AtomicU64,
+    memory: AtomicUsize,
+    peak_memory: AtomicUsize,
+}
+
+impl QueryAccount {
+    /// An account for a statement of `user` in `group`; `cancel` stops the statement.
+    /// Register it with [`crate::WorkloadManager::track`] for policies to watch it.
+    pub fn new(
+        group: Arc<WorkloadGroup>,
+        user: &str,
+        cancel: CancellationToken,
+    ) -> Arc<QueryAccount> {
+        Arc::new(QueryAccount {
+            group: RwLock::new(group),
+            user: user.to_string(),
+            cancel,
+            cancelled_by: Mutex::new(None),
+            started: Instant::now(),
+            cpu_ns: AtomicU64::new(0),
+            scan_rows: AtomicU64::new(0),
+            scan_bytes: AtomicU64::new(0),
+            memory: AtomicUsize::new(0),
+            peak_memory: AtomicUsize::new(0),
+        })
+    }
+
+    /// The group charged now.
+    pub fn group(&self) -> Arc<WorkloadGroup> {
+        self.group.read().clone()
+    }
+
+    pub fn user(&self) -> &str {
+        &self.user
+    }
+
+    /// Moves the query to `target`: the memory it holds moves with it, and its further work is
+    /// charged to (and limited by) `target`.
+    pub fn move_to(&self, target: Arc<WorkloadGroup>) {
+        let mut group = self.group.write();
+        if Arc::ptr_eq(&group, &target) {
+            return;
+        }
+        let held = self.memory();
+        group.memory.moved_out(held);
+        target.memory.moved_in(held);
+        *group = target;
+    }
+
+    /// Cancels the statement, saying why.
+    pub fn cancel(&self, reason: String) {
+        *self.cancelled_by.lock() = Some(reason);
+        self.cancel.cancel();
+    }
+
+    /// Why a policy cancelled the statement, if one did.
+    pub fn cancel_reason(&self) -> Option<String> {
+        self.cancelled_by.lock().clone()
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    pub fn cpu_time(&self) -> Duration {
+        Duration::from_nanos(self.cpu_ns.load(Ordering::Relaxed))
+    }
+
+    pub fn scan_rows(&self) -> u64 {
+        self.scan_rows.load(Ordering::Relaxed)
+    }
+
+    pub fn scan_bytes(&self) -> u64 {
+        self.scan_bytes.load(Ordering::Relaxed)
+    }
+
+    /// Bytes the query's operators hold now (as reserved from its group's memory pool).
+    pub fn memory(&self) -> usize {
+        self.memory.load(Ordering::Relaxed)
+    }
+
+    pub fn peak_memory(&self) -> usize {
+        self.peak_memory.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn memory_grown(&self, bytes: usize) {
+        let now = self.memory.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        self.peak_memory.fetch_max(now, Ordering::Relaxed);
+    }
+
+    pub(crate) fn memory_shrunk(&self, bytes: usize) {
+        self.memory.fetch_sub(bytes, Ordering::Relaxed);
+    }
+
+    pub fn charge_cpu(&self, ns: u64) {
+        if ns == 0 {
+            return;
+        }
+        self.cpu_ns.fetch_add(ns, Ordering::Relaxed);
+        self.group.read().charge_cpu(ns);
+    }
+
+    /// How long the query's streams should pause for the group's CPU limit, if at all.
+    pub fn cpu_delay(&self) -> Option<Duration> {
+        self.group.read().cpu_delay()
+    }
+
+    /// Rows the plan's leaves (scans) produced.
+    pub fn add_scan_rows(&self, rows: u64) {
+        self.scan_rows.fetch_add(rows, Ordering::Relaxed);
+    }
+
+    /// Stored (compressed) bytes a scan went through, cached or not.
+    pub fn add_scan_bytes(&self, bytes: u64) {
+        self.scan_bytes.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    /// Charges `bytes` read from local storage and waits while the group is over its
+    /// `read_bytes_per_second`.
+    pub async fn read_local(&self, bytes: u64) {
+        let delay = {
+            let group = self.group.read();
+            group.charge_local_read(bytes);
+            group.read_delay()
+        };
+        if let Some(mut pause) = delay {
+            loop {
+                tokio::time::sleep(pause).await;
+                match self.group.read().read_delay() {
+                    Some(p) => pause = p,
+                    None => break,
+                }
+            }
+        }
+    }
+}
+
+thread_local! {
+    /// Nesting of accounted polls on this thread (an operator's poll polls its input's).
+    static DEPTH: Cell<u32> = const { Cell::new(0) };
+    /// Thread CPU time at the last charge.
+    static CHARGED_CPU: Cell<u64> = const { Cell::new(0) };
+    /// Wall time at the last charge (reading the CPU clock is a system call; the wall clock
+    /// is not).
+    static CHARGED_AT: Cell<Option<Instant>> = const { Cell::new(None) };
+}
+
+/// Inside an outer poll, CPU time is charged at most this often, so long polls (an aggregate
+/// draining its input) are seen, and throttled, as they run.
+const INNER_CHARGE_INTERVAL: Duration = Duration::from_millis(1);
+
+/// Charges the CPU this thread used since the last charge to `account`.
+fn charge_now(account: &QueryAccount) {
+    let now = thread_cpu_ns();
+    let before = CHARGED_CPU.replace(now);
+    CHARGED_AT.set(Some(Instant::now()));
+    account.charge_cpu(now.saturating_sub(before));
+}
+
+fn due() -> bool {
+    CHARGED_AT
+        .get()
+        .is_none_or(|at| at.elapsed() >= INNER_CHARGE_INTERVAL)
+}
+
+/// An accounted poll: entered before an operator's stream is polled, left after.
+pub(crate) struct PollFrame<'a> {
+    account: &'a QueryAccount,
+}
+
+impl<'a> PollFrame<'a> {
+    pub(crate) fn enter(account: &'a QueryAccount) -> PollFrame<'a> {
+        let depth = DEPTH.get();
+        if depth == 0 {
+            CHARGED_CPU.set(thread_cpu_ns());
+            CHARGED_AT.set(Some(Instant::now()));
+        } else if due() {
+            charge_now(account);
+        }
+        DEPTH.set(depth + 1);
+        PollFrame { account }
+    }
+}
+
+impl Drop for PollFrame<'_> {
+    fn drop(&mut self) {
+        let depth = DEPTH.get().saturating_sub(1);
+        DEPTH.set(depth);
+        if depth == 0 || due() {
+            charge_now(self.account);
+        }
+    }
+}

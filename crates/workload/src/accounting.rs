@@ -187,6 +187,18 @@ thread_local! {
     /// Wall time at the last charge (reading the CPU clock is a system call; the wall clock
     /// is not).
     static CHARGED_AT: Cell<Option<Instant>> = const { Cell::new(None) };
+    /// The account of the last outer poll that ended on this thread (by address) and the
+    /// thread's CPU time then.
+    static LAST_EXIT: Cell<(usize, u64)> = const { Cell::new((0, 0)) };
+}
+
+/// Work a task does between two polls of the same query's operators on one thread (a
+/// repartition task hashing the batch it just pulled, a merge feeding its channels) is charged
+/// to that query too, up to this much per gap: more is taken to be other work the thread did.
+const MAX_GAP_NS: u64 = 10_000_000;
+
+fn address(account: &QueryAccount) -> usize {
+    account as *const QueryAccount as usize
 }
 
 /// Inside an outer poll, CPU time is charged at most this often, so long polls (an aggregate
@@ -216,7 +228,13 @@ impl<'a> PollFrame<'a> {
     pub(crate) fn enter(account: &'a QueryAccount) -> PollFrame<'a> {
         let depth = DEPTH.get();
         if depth == 0 {
-            CHARGED_CPU.set(thread_cpu_ns());
+            let now = thread_cpu_ns();
+            let (last, at) = LAST_EXIT.get();
+            let gap = now.saturating_sub(at);
+            if last == address(account) && gap <= MAX_GAP_NS {
+                account.charge_cpu(gap);
+            }
+            CHARGED_CPU.set(now);
             CHARGED_AT.set(Some(Instant::now()));
         } else if due() {
             charge_now(account);
@@ -232,6 +250,9 @@ impl Drop for PollFrame<'_> {
         DEPTH.set(depth);
         if depth == 0 || due() {
             charge_now(self.account);
+        }
+        if depth == 0 {
+            LAST_EXIT.set((address(self.account), CHARGED_CPU.get()));
         }
     }
 }

@@ -135,7 +135,7 @@ const CONTENDED_PERCENT: f64 = 90.0;
 
 /// `cpu_share` weighs groups only under contention: while the busy groups together use
 /// (nearly) all cores, the cores are divided among them by weight, max-min fair: a group using
-/// less than its part keeps what it uses and no limit, and what it leaves is divided among the
+/// well under its part keeps what it uses and no limit, and what it leaves is divided among the
 /// others, each held to its part. Otherwise share limits are lifted; hard limits always hold.
 fn weigh_shares(sampled: &[(Arc<crate::WorkloadGroup>, Rates)]) {
     let active: Vec<(usize, f64, f64)> = sampled
@@ -156,8 +156,13 @@ fn weigh_shares(sampled: &[(Arc<crate::WorkloadGroup>, Rates)]) {
     }
 }
 
+/// A group using less than this fraction of its part counts as satisfied (it wants no more);
+/// one using more is held to its part, even if it uses less now: it may be using less only
+/// because the others take the cores, so it must be given room to grow to its part.
+const SATISFIED: f64 = 0.5;
+
 /// Max-min fair division of 100% of the cores among `(index, used percent, weight)`: the
-/// limit of each, `None` for those using less than their part.
+/// limit of each, `None` for those that are satisfied.
 fn share_parts(active: &[(usize, f64, f64)]) -> Vec<(usize, Option<f64>)> {
     let mut capped: Vec<(usize, f64, f64)> = active.to_vec();
     let mut out = Vec::with_capacity(active.len());
@@ -166,7 +171,7 @@ fn share_parts(active: &[(usize, f64, f64)]) -> Vec<(usize, Option<f64>)> {
         let weights: f64 = capped.iter().map(|(_, _, w)| w).sum();
         let (under, over): (Vec<_>, Vec<_>) = std::mem::take(&mut capped)
             .into_iter()
-            .partition(|(_, used, w)| *used < capacity * w / weights);
+            .partition(|(_, used, w)| *used < SATISFIED * capacity * w / weights);
         if under.is_empty() {
             out.extend(
                 over.iter()
@@ -210,5 +215,8 @@ mod tests {
         // A group using less than its part keeps it unlimited; the rest goes to the other.
         let parts = share_parts(&[(0, 10.0, 1.0), (1, 95.0, 1.0)]);
         assert_eq!(parts, vec![(0, None), (1, Some(90.0))]);
+        // An even split while both want more: the heavier weight is given room to grow.
+        let parts = share_parts(&[(0, 50.0, 3.0), (1, 50.0, 1.0)]);
+        assert_eq!(parts, vec![(0, Some(75.0)), (1, Some(25.0))]);
     }
 }

@@ -57,7 +57,7 @@ impl PreparedStatement {
 /// The prepared statements of one session, by protocol id and by SQL-level name.
 #[derive(Default)]
 pub struct PreparedStatements {
-    by_id: HashMap<u32, Arc<PreparedStatement>>,
+    by_id: foldhash::HashMap<u32, Arc<PreparedStatement>>,
     names: HashMap<String, u32>,
     next_id: u32,
 }

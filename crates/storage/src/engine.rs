@@ -47,7 +47,8 @@ pub struct StorageEngine {
     /// Primary-key indexes of Unique-key tablets, built on first use. A publish takes a tablet's
     /// index out while it updates it (holding the table lock); lookups that find it missing
     /// wait for that lock.
-    pub(crate) pk_indexes: RwLock<HashMap<TabletId, PrimaryKeyIndex>>,
+    /// Looked up by every point query: hashed with foldhash, not SipHash.
+    pub(crate) pk_indexes: RwLock<foldhash::HashMap<TabletId, PrimaryKeyIndex>>,
     /// Encoded rows of row-store tables, for point lookups.
     pub(crate) row_cache: Arc<RowCache>,
     /// Open row-store files.
@@ -96,7 +97,7 @@ impl StorageEngine {
                 bytes: write_buffer.bytes.max(1),
             },
             column_cache: Arc::new(ColumnCache::new(column_cache_bytes)),
-            pk_indexes: RwLock::new(HashMap::new()),
+            pk_indexes: RwLock::new(foldhash::HashMap::default()),
             row_cache: Arc::new(RowCache::new(row_cache_bytes)),
             row_files: RowStoreFiles::default(),
             table_locks: Mutex::new(HashMap::new()),

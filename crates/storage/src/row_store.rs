@@ -21,6 +21,7 @@ use parking_lot::Mutex;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::num::NonZeroUsize;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -119,15 +120,22 @@ pub fn write_row_store(dest: &Path, batches: &[RecordBatch]) -> Result<()> {
     Ok(())
 }
 
-/// Open row-store files, so a lookup costs two positioned reads and no open().
+/// Open row-store files, so a lookup costs two positioned reads and no open(). Keyed by the
+/// path's bytes with foldhash (hashing and comparing a `Path` walks its components).
 pub struct RowStoreFiles {
-    open: Mutex<LruCache<PathBuf, Arc<(File, u64)>>>,
+    open: Mutex<LruCache<Box<[u8]>, OpenFile, foldhash::fast::RandomState>>,
 }
+
+/// An open row-store file and its row count.
+type OpenFile = Arc<(File, u64)>;
 
 impl Default for RowStoreFiles {
     fn default() -> Self {
         RowStoreFiles {
-            open: Mutex::new(LruCache::new(NonZeroUsize::new(1024).expect("non-zero"))),
+            open: Mutex::new(LruCache::with_hasher(
+                NonZeroUsize::new(1024).expect("non-zero"),
+                foldhash::fast::RandomState::default(),
+            )),
         }
     }
 }
@@ -136,7 +144,8 @@ impl RowStoreFiles {
     /// Row `ordinal` of the row store at `path`, or `None` when the segment has no row store
     /// (written before the table stored rows).
     pub fn read_row(&self, path: &Path, ordinal: u32) -> Result<Option<Vec<u8>>> {
-        let cached = self.open.lock().get(path).cloned();
+        let key = path.as_os_str().as_bytes();
+        let cached = self.open.lock().get(key).cloned();
         let handle = match cached {
             Some(h) => h,
             None => {
@@ -155,7 +164,7 @@ impl RowStoreFiles {
                 }
                 let n = u64::from_le_bytes(header[8..].try_into().map_err(storage_err)?);
                 let h = Arc::new((file, n));
-                self.open.lock().put(path.to_path_buf(), h.clone());
+                self.open.lock().put(key.into(), h.clone());
                 h
             }
         };
@@ -183,7 +192,7 @@ impl RowStoreFiles {
     pub fn forget(&self, paths: &[PathBuf]) {
         let mut open = self.open.lock();
         for p in paths {
-            open.pop(p);
+            open.pop(p.as_os_str().as_bytes());
         }
     }
 }

@@ -2,7 +2,6 @@
 //! client to `mysql_native_password` when needed), then runs the command loop, dispatching each
 //! command to the [`Backend`] and writing its response.
 
-use std::collections::HashMap;
 use std::io;
 use std::time::Instant;
 
@@ -70,7 +69,7 @@ where
         capabilities: 0,
         started: Instant::now(),
         questions: 0,
-        statements: HashMap::new(),
+        statements: foldhash::HashMap::default(),
     };
     let result = conn
         .run(&client_host, &opts, max_packet_size as usize)
@@ -101,7 +100,7 @@ struct Connection<S, B> {
     started: Instant,
     questions: u64,
     /// Parameter state of this connection's prepared statements, by id.
-    statements: HashMap<u32, StatementState>,
+    statements: foldhash::HashMap<u32, StatementState>,
 }
 
 impl<S, B> Connection<S, B>

@@ -15,6 +15,7 @@ import argparse
 import datetime
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -57,6 +58,12 @@ def parse_run(text):
             "p99": percentile(histogram, 0.99)}
 
 
+def children_cpu_seconds():
+    """User + system CPU seconds of this process's finished children (sysbench runs)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def mysql(port, sql):
     subprocess.run(["mysql", "-h127.0.0.1", f"-P{port}", "-uroot", "-e", sql], check=True)
 
@@ -91,15 +98,19 @@ def main():
         for t in threads:
             for name, server in engines.items():
                 cpu0 = cpu_seconds(server.pid)
+                client0 = children_cpu_seconds()
                 text = sysbench(server.mysql_port, args.rows, f"--threads={t}",
                                 f"--time={args.time}", "--histogram=on", "--percentile=99",
                                 "run")
                 cpu = cpu_seconds(server.pid) - cpu0
+                client = children_cpu_seconds() - client0
                 r = parse_run(text)
                 r["cpu_us_per_query"] = cpu * 1e6 / max(1, r["qps"] * args.time)
+                r["client_us_per_query"] = client * 1e6 / max(1, r["qps"] * args.time)
                 results[(name, t)] = r
                 print(f"{name} threads={t}: {r['qps']:.0f} QPS, p95 {r['p95']:.3f} ms, "
                       f"p99 {r['p99']:.3f} ms, server CPU {r['cpu_us_per_query']:.1f} us/query, "
+                      f"sysbench CPU {r['client_us_per_query']:.1f} us/query, "
                       f"errors {r['errors']}", flush=True)
     finally:
         for server in engines.values():
@@ -117,8 +128,9 @@ def main():
         "10.11 from Debian with a 2 GiB InnoDB buffer pool; Basalt with its default config "
         "(row cache 5% of RAM). Each run follows a 5 s warm-up per engine.", "",
         "| threads | MariaDB QPS | Basalt QPS | Basalt/MariaDB | MariaDB p95 / p99 ms | "
-        "Basalt p95 / p99 ms | server CPU us/query MariaDB / Basalt | errors |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "Basalt p95 / p99 ms | server CPU us/query MariaDB / Basalt | "
+        "sysbench CPU us/query MariaDB / Basalt | errors |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for t in threads:
         m, b = results[("mariadb", t)], results[("basalt", t)]
@@ -126,6 +138,7 @@ def main():
             f"| {t} | {m['qps']:.0f} | {b['qps']:.0f} | {b['qps'] / m['qps']:.2f} | "
             f"{m['p95']:.3f} / {m['p99']:.3f} | {b['p95']:.3f} / {b['p99']:.3f} | "
             f"{m['cpu_us_per_query']:.1f} / {b['cpu_us_per_query']:.1f} | "
+            f"{m['client_us_per_query']:.1f} / {b['client_us_per_query']:.1f} | "
             f"{m['errors']} / {b['errors']} |")
     write_report(path, lines)
 

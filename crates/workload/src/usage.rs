@@ -16,11 +16,14 @@ pub const SAMPLE_INTERVAL: Duration = Duration::from_millis(500);
 /// How often workload policies look at the running statements.
 pub const POLICY_INTERVAL: Duration = Duration::from_millis(100);
 
-/// Cores the process may use.
+/// Cores the process may use (read once: finding out reads cgroup files).
 pub fn cpu_cores() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    })
 }
 
 #[derive(Debug, Default)]

@@ -252,6 +252,17 @@ async fn policies_move_and_cancel_running_queries() {
     )
     .await;
     assert_eq!(listed.len(), 2, "{listed:?}");
+    let tables = rows(&mut admin, "SHOW TABLES FROM information_schema").await;
+    for t in [
+        "workload_group_resource_usage",
+        "workload_policy",
+        "active_queries",
+    ] {
+        assert!(
+            tables.iter().any(|r| r[0].as_deref() == Some(t)),
+            "{t}: {tables:?}"
+        );
+    }
     assert_eq!(listed[0][0].as_deref(), Some("stop_etl"));
     assert_eq!(
         listed[0][1].as_deref(),

@@ -802,16 +802,12 @@ impl QueryEngine {
                 }
                 let mut b = ResultBuilder::new(&cols);
                 let tables: Vec<String> = if db == "information_schema" {
-                    vec![
-                        "columns",
-                        "global_variables",
-                        "schemata",
-                        "session_variables",
-                        "tables",
-                    ]
-                    .into_iter()
-                    .map(String::from)
-                    .collect()
+                    let mut names: Vec<String> = crate::information_schema::TABLES
+                        .iter()
+                        .map(|t| t.to_string())
+                        .collect();
+                    names.sort();
+                    names
                 } else {
                     catalog
                         .tables(&db)?

@@ -11,7 +11,8 @@ use datafusion::catalog::{MemTable, SchemaProvider, TableProvider};
 use datafusion::common::Result;
 use std::sync::Arc;
 
-const TABLES: &[&str] = &[
+/// The tables, as SHOW TABLES FROM information_schema lists them.
+pub(crate) const TABLES: &[&str] = &[
     "schemata",
     "tables",
     "columns",

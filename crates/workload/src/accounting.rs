@@ -222,11 +222,15 @@ fn due() -> bool {
 /// An accounted poll: entered before an operator's stream is polled, left after.
 pub(crate) struct PollFrame<'a> {
     account: &'a QueryAccount,
+    /// CPU time was charged on entering (always for an outer poll, at most every
+    /// millisecond for nested ones): only then can the group's CPU debt have changed.
+    pub(crate) charged: bool,
 }
 
 impl<'a> PollFrame<'a> {
     pub(crate) fn enter(account: &'a QueryAccount) -> PollFrame<'a> {
         let depth = DEPTH.get();
+        let charged = depth == 0 || due();
         if depth == 0 {
             let now = thread_cpu_ns();
             let (last, at) = LAST_EXIT.get();
@@ -236,11 +240,11 @@ impl<'a> PollFrame<'a> {
             }
             CHARGED_CPU.set(now);
             CHARGED_AT.set(Some(Instant::now()));
-        } else if due() {
+        } else if charged {
             charge_now(account);
         }
         DEPTH.set(depth + 1);
-        PollFrame { account }
+        PollFrame { account, charged }
     }
 }
 

@@ -140,7 +140,13 @@ impl Stream for AccountedStream {
                 this.pause = None;
             }
             let frame = PollFrame::enter(&this.account);
-            match this.account.cpu_delay() {
+            // Nested polls look at the group's CPU debt only when they charged time.
+            let delay = if frame.charged {
+                this.account.cpu_delay()
+            } else {
+                None
+            };
+            match delay {
                 Some(delay) => {
                     drop(frame);
                     this.pause = Some(Box::pin(tokio::time::sleep(delay)));

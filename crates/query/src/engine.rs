@@ -1141,27 +1141,23 @@ impl QueryEngine {
             .await
             .map_err(|e| ddl::no_database_hint(&self.services, from_df(e)))?;
         let is_insert = matches!(&plan, LogicalPlan::Dml(_));
-        // Admission into the session's workload group; the slot is held until the statement's
-        // results are consumed (or dropped).
-        let group = crate::workload_groups::session_group(&self.services.workload, session)?;
+        // The statement's account (opened when it began, in the session's workload group)
+        // decides the group: admission into it (the slot is held until the results are
+        // consumed or dropped), its memory pool, and the CPU time and reads charged to it and
+        // paused by its limits (scans find the account on the session config).
+        let account = match session.process.account() {
+            Some(account) => account,
+            None => basalt_workload::QueryAccount::new(
+                crate::workload_groups::session_group(&self.services.workload, session)?,
+                session.user(),
+                Default::default(),
+            ),
+        };
+        let group = account.group();
         let permit = group.admit().await?;
         if is_insert {
             session.info.generated_id.store(0, Ordering::Relaxed);
         }
-        // The plan runs with the group's memory pool, and charges its CPU time and reads to
-        // the statement's account (scans find it on the session config), paused by the
-        // group's CPU and read limits.
-        let account = session
-            .process
-            .account()
-            .filter(|a| Arc::ptr_eq(&a.group(), &group))
-            .unwrap_or_else(|| {
-                basalt_workload::QueryAccount::new(
-                    group.clone(),
-                    session.user(),
-                    Default::default(),
-                )
-            });
         state.config_mut().set_extension(account.clone());
         let physical = state.create_physical_plan(&plan).await.map_err(from_df)?;
         let physical = basalt_workload::account_plan(physical, &account).map_err(from_df)?;

@@ -3,6 +3,7 @@
 
 mod harness;
 
+mod analytics;
 mod basics;
 mod clients;
 mod compaction;

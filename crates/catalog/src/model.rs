@@ -36,6 +36,10 @@ pub enum AggKind {
     Max,
     Replace,
     ReplaceIfNotNull,
+    /// Union of BITMAP values.
+    BitmapUnion,
+    /// Union of HLL sketches.
+    HllUnion,
 }
 
 impl AggKind {
@@ -46,6 +50,8 @@ impl AggKind {
             AggKind::Max => "MAX",
             AggKind::Replace => "REPLACE",
             AggKind::ReplaceIfNotNull => "REPLACE_IF_NOT_NULL",
+            AggKind::BitmapUnion => "BITMAP_UNION",
+            AggKind::HllUnion => "HLL_UNION",
         }
     }
 }

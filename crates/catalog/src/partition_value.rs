@@ -45,9 +45,11 @@ impl PartitionValue {
             SqlType::Char(_) | SqlType::Varchar(_) | SqlType::String => {
                 Ok(PartitionValue::Str(text.to_string()))
             }
-            SqlType::Float | SqlType::Double | SqlType::Decimal { .. } => {
-                Err(format!("type {ty} cannot be a partition column"))
-            }
+            SqlType::Float
+            | SqlType::Double
+            | SqlType::Decimal { .. }
+            | SqlType::Bitmap
+            | SqlType::Hll => Err(format!("type {ty} cannot be a partition column")),
         }
     }
 

@@ -89,6 +89,12 @@ pub fn build_table(
                 i + 1
             )));
         }
+        if stmt.columns[idx].ty.is_sketch() {
+            return Err(ddl(format!(
+                "Key column '{k}' can not be of type {}: BITMAP and HLL columns are value columns",
+                stmt.columns[idx].ty
+            )));
+        }
         if matches!(stmt.columns[idx].ty, SqlType::Float | SqlType::Double) {
             return Err(ddl(format!(
                 "Float or double can not used as a key, use decimal instead: '{k}'"
@@ -107,7 +113,7 @@ pub fn build_table(
             }
             KeysModel::Aggregate if !is_key && agg.is_none() => {
                 return Err(ddl(format!(
-                    "Value column '{}' of an AGGREGATE KEY table needs an aggregation type (SUM, MIN, MAX, REPLACE, REPLACE_IF_NOT_NULL)",
+                    "Value column '{}' of an AGGREGATE KEY table needs an aggregation type (SUM, MIN, MAX, REPLACE, REPLACE_IF_NOT_NULL, BITMAP_UNION, HLL_UNION)",
                     c.name
                 )))
             }
@@ -120,6 +126,7 @@ pub fn build_table(
             }
             _ => {}
         }
+        check_sketch_agg(&c.name, &c.ty, agg)?;
         if agg == Some(AggKind::Sum) && !c.ty.is_numeric() {
             return Err(ddl(format!(
                 "SUM needs a numeric column, '{}' is {}",
@@ -455,6 +462,7 @@ fn validate_literal(ty: &SqlType, v: &str) -> std::result::Result<(), String> {
             .map(|_| ())
             .map_err(|_| format!("'{v}' is not a number")),
         SqlType::Char(_) | SqlType::Varchar(_) | SqlType::String => Ok(()),
+        SqlType::Bitmap | SqlType::Hll => Err(format!("a {ty} column takes no default value")),
         _ => PartitionValue::parse(ty, v).map(|_| ()),
     }
 }
@@ -464,7 +472,7 @@ fn validate_literal(ty: &SqlType, v: &str) -> std::result::Result<(), String> {
 fn default_duplicate_keys(stmt: &sql::CreateTable) -> Vec<String> {
     let mut keys = Vec::new();
     for c in stmt.columns.iter().take(3) {
-        if matches!(c.ty, SqlType::Float | SqlType::Double) {
+        if matches!(c.ty, SqlType::Float | SqlType::Double) || c.ty.is_sketch() {
             break;
         }
         keys.push(c.name.clone());
@@ -476,6 +484,31 @@ fn default_duplicate_keys(stmt: &sql::CreateTable) -> Vec<String> {
         keys.push(stmt.columns[0].name.clone());
     }
     keys
+}
+
+/// BITMAP_UNION needs a BITMAP column and HLL_UNION an HLL one; sketch columns take no
+/// arithmetic aggregation (SUM, MIN, MAX), only their union or REPLACE.
+fn check_sketch_agg(name: &str, ty: &SqlType, agg: Option<AggKind>) -> Result<(), BasaltError> {
+    let Some(agg) = agg else { return Ok(()) };
+    let ok = match agg {
+        AggKind::BitmapUnion => *ty == SqlType::Bitmap,
+        AggKind::HllUnion => *ty == SqlType::Hll,
+        AggKind::Sum | AggKind::Min | AggKind::Max => !ty.is_sketch(),
+        AggKind::Replace | AggKind::ReplaceIfNotNull => true,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(ddl(format!(
+            "Aggregation type {} can not be used on column '{name}' of type {ty}{}",
+            agg.sql_name(),
+            match ty {
+                SqlType::Bitmap => ": use BITMAP_UNION",
+                SqlType::Hll => ": use HLL_UNION",
+                _ => "",
+            }
+        )))
+    }
 }
 
 fn convert_model(m: sql::KeysModel) -> KeysModel {
@@ -493,5 +526,7 @@ fn convert_agg(a: sql::AggKind) -> AggKind {
         sql::AggKind::Max => AggKind::Max,
         sql::AggKind::Replace => AggKind::Replace,
         sql::AggKind::ReplaceIfNotNull => AggKind::ReplaceIfNotNull,
+        sql::AggKind::BitmapUnion => AggKind::BitmapUnion,
+        sql::AggKind::HllUnion => AggKind::HllUnion,
     }
 }

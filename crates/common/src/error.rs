@@ -105,6 +105,9 @@ pub enum BasaltError {
     /// The query waited in its group's queue longer than `queue_timeout`.
     #[error("query queue timeout, timeout: {0} ms")]
     QueueTimeout(u64),
+    /// The query waited longer than `queue_timeout` for its hard-limited group's memory.
+    #[error("{0}")]
+    MemoryQueueTimeout(String),
     /// KILL QUERY / KILL CONNECTION stopped the statement.
     #[error("Query execution was interrupted")]
     QueryInterrupted,
@@ -113,6 +116,9 @@ pub enum BasaltError {
     QueryCancelled(String),
     #[error("Unknown thread id: {0}")]
     UnknownThread(u64),
+    /// SHOW QUERY PROFILE of a query whose profile is not kept.
+    #[error("Unknown query profile '{0}': SHOW QUERY PROFILE lists the kept ones (statements run with SET enable_profile = true)")]
+    UnknownQueryProfile(String),
     /// KILL of another user's session without the right.
     #[error("You are not owner of thread {0}")]
     NotThreadOwner(u64),
@@ -183,8 +189,10 @@ impl BasaltError {
             BasaltError::NotThreadOwner(_) => 1095,
             BasaltError::InvalidWorkloadGroup(_)
             | BasaltError::UnknownWorkloadGroup(_)
+            | BasaltError::UnknownQueryProfile(_)
             | BasaltError::QueueFull(_)
-            | BasaltError::QueueTimeout(_) => 1105,
+            | BasaltError::QueueTimeout(_)
+            | BasaltError::MemoryQueueTimeout(_) => 1105,
             BasaltError::LabelAlreadyExists(_)
             | BasaltError::Execution(_)
             | BasaltError::Storage(_)

@@ -1,8 +1,10 @@
 //! Types shared by every Basalt crate: the one error enum (and its mapping to MySQL error codes),
 //! the SQL column types Basalt stores, server configuration and small id helpers.
 
+pub mod bitmap_value;
 pub mod config;
 pub mod error;
+pub mod hll_value;
 pub mod params;
 pub mod types;
 

@@ -33,6 +33,12 @@ pub enum SqlType {
     Char(u32),
     Varchar(u32),
     String,
+    /// Doris BITMAP: a roaring bitmap of 64-bit ids, stored as `Binary` in the
+    /// serialized form of [`crate::bitmap_value::BitmapValue`].
+    Bitmap,
+    /// Doris HLL: a HyperLogLog sketch, stored as `Binary` in the serialized form of
+    /// [`crate::hll_value::HllValue`].
+    Hll,
 }
 
 impl SqlType {
@@ -51,7 +57,14 @@ impl SqlType {
             SqlType::Date => DataType::Date32,
             SqlType::DateTime { .. } => DataType::Timestamp(TimeUnit::Microsecond, None),
             SqlType::Char(_) | SqlType::Varchar(_) | SqlType::String => DataType::Utf8,
+            SqlType::Bitmap | SqlType::Hll => DataType::Binary,
         }
+    }
+
+    /// True for the sketch types (BITMAP, HLL): opaque binary values that can only be
+    /// aggregated by their own union and cannot be keys.
+    pub fn is_sketch(&self) -> bool {
+        matches!(self, SqlType::Bitmap | SqlType::Hll)
     }
 
     /// Builds a type from its DDL name (case-insensitive) and optional numeric arguments.
@@ -95,6 +108,8 @@ impl SqlType {
             "CHAR" => SqlType::Char(arg(0).unwrap_or(1).clamp(1, 255) as u32),
             "VARCHAR" => SqlType::Varchar(arg(0).unwrap_or(65533).clamp(1, 1_048_576) as u32),
             "STRING" | "TEXT" => SqlType::String,
+            "BITMAP" => SqlType::Bitmap,
+            "HLL" => SqlType::Hll,
             other => return Err(format!("unknown column type '{other}'")),
         };
         Ok(ty)
@@ -117,6 +132,8 @@ impl SqlType {
             SqlType::Char(_) => "char",
             SqlType::Varchar(_) => "varchar",
             SqlType::String => "text",
+            SqlType::Bitmap => "bitmap",
+            SqlType::Hll => "hll",
         }
     }
 
@@ -168,6 +185,8 @@ impl fmt::Display for SqlType {
             SqlType::Char(n) => write!(f, "char({n})"),
             SqlType::Varchar(n) => write!(f, "varchar({n})"),
             SqlType::String => write!(f, "text"),
+            SqlType::Bitmap => write!(f, "bitmap"),
+            SqlType::Hll => write!(f, "hll"),
         }
     }
 }

@@ -130,6 +130,7 @@ impl QueryEngine {
                 load_dir: load_dir.map(Arc::new),
                 workload,
                 processes: Default::default(),
+                profiles: Default::default(),
             },
             runtime,
             target_partitions,
@@ -601,6 +602,13 @@ impl QueryEngine {
                     &properties,
                 )
             }
+            Statement::ShowQueryProfile { query_id } => match query_id {
+                None => Ok(crate::profile::show_list(
+                    &self.services.profiles,
+                    session.user(),
+                )),
+                Some(id) => crate::profile::show_one(&self.services.profiles, session.user(), &id),
+            },
             Statement::ShowWorkloadGroups { like } => Ok(crate::workload_groups::show(
                 &self.services.workload,
                 like.as_deref(),
@@ -1154,7 +1162,7 @@ impl QueryEngine {
             ),
         };
         let group = account.group();
-        let permit = group.admit().await?;
+        let permit = account.hold_slot(group.admit().await?);
         if is_insert {
             session.info.generated_id.store(0, Ordering::Relaxed);
         }
@@ -1162,6 +1170,16 @@ impl QueryEngine {
         let physical = state.create_physical_plan(&plan).await.map_err(from_df)?;
         let physical = basalt_workload::account_plan(physical, &account).map_err(from_df)?;
         let task = Arc::new(TaskContext::from(&state).with_runtime(group.query_runtime(&account)));
+        let mut profile = session.profile_enabled().then(|| {
+            crate::profile::ProfileRecorder::new(
+                self.services.profiles.clone(),
+                physical.clone(),
+                account.clone(),
+                session.user(),
+                session.info.database(),
+                session.process.activity().sql.unwrap_or_default(),
+            )
+        });
         if is_insert {
             let batches = physical_plan::collect(physical, task)
                 .await
@@ -1196,6 +1214,9 @@ impl QueryEngine {
         let out_schema = schema.clone();
         let stream = stream.map(move |r| {
             let _slot = &permit;
+            if let (Some(profile), Err(e)) = (profile.as_mut(), &r) {
+                profile.failed(&e.to_string());
+            }
             let batch = r.map_err(from_df)?;
             let options = datafusion::arrow::array::RecordBatchOptions::new()
                 .with_row_count(Some(batch.num_rows()));

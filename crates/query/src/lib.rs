@@ -18,6 +18,7 @@ mod point_query;
 mod prepared;
 mod process_admin;
 pub mod processes;
+mod profile;
 mod provider;
 mod pruning;
 mod scan;

@@ -33,6 +33,7 @@ pub struct Services {
     pub load_dir: Option<Arc<LoadDir>>,
     pub workload: Arc<basalt_workload::WorkloadManager>,
     pub processes: Arc<crate::processes::ProcessList>,
+    pub profiles: Arc<crate::profile::ProfileStore>,
 }
 
 #[derive(Debug)]

@@ -68,6 +68,8 @@ impl AsyncFileReader for AccountedReader {
         range: Range<u64>,
     ) -> BoxFuture<'_, datafusion::parquet::errors::Result<Bytes>> {
         async move {
+            // On this path scan_thread_num bounds the group's concurrent reads.
+            let _slot = self.account.scan_slot().await;
             let bytes = self.inner.get_bytes(range).await?;
             Self::charge(&self.account, bytes.len()).await;
             Ok(bytes)
@@ -80,6 +82,7 @@ impl AsyncFileReader for AccountedReader {
         ranges: Vec<Range<u64>>,
     ) -> BoxFuture<'_, datafusion::parquet::errors::Result<Vec<Bytes>>> {
         async move {
+            let _slot = self.account.scan_slot().await;
             let parts = self.inner.get_byte_ranges(ranges).await?;
             Self::charge(&self.account, parts.iter().map(Bytes::len).sum()).await;
             Ok(parts)

@@ -266,18 +266,30 @@ impl ExecutionPlan for SegmentScanExec {
         });
         let batch_size = context.session_config().batch_size().max(1);
         let account = crate::scan_io::query_account(context.session_config());
+        // Stored bytes of the projected columns (cached or not), and bytes read from files.
+        let bytes_scanned = MetricBuilder::new(&self.metrics).counter("bytes_scanned", partition);
+        let bytes_read = MetricBuilder::new(&self.metrics).counter("bytes_read", partition);
         let mut remaining = self.limit.unwrap_or(usize::MAX);
         let stream = futures::stream::iter(work)
             .then(move |rg| {
                 let reader = reader.clone();
                 let account = account.clone();
+                let (bytes_scanned, bytes_read) = (bytes_scanned.clone(), bytes_read.clone());
                 async move {
+                    // The group's scan_thread_num bounds how many row groups it reads at once.
+                    let slot = match &account {
+                        Some(account) => Some(account.scan_slot().await),
+                        None => None,
+                    };
                     let batch = reader.read(rg).map(|(batch, io)| {
+                        bytes_scanned.add(io.scanned as usize);
+                        bytes_read.add(io.read as usize);
                         if let Some(account) = &account {
                             account.add_scan_bytes(io.scanned);
                         }
                         (batch, io.read)
                     });
+                    drop(slot);
                     // Bytes read from the file are paid for after the read: a group over
                     // its read_bytes_per_second waits here before its next row group.
                     if let (Some(account), Ok((_, read))) = (&account, &batch) {

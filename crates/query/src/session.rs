@@ -66,6 +66,26 @@ impl Drop for Session {
     }
 }
 
+/// Doris's BITMAP, HLL and statistics functions (basalt-functions), built once per process and
+/// registered on every session; they replace DataFusion's built-ins of the same names.
+fn register_doris_functions(ctx: &SessionContext) {
+    use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
+    static FUNCTIONS: std::sync::OnceLock<(Vec<ScalarUDF>, Vec<AggregateUDF>)> =
+        std::sync::OnceLock::new();
+    let (scalars, aggregates) = FUNCTIONS.get_or_init(|| {
+        (
+            basalt_functions::scalar_functions(),
+            basalt_functions::aggregate_functions(),
+        )
+    });
+    for f in scalars {
+        ctx.register_udf(f.clone());
+    }
+    for f in aggregates {
+        ctx.register_udaf(f.clone());
+    }
+}
+
 impl Session {
     pub(crate) fn new(
         connection_id: u32,
@@ -118,6 +138,7 @@ impl Session {
         for f in session_functions(&info) {
             ctx.register_udf(f);
         }
+        register_doris_functions(&ctx);
         ctx.register_udtf(local_files::NAME, Arc::new(LocalFunction::new(load_dir)));
         ctx.register_variable(VarType::System, Arc::new(SystemVariables(info.clone())));
         ctx.register_variable(VarType::UserDefined, Arc::new(UserVariables(info.clone())));
@@ -171,6 +192,14 @@ impl Session {
     }
 
     /// True unless `enable_short_circuit_query` is off.
+    /// `SET enable_profile = true`: keep a per-operator profile of each query.
+    pub(crate) fn profile_enabled(&self) -> bool {
+        matches!(
+            self.info.vars.read().get("enable_profile"),
+            Ok(VarValue::Int(v)) if v != 0
+        )
+    }
+
     pub(crate) fn short_circuit_enabled(&self) -> bool {
         !matches!(
             self.info.vars.read().get("enable_short_circuit_query"),

@@ -172,6 +172,8 @@ fn parse_agg_kind(p: &mut Parser) -> Option<AggKind> {
         ("MAX", AggKind::Max),
         ("REPLACE_IF_NOT_NULL", AggKind::ReplaceIfNotNull),
         ("REPLACE", AggKind::Replace),
+        ("BITMAP_UNION", AggKind::BitmapUnion),
+        ("HLL_UNION", AggKind::HllUnion),
     ];
     for (word, kind) in kinds {
         if eat_word(p, word) {

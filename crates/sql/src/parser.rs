@@ -87,6 +87,21 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
         }
         return Ok(Statement::ShowWarnings);
     }
+    if eat_words(p, &["SHOW", "QUERY", "PROFILE"]) {
+        let path = if matches!(
+            p.peek_token().token,
+            Token::SingleQuotedString(_) | Token::DoubleQuotedString(_)
+        ) {
+            string_literal(p)?
+        } else {
+            String::new()
+        };
+        // Doris's form is a path: "/" lists, "/<query id>" shows one.
+        let id = path.trim().trim_matches('/').to_string();
+        return Ok(Statement::ShowQueryProfile {
+            query_id: (!id.is_empty()).then_some(id),
+        });
+    }
     if peek_word(p, "SHOW") && (peek_nth_word(p, 1, "PARTITIONS") || peek_nth_word(p, 1, "TABLETS"))
     {
         p.next_token();

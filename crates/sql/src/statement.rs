@@ -21,6 +21,11 @@ pub enum Statement {
     },
     /// `SHOW WARNINGS` / `SHOW ERRORS` (Basalt keeps no warnings yet: always empty).
     ShowWarnings,
+    /// `SHOW QUERY PROFILE ['/' | '[/]query_id']`: the list of kept profiles, or one query's
+    /// per-operator profile.
+    ShowQueryProfile {
+        query_id: Option<String>,
+    },
     /// `SHOW TABLETS FROM t`.
     ShowTablets {
         table: TableName,
@@ -177,6 +182,8 @@ pub enum AggKind {
     Max,
     Replace,
     ReplaceIfNotNull,
+    BitmapUnion,
+    HllUnion,
 }
 
 /// A column's DEFAULT clause.

@@ -4,14 +4,15 @@
 //! Unique keys, each value column's function for Aggregate keys. Duplicate keys only sort.
 
 use arrow::array::{
-    make_comparator, Array, ArrayRef, PrimitiveArray, RecordBatch, UInt32Array, UInt64Array,
+    make_comparator, Array, ArrayRef, BinaryArray, BinaryBuilder, PrimitiveArray, RecordBatch,
+    UInt32Array, UInt64Array,
 };
 use arrow::compute::{
     lexsort_to_indices, partition, take, take_record_batch, SortColumn, SortOptions,
 };
 use arrow::datatypes::*;
 use basalt_catalog::{AggKind, KeysModel, TableMeta};
-use basalt_common::{BasaltError, Result};
+use basalt_common::{bitmap_value, hll_value, BasaltError, Result};
 use std::cmp::Ordering;
 use std::ops::Range;
 use std::sync::Arc;
@@ -148,7 +149,39 @@ fn aggregate_column(
             })
         }
         AggKind::Sum => sum_ranges(col, ranges, strict),
+        AggKind::BitmapUnion => union_ranges(col, ranges, &|v| {
+            bitmap_value::union_serialized(v.iter().copied())
+        }),
+        AggKind::HllUnion => union_ranges(col, ranges, &|v| {
+            hll_value::union_serialized(v.iter().copied())
+        }),
     }
+}
+
+/// Merges serialized sketches into one.
+type SketchUnion = dyn Fn(&[&[u8]]) -> std::result::Result<Vec<u8>, String>;
+
+/// BITMAP_UNION / HLL_UNION: each run's non-NULL serialized sketches merged into one (NULL when
+/// the run has none); a run of one row is taken as it is.
+fn union_ranges(col: &ArrayRef, ranges: &[Range<usize>], union: &SketchUnion) -> Result<ArrayRef> {
+    let a = col
+        .as_any()
+        .downcast_ref::<BinaryArray>()
+        .ok_or_else(|| err(format!("sketch union over {}", col.data_type())))?;
+    let mut out = BinaryBuilder::with_capacity(ranges.len(), a.value_data().len());
+    for r in ranges {
+        let values: Vec<&[u8]> = r
+            .clone()
+            .filter(|i| a.is_valid(*i))
+            .map(|i| a.value(i))
+            .collect();
+        match values.as_slice() {
+            [] => out.append_null(),
+            [one] => out.append_value(one),
+            _ => out.append_value(union(&values).map_err(BasaltError::InvalidData)?),
+        }
+    }
+    Ok(Arc::new(out.finish()))
 }
 
 fn sum_ranges(col: &ArrayRef, ranges: &[Range<usize>], strict: bool) -> Result<ArrayRef> {

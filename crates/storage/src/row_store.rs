@@ -89,6 +89,11 @@ pub(crate) fn encode_row(columns: &[ArrayRef], row: usize, out: &mut Vec<u8>) ->
                 out.extend_from_slice(&(s.len() as u32).to_le_bytes());
                 out.extend_from_slice(s);
             }
+            DataType::Binary => {
+                let v = col.as_binary::<i32>().value(row);
+                out.extend_from_slice(&(v.len() as u32).to_le_bytes());
+                out.extend_from_slice(v);
+            }
             other => return Err(corrupt(&format!("cannot store type {other}"))),
         }
     }
@@ -249,7 +254,7 @@ fn skip_value(r: &mut &[u8], ty: &DataType) -> Result<()> {
         DataType::Int64 | DataType::Float64 | DataType::Timestamp(TimeUnit::Microsecond, None) => 8,
         DataType::Decimal128(_, _) => 16,
         DataType::Decimal256(_, _) => 32,
-        DataType::Utf8 => u32::from_le_bytes(fixed(r)?) as usize,
+        DataType::Utf8 | DataType::Binary => u32::from_le_bytes(fixed(r)?) as usize,
         other => return Err(corrupt(&format!("cannot read type {other}"))),
     };
     take(r, width)?;
@@ -315,6 +320,15 @@ fn decode_value(r: &mut &[u8], ty: &DataType, b: &mut dyn ArrayBuilder) -> Resul
                 let bytes = take(r, len)?;
                 let s = std::str::from_utf8(bytes).map_err(|_| corrupt("invalid UTF-8"))?;
                 b.append_value(s);
+            } else {
+                b.append_null();
+            }
+        }
+        DataType::Binary => {
+            let b = builder::<arrow::array::BinaryBuilder>(b)?;
+            if present {
+                let len = u32::from_le_bytes(fixed(r)?) as usize;
+                b.append_value(take(r, len)?);
             } else {
                 b.append_null();
             }

@@ -7,11 +7,11 @@ use crate::files::tablet_dir;
 use crate::merge::{sort_and_merge, MergeSpec};
 use crate::routing::{route_batch, PartitionLocator};
 use crate::{segment, storage_err};
-use arrow::array::{ArrayRef, BooleanArray, RecordBatch, UInt32Array};
+use arrow::array::{ArrayRef, AsArray, BooleanArray, RecordBatch, UInt32Array};
 use arrow::compute::{concat_batches, take_record_batch};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use basalt_catalog::{KeysModel, LoadJobRecord, NewRowset, SegmentMeta, TableMeta, TabletId};
-use basalt_common::{BasaltError, Result};
+use basalt_common::{bitmap_value, hll_value, BasaltError, Result, SqlType};
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -135,6 +135,7 @@ impl LoadWriter {
         if batch.num_rows() == 0 {
             return Ok(Vec::new());
         }
+        check_sketch_columns(&self.table, batch)?;
         if deletes.is_some_and(|d| d.true_count() > 0) && self.table.keys_model != KeysModel::Unique
         {
             return Err(BasaltError::NotSupported(
@@ -400,6 +401,44 @@ impl std::fmt::Debug for LoadWriter {
 }
 
 /// Error for rows that fall in no partition (used by INSERT, which is all-or-nothing).
+/// BITMAP and HLL columns hold serialized sketches; a value that does not decode (raw text loaded
+/// into a BITMAP column, say) would make the rows unreadable later, so the write fails instead.
+fn check_sketch_columns(table: &TableMeta, batch: &RecordBatch) -> Result<()> {
+    for (i, c) in table.columns.iter().enumerate() {
+        if !c.ty.is_sketch() || i >= batch.num_columns() {
+            continue;
+        }
+        let Some(values) = batch.column(i).as_binary_opt::<i32>() else {
+            return Err(BasaltError::InvalidData(format!(
+                "column '{}' is {} but the load produced {}",
+                c.name,
+                c.ty,
+                batch.column(i).data_type()
+            )));
+        };
+        for v in values.iter().flatten() {
+            let decoded = match c.ty {
+                SqlType::Bitmap => bitmap_value::BitmapValue::deserialize(v).map(|_| ()),
+                _ => hll_value::HllValue::deserialize(v).map(|_| ()),
+            };
+            if let Err(e) = decoded {
+                return Err(BasaltError::InvalidData(format!(
+                    "column '{}' is {}: a value is not a serialized {} ({e}); build it with {}",
+                    c.name,
+                    c.ty,
+                    c.ty,
+                    if c.ty == SqlType::Bitmap {
+                        "to_bitmap(..), bitmap_from_string(..) or bitmap_empty()"
+                    } else {
+                        "hll_hash(..) or hll_empty()"
+                    }
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 pub fn no_partition_error(table: &TableMeta, value: &str) -> BasaltError {
     BasaltError::NoPartition {
         column: table

@@ -25,6 +25,16 @@ pub fn thread_cpu_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// Releases a query's admission slot (in whichever group it is now) when dropped.
+#[derive(Debug)]
+pub struct HeldSlot(Arc<QueryAccount>);
+
+impl Drop for HeldSlot {
+    fn drop(&mut self) {
+        self.0.slot.lock().take();
+    }
+}
+
 /// One query's usage and the group it is charged to.
 #[derive(Debug)]
 pub struct QueryAccount {
@@ -41,6 +51,8 @@ pub struct QueryAccount {
     scan_bytes: AtomicU64,
     memory: AtomicUsize,
     peak_memory: AtomicUsize,
+    /// The admission slot the query runs in, in the group it is charged to now.
+    slot: Mutex<Option<crate::Permit>>,
 }
 
 impl QueryAccount {
@@ -62,6 +74,7 @@ impl QueryAccount {
             scan_bytes: AtomicU64::new(0),
             memory: AtomicUsize::new(0),
             peak_memory: AtomicUsize::new(0),
+            slot: Mutex::new(None),
         })
     }
 
@@ -76,7 +89,7 @@ impl QueryAccount {
 
     /// Moves the query to `target`: the memory it holds moves with it, and its further work is
     /// charged to (and limited by) `target`.
-    pub fn move_to(&self, target: Arc<WorkloadGroup>) {
+    pub fn move_to(self: &Arc<Self>, target: Arc<WorkloadGroup>) {
         let mut group = self.group.write();
         if Arc::ptr_eq(&group, &target) {
             return;
@@ -84,7 +97,20 @@ impl QueryAccount {
         let held = self.memory();
         group.memory.moved_out(held);
         target.memory.moved_in(held);
+        target.memory.join(self);
+        // Its admission slot moves too: the old group lets its next waiting query in.
+        let mut slot = self.slot.lock();
+        if slot.is_some() {
+            *slot = Some(target.slot_now());
+        }
         *group = target;
+    }
+
+    /// Keeps `permit` (the query's admission slot) until the returned guard drops; if the
+    /// query moves to another group, the slot moves with it.
+    pub fn hold_slot(self: &Arc<Self>, permit: crate::Permit) -> HeldSlot {
+        *self.slot.lock() = Some(permit);
+        HeldSlot(self.clone())
     }
 
     /// Cancels the statement, saying why.
@@ -161,6 +187,12 @@ impl QueryAccount {
 
     /// Charges `bytes` read from local storage and waits while the group is over its
     /// `read_bytes_per_second`.
+    /// Waits for one of the group's scan slots (`scan_thread_num`) for one row-group read.
+    pub async fn scan_slot(&self) -> crate::scan_slots::ScanSlot {
+        let slots = self.group.read().scan_slots().clone();
+        slots.acquire().await
+    }
+
     pub async fn read_local(&self, bytes: u64) {
         let delay = {
             let group = self.group.read();

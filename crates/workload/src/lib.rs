@@ -11,6 +11,7 @@ pub mod exec;
 pub mod memory;
 pub mod policy;
 pub mod queue;
+pub mod scan_slots;
 pub mod settings;
 pub mod throttle;
 pub mod usage;
@@ -31,6 +32,38 @@ use parking_lot::{Mutex, MutexGuard, RwLock};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// Share of the machine's memory the process may hold resident before its largest query is
+/// cancelled.
+const RSS_LIMIT_FRACTION: f64 = 0.9;
+
+/// The process's resident memory, from /proc/self/statm (Linux).
+fn resident_bytes() -> Option<usize> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: usize = statm.split_whitespace().nth(1)?.parse().ok()?;
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    Some(pages * usize::try_from(page).ok()?)
+}
+
+/// How long a new query waits for a full group's memory when the group sets no queue_timeout.
+const DEFAULT_MEMORY_WAIT: Duration = Duration::from_secs(10);
+
+/// How often a query waiting for a full group's memory looks again.
+const MEMORY_WAIT_POLL: Duration = Duration::from_millis(5);
+
+/// Decrements a waiter count when dropped (the wait ended, or the query was cancelled).
+struct WaiterCount<'a>(&'a std::sync::atomic::AtomicUsize);
+
+impl Drop for WaiterCount<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+fn scopeguard(count: &std::sync::atomic::AtomicUsize) -> WaiterCount<'_> {
+    WaiterCount(count)
+}
 
 /// The group every session starts in; it always exists.
 pub const NORMAL_GROUP: &str = "normal";
@@ -53,6 +86,10 @@ pub struct WorkloadGroup {
     /// Bytes per second the group's scans may read from local storage.
     local_reads: TokenBucket,
     usage: GroupUsage,
+    /// `scan_thread_num`: concurrent row-group reads of the group's scans.
+    scan_slots: Arc<scan_slots::ScanSlots>,
+    /// New queries waiting for the group's memory to fall below full.
+    memory_waiters: std::sync::atomic::AtomicUsize,
     /// The execution environment of the group's queries: the shared disk manager and object
     /// stores, with the group's memory pool.
     runtime: Arc<RuntimeEnv>,
@@ -100,6 +137,8 @@ impl WorkloadGroup {
             share_limit: parking_lot::Mutex::new(None),
             local_reads: TokenBucket::new(settings.read_bytes_per_second.map(|b| b as f64)),
             usage: GroupUsage::default(),
+            scan_slots: scan_slots::ScanSlots::new(settings.scan_thread_num),
+            memory_waiters: Default::default(),
             settings: RwLock::new(settings),
             memory,
             runtime,
@@ -114,6 +153,7 @@ impl WorkloadGroup {
     /// Where one query of this group executes: the group's environment, with a pool that
     /// also keeps the query's own memory use on `account`.
     pub fn query_runtime(&self, account: &Arc<QueryAccount>) -> Arc<RuntimeEnv> {
+        account.group().memory.join(account);
         Arc::new(RuntimeEnv {
             memory_pool: Arc::new(QueryMemoryPool::new(account.clone())),
             ..(*self.runtime).clone()
@@ -134,9 +174,12 @@ impl WorkloadGroup {
         self.queue.running()
     }
 
-    /// Queries of this group waiting to run.
+    /// Queries of this group waiting to run (for a slot, or for memory).
     pub fn waiting(&self) -> usize {
         self.queue.waiting()
+            + self
+                .memory_waiters
+                .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Waits for a slot to run a query in, under the group's current limits.
@@ -148,7 +191,54 @@ impl WorkloadGroup {
                 queue_timeout: Duration::from_millis(s.queue_timeout_ms),
             }
         };
-        self.queue.admit(limits).await
+        // A hard-limited group that is nearly full lets new queries in only as memory frees
+        // up (they wait here, within the same queue_timeout, before taking a slot).
+        let started = std::time::Instant::now();
+        // Without a queue_timeout, a query still waits a while for memory rather than fail.
+        let memory_wait = if limits.queue_timeout.is_zero() {
+            DEFAULT_MEMORY_WAIT
+        } else {
+            limits.queue_timeout
+        };
+        if self.memory.is_full() {
+            self.memory_waiters
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let _waiting = scopeguard(&self.memory_waiters);
+            while self.memory.is_full() {
+                let waited = started.elapsed();
+                if waited >= memory_wait {
+                    return Err(BasaltError::MemoryQueueTimeout(format!(
+                        "query queue timeout, timeout: {} ms: workload group '{}' stayed full \
+                         (MEM_LIMIT_EXCEEDED: group usage {} bytes, group limit {} bytes)",
+                        memory_wait.as_millis(),
+                        self.name,
+                        self.memory.used(),
+                        self.memory.limit()
+                    )));
+                }
+                tokio::time::sleep((memory_wait - waited).min(MEMORY_WAIT_POLL)).await;
+            }
+        }
+        // Time spent waiting for memory counts against the same queue_timeout.
+        let timeout = limits.queue_timeout;
+        let remaining = QueueLimits {
+            queue_timeout: timeout.saturating_sub(started.elapsed()),
+            ..limits
+        };
+        self.queue.admit(remaining).await.map_err(|e| match e {
+            BasaltError::QueueTimeout(_) => BasaltError::QueueTimeout(timeout.as_millis() as u64),
+            other => other,
+        })
+    }
+
+    /// The group's scan slots (`scan_thread_num`).
+    pub fn scan_slots(&self) -> &Arc<scan_slots::ScanSlots> {
+        &self.scan_slots
+    }
+
+    /// A slot taken at once (see [`AdmissionQueue::admit_now`]).
+    pub(crate) fn slot_now(&self) -> Permit {
+        self.queue.admit_now()
     }
 
     pub fn usage(&self) -> &GroupUsage {
@@ -196,6 +286,7 @@ impl WorkloadGroup {
         self.cpu.set_rate(cpu_rate(settings.cpu_hard_limit, share));
         self.local_reads
             .set_rate(settings.read_bytes_per_second.map(|b| b as f64));
+        self.scan_slots.set_limit(settings.scan_thread_num);
         self.memory
             .configure(settings.memory_limit, settings.enable_memory_overcommit);
         *self.settings.write() = settings;
@@ -231,6 +322,9 @@ pub struct WorkloadManager {
     policies: RwLock<Vec<Arc<Policy>>>,
     /// Accounts of running statements, for policies to watch.
     accounts: Mutex<Vec<std::sync::Weak<QueryAccount>>>,
+    /// Resident memory above which the largest query is cancelled (the last line of defence
+    /// against the OOM killer, for memory the pools do not see).
+    rss_limit: std::sync::atomic::AtomicUsize,
 }
 
 impl WorkloadManager {
@@ -267,7 +361,54 @@ impl WorkloadManager {
             ddl: Mutex::new(()),
             policies: RwLock::new(Vec::new()),
             accounts: Mutex::new(Vec::new()),
+            rss_limit: std::sync::atomic::AtomicUsize::new(
+                basalt_common::config::physical_memory_bytes().map_or(usize::MAX, |total| {
+                    (total as f64 * RSS_LIMIT_FRACTION) as usize
+                }),
+            ),
         })
+    }
+
+    /// If the process's resident memory is over its limit (90% of the machine's memory),
+    /// cancels the running query that holds the most memory, saying why. Called every policy
+    /// interval; a query already cancelled is given time to let go of its memory.
+    pub fn guard_process_memory(&self) {
+        let Some(rss) = resident_bytes() else {
+            return;
+        };
+        let limit = self.rss_limit.load(std::sync::atomic::Ordering::Relaxed);
+        if rss <= limit {
+            return;
+        }
+        let live = self.live_accounts();
+        if live.iter().any(|a| a.is_cancelled() && a.memory() > 0) {
+            return;
+        }
+        if let Some(largest) = live
+            .iter()
+            .filter(|a| !a.is_cancelled())
+            .max_by_key(|a| a.memory())
+        {
+            tracing::warn!(
+                "process memory {rss} bytes is over {limit} bytes: cancelling the largest query"
+            );
+            largest.cancel(format!(
+                "MEM_LIMIT_EXCEEDED: process memory (resident {rss} bytes) is over the process \
+                 limit {limit} bytes; cancelled the largest query (holding {} bytes in workload \
+                 group '{}')",
+                largest.memory(),
+                largest.group().name
+            ));
+        }
+    }
+
+    fn live_accounts(&self) -> Vec<Arc<QueryAccount>> {
+        let mut accounts = self.accounts.lock();
+        accounts.retain(|a| a.strong_count() > 0);
+        accounts
+            .iter()
+            .filter_map(std::sync::Weak::upgrade)
+            .collect()
     }
 
     /// Lets policies watch a running statement (until its account is dropped).
@@ -303,18 +444,11 @@ impl WorkloadManager {
     /// Applies the highest-priority matching policy to every running statement: cancels it
     /// (saying which policy and why) or moves it to another group.
     pub fn enforce_policies(&self) {
-        let live: Vec<Arc<QueryAccount>> = {
-            let mut accounts = self.accounts.lock();
-            accounts.retain(|a| a.strong_count() > 0);
-            accounts
-                .iter()
-                .filter_map(std::sync::Weak::upgrade)
-                .collect()
-        };
         let policies = self.policies.read().clone();
         if policies.is_empty() {
             return;
         }
+        let live = self.live_accounts();
         for account in live {
             if account.is_cancelled() {
                 continue;
@@ -480,6 +614,159 @@ mod tests {
 
     fn manager(stored: Vec<(u64, String, BTreeMap<String, String>)>) -> WorkloadManager {
         WorkloadManager::new(stored, Arc::new(RuntimeEnv::default()), 1 << 30).unwrap()
+    }
+
+    /// A group `small` of 10% of a 1000-byte process limit (100 bytes), overcommit off.
+    fn small_group(queue_timeout_ms: &str) -> (WorkloadManager, Arc<WorkloadGroup>) {
+        let m = WorkloadManager::new(Vec::new(), Arc::new(RuntimeEnv::default()), 1000).unwrap();
+        let s = m
+            .check_create(
+                "small",
+                &props(&[
+                    ("memory_limit", "10%"),
+                    ("enable_memory_overcommit", "false"),
+                    ("queue_timeout", queue_timeout_ms),
+                ]),
+            )
+            .unwrap();
+        m.apply(9, "small", s).unwrap();
+        let g = m.get("small").unwrap();
+        (m, g)
+    }
+
+    fn consumer(
+        account: &Arc<QueryAccount>,
+        can_spill: bool,
+    ) -> datafusion::execution::memory_pool::MemoryReservation {
+        let pool = account.group().query_runtime(account).memory_pool.clone();
+        datafusion::execution::memory_pool::MemoryConsumer::new("op")
+            .with_can_spill(can_spill)
+            .register(&pool)
+    }
+
+    #[test]
+    fn memory_pressure_spills_then_cancels_the_largest_query() {
+        let (_m, g) = small_group("1000");
+        let big = QueryAccount::new(g.clone(), "u", Default::default());
+        let small = QueryAccount::new(g.clone(), "u", Default::default());
+        let big_res = consumer(&big, false);
+        big_res.try_grow(70).unwrap();
+        // A spillable operator is refused: it spills, nobody is cancelled.
+        let spiller = consumer(&small, true);
+        assert!(spiller.try_grow(40).is_err());
+        assert!(!big.is_cancelled());
+        // One that cannot spill makes the larger query give way and gets its memory once
+        // that query has let go of it.
+        let releaser = std::thread::spawn({
+            let big = big.clone();
+            move || {
+                while !big.is_cancelled() {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                drop(big_res);
+            }
+        });
+        let needy = consumer(&small, false);
+        needy.try_grow(40).unwrap();
+        releaser.join().unwrap();
+        let reason = big.cancel_reason().unwrap();
+        assert!(
+            reason.contains("MEM_LIMIT_EXCEEDED")
+                && reason.contains("workload group 'small'")
+                && reason.contains("group limit 100 bytes"),
+            "{reason}"
+        );
+        assert_eq!(g.memory_used(), 40);
+        // The largest query asking for more fails itself; the others are left alone.
+        let other = QueryAccount::new(g.clone(), "u", Default::default());
+        let other_res = consumer(&other, false);
+        other_res.try_grow(30).unwrap();
+        let e = needy.try_grow(40).unwrap_err().to_string();
+        assert!(e.contains("workload group 'small'"), "{e}");
+        assert!(!other.is_cancelled() && !small.is_cancelled());
+    }
+
+    #[tokio::test]
+    async fn a_moved_query_takes_its_slot_to_the_new_group() {
+        let m = manager(Vec::new());
+        for (id, name) in [(7, "a"), (8, "b")] {
+            let s = m
+                .check_create(
+                    name,
+                    &props(&[
+                        ("max_concurrency", "1"),
+                        ("max_queue_size", "1"),
+                        ("queue_timeout", "5000"),
+                    ]),
+                )
+                .unwrap();
+            m.apply(id, name, s).unwrap();
+        }
+        let (a, b) = (m.get("a").unwrap(), m.get("b").unwrap());
+        let running = QueryAccount::new(a.clone(), "u", Default::default());
+        let _held = running.hold_slot(a.admit().await.unwrap());
+        let a2 = a.clone();
+        let waiter = tokio::spawn(async move { a2.admit().await.map(|_| ()) });
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert_eq!((a.running(), a.waiting()), (1, 1));
+        running.move_to(b.clone());
+        waiter.await.unwrap().unwrap();
+        assert_eq!(b.running(), 1);
+        drop(_held);
+        assert_eq!(b.running(), 0);
+    }
+
+    #[test]
+    fn over_the_resident_limit_the_largest_query_is_cancelled() {
+        let (m, g) = small_group("0");
+        let normal = m.get("normal").unwrap();
+        let a = QueryAccount::new(g.clone(), "u", Default::default());
+        let b = QueryAccount::new(normal, "u", Default::default());
+        m.track(&a);
+        m.track(&b);
+        let (ra, rb) = (consumer(&a, false), consumer(&b, false));
+        ra.try_grow(10).unwrap();
+        rb.try_grow(500).unwrap();
+        m.guard_process_memory();
+        assert!(!a.is_cancelled() && !b.is_cancelled(), "under the limit");
+        m.rss_limit.store(1, std::sync::atomic::Ordering::Relaxed);
+        m.guard_process_memory();
+        assert!(b.is_cancelled() && !a.is_cancelled());
+        let reason = b.cancel_reason().unwrap();
+        assert!(
+            reason.contains("MEM_LIMIT_EXCEEDED") && reason.contains("holding 500 bytes"),
+            "{reason}"
+        );
+        // The cancelled query is given time to let go before another is chosen.
+        m.guard_process_memory();
+        assert!(!a.is_cancelled());
+        drop(rb);
+        m.guard_process_memory();
+        assert!(a.is_cancelled());
+    }
+
+    #[tokio::test]
+    async fn new_queries_wait_while_the_group_is_full() {
+        let (_m, g) = small_group("300");
+        let running = QueryAccount::new(g.clone(), "u", Default::default());
+        let held = consumer(&running, false);
+        held.try_grow(95).unwrap();
+        // Full (95 of 100 bytes): a new query waits, then times out naming the group.
+        let started = std::time::Instant::now();
+        let e = g.admit().await.unwrap_err().to_string();
+        assert!(started.elapsed() >= Duration::from_millis(300));
+        assert!(
+            e.contains("query queue timeout") && e.contains("MEM_LIMIT_EXCEEDED"),
+            "{e}"
+        );
+        // Memory freed while it waits lets it in.
+        let g2 = g.clone();
+        let waiter = tokio::spawn(async move { g2.admit().await.map(|_| ()) });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(g.waiting(), 1);
+        held.shrink(50);
+        waiter.await.unwrap().unwrap();
+        assert_eq!(g.waiting(), 0);
     }
 
     #[test]

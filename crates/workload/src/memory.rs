@@ -3,11 +3,25 @@
 //! than its `memory_limit`; with overcommit it may use memory other groups leave free, up to the
 //! process limit. A reservation that does not fit fails (DataFusion's spillable operators spill
 //! on that; others fail their query) with a message naming the group, its usage and its limit.
+//!
+//! In a group with a hard limit, memory pressure is resolved in this order: spillable operators
+//! spill first (their reservation fails and they spill); new queries wait while the group is
+//! nearly full ([`GroupMemoryPool::is_full`]); and when an operator that cannot spill needs more,
+//! the group's largest query is cancelled (MEM_LIMIT_EXCEEDED naming the group, its usage and
+//! limit) and the operator gets its memory once that query has let go of it. Only when the asker
+//! is itself the largest does its own query fail.
 
 use datafusion::common::{DataFusionError, Result};
 use datafusion::execution::memory_pool::{MemoryPool, MemoryReservation};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
+
+/// A hard-limited group at or above this share of its limit is full: new queries wait.
+pub const FULL_FRACTION: f64 = 0.9;
+
+/// How long an operator that cannot spill waits for a cancelled larger query's memory.
+const VICTIM_RELEASE_WAIT: Duration = Duration::from_secs(2);
 
 /// The process-wide query memory account.
 #[derive(Debug)]
@@ -43,6 +57,8 @@ pub struct GroupMemoryPool {
     limit: AtomicUsize,
     overcommit: AtomicBool,
     used: AtomicUsize,
+    /// Queries that reserve from this pool (some may have ended or moved away).
+    members: parking_lot::Mutex<Vec<Weak<crate::QueryAccount>>>,
 }
 
 impl GroupMemoryPool {
@@ -59,6 +75,7 @@ impl GroupMemoryPool {
             limit: AtomicUsize::new(usize::MAX),
             overcommit: AtomicBool::new(true),
             used: AtomicUsize::new(0),
+            members: parking_lot::Mutex::new(Vec::new()),
         });
         pool.configure(percent, overcommit);
         pool
@@ -91,6 +108,47 @@ impl GroupMemoryPool {
 
     pub fn limit(&self) -> usize {
         self.limit.load(Ordering::Relaxed)
+    }
+
+    /// True when the group has a hard limit (no overcommit) and holds at least
+    /// [`FULL_FRACTION`] of it: new queries wait for memory before they start.
+    pub fn is_full(&self) -> bool {
+        !self.overcommit.load(Ordering::Relaxed)
+            && self.used() as f64 >= self.limit() as f64 * FULL_FRACTION
+    }
+
+    /// Records that `account` reserves from this pool.
+    pub(crate) fn join(&self, account: &Arc<crate::QueryAccount>) {
+        let mut members = self.members.lock();
+        members.retain(|m| m.strong_count() > 0);
+        members.push(Arc::downgrade(account));
+    }
+
+    /// The live query holding the most memory in this pool now.
+    fn largest_member(self: &Arc<Self>) -> Option<Arc<crate::QueryAccount>> {
+        let mut members = self.members.lock();
+        members.retain(|m| m.strong_count() > 0);
+        members
+            .iter()
+            .filter_map(Weak::upgrade)
+            .filter(|a| Arc::ptr_eq(&a.group.read().memory, self))
+            .max_by_key(|a| a.memory())
+    }
+
+    fn hard_limited(&self) -> bool {
+        !self.overcommit.load(Ordering::Relaxed)
+    }
+
+    /// The message of a query cancelled to make room (it names the group, usage and limit).
+    fn victim_reason(&self, victim_bytes: usize, asking: usize) -> String {
+        format!(
+            "MEM_LIMIT_EXCEEDED: cancelled as the largest query of workload group '{}' \
+             (holding {victim_bytes} bytes) when another query needed {asking} more bytes \
+             that could not spill: group usage {} bytes, group limit {} bytes",
+            self.group,
+            self.used(),
+            self.limit()
+        )
     }
 
     fn exceeded(&self, additional: usize, what: String) -> DataFusionError {
@@ -206,14 +264,67 @@ impl MemoryPool for QueryMemoryPool {
     }
 
     fn try_grow(&self, reservation: &MemoryReservation, additional: usize) -> Result<()> {
-        let group = self.account.group.read();
-        group.memory.try_grow(reservation, additional)?;
-        self.account.memory_grown(additional);
-        Ok(())
+        let refused = {
+            let group = self.account.group.read();
+            match group.memory.try_grow(reservation, additional) {
+                Ok(()) => {
+                    self.account.memory_grown(additional);
+                    return Ok(());
+                }
+                Err(e) => e,
+            }
+        };
+        // A spillable operator spills on the error; one that cannot spill, in a hard-limited
+        // group, takes the memory of the group's largest query if that is another one.
+        let pool = self.account.group().memory.clone();
+        if reservation.consumer().can_spill() || !pool.hard_limited() {
+            return Err(refused);
+        }
+        let Some(victim) = pool.largest_member() else {
+            return Err(refused);
+        };
+        let asker_bytes = self.account.memory() + additional;
+        if std::ptr::eq(victim.as_ref(), self.account.as_ref()) || victim.memory() < asker_bytes {
+            return Err(refused);
+        }
+        if !victim.is_cancelled() {
+            victim.cancel(pool.victim_reason(victim.memory(), additional));
+        }
+        let granted = wait_blocking(VICTIM_RELEASE_WAIT, || {
+            let group = self.account.group.read();
+            group.memory.try_grow(reservation, additional).is_ok()
+        });
+        if granted {
+            self.account.memory_grown(additional);
+            Ok(())
+        } else {
+            Err(refused)
+        }
     }
 
     fn reserved(&self) -> usize {
         self.account.group.read().memory.used()
+    }
+}
+
+/// Polls `ready` every millisecond for up to `limit`, off the async scheduler's hands when
+/// running on a multi-threaded runtime (so the tasks that free memory keep running).
+fn wait_blocking(limit: Duration, mut ready: impl FnMut() -> bool) -> bool {
+    let mut poll = || {
+        let start = Instant::now();
+        loop {
+            if ready() {
+                return true;
+            }
+            if start.elapsed() >= limit {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    };
+    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(poll),
+        _ => poll(),
     }
 }
 

@@ -76,6 +76,15 @@ impl AdmissionQueue {
         grant(&mut s);
     }
 
+    /// Takes a slot without waiting, even beyond `max_concurrency` (a query moved here by a
+    /// policy is already running).
+    pub(crate) fn admit_now(self: &Arc<Self>) -> Permit {
+        self.state.lock().running += 1;
+        Permit {
+            queue: self.clone(),
+        }
+    }
+
     /// Waits for a slot under `limits`.
     pub async fn admit(self: &Arc<Self>, limits: QueueLimits) -> Result<Permit> {
         let (ticket, admitted) = {

@@ -110,6 +110,7 @@ pub(crate) fn start_sampler(manager: Weak<WorkloadManager>) {
                     return;
                 };
                 manager.enforce_policies();
+                manager.guard_process_memory();
                 let now = Instant::now();
                 if now.duration_since(last_sample) < SAMPLE_INTERVAL {
                     continue;

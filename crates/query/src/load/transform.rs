@@ -198,6 +198,15 @@ impl LoadPlan {
             if let Some(e) = derived_exprs.remove(&c.name) {
                 columns.push(ColumnSource::Expr(e));
             } else if let Some(i) = source_names.iter().position(|n| *n == c.name) {
+                if c.ty.is_sketch() && raw_type_of(&c.name, i) != DataType::Binary {
+                    return Err(plan_err(format!(
+                        "column '{0}' is {1} and can't be loaded from text; load the data into \
+                         another name and derive it in columns, e.g. columns: ..., src, {0}={2}(src)",
+                        c.name,
+                        c.ty,
+                        if c.ty == SqlType::Bitmap { "to_bitmap" } else { "hll_hash" }
+                    )));
+                }
                 columns.push(ColumnSource::Data(i));
             } else {
                 let default: Expr = match &c.default {

@@ -1,0 +1,49 @@
+//! Basalt's Doris-compatible SQL functions for DataFusion: BITMAP and HLL values (Arrow `Binary`
+//! holding the `basalt_common::bitmap_value` / `hll_value` formats) with their scalar functions
+//! and aggregates, and the statistics aggregates under Doris names and semantics.
+//!
+//! Everything is registered with [`register_all`]; registering after DataFusion's defaults makes
+//! Doris's meaning win where names clash (`stddev` and `variance` are population statistics).
+
+mod bitmap_agg;
+mod bitmap_scalar;
+mod hll;
+mod intersect_count;
+pub mod murmur3;
+mod percentile;
+mod stats;
+mod util;
+
+#[cfg(test)]
+mod sql_tests;
+
+use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
+use datafusion::prelude::SessionContext;
+
+/// Every scalar function: the BITMAP and HLL scalars.
+pub fn scalar_functions() -> Vec<ScalarUDF> {
+    let mut v = bitmap_scalar::functions();
+    v.extend(hll::scalar_functions());
+    v
+}
+
+/// Every aggregate: BITMAP, `intersect_count`, HLL and the statistics aggregates.
+pub fn aggregate_functions() -> Vec<AggregateUDF> {
+    let mut v = bitmap_agg::functions();
+    v.push(intersect_count::function());
+    v.extend(hll::aggregate_functions());
+    v.extend(stats::functions());
+    v.push(percentile::function());
+    v
+}
+
+/// Registers everything on a SessionContext (later registrations override DataFusion's
+/// same-named built-ins, e.g. Doris's `variance` = population variance).
+pub fn register_all(ctx: &SessionContext) {
+    for f in scalar_functions() {
+        ctx.register_udf(f);
+    }
+    for f in aggregate_functions() {
+        ctx.register_udaf(f);
+    }
+}

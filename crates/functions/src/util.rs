@@ -1,0 +1,165 @@
+//! Shared plumbing for the UDFs: argument type coercion rules (which SQL types a BITMAP/HLL,
+//! id or hash-input argument accepts), uniform access to binary and integer columns, and
+//! decoding serialized sketches into DataFusion errors instead of panics.
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, BinaryArray, BinaryViewArray, Int64Array, LargeBinaryArray,
+    StringArray, UInt64Array,
+};
+use arrow::datatypes::DataType;
+use basalt_common::bitmap_value::BitmapValue;
+use basalt_common::hll_value::HllValue;
+use datafusion::common::{exec_err, plan_err, DataFusionError, Result};
+
+/// A BITMAP or HLL argument: any binary type (or NULL) is read as `Binary`.
+pub(crate) fn coerce_sketch(func: &str, what: &str, dt: &DataType) -> Result<DataType> {
+    match dt {
+        DataType::Binary
+        | DataType::LargeBinary
+        | DataType::BinaryView
+        | DataType::FixedSizeBinary(_)
+        | DataType::Null => Ok(DataType::Binary),
+        other => plan_err!("{func}: expected a {what} argument, got {other}"),
+    }
+}
+
+/// An id argument (`to_bitmap`, `bitmap_contains`): integers widen to Int64, UInt64 stays.
+pub(crate) fn coerce_id(func: &str, dt: &DataType) -> Result<DataType> {
+    match dt {
+        DataType::UInt64 => Ok(DataType::UInt64),
+        DataType::Int8
+        | DataType::Int16
+        | DataType::Int32
+        | DataType::Int64
+        | DataType::UInt8
+        | DataType::UInt16
+        | DataType::UInt32
+        | DataType::Boolean
+        | DataType::Null => Ok(DataType::Int64),
+        other => plan_err!("{func}: expected an integer argument, got {other}"),
+    }
+}
+
+/// A value to hash (`bitmap_hash`, `hll_hash`): binary stays bytes, everything else is hashed
+/// as its string form (Doris casts the argument to VARCHAR).
+pub(crate) fn coerce_hash_input(dt: &DataType) -> DataType {
+    match dt {
+        DataType::Binary
+        | DataType::LargeBinary
+        | DataType::BinaryView
+        | DataType::FixedSizeBinary(_) => DataType::Binary,
+        _ => DataType::Utf8,
+    }
+}
+
+/// Checks the argument count of a user-defined signature.
+pub(crate) fn expect_args(func: &str, types: &[DataType], min: usize, max: usize) -> Result<()> {
+    let n = types.len();
+    if n < min || n > max {
+        let want = match (min, max) {
+            (a, b) if a == b => format!("{a}"),
+            (a, usize::MAX) => format!("at least {a}"),
+            (a, b) => format!("{a} to {b}"),
+        };
+        return plan_err!("{func} takes {want} arguments, got {n}");
+    }
+    Ok(())
+}
+
+/// Read access to a column of bytes, whatever its binary (or string) flavor.
+pub(crate) enum Bytes<'a> {
+    Binary(&'a BinaryArray),
+    Large(&'a LargeBinaryArray),
+    View(&'a BinaryViewArray),
+    Utf8(&'a StringArray),
+    Null,
+}
+
+impl<'a> Bytes<'a> {
+    pub(crate) fn new(func: &str, a: &'a ArrayRef) -> Result<Self> {
+        Ok(match a.data_type() {
+            DataType::Binary => Bytes::Binary(a.as_binary::<i32>()),
+            DataType::LargeBinary => Bytes::Large(a.as_binary::<i64>()),
+            DataType::BinaryView => Bytes::View(a.as_binary_view()),
+            DataType::Utf8 => Bytes::Utf8(a.as_string::<i32>()),
+            DataType::Null => Bytes::Null,
+            other => return exec_err!("{func}: unexpected argument type {other}"),
+        })
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, i: usize) -> Option<&'a [u8]> {
+        match self {
+            Bytes::Binary(a) => a.is_valid(i).then(|| a.value(i)),
+            Bytes::Large(a) => a.is_valid(i).then(|| a.value(i)),
+            Bytes::View(a) => a.is_valid(i).then(|| a.value(i)),
+            Bytes::Utf8(a) => a.is_valid(i).then(|| a.value(i).as_bytes()),
+            Bytes::Null => None,
+        }
+    }
+}
+
+/// Read access to an id column (Int64 or UInt64 after coercion); ids are u64 bit patterns.
+pub(crate) enum Ids<'a> {
+    Signed(&'a Int64Array),
+    Unsigned(&'a UInt64Array),
+    Null,
+}
+
+impl<'a> Ids<'a> {
+    pub(crate) fn new(func: &str, a: &'a ArrayRef) -> Result<Self> {
+        Ok(match a.data_type() {
+            DataType::Int64 => Ids::Signed(a.as_primitive()),
+            DataType::UInt64 => Ids::Unsigned(a.as_primitive()),
+            DataType::Null => Ids::Null,
+            other => return exec_err!("{func}: unexpected id type {other}"),
+        })
+    }
+
+    /// The value as a signed number (None for NULL); UInt64 values above i64::MAX stay positive
+    /// through `as_u64`.
+    #[inline]
+    pub(crate) fn get(&self, i: usize) -> Option<Id> {
+        match self {
+            Ids::Signed(a) => a.is_valid(i).then(|| Id::Signed(a.value(i))),
+            Ids::Unsigned(a) => a.is_valid(i).then(|| Id::Unsigned(a.value(i))),
+            Ids::Null => None,
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+pub(crate) enum Id {
+    Signed(i64),
+    Unsigned(u64),
+}
+
+impl Id {
+    /// The id as an unsigned value, or None when negative.
+    pub(crate) fn non_negative(self) -> Option<u64> {
+        match self {
+            Id::Signed(v) => u64::try_from(v).ok(),
+            Id::Unsigned(v) => Some(v),
+        }
+    }
+
+    /// The 64-bit pattern (a negative BIGINT reinterpreted, as Doris's implicit conversion).
+    pub(crate) fn bits(self) -> u64 {
+        match self {
+            Id::Signed(v) => v as u64,
+            Id::Unsigned(v) => v,
+        }
+    }
+}
+
+pub(crate) fn decode_bitmap(func: &str, bytes: &[u8]) -> Result<BitmapValue> {
+    BitmapValue::deserialize(bytes).map_err(|e| bad_value(func, "BITMAP", e))
+}
+
+pub(crate) fn decode_hll(func: &str, bytes: &[u8]) -> Result<HllValue> {
+    HllValue::deserialize(bytes).map_err(|e| bad_value(func, "HLL", e))
+}
+
+pub(crate) fn bad_value(func: &str, what: &str, e: String) -> DataFusionError {
+    DataFusionError::Execution(format!("{func}: malformed {what} value: {e}"))
+}

@@ -301,3 +301,73 @@ async fn group_memory_limits_fail_the_query_not_the_server() {
     exec(&mut c, "SET workload_group = 'small'").await;
     assert_eq!(rows(&mut c, join).await, vec![vec![s("1000000")]]);
 }
+
+#[tokio::test]
+async fn the_largest_query_gives_way_when_memory_runs_out() {
+    let server = TestServer::start_with_config("mem_limit = \"1GB\"\n").await;
+    let mut admin = server.connect().await;
+    exec(
+        &mut admin,
+        "CREATE WORKLOAD GROUP tight PROPERTIES ('memory_limit'='4%', \
+         'enable_memory_overcommit'='false', 'queue_timeout'='5000')",
+    )
+    .await;
+    let in_group = || async {
+        let mut c = server.connect().await;
+        exec(&mut c, "SET workload_group = 'tight'").await;
+        c
+    };
+    // A builds a large hash table (which cannot spill; about 33 MB, under the 90% of the
+    // 43 MB limit at which new queries wait) and keeps it while its result is left unread
+    // after the first row.
+    let mut a = in_group().await;
+    let mut big = a
+        .query_iter(
+            "SELECT a.value FROM generate_series(1, 1500000) a \
+             JOIN generate_series(1, 1500000) b ON a.value = b.value",
+        )
+        .await
+        .unwrap();
+    let first: Option<mysql_async::Row> = big.next().await.unwrap();
+    assert!(first.is_some());
+    let held = || async {
+        let mut admin = server.connect().await;
+        let r = rows(
+            &mut admin,
+            "SELECT memory_usage_bytes FROM information_schema.workload_group_resource_usage \
+             WHERE workload_group_name = 'tight'",
+        )
+        .await;
+        r[0][0].as_deref().unwrap_or("0").parse::<u64>().unwrap()
+    };
+    let a_bytes = held().await;
+    assert!(a_bytes > 30 << 20, "A holds {a_bytes} bytes");
+    // B's smaller join does not fit beside A: A, the largest, is cancelled and B runs.
+    let mut b = in_group().await;
+    let got: Vec<(i64,)> = b
+        .query(
+            "SELECT COUNT(*) FROM generate_series(1, 600000) a \
+             JOIN generate_series(1, 600000) b ON a.value = b.value",
+        )
+        .await
+        .unwrap();
+    assert_eq!(got, vec![(600000,)]);
+    let mut a_error = None;
+    loop {
+        match big.next().await {
+            Ok(Some(_)) => continue,
+            Ok(None) => break,
+            Err(e) => {
+                a_error = Some(e.to_string());
+                break;
+            }
+        }
+    }
+    let m = a_error.expect("A was cancelled");
+    assert!(
+        m.contains("MEM_LIMIT_EXCEEDED")
+            && m.contains("largest query of workload group 'tight'")
+            && m.contains("group limit"),
+        "{m}"
+    );
+}

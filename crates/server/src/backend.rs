@@ -93,13 +93,28 @@ impl<T> Drop for AbortOnDrop<T> {
 
 /// Polls `stream` on `exec` (where its operators' own tasks belong) and hands the batches over
 /// a bounded channel; dropping the returned stream stops the producer, and KILL ends it with an
-/// error.
+/// error. A cancelled statement's plan is dropped at once (its memory freed) even while the
+/// client is not reading and the connection waits to send what it has.
 fn drive_on(exec: &Handle, mut stream: BatchStream, statement: StatementGuard) -> BatchStream {
     let (tx, rx) = tokio::sync::mpsc::channel(2);
+    let cancelled = statement.token().clone();
     let producer = exec.spawn(async move {
-        while let Some(batch) = stream.next().await {
+        loop {
+            let batch = tokio::select! {
+                biased;
+                _ = cancelled.cancelled() => break,
+                batch = stream.next() => match batch {
+                    Some(batch) => batch,
+                    None => break,
+                },
+            };
             let failed = batch.is_err();
-            if tx.send(batch).await.is_err() || failed {
+            let sent = tokio::select! {
+                biased;
+                _ = cancelled.cancelled() => false,
+                sent = tx.send(batch) => sent.is_ok(),
+            };
+            if !sent || failed {
                 break;
             }
         }

@@ -285,7 +285,17 @@ impl MemoryPool for QueryMemoryPool {
         };
         let asker_bytes = self.account.memory() + additional;
         if std::ptr::eq(victim.as_ref(), self.account.as_ref()) || victim.memory() < asker_bytes {
-            return Err(refused);
+            // This query is the group's largest: it is the one that gives way.
+            return Err(match refused {
+                DataFusionError::ResourcesExhausted(m) => {
+                    DataFusionError::ResourcesExhausted(format!(
+                        "{m}; this query holds the most memory in the group ({} bytes) and \
+                         cannot spill here",
+                        self.account.memory()
+                    ))
+                }
+                other => other,
+            });
         }
         if !victim.is_cancelled() {
             victim.cancel(pool.victim_reason(victim.memory(), additional));

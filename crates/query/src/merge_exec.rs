@@ -1,11 +1,13 @@
 //! Execution of tablets whose rowsets must be merged on read (Aggregate and Unique keys before
 //! compaction): one output partition per tablet, each read and merged on a blocking thread.
+//! Filters on key columns only are applied to each segment before the merge (they select whole
+//! keys), so a selective query merges only the keys it asks for.
 
 use crate::df_error::to_df;
 use basalt_catalog::{TableMeta, TabletMeta};
 use basalt_common::BasaltError;
 use basalt_storage::{ReadGuard, StorageEngine};
-use datafusion::arrow::array::{RecordBatch, RecordBatchOptions};
+use datafusion::arrow::array::{AsArray, BooleanArray, RecordBatch, RecordBatchOptions};
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{internal_err, Result};
@@ -27,7 +29,54 @@ pub struct TabletMergeExec {
     read_guard: Arc<ReadGuard>,
     projection: Option<Vec<usize>>,
     schema: SchemaRef,
+    /// A predicate over the key columns (in the scan's types, at positions 0..num_keys).
+    key_filter: Option<KeyPredicate>,
     properties: Arc<PlanProperties>,
+}
+
+/// A key-only predicate and the key columns' schema it was planned against.
+#[derive(Debug, Clone)]
+pub struct KeyPredicate {
+    pub predicate: Arc<dyn PhysicalExpr>,
+    pub key_schema: SchemaRef,
+}
+
+impl KeyPredicate {
+    /// The rows of `batch` (key columns first, in storage types) that the predicate keeps.
+    fn select(&self, batch: &RecordBatch) -> basalt_common::Result<BooleanArray> {
+        let internal = |e: String| BasaltError::Internal(format!("key filter: {e}"));
+        let keys = self
+            .key_schema
+            .fields()
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let c = batch.column(i);
+                if c.data_type() == f.data_type() {
+                    Ok(c.clone())
+                } else {
+                    datafusion::arrow::compute::cast(c, f.data_type())
+                        .map_err(|e| internal(e.to_string()))
+                }
+            })
+            .collect::<basalt_common::Result<Vec<_>>>()?;
+        let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+        let keys = RecordBatch::try_new_with_options(self.key_schema.clone(), keys, &options)
+            .map_err(|e| internal(e.to_string()))?;
+        let selected = self
+            .predicate
+            .evaluate(&keys)
+            .and_then(|v| v.into_array(keys.num_rows()))
+            .map_err(|e| internal(e.to_string()))?;
+        let selected = selected
+            .as_boolean_opt()
+            .ok_or_else(|| internal("not a boolean predicate".into()))?;
+        // NULL (unknown) drops the row, as WHERE does.
+        Ok(match datafusion::arrow::array::Array::nulls(selected) {
+            Some(_) => datafusion::arrow::compute::prep_null_mask_filter(selected),
+            None => selected.clone(),
+        })
+    }
 }
 
 impl TabletMergeExec {
@@ -38,6 +87,7 @@ impl TabletMergeExec {
         read_guard: Arc<ReadGuard>,
         projection: Option<Vec<usize>>,
         schema: SchemaRef,
+        key_filter: Option<KeyPredicate>,
     ) -> TabletMergeExec {
         let properties = Arc::new(PlanProperties::new(
             EquivalenceProperties::new(schema.clone()),
@@ -52,6 +102,7 @@ impl TabletMergeExec {
             read_guard,
             projection,
             schema,
+            key_filter,
             properties,
         }
     }
@@ -66,7 +117,11 @@ impl DisplayAs for TabletMergeExec {
             self.table.name,
             self.table.keys_model.sql_name(),
             self.tablets.len()
-        )
+        )?;
+        if let Some(k) = &self.key_filter {
+            write!(f, ", key_filter={}", k.predicate)?;
+        }
+        Ok(())
     }
 }
 
@@ -128,10 +183,17 @@ impl ExecutionPlan for TabletMergeExec {
         let schema = self.schema.clone();
         // The stream may outlive this plan: it keeps the files alive itself.
         let read_guard = self.read_guard.clone();
+        let key_filter = self.key_filter.clone();
         let fut = async move {
             let _read_guard = read_guard;
             let batch = tokio::task::spawn_blocking(move || {
-                storage.read_tablet_merged(&table, &tablet, &read)
+                let keep = key_filter.map(|k| move |b: &RecordBatch| k.select(b));
+                storage.read_tablet_merged_where(
+                    &table,
+                    &tablet,
+                    &read,
+                    keep.as_ref().map(|f| f as &basalt_storage::KeyFilter),
+                )
             })
             .await
             .map_err(|e| to_df(BasaltError::Internal(format!("tablet read failed: {e}"))))?

@@ -1,7 +1,7 @@
 //! MySQL functions and syntax DataFusion spells differently, rewritten on the parsed statement
 //! before planning: IF, YEAR/MONTH/..., CURDATE, UNIX_TIMESTAMP, DATE_ADD/DATE_SUB, DATEDIFF,
 //! DATE(), LCASE/UCASE, LOCATE, TRUNCATE, MOD, `DIV`, CAST/CONVERT to SIGNED/UNSIGNED, and NOW()
-//! with MySQL's second precision; `FROM DUAL` is dropped.
+//! with MySQL's second precision; `FROM DUAL` is dropped; `ILIKE '%word%'` becomes a SIMD search.
 
 use basalt_sql::ast::helpers::attached_token::AttachedToken;
 use basalt_sql::ast::{
@@ -189,6 +189,22 @@ fn rewrite_expr(e: &mut Expr) {
             }
             c
         }),
+        Expr::ILike {
+            negated,
+            any: false,
+            expr,
+            pattern,
+            escape_char: None,
+        } => ilike_contains(expr, pattern).map(|c| {
+            if *negated {
+                Expr::UnaryOp {
+                    op: basalt_sql::ast::UnaryOperator::Not,
+                    expr: Box::new(Expr::Nested(Box::new(c))),
+                }
+            } else {
+                c
+            }
+        }),
         Expr::Convert {
             expr,
             data_type: Some(t),
@@ -203,6 +219,26 @@ fn rewrite_expr(e: &mut Expr) {
     if let Some(r) = replacement {
         *e = r;
     }
+}
+
+/// `x ILIKE '%needle%'` with an ASCII needle free of wildcards and escapes becomes
+/// `ilike_contains(x, 'needle')`: a SIMD search ignoring ASCII case instead of the
+/// case-insensitive regex Arrow would build for it.
+fn ilike_contains(expr: &Expr, pattern: &Expr) -> Option<Expr> {
+    let Expr::Value(v) = pattern else {
+        return None;
+    };
+    let (Value::SingleQuotedString(p) | Value::DoubleQuotedString(p)) = &v.value else {
+        return None;
+    };
+    let needle = p.strip_prefix('%')?.strip_suffix('%')?;
+    let plain = !needle.is_empty() && needle.is_ascii() && !needle.contains(['%', '_', '\\']);
+    plain.then(|| {
+        call(
+            basalt_functions::ilike::NAME,
+            vec![expr.clone(), string(needle)],
+        )
+    })
 }
 
 fn rewrite_function(f: &Function) -> Option<Expr> {

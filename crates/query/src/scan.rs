@@ -139,6 +139,7 @@ pub async fn plan_scan(
             table.read_guard.clone(),
             projection.cloned(),
             projected_schema.clone(),
+            key_predicate(state, table, filters),
         )));
     }
     match inputs.len() {
@@ -350,6 +351,38 @@ fn scan_statistics(
 
 /// The scan's filters as one physical predicate over the table's columns, for zone-map
 /// pruning; `None` when there are none or they cannot be planned alone.
+/// The filters that look at key columns only, planned against the key columns: a merge-on-read
+/// tablet applies them to each segment before merging.
+fn key_predicate(
+    state: &dyn DfSession,
+    table: &BasaltTable,
+    filters: &[Expr],
+) -> Option<crate::merge_exec::KeyPredicate> {
+    let num_keys = table.meta.num_key_columns;
+    let key_schema = Arc::new(
+        table
+            .schema
+            .project(&(0..num_keys).collect::<Vec<_>>())
+            .ok()?,
+    );
+    let on_keys: Vec<Expr> = filters
+        .iter()
+        .filter(|f| {
+            let columns = f.column_refs();
+            !columns.is_empty()
+                && columns
+                    .iter()
+                    .all(|c| key_schema.field_with_name(&c.name).is_ok())
+        })
+        .cloned()
+        .collect();
+    let predicate = pruning_predicate(state, &key_schema, &on_keys)?;
+    Some(crate::merge_exec::KeyPredicate {
+        predicate,
+        key_schema,
+    })
+}
+
 fn pruning_predicate(
     state: &dyn DfSession,
     schema: &SchemaRef,

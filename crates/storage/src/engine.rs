@@ -29,6 +29,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+/// Selects rows of a batch by its key columns (see [`StorageEngine::read_tablet_merged_where`]).
+pub type KeyFilter = dyn Fn(&RecordBatch) -> Result<arrow::array::BooleanArray> + Send + Sync;
+
 /// When a load's writer turns its buffered rows into segments: as soon as one tablet has
 /// `rows_per_tablet` rows buffered, or all its tablets together hold `bytes` of Arrow data.
 /// Larger segments mean fewer files per scan and longer runs of sorted keys.
@@ -314,12 +317,37 @@ impl StorageEngine {
         tablet: &TabletMeta,
         columns: &[usize],
     ) -> Result<RecordBatch> {
+        self.read_tablet_merged_where(table, tablet, columns, None)
+    }
+
+    /// [`StorageEngine::read_tablet_merged`], keeping from each segment only the rows that
+    /// `key_filter` selects before merging. The filter must look at key columns only (the
+    /// first columns of `columns`): then it keeps or drops every row of a key alike, and the
+    /// merge of the rows left is the merge of the whole key.
+    pub fn read_tablet_merged_where(
+        &self,
+        table: &TableMeta,
+        tablet: &TabletMeta,
+        columns: &[usize],
+        key_filter: Option<&KeyFilter>,
+    ) -> Result<RecordBatch> {
         let full = table.arrow_schema();
         let schema = Arc::new(full.project(columns).map_err(storage_err)?);
         let mut batches = Vec::new();
         for rowset in &tablet.rowsets {
             for seg in &rowset.segments {
-                batches.extend(read_segment(&self.segment_path(&seg.path), columns)?);
+                for batch in read_segment(&self.segment_path(&seg.path), columns)? {
+                    match key_filter {
+                        Some(keep) => {
+                            let mask = keep(&batch)?;
+                            batches.push(
+                                arrow::compute::filter_record_batch(&batch, &mask)
+                                    .map_err(storage_err)?,
+                            );
+                        }
+                        None => batches.push(batch),
+                    }
+                }
             }
         }
         let all = concat_batches(&schema, &batches).map_err(storage_err)?;

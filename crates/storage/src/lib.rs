@@ -23,7 +23,7 @@ mod writer;
 
 pub use compaction::policy::CompactionPolicy;
 pub use compaction::CompactionStats;
-pub use engine::{StorageEngine, WriteBufferLimits};
+pub use engine::{KeyFilter, StorageEngine, WriteBufferLimits};
 pub use read_tracker::ReadGuard;
 pub use writer::{no_partition_error, LoadSummary, LoadWriter};
 

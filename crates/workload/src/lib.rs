@@ -660,7 +660,8 @@ mod tests {
         let releaser = std::thread::spawn({
             let big = big.clone();
             move || {
-                while !big.is_cancelled() {
+                let start = std::time::Instant::now();
+                while !big.is_cancelled() && start.elapsed() < Duration::from_secs(5) {
                     std::thread::sleep(Duration::from_millis(1));
                 }
                 drop(big_res);
@@ -714,6 +715,41 @@ mod tests {
         assert_eq!(b.running(), 1);
         drop(_held);
         assert_eq!(b.running(), 0);
+    }
+
+    #[test]
+    fn groups_that_borrowed_memory_give_it_back_under_pressure() {
+        // Process limit 1000 bytes; `normal` (30% = 300 bytes, overcommit) borrows up to 900.
+        let (m, g) = small_group("0");
+        let normal = m.get("normal").unwrap();
+        let borrower = QueryAccount::new(normal.clone(), "u", Default::default());
+        let small = QueryAccount::new(normal.clone(), "u", Default::default());
+        let held = consumer(&borrower, false);
+        held.try_grow(900).unwrap();
+        let small_res = consumer(&small, false);
+        small_res.try_grow(50).unwrap();
+        // The hard-limited group (100 bytes) asks for 80, within its own limit: the process
+        // is short, so normal's largest query is cancelled and the memory comes back.
+        let asker = QueryAccount::new(g.clone(), "u", Default::default());
+        let releaser = std::thread::spawn({
+            let borrower = borrower.clone();
+            move || {
+                let start = std::time::Instant::now();
+                while !borrower.is_cancelled() && start.elapsed() < Duration::from_secs(5) {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                drop(held);
+            }
+        });
+        let asked = consumer(&asker, false);
+        asked.try_grow(80).unwrap();
+        releaser.join().unwrap();
+        let reason = borrower.cancel_reason().unwrap();
+        assert!(
+            reason.contains("workload group 'normal'") && reason.contains("overcommit"),
+            "{reason}"
+        );
+        assert!(!small.is_cancelled());
     }
 
     #[test]

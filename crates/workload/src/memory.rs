@@ -28,6 +28,8 @@ const VICTIM_RELEASE_WAIT: Duration = Duration::from_secs(2);
 pub struct ProcessMemory {
     limit: usize,
     used: AtomicUsize,
+    /// Every group's pool, to find the ones borrowing memory (overcommit) under pressure.
+    groups: parking_lot::Mutex<Vec<Weak<GroupMemoryPool>>>,
 }
 
 impl ProcessMemory {
@@ -35,7 +37,24 @@ impl ProcessMemory {
         Arc::new(ProcessMemory {
             limit,
             used: AtomicUsize::new(0),
+            groups: parking_lot::Mutex::new(Vec::new()),
         })
+    }
+
+    /// The largest query of a group that holds more than its own memory_limit (borrowed
+    /// through overcommit), if any.
+    fn largest_borrower(&self) -> Option<Arc<crate::QueryAccount>> {
+        let pools: Vec<Arc<GroupMemoryPool>> = {
+            let mut groups = self.groups.lock();
+            groups.retain(|g| g.strong_count() > 0);
+            groups.iter().filter_map(Weak::upgrade).collect()
+        };
+        pools
+            .iter()
+            .filter(|p| !p.hard_limited() && p.used() > p.limit())
+            .filter_map(|p| p.largest_member())
+            .filter(|a| !a.is_cancelled())
+            .max_by_key(|a| a.memory())
     }
 
     pub fn limit(&self) -> usize {
@@ -78,6 +97,7 @@ impl GroupMemoryPool {
             members: parking_lot::Mutex::new(Vec::new()),
         });
         pool.configure(percent, overcommit);
+        pool.process.groups.lock().push(Arc::downgrade(&pool));
         pool
     }
 
@@ -137,6 +157,20 @@ impl GroupMemoryPool {
 
     fn hard_limited(&self) -> bool {
         !self.overcommit.load(Ordering::Relaxed)
+    }
+
+    /// The message of a query of this (overcommitted) group cancelled to give memory back.
+    fn borrower_reason(&self, victim_bytes: usize, asking: usize) -> String {
+        format!(
+            "MEM_LIMIT_EXCEEDED: cancelled as the largest query of workload group '{}' \
+             (holding {victim_bytes} bytes), which uses more than its memory limit through \
+             overcommit, when another group's query needed {asking} bytes and all queries \
+             together were at mem_limit {} bytes: group usage {} bytes, group limit {} bytes",
+            self.group,
+            self.process.limit,
+            self.used(),
+            self.limit()
+        )
     }
 
     /// The message of a query cancelled to make room (it names the group, usage and limit).
@@ -233,6 +267,26 @@ impl QueryMemoryPool {
     pub fn new(account: Arc<crate::QueryAccount>) -> Self {
         QueryMemoryPool { account }
     }
+
+    /// After a larger query was cancelled to make room: the reservation, once that query has
+    /// let go of its memory, or the original refusal.
+    fn wait_for(
+        &self,
+        reservation: &MemoryReservation,
+        additional: usize,
+        refused: DataFusionError,
+    ) -> Result<()> {
+        let granted = wait_blocking(VICTIM_RELEASE_WAIT, || {
+            let group = self.account.group.read();
+            group.memory.try_grow(reservation, additional).is_ok()
+        });
+        if granted {
+            self.account.memory_grown(additional);
+            Ok(())
+        } else {
+            Err(refused)
+        }
+    }
 }
 
 impl std::fmt::Display for QueryMemoryPool {
@@ -277,8 +331,25 @@ impl MemoryPool for QueryMemoryPool {
         // A spillable operator spills on the error; one that cannot spill, in a hard-limited
         // group, takes the memory of the group's largest query if that is another one.
         let pool = self.account.group().memory.clone();
-        if reservation.consumer().can_spill() || !pool.hard_limited() {
+        if reservation.consumer().can_spill() {
             return Err(refused);
+        }
+        // With overcommit, or within its own limit, what ran out is the process's memory.
+        let process_short = !pool.hard_limited() || pool.used() + additional <= pool.limit();
+        if process_short {
+            // The process is short, not the group: groups that borrowed memory through
+            // overcommit give it back (their largest query is cancelled).
+            return match pool.process.largest_borrower() {
+                Some(victim)
+                    if !std::ptr::eq(victim.as_ref(), self.account.as_ref())
+                        && victim.memory() >= additional =>
+                {
+                    let borrower = victim.group().memory.clone();
+                    victim.cancel(borrower.borrower_reason(victim.memory(), additional));
+                    self.wait_for(reservation, additional, refused)
+                }
+                _ => Err(refused),
+            };
         }
         let Some(victim) = pool.largest_member() else {
             return Err(refused);
@@ -300,16 +371,7 @@ impl MemoryPool for QueryMemoryPool {
         if !victim.is_cancelled() {
             victim.cancel(pool.victim_reason(victim.memory(), additional));
         }
-        let granted = wait_blocking(VICTIM_RELEASE_WAIT, || {
-            let group = self.account.group.read();
-            group.memory.try_grow(reservation, additional).is_ok()
-        });
-        if granted {
-            self.account.memory_grown(additional);
-            Ok(())
-        } else {
-            Err(refused)
-        }
+        self.wait_for(reservation, additional, refused)
     }
 
     fn reserved(&self) -> usize {

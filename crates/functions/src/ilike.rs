@@ -1,16 +1,16 @@
 //! `ilike_contains(text, needle)`: `text ILIKE '%needle%'` for an ASCII needle without
-//! wildcards, as one SIMD substring search ignoring ASCII case (aho-corasick's packed searcher)
-//! built once per batch. Arrow's ILIKE turns such patterns into a case-insensitive regex; the
+//! wildcards: the batch's text is lowered (ASCII) in one pass over its value buffer and each
+//! row is searched for the lowered needle with memchr's SIMD substring finder. Arrow's ILIKE turns such patterns into a case-insensitive regex; the
 //! SQL layer rewrites them to this function. Non-ASCII text still matches only where the
 //! ASCII letters differ in case, exactly as ILIKE's simple case folding does for them.
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use arrow::array::{Array, ArrayRef, AsArray, BooleanArray};
 use arrow::datatypes::DataType;
 use datafusion::common::{exec_err, plan_err, Result, ScalarValue};
 use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
+use memchr::memmem::Finder;
 use std::sync::Arc;
 
 /// The name the SQL layer calls.
@@ -27,16 +27,16 @@ pub fn function() -> ScalarUDF {
     })
 }
 
-fn searcher(needle: &str) -> Result<AhoCorasick> {
-    AhoCorasickBuilder::new()
-        .ascii_case_insensitive(true)
-        .match_kind(MatchKind::LeftmostFirst)
-        .build([needle])
-        .map_err(|e| datafusion::common::DataFusionError::Execution(format!("{NAME}: {e}")))
+/// A finder for the needle lowered (ASCII).
+fn searcher(needle: &str) -> Result<Finder<'static>> {
+    Ok(Finder::new(needle.to_ascii_lowercase().as_bytes()).into_owned())
 }
 
-fn matches(finder: &AhoCorasick, text: &str) -> bool {
-    finder.is_match(text)
+/// One row, lowered into `scratch` first.
+fn matches_row(finder: &Finder<'_>, text: &str, scratch: &mut Vec<u8>) -> bool {
+    scratch.clear();
+    scratch.extend(text.bytes().map(|b| b.to_ascii_lowercase()));
+    finder.find(scratch).is_some()
 }
 
 impl ScalarUDFImpl for IlikeContains {
@@ -78,9 +78,10 @@ impl ScalarUDFImpl for IlikeContains {
         let finder = searcher(&needle)?;
         match text {
             ColumnarValue::Scalar(s) => {
+                let mut scratch = Vec::new();
                 let v = match s {
                     ScalarValue::Utf8(v) | ScalarValue::Utf8View(v) | ScalarValue::LargeUtf8(v) => {
-                        v.as_deref().map(|t| matches(&finder, t))
+                        v.as_deref().map(|t| matches_row(&finder, t, &mut scratch))
                     }
                     other if other.is_null() => None,
                     other => return exec_err!("{NAME}: expected text, got {}", other.data_type()),
@@ -92,22 +93,36 @@ impl ScalarUDFImpl for IlikeContains {
     }
 }
 
-fn evaluate(array: &ArrayRef, finder: &AhoCorasick) -> Result<ArrayRef> {
+fn evaluate(array: &ArrayRef, finder: &Finder<'_>) -> Result<ArrayRef> {
+    let mut scratch = Vec::new();
     let out: BooleanArray = match array.data_type() {
-        DataType::Utf8 => array
-            .as_string::<i32>()
-            .iter()
-            .map(|v| v.map(|t| matches(finder, t)))
-            .collect(),
+        DataType::Utf8 => {
+            // Lower the whole value buffer once, then search each row's range of it.
+            let a = array.as_string::<i32>();
+            let offsets = a.value_offsets();
+            let (first, last) = (offsets[0] as usize, offsets[a.len()] as usize);
+            let lowered: Vec<u8> = a.value_data()[first..last]
+                .iter()
+                .map(|b| b.to_ascii_lowercase())
+                .collect();
+            (0..a.len())
+                .map(|i| {
+                    a.is_valid(i).then(|| {
+                        let (s, e) = (offsets[i] as usize - first, offsets[i + 1] as usize - first);
+                        finder.find(&lowered[s..e]).is_some()
+                    })
+                })
+                .collect()
+        }
         DataType::LargeUtf8 => array
             .as_string::<i64>()
             .iter()
-            .map(|v| v.map(|t| matches(finder, t)))
+            .map(|v| v.map(|t| matches_row(finder, t, &mut scratch)))
             .collect(),
         DataType::Utf8View => array
             .as_string_view()
             .iter()
-            .map(|v| v.map(|t| matches(finder, t)))
+            .map(|v| v.map(|t| matches_row(finder, t, &mut scratch)))
             .collect(),
         other => return exec_err!("{NAME}: expected text, got {other}"),
     };
@@ -135,5 +150,9 @@ mod tests {
             got,
             vec![Some(true), Some(true), Some(false), None, Some(true)]
         );
+        // A slice starts at a non-zero offset of the value buffer.
+        let out = evaluate(&a.slice(1, 3), &finder).unwrap();
+        let got: Vec<Option<bool>> = out.as_boolean().iter().collect();
+        assert_eq!(got, vec![Some(true), Some(false), None]);
     }
 }

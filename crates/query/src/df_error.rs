@@ -27,7 +27,13 @@ pub fn from_df(e: DataFusionError) -> BasaltError {
         DataFusionError::Collection(mut errors) if !errors.is_empty() => from_df(errors.remove(0)),
         DataFusionError::Shared(inner) => match std::sync::Arc::try_unwrap(inner) {
             Ok(df) => from_df(df),
-            Err(arc) => BasaltError::Execution(arc.to_string()),
+            // Still shared (a join's build side fails every partition that waits on it).
+            Err(arc) => match arc.find_root() {
+                DataFusionError::ResourcesExhausted(msg) => {
+                    BasaltError::Execution(format!("MEM_LIMIT_EXCEEDED: {msg}"))
+                }
+                _ => BasaltError::Execution(arc.to_string()),
+            },
         },
         DataFusionError::SchemaError(se, _) => match *se {
             SchemaError::FieldNotFound { field, .. } => BasaltError::UnknownColumn {

@@ -29,9 +29,7 @@ pub fn from_df(e: DataFusionError) -> BasaltError {
             Ok(df) => from_df(df),
             // Still shared (a join's build side fails every partition that waits on it).
             Err(arc) => match arc.find_root() {
-                DataFusionError::ResourcesExhausted(msg) => {
-                    BasaltError::Execution(format!("MEM_LIMIT_EXCEEDED: {msg}"))
-                }
+                DataFusionError::ResourcesExhausted(msg) => mem_limit_exceeded(msg),
                 _ => BasaltError::Execution(arc.to_string()),
             },
         },
@@ -44,12 +42,15 @@ pub fn from_df(e: DataFusionError) -> BasaltError {
         },
         DataFusionError::Plan(msg) => plan_error(msg),
         DataFusionError::ArrowError(ae, _) => BasaltError::Execution(ae.to_string()),
-        DataFusionError::ResourcesExhausted(msg) => {
-            BasaltError::Execution(format!("MEM_LIMIT_EXCEEDED: {msg}"))
-        }
+        DataFusionError::ResourcesExhausted(msg) => mem_limit_exceeded(&msg),
         DataFusionError::NotImplemented(msg) => BasaltError::NotSupported(msg),
         other => BasaltError::Execution(strip_prefix(other.to_string())),
     }
+}
+
+/// A reservation that did not fit: Doris's MEM_LIMIT_EXCEEDED with the pool's explanation.
+fn mem_limit_exceeded(msg: &str) -> BasaltError {
+    BasaltError::Execution(format!("MEM_LIMIT_EXCEEDED: {msg}"))
 }
 
 fn plan_error(msg: String) -> BasaltError {

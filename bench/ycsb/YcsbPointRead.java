@@ -88,6 +88,9 @@ public class YcsbPointRead {
         int threads = Integer.parseInt(args[4]);
         int seconds = Integer.parseInt(args[5]);
         int shortCircuit = Integer.parseInt(args[6]);
+        // 0 seconds: read every key once (in key order, split across the threads) instead of
+        // random keys for a fixed time; the harness warms the caches this way.
+        boolean sweep = seconds == 0;
         String base = "jdbc:mysql://" + host + ":" + port + "/" + db
                 + "?useSSL=false&allowPublicKeyRetrieval=true&useServerPrepStmts=true";
         String cached = base + "&cachePrepStmts=true&prepStmtCacheSize=250";
@@ -108,12 +111,21 @@ public class YcsbPointRead {
                 ThreadLocalRandom rnd = ThreadLocalRandom.current();
                 try (Connection c = connect(cached, shortCircuit);
                      PreparedStatement ps = c.prepareStatement(QUERY)) {
+                    long next = id;
                     while (true) {
                         long t0 = System.nanoTime();
-                        if (t0 >= end) {
+                        long i;
+                        if (sweep) {
+                            if (next >= records) {
+                                break;
+                            }
+                            i = next;
+                            next += threads;
+                        } else if (t0 >= end) {
                             break;
+                        } else {
+                            i = rnd.nextLong(records);
                         }
-                        long i = rnd.nextLong(records);
                         ps.setString(1, key(i));
                         try (ResultSet rs = ps.executeQuery()) {
                             checkRow(rs, i);

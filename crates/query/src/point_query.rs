@@ -18,7 +18,6 @@ use datafusion::arrow::array::{
 };
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
-use std::collections::HashSet;
 use std::sync::Arc;
 
 /// Where one candidate value of a key column comes from.
@@ -337,6 +336,9 @@ impl PointQuery {
             let arrays = columns
                 .into_iter()
                 .map(|parts| {
+                    if let [only] = parts.as_slice() {
+                        return Ok(only.clone());
+                    }
                     let refs: Vec<&dyn datafusion::arrow::array::Array> =
                         parts.iter().map(|a| a.as_ref()).collect();
                     datafusion::arrow::compute::concat(&refs)
@@ -346,11 +348,15 @@ impl PointQuery {
             let keys = RecordBatch::try_new(self.key_schema.clone(), arrays)
                 .map_err(|e| BasaltError::Internal(e.to_string()))?;
             let found = services.storage.lookup_rows(table, &keys)?;
-            // An IN list naming a key twice returns its row once.
-            let mut seen = HashSet::new();
-            for row in found.into_iter().flatten() {
-                if seen.insert(row.clone()) {
-                    rows.push(row);
+            if combos == 1 {
+                rows.extend(found.into_iter().flatten());
+            } else {
+                // An IN list naming a key twice returns its row once.
+                let mut seen = foldhash::HashSet::default();
+                for row in found.into_iter().flatten() {
+                    if seen.insert(row.clone()) {
+                        rows.push(row);
+                    }
                 }
             }
         }

@@ -185,27 +185,33 @@ impl QueryAccount {
         self.scan_bytes.fetch_add(bytes, Ordering::Relaxed);
     }
 
-    /// Charges `bytes` read from local storage and waits while the group is over its
-    /// `read_bytes_per_second`.
     /// Waits for one of the group's scan slots (`scan_thread_num`) for one row-group read.
     pub async fn scan_slot(&self) -> crate::scan_slots::ScanSlot {
         let slots = self.group.read().scan_slots().clone();
         slots.acquire().await
     }
 
+    /// Charges `bytes` read from local storage and waits while the group is over its
+    /// `read_bytes_per_second`.
     pub async fn read_local(&self, bytes: u64) {
-        let delay = {
-            let group = self.group.read();
-            group.charge_local_read(bytes);
-            group.read_delay()
-        };
-        if let Some(mut pause) = delay {
-            loop {
-                tokio::time::sleep(pause).await;
-                match self.group.read().read_delay() {
-                    Some(p) => pause = p,
-                    None => break,
-                }
+        self.group.read().charge_local_read(bytes);
+        self.wait_for_reads(WorkloadGroup::read_delay).await;
+    }
+
+    /// Charges `bytes` read from remote (object) storage and waits while the group is over its
+    /// `remote_read_bytes_per_second`. Readers of remote storage call this per request.
+    pub async fn read_remote(&self, bytes: u64) {
+        self.group.read().charge_remote_read(bytes);
+        self.wait_for_reads(WorkloadGroup::remote_read_delay).await;
+    }
+
+    /// Sleeps until `delay` of the query's current group (it may be moved meanwhile) is none.
+    async fn wait_for_reads(&self, delay: fn(&WorkloadGroup) -> Option<Duration>) {
+        loop {
+            let pause = delay(&self.group.read());
+            match pause {
+                Some(p) => tokio::time::sleep(p).await,
+                None => break,
             }
         }
     }

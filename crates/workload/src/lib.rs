@@ -85,6 +85,8 @@ pub struct WorkloadGroup {
     share_limit: parking_lot::Mutex<Option<f64>>,
     /// Bytes per second the group's scans may read from local storage.
     local_reads: TokenBucket,
+    /// Bytes per second the group's scans may read from remote (object) storage.
+    remote_reads: TokenBucket,
     usage: GroupUsage,
     /// `scan_thread_num`: concurrent row-group reads of the group's scans.
     scan_slots: Arc<scan_slots::ScanSlots>,
@@ -136,6 +138,7 @@ impl WorkloadGroup {
             cpu: TokenBucket::new(cpu_rate(settings.cpu_hard_limit, None)),
             share_limit: parking_lot::Mutex::new(None),
             local_reads: TokenBucket::new(settings.read_bytes_per_second.map(|b| b as f64)),
+            remote_reads: TokenBucket::new(settings.remote_read_bytes_per_second.map(|b| b as f64)),
             usage: GroupUsage::default(),
             scan_slots: scan_slots::ScanSlots::new(settings.scan_thread_num),
             memory_waiters: Default::default(),
@@ -263,6 +266,15 @@ impl WorkloadGroup {
         self.local_reads.delay()
     }
 
+    pub(crate) fn charge_remote_read(&self, bytes: u64) {
+        self.usage.add_remote_read(bytes);
+        self.remote_reads.charge(bytes as f64);
+    }
+
+    pub(crate) fn remote_read_delay(&self) -> Option<Duration> {
+        self.remote_reads.delay()
+    }
+
     /// The CPU limit in force now, in percent of all cores (`None`: unlimited).
     pub fn cpu_limit_percent(&self) -> Option<f64> {
         self.cpu
@@ -286,6 +298,8 @@ impl WorkloadGroup {
         self.cpu.set_rate(cpu_rate(settings.cpu_hard_limit, share));
         self.local_reads
             .set_rate(settings.read_bytes_per_second.map(|b| b as f64));
+        self.remote_reads
+            .set_rate(settings.remote_read_bytes_per_second.map(|b| b as f64));
         self.scan_slots.set_limit(settings.scan_thread_num);
         self.memory
             .configure(settings.memory_limit, settings.enable_memory_overcommit);
@@ -685,6 +699,40 @@ mod tests {
         let e = needy.try_grow(40).unwrap_err().to_string();
         assert!(e.contains("workload group 'small'"), "{e}");
         assert!(!other.is_cancelled() && !small.is_cancelled());
+    }
+
+    #[tokio::test]
+    async fn remote_reads_are_held_to_remote_read_bytes_per_second() {
+        let m = manager(Vec::new());
+        let s = m
+            .check_create(
+                "remote",
+                &props(&[("remote_read_bytes_per_second", "100000")]),
+            )
+            .unwrap();
+        m.apply(7, "remote", s).unwrap();
+        let g = m.get("remote").unwrap();
+        let account = QueryAccount::new(g.clone(), "u", Default::default());
+        // 40 KB at 100 KB/s takes about 0.4 s; local reads stay unlimited.
+        let start = std::time::Instant::now();
+        for _ in 0..4 {
+            account.read_remote(10_000).await;
+        }
+        let took = start.elapsed();
+        assert!(took >= Duration::from_millis(300), "{took:?}");
+        assert!(took < Duration::from_secs(2), "{took:?}");
+        let start = std::time::Instant::now();
+        account.read_local(1 << 30).await;
+        assert!(start.elapsed() < Duration::from_millis(100));
+        assert_eq!(g.usage().remote_read_bytes(), 40_000);
+        // Lifting the limit applies at once.
+        let s = m
+            .check_alter("remote", &props(&[("remote_read_bytes_per_second", "-1")]))
+            .unwrap();
+        m.apply(7, "remote", s).unwrap();
+        let start = std::time::Instant::now();
+        account.read_remote(1 << 30).await;
+        assert!(start.elapsed() < Duration::from_millis(100));
     }
 
     #[tokio::test]

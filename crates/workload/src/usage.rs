@@ -55,6 +55,10 @@ impl GroupUsage {
         self.local_read_bytes.fetch_add(bytes, Ordering::Relaxed);
     }
 
+    pub(crate) fn add_remote_read(&self, bytes: u64) {
+        self.remote_read_bytes.fetch_add(bytes, Ordering::Relaxed);
+    }
+
     /// CPU time the group's queries have used since the server started.
     pub fn cpu_time(&self) -> Duration {
         Duration::from_nanos(self.cpu_ns.load(Ordering::Relaxed))
@@ -64,7 +68,8 @@ impl GroupUsage {
         self.local_read_bytes.load(Ordering::Relaxed)
     }
 
-    /// Basalt reads no remote storage yet: always 0.
+    /// Bytes read from remote (object) storage; Basalt has no remote storage yet, so nothing
+    /// charges it outside tests.
     pub fn remote_read_bytes(&self) -> u64 {
         self.remote_read_bytes.load(Ordering::Relaxed)
     }

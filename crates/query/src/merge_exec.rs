@@ -187,13 +187,10 @@ impl ExecutionPlan for TabletMergeExec {
         let fut = async move {
             let _read_guard = read_guard;
             let batch = tokio::task::spawn_blocking(move || {
-                let keep = key_filter.map(|k| move |b: &RecordBatch| k.select(b));
-                storage.read_tablet_merged_where(
-                    &table,
-                    &tablet,
-                    &read,
-                    keep.as_ref().map(|f| f as &basalt_storage::KeyFilter),
-                )
+                let keep = key_filter.map(|k| {
+                    Arc::new(move |b: &RecordBatch| k.select(b)) as Arc<basalt_storage::KeyFilter>
+                });
+                storage.read_tablet_merged_where(&table, &tablet, &read, keep)
             })
             .await
             .map_err(|e| to_df(BasaltError::Internal(format!("tablet read failed: {e}"))))?

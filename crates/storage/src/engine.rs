@@ -11,7 +11,7 @@ use crate::pk_index::PrimaryKeyIndex;
 use crate::read_tracker::{ReadGuard, ReadTracker};
 use crate::row_cache::RowCache;
 use crate::row_store::RowStoreFiles;
-use crate::segment::read_segment;
+use crate::segment::{read_segment, read_segment_where};
 use crate::storage_err;
 use crate::writer::LoadWriter;
 use arrow::array::ArrayRef;
@@ -329,24 +329,23 @@ impl StorageEngine {
         table: &TableMeta,
         tablet: &TabletMeta,
         columns: &[usize],
-        key_filter: Option<&KeyFilter>,
+        key_filter: Option<Arc<KeyFilter>>,
     ) -> Result<RecordBatch> {
         let full = table.arrow_schema();
         let schema = Arc::new(full.project(columns).map_err(storage_err)?);
         let mut batches = Vec::new();
         for rowset in &tablet.rowsets {
             for seg in &rowset.segments {
-                for batch in read_segment(&self.segment_path(&seg.path), columns)? {
-                    match key_filter {
-                        Some(keep) => {
-                            let mask = keep(&batch)?;
-                            batches.push(
-                                arrow::compute::filter_record_batch(&batch, &mask)
-                                    .map_err(storage_err)?,
-                            );
-                        }
-                        None => batches.push(batch),
-                    }
+                let path = self.segment_path(&seg.path);
+                match &key_filter {
+                    Some(keep) => batches.extend(read_segment_where(
+                        &path,
+                        columns,
+                        table.num_key_columns,
+                        &schema,
+                        keep.clone(),
+                    )?),
+                    None => batches.extend(read_segment(&path, columns)?),
                 }
             }
         }

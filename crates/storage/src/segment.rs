@@ -4,16 +4,21 @@
 
 use crate::files::publish_file;
 use crate::storage_err;
-use arrow::array::RecordBatch;
-use arrow::datatypes::SchemaRef;
+use arrow::array::{new_null_array, ArrayRef, RecordBatch, RecordBatchOptions};
+use arrow::datatypes::{Schema, SchemaRef};
+use arrow::error::ArrowError;
 use basalt_catalog::{SegmentMeta, TableMeta};
 use basalt_common::Result;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::arrow_reader::{
+    ArrowPredicateFn, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowFilter,
+};
 use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::Compression;
+use parquet::file::metadata::PageIndexPolicy;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use std::fs::File;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Rows per Parquet row group: the unit of zone-map pruning and scan parallelism.
 const ROW_GROUP_ROWS: usize = 128 * 1024;
@@ -83,6 +88,69 @@ pub fn read_segment(path: &Path, columns: &[usize]) -> Result<Vec<RecordBatch>> 
     let mask = ProjectionMask::roots(builder.parquet_schema(), columns.iter().copied());
     let reader = builder
         .with_projection(mask)
+        .with_batch_size(64 * 1024)
+        .build()
+        .map_err(storage_err)?;
+    reader.map(|b| b.map_err(storage_err)).collect()
+}
+
+/// The rows of a segment that `keep` selects, columns `columns` (file column numbers,
+/// increasing). `keep` must look at key columns only (the first `num_key_columns` of the file):
+/// it is evaluated first on those, and the other columns are decoded only for the selected rows,
+/// skipping whole pages through the page index. This is what makes a key filter below a
+/// merge-on-read cheap when wide values (BITMAP, HLL, long strings) sit beside the keys.
+pub fn read_segment_where(
+    path: &Path,
+    columns: &[usize],
+    num_key_columns: usize,
+    schema: &SchemaRef,
+    keep: Arc<crate::engine::KeyFilter>,
+) -> Result<Vec<RecordBatch>> {
+    let key_positions: Vec<usize> = (0..columns.len())
+        .filter(|&i| columns[i] < num_key_columns)
+        .collect();
+    let file = File::open(path)?;
+    let options = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Optional);
+    let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)
+        .map_err(storage_err)?;
+    let parquet_schema = builder.parquet_schema();
+    let mask = ProjectionMask::roots(parquet_schema, columns.iter().copied());
+    let key_mask = ProjectionMask::roots(parquet_schema, key_positions.iter().map(|&i| columns[i]));
+    // The filter was bound to `schema`; it sees the key columns in their places and nulls
+    // elsewhere (under all-nullable fields, so the batch is valid).
+    let probe_schema = Arc::new(Schema::new(
+        schema
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone().with_nullable(true))
+            .collect::<Vec<_>>(),
+    ));
+    let predicate = ArrowPredicateFn::new(key_mask, move |keys: RecordBatch| {
+        let rows = keys.num_rows();
+        let mut next_key = 0;
+        let probe: Vec<ArrayRef> = probe_schema
+            .fields()
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                if key_positions.contains(&i) {
+                    next_key += 1;
+                    keys.column(next_key - 1).clone()
+                } else {
+                    new_null_array(f.data_type(), rows)
+                }
+            })
+            .collect();
+        let batch = RecordBatch::try_new_with_options(
+            probe_schema.clone(),
+            probe,
+            &RecordBatchOptions::new().with_row_count(Some(rows)),
+        )?;
+        keep(&batch).map_err(|e| ArrowError::ExternalError(Box::new(e)))
+    });
+    let reader = builder
+        .with_projection(mask)
+        .with_row_filter(RowFilter::new(vec![Box::new(predicate)]))
         .with_batch_size(64 * 1024)
         .build()
         .map_err(storage_err)?;

@@ -176,3 +176,72 @@ async fn wide_filtered_scans_use_late_materialization() {
     );
     c.disconnect().await.unwrap();
 }
+
+#[tokio::test]
+async fn scans_read_only_the_run_of_rows_within_key_bounds() {
+    let server = TestServer::start().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE sk").await;
+    exec(&mut c, "USE sk").await;
+    exec(
+        &mut c,
+        "CREATE TABLE t (k INT, v BIGINT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(v) BUCKETS 1",
+    )
+    .await;
+    // One sorted segment of three row groups; every 100th row has a NULL key (sorted first).
+    exec(
+        &mut c,
+        "INSERT INTO t SELECT CASE WHEN v % 100 = 0 THEN CAST(NULL AS INT) \
+         ELSE CAST(v % 1000 AS INT) END, v FROM generate_series(1, 300000) AS g(v)",
+    )
+    .await;
+    let cases = [
+        ("k = 517", "300", "45005100"),
+        ("k BETWEEN 10 AND 19", "3000", "448543500"),
+        ("19 >= k AND k >= 10 AND v > 0", "3000", "448543500"),
+        ("k > 998", "300", "45149700"),
+        ("k < 1", "0", "NULL"),
+        ("k IS NULL", "3000", "450150000"),
+    ];
+    for _ in 0..2 {
+        // The second round reads the cached columns.
+        for (cond, count, sum) in cases {
+            let sql = format!("SELECT COUNT(*), SUM(v) FROM t WHERE {cond}");
+            let sum = if sum == "NULL" { None } else { s(sum) };
+            assert_eq!(rows(&mut c, &sql).await, vec![vec![s(count), sum]], "{sql}");
+        }
+    }
+    // The scan hands on only the run of rows with k = 517, not its row groups' 300,000 rows.
+    let plan = plan_lines(
+        &mut c,
+        "EXPLAIN ANALYZE SELECT COUNT(*), SUM(v) FROM t WHERE k = 517",
+    )
+    .await;
+    let scan = scan_line(&plan);
+    assert_eq!(metric(&scan, "output_rows"), Some(300), "{scan}");
+
+    // Rows replaced in a Unique table stay hidden inside a key run.
+    exec(
+        &mut c,
+        "CREATE TABLE u (k INT NOT NULL, v INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1",
+    )
+    .await;
+    let values: Vec<String> = (1..=10).map(|k| format!("({k}, 1)")).collect();
+    exec(
+        &mut c,
+        &format!("INSERT INTO u VALUES {}", values.join(", ")),
+    )
+    .await;
+    exec(&mut c, "INSERT INTO u VALUES (3, 100), (4, 100), (5, 100)").await;
+    for _ in 0..2 {
+        assert_eq!(
+            rows(
+                &mut c,
+                "SELECT COUNT(*), SUM(v) FROM u WHERE k >= 3 AND k <= 7"
+            )
+            .await,
+            vec![vec![s("5"), s("302")]]
+        );
+    }
+    c.disconnect().await.unwrap();
+}

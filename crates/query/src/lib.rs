@@ -8,6 +8,7 @@ mod dml;
 mod engine;
 mod functions;
 mod information_schema;
+mod key_range;
 pub mod load;
 mod load_path;
 mod local_files;

@@ -6,6 +6,7 @@
 //! stay in DataFusion's FilterExec above the scan.
 
 use crate::df_error::to_df;
+use crate::key_range::KeyRange;
 use basalt_common::BasaltError;
 use basalt_storage::column_cache::{ColumnCache, ColumnKey};
 use basalt_storage::ReadGuard;
@@ -69,6 +70,8 @@ pub struct SegmentScanExec {
     limit: Option<usize>,
     statistics: Arc<Statistics>,
     pruning: Option<String>,
+    /// The scan's bounds on the first key column, and that column's place in the projection.
+    key_range: Option<(usize, Arc<KeyRange>)>,
     row_groups_total: usize,
     properties: Arc<PlanProperties>,
     metrics: ExecutionPlanMetricsSet,
@@ -92,11 +95,25 @@ pub(crate) struct SegmentScanPlan {
     pub statistics: Statistics,
     pub cache: Arc<ColumnCache>,
     pub read_guard: Arc<ReadGuard>,
+    /// Whether the segments are sorted by the table's first column (its first key column).
+    pub sorted_by_first_column: bool,
 }
 
 impl SegmentScanExec {
     pub(crate) fn try_new(plan: SegmentScanPlan) -> Result<SegmentScanExec> {
         let schema = Arc::new(plan.table_schema.project(&plan.projection)?);
+        let key_range = match (&plan.predicate, plan.sorted_by_first_column) {
+            (Some(p), true) => plan
+                .projection
+                .iter()
+                .position(|&c| c == 0)
+                .and_then(|pos| {
+                    let key = plan.table_schema.field(0);
+                    KeyRange::from_predicate(p, key.name(), key.data_type())
+                        .map(|r| (pos, Arc::new(r)))
+                }),
+            _ => None,
+        };
         // A predicate the pruning rewrite cannot handle only means no pruning.
         let pruning = plan
             .predicate
@@ -166,6 +183,7 @@ impl SegmentScanExec {
             limit: plan.limit,
             statistics: Arc::new(plan.statistics),
             pruning: pruning.map(|p| p.predicate_expr().to_string()),
+            key_range,
             row_groups_total,
             properties,
             metrics: ExecutionPlanMetricsSet::new(),
@@ -257,6 +275,7 @@ impl ExecutionPlan for SegmentScanExec {
             inputs: self.inputs.clone(),
             projection: self.projection.clone(),
             schema: self.schema.clone(),
+            key_range: self.key_range.clone(),
             cache: self.cache.clone(),
             _read_guard: self.read_guard.clone(),
             baseline: BaselineMetrics::new(&self.metrics, partition),
@@ -332,6 +351,7 @@ struct RowGroupReader {
     inputs: Arc<Vec<SegmentInput>>,
     projection: Vec<usize>,
     schema: SchemaRef,
+    key_range: Option<(usize, Arc<KeyRange>)>,
     cache: Arc<ColumnCache>,
     /// The files stay until the last stream reading them ends.
     _read_guard: Arc<ReadGuard>,
@@ -400,12 +420,25 @@ impl RowGroupReader {
                 columns[*pos] = Some(array);
             }
         }
-        let columns: Vec<ArrayRef> = columns.into_iter().flatten().collect();
+        let mut columns: Vec<ArrayRef> = columns.into_iter().flatten().collect();
+        // Only the run of rows within the key bounds (zero-copy slices of the cached arrays).
+        let mut rows = 0..rg.rows;
+        if let Some((pos, range)) = &self.key_range {
+            rows = range.rows(columns[*pos].as_ref())?;
+            if rows.len() < rg.rows {
+                columns = columns
+                    .iter()
+                    .map(|c| c.slice(rows.start, rows.len()))
+                    .collect();
+            }
+        }
         // COUNT(*) reads no column: the batch still carries its row count.
-        let options = RecordBatchOptions::new().with_row_count(Some(rg.rows));
+        let options = RecordBatchOptions::new().with_row_count(Some(rows.len()));
         let batch = RecordBatch::try_new_with_options(self.schema.clone(), columns, &options)?;
         let batch = match &input.live {
-            Some(live) => filter_record_batch(&batch, &live.slice(rg.first_row, rg.rows))?,
+            Some(live) => {
+                filter_record_batch(&batch, &live.slice(rg.first_row + rows.start, rows.len()))?
+            }
             None => batch,
         };
         self.baseline.record_output(batch.num_rows());

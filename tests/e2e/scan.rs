@@ -30,6 +30,17 @@ fn scan_line(plan: &[String]) -> String {
         .clone()
 }
 
+/// `u`: a one-bucket UNIQUE KEY(k) table holding (1, 1) .. (10, 1) in one segment.
+async fn create_unique_u_with_ten_rows(c: &mut Conn) {
+    exec(
+        c,
+        "CREATE TABLE u (k INT NOT NULL, v INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1",
+    )
+    .await;
+    let values: Vec<String> = (1..=10).map(|k| format!("({k}, 1)")).collect();
+    exec(c, &format!("INSERT INTO u VALUES {}", values.join(", "))).await;
+}
+
 #[tokio::test]
 async fn cached_scans_prune_row_groups_and_repeat_exactly() {
     let server = TestServer::start().await;
@@ -93,17 +104,7 @@ async fn replaced_unique_rows_stay_hidden_in_cached_columns() {
     let mut c = server.connect().await;
     exec(&mut c, "CREATE DATABASE su").await;
     exec(&mut c, "USE su").await;
-    exec(
-        &mut c,
-        "CREATE TABLE u (k INT NOT NULL, v INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1",
-    )
-    .await;
-    let values: Vec<String> = (1..=10).map(|k| format!("({k}, 1)")).collect();
-    exec(
-        &mut c,
-        &format!("INSERT INTO u VALUES {}", values.join(", ")),
-    )
-    .await;
+    create_unique_u_with_ten_rows(&mut c).await;
     // Warm the cache with the first segment's columns.
     assert_eq!(
         rows(&mut c, "SELECT COUNT(*), SUM(v) FROM u").await,
@@ -221,17 +222,7 @@ async fn scans_read_only_the_run_of_rows_within_key_bounds() {
     assert_eq!(metric(&scan, "output_rows"), Some(300), "{scan}");
 
     // Rows replaced in a Unique table stay hidden inside a key run.
-    exec(
-        &mut c,
-        "CREATE TABLE u (k INT NOT NULL, v INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1",
-    )
-    .await;
-    let values: Vec<String> = (1..=10).map(|k| format!("({k}, 1)")).collect();
-    exec(
-        &mut c,
-        &format!("INSERT INTO u VALUES {}", values.join(", ")),
-    )
-    .await;
+    create_unique_u_with_ten_rows(&mut c).await;
     exec(&mut c, "INSERT INTO u VALUES (3, 100), (4, 100), (5, 100)").await;
     for _ in 0..2 {
         assert_eq!(

@@ -308,6 +308,91 @@ async fn query_profiles_show_each_operator() {
 }
 
 #[tokio::test]
+async fn like_shapes_agree_with_their_meaning_inside_and_outside_filters() {
+    let server = TestServer::start().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE lk").await;
+    exec(&mut c, "USE lk").await;
+    exec(
+        &mut c,
+        "CREATE TABLE ev (k INT, d DATE, url VARCHAR(100)) DUPLICATE KEY(k) \
+         DISTRIBUTED BY HASH(k) BUCKETS 1",
+    )
+    .await;
+    exec(
+        &mut c,
+        "INSERT INTO ev VALUES \
+         (1, '2024-06-01', 'https://shop.mi.com/item/12.html'), \
+         (2, '2024-06-02', 'http://www.Xiaomi.cn/Promo/7'), \
+         (3, '2024-06-03', ''), \
+         (4, '2024-06-04', NULL), \
+         (5, '2024-06-05', 'shop'), \
+         (6, '2024-06-06', 'https://video.mi.com/shop/x.html.html'), \
+         (7, '2024-06-07', 'mi.co'), \
+         (8, '2024-06-08', 'https://sh'), \
+         (9, '2024-06-09', 'op.mi.com/a_b')",
+    )
+    .await;
+    let keys = |v: &[&str]| v.iter().map(|k| k.to_string()).collect::<Vec<_>>();
+    for (cond, expect) in [
+        ("url LIKE 'https://%'", keys(&["1", "6", "8"])),
+        ("url LIKE '%.html'", keys(&["1", "6"])),
+        ("url LIKE '%shop%'", keys(&["1", "5", "6"])),
+        ("url LIKE 'shop'", keys(&["5"])),
+        ("url LIKE ''", keys(&["3"])),
+        (
+            "url LIKE '%'",
+            keys(&["1", "2", "3", "5", "6", "7", "8", "9"]),
+        ),
+        ("url LIKE 'h%mi%html'", keys(&["1", "6"])),
+        ("url LIKE '%.html%.html'", keys(&["6"])),
+        ("url NOT LIKE '%mi.co%'", keys(&["2", "3", "5", "8"])),
+        ("url ILIKE '%xiaomi.CN/promo%'", keys(&["2"])),
+        ("url NOT ILIKE '%SHOP%'", keys(&["2", "3", "7", "8", "9"])),
+        ("url ILIKE 'HTTP%'", keys(&["1", "2", "6", "8"])),
+        // `_` and escapes go through Arrow's own kernels.
+        ("url LIKE '%a\\_b'", keys(&["9"])),
+        ("url LIKE 'sho_'", keys(&["5"])),
+        // The LIKE runs after the date conjunct, on the rows it keeps.
+        (
+            "d BETWEEN '2024-06-02' AND '2024-06-06' AND url LIKE '%shop%'",
+            keys(&["5", "6"]),
+        ),
+        (
+            "url LIKE '%mi%' AND d >= '2024-06-06' AND url NOT LIKE '%x%'",
+            keys(&["7", "9"]),
+        ),
+        (
+            "k > 1 AND (url LIKE '%shop%' OR k = 4)",
+            keys(&["4", "5", "6"]),
+        ),
+    ] {
+        let sql = format!("SELECT k FROM ev WHERE {cond} ORDER BY k");
+        let got: Vec<String> = rows(&mut c, &sql)
+            .await
+            .into_iter()
+            .map(|r| r[0].clone().unwrap())
+            .collect();
+        assert_eq!(got, expect, "{sql}");
+    }
+    // In a projection: NULL stays NULL.
+    let got = rows(
+        &mut c,
+        "SELECT k, url LIKE '%mi.com%', url NOT ILIKE 'HTTPS%' FROM ev WHERE k IN (1, 2, 4) ORDER BY k",
+    )
+    .await;
+    assert_eq!(
+        got,
+        vec![
+            vec![s("1"), s("1"), s("0")],
+            vec![s("2"), s("0"), s("1")],
+            vec![s("4"), None, None],
+        ]
+    );
+    c.disconnect().await.unwrap();
+}
+
+#[tokio::test]
 async fn ilike_and_key_filters_on_merged_tablets() {
     let server = TestServer::start().await;
     let mut c = server.connect().await;

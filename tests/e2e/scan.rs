@@ -99,6 +99,99 @@ async fn cached_scans_prune_row_groups_and_repeat_exactly() {
 }
 
 #[tokio::test]
+async fn equal_leading_keys_and_a_range_on_the_next_give_one_run() {
+    let server = TestServer::start().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE sk").await;
+    exec(&mut c, "USE sk").await;
+    exec(
+        &mut c,
+        "CREATE TABLE ev (e INT, d DATE, g INT, v BIGINT) DUPLICATE KEY(e, d, g) \
+         DISTRIBUTED BY HASH(v) BUCKETS 1",
+    )
+    .await;
+    // Sorted by (e, d, g); some NULL days sort first inside each e.
+    exec(
+        &mut c,
+        "INSERT INTO ev SELECT CAST(v % 7 AS INT), CASE WHEN v % 97 = 0 THEN CAST(NULL AS DATE) \
+         ELSE CAST(DATE '2024-06-01' + CAST(v % 30 AS INT) AS DATE) END, CAST((v / 1000) % 3 AS INT), v \
+         FROM generate_series(1, 300000) AS g(v)",
+    )
+    .await;
+    // Each answer equals the one through expressions the key bounds do not read.
+    let cases = [
+        (
+            "e = 3 AND d BETWEEN '2024-06-05' AND '2024-06-09'",
+            "e + 0 = 3 AND d + INTERVAL 0 DAY BETWEEN '2024-06-05' AND '2024-06-09'",
+        ),
+        (
+            "e = 3 AND d = '2024-06-05' AND g = 2",
+            "e + 0 = 3 AND d + INTERVAL 0 DAY = '2024-06-05' AND g + 0 = 2",
+        ),
+        (
+            "e = 3 AND d = '2024-06-05' AND g > 0",
+            "e + 0 = 3 AND d + INTERVAL 0 DAY = '2024-06-05' AND g + 0 > 0",
+        ),
+        (
+            "e = 0 AND d < '2024-06-03'",
+            "e + 0 = 0 AND d + INTERVAL 0 DAY < '2024-06-03'",
+        ),
+        (
+            "e = 6 AND d > '2024-06-29'",
+            "e + 0 = 6 AND d + INTERVAL 0 DAY > '2024-06-29'",
+        ),
+        (
+            "e >= 5 AND d = '2024-06-05'",
+            "e + 0 >= 5 AND d + INTERVAL 0 DAY = '2024-06-05'",
+        ),
+        (
+            "e IN (5, 1, 3, 1) AND d BETWEEN '2024-06-05' AND '2024-06-07'",
+            "e + 0 IN (5, 1, 3) AND d + INTERVAL 0 DAY BETWEEN '2024-06-05' AND '2024-06-07'",
+        ),
+        (
+            "e IN (2, 4) AND d IN ('2024-06-05', '2024-06-20') AND g IN (0, 2)",
+            "e + 0 IN (2, 4) AND d + INTERVAL 0 DAY IN ('2024-06-05', '2024-06-20') AND g + 0 IN (0, 2)",
+        ),
+        // No such e: nothing.
+        (
+            "e = 9 AND d = '2024-06-05'",
+            "e + 0 = 9 AND d + INTERVAL 0 DAY = '2024-06-05'",
+        ),
+    ];
+    for (fast, reference) in cases {
+        let expect = rows(
+            &mut c,
+            &format!("SELECT COUNT(*), SUM(v) FROM ev WHERE {reference}"),
+        )
+        .await;
+        let empty = reference.starts_with("e + 0 = 9");
+        assert_eq!(expect[0][0] == s("0"), empty, "{reference}: {expect:?}");
+        for _ in 0..2 {
+            let sql = format!("SELECT COUNT(*), SUM(v) FROM ev WHERE {fast}");
+            assert_eq!(rows(&mut c, &sql).await, expect, "{sql}");
+        }
+    }
+    // The scan hands on exactly the rows of (3, 2024-06-05, 2), not their row groups'.
+    let plan = plan_lines(
+        &mut c,
+        "EXPLAIN ANALYZE SELECT COUNT(*) FROM ev WHERE e = 3 AND d = '2024-06-05' AND g = 2",
+    )
+    .await;
+    let expect = rows(
+        &mut c,
+        "SELECT COUNT(*) FROM ev WHERE e + 0 = 3 AND d + INTERVAL 0 DAY = '2024-06-05' AND g + 0 = 2",
+    )
+    .await;
+    let scan = scan_line(&plan);
+    assert_eq!(
+        metric(&scan, "output_rows").map(|n| n.to_string()),
+        expect[0][0],
+        "{scan}"
+    );
+    c.disconnect().await.unwrap();
+}
+
+#[tokio::test]
 async fn replaced_unique_rows_stay_hidden_in_cached_columns() {
     let server = TestServer::start().await;
     let mut c = server.connect().await;
@@ -232,6 +325,15 @@ async fn scans_read_only_the_run_of_rows_within_key_bounds() {
             )
             .await,
             vec![vec![s("5"), s("302")]]
+        );
+        // Several runs (an IN list) and the replaced rows' mask together.
+        assert_eq!(
+            rows(
+                &mut c,
+                "SELECT COUNT(*), SUM(v) FROM u WHERE k IN (9, 4, 1, 3)"
+            )
+            .await,
+            vec![vec![s("4"), s("202")]]
         );
     }
     c.disconnect().await.unwrap();

@@ -8,8 +8,8 @@
 mod bitmap_agg;
 mod bitmap_scalar;
 mod hll;
-pub mod ilike;
 mod intersect_count;
+pub mod like;
 pub mod murmur3;
 mod percentile;
 mod stats;
@@ -25,7 +25,6 @@ use datafusion::prelude::SessionContext;
 pub fn scalar_functions() -> Vec<ScalarUDF> {
     let mut v = bitmap_scalar::functions();
     v.extend(hll::scalar_functions());
-    v.push(ilike::function());
     v
 }
 

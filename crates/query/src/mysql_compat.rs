@@ -189,22 +189,6 @@ fn rewrite_expr(e: &mut Expr) {
             }
             c
         }),
-        Expr::ILike {
-            negated,
-            any: false,
-            expr,
-            pattern,
-            escape_char: None,
-        } => ilike_contains(expr, pattern).map(|c| {
-            if *negated {
-                Expr::UnaryOp {
-                    op: basalt_sql::ast::UnaryOperator::Not,
-                    expr: Box::new(Expr::Nested(Box::new(c))),
-                }
-            } else {
-                c
-            }
-        }),
         Expr::Convert {
             expr,
             data_type: Some(t),
@@ -219,26 +203,6 @@ fn rewrite_expr(e: &mut Expr) {
     if let Some(r) = replacement {
         *e = r;
     }
-}
-
-/// `x ILIKE '%needle%'` with an ASCII needle free of wildcards and escapes becomes
-/// `ilike_contains(x, 'needle')`: a SIMD search ignoring ASCII case instead of the
-/// case-insensitive regex Arrow would build for it.
-fn ilike_contains(expr: &Expr, pattern: &Expr) -> Option<Expr> {
-    let Expr::Value(v) = pattern else {
-        return None;
-    };
-    let (Value::SingleQuotedString(p) | Value::DoubleQuotedString(p)) = &v.value else {
-        return None;
-    };
-    let needle = p.strip_prefix('%')?.strip_suffix('%')?;
-    let plain = !needle.is_empty() && needle.is_ascii() && !needle.contains(['%', '_', '\\']);
-    plain.then(|| {
-        call(
-            basalt_functions::ilike::NAME,
-            vec![expr.clone(), string(needle)],
-        )
-    })
 }
 
 fn rewrite_function(f: &Function) -> Option<Expr> {

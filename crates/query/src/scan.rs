@@ -244,7 +244,7 @@ async fn parquet_scan(
             statistics: statistics.project(Some(&columns)),
             cache: cache.clone(),
             read_guard: table.read_guard.clone(),
-            sorted_by_first_column: table.meta.num_key_columns > 0,
+            sort_key_columns: table.meta.num_key_columns,
         })?;
         return Ok(Arc::new(scan));
     }

@@ -6,12 +6,12 @@
 //! stay in DataFusion's FilterExec above the scan.
 
 use crate::df_error::to_df;
-use crate::key_range::KeyRange;
+use crate::key_range::{KeyColumn, KeyRange};
 use basalt_common::BasaltError;
 use basalt_storage::column_cache::{ColumnCache, ColumnKey};
 use basalt_storage::ReadGuard;
 use datafusion::arrow::array::{new_null_array, Array, ArrayRef, BooleanArray, RecordBatch};
-use datafusion::arrow::array::{RecordBatchOptions, UInt64Array};
+use datafusion::arrow::array::{BooleanBufferBuilder, RecordBatchOptions, UInt64Array};
 use datafusion::arrow::compute::{cast, concat, filter_record_batch};
 use datafusion::arrow::datatypes::{Schema, SchemaRef};
 use datafusion::common::pruning::PruningStatistics;
@@ -70,8 +70,8 @@ pub struct SegmentScanExec {
     limit: Option<usize>,
     statistics: Arc<Statistics>,
     pruning: Option<String>,
-    /// The scan's bounds on the first key column, and that column's place in the projection.
-    key_range: Option<(usize, Arc<KeyRange>)>,
+    /// The scan's bounds on a prefix of the sort key.
+    key_range: Option<Arc<KeyRange>>,
     row_groups_total: usize,
     properties: Arc<PlanProperties>,
     metrics: ExecutionPlanMetricsSet,
@@ -95,25 +95,30 @@ pub(crate) struct SegmentScanPlan {
     pub statistics: Statistics,
     pub cache: Arc<ColumnCache>,
     pub read_guard: Arc<ReadGuard>,
-    /// Whether the segments are sorted by the table's first column (its first key column).
-    pub sorted_by_first_column: bool,
+    /// The segments are sorted by the table's first `sort_key_columns` columns (its key).
+    pub sort_key_columns: usize,
 }
 
 impl SegmentScanExec {
     pub(crate) fn try_new(plan: SegmentScanPlan) -> Result<SegmentScanExec> {
         let schema = Arc::new(plan.table_schema.project(&plan.projection)?);
-        let key_range = match (&plan.predicate, plan.sorted_by_first_column) {
-            (Some(p), true) => plan
-                .projection
-                .iter()
-                .position(|&c| c == 0)
-                .and_then(|pos| {
-                    let key = plan.table_schema.field(0);
-                    KeyRange::from_predicate(p, key.name(), key.data_type())
-                        .map(|r| (pos, Arc::new(r)))
-                }),
-            _ => None,
-        };
+        // The leading key columns the scan reads, in sort-key order.
+        let keys: Vec<KeyColumn<'_>> = (0..plan.sort_key_columns)
+            .map_while(|c| {
+                let position = plan.projection.iter().position(|&p| p == c)?;
+                let field = plan.table_schema.field(c);
+                Some(KeyColumn {
+                    name: field.name(),
+                    data_type: field.data_type(),
+                    position,
+                })
+            })
+            .collect();
+        let key_range = plan
+            .predicate
+            .as_ref()
+            .and_then(|p| KeyRange::from_predicate(p, &keys))
+            .map(Arc::new);
         // A predicate the pruning rewrite cannot handle only means no pruning.
         let pruning = plan
             .predicate
@@ -351,7 +356,7 @@ struct RowGroupReader {
     inputs: Arc<Vec<SegmentInput>>,
     projection: Vec<usize>,
     schema: SchemaRef,
-    key_range: Option<(usize, Arc<KeyRange>)>,
+    key_range: Option<Arc<KeyRange>>,
     cache: Arc<ColumnCache>,
     /// The files stay until the last stream reading them ends.
     _read_guard: Arc<ReadGuard>,
@@ -421,24 +426,48 @@ impl RowGroupReader {
             }
         }
         let mut columns: Vec<ArrayRef> = columns.into_iter().flatten().collect();
-        // Only the run of rows within the key bounds (zero-copy slices of the cached arrays).
-        let mut rows = 0..rg.rows;
-        if let Some((pos, range)) = &self.key_range {
-            rows = range.rows(columns[*pos].as_ref())?;
-            if rows.len() < rg.rows {
+        // Only the rows within the key bounds: zero-copy slices of the (cached) arrays to the
+        // span of the runs, and a mask when there are several (an IN list).
+        let (mut span, mut runs_mask) = (0..rg.rows, None);
+        if let Some(range) = &self.key_range {
+            let runs = range.rows(&columns)?;
+            span = match (runs.first(), runs.last()) {
+                (Some(first), Some(last)) => first.start..last.end,
+                _ => 0..0,
+            };
+            if runs.len() > 1 {
+                // The runs are ascending and disjoint.
+                let mut mask = BooleanBufferBuilder::new(span.len());
+                let mut at = span.start;
+                for run in &runs {
+                    mask.append_n(run.start - at, false);
+                    mask.append_n(run.len(), true);
+                    at = run.end;
+                }
+                runs_mask = Some(mask.finish());
+            }
+            if span.len() < rg.rows {
                 columns = columns
                     .iter()
-                    .map(|c| c.slice(rows.start, rows.len()))
+                    .map(|c| c.slice(span.start, span.len()))
                     .collect();
             }
         }
         // COUNT(*) reads no column: the batch still carries its row count.
-        let options = RecordBatchOptions::new().with_row_count(Some(rows.len()));
+        let options = RecordBatchOptions::new().with_row_count(Some(span.len()));
         let batch = RecordBatch::try_new_with_options(self.schema.clone(), columns, &options)?;
-        let batch = match &input.live {
-            Some(live) => {
-                filter_record_batch(&batch, &live.slice(rg.first_row + rows.start, rows.len()))?
-            }
+        let live = input
+            .live
+            .as_ref()
+            .map(|live| live.slice(rg.first_row + span.start, span.len()));
+        let keep = match (live, runs_mask) {
+            (Some(live), Some(runs)) => Some(BooleanArray::new(live.values() & &runs, None)),
+            (Some(live), None) => Some(live),
+            (None, Some(runs)) => Some(BooleanArray::new(runs, None)),
+            (None, None) => None,
+        };
+        let batch = match keep {
+            Some(keep) => filter_record_batch(&batch, &keep)?,
             None => batch,
         };
         self.baseline.record_output(batch.num_rows());

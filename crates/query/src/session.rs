@@ -132,6 +132,7 @@ impl Session {
             .with_runtime_env(runtime)
             .with_default_features()
             .with_catalog_list(catalog_list)
+            .with_physical_optimizer_rule(Arc::new(crate::fast_like::FastLikeRule))
             .build();
         let initial_options = state.config().options().as_ref().clone();
         let ctx = SessionContext::new_with_state(state);

@@ -105,7 +105,7 @@ impl LikeMatcher {
                     let a = array.as_string::<i64>();
                     self.match_contiguous(a.value_data(), a.value_offsets())
                 }
-                DataType::Utf8View => self.match_views(array.as_string_view()),
+                DataType::Utf8View => self.match_views(array.as_string_view())?,
                 _ => return None,
             }
         };
@@ -125,17 +125,17 @@ impl LikeMatcher {
 
     /// Views: prefix, suffix and exact compare each row in place; a substring search gathers
     /// the batch's text into one buffer first, so it is one search, not one per row.
-    fn match_views(&self, a: &StringViewArray) -> BooleanBuffer {
-        match &self.shape {
+    fn match_views(&self, a: &StringViewArray) -> Option<BooleanBuffer> {
+        Some(match &self.shape {
             Shape::Contains(finder) => {
-                let (data, offsets) = GatheredRows::views(a);
+                let (data, offsets) = GatheredRows::views(a)?;
                 contains_rows(finder, &data, &offsets)
             }
             _ => BooleanBuffer::collect_bool(a.len(), |i| {
-                // SAFETY: `i < a.len()`.
-                self.matches(unsafe { a.value_unchecked(i) }.as_bytes())
+                // SAFETY: `i < a.len()`; a NULL row's view is not read.
+                a.is_valid(i) && self.matches(unsafe { a.value_unchecked(i) }.as_bytes())
             }),
-        }
+        })
     }
 
     /// One row's text (already lowered for ILIKE).
@@ -213,23 +213,28 @@ struct GatheredRows {
 }
 
 impl GatheredRows {
-    /// The rows of a view array, one after another: borrowed from its data buffer when the
-    /// views already lie there back to back in row order (what a cast from Utf8 gives), else
-    /// copied.
-    fn views(a: &StringViewArray) -> (std::borrow::Cow<'_, [u8]>, Vec<u32>) {
+    /// The rows of a view array, one after another (NULL rows empty): borrowed from its data
+    /// buffer when the views already lie there back to back in row order (what a cast from
+    /// Utf8 gives), else copied. `None` past 4 GiB of text (u32 offsets).
+    fn views(a: &StringViewArray) -> Option<(std::borrow::Cow<'_, [u8]>, Vec<u32>)> {
         if let Some((data, offsets)) = contiguous_views(a) {
-            return (std::borrow::Cow::Borrowed(data), offsets);
+            return Some((std::borrow::Cow::Borrowed(data), offsets));
         }
         let total: usize = a.lengths().map(|l| l as usize).sum();
+        if total > u32::MAX as usize {
+            return None;
+        }
         let mut data = Vec::with_capacity(total);
         let mut offsets = Vec::with_capacity(a.len() + 1);
         offsets.push(0u32);
         for i in 0..a.len() {
-            // SAFETY: `i < a.len()`.
-            data.extend_from_slice(unsafe { a.value_unchecked(i) }.as_bytes());
+            if a.is_valid(i) {
+                // SAFETY: `i < a.len()`.
+                data.extend_from_slice(unsafe { a.value_unchecked(i) }.as_bytes());
+            }
             offsets.push(data.len() as u32);
         }
-        (std::borrow::Cow::Owned(data), offsets)
+        Some((std::borrow::Cow::Owned(data), offsets))
     }
 
     /// A string array's rows, lowered (ASCII) into one buffer; `None` for other types.
@@ -266,7 +271,7 @@ impl GatheredRows {
                 lower_contiguous(a.value_data(), offsets)
             }
             DataType::Utf8View => {
-                let (data, offsets) = GatheredRows::views(array.as_string_view());
+                let (data, offsets) = GatheredRows::views(array.as_string_view())?;
                 lower_contiguous(&data, &offsets)
             }
             _ => return None,
@@ -285,8 +290,13 @@ fn contiguous_views(a: &StringViewArray) -> Option<(&[u8], Vec<u32>)> {
     let mut offsets = Vec::with_capacity(views.len() + 1);
     offsets.push(0u32);
     let (mut start, mut end): (Option<usize>, usize) = (None, 0);
-    for &view in views.iter() {
-        let len = view as u32 as usize;
+    for (i, &view) in views.iter().enumerate() {
+        // A NULL row's view is not read: the row is empty here.
+        let len = if a.is_valid(i) {
+            view as u32 as usize
+        } else {
+            0
+        };
         if len > 0 {
             if len <= 12 {
                 return None;
@@ -305,6 +315,9 @@ fn contiguous_views(a: &StringViewArray) -> Option<(&[u8], Vec<u32>)> {
         offsets.push((end - start.unwrap_or(0)) as u32);
     }
     let start = start.unwrap_or(0);
+    if end - start > u32::MAX as usize {
+        return None;
+    }
     let data = buffer.as_slice().get(start..end)?;
     Some((data, offsets))
 }
@@ -459,6 +472,32 @@ mod tests {
         // Short rows live in their views: no stretch of the buffer holds them.
         let short = StringViewArray::from(vec!["https://www.xiaomi.com/1", "mi.com"]);
         assert!(contiguous_views(&short).is_none());
+    }
+
+    #[test]
+    fn null_rows_views_are_never_read() {
+        use arrow::buffer::{Buffer, NullBuffer, ScalarBuffer};
+        let text = b"https://www.example.com/x";
+        let view = |len: u32, offset: u32| {
+            let prefix = u32::from_le_bytes([text[0], text[1], text[2], text[3]]);
+            len as u128 | (prefix as u128) << 32 | (offset as u128) << 96
+        };
+        // Row 1 is NULL and its view points far past the buffer's end.
+        let views = ScalarBuffer::from(vec![view(text.len() as u32, 0), view(1000, 5)]);
+        let nulls = NullBuffer::from(vec![true, false]);
+        // SAFETY: the valid row's view is right; views of NULL rows need not be.
+        let a = unsafe {
+            StringViewArray::new_unchecked(views, vec![Buffer::from(text.to_vec())], Some(nulls))
+        };
+        for (pattern, ci) in [
+            ("%example%", false),
+            ("https:%", false),
+            ("%EXAMPLE%", true),
+        ] {
+            let m = LikeMatcher::new(pattern, false, ci).unwrap();
+            let got: Vec<Option<bool>> = m.evaluate(&a).unwrap().iter().collect();
+            assert_eq!(got, vec![Some(true), None], "{pattern}");
+        }
     }
 
     #[test]

@@ -385,3 +385,58 @@ async fn loads_fail_fast_when_compaction_cannot_keep_up() {
     );
     c.disconnect().await.unwrap();
 }
+
+#[tokio::test]
+async fn one_large_load_of_overlapping_segments_is_sorted_once_loads_stop() {
+    // A segment is flushed once 500 rows are buffered (each 8192-row batch of the INSERT):
+    // one INSERT writes one rowset of several segments whose keys overlap, which an
+    // Aggregate table would otherwise merge on every read.
+    let server = TestServer::start_with_config("write_buffer_rows = 500\n").await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE ov").await;
+    exec(
+        &mut c,
+        "CREATE TABLE ov.agg (k INT, n BIGINT SUM) AGGREGATE KEY(k) \
+         DISTRIBUTED BY HASH(k) BUCKETS 1",
+    )
+    .await;
+    exec(
+        &mut c,
+        "INSERT INTO ov.agg SELECT CAST(v % 100 AS INT), 1 FROM generate_series(1, 50000) AS g(v)",
+    )
+    .await;
+    let tablets = rows(&mut c, "SHOW TABLETS FROM ov.agg").await;
+    assert_eq!(num(&tablets[0][4]), 1, "one rowset: {tablets:?}");
+    assert!(num(&tablets[0][5]) > 1, "several segments: {tablets:?}");
+    let expect: Vec<Vec<Option<String>>> = (0..100)
+        .map(|k| vec![s(&k.to_string()), s("500")])
+        .collect();
+    assert_eq!(
+        rows(&mut c, "SELECT k, n FROM ov.agg ORDER BY k").await,
+        expect
+    );
+    // The quiet tablet's rowset is rewritten into one sorted, aggregated segment.
+    let deadline = std::time::Instant::now() + SETTLE;
+    loop {
+        let tablets = rows(&mut c, "SHOW TABLETS FROM ov.agg").await;
+        if num(&tablets[0][5]) == 1 {
+            assert_eq!(num(&tablets[0][4]), 1, "{tablets:?}");
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "not compacted: {tablets:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let plan = rows(&mut c, "EXPLAIN SELECT * FROM ov.agg").await;
+    let text: Vec<String> = plan.iter().filter_map(|r| r[1].clone()).collect();
+    assert!(
+        text.iter().any(|l| l.contains("merge-on-read tablets=0")),
+        "{text:?}"
+    );
+    assert_eq!(
+        rows(&mut c, "SELECT k, n FROM ov.agg ORDER BY k").await,
+        expect
+    );
+}

@@ -118,6 +118,11 @@ pub fn rowset_stats(tablet: &TabletMeta) -> Vec<RowsetStats> {
                 .map(|b| b.deleted_rows)
                 .sum(),
             created_ms: r.created_ms,
+            overlapping_segments: if r.segments_overlap {
+                r.segments.len()
+            } else {
+                0
+            },
         })
         .collect()
 }

@@ -4,7 +4,9 @@
 //! `tier_ratio` times larger). A run of at least `min_run` adjacent rowsets of one tier is merged
 //! (cheap merges of similar sizes, so each byte is rewritten about log(size) times). A tablet that
 //! has seen no new rowset for `quiet_ms` merges runs of two or more, so a burst of small loads
-//! settles into one rowset per tier. A tablet with more than `force_rowsets` rowsets merges the
+//! settles into one rowset per tier; a quiet tablet also rewrites alone a rowset whose segments
+//! overlap (one large load cut into several unsorted-between-them segments), so Aggregate and
+//! Unique tables are not merged on every read. A tablet with more than `force_rowsets` rowsets merges the
 //! cheapest window whatever the tiers, so the version count stays bounded. A Unique-key rowset
 //! with at least `deleted_ratio` of its rows deleted is rewritten alone to drop them.
 //!
@@ -18,6 +20,8 @@ pub struct RowsetStats {
     pub rows: u64,
     pub deleted_rows: u64,
     pub created_ms: i64,
+    /// Segments whose key ranges may overlap (0 when they are disjoint, as after compaction).
+    pub overlapping_segments: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -79,6 +83,8 @@ pub enum Reason {
     Forced,
     /// One rowset with many deleted rows.
     Deletes,
+    /// One rowset of overlapping segments, on a quiet tablet.
+    Overlap,
 }
 
 impl Reason {
@@ -88,6 +94,7 @@ impl Reason {
             Reason::Quiet => "quiet",
             Reason::Forced => "too many rowsets",
             Reason::Deletes => "deleted rows",
+            Reason::Overlap => "overlapping segments",
         }
     }
 }
@@ -153,7 +160,7 @@ impl CompactionPolicy {
             return best;
         }
         // A rowset mostly made of deleted rows is rewritten alone.
-        rowsets
+        let deletes = rowsets
             .iter()
             .enumerate()
             .filter(|(_, r)| {
@@ -167,6 +174,21 @@ impl CompactionPolicy {
                 end: i + 1,
                 reason: Reason::Deletes,
                 score: r.deleted_rows.min(1 << 20) / 1024 + 1,
+            });
+        if deletes.is_some() || !quiet {
+            return deletes;
+        }
+        // Once loads stop, a rowset of overlapping segments is sorted into disjoint ones.
+        rowsets
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.overlapping_segments > 1 && r.bytes <= self.max_input_bytes)
+            .max_by_key(|(_, r)| r.overlapping_segments)
+            .map(|(i, r)| Pick {
+                start: i,
+                end: i + 1,
+                reason: Reason::Overlap,
+                score: r.overlapping_segments as u64,
             })
     }
 
@@ -220,6 +242,7 @@ mod tests {
             rows: bytes / 100,
             deleted_rows: 0,
             created_ms,
+            overlapping_segments: 0,
         }
     }
 
@@ -272,6 +295,23 @@ mod tests {
         // One rowset per tier is settled.
         assert_eq!(p.pick(&busy(&[100 * MB, 2000]), 1 << 40), None);
         assert_eq!(p.pick(&busy(&[2000]), 1 << 40), None);
+    }
+
+    #[test]
+    fn a_quiet_tablet_sorts_a_rowset_of_overlapping_segments() {
+        let p = CompactionPolicy::default();
+        let mut rowsets = busy(&[30 * MB, 100 * MB]);
+        rowsets[0].overlapping_segments = 10;
+        // Not while loads come in.
+        assert_eq!(p.pick(&rowsets, NOW), None);
+        let pick = p.pick(&rowsets, 10_000 + p.quiet_ms).unwrap();
+        assert_eq!((pick.start, pick.end, pick.reason), (0, 1, Reason::Overlap));
+        // Disjoint segments, or a rowset over the memory bound, stay.
+        rowsets[0].overlapping_segments = 0;
+        assert_eq!(p.pick(&rowsets, 1 << 40), None);
+        let mut big = busy(&[300 * MB]);
+        big[0].overlapping_segments = 3;
+        assert_eq!(p.pick(&big, 1 << 40), None);
     }
 
     #[test]

@@ -152,6 +152,10 @@ async fn equal_leading_keys_and_a_range_on_the_next_give_one_run() {
             "e IN (2, 4) AND d IN ('2024-06-05', '2024-06-20') AND g IN (0, 2)",
             "e + 0 IN (2, 4) AND d + INTERVAL 0 DAY IN ('2024-06-05', '2024-06-20') AND g + 0 IN (0, 2)",
         ),
+        (
+            "(e = 6 OR e = 2) AND d >= '2024-06-28'",
+            "(e + 0 = 6 OR e + 0 = 2) AND d + INTERVAL 0 DAY >= '2024-06-28'",
+        ),
         // No such e: nothing.
         (
             "e = 9 AND d = '2024-06-05'",

@@ -175,6 +175,17 @@ fn collect(e: &dyn PhysicalExpr, keys: &[KeyColumn<'_>], bounds: &mut [Bounds]) 
         collect(b.right().as_ref(), keys, bounds);
         return;
     }
+    if *b.op() == Operator::Or {
+        // `k = 1 OR k = 2 ..` (how DataFusion spells a short IN list): points.
+        let mut values = Vec::new();
+        let Some(name) = equalities_on_one_column(e, &mut values) else {
+            return;
+        };
+        if let Some(k) = keys.iter().position(|k| k.name == name) {
+            set_points(&mut bounds[k], &keys[k], values);
+        }
+        return;
+    }
     let (name, op, value) = match (column_name(b.left()), literal(b.right())) {
         (Some(name), Some(v)) => (name, *b.op(), v),
         _ => match (literal(b.left()), column_name(b.right())) {
@@ -227,15 +238,53 @@ fn collect_in_list(list: &InListExpr, keys: &[KeyColumn<'_>], bounds: &mut [Boun
     let mut values = Vec::with_capacity(list.list().len());
     for item in list.list() {
         match literal(item) {
-            // A NULL in the list matches nothing: the other values still bound the rows.
-            Some(v) if v.is_null() => {}
-            Some(v) if usable(&v, &keys[k]) => values.push(v),
-            _ => return,
+            Some(v) => values.push(v),
+            None => return,
         }
     }
+    set_points(&mut bounds[k], &keys[k], values);
+}
+
+/// The column and values of `c = v1 OR c = v2 ..` (any nesting of OR), if that is all `e` is.
+fn equalities_on_one_column<'a>(
+    e: &'a dyn PhysicalExpr,
+    values: &mut Vec<ScalarValue>,
+) -> Option<&'a str> {
+    let b = (e as &dyn Any).downcast_ref::<BinaryExpr>()?;
+    match b.op() {
+        Operator::Or => {
+            let left = equalities_on_one_column(b.left().as_ref(), values)?;
+            let right = equalities_on_one_column(b.right().as_ref(), values)?;
+            (left == right).then_some(left)
+        }
+        Operator::Eq => {
+            let (name, value) = match (column_name(b.left()), literal(b.right())) {
+                (Some(n), Some(v)) => (n, v),
+                _ => (column_name(b.right())?, literal(b.left())?),
+            };
+            values.push(value);
+            Some(name)
+        }
+        _ => None,
+    }
+}
+
+/// Bounds column `key` to `values` (an IN list or ORed equalities).
+fn set_points(range: &mut Bounds, key: &KeyColumn<'_>, values: Vec<ScalarValue>) {
+    let mut kept = Vec::with_capacity(values.len());
+    for v in values {
+        // A NULL matches nothing: the other values still bound the rows.
+        if v.is_null() {
+            continue;
+        }
+        if !usable(&v, key) {
+            return;
+        }
+        kept.push(v);
+    }
+    let mut values = kept;
     values.sort_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal));
     values.dedup();
-    let range = &mut bounds[k];
     if range.equal || values.is_empty() {
         return;
     }
@@ -332,7 +381,8 @@ mod tests {
             ),
         );
         assert_eq!(range_of(between, &keys), Some(vec![2..6]));
-        // Other columns, other operators, OR, and literals of another type give no range.
+        // Other columns, other operators, an OR that is not equalities on the key, and literals
+        // of another type give no range.
         assert_eq!(
             range_of(
                 bin(col("v", &schema).unwrap(), Operator::Eq, lit(3i32)),
@@ -345,7 +395,7 @@ mod tests {
         let or = bin(
             bin(k(), Operator::Eq, lit(1i32)),
             Operator::Or,
-            bin(k(), Operator::Eq, lit(7i32)),
+            bin(k(), Operator::Gt, lit(7i32)),
         );
         assert_eq!(range_of(or, &keys), None);
     }
@@ -414,6 +464,23 @@ mod tests {
         );
         assert_eq!(run(both), Some(vec![3..5]));
         assert_eq!(run(list(&[1], true)), None);
+        // ORed equalities on one column (DataFusion's form of a short IN list) are points too.
+        let or = bin(
+            bin(c("a"), Operator::Eq, lit(4i32)),
+            Operator::Or,
+            bin(
+                bin(lit(1i32), Operator::Eq, c("a")),
+                Operator::Or,
+                bin(c("a"), Operator::Eq, lit(3i32)),
+            ),
+        );
+        assert_eq!(run(or), Some(vec![1..3, 5..8]));
+        let mixed = bin(
+            bin(c("a"), Operator::Eq, lit(4i32)),
+            Operator::Or,
+            bin(c("b"), Operator::Eq, lit(1i32)),
+        );
+        assert_eq!(run(mixed), None);
         // A long list bounds by its least and greatest values.
         let many: Vec<i32> = (2..2 + MAX_POINTS as i32 + 1).collect();
         assert_eq!(run(list(&many, false)), Some(vec![3..8]));

@@ -6,6 +6,15 @@ use crate::harness::*;
 use mysql_async::prelude::Queryable;
 use std::process::Command;
 
+/// The first column of every row `sql` returns (none NULL).
+async fn first_column(c: &mut mysql_async::Conn, sql: &str) -> Vec<String> {
+    rows(c, sql)
+        .await
+        .into_iter()
+        .map(|r| r[0].clone().expect("a value"))
+        .collect()
+}
+
 /// Stream Load of `body` into `db.table` with `headers`; returns the JSON reply.
 fn stream_load(
     server: &TestServer,
@@ -368,12 +377,7 @@ async fn like_shapes_agree_with_their_meaning_inside_and_outside_filters() {
         ),
     ] {
         let sql = format!("SELECT k FROM ev WHERE {cond} ORDER BY k");
-        let got: Vec<String> = rows(&mut c, &sql)
-            .await
-            .into_iter()
-            .map(|r| r[0].clone().unwrap())
-            .collect();
-        assert_eq!(got, expect, "{sql}");
+        assert_eq!(first_column(&mut c, &sql).await, expect, "{sql}");
     }
     // In a projection: NULL stays NULL.
     let got = rows(
@@ -428,12 +432,7 @@ async fn ilike_and_key_filters_on_merged_tablets() {
             vec!["2", "5"],
         ),
     ] {
-        let got: Vec<String> = rows(&mut c, sql)
-            .await
-            .into_iter()
-            .map(|r| r[0].clone().unwrap())
-            .collect();
-        assert_eq!(got, expect, "{sql}");
+        assert_eq!(first_column(&mut c, sql).await, expect, "{sql}");
     }
     assert_eq!(
         rows(

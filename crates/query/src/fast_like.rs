@@ -123,7 +123,6 @@ fn rewrite_expr(expr: Arc<dyn PhysicalExpr>) -> Result<Transformed<Arc<dyn Physi
         };
         Ok(Transformed::yes(Arc::new(FastLikeExpr {
             matcher: Arc::new(matcher),
-            pattern_text: p.clone(),
             pattern: like.pattern().clone(),
             expr: like.expr().clone(),
             negated: like.negated(),
@@ -136,7 +135,6 @@ fn rewrite_expr(expr: Arc<dyn PhysicalExpr>) -> Result<Transformed<Arc<dyn Physi
 #[derive(Debug)]
 pub(crate) struct FastLikeExpr {
     matcher: Arc<LikeMatcher>,
-    pattern_text: String,
     /// The pattern literal, in the type DataFusion coerced it to (for the fallback).
     pattern: Arc<dyn PhysicalExpr>,
     expr: Arc<dyn PhysicalExpr>,
@@ -166,7 +164,7 @@ impl FastLikeExpr {
 
 impl PartialEq for FastLikeExpr {
     fn eq(&self, other: &Self) -> bool {
-        self.pattern_text == other.pattern_text
+        self.pattern.eq(&other.pattern)
             && self.negated == other.negated
             && self.case_insensitive == other.case_insensitive
             && self.expr.eq(&other.expr)
@@ -177,7 +175,7 @@ impl Eq for FastLikeExpr {}
 
 impl Hash for FastLikeExpr {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        self.pattern_text.hash(state);
+        self.pattern.hash(state);
         self.negated.hash(state);
         self.case_insensitive.hash(state);
         self.expr.hash(state);
@@ -226,7 +224,6 @@ impl PhysicalExpr for FastLikeExpr {
         })?;
         Ok(Arc::new(FastLikeExpr {
             matcher: self.matcher.clone(),
-            pattern_text: self.pattern_text.clone(),
             pattern: self.pattern.clone(),
             expr,
             negated: self.negated,

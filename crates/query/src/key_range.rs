@@ -318,13 +318,23 @@ mod tests {
     use datafusion::physical_expr::expressions::{col, in_list, lit};
 
     fn range_of(pred: Arc<dyn PhysicalExpr>, keys: &Int32Array) -> Option<Vec<Range<usize>>> {
-        let key = KeyColumn {
-            name: "k",
-            data_type: &DataType::Int32,
-            position: 0,
-        };
         let columns: Vec<ArrayRef> = vec![Arc::new(keys.clone())];
-        KeyRange::from_predicate(&pred, &[key]).map(|r| r.rows(&columns).unwrap())
+        KeyRange::from_predicate(&pred, &int_keys(&[("k", 0)])).map(|r| r.rows(&columns).unwrap())
+    }
+
+    fn ints(values: &[Option<i32>]) -> Int32Array {
+        Int32Array::from(values.to_vec())
+    }
+
+    /// Int32 key columns: (name, place in the scanned columns), in sort-key order.
+    fn int_keys<'a>(keys: &[(&'a str, usize)]) -> Vec<KeyColumn<'a>> {
+        keys.iter()
+            .map(|&(name, position)| KeyColumn {
+                name,
+                data_type: &DataType::Int32,
+                position,
+            })
+            .collect()
     }
 
     fn bin(
@@ -342,15 +352,7 @@ mod tests {
             Field::new("v", DataType::Int32, true),
         ]);
         let k = || col("k", &schema).unwrap();
-        let keys = Int32Array::from(vec![
-            None,
-            None,
-            Some(1),
-            Some(3),
-            Some(3),
-            Some(3),
-            Some(7),
-        ]);
+        let keys = ints(&[None, None, Some(1), Some(3), Some(3), Some(3), Some(7)]);
         assert_eq!(
             range_of(bin(k(), Operator::Eq, lit(3i32)), &keys),
             Some(vec![3..6])
@@ -407,7 +409,7 @@ mod tests {
             Field::new("b", DataType::Int32, true),
         ]);
         let c = |n: &str| col(n, &schema).unwrap();
-        let a = Int32Array::from(vec![
+        let a = ints(&[
             None,
             Some(1),
             Some(1),
@@ -417,7 +419,7 @@ mod tests {
             Some(4),
             Some(4),
         ]);
-        let b = Int32Array::from(vec![
+        let b = ints(&[
             Some(0),
             Some(5),
             Some(6),
@@ -428,18 +430,7 @@ mod tests {
             Some(8),
         ]);
         let columns: Vec<ArrayRef> = vec![Arc::new(a), Arc::new(b)];
-        let keys = [
-            KeyColumn {
-                name: "a",
-                data_type: &DataType::Int32,
-                position: 0,
-            },
-            KeyColumn {
-                name: "b",
-                data_type: &DataType::Int32,
-                position: 1,
-            },
-        ];
+        let keys = int_keys(&[("a", 0), ("b", 1)]);
         let run = |pred: Arc<dyn PhysicalExpr>| {
             KeyRange::from_predicate(&pred, &keys).map(|r| r.rows(&columns).unwrap())
         };
@@ -495,7 +486,7 @@ mod tests {
         ]);
         let c = |n: &str| col(n, &schema).unwrap();
         // Sorted by (a, b, c), nulls first per column. The scan reads them as (c, b, a).
-        let a = Int32Array::from(vec![
+        let a = ints(&[
             None,
             Some(1),
             Some(1),
@@ -506,7 +497,7 @@ mod tests {
             Some(2),
             Some(3),
         ]);
-        let b = Int32Array::from(vec![
+        let b = ints(&[
             Some(9),
             Some(5),
             Some(6),
@@ -517,7 +508,7 @@ mod tests {
             Some(8),
             Some(0),
         ]);
-        let cc = Int32Array::from(vec![
+        let cc = ints(&[
             Some(0),
             Some(0),
             Some(0),
@@ -529,23 +520,7 @@ mod tests {
             Some(0),
         ]);
         let columns: Vec<ArrayRef> = vec![Arc::new(cc), Arc::new(b), Arc::new(a)];
-        let keys = [
-            KeyColumn {
-                name: "a",
-                data_type: &DataType::Int32,
-                position: 2,
-            },
-            KeyColumn {
-                name: "b",
-                data_type: &DataType::Int32,
-                position: 1,
-            },
-            KeyColumn {
-                name: "c",
-                data_type: &DataType::Int32,
-                position: 0,
-            },
-        ];
+        let keys = int_keys(&[("a", 2), ("b", 1), ("c", 0)]);
         let run = |pred: Arc<dyn PhysicalExpr>| {
             KeyRange::from_predicate(&pred, &keys).map(|r| r.rows(&columns).unwrap())
         };

@@ -186,67 +186,6 @@ async fn sketch_columns_reject_what_they_cannot_hold() {
 }
 
 #[tokio::test]
-async fn doris_statistics_and_distinct_counts() {
-    let server = TestServer::start().await;
-    let mut c = server.connect().await;
-    exec(&mut c, "CREATE DATABASE ab").await;
-    exec(&mut c, "USE ab").await;
-    exec(
-        &mut c,
-        "CREATE TABLE ev (g INT, u BIGINT, x DOUBLE, y DOUBLE) DUPLICATE KEY(g) \
-         DISTRIBUTED BY HASH(u) BUCKETS 3",
-    )
-    .await;
-    exec(
-        &mut c,
-        "INSERT INTO ev VALUES (1, 1, 1, 2), (1, 2, 2, 4), (1, 2, 3, 7), (1, 3, 4, 8), \
-         (2, 1, 10, 1), (2, 1, 20, 1), (2, NULL, NULL, 5)",
-    )
-    .await;
-    // Doris: variance and stddev are the population forms; *_samp the sample ones.
-    assert_eq!(
-        rows(
-            &mut c,
-            "SELECT g, ROUND(variance(x), 6), ROUND(var_samp(x), 6), ROUND(stddev(x), 6), \
-             ROUND(stddev_samp(x), 6), ROUND(covar_pop(x, y), 6), ROUND(covar_samp(x, y), 6), \
-             ROUND(corr(x, y), 6) FROM ev WHERE g = 1 GROUP BY g"
-        )
-        .await,
-        vec![vec![
-            s("1"),
-            s("1.25"),
-            s("1.666667"),
-            s("1.118034"),
-            s("1.290994"),
-            s("2.625"),
-            s("3.5"),
-            s("0.984495"),
-        ]]
-    );
-    assert_eq!(
-        rows(
-            &mut c,
-            "SELECT percentile(x, 0.5), percentile(x, 0.25) FROM ev WHERE g = 1"
-        )
-        .await,
-        vec![vec![s("2.5"), s("1.75")]]
-    );
-    // Several distinct counts in one query, grouped, and their bitmap and HLL forms agree.
-    assert_eq!(
-        rows(
-            &mut c,
-            "SELECT g, COUNT(DISTINCT u), COUNT(DISTINCT x), bitmap_union_count(to_bitmap(u)), \
-             ndv(u) FROM ev GROUP BY g ORDER BY g"
-        )
-        .await,
-        vec![
-            vec![s("1"), s("3"), s("4"), s("3"), s("3")],
-            vec![s("2"), s("1"), s("2"), s("1"), s("1")],
-        ]
-    );
-}
-
-#[tokio::test]
 async fn query_profiles_show_each_operator() {
     let server = TestServer::start().await;
     let mut c = server.connect().await;

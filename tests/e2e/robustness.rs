@@ -25,69 +25,6 @@ async fn deep_expressions_do_not_crash_the_server() {
 }
 
 #[tokio::test]
-async fn values_are_checked_against_column_types() {
-    let server = TestServer::start().await;
-    let mut c = server.connect().await;
-    exec(&mut c, "CREATE DATABASE r").await;
-    exec(&mut c, "USE r").await;
-    exec(
-        &mut c,
-        "CREATE TABLE t (k INT, name VARCHAR(3), at DATETIME) DISTRIBUTED BY HASH(k) BUCKETS 1",
-    )
-    .await;
-    assert_eq!(
-        code(
-            c.query_drop("INSERT INTO t VALUES (1, 'abcd', NULL)")
-                .await
-                .unwrap_err()
-        ),
-        1406
-    );
-    exec(
-        &mut c,
-        "INSERT INTO t VALUES (1, 'abc', '2024-01-01 10:00:00.123456')",
-    )
-    .await;
-    assert_eq!(
-        rows(&mut c, "SELECT at FROM t WHERE at = '2024-01-01 10:00:00'").await,
-        vec![vec![s("2024-01-01 10:00:00")]]
-    );
-    // Aggregate SUM that overflows its column type fails the load instead of wrapping.
-    exec(
-        &mut c,
-        "CREATE TABLE a (k INT, v INT SUM) AGGREGATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1",
-    )
-    .await;
-    exec(&mut c, "INSERT INTO a VALUES (1, 2147483647)").await;
-    exec(&mut c, "INSERT INTO a VALUES (2, 1)").await;
-    // COUNT(*) over tablets merged on read.
-    assert_eq!(rows(&mut c, "SELECT COUNT(*) FROM a").await[0][0], s("2"));
-    assert!(c
-        .query_drop("INSERT INTO a VALUES (1, 1), (1, 1)")
-        .await
-        .is_ok());
-    // Overflow across loads shows up only when rows merge on read; reads never fail for it.
-    assert!(c.query_drop("SELECT v FROM a WHERE k = 1").await.is_ok());
-    assert!(c
-        .query_drop("INSERT INTO a VALUES (3, 2147483647), (3, 1)")
-        .await
-        .is_err());
-    assert_eq!(
-        rows(&mut c, "SELECT COUNT(*) FROM a WHERE k = 3").await[0][0],
-        s("0")
-    );
-    // Statements drivers and tools send.
-    exec(
-        &mut c,
-        "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
-    )
-    .await;
-    assert!(rows(&mut c, "SHOW WARNINGS").await.is_empty());
-    assert!(!rows(&mut c, "SHOW COLLATION").await.is_empty());
-    c.disconnect().await.unwrap();
-}
-
-#[tokio::test]
 async fn unauthenticated_clients_cannot_send_huge_packets() {
     let server = TestServer::start().await;
     let mut sock = std::net::TcpStream::connect(("127.0.0.1", server.mysql_port)).unwrap();
@@ -138,8 +75,9 @@ async fn a_client_that_goes_away_cancels_its_query() {
     c.disconnect().await.unwrap();
 }
 
+/// LARGEINT keys hash to one bucket like any other key (values are in tests/sql/types).
 #[tokio::test]
-async fn largeint_covers_the_128_bit_range() {
+async fn largeint_keys_prune_buckets() {
     let server = TestServer::start().await;
     let mut c = server.connect().await;
     exec(&mut c, "CREATE DATABASE li").await;
@@ -150,24 +88,6 @@ async fn largeint_covers_the_128_bit_range() {
         "INSERT INTO t VALUES (170141183460469231731687303715884105727, 1), (-170141183460469231731687303715884105728, 2), (0, 3)",
     )
     .await;
-    exec(
-        &mut c,
-        "INSERT INTO t VALUES (0, 170141183460469231731687303715884105000)",
-    )
-    .await;
-    let r = rows(
-        &mut c,
-        "SELECT id, v FROM t WHERE id = 170141183460469231731687303715884105727",
-    )
-    .await;
-    assert_eq!(
-        r,
-        vec![vec![s("170141183460469231731687303715884105727"), s("1")]]
-    );
-    assert_eq!(
-        rows(&mut c, "SELECT v FROM t WHERE id = 0").await[0][0],
-        s("170141183460469231731687303715884105003")
-    );
     let plan = rows(
         &mut c,
         "EXPLAIN SELECT * FROM t WHERE id = -170141183460469231731687303715884105728",
@@ -175,10 +95,5 @@ async fn largeint_covers_the_128_bit_range() {
     .await;
     let text: Vec<String> = plan.iter().filter_map(|r| r[1].clone()).collect();
     assert!(text.iter().any(|l| l.contains("tablets=1/4")), "{text:?}");
-    let e = c
-        .query_drop("INSERT INTO t VALUES (170141183460469231731687303715884105728, 1)")
-        .await
-        .unwrap_err();
-    assert_eq!(code(e), 1264);
     c.disconnect().await.unwrap();
 }

@@ -28,7 +28,7 @@ use std::sync::Arc;
 
 /// The physical optimizer rule.
 #[derive(Debug, Default)]
-pub(crate) struct FastLikeRule;
+pub struct FastLikeRule;
 
 impl PhysicalOptimizerRule for FastLikeRule {
     fn optimize(

@@ -3,8 +3,8 @@
 //! Filters on key columns only are applied to each segment before the merge (they select whole
 //! keys), so a selective query merges only the keys it asks for.
 
-use crate::df_error::to_df;
 use basalt_catalog::{TableMeta, TabletMeta};
+use basalt_common::df_error::to_df;
 use basalt_common::BasaltError;
 use basalt_storage::{ReadGuard, StorageEngine};
 use datafusion::arrow::array::{AsArray, BooleanArray, RecordBatch, RecordBatchOptions};

@@ -3,12 +3,12 @@
 //! predicate pushdown, parallel file groups) and merge the others with [`TabletMergeExec`].
 //! What was pruned is reported for EXPLAIN.
 
-use crate::df_error::to_df;
 use crate::merge_exec::TabletMergeExec;
 use crate::provider::BasaltTable;
 use crate::pruning::prune;
 use crate::segment_scan::{SegmentInput, SegmentScanExec, SegmentScanPlan};
 use basalt_catalog::TabletMeta;
+use basalt_common::df_error::to_df;
 use basalt_storage::{delete_bitmap, StorageEngine};
 use datafusion::arrow::array::{BooleanArray, BooleanBufferBuilder};
 use datafusion::arrow::datatypes::SchemaRef;

@@ -5,8 +5,8 @@
 //! Rows hidden by delete bitmaps (Unique keys) are filtered out here; the filters themselves
 //! stay in DataFusion's FilterExec above the scan.
 
-use crate::df_error::to_df;
 use crate::key_range::{KeyColumn, KeyRange};
+use basalt_common::df_error::to_df;
 use basalt_common::BasaltError;
 use basalt_storage::column_cache::{ColumnCache, ColumnKey};
 use basalt_storage::ReadGuard;

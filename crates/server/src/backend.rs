@@ -9,8 +9,8 @@
 use crate::mysql::{verify_native_password, Backend, PreparedStatement, QueryOutput};
 use arrow::datatypes::SchemaRef;
 use basalt_common::{BasaltError, ParamValue};
-use basalt_query::processes::StatementGuard;
-use basalt_query::{BatchStream, Output, QueryEngine, Session};
+use basalt_frontend::processes::StatementGuard;
+use basalt_frontend::{BatchStream, Output, QueryEngine, Session};
 use futures::StreamExt;
 use std::future::Future;
 use std::sync::Arc;

@@ -7,7 +7,7 @@
 use crate::backend::SessionBackend;
 use crate::mysql::{serve_connection, ConnectionOptions};
 use basalt_common::{BasaltError, Result};
-use basalt_query::QueryEngine;
+use basalt_frontend::QueryEngine;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -90,7 +90,7 @@ async fn serve(
     let id = engine.next_connection_id();
     let backend = SessionBackend::new(engine, exec, id);
     let opts = ConnectionOptions {
-        server_version: basalt_query::SERVER_VERSION.to_string(),
+        server_version: basalt_frontend::SERVER_VERSION.to_string(),
         connection_id: id,
         max_packet_size: 64 * 1024 * 1024,
     };

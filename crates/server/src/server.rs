@@ -5,7 +5,7 @@ use crate::protocol_threads::ProtocolThreads;
 use basalt_catalog::Catalog;
 use basalt_common::config::Config;
 use basalt_common::{BasaltError, Result};
-use basalt_query::{LoadDir, QueryEngine};
+use basalt_frontend::{LoadDir, QueryEngine};
 use basalt_storage::{CompactionPolicy, StorageEngine, WriteBufferLimits};
 use std::sync::Arc;
 use std::time::Duration;

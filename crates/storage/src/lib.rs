@@ -6,6 +6,7 @@
 
 pub mod column_cache;
 pub mod compaction;
+pub mod conform;
 pub mod delete_bitmap;
 mod engine;
 mod files;

@@ -5,7 +5,7 @@ mod stream_load;
 
 use axum::routing::{get, put};
 use axum::Router;
-use basalt_query::QueryEngine;
+use basalt_frontend::QueryEngine;
 use std::sync::Arc;
 
 pub use stream_load::StreamLoadLimits;

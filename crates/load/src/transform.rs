@@ -6,18 +6,16 @@
 
 use super::options::{ColumnItem, LoadOptions, MergeType};
 use super::rejects::Rejects;
-use crate::mysql_compat;
-use crate::sink::truncate_datetime;
+use crate::context::LoadExpressions;
 use basalt_catalog::{ColumnDefault, TableMeta};
 use basalt_common::{BasaltError, Result, SqlType};
-use basalt_sql::ast::{SelectItem, SetExpr, Statement};
+use basalt_storage::conform::truncate_datetime;
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, BooleanArray, Decimal256Array, RecordBatch, StringArray,
 };
 use datafusion::arrow::compute::{cast_with_options, concat, filter, CastOptions};
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::common::DFSchema;
-use datafusion::execution::context::SessionState;
 use datafusion::logical_expr::{cast, lit, Expr};
 use datafusion::physical_expr::PhysicalExpr;
 use std::collections::HashMap;
@@ -79,8 +77,9 @@ impl LoadPlan {
         options: &LoadOptions,
         data_names: Vec<String>,
         data_types: Vec<DataType>,
-        state: &SessionState,
+        expressions: &LoadExpressions,
     ) -> Result<LoadPlan> {
+        let state = &expressions.state;
         let table_cols: HashMap<&str, usize> = table
             .columns
             .iter()
@@ -141,7 +140,7 @@ impl LoadPlan {
 
         let compile = |sql: &str, schema: &SchemaRef| -> Result<Arc<dyn PhysicalExpr>> {
             let df_schema = DFSchema::try_from(schema.as_ref().clone()).map_err(plan_err)?;
-            let expr = mysql_expression(sql)?;
+            let expr = (expressions.to_datafusion_sql)(sql)?;
             let logical = state
                 .create_logical_expr(&expr, &df_schema)
                 .map_err(|e| plan_err(format!("cannot use expression '{sql}': {e}")))?;
@@ -497,31 +496,6 @@ impl LoadPlan {
             rejects,
         })
     }
-}
-
-/// Parses one expression with Basalt's MySQL rewrites applied, returned as SQL DataFusion reads.
-fn mysql_expression(sql: &str) -> Result<String> {
-    let text = format!("SELECT {sql}");
-    let mut stmts = basalt_sql::parse_statements(&text)
-        .map_err(|e| plan_err(format!("cannot parse expression '{sql}': {e}")))?;
-    if stmts.len() != 1 {
-        return Err(plan_err(format!("cannot parse expression '{sql}'")));
-    }
-    let stmt = stmts.remove(0);
-    let basalt_sql::Statement::Standard(mut stmt) = stmt else {
-        return Err(plan_err(format!("cannot parse expression '{sql}'")));
-    };
-    mysql_compat::rewrite(&mut stmt);
-    if let Statement::Query(q) = stmt.as_ref() {
-        if let SetExpr::Select(s) = q.body.as_ref() {
-            if let [SelectItem::UnnamedExpr(e)] = s.projection.as_slice() {
-                if s.from.is_empty() {
-                    return Ok(e.to_string());
-                }
-            }
-        }
-    }
-    Err(plan_err(format!("'{sql}' is not a single expression")))
 }
 
 /// Evaluates `expr` over the batch. If that fails (a division by zero or a bad cast in some

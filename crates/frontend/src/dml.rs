@@ -10,9 +10,9 @@
 //!
 //! This module checks the statement and writes the query text; the engine runs it.
 
+use crate::catalog_provider::Services;
 use crate::ddl::database_of;
 use crate::engine::split_name;
-use crate::provider::Services;
 use crate::session::Session;
 use basalt_catalog::{KeysModel, TableId, TableMeta};
 use basalt_common::{BasaltError, Result};

@@ -16,16 +16,12 @@
 //!
 //! The files are read by DataFusion's listing table (streaming, split across partitions).
 //! Doris's `"key" = "value"` arguments are not valid DataFusion table-function arguments (they
-//! are comparisons that the planner would fold to `false`), so [`rewrite_calls`] turns them into
+//! are comparisons that the planner would fold to `false`), so the frontend turns them into
 //! `'key', 'value'` pairs on the parsed statement first.
 
-use crate::df_error::to_df;
 use crate::load_path::LoadDir;
+use basalt_common::df_error::to_df;
 use basalt_common::{BasaltError, Result};
-use basalt_sql::ast::{
-    BinaryOperator, Expr as SqlExpr, FunctionArg, FunctionArgExpr, FunctionArgOperator, Ident,
-    ObjectName, Statement, TableFactor, Value, VisitMut, VisitorMut,
-};
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::catalog::{Session as DfSession, TableFunctionArgs, TableFunctionImpl};
 use datafusion::common::{Column, ScalarValue};
@@ -41,109 +37,16 @@ use datafusion::datasource::{provider_as_source, TableProvider, ViewTable};
 use datafusion::logical_expr::{lit, Expr, LogicalPlanBuilder};
 use datafusion::object_store::ObjectStoreExt;
 use std::collections::BTreeMap;
-use std::ops::ControlFlow;
 use std::sync::Arc;
 
 /// The table function's name.
 pub const NAME: &str = "local";
 
-fn wrong(message: impl Into<String>) -> BasaltError {
+/// Error 1210 for a bad `local()` call.
+pub fn wrong(message: impl Into<String>) -> BasaltError {
     BasaltError::WrongArguments {
         function: NAME.into(),
         message: message.into(),
-    }
-}
-
-/// Rewrites every `local("k" = "v", ...)` in `stmt` into `local('k', 'v', ...)`, which
-/// DataFusion passes to [`LocalFunction`] unchanged. Arguments that are not `key = value`
-/// are refused here with a message saying so.
-pub fn rewrite_calls(stmt: &mut Statement) -> Result<()> {
-    struct Rewriter;
-    impl VisitorMut for Rewriter {
-        type Break = BasaltError;
-        fn pre_visit_table_factor(&mut self, t: &mut TableFactor) -> ControlFlow<BasaltError> {
-            if let TableFactor::Table {
-                name,
-                args: Some(args),
-                ..
-            } = t
-            {
-                let is_local = matches!(name.0.as_slice(), [part]
-                    if part.as_ident().is_some_and(|i| i.value.eq_ignore_ascii_case(NAME)));
-                if is_local {
-                    *name = ObjectName::from(vec![Ident::new(NAME)]);
-                    let mut pairs = Vec::with_capacity(args.args.len() * 2);
-                    for arg in &args.args {
-                        match key_value(arg) {
-                            Ok((k, v)) => {
-                                pairs.push(string_arg(k));
-                                pairs.push(string_arg(v));
-                            }
-                            Err(e) => return ControlFlow::Break(e),
-                        }
-                    }
-                    args.args = pairs;
-                }
-            }
-            ControlFlow::Continue(())
-        }
-    }
-    match stmt.visit(&mut Rewriter) {
-        ControlFlow::Break(e) => Err(e),
-        ControlFlow::Continue(()) => Ok(()),
-    }
-}
-
-fn string_arg(s: String) -> FunctionArg {
-    FunctionArg::Unnamed(FunctionArgExpr::Expr(SqlExpr::value(
-        Value::SingleQuotedString(s),
-    )))
-}
-
-/// `"k" = "v"` (strings or identifiers on either side; numbers and booleans as values).
-fn key_value(arg: &FunctionArg) -> Result<(String, String)> {
-    let bad = || {
-        wrong(format!(
-            "expected \"key\" = \"value\" properties, got `{arg}`"
-        ))
-    };
-    let (k, v) = match arg {
-        FunctionArg::Unnamed(FunctionArgExpr::Expr(SqlExpr::BinaryOp {
-            left,
-            op: BinaryOperator::Eq,
-            right,
-        })) => (
-            text_of(left).ok_or_else(bad)?,
-            text_of(right).ok_or_else(bad)?,
-        ),
-        FunctionArg::Named {
-            name,
-            arg: FunctionArgExpr::Expr(value),
-            operator: FunctionArgOperator::Equals,
-        } => (name.value.clone(), text_of(value).ok_or_else(bad)?),
-        FunctionArg::ExprNamed {
-            name,
-            arg: FunctionArgExpr::Expr(value),
-            operator: FunctionArgOperator::Equals,
-        } => (
-            text_of(name).ok_or_else(bad)?,
-            text_of(value).ok_or_else(bad)?,
-        ),
-        _ => return Err(bad()),
-    };
-    Ok((k, v))
-}
-
-fn text_of(e: &SqlExpr) -> Option<String> {
-    match e {
-        SqlExpr::Value(v) => match &v.value {
-            Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => Some(s.clone()),
-            Value::Number(n, _) => Some(n.clone()),
-            Value::Boolean(b) => Some(b.to_string()),
-            _ => None,
-        },
-        SqlExpr::Identifier(i) => Some(i.value.clone()),
-        _ => None,
     }
 }
 
@@ -392,7 +295,7 @@ impl LocalFunction {
             .with_listing_options(options)
             .with_schema(schema.clone());
         let table: Arc<dyn TableProvider> =
-            Arc::new(ListingTable::try_new(config).map_err(crate::df_error::from_df)?);
+            Arc::new(ListingTable::try_new(config).map_err(basalt_common::df_error::from_df)?);
         match props.format {
             Format::Csv { .. } => null_marker_view(table, &schema),
             _ => Ok(table),
@@ -436,7 +339,7 @@ fn pairs_of(exprs: &[Expr]) -> Result<Vec<(String, String)>> {
 fn file_url(path: &std::path::Path) -> Result<ListingTableUrl> {
     let url = url::Url::from_file_path(path)
         .map_err(|_| BasaltError::Internal(format!("bad file path {}", path.display())))?;
-    ListingTableUrl::try_new(url, None).map_err(crate::df_error::from_df)
+    ListingTableUrl::try_new(url, None).map_err(basalt_common::df_error::from_df)
 }
 
 /// The files' schema as DataFusion's format infers it (Parquet footers, the first CSV/JSON
@@ -449,7 +352,7 @@ fn infer_schema(
     let store = session
         .runtime_env()
         .object_store(&urls[0])
-        .map_err(crate::df_error::from_df)?;
+        .map_err(basalt_common::df_error::from_df)?;
     let fut = async {
         let mut objects = Vec::with_capacity(urls.len());
         for u in urls {
@@ -465,7 +368,7 @@ fn infer_schema(
         format
             .infer_schema(session, &store, &objects)
             .await
-            .map_err(crate::df_error::from_df)
+            .map_err(basalt_common::df_error::from_df)
     };
     block_on(fut)
 }
@@ -495,49 +398,13 @@ fn null_marker_view(
     let plan = LogicalPlanBuilder::scan(NAME, provider_as_source(table), None)
         .and_then(|b| b.project(exprs))
         .and_then(|b| b.build())
-        .map_err(crate::df_error::from_df)?;
+        .map_err(basalt_common::df_error::from_df)?;
     Ok(Arc::new(ViewTable::new(plan, None)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn rewritten(sql: &str) -> Result<String> {
-        let stmt = basalt_sql::parse_one(sql)?;
-        let basalt_sql::Statement::Standard(mut s) = stmt else {
-            panic!("not a standard statement");
-        };
-        rewrite_calls(&mut s)?;
-        Ok(s.to_string())
-    }
-
-    #[test]
-    fn doris_properties_become_pairs() {
-        let sql = r#"SELECT * FROM local("file_path" = "a/*.csv", "format"="csv", 'column_separator' = ',')"#;
-        let out = rewritten(sql).unwrap();
-        assert!(
-            out.contains("local('file_path', 'a/*.csv', 'format', 'csv', 'column_separator', ',')"),
-            "{out}"
-        );
-        let out = rewritten(
-            r#"INSERT INTO t SELECT c1 FROM LOCAL(`file_path` = "x.parquet", format = parquet) AS f"#,
-        )
-        .unwrap();
-        assert!(
-            out.contains("local('file_path', 'x.parquet', 'format', 'parquet')"),
-            "{out}"
-        );
-        // Only calls are rewritten: a table named local is left alone.
-        assert!(rewritten("SELECT * FROM local")
-            .unwrap()
-            .contains("FROM local"));
-        let e = rewritten(r#"SELECT * FROM local("file_path")"#).unwrap_err();
-        assert_eq!(e.mysql_code(), 1210);
-        assert!(e.to_string().contains("\"key\" = \"value\""), "{e}");
-        let e = rewritten(r#"SELECT * FROM local("a" = 1 + 2)"#).unwrap_err();
-        assert_eq!(e.mysql_code(), 1210);
-    }
 
     fn props(pairs: &[(&str, &str)]) -> Result<Properties> {
         Properties::parse(

@@ -1,18 +1,18 @@
 //! The query engine: creates sessions and executes one statement at a time — queries and INSERT
 //! through DataFusion, everything else through DDL, SET and SHOW handlers.
 
+use crate::catalog_provider::Services;
 use crate::ddl;
-use crate::df_error::from_df;
-use crate::load_path::LoadDir;
 use crate::output::Output;
 use crate::point_query::PointQuery;
 use crate::prepared::PreparedStatement;
-use crate::provider::Services;
 use crate::session::{require_database, Session};
 use crate::show::{self, Col, ResultBuilder};
 use crate::variables::{SessionVariables, VarValue};
 use basalt_catalog::Catalog;
+use basalt_common::df_error::from_df;
 use basalt_common::{BasaltError, ParamValue, Result};
+use basalt_load::LoadDir;
 use basalt_sql::ast::{
     self, Expr as SqlExpr, ObjectName, ShowStatementFilter, ShowStatementFilterPosition, Value,
 };
@@ -42,7 +42,7 @@ pub struct QueryEngine {
     runtime: Arc<RuntimeEnv>,
     target_partitions: usize,
     next_connection_id: AtomicU32,
-    loads: Arc<crate::load::LoadRegistry>,
+    loads: Arc<basalt_load::LoadRegistry>,
     dml_locks: crate::dml::StatementLocks,
 }
 
@@ -135,7 +135,7 @@ impl QueryEngine {
             runtime,
             target_partitions,
             next_connection_id: AtomicU32::new(1),
-            loads: Arc::new(crate::load::LoadRegistry::new(
+            loads: Arc::new(basalt_load::LoadRegistry::new(
                 storage_dir.join("load_errors"),
             )),
             dml_locks: Default::default(),
@@ -155,17 +155,17 @@ impl QueryEngine {
     }
 
     /// Running and recently failed loads, and their error logs.
-    pub fn load_registry(&self) -> &Arc<crate::load::LoadRegistry> {
+    pub fn load_registry(&self) -> &Arc<basalt_load::LoadRegistry> {
         &self.loads
     }
 
     /// Runs one Stream Load (the HTTP side hands over the body as a stream of chunks).
     pub async fn stream_load(
         &self,
-        req: crate::load::StreamLoadRequest,
+        req: basalt_load::StreamLoadRequest,
         body: futures::stream::BoxStream<'static, std::result::Result<bytes::Bytes, String>>,
-    ) -> crate::load::StreamLoadResult {
-        crate::load::stream_load(self, req, body).await
+    ) -> basalt_load::StreamLoadResult {
+        basalt_load::stream_load(self, req, body).await
     }
 
     pub fn next_connection_id(&self) -> u32 {
@@ -1094,7 +1094,7 @@ impl QueryEngine {
             .ok_or_else(|| {
                 BasaltError::UnknownTable(format!("{}.{}", plan.table.database, plan.table.name))
             })?;
-        let deleted = crate::sink::delete_rows(&self.services.storage, table, rows).await?;
+        let deleted = basalt_query::delete_rows(&self.services.storage, table, rows).await?;
         Ok(Output::Ok {
             affected_rows: deleted,
             last_insert_id: 0,
@@ -1142,7 +1142,7 @@ impl QueryEngine {
             )));
         }
         crate::mysql_compat::rewrite(&mut stmt);
-        crate::local_files::rewrite_calls(&mut stmt)?;
+        crate::local_calls::rewrite_calls(&mut stmt)?;
         let mut state = session.ctx.state();
         let plan = state
             .statement_to_plan(DfStatement::Statement(Box::new(stmt)))
@@ -1164,7 +1164,7 @@ impl QueryEngine {
         let group = account.group();
         let permit = account.hold_slot(group.admit().await?);
         if is_insert {
-            session.info.generated_id.store(0, Ordering::Relaxed);
+            session.info.generated_ids.reset();
         }
         state.config_mut().set_extension(account.clone());
         let physical = state.create_physical_plan(&plan).await.map_err(from_df)?;
@@ -1193,7 +1193,7 @@ impl QueryEngine {
                         .map(|a| a.value(0))
                 })
                 .unwrap_or(0);
-            let generated = session.info.generated_id.load(Ordering::Relaxed);
+            let generated = session.info.generated_ids.first();
             if generated != 0 {
                 session.set_last_insert_id(generated);
             }

@@ -4,8 +4,8 @@
 //! read from the row cache or row store. Prepared statements keep the plan, so EXECUTE only binds
 //! values, looks up and encodes.
 
+use crate::catalog_provider::Services;
 use crate::output::Output;
-use crate::provider::Services;
 use basalt_catalog::{KeysModel, TableId, TableMeta};
 use basalt_common::{BasaltError, ParamValue, Result, SqlType};
 use basalt_sql::ast::{

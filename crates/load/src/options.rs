@@ -164,12 +164,12 @@ impl LoadOptions {
                         invalid(format!("jsonpaths must be a JSON array of strings: {e}"))
                     })?;
                     for p in &paths {
-                        crate::load::json::JsonPath::parse(p)?;
+                        crate::json::JsonPath::parse(p)?;
                     }
                     o.jsonpaths = Some(paths);
                 }
                 "json_root" if !value.is_empty() => {
-                    crate::load::json::JsonPath::parse(value)?;
+                    crate::json::JsonPath::parse(value)?;
                     o.json_root = Some(value.to_string());
                 }
                 "merge_type" => {

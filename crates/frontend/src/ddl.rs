@@ -1,8 +1,8 @@
 //! DDL and privilege helpers shared by statement execution: resolving the database a statement
 //! names, dropping databases and tables (catalog first, then files), and admin checks.
 
+use crate::catalog_provider::Services;
 use crate::engine::split_name;
-use crate::provider::Services;
 use crate::session::Session;
 use basalt_common::{BasaltError, Result};
 use basalt_sql::ast::{ObjectName, ObjectType};
@@ -65,7 +65,7 @@ pub fn no_database_hint(services: &Services, e: BasaltError) -> BasaltError {
     match name.split_once('.') {
         Some((db, _)) if db == crate::session::NO_DATABASE => BasaltError::NoDatabaseSelected,
         Some((db, _))
-            if db != crate::provider::INFORMATION_SCHEMA
+            if db != crate::catalog_provider::INFORMATION_SCHEMA
                 && !services.catalog.database_exists(db) =>
         {
             BasaltError::UnknownDatabase(db.to_string())

@@ -3,21 +3,20 @@
 //! `max_filter_ratio`; publish atomically with the label; write the error log; report Doris's
 //! JSON fields.
 
-use super::csv::{CsvSplitter, SplitChunk};
-use super::json::JsonReader;
-use super::options::{LoadFormat, LoadOptions, MergeType};
-use super::registry::LoadRegistry;
-use super::rejects::Rejects;
-use super::source::{decompressed, fill, BodyFrame, BodyReader};
-use super::transform::{LoadPlan, Transformed};
-use crate::engine::QueryEngine;
+use crate::context::{LoadContext, LoadExpressions};
+use crate::csv::{CsvSplitter, SplitChunk};
+use crate::json::JsonReader;
+use crate::options::{LoadFormat, LoadOptions, MergeType};
+use crate::registry::LoadRegistry;
+use crate::rejects::Rejects;
+use crate::source::{decompressed, fill, BodyFrame, BodyReader};
+use crate::transform::{LoadPlan, Transformed};
 use basalt_catalog::{KeysModel, LoadJobRecord, TableMeta};
 use basalt_common::{BasaltError, Result};
 use basalt_storage::LoadWriter;
 use bytes::Bytes;
 use datafusion::arrow::array::{ArrayRef, RecordBatch};
 use datafusion::arrow::datatypes::DataType;
-use datafusion::execution::context::SessionState;
 use futures::stream::BoxStream;
 use futures::StreamExt;
 use serde::Serialize;
@@ -113,7 +112,7 @@ const CANCELLED: u8 = 2;
 
 /// Runs one Stream Load. Never panics on client input; every failure is a `Fail` result.
 pub async fn stream_load(
-    engine: &QueryEngine,
+    context: &dyn LoadContext,
     req: StreamLoadRequest,
     mut body: BoxStream<'static, std::result::Result<Bytes, String>>,
 ) -> StreamLoadResult {
@@ -124,22 +123,23 @@ pub async fn stream_load(
         Ok(o) => o,
         Err(e) => return StreamLoadResult::failed("", e.to_string()),
     };
-    let services = engine.services();
-    let table = match services.catalog.table(&req.database, &req.table) {
+    let catalog = context.catalog();
+    let storage = context.storage();
+    let table = match catalog.table(&req.database, &req.table) {
         Ok(t) => t,
         Err(e) => {
             return StreamLoadResult::failed(options.label.as_deref().unwrap_or(""), e.to_string())
         }
     };
-    let registry = engine.load_registry();
-    let mut writer = services.storage.begin_load(table.clone());
+    let registry = context.load_registry();
+    let mut writer = storage.begin_load(table.clone());
     let txn_id = writer.load_id();
     let label = options
         .label
         .clone()
         .unwrap_or_else(|| format!("basalt_{txn_id}"));
     let database = table.database.clone();
-    if let Some(existing) = services.catalog.load_job(&database, &label) {
+    if let Some(existing) = catalog.load_job(&database, &label) {
         let mut r =
             StreamLoadResult::failed(&label, format!("Label [{label}] has already been used."));
         r.status = "Label Already Exists".into();
@@ -180,8 +180,7 @@ pub async fn stream_load(
             );
         }
     }
-    let session = engine.new_session(0, &req.user, &req.host);
-    let state = session.ctx.state();
+    let expressions = context.expressions(&req.user, &req.host);
     let (tx, rx) = tokio::sync::mpsc::channel::<BodyFrame>(16);
     let body_reader = BodyReader::new(rx);
     let received = body_reader.received.clone();
@@ -197,7 +196,7 @@ pub async fn stream_load(
         table: table.clone(),
         max_body_bytes: req.max_body_bytes,
         options: options.clone(),
-        state,
+        expressions,
         cancel: cancel.clone(),
         phase: phase.clone(),
     };
@@ -428,7 +427,7 @@ struct LoadJob {
     /// decompression too.
     max_body_bytes: u64,
     options: LoadOptions,
-    state: SessionState,
+    expressions: LoadExpressions,
     cancel: Arc<AtomicBool>,
     phase: Arc<AtomicU8>,
 }
@@ -470,7 +469,7 @@ impl LoadJob {
             &self.options,
             names.clone(),
             types,
-            &self.state,
+            &self.expressions,
         )?);
         let parser = match parser {
             Parser::Json(_) => Parser::Json(JsonReader::new(
@@ -698,8 +697,11 @@ impl LoadJob {
         let filled;
         let batch = if self.table.columns.iter().any(|c| c.auto_increment) {
             let catalog = writer.catalog().clone();
-            let (batch, _) =
-                crate::sink::fill_auto_increment(&catalog, &self.table, t.batch.clone())?;
+            let (batch, _) = basalt_storage::conform::fill_auto_increment(
+                &catalog,
+                &self.table,
+                t.batch.clone(),
+            )?;
             filled = RecordBatch::try_new(self.table.arrow_schema(), batch.columns().to_vec())
                 .map_err(|e| BasaltError::Internal(e.to_string()))?;
             &filled

@@ -1,8 +1,8 @@
 //! KILL and SHOW PROCESSLIST over the process list, and the rows of
 //! information_schema.processlist and information_schema.active_queries.
 
+use crate::catalog_provider::Services;
 use crate::output::Output;
-use crate::provider::Services;
 use crate::session::Session;
 use crate::show::{Cell, Col, ResultBuilder};
 use basalt_common::{BasaltError, Result};

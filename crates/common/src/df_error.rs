@@ -2,9 +2,9 @@
 //! errors raised inside DataFusion come back unchanged; DataFusion's own unknown table/column
 //! and parse errors become 1146/1054/1064.
 
-use basalt_common::BasaltError;
-use datafusion::common::SchemaError;
-use datafusion::error::DataFusionError;
+use crate::BasaltError;
+use datafusion_common::DataFusionError;
+use datafusion_common::SchemaError;
 
 /// Wraps a Basalt error for returning through DataFusion APIs.
 pub fn to_df(e: BasaltError) -> DataFusionError {

@@ -1,14 +1,14 @@
 //! One client session: who it is, its current database, its variables, and the DataFusion
 //! context (with Basalt's catalog, session functions and variable providers) its queries run in.
 
-use crate::df_error::to_df;
+use crate::catalog_provider::{BasaltCatalogList, Services};
 use crate::functions::session_functions;
-use crate::local_files::{self, LocalFunction};
 use crate::prepared::PreparedStatements;
-use crate::provider::{BasaltCatalogList, Services};
-use crate::scan::ScanReports;
 use crate::variables::{SessionVariables, VarValue};
+use basalt_common::df_error::to_df;
 use basalt_common::BasaltError;
+use basalt_load::local_files::{self, LocalFunction};
+use basalt_query::ScanReports;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::ScalarValue;
 use datafusion::config::ConfigOptions;
@@ -31,8 +31,8 @@ pub struct SessionInfo {
     pub host: String,
     database: RwLock<Option<String>>,
     last_insert_id: AtomicU64,
-    /// The first AUTO_INCREMENT value the running INSERT generated (0: none yet).
-    pub(crate) generated_id: AtomicU64,
+    /// The first AUTO_INCREMENT value the running INSERT generated.
+    pub(crate) generated_ids: Arc<basalt_query::GeneratedIds>,
     pub vars: RwLock<SessionVariables>,
 }
 
@@ -102,7 +102,7 @@ impl Session {
             host: host.to_string(),
             database: RwLock::new(None),
             last_insert_id: AtomicU64::new(0),
-            generated_id: AtomicU64::new(0),
+            generated_ids: Default::default(),
             vars: RwLock::new(vars),
         });
         let load_dir = services.load_dir.clone();
@@ -132,7 +132,7 @@ impl Session {
             .with_runtime_env(runtime)
             .with_default_features()
             .with_catalog_list(catalog_list)
-            .with_physical_optimizer_rule(Arc::new(crate::fast_like::FastLikeRule))
+            .with_physical_optimizer_rule(Arc::new(basalt_query::FastLikeRule))
             .build();
         let initial_options = state.config().options().as_ref().clone();
         let ctx = SessionContext::new_with_state(state);

@@ -3,7 +3,7 @@
 //! workload_groups, workload_group_resource_usage, workload_policy, processlist,
 //! active_queries.
 
-use crate::provider::Services;
+use crate::catalog_provider::Services;
 use crate::session::SessionInfo;
 use crate::show::{Col, ResultBuilder};
 use async_trait::async_trait;

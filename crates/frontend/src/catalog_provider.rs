@@ -1,0 +1,143 @@
+//! Basalt's catalog as DataFusion sees it: one catalog `def` whose schemas are the databases (plus
+//! `information_schema`), each table a [`BasaltTable`] over a snapshot of its tablets.
+
+use crate::information_schema::InformationSchema;
+use crate::session::SessionInfo;
+use async_trait::async_trait;
+use basalt_catalog::Catalog;
+use basalt_common::df_error::to_df;
+use basalt_load::LoadDir;
+use basalt_query::BasaltTable;
+use basalt_storage::StorageEngine;
+use datafusion::catalog::{CatalogProvider, CatalogProviderList, SchemaProvider, TableProvider};
+use datafusion::common::Result;
+use std::sync::Arc;
+
+pub const INFORMATION_SCHEMA: &str = "information_schema";
+
+/// Everything a provider needs from the server.
+#[derive(Clone)]
+pub struct Services {
+    pub catalog: Arc<Catalog>,
+    pub storage: Arc<StorageEngine>,
+    /// Where `local(...)` may read files; None disables it.
+    pub load_dir: Option<Arc<LoadDir>>,
+    pub workload: Arc<basalt_workload::WorkloadManager>,
+    pub processes: Arc<crate::processes::ProcessList>,
+    pub profiles: Arc<crate::profile::ProfileStore>,
+}
+
+#[derive(Debug)]
+pub struct BasaltCatalogList {
+    catalog: Arc<BasaltCatalogProvider>,
+}
+
+impl BasaltCatalogList {
+    pub fn new(services: Services, session: Arc<SessionInfo>) -> BasaltCatalogList {
+        BasaltCatalogList {
+            catalog: Arc::new(BasaltCatalogProvider { services, session }),
+        }
+    }
+}
+
+impl CatalogProviderList for BasaltCatalogList {
+    fn register_catalog(
+        &self,
+        _name: String,
+        _catalog: Arc<dyn CatalogProvider>,
+    ) -> Option<Arc<dyn CatalogProvider>> {
+        None
+    }
+
+    fn catalog_names(&self) -> Vec<String> {
+        vec!["def".to_string()]
+    }
+
+    fn catalog(&self, name: &str) -> Option<Arc<dyn CatalogProvider>> {
+        (name == "def").then(|| self.catalog.clone() as Arc<dyn CatalogProvider>)
+    }
+}
+
+struct BasaltCatalogProvider {
+    services: Services,
+    session: Arc<SessionInfo>,
+}
+
+impl std::fmt::Debug for BasaltCatalogProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BasaltCatalogProvider")
+    }
+}
+
+impl CatalogProvider for BasaltCatalogProvider {
+    fn schema_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .services
+            .catalog
+            .databases()
+            .into_iter()
+            .map(|d| d.name)
+            .collect();
+        names.push(INFORMATION_SCHEMA.to_string());
+        names
+    }
+
+    fn schema(&self, name: &str) -> Option<Arc<dyn SchemaProvider>> {
+        if name.eq_ignore_ascii_case(INFORMATION_SCHEMA) {
+            return Some(Arc::new(InformationSchema::new(
+                self.services.clone(),
+                self.session.clone(),
+            )));
+        }
+        if !self.services.catalog.database_exists(name) {
+            return None;
+        }
+        Some(Arc::new(DatabaseSchema {
+            services: self.services.clone(),
+            database: name.to_lowercase(),
+            session: self.session.clone(),
+        }))
+    }
+}
+
+struct DatabaseSchema {
+    services: Services,
+    database: String,
+    session: Arc<SessionInfo>,
+}
+
+impl std::fmt::Debug for DatabaseSchema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DatabaseSchema({})", self.database)
+    }
+}
+
+#[async_trait]
+impl SchemaProvider for DatabaseSchema {
+    fn table_names(&self) -> Vec<String> {
+        self.services
+            .catalog
+            .tables(&self.database)
+            .map(|ts| ts.iter().map(|t| t.name.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    async fn table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
+        // Register as a reader before taking the snapshot, so its files outlive this query.
+        let guard = Arc::new(self.services.storage.begin_read());
+        match self.services.catalog.table(&self.database, name) {
+            Ok(meta) => Ok(Some(Arc::new(BasaltTable::new(
+                meta,
+                self.services.storage.clone(),
+                guard,
+                self.session.generated_ids.clone(),
+            )))),
+            Err(basalt_common::BasaltError::UnknownTable(_)) => Ok(None),
+            Err(e) => Err(to_df(e)),
+        }
+    }
+
+    fn table_exist(&self, name: &str) -> bool {
+        self.services.catalog.table(&self.database, name).is_ok()
+    }
+}

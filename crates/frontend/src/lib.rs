@@ -1,0 +1,32 @@
+//! The frontend: sessions and the statements they run. Parses SQL (the only crate that does),
+//! dispatches each statement — queries and INSERT through DataFusion over basalt-query's tables,
+//! DDL to the catalog, loads to basalt-load, SET/SHOW/KILL and workload administration here —
+//! and keeps variables, prepared statements, the short-circuit point-query path and
+//! information_schema.
+
+mod catalog_provider;
+mod ddl;
+mod dml;
+mod engine;
+mod functions;
+mod information_schema;
+mod load_context;
+mod local_calls;
+mod mysql_compat;
+mod output;
+mod point_query;
+mod prepared;
+mod process_admin;
+pub mod processes;
+mod profile;
+mod session;
+mod show;
+mod variables;
+mod workload_groups;
+mod workload_policies;
+
+pub use basalt_load::{LoadDir, StreamLoadRequest, StreamLoadResult};
+pub use engine::{PreparedInfo, QueryEngine};
+pub use output::{BatchStream, Output};
+pub use session::Session;
+pub use variables::{SessionVariables, VarValue, SERVER_VERSION};

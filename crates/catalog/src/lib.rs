@@ -1,17 +1,22 @@
 //! Basalt's metadata: databases, tables (schema, key model, partitions, buckets), tablets and their
-//! visible rowsets, users, and persisted global variables. Every change is one durable `redb`
-//! transaction; readers get cheap immutable snapshots (`Arc<TableMeta>`).
+//! visible rowsets, users, workload groups and policies, and persisted global variables — behind
+//! the [`Catalog`] and [`TabletCatalog`] traits. [`LocalCatalog`] keeps them in one `redb` file:
+//! every change is one durable transaction; readers get cheap immutable snapshots
+//! (`Arc<TableMeta>`).
 
-mod catalog;
+mod api;
 mod load_jobs;
+mod local;
 mod model;
 mod partition_value;
+mod partitions;
 mod store;
-mod table_def;
 mod users;
 
-pub use catalog::{Catalog, CompactedRowset, NewRowset, DEFAULT_MAX_TABLET_VERSIONS};
+pub use api::{Catalog, CompactedRowset, NewRowset, TabletCatalog};
 pub use load_jobs::LoadJobRecord;
+pub use local::{LocalCatalog, DEFAULT_MAX_TABLET_VERSIONS};
 pub use model::*;
 pub use partition_value::PartitionValue;
+pub use partitions::check_new_partition;
 pub use users::{native_password_hash, UserMeta, WorkloadGroupMeta, WorkloadPolicyMeta};

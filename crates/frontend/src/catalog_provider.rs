@@ -18,7 +18,7 @@ pub const INFORMATION_SCHEMA: &str = "information_schema";
 /// Everything a provider needs from the server.
 #[derive(Clone)]
 pub struct Services {
-    pub catalog: Arc<Catalog>,
+    pub catalog: Arc<dyn Catalog>,
     pub storage: Arc<StorageEngine>,
     /// Where `local(...)` may read files; None disables it.
     pub load_dir: Option<Arc<LoadDir>>,

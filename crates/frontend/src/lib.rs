@@ -5,8 +5,6 @@
 //! information_schema.
 
 mod catalog_provider;
-mod ddl;
-mod dml;
 mod engine;
 mod functions;
 mod information_schema;
@@ -21,6 +19,8 @@ pub mod processes;
 mod profile;
 mod session;
 mod show;
+mod statement;
+mod table_def;
 mod variables;
 mod workload_groups;
 mod workload_policies;

@@ -11,7 +11,7 @@ use basalt_storage::StorageEngine;
 use std::sync::Arc;
 
 impl LoadContext for QueryEngine {
-    fn catalog(&self) -> &Arc<Catalog> {
+    fn catalog(&self) -> &Arc<dyn Catalog> {
         &self.services().catalog
     }
 

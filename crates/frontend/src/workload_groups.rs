@@ -2,10 +2,10 @@
 //! manager, stored by the catalog, then made live), SHOW WORKLOAD GROUPS, and the group a
 //! session's statements are admitted into (`SET workload_group`).
 
-use crate::ddl::require_admin;
 use crate::output::Output;
 use crate::session::Session;
 use crate::show::{self, Col, ResultBuilder};
+use crate::statement::ddl::require_admin;
 use crate::variables::VarValue;
 use basalt_catalog::{Catalog, WorkloadGroupMeta};
 use basalt_common::{BasaltError, Result};
@@ -23,7 +23,7 @@ pub(crate) fn property_map(properties: &[(String, String)]) -> BTreeMap<String, 
 
 pub(crate) fn create(
     manager: &WorkloadManager,
-    catalog: &Catalog,
+    catalog: &dyn Catalog,
     session: &Session,
     name: &str,
     if_not_exists: bool,
@@ -52,7 +52,7 @@ pub(crate) fn create(
 
 pub(crate) fn alter(
     manager: &WorkloadManager,
-    catalog: &Catalog,
+    catalog: &dyn Catalog,
     session: &Session,
     name: &str,
     properties: &[(String, String)],
@@ -72,7 +72,7 @@ pub(crate) fn alter(
 
 pub(crate) fn drop(
     manager: &WorkloadManager,
-    catalog: &Catalog,
+    catalog: &dyn Catalog,
     session: &Session,
     name: &str,
     if_exists: bool,

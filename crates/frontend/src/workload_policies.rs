@@ -4,10 +4,10 @@
 //! workload_group`) and the user property `default_workload_group` (SET PROPERTY), the group a
 //! user's sessions start in.
 
-use crate::ddl::require_admin;
 use crate::output::Output;
 use crate::session::Session;
 use crate::show::{Col, ResultBuilder};
+use crate::statement::ddl::require_admin;
 use crate::workload_groups::property_map;
 use basalt_catalog::{Catalog, UserMeta, WorkloadPolicyMeta};
 use basalt_common::{BasaltError, Result};
@@ -16,7 +16,7 @@ use basalt_workload::{Policy, WorkloadManager, NORMAL_GROUP};
 
 /// Makes the stored policies live at startup; a policy that no longer checks (its group was
 /// dropped) is kept stored but not enforced.
-pub(crate) fn load(manager: &WorkloadManager, catalog: &Catalog) {
+pub(crate) fn load(manager: &WorkloadManager, catalog: &dyn Catalog) {
     for meta in catalog.workload_policies() {
         match policy_from_meta(manager, &meta) {
             Ok(p) => manager.put_policy(p),
@@ -46,7 +46,7 @@ pub(crate) struct CreatePolicy<'a> {
 
 pub(crate) fn create(
     manager: &WorkloadManager,
-    catalog: &Catalog,
+    catalog: &dyn Catalog,
     session: &Session,
     stmt: CreatePolicy<'_>,
 ) -> Result<Output> {
@@ -86,7 +86,7 @@ pub(crate) fn create(
 
 pub(crate) fn alter(
     manager: &WorkloadManager,
-    catalog: &Catalog,
+    catalog: &dyn Catalog,
     session: &Session,
     name: &str,
     properties: &[(String, String)],
@@ -111,7 +111,7 @@ pub(crate) fn alter(
 
 pub(crate) fn drop(
     manager: &WorkloadManager,
-    catalog: &Catalog,
+    catalog: &dyn Catalog,
     session: &Session,
     name: &str,
     if_exists: bool,
@@ -164,7 +164,7 @@ pub(crate) fn rows(manager: &WorkloadManager) -> ResultBuilder {
 /// GRANT / REVOKE USAGE_PRIV ON WORKLOAD GROUP 'g' TO / FROM 'u'@'h'.
 pub(crate) fn grant(
     manager: &WorkloadManager,
-    catalog: &Catalog,
+    catalog: &dyn Catalog,
     session: &Session,
     group: &str,
     user: &UserName,
@@ -175,7 +175,7 @@ pub(crate) fn grant(
     if group != "%" && !manager.exists(group) {
         return Err(BasaltError::UnknownWorkloadGroup(group.to_string()));
     }
-    let found = catalog.update_user(&user.user, &user.host, |u| {
+    let found = catalog.update_user(&user.user, &user.host, &mut |u| {
         if revoke {
             u.workload_groups.remove(group);
         } else {
@@ -193,7 +193,7 @@ pub(crate) fn grant(
 
 /// True if `user` may run statements in `group`: root may use every group, everyone may use
 /// `normal`, others need USAGE_PRIV on the group (or on `%`) for one of their accounts.
-pub(crate) fn may_use(catalog: &Catalog, user: &str, group: &str) -> bool {
+pub(crate) fn may_use(catalog: &dyn Catalog, user: &str, group: &str) -> bool {
     user == "root"
         || group == NORMAL_GROUP
         || catalog.users_named(user).iter().any(|u: &UserMeta| {
@@ -212,7 +212,7 @@ pub(crate) fn usage_denied(user: &str, group: &str) -> BasaltError {
 /// SET PROPERTY [FOR 'u'] 'default_workload_group' = 'g'.
 pub(crate) fn set_property(
     manager: &WorkloadManager,
-    catalog: &Catalog,
+    catalog: &dyn Catalog,
     session: &Session,
     user: Option<&str>,
     properties: &[(String, String)],
@@ -243,7 +243,7 @@ pub(crate) fn set_property(
         }
     }
     for account in catalog.users_named(&target) {
-        catalog.update_user(&account.user, &account.host, |u| {
+        catalog.update_user(&account.user, &account.host, &mut |u| {
             for (key, value) in properties {
                 u.properties
                     .insert(key.clone(), value.trim().to_ascii_lowercase());
@@ -255,7 +255,11 @@ pub(crate) fn set_property(
 
 /// The group a new session of `user` starts in: its `default_workload_group` if that still
 /// exists (and the user may use it), else `normal`.
-pub(crate) fn default_group(manager: &WorkloadManager, catalog: &Catalog, user: &str) -> String {
+pub(crate) fn default_group(
+    manager: &WorkloadManager,
+    catalog: &dyn Catalog,
+    user: &str,
+) -> String {
     catalog
         .users_named(user)
         .iter()

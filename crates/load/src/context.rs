@@ -23,7 +23,7 @@ pub struct LoadExpressions {
 
 /// The services a Stream Load runs on.
 pub trait LoadContext: Send + Sync {
-    fn catalog(&self) -> &Arc<Catalog>;
+    fn catalog(&self) -> &Arc<dyn Catalog>;
     fn storage(&self) -> &Arc<StorageEngine>;
     /// Running and recently failed loads, and their error logs.
     fn load_registry(&self) -> &Arc<LoadRegistry>;

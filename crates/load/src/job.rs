@@ -439,7 +439,7 @@ enum Input {
     /// A spooled Parquet file read batch by batch.
     Parquet(
         datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReader,
-        tempfile_lite::TempFile,
+        crate::spool::TempFile,
     ),
 }
 
@@ -548,7 +548,7 @@ impl LoadJob {
                 ))
             }
             LoadFormat::Parquet => {
-                let file = tempfile_lite::TempFile::copy_from(
+                let file = crate::spool::TempFile::copy_from(
                     &mut *reader,
                     spool_dir,
                     self.max_body_bytes,
@@ -698,7 +698,7 @@ impl LoadJob {
         let batch = if self.table.columns.iter().any(|c| c.auto_increment) {
             let catalog = writer.catalog().clone();
             let (batch, _) = basalt_storage::conform::fill_auto_increment(
-                &catalog,
+                catalog.as_ref(),
                 &self.table,
                 t.batch.clone(),
             )?;
@@ -742,7 +742,7 @@ impl LoadJob {
         // The error log helps the user; failing to write it (disk full, permissions) must not
         // decide the load.
         let error_url = if filtered > 0 {
-            write_error_log(error_dir, record.txn_id, &progress.rejects, base_url)
+            crate::registry::write_error_log(error_dir, record.txn_id, &progress.rejects, base_url)
                 .inspect_err(|e| {
                     tracing::warn!("load {}: cannot write its error log: {e}", record.txn_id)
                 })
@@ -1041,86 +1041,4 @@ fn process(
         split_rejects: split.rejects,
         text,
     })
-}
-
-/// Writes the rejected rows' samples; returns the URL that serves them.
-fn write_error_log(
-    dir: &std::path::Path,
-    txn_id: u64,
-    rejects: &Rejects,
-    base_url: &str,
-) -> Result<String> {
-    use std::io::Write;
-    std::fs::create_dir_all(dir)?;
-    // The random part makes the URL a capability: it is served without a password, as Doris
-    // does, but cannot be guessed from another load's transaction id.
-    let name = format!("error_log_{txn_id}_{:016x}", tempfile_lite::rand_suffix());
-    let mut f = std::io::BufWriter::new(std::fs::File::create(dir.join(&name))?);
-    for (text, reason) in rejects.samples.iter().take(super::registry::ERROR_LOG_ROWS) {
-        writeln!(f, "Reason: {reason}. src line [{text}]; ")?;
-    }
-    if rejects.count as usize > rejects.samples.len().min(super::registry::ERROR_LOG_ROWS) {
-        writeln!(
-            f,
-            "... {} more filtered rows not shown",
-            rejects.count as usize - rejects.samples.len().min(super::registry::ERROR_LOG_ROWS)
-        )?;
-    }
-    f.flush()?;
-    Ok(format!("{base_url}/api/_load_error_log?file={name}"))
-}
-
-/// A self-deleting temporary file under the data directory.
-mod tempfile_lite {
-    use basalt_common::{BasaltError, Result};
-    use std::io::Read;
-    use std::path::{Path, PathBuf};
-
-    pub struct TempFile {
-        path: PathBuf,
-    }
-
-    impl TempFile {
-        /// Copies `reader` into a new file; more than `limit` bytes is an error.
-        pub fn copy_from(reader: &mut dyn Read, dir: &Path, limit: u64) -> Result<TempFile> {
-            std::fs::create_dir_all(dir)?;
-            let path = dir.join(format!(
-                "spool_{}_{:x}.tmp",
-                std::process::id(),
-                rand_suffix()
-            ));
-            let file = TempFile { path };
-            let mut out = std::fs::File::create(&file.path)?;
-            let copied = std::io::copy(&mut reader.take(limit.saturating_add(1)), &mut out)?;
-            if copied > limit {
-                return Err(BasaltError::InvalidData(format!(
-                    "the Parquet data is larger than stream_load_max_mb ({} MB) after decompression",
-                    limit >> 20
-                )));
-            }
-            Ok(file)
-        }
-
-        pub fn reopen(&self) -> std::io::Result<std::fs::File> {
-            std::fs::File::open(&self.path)
-        }
-    }
-
-    impl Drop for TempFile {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_file(&self.path);
-        }
-    }
-
-    pub fn rand_suffix() -> u64 {
-        use std::hash::{BuildHasher, Hasher};
-        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-        h.write_u128(
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos())
-                .unwrap_or(0),
-        );
-        h.finish()
-    }
 }

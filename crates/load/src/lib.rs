@@ -13,6 +13,7 @@ mod options;
 mod registry;
 mod rejects;
 mod source;
+mod spool;
 mod transform;
 
 pub use context::{LoadContext, LoadExpressions, ToDataFusionSql};

@@ -116,3 +116,30 @@ fn remove_stale_files(dir: &Path) {
         }
     }
 }
+
+/// Writes the rejected rows' samples; returns the URL that serves them.
+pub(crate) fn write_error_log(
+    dir: &std::path::Path,
+    txn_id: u64,
+    rejects: &crate::rejects::Rejects,
+    base_url: &str,
+) -> basalt_common::Result<String> {
+    use std::io::Write;
+    std::fs::create_dir_all(dir)?;
+    // The random part makes the URL a capability: it is served without a password, as Doris
+    // does, but cannot be guessed from another load's transaction id.
+    let name = format!("error_log_{txn_id}_{:016x}", crate::spool::rand_suffix());
+    let mut f = std::io::BufWriter::new(std::fs::File::create(dir.join(&name))?);
+    for (text, reason) in rejects.samples.iter().take(ERROR_LOG_ROWS) {
+        writeln!(f, "Reason: {reason}. src line [{text}]; ")?;
+    }
+    if rejects.count as usize > rejects.samples.len().min(ERROR_LOG_ROWS) {
+        writeln!(
+            f,
+            "... {} more filtered rows not shown",
+            rejects.count as usize - rejects.samples.len().min(ERROR_LOG_ROWS)
+        )?;
+    }
+    f.flush()?;
+    Ok(format!("{base_url}/api/_load_error_log?file={name}"))
+}

@@ -114,7 +114,8 @@ impl DataSink for BasaltSink {
         let mut writer = self.storage.begin_load(self.table.clone());
         while let Some(batch) = data.next().await {
             let (batch, first_id) =
-                fill_auto_increment(self.storage.catalog(), &self.table, batch?).map_err(to_df)?;
+                fill_auto_increment(self.storage.catalog().as_ref(), &self.table, batch?)
+                    .map_err(to_df)?;
             if let Some(first) = first_id {
                 self.generated.report(first);
             }

@@ -135,9 +135,19 @@ fn drive_on(exec: &Handle, mut stream: BatchStream, statement: StatementGuard) -
         if c.done {
             return None;
         }
+        // A killed statement ends with its error, never with a short result: the producer
+        // stops on the same token, so the channel closing may be the first sign of the KILL.
         let next = tokio::select! {
-            batch = c.rx.recv() => batch,
-            _ = c.statement.token().cancelled() => {
+            biased;
+            _ = c.statement.token().cancelled() => None,
+            batch = c.rx.recv() => match batch {
+                None if c.statement.token().is_cancelled() => None,
+                other => Some(other),
+            },
+        };
+        let next = match next {
+            Some(batch) => batch,
+            None => {
                 c.done = true;
                 Some(Err(c.statement.interrupted()))
             }

@@ -2,7 +2,7 @@
 //! the data directory, accept MySQL and HTTP connections, and stop cleanly on SIGTERM or Ctrl-C.
 
 use crate::protocol_threads::ProtocolThreads;
-use basalt_catalog::Catalog;
+use basalt_catalog::{Catalog, LocalCatalog};
 use basalt_common::config::Config;
 use basalt_common::{BasaltError, Result};
 use basalt_frontend::{LoadDir, QueryEngine};
@@ -22,7 +22,7 @@ impl Server {
         // Segment paths handed to the query engine must be absolute (a relative default like
         // ./basalt-data would otherwise be misread as an object-store path).
         config.data_dir = std::fs::canonicalize(&config.data_dir)?;
-        let catalog = Arc::new(Catalog::open(&config.data_dir.join("meta"))?);
+        let catalog = Arc::new(LocalCatalog::open(&config.data_dir.join("meta"))?);
         catalog.set_max_tablet_versions(config.max_tablet_versions);
         let storage = StorageEngine::open(
             &config.data_dir,

@@ -8,7 +8,7 @@ use arrow::array::{
 };
 use arrow::compute::cast as arrow_cast;
 use arrow::datatypes::DataType;
-use basalt_catalog::{Catalog, TableMeta};
+use basalt_catalog::{TableMeta, TabletCatalog};
 use basalt_common::{BasaltError, SqlType};
 use std::sync::Arc;
 
@@ -69,7 +69,7 @@ pub fn truncate_datetime(col: &ArrayRef, scale: u8) -> ArrayRef {
 /// Fills the AUTO_INCREMENT column's NULL and 0 values with new ids (MySQL semantics) and
 /// moves the counter past explicitly given ids. Returns the first new id, if any was made.
 pub fn fill_auto_increment(
-    catalog: &Catalog,
+    catalog: &dyn TabletCatalog,
     table: &TableMeta,
     batch: RecordBatch,
 ) -> Result<(RecordBatch, Option<u64>), BasaltError> {

@@ -18,8 +18,8 @@ use arrow::array::ArrayRef;
 use arrow::array::RecordBatch;
 use arrow::compute::concat_batches;
 use basalt_catalog::{
-    Catalog, KeysModel, LoadJobRecord, NewRowset, PartitionMeta, SegmentMeta, TableId, TableMeta,
-    TabletId, TabletMeta,
+    KeysModel, LoadJobRecord, NewRowset, PartitionMeta, SegmentMeta, TableId, TableMeta,
+    TabletCatalog, TabletId, TabletMeta,
 };
 use basalt_common::{BasaltError, Result};
 use parking_lot::{Mutex, RwLock};
@@ -43,7 +43,7 @@ pub struct WriteBufferLimits {
 
 pub struct StorageEngine {
     data_dir: PathBuf,
-    catalog: Arc<Catalog>,
+    catalog: Arc<dyn TabletCatalog>,
     write_buffer: WriteBufferLimits,
     /// Decoded row groups of segments, shared by all scans.
     pub(crate) column_cache: Arc<ColumnCache>,
@@ -86,7 +86,7 @@ impl StorageEngine {
     /// that were interrupted before they published).
     pub fn open(
         data_dir: &Path,
-        catalog: Arc<Catalog>,
+        catalog: Arc<dyn TabletCatalog>,
         write_buffer: WriteBufferLimits,
         column_cache_bytes: usize,
         row_cache_bytes: usize,
@@ -150,7 +150,7 @@ impl StorageEngine {
         &self.data_dir
     }
 
-    pub fn catalog(&self) -> &Arc<Catalog> {
+    pub fn catalog(&self) -> &Arc<dyn TabletCatalog> {
         &self.catalog
     }
 

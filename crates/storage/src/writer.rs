@@ -98,7 +98,7 @@ impl LoadWriter {
     }
 
     /// The catalog the load publishes to.
-    pub fn catalog(&self) -> &Arc<basalt_catalog::Catalog> {
+    pub fn catalog(&self) -> &Arc<dyn basalt_catalog::TabletCatalog> {
         self.engine.catalog()
     }
 

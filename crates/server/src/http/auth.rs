@@ -5,7 +5,11 @@ use basalt_catalog::{native_password_hash, Catalog};
 use base64::Engine;
 
 /// The authenticated user name, or `None` when the header is missing or wrong.
-pub fn authenticate(catalog: &Catalog, headers: &HeaderMap, client_host: &str) -> Option<String> {
+pub fn authenticate(
+    catalog: &dyn Catalog,
+    headers: &HeaderMap,
+    client_host: &str,
+) -> Option<String> {
     let value = headers
         .get(axum::http::header::AUTHORIZATION)?
         .to_str()

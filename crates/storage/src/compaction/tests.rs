@@ -8,28 +8,68 @@ use crate::segment::read_segment;
 use crate::StorageEngine;
 use arrow::array::{ArrayRef, Int32Array, Int64Array, RecordBatch, StringArray};
 use arrow::util::display::array_value_to_string;
-use basalt_catalog::{Catalog, TableMeta, TabletMeta};
+use basalt_catalog::{
+    AggKind, Catalog, ColumnMeta, DistributionMeta, KeysModel, LocalCatalog, PartitionBound,
+    PartitionKind, PartitionMeta, TableMeta, TabletCatalog, TabletMeta,
+};
 use basalt_common::BasaltError;
+use basalt_common::SqlType;
 use std::collections::HashSet;
 use std::sync::Arc;
 
 struct Fixture {
     _dir: tempfile::TempDir,
+    catalog: Arc<LocalCatalog>,
     engine: Arc<StorageEngine>,
 }
 
-fn fixture(ddl: &str) -> Fixture {
+/// Table d.t `(k INT, a BIGINT, s VARCHAR(10))` keyed on `k` in one tablet, with the value
+/// columns' aggregations for Aggregate tables.
+fn fixture(keys_model: KeysModel, aggs: [Option<AggKind>; 2]) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
-    let catalog = Arc::new(Catalog::open(&dir.path().join("meta")).unwrap());
+    let catalog = Arc::new(LocalCatalog::open(&dir.path().join("meta")).unwrap());
     catalog.create_database("d", false).unwrap();
-    let stmt = match basalt_sql::parse_one(ddl).unwrap() {
-        basalt_sql::Statement::CreateTable(t) => *t,
-        other => panic!("{other:?}"),
+    let column = |name: &str, ty: SqlType, agg: Option<AggKind>| ColumnMeta {
+        name: name.into(),
+        ty,
+        nullable: true,
+        is_key: agg.is_none() && name == "k",
+        agg,
+        default: None,
+        comment: String::new(),
+        auto_increment: false,
     };
-    catalog.create_table("d", &stmt).unwrap();
+    let table = TableMeta {
+        id: catalog.allocate_id(),
+        database: "d".into(),
+        name: "t".into(),
+        columns: vec![
+            column("k", SqlType::Int, None),
+            column("a", SqlType::BigInt, aggs[0]),
+            column("s", SqlType::Varchar(10), aggs[1]),
+        ],
+        keys_model,
+        num_key_columns: 1,
+        partition_kind: PartitionKind::Unpartitioned,
+        partition_column: None,
+        partitions: vec![PartitionMeta::empty(
+            "t".into(),
+            PartitionBound::All,
+            1,
+            || catalog.allocate_id(),
+        )],
+        distribution: DistributionMeta {
+            columns: vec![0],
+            buckets: 1,
+        },
+        properties: Default::default(),
+        comment: String::new(),
+        created_ms: 0,
+    };
+    catalog.create_table(table, false).unwrap();
     let engine = StorageEngine::open(
         dir.path(),
-        catalog,
+        catalog.clone(),
         crate::WriteBufferLimits {
             rows_per_tablet: 1_000_000,
             bytes: 1 << 30,
@@ -38,7 +78,11 @@ fn fixture(ddl: &str) -> Fixture {
         1 << 20,
     )
     .unwrap();
-    Fixture { _dir: dir, engine }
+    Fixture {
+        _dir: dir,
+        catalog,
+        engine,
+    }
 }
 
 impl Fixture {
@@ -149,7 +193,7 @@ fn ranges(t: &TabletMeta) -> Vec<(u64, u64)> {
 
 #[test]
 fn duplicate_keys_keep_every_row() {
-    let f = fixture("CREATE TABLE t (k INT, a BIGINT, s VARCHAR(10)) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1");
+    let f = fixture(KeysModel::Duplicate, [None, None]);
     for i in 0..30 {
         f.load(&[(i % 7, i as i64, "x")]).unwrap();
     }
@@ -169,7 +213,10 @@ fn duplicate_keys_keep_every_row() {
 
 #[test]
 fn aggregate_keys_aggregate_and_need_no_merge_after() {
-    let f = fixture("CREATE TABLE t (k INT, a BIGINT SUM, s VARCHAR(10) REPLACE) AGGREGATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1");
+    let f = fixture(
+        KeysModel::Aggregate,
+        [Some(AggKind::Sum), Some(AggKind::Replace)],
+    );
     let mut expected = std::collections::BTreeMap::new();
     for i in 0..25i64 {
         let k = (i % 5) as i32;
@@ -209,7 +256,10 @@ fn aggregate_keys_aggregate_and_need_no_merge_after() {
 
 #[test]
 fn only_adjacent_rowsets_merge_so_replace_keeps_the_newest() {
-    let f = fixture("CREATE TABLE t (k INT, a BIGINT MAX, s VARCHAR(10) REPLACE) AGGREGATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1");
+    let f = fixture(
+        KeysModel::Aggregate,
+        [Some(AggKind::Max), Some(AggKind::Replace)],
+    );
     // A big rowset in the middle keeps the small ones on either side apart.
     f.load(&[(1, 1, "old")]).unwrap();
     f.load(&[(1, 2, "older?")]).unwrap();
@@ -235,7 +285,7 @@ fn only_adjacent_rowsets_merge_so_replace_keeps_the_newest() {
 
 #[test]
 fn unique_keys_drop_deleted_rows_and_follow_concurrent_loads() {
-    let f = fixture("CREATE TABLE t (k INT, a BIGINT, s VARCHAR(10)) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1");
+    let f = fixture(KeysModel::Unique, [None, None]);
     for i in 0..12 {
         f.load(&[(i % 6, i as i64, "a")]).unwrap();
     }
@@ -302,7 +352,7 @@ fn unique_keys_drop_deleted_rows_and_follow_concurrent_loads() {
 
 #[test]
 fn a_compaction_racing_truncate_publishes_nothing_and_leaves_no_files() {
-    let f = fixture("CREATE TABLE t (k INT, a BIGINT, s VARCHAR(10)) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1");
+    let f = fixture(KeysModel::Unique, [None, None]);
     for i in 0..5 {
         f.load(&[(i, 1, "a")]).unwrap();
     }
@@ -310,7 +360,7 @@ fn a_compaction_racing_truncate_publishes_nothing_and_leaves_no_files() {
         .engine
         .pick_compaction(&settle(), &HashSet::new())
         .unwrap();
-    let old = f.engine.catalog().truncate_table("d", "t").unwrap();
+    let old = f.catalog.truncate_table("d", "t").unwrap();
     f.engine.remove_tablet_files(old.tablets().map(|(_, t)| t));
     let err = f.engine.compact(job).unwrap_err();
     assert!(matches!(err, BasaltError::Catalog(_)), "{err}");
@@ -321,8 +371,8 @@ fn a_compaction_racing_truncate_publishes_nothing_and_leaves_no_files() {
 
 #[test]
 fn loads_fail_fast_past_the_version_bound_and_leave_no_files() {
-    let f = fixture("CREATE TABLE t (k INT, a BIGINT, s VARCHAR(10)) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1");
-    f.engine.catalog().set_max_tablet_versions(3);
+    let f = fixture(KeysModel::Duplicate, [None, None]);
+    f.catalog.set_max_tablet_versions(3);
     for i in 0..3 {
         f.load(&[(i, 1, "a")]).unwrap();
     }
@@ -346,7 +396,10 @@ fn loads_fail_fast_past_the_version_bound_and_leave_no_files() {
 
 #[test]
 fn background_threads_compact_after_loads() {
-    let f = fixture("CREATE TABLE t (k INT, a BIGINT SUM, s VARCHAR(10) REPLACE) AGGREGATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1");
+    let f = fixture(
+        KeysModel::Aggregate,
+        [Some(AggKind::Sum), Some(AggKind::Replace)],
+    );
     f.engine
         .start_compaction(
             1,

@@ -1,9 +1,11 @@
-//! Validation of `CREATE TABLE` and partition definitions: turns the parsed statement into a
-//! complete [`TableMeta`] (ids are assigned by the caller) or a clear error, so nothing is ever
-//! half-created.
+//! `CREATE TABLE` and `ADD PARTITION` from the parsed statement to catalog metadata: validates
+//! the statement into a complete [`TableMeta`] (or a partition bound) or a clear error, so nothing
+//! is ever half-created, then hands it to the catalog.
 
-use crate::model::*;
-use crate::partition_value::PartitionValue;
+use basalt_catalog::{
+    check_new_partition, AggKind, Catalog, ColumnDefault, ColumnMeta, DistributionMeta, KeysModel,
+    PartitionBound, PartitionKind, PartitionMeta, PartitionValue, TableMeta,
+};
 use basalt_common::{BasaltError, Result, SqlType};
 use basalt_sql as sql;
 use std::collections::{BTreeMap, HashSet};
@@ -30,15 +32,77 @@ fn ddl(msg: impl Into<String>) -> BasaltError {
 }
 
 /// Number of buckets when the DDL says `BUCKETS AUTO` or nothing.
-pub fn auto_buckets() -> u32 {
+fn auto_buckets() -> u32 {
     std::thread::available_parallelism()
         .map(|n| n.get() as u32)
         .unwrap_or(2)
         .clamp(1, 16)
 }
 
+/// CREATE TABLE in `database`: an existing table with IF NOT EXISTS is left alone (before the
+/// statement is validated, as MySQL does); otherwise the statement becomes complete metadata
+/// with fresh ids, created in one catalog transaction.
+pub fn create_table(
+    catalog: &dyn Catalog,
+    database: &str,
+    stmt: &sql::CreateTable,
+) -> Result<bool> {
+    if stmt.if_not_exists && catalog.table(database, &stmt.name.table).is_ok() {
+        return Ok(false);
+    }
+    let table = build_table(
+        stmt,
+        &database.to_lowercase(),
+        catalog.allocate_id(),
+        || catalog.allocate_id(),
+        now_ms(),
+    )?;
+    catalog.create_table(table, stmt.if_not_exists)
+}
+
+/// ALTER TABLE .. ADD PARTITION: the definition resolved against the table's partitions (a
+/// `LESS THAN` range starts where the one below it ends); the catalog checks it again against
+/// the partitions it holds when it adds it.
+pub fn add_partition(
+    catalog: &dyn Catalog,
+    database: &str,
+    table: &str,
+    def: &sql::PartitionDef,
+) -> Result<()> {
+    let meta = catalog.table(database, table)?;
+    let column = meta.partition_column_meta().ok_or_else(|| {
+        BasaltError::InvalidDdl(format!("table {} is not partitioned", meta.name))
+    })?;
+    let kind_ok = matches!(
+        (meta.partition_kind, def),
+        (PartitionKind::Range, sql::PartitionDef::Range { .. })
+            | (PartitionKind::List, sql::PartitionDef::List { .. })
+    );
+    if !kind_ok {
+        return Err(BasaltError::InvalidDdl(format!(
+            "partition {} does not match the table's {:?} partitioning",
+            def.name(),
+            meta.partition_kind
+        )));
+    }
+    let existing: Vec<(String, PartitionBound)> = meta
+        .partitions
+        .iter()
+        .map(|p| (p.name.clone(), p.bound.clone()))
+        .collect();
+    let bound = partition_bound(def, &column.ty, &existing)?;
+    catalog.add_partition(database, table, def.name(), bound)
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
 /// Builds the table's metadata with partitions whose ids and tablets are filled by `next_id`.
-pub fn build_table(
+fn build_table(
     stmt: &sql::CreateTable,
     database: &str,
     table_id: u64,
@@ -299,7 +363,9 @@ pub fn build_table(
 
     let partitions = bounds
         .into_iter()
-        .map(|(pname, bound)| new_partition(pname, bound, distribution.buckets, &mut next_id))
+        .map(|(pname, bound)| {
+            PartitionMeta::empty(pname, bound, distribution.buckets, &mut next_id)
+        })
         .collect();
 
     Ok(TableMeta {
@@ -319,32 +385,8 @@ pub fn build_table(
     })
 }
 
-/// A new partition with `buckets` empty tablets.
-pub fn new_partition(
-    name: String,
-    bound: PartitionBound,
-    buckets: u32,
-    mut next_id: impl FnMut() -> u64,
-) -> PartitionMeta {
-    let id = next_id();
-    let tablets = (0..buckets)
-        .map(|bucket| TabletMeta {
-            id: next_id(),
-            bucket,
-            rowsets: Vec::new(),
-            delete_bitmaps: Default::default(),
-        })
-        .collect();
-    PartitionMeta {
-        id,
-        name,
-        bound,
-        tablets,
-    }
-}
-
 /// Resolves a partition definition to concrete bounds given the partitions defined before it.
-pub fn partition_bound(
+fn partition_bound(
     def: &sql::PartitionDef,
     ty: &SqlType,
     existing: &[(String, PartitionBound)],
@@ -407,51 +449,6 @@ pub fn partition_bound(
             Ok(PartitionBound::List { values: out })
         }
     }
-}
-
-/// Rejects a duplicate name or a bound that overlaps an existing partition.
-pub fn check_new_partition(
-    name: &str,
-    bound: &PartitionBound,
-    existing: &[(String, PartitionBound)],
-) -> Result<()> {
-    for (other, b) in existing {
-        if other.eq_ignore_ascii_case(name) {
-            return Err(BasaltError::DuplicatePartition(name.to_string()));
-        }
-        let overlap = match (bound, b) {
-            (
-                PartitionBound::Range {
-                    lower: l1,
-                    upper: u1,
-                },
-                PartitionBound::Range {
-                    lower: l2,
-                    upper: u2,
-                },
-            ) => {
-                let starts_before_other_ends = match (l1, u2) {
-                    (Some(l), Some(u)) => l < u,
-                    _ => true,
-                };
-                let other_starts_before_end = match (l2, u1) {
-                    (Some(l), Some(u)) => l < u,
-                    _ => true,
-                };
-                starts_before_other_ends && other_starts_before_end
-            }
-            (PartitionBound::List { values: a }, PartitionBound::List { values: b }) => {
-                a.iter().any(|v| b.contains(v))
-            }
-            _ => false,
-        };
-        if overlap {
-            return Err(ddl(format!(
-                "partition {name}'s range or values overlap partition {other}"
-            )));
-        }
-    }
-    Ok(())
 }
 
 fn validate_literal(ty: &SqlType, v: &str) -> std::result::Result<(), String> {
@@ -528,5 +525,100 @@ fn convert_agg(a: sql::AggKind) -> AggKind {
         sql::AggKind::ReplaceIfNotNull => AggKind::ReplaceIfNotNull,
         sql::AggKind::BitmapUnion => AggKind::BitmapUnion,
         sql::AggKind::HllUnion => AggKind::HllUnion,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use basalt_catalog::{LocalCatalog, TabletCatalog};
+
+    fn create_sql(sql: &str) -> sql::CreateTable {
+        match sql::parse_one(sql).unwrap() {
+            sql::Statement::CreateTable(t) => *t,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn catalog() -> (tempfile::TempDir, LocalCatalog) {
+        let dir = tempfile::tempdir().unwrap();
+        let c = LocalCatalog::open(dir.path()).unwrap();
+        c.create_database("d", false).unwrap();
+        (dir, c)
+    }
+
+    #[test]
+    fn invalid_tables_are_rejected_whole() {
+        let (_dir, c) = catalog();
+        let bad = [
+            "CREATE TABLE t (a INT, b INT) DUPLICATE KEY(b)",
+            "CREATE TABLE t (a INT, b INT) PROPERTIES (\"no_such\" = \"1\")",
+            "CREATE TABLE t (a INT, b INT) AGGREGATE KEY(a)",
+            "CREATE TABLE t (a INT, b INT SUM) UNIQUE KEY(a)",
+            "CREATE TABLE t (a DATE, b INT) PARTITION BY RANGE(a) (PARTITION p1 VALUES LESS THAN ('2024-01-01'), PARTITION p1 VALUES LESS THAN ('2024-02-01'))",
+            "CREATE TABLE t (a INT, b INT) PARTITION BY RANGE(a) (PARTITION p1 VALUES [('10'), ('20')), PARTITION p2 VALUES [('15'), ('30')))",
+            "CREATE TABLE t (a INT, b INT) PROPERTIES (\"replication_num\" = \"3\")",
+            "CREATE TABLE t (a INT, b INT) DISTRIBUTED BY HASH(zz) BUCKETS 1",
+        ];
+        for sql in bad {
+            assert!(create_table(&c, "d", &create_sql(sql)).is_err(), "{sql}");
+            assert!(c.table("d", "t").is_err(), "{sql} left a table behind");
+        }
+    }
+
+    #[test]
+    fn if_not_exists_keeps_the_existing_table() {
+        let (_dir, c) = catalog();
+        let first = create_sql("CREATE TABLE t (a INT, b INT) DISTRIBUTED BY HASH(a) BUCKETS 2");
+        assert!(create_table(&c, "d", &first).unwrap());
+        assert_eq!(
+            create_table(&c, "d", &first).unwrap_err().mysql_code(),
+            1050
+        );
+        let again =
+            create_sql("CREATE TABLE IF NOT EXISTS T (x INT) DISTRIBUTED BY HASH(x) BUCKETS 5");
+        assert!(!create_table(&c, "d", &again).unwrap());
+        assert_eq!(c.table("d", "t").unwrap().distribution.buckets, 2);
+    }
+
+    #[test]
+    fn range_partitions_chain_and_can_be_added() {
+        let (_dir, c) = catalog();
+        create_table(
+            &c,
+            "d",
+            &create_sql(
+                "CREATE TABLE t (dt DATE, v INT) PARTITION BY RANGE(dt) (PARTITION p1 VALUES LESS THAN ('2024-02-01'), PARTITION p2 VALUES LESS THAN ('2024-03-01')) DISTRIBUTED BY HASH(dt) BUCKETS 3",
+            ),
+        )
+        .unwrap();
+        let t = c.table("d", "t").unwrap();
+        assert_eq!(t.partitions.len(), 2);
+        assert_eq!(t.partitions[1].tablets.len(), 3);
+        match &t.partitions[1].bound {
+            PartitionBound::Range { lower: Some(l), .. } => {
+                assert_eq!(l.display(&SqlType::Date), "2024-02-01")
+            }
+            other => panic!("{other:?}"),
+        }
+        let add =
+            match sql::parse_one("ALTER TABLE t ADD PARTITION p3 VALUES LESS THAN ('2024-04-01')")
+                .unwrap()
+            {
+                sql::Statement::AlterPartitions {
+                    op: sql::PartitionOp::Add(def),
+                    ..
+                } => def,
+                other => panic!("{other:?}"),
+            };
+        add_partition(&c, "d", "t", &add).unwrap();
+        assert!(add_partition(&c, "d", "t", &add).is_err());
+        let t = c.table("d", "t").unwrap();
+        assert_eq!(t.partitions[2].tablets.len(), 3);
+        assert!(c.drop_partition("d", "t", "p1", false).unwrap().is_some());
+        assert_eq!(c.table("d", "t").unwrap().partitions.len(), 2);
+        // An overlapping bound is refused by the catalog itself, whoever computed it.
+        let overlap = c.table("d", "t").unwrap().partitions[0].bound.clone();
+        assert!(c.add_partition("d", "t", "p9", overlap).is_err());
     }
 }

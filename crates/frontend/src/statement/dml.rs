@@ -8,15 +8,18 @@
 //! not wait for them; a row a load replaces while an UPDATE runs may be overwritten by the
 //! UPDATE's older copy (last publish wins), as in Doris without a sequence column.
 //!
-//! This module checks the statement and writes the query text; the engine runs it.
+//! The statement is checked and written as query text, which runs like any other query.
 
 use crate::catalog_provider::Services;
-use crate::ddl::database_of;
 use crate::engine::split_name;
+use crate::engine::QueryEngine;
+use crate::output::Output;
 use crate::session::Session;
+use crate::statement::ddl::database_of;
 use basalt_catalog::{KeysModel, TableId, TableMeta};
 use basalt_common::{BasaltError, Result};
 use basalt_sql::ast::{self, AssignmentTarget, FromTable, TableFactor, TableWithJoins};
+use basalt_sql::Statement;
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -188,4 +191,68 @@ fn append_tail(
 
 fn quote(ident: &str) -> String {
     format!("`{}`", ident.replace('`', "``"))
+}
+
+impl QueryEngine {
+    /// `DELETE FROM t WHERE ..` on a Unique table: the matching rows become tombstones in one
+    /// atomic load.
+    pub(super) async fn delete(&self, session: &Session, delete: &ast::Delete) -> Result<Output> {
+        let plan = crate::statement::dml::plan_delete(&self.services, session, delete)?;
+        let _serialized = self.dml_locks.lock(plan.table.id).await;
+        let query = parse_generated(&plan.sql)?;
+        let rows = match self.run_datafusion(session, query, false).await? {
+            Output::Rows { stream, .. } => stream,
+            _ => {
+                return Err(BasaltError::Internal(
+                    "DELETE's row query gave no rows".into(),
+                ))
+            }
+        };
+        // The table as of now (not as planned): a load may have published meanwhile.
+        let table = self
+            .services
+            .catalog
+            .table_by_id(plan.table.id)
+            .ok_or_else(|| {
+                BasaltError::UnknownTable(format!("{}.{}", plan.table.database, plan.table.name))
+            })?;
+        let deleted = basalt_query::delete_rows(&self.services.storage, table, rows).await?;
+        Ok(Output::Ok {
+            affected_rows: deleted,
+            last_insert_id: 0,
+            info: String::new(),
+        })
+    }
+
+    /// `UPDATE t SET .. WHERE ..` on a Unique table: the new rows replace the old ones in one
+    /// atomic load (an `INSERT INTO t SELECT ..` over the current rows).
+    pub(super) async fn update(&self, session: &Session, update: &ast::Update) -> Result<Output> {
+        let plan = crate::statement::dml::plan_update(&self.services, session, update)?;
+        let _serialized = self.dml_locks.lock(plan.table.id).await;
+        let insert = parse_generated(&plan.sql)?;
+        match self.run_datafusion(session, insert, false).await? {
+            Output::Ok {
+                affected_rows,
+                last_insert_id,
+                ..
+            } => Ok(Output::Ok {
+                affected_rows,
+                last_insert_id,
+                info: format!(
+                    "Rows matched: {affected_rows}  Changed: {affected_rows}  Warnings: 0"
+                ),
+            }),
+            _ => Err(BasaltError::Internal("UPDATE's write gave no count".into())),
+        }
+    }
+}
+
+/// Parses SQL that Basalt wrote itself (from a checked statement's parts).
+fn parse_generated(sql: &str) -> Result<ast::Statement> {
+    match basalt_sql::parse_one(sql)? {
+        Statement::Standard(stmt) => Ok(*stmt),
+        _ => Err(BasaltError::Internal(format!(
+            "unexpected generated statement: {sql}"
+        ))),
+    }
 }

@@ -1,0 +1,166 @@
+//! The catalog as the rest of Basalt sees it: two traits, so a replicated or remote catalog can
+//! stand behind them later. [`TabletCatalog`] is what storage needs (tables by id, ids, versions,
+//! publishing rowsets); [`Catalog`] adds what the frontend needs (DDL, users, workload groups and
+//! policies, global variables, load labels). [`crate::LocalCatalog`] implements both on `redb`.
+
+use crate::load_jobs::LoadJobRecord;
+use crate::model::*;
+use crate::users::{UserMeta, WorkloadGroupMeta, WorkloadPolicyMeta};
+use basalt_common::Result;
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+
+/// A segment set written for one tablet, to be published as a new rowset.
+#[derive(Debug, Clone)]
+pub struct NewRowset {
+    pub tablet_id: TabletId,
+    pub segments: Vec<SegmentMeta>,
+    /// Unique keys: new delete bitmaps (segment path -> bitmap) for this tablet's segments.
+    pub delete_bitmaps: Vec<(String, DeleteBitmap)>,
+}
+
+/// The output of compacting a run of adjacent rowsets of one tablet, to replace them.
+#[derive(Debug, Clone)]
+pub struct CompactedRowset {
+    pub tablet_id: TabletId,
+    /// Ids of the replaced rowsets: adjacent in the tablet, in version order.
+    pub inputs: Vec<RowsetId>,
+    pub segments: Vec<SegmentMeta>,
+    /// Delete bitmaps of the output segments (Unique keys: rows replaced by loads that published
+    /// while the compaction ran).
+    pub delete_bitmaps: Vec<(String, DeleteBitmap)>,
+    /// False when the output segments hold disjoint, ordered key ranges.
+    pub segments_overlap: bool,
+}
+
+/// What the storage engine asks of the catalog: snapshots of tables, fresh ids, and atomic
+/// publication of the rowsets loads and compactions write.
+pub trait TabletCatalog: Send + Sync {
+    fn databases(&self) -> Vec<DatabaseMeta>;
+    /// The tables of a database (1049 if it does not exist).
+    fn tables(&self, database: &str) -> Result<Vec<Arc<TableMeta>>>;
+    /// One table by name (names are case-insensitive; 1049/1146 when missing).
+    fn table(&self, database: &str, name: &str) -> Result<Arc<TableMeta>>;
+    /// The current snapshot of a table, if it still exists.
+    fn table_by_id(&self, id: TableId) -> Option<Arc<TableMeta>>;
+    /// A fresh id, unique across tables, partitions, tablets and rowsets.
+    fn allocate_id(&self) -> u64;
+    /// Fails if adding one rowset to `tablet` would exceed the version bound.
+    fn check_versions(&self, tablet: &TabletMeta) -> Result<()>;
+    /// Reserves `count` consecutive AUTO_INCREMENT values of a table, none below `at_least`;
+    /// returns the first. Durable: after a restart no reserved value is handed out again.
+    fn reserve_auto_increment(&self, table_id: TableId, count: u64, at_least: u64) -> Result<u64>;
+    /// Publishes one load: every new rowset becomes visible together, in one durable
+    /// transaction, with its label record when given. Fails (publishing nothing) if the table
+    /// or a target tablet is gone, the label is taken, or a tablet would pass the version bound.
+    fn publish_load(
+        &self,
+        table_id: TableId,
+        rowsets: Vec<NewRowset>,
+        job: Option<LoadJobRecord>,
+    ) -> Result<Arc<TableMeta>>;
+    /// [`TabletCatalog::publish_load`] without a label.
+    fn publish(&self, table_id: TableId, rowsets: Vec<NewRowset>) -> Result<Arc<TableMeta>> {
+        self.publish_load(table_id, rowsets, None)
+    }
+    /// Publishes a compaction: in one durable transaction, the input rowsets of a tablet (and
+    /// their delete bitmaps) give way to one rowset covering their versions. Fails, changing
+    /// nothing, unless the tablet still holds exactly those rowsets, adjacent and in order.
+    /// Returns the new table and the replaced rowsets (whose files are the caller's to delete).
+    fn replace_rowsets(
+        &self,
+        table_id: TableId,
+        compacted: CompactedRowset,
+    ) -> Result<(Arc<TableMeta>, Vec<Arc<RowsetMeta>>)>;
+    /// Every segment path some visible rowset refers to.
+    fn referenced_segments(&self) -> HashSet<String>;
+}
+
+/// Everything the frontend asks of the catalog: storage's part plus DDL, accounts, workload
+/// administration, variables and load labels.
+pub trait Catalog: TabletCatalog {
+    /// The most rowsets a tablet may have; a publish that would pass it fails.
+    fn max_tablet_versions(&self) -> usize;
+    fn set_max_tablet_versions(&self, max: usize);
+
+    // ------------------------------------------------------------ databases
+    fn database_exists(&self, name: &str) -> bool;
+    /// Creates a database; false if it existed and `if_not_exists` was given.
+    fn create_database(&self, name: &str, if_not_exists: bool) -> Result<bool>;
+    /// Drops a database and its tables; returns the tables (their files are the caller's to
+    /// delete), or `None` when missing and `if_exists` was given.
+    fn drop_database(&self, name: &str, if_exists: bool) -> Result<Option<Vec<Arc<TableMeta>>>>;
+
+    // ------------------------------------------------------------ tables
+    /// Creates a complete table (validated, ids from [`TabletCatalog::allocate_id`]); false if
+    /// one of that name existed and `if_not_exists` was given.
+    fn create_table(&self, table: TableMeta, if_not_exists: bool) -> Result<bool>;
+    /// Drops a table; returns it (its files are the caller's to delete) or `None` when missing
+    /// and `if_exists` was given.
+    fn drop_table(
+        &self,
+        database: &str,
+        name: &str,
+        if_exists: bool,
+    ) -> Result<Option<Arc<TableMeta>>>;
+    /// Removes every rowset of the table; returns the table as it was (files to delete).
+    fn truncate_table(&self, database: &str, name: &str) -> Result<Arc<TableMeta>>;
+    /// Adds an empty partition with the table's bucket count; fails if the name is taken or
+    /// the bound overlaps another partition's.
+    fn add_partition(
+        &self,
+        database: &str,
+        table: &str,
+        partition: &str,
+        bound: PartitionBound,
+    ) -> Result<()>;
+    /// Drops a partition; returns it (its files are the caller's to delete).
+    fn drop_partition(
+        &self,
+        database: &str,
+        table: &str,
+        partition: &str,
+        if_exists: bool,
+    ) -> Result<Option<PartitionMeta>>;
+
+    // ------------------------------------------------------------ load labels
+    fn load_job(&self, database: &str, label: &str) -> Option<Arc<LoadJobRecord>>;
+    fn load_jobs(&self, database: &str) -> Vec<Arc<LoadJobRecord>>;
+
+    // ------------------------------------------------------------ workload groups and policies
+    fn workload_groups(&self) -> Vec<WorkloadGroupMeta>;
+    fn put_workload_group(&self, group: WorkloadGroupMeta) -> Result<()>;
+    fn drop_workload_group(&self, name: &str) -> Result<()>;
+    fn workload_policies(&self) -> Vec<WorkloadPolicyMeta>;
+    fn put_workload_policy(&self, policy: WorkloadPolicyMeta) -> Result<()>;
+    fn drop_workload_policy(&self, name: &str) -> Result<()>;
+
+    // ------------------------------------------------------------ users
+    /// Changes one account in place; false when it does not exist.
+    fn update_user(
+        &self,
+        user: &str,
+        host: &str,
+        change: &mut dyn FnMut(&mut UserMeta),
+    ) -> Result<bool>;
+    /// The accounts of this user name, from any host.
+    fn users_named(&self, user: &str) -> Vec<UserMeta>;
+    /// The account `user` logs in as from `host`: the exact host first, then a matching pattern.
+    fn find_user(&self, user: &str, host: &str) -> Option<UserMeta>;
+    fn users(&self) -> Vec<UserMeta>;
+    /// Creates an account; false if it existed and `if_not_exists` was given.
+    fn create_user(
+        &self,
+        user: &str,
+        host: &str,
+        password: Option<&str>,
+        if_not_exists: bool,
+    ) -> Result<bool>;
+    /// Drops an account; false if it did not exist and `if_exists` was given.
+    fn drop_user(&self, user: &str, host: &str, if_exists: bool) -> Result<bool>;
+    fn set_password(&self, user: &str, host: &str, password: &str) -> Result<()>;
+
+    // ------------------------------------------------------------ global variables
+    fn global_variables(&self) -> BTreeMap<String, String>;
+    fn set_global_variable(&self, name: &str, value: &str) -> Result<()>;
+}

@@ -1,0 +1,977 @@
+//! [`LocalCatalog`], the catalog of one node: in-memory snapshots for readers, serialized
+//! durable writers on an embedded `redb` file.
+//!
+//! Writers take `writer` (one at a time), compute the new records, commit them to the store in one
+//! transaction, and only then swap the in-memory state, so a failed commit changes nothing.
+
+use crate::api::{Catalog, CompactedRowset, NewRowset, TabletCatalog};
+use crate::load_jobs::LoadJobRecord;
+use crate::model::*;
+use crate::partitions::check_new_partition;
+use crate::store::{Op, Store};
+use crate::users::{native_password_hash, UserMeta, WorkloadGroupMeta, WorkloadPolicyMeta};
+use basalt_common::{BasaltError, Result};
+use parking_lot::{Mutex, RwLock};
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// Default bound on a tablet's rowset count (Doris's `max_tablet_version_num`).
+pub const DEFAULT_MAX_TABLET_VERSIONS: usize = 500;
+
+#[derive(Default, Clone)]
+struct State {
+    databases: BTreeMap<String, DatabaseMeta>,
+    /// database -> table name -> table
+    tables: BTreeMap<String, BTreeMap<String, Arc<TableMeta>>>,
+    users: BTreeMap<String, UserMeta>,
+    global_variables: BTreeMap<String, String>,
+    /// Committed loads by `LoadJobRecord::key` (labels are unique per database).
+    load_jobs: BTreeMap<String, Arc<LoadJobRecord>>,
+    workload_groups: BTreeMap<String, WorkloadGroupMeta>,
+    workload_policies: BTreeMap<String, WorkloadPolicyMeta>,
+}
+
+/// The catalog of one node: an embedded `redb` file, with in-memory snapshots for readers.
+pub struct LocalCatalog {
+    store: Store,
+    state: RwLock<State>,
+    writer: Mutex<()>,
+    next_id: Mutex<u64>,
+    /// Per table: (next AUTO_INCREMENT value, end of the persisted reservation).
+    auto_increment: Mutex<HashMap<TableId, (u64, u64)>>,
+    /// Loads fail rather than give a tablet more rowsets than this.
+    max_tablet_versions: AtomicUsize,
+    /// When labels were last expired (milliseconds since the epoch).
+    labels_expired_ms: std::sync::atomic::AtomicI64,
+}
+
+/// How often publishing a load also forgets expired labels.
+const LABEL_EXPIRY_INTERVAL_MS: i64 = 60 * 1000;
+
+fn label_expired(job: &LoadJobRecord, now: i64) -> bool {
+    job.finished_ms.saturating_add(LABEL_KEEP_MS) < now
+}
+
+const NEXT_ID: &str = "next_id";
+/// Counter key prefix of a table's AUTO_INCREMENT high-water mark.
+const AUTO_INCREMENT_PREFIX: &str = "auto_increment/";
+/// AUTO_INCREMENT values reserved (and persisted) at a time; values reserved but not used
+/// before a restart are skipped, as InnoDB skips them.
+const AUTO_INCREMENT_BATCH: u64 = 1024;
+
+/// How long a committed load's label is remembered (Doris keeps labels for three days).
+const LABEL_KEEP_MS: i64 = 3 * 24 * 3600 * 1000;
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> Result<String> {
+    serde_json::to_string(v).map_err(|e| BasaltError::Catalog(e.to_string()))
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(s: &str) -> Result<T> {
+    serde_json::from_str(s)
+        .map_err(|e| BasaltError::Catalog(format!("corrupt catalog record: {e}")))
+}
+
+/// Database and table names are case-insensitive (stored lower-case).
+pub fn normalize(name: &str) -> String {
+    name.to_lowercase()
+}
+
+impl LocalCatalog {
+    /// Opens (or creates) the catalog under `dir`.
+    pub fn open(dir: &Path) -> Result<LocalCatalog> {
+        std::fs::create_dir_all(dir)?;
+        let store = Store::open(&dir.join("catalog.redb"))?;
+        let loaded = store.load()?;
+        let mut state = State::default();
+        let mut max_id = 0u64;
+        for d in &loaded.databases {
+            let db: DatabaseMeta = from_json(d)?;
+            max_id = max_id.max(db.id);
+            state.tables.entry(db.name.clone()).or_default();
+            state.databases.insert(db.name.clone(), db);
+        }
+        let mut rowsets_by_tablet: HashMap<TabletId, Vec<Arc<RowsetMeta>>> = HashMap::new();
+        for r in &loaded.rowsets {
+            let mut rs: RowsetMeta = from_json(r)?;
+            rs.fix_legacy();
+            max_id = max_id.max(rs.id);
+            rowsets_by_tablet
+                .entry(rs.tablet_id)
+                .or_default()
+                .push(Arc::new(rs));
+        }
+        let mut bitmaps_by_tablet: HashMap<TabletId, BTreeMap<String, DeleteBitmap>> =
+            HashMap::new();
+        for (tablet, segment, bitmap) in loaded.delete_bitmaps {
+            bitmaps_by_tablet
+                .entry(tablet)
+                .or_default()
+                .insert(segment, bitmap);
+        }
+        for t in &loaded.tables {
+            let mut table: TableMeta = from_json(t)?;
+            max_id = max_id.max(table.id);
+            for p in &mut table.partitions {
+                max_id = max_id.max(p.id);
+                for tablet in &mut p.tablets {
+                    max_id = max_id.max(tablet.id);
+                    let mut rs = rowsets_by_tablet.remove(&tablet.id).unwrap_or_default();
+                    rs.sort_by_key(|r| r.version);
+                    tablet.rowsets = rs;
+                    tablet.delete_bitmaps =
+                        bitmaps_by_tablet.remove(&tablet.id).unwrap_or_default();
+                }
+            }
+            state
+                .tables
+                .entry(table.database.clone())
+                .or_default()
+                .insert(table.name.clone(), Arc::new(table));
+        }
+        for u in &loaded.users {
+            let user: UserMeta = from_json(u)?;
+            state
+                .users
+                .insert(UserMeta::key(&user.user, &user.host), user);
+        }
+        state.global_variables = loaded.variables.into_iter().collect();
+        for g in &loaded.workload_groups {
+            let group: WorkloadGroupMeta = from_json(g)?;
+            max_id = max_id.max(group.id);
+            state.workload_groups.insert(group.name.clone(), group);
+        }
+        for p in &loaded.workload_policies {
+            let policy: WorkloadPolicyMeta = from_json(p)?;
+            max_id = max_id.max(policy.id);
+            state.workload_policies.insert(policy.name.clone(), policy);
+        }
+        let mut expired_labels = Vec::new();
+        for j in &loaded.load_jobs {
+            let job: LoadJobRecord = from_json(j)?;
+            let key = LoadJobRecord::key(&job.database, &job.label);
+            if label_expired(&job, now_ms()) {
+                expired_labels.push(Op::DeleteLoadJob(key));
+            } else {
+                state.load_jobs.insert(key, Arc::new(job));
+            }
+        }
+        if !expired_labels.is_empty() {
+            store.commit(expired_labels)?;
+        }
+        let persisted = loaded
+            .counters
+            .iter()
+            .find(|(k, _)| k == NEXT_ID)
+            .map(|(_, v)| *v)
+            .unwrap_or(1);
+        let auto_increment = loaded
+            .counters
+            .iter()
+            .filter_map(|(k, v)| {
+                let id: TableId = k.strip_prefix(AUTO_INCREMENT_PREFIX)?.parse().ok()?;
+                Some((id, (*v, *v)))
+            })
+            .collect();
+        let catalog = LocalCatalog {
+            auto_increment: Mutex::new(auto_increment),
+            store,
+            state: RwLock::new(state),
+            writer: Mutex::new(()),
+            next_id: Mutex::new(persisted.max(max_id + 1)),
+            max_tablet_versions: AtomicUsize::new(DEFAULT_MAX_TABLET_VERSIONS),
+            labels_expired_ms: std::sync::atomic::AtomicI64::new(now_ms()),
+        };
+        if catalog.state.read().users.is_empty() {
+            let root = UserMeta {
+                user: "root".into(),
+                host: "%".into(),
+                password_hash: Vec::new(),
+                workload_groups: Default::default(),
+                properties: Default::default(),
+            };
+            catalog.store.commit(vec![Op::PutUser(
+                UserMeta::key("root", "%"),
+                to_json(&root)?,
+            )])?;
+            catalog
+                .state
+                .write()
+                .users
+                .insert(UserMeta::key("root", "%"), root);
+        }
+        Ok(catalog)
+    }
+
+    fn counter_op(&self) -> Op {
+        Op::PutCounter(NEXT_ID.to_string(), *self.next_id.lock())
+    }
+
+    fn replace_in_memory(&self, table: TableMeta) {
+        self.replace_arc_in_memory(Arc::new(table));
+    }
+
+    fn replace_arc_in_memory(&self, table: Arc<TableMeta>) {
+        let mut s = self.state.write();
+        if let Some(tables) = s.tables.get_mut(&table.database) {
+            tables.insert(table.name.clone(), table);
+        }
+    }
+}
+
+impl TabletCatalog for LocalCatalog {
+    fn databases(&self) -> Vec<DatabaseMeta> {
+        self.state.read().databases.values().cloned().collect()
+    }
+
+    fn tables(&self, database: &str) -> Result<Vec<Arc<TableMeta>>> {
+        let db = normalize(database);
+        let s = self.state.read();
+        s.tables
+            .get(&db)
+            .map(|t| t.values().cloned().collect())
+            .ok_or(BasaltError::UnknownDatabase(db))
+    }
+
+    fn table(&self, database: &str, name: &str) -> Result<Arc<TableMeta>> {
+        let db = normalize(database);
+        let name = normalize(name);
+        let s = self.state.read();
+        let tables = s
+            .tables
+            .get(&db)
+            .ok_or_else(|| BasaltError::UnknownDatabase(db.clone()))?;
+        tables
+            .get(&name)
+            .cloned()
+            .ok_or_else(|| BasaltError::UnknownTable(format!("{db}.{name}")))
+    }
+
+    fn table_by_id(&self, id: TableId) -> Option<Arc<TableMeta>> {
+        let s = self.state.read();
+        s.tables
+            .values()
+            .flat_map(|t| t.values())
+            .find(|t| t.id == id)
+            .cloned()
+    }
+
+    fn allocate_id(&self) -> u64 {
+        let mut n = self.next_id.lock();
+        let id = *n;
+        *n += 1;
+        id
+    }
+
+    fn check_versions(&self, tablet: &TabletMeta) -> Result<()> {
+        let max = self.max_tablet_versions();
+        let versions = tablet.rowsets.len() + 1;
+        if versions > max {
+            return Err(BasaltError::TooManyVersions {
+                tablet: tablet.id,
+                versions,
+                max,
+            });
+        }
+        Ok(())
+    }
+
+    fn reserve_auto_increment(&self, table_id: TableId, count: u64, at_least: u64) -> Result<u64> {
+        let mut counters = self.auto_increment.lock();
+        let entry = counters.entry(table_id).or_insert((1, 1));
+        let first = entry.0.max(at_least).max(1);
+        let next = first
+            .checked_add(count)
+            .ok_or_else(|| BasaltError::OutOfRange("AUTO_INCREMENT".into()))?;
+        if next > entry.1 {
+            let end = next.saturating_add(AUTO_INCREMENT_BATCH);
+            self.store.commit(vec![Op::PutCounter(
+                format!("{AUTO_INCREMENT_PREFIX}{table_id}"),
+                end,
+            )])?;
+            entry.1 = end;
+        }
+        entry.0 = next;
+        Ok(first)
+    }
+
+    fn publish_load(
+        &self,
+        table_id: TableId,
+        rowsets: Vec<NewRowset>,
+        job: Option<LoadJobRecord>,
+    ) -> Result<Arc<TableMeta>> {
+        let _w = self.writer.lock();
+        let old = self.table_by_id(table_id).ok_or_else(|| {
+            BasaltError::UnknownTable(format!("table id {table_id} (dropped during the load)"))
+        })?;
+        let now = now_ms();
+        let mut job_entry = None;
+        if let Some(job) = job {
+            let key = LoadJobRecord::key(&job.database, &job.label);
+            let taken = self
+                .state
+                .read()
+                .load_jobs
+                .get(&key)
+                .is_some_and(|j| !label_expired(j, now));
+            if taken {
+                return Err(BasaltError::LabelAlreadyExists(job.label));
+            }
+            job_entry = Some((key, Arc::new(job)));
+        }
+        // Now and then, labels past their time are forgotten in the same transaction.
+        let expired: Vec<String> = if now
+            - self
+                .labels_expired_ms
+                .load(std::sync::atomic::Ordering::Relaxed)
+            > LABEL_EXPIRY_INTERVAL_MS
+        {
+            self.labels_expired_ms
+                .store(now, std::sync::atomic::Ordering::Relaxed);
+            self.state
+                .read()
+                .load_jobs
+                .iter()
+                .filter(|(_, j)| label_expired(j, now))
+                .map(|(k, _)| k.clone())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut new = (*old).clone();
+        let mut ops = Vec::new();
+        let created = now;
+        for nr in rowsets {
+            let tablet = new
+                .partitions
+                .iter_mut()
+                .flat_map(|p| p.tablets.iter_mut())
+                .find(|t| t.id == nr.tablet_id)
+                .ok_or_else(|| {
+                    BasaltError::Storage(format!(
+                        "tablet {} was dropped during the load",
+                        nr.tablet_id
+                    ))
+                })?;
+            self.check_versions(tablet)?;
+            let version = tablet.version() + 1;
+            let rs = RowsetMeta {
+                id: self.allocate_id(),
+                tablet_id: tablet.id,
+                start_version: version,
+                version,
+                segments_overlap: nr.segments.len() > 1,
+                segments: nr.segments,
+                created_ms: created,
+            };
+            ops.push(Op::PutRowset(tablet.id, rs.id, to_json(&rs)?));
+            tablet.rowsets.push(Arc::new(rs));
+            for (segment, bitmap) in nr.delete_bitmaps {
+                ops.push(Op::PutDeleteBitmap(
+                    tablet.id,
+                    segment.clone(),
+                    bitmap.clone(),
+                ));
+                tablet.delete_bitmaps.insert(segment, bitmap);
+            }
+        }
+        ops.push(self.counter_op());
+        ops.extend(expired.iter().cloned().map(Op::DeleteLoadJob));
+        if let Some((key, job)) = &job_entry {
+            ops.push(Op::PutLoadJob(key.clone(), to_json(job.as_ref())?));
+        }
+        self.store.commit(ops)?;
+        let new = Arc::new(new);
+        self.replace_arc_in_memory(new.clone());
+        let mut state = self.state.write();
+        for k in &expired {
+            state.load_jobs.remove(k);
+        }
+        if let Some((key, job)) = job_entry {
+            state.load_jobs.insert(key, job);
+        }
+        Ok(new)
+    }
+
+    fn replace_rowsets(
+        &self,
+        table_id: TableId,
+        compacted: CompactedRowset,
+    ) -> Result<(Arc<TableMeta>, Vec<Arc<RowsetMeta>>)> {
+        let _w = self.writer.lock();
+        let stale = |why: &str| {
+            BasaltError::Catalog(format!(
+                "compaction of tablet {} is stale: {why}",
+                compacted.tablet_id
+            ))
+        };
+        let old = self
+            .table_by_id(table_id)
+            .ok_or_else(|| stale("the table was dropped"))?;
+        let mut new = (*old).clone();
+        let tablet = new
+            .partitions
+            .iter_mut()
+            .flat_map(|p| p.tablets.iter_mut())
+            .find(|t| t.id == compacted.tablet_id)
+            .ok_or_else(|| stale("the tablet was dropped"))?;
+        let first = compacted
+            .inputs
+            .first()
+            .ok_or_else(|| stale("no input rowsets"))?;
+        let start = tablet
+            .rowsets
+            .iter()
+            .position(|r| r.id == *first)
+            .ok_or_else(|| stale("an input rowset is gone"))?;
+        let end = start + compacted.inputs.len();
+        let matches = tablet
+            .rowsets
+            .get(start..end)
+            .is_some_and(|run| run.iter().zip(&compacted.inputs).all(|(r, id)| r.id == *id));
+        if !matches {
+            return Err(stale("the input rowsets are no longer adjacent"));
+        }
+        let removed: Vec<Arc<RowsetMeta>> = tablet.rowsets.drain(start..end).collect();
+        let output = RowsetMeta {
+            id: self.allocate_id(),
+            tablet_id: tablet.id,
+            start_version: removed[0].start_version,
+            version: removed[removed.len() - 1].version,
+            segments: compacted.segments,
+            segments_overlap: compacted.segments_overlap,
+            created_ms: now_ms(),
+        };
+        let mut ops = Vec::new();
+        for r in &removed {
+            ops.push(Op::DeleteRowset(tablet.id, r.id));
+            for seg in &r.segments {
+                if tablet.delete_bitmaps.remove(&seg.path).is_some() {
+                    ops.push(Op::DeleteDeleteBitmap(tablet.id, seg.path.clone()));
+                }
+            }
+        }
+        ops.push(Op::PutRowset(tablet.id, output.id, to_json(&output)?));
+        for (segment, bitmap) in compacted.delete_bitmaps {
+            ops.push(Op::PutDeleteBitmap(
+                tablet.id,
+                segment.clone(),
+                bitmap.clone(),
+            ));
+            tablet.delete_bitmaps.insert(segment, bitmap);
+        }
+        tablet.rowsets.insert(start, Arc::new(output));
+        ops.push(self.counter_op());
+        self.store.commit(ops)?;
+        let new = Arc::new(new);
+        self.replace_arc_in_memory(new.clone());
+        Ok((new, removed))
+    }
+
+    fn referenced_segments(&self) -> std::collections::HashSet<String> {
+        let s = self.state.read();
+        s.tables
+            .values()
+            .flat_map(|t| t.values())
+            .flat_map(|t| {
+                t.tablets()
+                    .flat_map(|(_, tablet)| {
+                        tablet
+                            .rowsets
+                            .iter()
+                            .flat_map(|r| r.segments.iter().map(|s| s.path.clone()))
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+}
+
+impl Catalog for LocalCatalog {
+    fn set_max_tablet_versions(&self, max: usize) {
+        self.max_tablet_versions
+            .store(max.max(1), Ordering::Relaxed);
+    }
+
+    fn max_tablet_versions(&self) -> usize {
+        self.max_tablet_versions.load(Ordering::Relaxed)
+    }
+
+    fn database_exists(&self, name: &str) -> bool {
+        self.state.read().databases.contains_key(&normalize(name))
+    }
+
+    fn create_database(&self, name: &str, if_not_exists: bool) -> Result<bool> {
+        let name = normalize(name);
+        validate_name(&name)?;
+        let _w = self.writer.lock();
+        if self.state.read().databases.contains_key(&name) {
+            return if if_not_exists {
+                Ok(false)
+            } else {
+                Err(BasaltError::DatabaseExists(name))
+            };
+        }
+        let db = DatabaseMeta {
+            id: self.allocate_id(),
+            name: name.clone(),
+            created_ms: now_ms(),
+        };
+        self.store.commit(vec![
+            Op::PutDatabase(name.clone(), to_json(&db)?),
+            self.counter_op(),
+        ])?;
+        let mut s = self.state.write();
+        s.databases.insert(name.clone(), db);
+        s.tables.entry(name).or_default();
+        Ok(true)
+    }
+
+    fn drop_database(&self, name: &str, if_exists: bool) -> Result<Option<Vec<Arc<TableMeta>>>> {
+        let name = normalize(name);
+        let _w = self.writer.lock();
+        if !self.state.read().databases.contains_key(&name) {
+            return if if_exists {
+                Ok(None)
+            } else {
+                Err(BasaltError::DropMissingDatabase(name))
+            };
+        }
+        let tables: Vec<Arc<TableMeta>> = self
+            .state
+            .read()
+            .tables
+            .get(&name)
+            .map(|t| t.values().cloned().collect())
+            .unwrap_or_default();
+        let mut ops = vec![Op::DeleteDatabase(name.clone())];
+        for t in &tables {
+            ops.extend(delete_table_ops(t));
+        }
+        let labels: Vec<String> = self
+            .state
+            .read()
+            .load_jobs
+            .iter()
+            .filter(|(_, j)| j.database == name)
+            .map(|(k, _)| k.clone())
+            .collect();
+        ops.extend(labels.iter().cloned().map(Op::DeleteLoadJob));
+        self.store.commit(ops)?;
+        let mut s = self.state.write();
+        s.databases.remove(&name);
+        s.tables.remove(&name);
+        for k in &labels {
+            s.load_jobs.remove(k);
+        }
+        Ok(Some(tables))
+    }
+
+    fn create_table(&self, table: TableMeta, if_not_exists: bool) -> Result<bool> {
+        let db = normalize(&table.database);
+        let name = normalize(&table.name);
+        validate_name(&name)?;
+        let _w = self.writer.lock();
+        {
+            let s = self.state.read();
+            let tables = s
+                .tables
+                .get(&db)
+                .ok_or_else(|| BasaltError::UnknownDatabase(db.clone()))?;
+            if tables.contains_key(&name) {
+                return if if_not_exists {
+                    Ok(false)
+                } else {
+                    Err(BasaltError::TableExists(name))
+                };
+            }
+        }
+        let table = TableMeta {
+            database: db.clone(),
+            name: name.clone(),
+            ..table
+        };
+        self.store.commit(vec![
+            Op::PutTable(table.id, to_json(&table)?),
+            self.counter_op(),
+        ])?;
+        self.state
+            .write()
+            .tables
+            .entry(db)
+            .or_default()
+            .insert(name, Arc::new(table));
+        Ok(true)
+    }
+
+    fn drop_table(
+        &self,
+        database: &str,
+        name: &str,
+        if_exists: bool,
+    ) -> Result<Option<Arc<TableMeta>>> {
+        let _w = self.writer.lock();
+        let table = match self.table(database, name) {
+            Ok(t) => t,
+            Err(BasaltError::UnknownTable(_)) if if_exists => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        self.store.commit(delete_table_ops(&table))?;
+        if let Some(tables) = self.state.write().tables.get_mut(&table.database) {
+            tables.remove(&table.name);
+        }
+        Ok(Some(table))
+    }
+
+    fn truncate_table(&self, database: &str, name: &str) -> Result<Arc<TableMeta>> {
+        let _w = self.writer.lock();
+        let old = self.table(database, name)?;
+        let ops: Vec<Op> = old
+            .tablets()
+            .flat_map(|(_, t)| clear_tablet_ops(t))
+            .collect();
+        self.store.commit(ops)?;
+        let mut new = (*old).clone();
+        for p in &mut new.partitions {
+            for t in &mut p.tablets {
+                t.rowsets.clear();
+                t.delete_bitmaps.clear();
+            }
+        }
+        self.replace_in_memory(new);
+        Ok(old)
+    }
+
+    fn add_partition(
+        &self,
+        database: &str,
+        table: &str,
+        partition: &str,
+        bound: PartitionBound,
+    ) -> Result<()> {
+        let _w = self.writer.lock();
+        let old = self.table(database, table)?;
+        let kind_ok = matches!(
+            (old.partition_kind, &bound),
+            (PartitionKind::Range, PartitionBound::Range { .. })
+                | (PartitionKind::List, PartitionBound::List { .. })
+        );
+        if !kind_ok {
+            return Err(BasaltError::InvalidDdl(format!(
+                "partition {partition} does not match the table's {:?} partitioning",
+                old.partition_kind
+            )));
+        }
+        let existing: Vec<(String, PartitionBound)> = old
+            .partitions
+            .iter()
+            .map(|p| (p.name.clone(), p.bound.clone()))
+            .collect();
+        check_new_partition(partition, &bound, &existing)?;
+        let mut new = (*old).clone();
+        let partition = PartitionMeta::empty(
+            partition.to_string(),
+            bound,
+            new.distribution.buckets,
+            || self.allocate_id(),
+        );
+        new.partitions.push(partition);
+        self.store.commit(vec![
+            Op::PutTable(new.id, to_json(&new)?),
+            self.counter_op(),
+        ])?;
+        self.replace_in_memory(new);
+        Ok(())
+    }
+
+    fn drop_partition(
+        &self,
+        database: &str,
+        name: &str,
+        partition: &str,
+        if_exists: bool,
+    ) -> Result<Option<PartitionMeta>> {
+        let _w = self.writer.lock();
+        let old = self.table(database, name)?;
+        if old.partition_kind == PartitionKind::Unpartitioned {
+            return Err(BasaltError::InvalidDdl(format!(
+                "table {} is not partitioned",
+                old.name
+            )));
+        }
+        let Some(pos) = old
+            .partitions
+            .iter()
+            .position(|p| p.name.eq_ignore_ascii_case(partition))
+        else {
+            return if if_exists {
+                Ok(None)
+            } else {
+                Err(BasaltError::UnknownPartition(partition.to_string()))
+            };
+        };
+        let mut new = (*old).clone();
+        let dropped = new.partitions.remove(pos);
+        let mut ops = vec![Op::PutTable(new.id, to_json(&new)?)];
+        for t in &dropped.tablets {
+            ops.extend(clear_tablet_ops(t));
+        }
+        self.store.commit(ops)?;
+        self.replace_in_memory(new);
+        Ok(Some(dropped))
+    }
+
+    fn load_job(&self, database: &str, label: &str) -> Option<Arc<LoadJobRecord>> {
+        let key = LoadJobRecord::key(&normalize(database), label);
+        let job = self.state.read().load_jobs.get(&key).cloned()?;
+        (!label_expired(&job, now_ms())).then_some(job)
+    }
+
+    fn load_jobs(&self, database: &str) -> Vec<Arc<LoadJobRecord>> {
+        let db = normalize(database);
+        let mut jobs: Vec<_> = self
+            .state
+            .read()
+            .load_jobs
+            .values()
+            .filter(|j| j.database == db)
+            .cloned()
+            .collect();
+        jobs.sort_by_key(|j| (j.finished_ms, j.txn_id));
+        jobs
+    }
+
+    fn workload_groups(&self) -> Vec<WorkloadGroupMeta> {
+        self.state
+            .read()
+            .workload_groups
+            .values()
+            .cloned()
+            .collect()
+    }
+
+    fn put_workload_group(&self, group: WorkloadGroupMeta) -> Result<()> {
+        let _w = self.writer.lock();
+        self.store.commit(vec![Op::PutWorkloadGroup(
+            group.name.clone(),
+            to_json(&group)?,
+        )])?;
+        self.state
+            .write()
+            .workload_groups
+            .insert(group.name.clone(), group);
+        Ok(())
+    }
+
+    fn drop_workload_group(&self, name: &str) -> Result<()> {
+        let _w = self.writer.lock();
+        self.store
+            .commit(vec![Op::DeleteWorkloadGroup(name.to_string())])?;
+        self.state.write().workload_groups.remove(name);
+        Ok(())
+    }
+
+    fn workload_policies(&self) -> Vec<WorkloadPolicyMeta> {
+        self.state
+            .read()
+            .workload_policies
+            .values()
+            .cloned()
+            .collect()
+    }
+
+    fn put_workload_policy(&self, policy: WorkloadPolicyMeta) -> Result<()> {
+        let _w = self.writer.lock();
+        self.store.commit(vec![Op::PutWorkloadPolicy(
+            policy.name.clone(),
+            to_json(&policy)?,
+        )])?;
+        self.state
+            .write()
+            .workload_policies
+            .insert(policy.name.clone(), policy);
+        Ok(())
+    }
+
+    fn drop_workload_policy(&self, name: &str) -> Result<()> {
+        let _w = self.writer.lock();
+        self.store
+            .commit(vec![Op::DeleteWorkloadPolicy(name.to_string())])?;
+        self.state.write().workload_policies.remove(name);
+        Ok(())
+    }
+
+    fn update_user(
+        &self,
+        user: &str,
+        host: &str,
+        change: &mut dyn FnMut(&mut UserMeta),
+    ) -> Result<bool> {
+        let _w = self.writer.lock();
+        let key = UserMeta::key(user, host);
+        let Some(mut meta) = self.state.read().users.get(&key).cloned() else {
+            return Ok(false);
+        };
+        change(&mut meta);
+        self.store
+            .commit(vec![Op::PutUser(key.clone(), to_json(&meta)?)])?;
+        self.state.write().users.insert(key, meta);
+        Ok(true)
+    }
+
+    fn users_named(&self, user: &str) -> Vec<UserMeta> {
+        self.state
+            .read()
+            .users
+            .values()
+            .filter(|u| u.user == user)
+            .cloned()
+            .collect()
+    }
+
+    fn find_user(&self, user: &str, host: &str) -> Option<UserMeta> {
+        let s = self.state.read();
+        let exact = s.users.get(&UserMeta::key(user, host)).cloned();
+        exact.or_else(|| {
+            s.users
+                .values()
+                .find(|u| u.user == user && u.matches_host(host))
+                .cloned()
+        })
+    }
+
+    fn users(&self) -> Vec<UserMeta> {
+        self.state.read().users.values().cloned().collect()
+    }
+
+    fn create_user(
+        &self,
+        user: &str,
+        host: &str,
+        password: Option<&str>,
+        if_not_exists: bool,
+    ) -> Result<bool> {
+        let _w = self.writer.lock();
+        let key = UserMeta::key(user, host);
+        if self.state.read().users.contains_key(&key) {
+            return if if_not_exists {
+                Ok(false)
+            } else {
+                Err(BasaltError::UserOperation {
+                    operation: "CREATE USER".into(),
+                    user: format!("'{user}'@'{host}'"),
+                })
+            };
+        }
+        let meta = UserMeta {
+            user: user.to_string(),
+            host: host.to_string(),
+            password_hash: native_password_hash(password.unwrap_or("")),
+            workload_groups: Default::default(),
+            properties: Default::default(),
+        };
+        self.store
+            .commit(vec![Op::PutUser(key.clone(), to_json(&meta)?)])?;
+        self.state.write().users.insert(key, meta);
+        Ok(true)
+    }
+
+    fn drop_user(&self, user: &str, host: &str, if_exists: bool) -> Result<bool> {
+        let _w = self.writer.lock();
+        let key = UserMeta::key(user, host);
+        if !self.state.read().users.contains_key(&key) {
+            return if if_exists {
+                Ok(false)
+            } else {
+                Err(BasaltError::UserOperation {
+                    operation: "DROP USER".into(),
+                    user: format!("'{user}'@'{host}'"),
+                })
+            };
+        }
+        if user == "root" {
+            return Err(BasaltError::UserOperation {
+                operation: "DROP USER".into(),
+                user: "'root' (the built-in administrator)".into(),
+            });
+        }
+        self.store.commit(vec![Op::DeleteUser(key.clone())])?;
+        self.state.write().users.remove(&key);
+        Ok(true)
+    }
+
+    fn set_password(&self, user: &str, host: &str, password: &str) -> Result<()> {
+        let _w = self.writer.lock();
+        let key = UserMeta::key(user, host);
+        let mut meta = self.state.read().users.get(&key).cloned().ok_or_else(|| {
+            BasaltError::UserOperation {
+                operation: "SET PASSWORD".into(),
+                user: format!("'{user}'@'{host}'"),
+            }
+        })?;
+        meta.password_hash = native_password_hash(password);
+        self.store
+            .commit(vec![Op::PutUser(key.clone(), to_json(&meta)?)])?;
+        self.state.write().users.insert(key, meta);
+        Ok(())
+    }
+
+    fn global_variables(&self) -> BTreeMap<String, String> {
+        self.state.read().global_variables.clone()
+    }
+
+    fn set_global_variable(&self, name: &str, value: &str) -> Result<()> {
+        let _w = self.writer.lock();
+        self.store
+            .commit(vec![Op::PutVariable(name.to_string(), value.to_string())])?;
+        self.state
+            .write()
+            .global_variables
+            .insert(name.to_string(), value.to_string());
+        Ok(())
+    }
+}
+
+fn delete_table_ops(t: &TableMeta) -> Vec<Op> {
+    let mut ops = vec![Op::DeleteTable(t.id)];
+    for (_, tablet) in t.tablets() {
+        ops.extend(clear_tablet_ops(tablet));
+    }
+    ops
+}
+
+/// Operations removing every rowset and delete bitmap of a tablet.
+fn clear_tablet_ops(tablet: &TabletMeta) -> Vec<Op> {
+    let mut ops: Vec<Op> = tablet
+        .rowsets
+        .iter()
+        .map(|r| Op::DeleteRowset(tablet.id, r.id))
+        .collect();
+    ops.extend(
+        tablet
+            .delete_bitmaps
+            .keys()
+            .map(|seg| Op::DeleteDeleteBitmap(tablet.id, seg.clone())),
+    );
+    ops
+}
+
+fn validate_name(name: &str) -> Result<()> {
+    if name.is_empty() || name.len() > 64 || name.contains('/') || name.contains('\0') {
+        return Err(BasaltError::InvalidDdl(format!("Incorrect name '{name}'")));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+#[path = "local_tests.rs"]
+mod tests;

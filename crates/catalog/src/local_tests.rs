@@ -1,0 +1,424 @@
+//! Tests of the local catalog: durability across reopen, atomic publishing, labels, compaction
+//! replacing rowsets, and the version bound.
+
+use super::*;
+
+/// An unpartitioned table `name (k INT, v INT)` keyed on `k`, hashed into `buckets` tablets, as
+/// the frontend's CREATE TABLE would build it.
+fn int_table(
+    c: &LocalCatalog,
+    database: &str,
+    name: &str,
+    keys_model: KeysModel,
+    buckets: u32,
+) -> TableMeta {
+    let column = |name: &str, is_key: bool| ColumnMeta {
+        name: name.into(),
+        ty: basalt_common::SqlType::Int,
+        nullable: true,
+        is_key,
+        agg: None,
+        default: None,
+        comment: String::new(),
+        auto_increment: false,
+    };
+    TableMeta {
+        id: c.allocate_id(),
+        database: database.into(),
+        name: name.into(),
+        columns: vec![column("k", true), column("v", false)],
+        keys_model,
+        num_key_columns: 1,
+        partition_kind: PartitionKind::Unpartitioned,
+        partition_column: None,
+        partitions: vec![PartitionMeta::empty(
+            name.into(),
+            PartitionBound::All,
+            buckets,
+            || c.allocate_id(),
+        )],
+        distribution: DistributionMeta {
+            columns: vec![0],
+            buckets,
+        },
+        properties: Default::default(),
+        comment: String::new(),
+        created_ms: 0,
+    }
+}
+
+fn job(label: &str, finished_ms: i64) -> LoadJobRecord {
+    LoadJobRecord {
+        label: label.into(),
+        database: "demo".into(),
+        table: "t".into(),
+        txn_id: 1,
+        state: "FINISHED".into(),
+        message: String::new(),
+        total_rows: 0,
+        loaded_rows: 0,
+        filtered_rows: 0,
+        unselected_rows: 0,
+        load_bytes: 0,
+        user: "root".into(),
+        created_ms: finished_ms,
+        finished_ms,
+        error_url: None,
+        kind: "STREAM LOAD".into(),
+    }
+}
+
+#[test]
+fn labels_expire_while_running_and_at_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = now_ms() - LABEL_KEEP_MS - 1000;
+    let c = LocalCatalog::open(dir.path()).unwrap();
+    c.create_database("demo", false).unwrap();
+    c.create_table(int_table(&c, "demo", "t", KeysModel::Duplicate, 1), false)
+        .unwrap();
+    let t = c.table("demo", "t").unwrap();
+    c.publish_load(t.id, vec![], Some(job("old", old))).unwrap();
+    c.publish_load(t.id, vec![], Some(job("new", now_ms())))
+        .unwrap();
+    // An expired label is free at once, even before it is swept.
+    assert!(c.load_job("demo", "old").is_none());
+    assert!(c.load_job("demo", "new").is_some());
+    assert!(matches!(
+        c.publish_load(t.id, vec![], Some(job("new", now_ms()))),
+        Err(BasaltError::LabelAlreadyExists(_))
+    ));
+    // The next publish after the sweep interval forgets it durably.
+    c.labels_expired_ms
+        .store(0, std::sync::atomic::Ordering::Relaxed);
+    c.publish_load(t.id, vec![], None).unwrap();
+    assert_eq!(c.state.read().load_jobs.len(), 1);
+    drop(c);
+    let c = LocalCatalog::open(dir.path()).unwrap();
+    assert_eq!(c.load_jobs("demo").len(), 1);
+}
+
+#[test]
+fn catalog_survives_reopen_and_publishes_atomically() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let c = LocalCatalog::open(dir.path()).unwrap();
+        c.create_database("Demo", false).unwrap();
+        assert!(!c.create_database("demo", true).unwrap());
+        assert_eq!(
+            c.create_database("demo", false).unwrap_err().mysql_code(),
+            1007
+        );
+        c.create_table(int_table(&c, "demo", "T", KeysModel::Duplicate, 2), false)
+            .unwrap();
+        let t = c.table("demo", "T").unwrap();
+        let tablets: Vec<u64> = t.tablets().map(|(_, t)| t.id).collect();
+        c.publish(
+            t.id,
+            tablets
+                .iter()
+                .map(|id| NewRowset {
+                    tablet_id: *id,
+                    segments: vec![SegmentMeta {
+                        path: format!("x/{id}"),
+                        num_rows: 5,
+                        size_bytes: 10,
+                    }],
+                    delete_bitmaps: vec![],
+                })
+                .collect(),
+        )
+        .unwrap();
+        assert_eq!(c.table("demo", "t").unwrap().num_rows(), 10);
+        // A publish naming a tablet that does not exist publishes nothing.
+        let err = c.publish(
+            t.id,
+            vec![
+                NewRowset {
+                    tablet_id: tablets[0],
+                    segments: vec![],
+                    delete_bitmaps: vec![],
+                },
+                NewRowset {
+                    tablet_id: 999_999,
+                    segments: vec![],
+                    delete_bitmaps: vec![],
+                },
+            ],
+        );
+        assert!(err.is_err());
+        assert_eq!(
+            c.table("demo", "t")
+                .unwrap()
+                .tablets()
+                .next()
+                .unwrap()
+                .1
+                .version(),
+            1
+        );
+    }
+    let c = LocalCatalog::open(dir.path()).unwrap();
+    let t = c.table("demo", "t").unwrap();
+    assert_eq!(t.num_rows(), 10);
+    // A later load that replaces two rows of an older segment (merge-on-write).
+    let first = t.tablets().next().unwrap().1.id;
+    let bitmap = DeleteBitmap {
+        bytes: Arc::new(vec![1, 2, 3]),
+        deleted_rows: 2,
+    };
+    c.publish(
+        t.id,
+        vec![NewRowset {
+            tablet_id: first,
+            segments: vec![SegmentMeta {
+                path: "y".into(),
+                num_rows: 2,
+                size_bytes: 1,
+            }],
+            delete_bitmaps: vec![(format!("x/{first}"), bitmap.clone())],
+        }],
+    )
+    .unwrap();
+    drop(c);
+    let c = LocalCatalog::open(dir.path()).unwrap();
+    let t = c.table("demo", "t").unwrap();
+    assert_eq!(t.num_rows(), 10);
+    assert_eq!(
+        t.tablets()
+            .next()
+            .unwrap()
+            .1
+            .delete_bitmaps
+            .get(&format!("x/{first}")),
+        Some(&bitmap)
+    );
+    assert_eq!(t.keys_model, KeysModel::Duplicate);
+    assert!(c.find_user("root", "127.0.0.1").is_some());
+    let id = c.allocate_id();
+    assert!(t.tablets().all(|(_, tablet)| tablet.id < id));
+}
+
+fn seg(path: &str, rows: u64) -> SegmentMeta {
+    SegmentMeta {
+        path: path.into(),
+        num_rows: rows,
+        size_bytes: rows * 10,
+    }
+}
+
+/// A catalog with table d.t (one tablet) and `loads` published one-segment rowsets.
+fn one_tablet_with_loads(dir: &Path, loads: usize) -> (LocalCatalog, TableId, TabletId) {
+    let c = LocalCatalog::open(dir).unwrap();
+    c.create_database("d", false).unwrap();
+    c.create_table(int_table(&c, "d", "t", KeysModel::Unique, 1), false)
+        .unwrap();
+    let t = c.table("d", "t").unwrap();
+    let tablet = t.tablets().next().unwrap().1.id;
+    for i in 0..loads {
+        c.publish(
+            t.id,
+            vec![NewRowset {
+                tablet_id: tablet,
+                segments: vec![seg(&format!("s{i}"), 2)],
+                delete_bitmaps: vec![],
+            }],
+        )
+        .unwrap();
+    }
+    (c, t.id, tablet)
+}
+
+fn tablet_of(c: &LocalCatalog) -> TabletMeta {
+    c.table("d", "t")
+        .unwrap()
+        .tablets()
+        .next()
+        .unwrap()
+        .1
+        .clone()
+}
+
+fn bitmap(rows: u64) -> DeleteBitmap {
+    DeleteBitmap {
+        bytes: Arc::new(vec![rows as u8]),
+        deleted_rows: rows,
+    }
+}
+
+#[test]
+fn compaction_replaces_adjacent_rowsets_atomically_and_durably() {
+    let dir = tempfile::tempdir().unwrap();
+    let (c, table, tablet) = one_tablet_with_loads(dir.path(), 4);
+    // Loads 3 and 4 replaced rows of the older segments.
+    c.publish(
+        table,
+        vec![NewRowset {
+            tablet_id: tablet,
+            segments: vec![seg("s4", 1)],
+            delete_bitmaps: vec![("s1".into(), bitmap(1)), ("s3".into(), bitmap(2))],
+        }],
+    )
+    .unwrap();
+    let before = tablet_of(&c);
+    assert_eq!(before.rowsets.len(), 5);
+    assert_eq!(before.rowsets[0].start_version, 1);
+    assert_eq!(before.num_rows(), 9 - 3);
+    let inputs: Vec<RowsetId> = before.rowsets[1..4].iter().map(|r| r.id).collect();
+    let (_, removed) = c
+        .replace_rowsets(
+            table,
+            CompactedRowset {
+                tablet_id: tablet,
+                inputs: inputs.clone(),
+                segments: vec![seg("c1", 3)],
+                delete_bitmaps: vec![("c1".into(), bitmap(1))],
+                segments_overlap: false,
+            },
+        )
+        .unwrap();
+    assert_eq!(removed.len(), 3);
+    let check = |t: TabletMeta| {
+        let ranges: Vec<(u64, u64)> = t
+            .rowsets
+            .iter()
+            .map(|r| (r.start_version, r.version))
+            .collect();
+        assert_eq!(ranges, vec![(1, 1), (2, 4), (5, 5)]);
+        assert_eq!(t.version(), 5);
+        assert_eq!(t.start_version(), 1);
+        let bitmaps: Vec<&str> = t.delete_bitmaps.keys().map(|k| k.as_str()).collect();
+        assert_eq!(bitmaps, vec!["c1"], "bitmaps of replaced segments are gone");
+        assert_eq!(t.num_rows(), 2 + 3 - 1 + 1);
+        assert!(!t.rowsets[1].segments_overlap);
+        assert!(t.rowsets[1].is_merged_run());
+    };
+    check(tablet_of(&c));
+    // Replaying the same compaction (its inputs are gone) fails and changes nothing.
+    let again = c.replace_rowsets(
+        table,
+        CompactedRowset {
+            tablet_id: tablet,
+            inputs,
+            segments: vec![seg("c2", 3)],
+            delete_bitmaps: vec![],
+            segments_overlap: false,
+        },
+    );
+    assert!(again.is_err());
+    check(tablet_of(&c));
+    drop(c);
+    let c = LocalCatalog::open(dir.path()).unwrap();
+    check(tablet_of(&c));
+    // Loads continue after the compacted range.
+    c.publish(
+        table,
+        vec![NewRowset {
+            tablet_id: tablet,
+            segments: vec![seg("s5", 1)],
+            delete_bitmaps: vec![],
+        }],
+    )
+    .unwrap();
+    assert_eq!(tablet_of(&c).version(), 6);
+}
+
+#[test]
+fn compaction_fails_unless_inputs_are_exactly_present_and_adjacent() {
+    let dir = tempfile::tempdir().unwrap();
+    let (c, table, tablet) = one_tablet_with_loads(dir.path(), 4);
+    let ids: Vec<RowsetId> = tablet_of(&c).rowsets.iter().map(|r| r.id).collect();
+    let attempt = |inputs: Vec<RowsetId>, tablet_id: TabletId| {
+        c.replace_rowsets(
+            table,
+            CompactedRowset {
+                tablet_id,
+                inputs,
+                segments: vec![seg("c", 1)],
+                delete_bitmaps: vec![],
+                segments_overlap: false,
+            },
+        )
+    };
+    assert!(
+        attempt(vec![ids[0], ids[2]], tablet).is_err(),
+        "not adjacent"
+    );
+    assert!(
+        attempt(vec![ids[1], ids[0]], tablet).is_err(),
+        "out of order"
+    );
+    assert!(attempt(vec![], tablet).is_err(), "no inputs");
+    assert!(
+        attempt(vec![ids[3], 424_242], tablet).is_err(),
+        "unknown rowset"
+    );
+    assert!(attempt(vec![ids[0]], 424_242).is_err(), "unknown tablet");
+    assert!(
+        c.replace_rowsets(
+            987_654,
+            CompactedRowset {
+                tablet_id: tablet,
+                inputs: vec![ids[0]],
+                segments: vec![],
+                delete_bitmaps: vec![],
+                segments_overlap: false,
+            }
+        )
+        .is_err(),
+        "unknown table"
+    );
+    assert_eq!(tablet_of(&c).rowsets.len(), 4);
+    // TRUNCATE raced the compaction: the inputs are gone.
+    c.truncate_table("d", "t").unwrap();
+    assert!(attempt(ids[..2].to_vec(), tablet).is_err());
+    assert!(tablet_of(&c).rowsets.is_empty());
+    drop(c);
+    let c = LocalCatalog::open(dir.path()).unwrap();
+    assert!(tablet_of(&c).rowsets.is_empty());
+}
+
+#[test]
+fn loads_fail_fast_past_the_version_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let (c, table, tablet) = one_tablet_with_loads(dir.path(), 3);
+    c.set_max_tablet_versions(3);
+    let load = |name: &str| {
+        c.publish(
+            table,
+            vec![NewRowset {
+                tablet_id: tablet,
+                segments: vec![seg(name, 1)],
+                delete_bitmaps: vec![],
+            }],
+        )
+    };
+    let err = load("x").unwrap_err();
+    assert_eq!(err.mysql_code(), 1637);
+    assert!(err.to_string().contains("(4 > 3)"), "{err}");
+    assert_eq!(tablet_of(&c).rowsets.len(), 3);
+    // Compaction makes room again.
+    let ids: Vec<RowsetId> = tablet_of(&c).rowsets.iter().map(|r| r.id).collect();
+    c.replace_rowsets(
+        table,
+        CompactedRowset {
+            tablet_id: tablet,
+            inputs: ids,
+            segments: vec![seg("c", 6)],
+            delete_bitmaps: vec![],
+            segments_overlap: false,
+        },
+    )
+    .unwrap();
+    load("x").unwrap();
+    assert_eq!(tablet_of(&c).rowsets.len(), 2);
+    assert_eq!(tablet_of(&c).version(), 4);
+}
+
+#[test]
+fn rowsets_from_before_compaction_load_with_their_own_version_range() {
+    let old = r#"{"id":5,"tablet_id":3,"version":7,"segments":[],"created_ms":1}"#;
+    let mut r: RowsetMeta = from_json(old).unwrap();
+    r.fix_legacy();
+    assert_eq!((r.start_version, r.version), (7, 7));
+    assert!(r.segments_overlap);
+}

@@ -1,0 +1,189 @@
+//! DDL: databases, tables (CREATE TABLE through `table_def`), partitions, indexes (accepted and
+//! checked), DROP and TRUNCATE (catalog first, then files); and the helpers other statements
+//! share: the database a statement names, admin checks, 1046/1049 hints.
+
+use super::misrouted;
+use crate::catalog_provider::Services;
+use crate::engine::split_name;
+use crate::engine::QueryEngine;
+use crate::output::Output;
+use crate::session::require_database;
+use crate::session::Session;
+use basalt_common::{BasaltError, Result};
+use basalt_sql::ast::{self, ObjectName, ObjectType};
+use basalt_sql::Statement;
+
+/// The database a statement names, or the session's current one.
+pub fn database_of(session: &Session, named: &Option<String>) -> Result<String> {
+    match named {
+        Some(d) => Ok(d.to_lowercase()),
+        None => session.database().ok_or(BasaltError::NoDatabaseSelected),
+    }
+}
+
+/// Only `root` may manage users and global settings.
+pub fn require_admin(session: &Session, what: &str) -> Result<()> {
+    if session.user() == "root" {
+        Ok(())
+    } else {
+        Err(BasaltError::PrivilegeRequired(format!(
+            "{what} needs the root account"
+        )))
+    }
+}
+
+pub fn drop_object(
+    services: &Services,
+    session: &Session,
+    kind: ObjectType,
+    name: &ObjectName,
+    if_exists: bool,
+) -> Result<()> {
+    let (db, n) = split_name(name);
+    match kind {
+        ObjectType::Table => {
+            let db = database_of(session, &db)?;
+            if let Some(t) = services.catalog.drop_table(&db, &n, if_exists)? {
+                services.storage.remove_table_files(&t);
+            }
+        }
+        ObjectType::Database | ObjectType::Schema => {
+            if let Some(tables) = services.catalog.drop_database(&n, if_exists)? {
+                for t in tables {
+                    services.storage.remove_table_files(&t);
+                }
+                if session.database().as_deref() == Some(n.as_str()) {
+                    session.set_database(None);
+                }
+            }
+        }
+        other => return Err(BasaltError::NotSupported(format!("DROP {other}"))),
+    }
+    Ok(())
+}
+
+/// Refines DataFusion's "table not found": with no database selected it is 1046, in a database
+/// that does not exist it is 1049.
+pub fn no_database_hint(services: &Services, e: BasaltError) -> BasaltError {
+    let BasaltError::UnknownTable(name) = &e else {
+        return e;
+    };
+    match name.split_once('.') {
+        Some((db, _)) if db == crate::session::NO_DATABASE => BasaltError::NoDatabaseSelected,
+        Some((db, _))
+            if db != crate::catalog_provider::INFORMATION_SCHEMA
+                && !services.catalog.database_exists(db) =>
+        {
+            BasaltError::UnknownDatabase(db.to_string())
+        }
+        _ => e,
+    }
+}
+
+impl QueryEngine {
+    /// Ddl statements of Basalt's own grammar (routed here by [`QueryEngine::execute_statement`]).
+    pub(super) fn execute_ddl(&self, session: &Session, stmt: Statement) -> Result<Output> {
+        let catalog = &self.services.catalog;
+        let storage = &self.services.storage;
+        match stmt {
+            Statement::CreateIndex {
+                name: _,
+                table,
+                columns,
+            } => {
+                let db = database_of(session, &table.database)?;
+                let meta = catalog.table(&db, &table.table)?;
+                for c in &columns {
+                    if meta.column_index(c).is_none() {
+                        return Err(BasaltError::UnknownColumn {
+                            column: c.clone(),
+                            context: "index".into(),
+                        });
+                    }
+                }
+                Ok(Output::ok())
+            }
+            Statement::DropIndex { name: _, table } => {
+                let db = database_of(session, &table.database)?;
+                catalog.table(&db, &table.table)?;
+                Ok(Output::ok())
+            }
+            Statement::CreateTable(ct) => {
+                let db = match &ct.name.database {
+                    Some(d) => d.to_lowercase(),
+                    None => require_database(session)?,
+                };
+                crate::table_def::create_table(catalog.as_ref(), &db, &ct)?;
+                Ok(Output::ok())
+            }
+            Statement::AlterPartitions { table, op } => {
+                let db = database_of(session, &table.database)?;
+                match op {
+                    basalt_sql::PartitionOp::Add(def) => {
+                        crate::table_def::add_partition(catalog.as_ref(), &db, &table.table, &def)?
+                    }
+                    basalt_sql::PartitionOp::Drop { name, if_exists } => {
+                        if let Some(p) =
+                            catalog.drop_partition(&db, &table.table, &name, if_exists)?
+                        {
+                            storage.remove_partition_files(&p);
+                        }
+                    }
+                }
+                Ok(Output::ok())
+            }
+            _ => Err(misrouted()),
+        }
+    }
+
+    /// Ddl statements of the MySQL grammar (routed here by [`QueryEngine::execute_standard`]).
+    pub(super) fn execute_standard_ddl(
+        &self,
+        session: &Session,
+        stmt: ast::Statement,
+    ) -> Result<Output> {
+        let catalog = &self.services.catalog;
+        use ast::Statement as S;
+        match stmt {
+            S::CreateDatabase {
+                db_name,
+                if_not_exists,
+                ..
+            } => {
+                catalog.create_database(&split_name(&db_name).1, if_not_exists)?;
+                Ok(Output::ok())
+            }
+            S::CreateSchema {
+                schema_name: ast::SchemaName::Simple(n),
+                if_not_exists,
+                ..
+            } => {
+                catalog.create_database(&split_name(&n).1, if_not_exists)?;
+                Ok(Output::ok())
+            }
+            S::Drop {
+                object_type,
+                if_exists,
+                names,
+                ..
+            } => {
+                for n in &names {
+                    drop_object(&self.services, session, object_type, n, if_exists)?;
+                }
+                Ok(Output::ok())
+            }
+            S::Truncate(t) => {
+                for target in &t.table_names {
+                    let (db, name) = split_name(&target.name);
+                    let db = database_of(session, &db)?;
+                    let old = catalog.truncate_table(&db, &name)?;
+                    self.services
+                        .storage
+                        .remove_tablet_files(old.tablets().map(|(_, t)| t));
+                }
+                Ok(Output::ok())
+            }
+            _ => Err(misrouted()),
+        }
+    }
+}

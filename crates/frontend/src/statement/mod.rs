@@ -1,0 +1,110 @@
+//! The statement dispatcher: one statement at a time, routed by kind to the module of its
+//! family — queries, INSERT and EXPLAIN through DataFusion (`query`), DELETE/UPDATE (`dml`),
+//! DDL (`ddl`), SET/USE (`set`), SHOW and DESCRIBE (`show`), PREPARE/EXECUTE (`prepare`),
+//! accounts, workload groups and policies, KILL and profiles (`admin`).
+
+mod admin;
+pub(crate) mod ddl;
+pub(crate) mod dml;
+mod prepare;
+mod query;
+mod set;
+mod show;
+
+use crate::engine::QueryEngine;
+use crate::output::Output;
+use crate::session::Session;
+use basalt_common::{BasaltError, Result};
+use basalt_sql::ast;
+use basalt_sql::Statement;
+
+/// A statement handed to a family module that does not own it: a dispatcher bug.
+fn misrouted() -> BasaltError {
+    BasaltError::Internal("statement routed to the wrong family".into())
+}
+
+impl QueryEngine {
+    /// Parses and executes one statement.
+    pub async fn execute(&self, session: &Session, sql: &str) -> Result<Output> {
+        let stmt = basalt_sql::parse_one(sql)?;
+        self.execute_statement(session, stmt).await
+    }
+
+    async fn execute_statement(&self, session: &Session, stmt: Statement) -> Result<Output> {
+        match stmt {
+            Statement::Standard(s) => self.execute_standard(session, *s).await,
+            Statement::Prepare { .. }
+            | Statement::Execute { .. }
+            | Statement::Deallocate { .. } => self.execute_prepare(session, stmt).await,
+            Statement::CreateIndex { .. }
+            | Statement::DropIndex { .. }
+            | Statement::CreateTable(_)
+            | Statement::AlterPartitions { .. } => self.execute_ddl(session, stmt),
+            Statement::CreateWorkloadGroup { .. }
+            | Statement::AlterWorkloadGroup { .. }
+            | Statement::DropWorkloadGroup { .. }
+            | Statement::CreateWorkloadPolicy { .. }
+            | Statement::AlterWorkloadPolicy { .. }
+            | Statement::DropWorkloadPolicy { .. }
+            | Statement::GrantWorkloadGroup { .. }
+            | Statement::SetUserProperty { .. }
+            | Statement::ShowQueryProfile { .. }
+            | Statement::CreateUser { .. }
+            | Statement::DropUser { .. }
+            | Statement::SetPassword { .. } => self.execute_admin(session, stmt),
+            Statement::ShowWorkloadGroups { .. }
+            | Statement::ShowWarnings
+            | Statement::ShowPartitions { .. }
+            | Statement::ShowTablets { .. }
+            | Statement::ShowLoad { .. } => self.execute_show(session, stmt),
+        }
+    }
+
+    async fn execute_standard(&self, session: &Session, stmt: ast::Statement) -> Result<Output> {
+        use ast::Statement as S;
+        if let Some(out) = self.short_circuit(session, &stmt)? {
+            return Ok(out);
+        }
+        match stmt {
+            S::Query(_) | S::Insert(_) => self.run_datafusion(session, stmt, false).await,
+            S::Explain { .. } => self.run_datafusion(session, stmt, true).await,
+            S::Delete(delete) => self.delete(session, &delete).await,
+            S::Update(update) => self.update(session, &update).await,
+            S::Set(_) | S::Use(_) => self.execute_standard_set(session, stmt),
+            S::CreateDatabase { .. }
+            | S::CreateSchema {
+                schema_name: ast::SchemaName::Simple(_),
+                ..
+            }
+            | S::Drop { .. }
+            | S::Truncate(_) => self.execute_standard_ddl(session, stmt),
+            S::ShowDatabases { .. }
+            | S::ShowSchemas { .. }
+            | S::ShowTables { .. }
+            | S::ShowCreate {
+                obj_type: ast::ShowCreateObject::Table,
+                ..
+            }
+            | S::ShowColumns { .. }
+            | S::ExplainTable { .. }
+            | S::ShowVariables { .. }
+            | S::ShowCollation { .. }
+            | S::ShowCharset(_)
+            | S::ShowStatus { .. } => self.execute_standard_show(session, stmt),
+            S::Kill { .. } | S::ShowProcessList { .. } => {
+                self.execute_standard_admin(session, stmt)
+            }
+            // Statements are individually atomic; transactions are accepted.
+            S::StartTransaction { .. } | S::Commit { .. } | S::Rollback { .. } => Ok(Output::ok()),
+            other => {
+                let text = other.to_string();
+                let word: String = text
+                    .split_whitespace()
+                    .take(2)
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                Err(BasaltError::NotSupported(format!("statement '{word} ...'")))
+            }
+        }
+    }
+}

@@ -1,0 +1,232 @@
+//! Queries, INSERT and EXPLAIN through DataFusion: MySQL rewrites, planning in the session's
+//! workload group (admission, memory pool, CPU and read accounting), result columns named as
+//! MySQL names them, EXPLAIN with Basalt's pruning lines; and the short-circuit check.
+
+use crate::engine::QueryEngine;
+use crate::output::Output;
+use crate::point_query::PointQuery;
+use crate::session::Session;
+use crate::show::{Col, ResultBuilder};
+use crate::statement::ddl;
+use basalt_common::df_error::from_df;
+use basalt_common::{BasaltError, Result};
+use basalt_sql::ast;
+use basalt_sql::ast::Expr as SqlExpr;
+use datafusion::arrow::array::{Array, RecordBatch, StringArray, UInt64Array};
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::execution::TaskContext;
+use datafusion::logical_expr::LogicalPlan;
+use datafusion::physical_plan;
+use datafusion::sql::parser::Statement as DfStatement;
+use futures::StreamExt;
+use std::sync::Arc;
+
+impl QueryEngine {
+    /// The short-circuit path: a SELECT (or its EXPLAIN) that fixes a Unique table's whole key
+    /// is answered by primary-key lookup, without the optimizer.
+    pub(super) fn short_circuit(
+        &self,
+        session: &Session,
+        stmt: &ast::Statement,
+    ) -> Result<Option<Output>> {
+        use ast::Statement as S;
+        if session.short_circuit_enabled() {
+            match stmt {
+                S::Query(_) => {
+                    let db = session.database();
+                    if let Some(point) = PointQuery::plan(&self.services, stmt, db.as_deref(), 0) {
+                        if let Some(out) = point.execute(&self.services, &[])? {
+                            return Ok(Some(out));
+                        }
+                    }
+                }
+                S::Explain {
+                    statement,
+                    analyze: false,
+                    ..
+                } => {
+                    let db = session.database();
+                    if let Some(point) =
+                        PointQuery::plan(&self.services, statement, db.as_deref(), 0)
+                    {
+                        let mut b = ResultBuilder::new(&[Col::str("plan_type"), Col::str("plan")]);
+                        b.row(vec!["physical_plan".into(), point.explain().into()]);
+                        return Ok(Some(b.into_output()));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(None)
+    }
+
+    /// Plans and runs a query, INSERT or EXPLAIN with DataFusion.
+    pub(super) async fn run_datafusion(
+        &self,
+        session: &Session,
+        mut stmt: ast::Statement,
+        explain: bool,
+    ) -> Result<Output> {
+        session.scan_reports.clear();
+        // Result columns are named from the statement as the client wrote it.
+        let column_names = mysql_column_names(&stmt);
+        if crate::mysql_compat::expression_depth(&stmt) > crate::mysql_compat::MAX_EXPRESSION_DEPTH
+        {
+            return Err(BasaltError::NotSupported(format!(
+                "expressions nested more than {} levels deep",
+                crate::mysql_compat::MAX_EXPRESSION_DEPTH
+            )));
+        }
+        crate::mysql_compat::rewrite(&mut stmt);
+        crate::local_calls::rewrite_calls(&mut stmt)?;
+        let mut state = session.ctx.state();
+        let plan = state
+            .statement_to_plan(DfStatement::Statement(Box::new(stmt)))
+            .await
+            .map_err(|e| ddl::no_database_hint(&self.services, from_df(e)))?;
+        let is_insert = matches!(&plan, LogicalPlan::Dml(_));
+        // The statement's account (opened when it began, in the session's workload group)
+        // decides the group: admission into it (the slot is held until the results are
+        // consumed or dropped), its memory pool, and the CPU time and reads charged to it and
+        // paused by its limits (scans find the account on the session config).
+        let account = match session.process.account() {
+            Some(account) => account,
+            None => basalt_workload::QueryAccount::new(
+                crate::workload_groups::session_group(&self.services.workload, session)?,
+                session.user(),
+                Default::default(),
+            ),
+        };
+        let group = account.group();
+        let permit = account.hold_slot(group.admit().await?);
+        if is_insert {
+            session.info.generated_ids.reset();
+        }
+        state.config_mut().set_extension(account.clone());
+        let physical = state.create_physical_plan(&plan).await.map_err(from_df)?;
+        let physical = basalt_workload::account_plan(physical, &account).map_err(from_df)?;
+        let task = Arc::new(TaskContext::from(&state).with_runtime(group.query_runtime(&account)));
+        let mut profile = session.profile_enabled().then(|| {
+            crate::profile::ProfileRecorder::new(
+                self.services.profiles.clone(),
+                physical.clone(),
+                account.clone(),
+                session.user(),
+                session.info.database(),
+                session.process.activity().sql.unwrap_or_default(),
+            )
+        });
+        if is_insert {
+            let batches = physical_plan::collect(physical, task)
+                .await
+                .map_err(from_df)?;
+            let count = batches
+                .first()
+                .and_then(|b| {
+                    b.column(0)
+                        .as_any()
+                        .downcast_ref::<UInt64Array>()
+                        .map(|a| a.value(0))
+                })
+                .unwrap_or(0);
+            let generated = session.info.generated_ids.first();
+            if generated != 0 {
+                session.set_last_insert_id(generated);
+            }
+            return Ok(Output::Ok {
+                affected_rows: count,
+                last_insert_id: generated,
+                info: String::new(),
+            });
+        }
+        if explain {
+            let batches = physical_plan::collect(physical, task)
+                .await
+                .map_err(from_df)?;
+            return Ok(with_scan_reports(batches, session.scan_reports.take()));
+        }
+        let stream = physical_plan::execute_stream(physical, task).map_err(from_df)?;
+        let schema = renamed_schema(stream.schema(), column_names);
+        let out_schema = schema.clone();
+        let stream = stream.map(move |r| {
+            let _slot = &permit;
+            if let (Some(profile), Err(e)) = (profile.as_mut(), &r) {
+                profile.failed(&e.to_string());
+            }
+            let batch = r.map_err(from_df)?;
+            let options = datafusion::arrow::array::RecordBatchOptions::new()
+                .with_row_count(Some(batch.num_rows()));
+            RecordBatch::try_new_with_options(
+                out_schema.clone(),
+                batch.columns().to_vec(),
+                &options,
+            )
+            .map_err(|e| BasaltError::Internal(e.to_string()))
+        });
+        Ok(Output::Rows {
+            schema,
+            stream: Box::pin(stream),
+        })
+    }
+}
+
+/// MySQL names an unaliased result column by the expression's text (`SELECT 1+1` gives a
+/// column named `1+1`); DataFusion uses its own rendering. For a plain SELECT without
+/// wildcards, the names MySQL would give.
+pub(super) fn mysql_column_names(stmt: &ast::Statement) -> Option<Vec<String>> {
+    let ast::Statement::Query(q) = stmt else {
+        return None;
+    };
+    let ast::SetExpr::Select(select) = q.body.as_ref() else {
+        return None;
+    };
+    select
+        .projection
+        .iter()
+        .map(|item| match item {
+            ast::SelectItem::UnnamedExpr(SqlExpr::Identifier(i)) => Some(i.value.clone()),
+            ast::SelectItem::UnnamedExpr(SqlExpr::CompoundIdentifier(parts))
+                if !parts[0].value.starts_with('@') =>
+            {
+                parts.last().map(|i| i.value.clone())
+            }
+            ast::SelectItem::UnnamedExpr(e) => Some(e.to_string()),
+            ast::SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+pub(super) fn renamed_schema(schema: SchemaRef, names: Option<Vec<String>>) -> SchemaRef {
+    match names {
+        Some(names) if names.len() == schema.fields().len() => {
+            let fields: Vec<_> = schema
+                .fields()
+                .iter()
+                .zip(names)
+                .map(|(f, n)| f.as_ref().clone().with_name(n))
+                .collect();
+            Arc::new(datafusion::arrow::datatypes::Schema::new(fields))
+        }
+        _ => schema,
+    }
+}
+
+/// Appends Basalt's pruning lines to DataFusion's EXPLAIN output.
+fn with_scan_reports(batches: Vec<RecordBatch>, reports: Vec<String>) -> Output {
+    let schema = match batches.first() {
+        Some(b) => b.schema(),
+        None => return Output::ok(),
+    };
+    let mut out = batches;
+    if !reports.is_empty() && schema.fields().len() == 2 {
+        let plan_type = StringArray::from(vec!["basalt_scan"; reports.len()]);
+        let plan = StringArray::from(reports);
+        if let Ok(b) =
+            RecordBatch::try_new(schema.clone(), vec![Arc::new(plan_type), Arc::new(plan)])
+        {
+            out.push(b);
+        }
+    }
+    Output::batches(schema, out)
+}

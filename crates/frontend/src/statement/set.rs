@@ -1,0 +1,203 @@
+//! SET (session and global variables, user variables, DataFusion's options) and USE.
+
+use super::misrouted;
+use crate::engine::{split_name, QueryEngine};
+use crate::output::Output;
+use crate::session::Session;
+use crate::statement::ddl;
+use crate::variables::VarValue;
+use basalt_common::{BasaltError, Result};
+use basalt_sql::ast;
+use basalt_sql::ast::{Expr as SqlExpr, ObjectName, Value};
+
+impl QueryEngine {
+    /// COM_INIT_DB / USE.
+    pub fn use_database(&self, session: &Session, db: &str) -> Result<()> {
+        let name = db.trim().trim_matches('`').to_lowercase();
+        if name != "information_schema" && !self.services.catalog.database_exists(&name) {
+            return Err(BasaltError::UnknownDatabase(name));
+        }
+        session.set_database(Some(name));
+        Ok(())
+    }
+
+    /// Set statements of the MySQL grammar (routed here by [`QueryEngine::execute_standard`]).
+    pub(super) fn execute_standard_set(
+        &self,
+        session: &Session,
+        stmt: ast::Statement,
+    ) -> Result<Output> {
+        use ast::Statement as S;
+        match stmt {
+            S::Set(set) => self.execute_set(session, set),
+            S::Use(u) => {
+                let name = match u {
+                    ast::Use::Object(n) | ast::Use::Database(n) | ast::Use::Schema(n) => {
+                        split_name(&n).1
+                    }
+                    other => return Err(BasaltError::NotSupported(other.to_string())),
+                };
+                self.use_database(session, &name)?;
+                Ok(Output::ok())
+            }
+            _ => Err(misrouted()),
+        }
+    }
+
+    fn execute_set(&self, session: &Session, set: ast::Set) -> Result<Output> {
+        match set {
+            ast::Set::SetNames { charset_name, .. } => {
+                let mut vars = session.info.vars.write();
+                for v in [
+                    "character_set_client",
+                    "character_set_connection",
+                    "character_set_results",
+                ] {
+                    vars.set_session(v, &charset_name.value)?;
+                }
+            }
+            ast::Set::SetNamesDefault {} => {}
+            // Statements are individually atomic; isolation and access modes are accepted.
+            ast::Set::SetTransaction { .. } => {}
+            ast::Set::SingleAssignment {
+                scope,
+                variable,
+                values,
+                ..
+            } => {
+                let value = values
+                    .first()
+                    .map(set_value_text)
+                    .transpose()?
+                    .unwrap_or_default();
+                self.assign(session, scope, &variable, &values, value)?;
+            }
+            ast::Set::MultipleAssignments { assignments } => {
+                for a in assignments {
+                    let value = set_value_text(&a.value)?;
+                    self.assign(
+                        session,
+                        a.scope,
+                        &a.name,
+                        std::slice::from_ref(&a.value),
+                        value,
+                    )?;
+                }
+            }
+            other => return Err(BasaltError::NotSupported(other.to_string())),
+        }
+        Ok(Output::ok())
+    }
+
+    fn assign(
+        &self,
+        session: &Session,
+        scope: Option<ast::ContextModifier>,
+        variable: &ObjectName,
+        values: &[SqlExpr],
+        value: String,
+    ) -> Result<()> {
+        let parts: Vec<String> = variable
+            .0
+            .iter()
+            .filter_map(|p| p.as_ident())
+            .map(|i| i.value.clone())
+            .collect();
+        let joined = parts.join(".");
+        // User variable: SET @x = 1
+        if joined.starts_with('@') && !joined.starts_with("@@") {
+            let v = match values.first() {
+                Some(SqlExpr::Value(v)) if matches!(v.value, Value::Number(_, _)) => value
+                    .parse::<i64>()
+                    .map(VarValue::Int)
+                    .unwrap_or(VarValue::Str(value)),
+                _ => VarValue::Str(value),
+            };
+            session
+                .info
+                .vars
+                .write()
+                .set_user(joined.trim_start_matches('@'), v);
+            return Ok(());
+        }
+        let mut name = joined.trim_start_matches('@').to_lowercase();
+        let mut global = matches!(scope, Some(ast::ContextModifier::Global));
+        for (prefix, is_global) in [("global.", true), ("session.", false), ("local.", false)] {
+            if let Some(rest) = name.strip_prefix(prefix) {
+                global = is_global;
+                name = rest.to_string();
+            }
+        }
+        // DataFusion's own execution options (e.g. `SET datafusion.execution.batch_size =
+        // 4096`) tune this session's planner and operators.
+        if name.starts_with("datafusion.") {
+            // DataFusion spells booleans true/false where MySQL's SET yields 1/0 or ON/OFF.
+            let value = match values.first() {
+                Some(SqlExpr::Value(v)) if matches!(v.value, Value::Boolean(_)) => {
+                    v.value.to_string()
+                }
+                _ if value.eq_ignore_ascii_case("on") => "true".to_string(),
+                _ if value.eq_ignore_ascii_case("off") => "false".to_string(),
+                _ => value,
+            };
+            if global {
+                return Err(BasaltError::NotSupported(format!(
+                    "SET GLOBAL {name}: DataFusion options are per session"
+                )));
+            }
+            return session
+                .ctx
+                .state_ref()
+                .write()
+                .config_mut()
+                .options_mut()
+                .set(&name, &value)
+                .map_err(|e| match e.to_string() {
+                    m if m.contains("not found") || m.contains("could not find") => {
+                        BasaltError::UnknownVariable(name.clone())
+                    }
+                    _ => BasaltError::WrongVariableValue {
+                        name: name.clone(),
+                        value: value.clone(),
+                    },
+                });
+        }
+        if name == "workload_group" {
+            let group = value.trim().to_ascii_lowercase();
+            if !self.services.workload.exists(&group) {
+                return Err(BasaltError::UnknownWorkloadGroup(group));
+            }
+            let user = session.user();
+            if !crate::workload_policies::may_use(self.services.catalog.as_ref(), user, &group) {
+                return Err(crate::workload_policies::usage_denied(user, &group));
+            }
+        }
+        if global {
+            ddl::require_admin(session, "SET GLOBAL")?;
+            let (n, text) = session.info.vars.write().set_global(&name, &value)?;
+            self.services.catalog.set_global_variable(&n, &text)?;
+        } else {
+            session.info.vars.write().set_session(&name, &value)?;
+        }
+        Ok(())
+    }
+}
+
+/// Text of a SET value expression: literals, identifiers (ON, utf8mb4), and numbers.
+fn set_value_text(e: &SqlExpr) -> Result<String> {
+    Ok(match e {
+        SqlExpr::Value(v) => match &v.value {
+            Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => s.clone(),
+            Value::Number(n, _) => n.clone(),
+            Value::Boolean(b) => (if *b { "1" } else { "0" }).to_string(),
+            Value::Null => String::new(),
+            other => other.to_string(),
+        },
+        SqlExpr::Identifier(i) => i.value.clone(),
+        SqlExpr::UnaryOp {
+            op: ast::UnaryOperator::Minus,
+            expr,
+        } => format!("-{}", set_value_text(expr)?),
+        other => other.to_string(),
+    })
+}

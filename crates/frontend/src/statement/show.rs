@@ -1,0 +1,239 @@
+//! SHOW and DESCRIBE: databases, tables, columns, CREATE TABLE, variables, character sets and
+//! collations, partitions, tablets, loads, workload groups, warnings.
+
+use super::misrouted;
+use crate::engine::{split_name, QueryEngine};
+use crate::output::Output;
+use crate::session::{require_database, Session};
+use crate::show::{self, Col, ResultBuilder};
+use crate::statement::ddl;
+use basalt_common::{BasaltError, Result};
+use basalt_sql::ast;
+use basalt_sql::ast::{ShowStatementFilter, ShowStatementFilterPosition};
+use basalt_sql::Statement;
+
+impl QueryEngine {
+    /// Show statements of Basalt's own grammar (routed here by [`QueryEngine::execute_statement`]).
+    pub(super) fn execute_show(&self, session: &Session, stmt: Statement) -> Result<Output> {
+        let catalog = &self.services.catalog;
+        match stmt {
+            Statement::ShowWorkloadGroups { like } => Ok(crate::workload_groups::show(
+                &self.services.workload,
+                like.as_deref(),
+            )),
+            Statement::ShowWarnings => {
+                Ok(
+                    ResultBuilder::new(&[Col::str("Level"), Col::int("Code"), Col::str("Message")])
+                        .into_output(),
+                )
+            }
+            Statement::ShowPartitions { table } => {
+                let db = ddl::database_of(session, &table.database)?;
+                Ok(show::show_partitions(
+                    catalog.table(&db, &table.table)?.as_ref(),
+                ))
+            }
+            Statement::ShowTablets { table } => {
+                let db = ddl::database_of(session, &table.database)?;
+                Ok(show::show_tablets(
+                    catalog.table(&db, &table.table)?.as_ref(),
+                ))
+            }
+            Statement::ShowLoad {
+                stream,
+                database,
+                label,
+                limit,
+            } => {
+                let db = match database {
+                    Some(d) => d.to_lowercase(),
+                    None => require_database(session)?,
+                };
+                if !catalog.database_exists(&db) {
+                    return Err(BasaltError::UnknownDatabase(db));
+                }
+                let mut jobs = catalog.load_jobs(&db);
+                jobs.extend(self.loads.failures(&db));
+                jobs.sort_by_key(|j| (j.finished_ms, j.txn_id));
+                if let Some(l) = label {
+                    jobs.retain(|j| j.label == l);
+                }
+                if let Some(n) = limit {
+                    let skip = jobs.len().saturating_sub(n as usize);
+                    jobs.drain(..skip);
+                }
+                Ok(show::show_load(&jobs, stream))
+            }
+            _ => Err(misrouted()),
+        }
+    }
+
+    /// Show statements of the MySQL grammar (routed here by [`QueryEngine::execute_standard`]).
+    pub(super) fn execute_standard_show(
+        &self,
+        session: &Session,
+        stmt: ast::Statement,
+    ) -> Result<Output> {
+        let catalog = &self.services.catalog;
+        use ast::Statement as S;
+        match stmt {
+            S::ShowDatabases { show_options, .. } | S::ShowSchemas { show_options, .. } => {
+                let filter = filter_of(&show_options.filter_position);
+                let mut b = ResultBuilder::new(&[Col::str("Database")]);
+                let mut names: Vec<String> =
+                    catalog.databases().into_iter().map(|d| d.name).collect();
+                names.push("information_schema".into());
+                names.sort();
+                for n in names {
+                    if matches_filter(filter, &n)? {
+                        b.row(vec![n.into()]);
+                    }
+                }
+                Ok(b.into_output())
+            }
+            S::ShowTables {
+                full, show_options, ..
+            } => {
+                let db = match show_options
+                    .show_in
+                    .as_ref()
+                    .and_then(|i| i.parent_name.as_ref())
+                {
+                    Some(n) => split_name(n).1,
+                    None => require_database(session)?,
+                };
+                let filter = filter_of(&show_options.filter_position);
+                let header = format!("Tables_in_{db}");
+                let mut cols = vec![Col::str(&header)];
+                if full {
+                    cols.push(Col::str("Table_type"));
+                }
+                let mut b = ResultBuilder::new(&cols);
+                let tables: Vec<String> = if db == "information_schema" {
+                    let mut names: Vec<String> = crate::information_schema::TABLES
+                        .iter()
+                        .map(|t| t.to_string())
+                        .collect();
+                    names.sort();
+                    names
+                } else {
+                    catalog
+                        .tables(&db)?
+                        .iter()
+                        .map(|t| t.name.clone())
+                        .collect()
+                };
+                for t in tables {
+                    if matches_filter(filter, &t)? {
+                        let mut row = vec![t.into()];
+                        if full {
+                            row.push("BASE TABLE".into());
+                        }
+                        b.row(row);
+                    }
+                }
+                Ok(b.into_output())
+            }
+            S::ShowCreate {
+                obj_type: ast::ShowCreateObject::Table,
+                obj_name,
+            } => {
+                let (db, name) = split_name(&obj_name);
+                let db = ddl::database_of(session, &db)?;
+                Ok(show::show_create_table(catalog.table(&db, &name)?.as_ref()))
+            }
+            S::ShowColumns { show_options, .. } => {
+                let name = show_options
+                    .show_in
+                    .as_ref()
+                    .and_then(|i| i.parent_name.as_ref())
+                    .ok_or_else(|| BasaltError::NotSupported("SHOW COLUMNS without FROM".into()))?;
+                let (db, name) = split_name(name);
+                let db = ddl::database_of(session, &db)?;
+                Ok(show::describe(catalog.table(&db, &name)?.as_ref()))
+            }
+            S::ExplainTable { table_name, .. } => {
+                let (db, name) = split_name(&table_name);
+                let db = ddl::database_of(session, &db)?;
+                Ok(show::describe(catalog.table(&db, &name)?.as_ref()))
+            }
+            S::ShowVariables { filter, global, .. } => {
+                let mut b = ResultBuilder::new(&[Col::str("Variable_name"), Col::str("Value")]);
+                let vars = session.variables();
+                for (name, value) in vars.all(global) {
+                    if matches_filter(filter.as_ref(), name)? {
+                        b.row(vec![name.into(), value.as_text().into()]);
+                    }
+                }
+                Ok(b.into_output())
+            }
+            S::ShowCollation { .. } => {
+                let mut b = ResultBuilder::new(&[
+                    Col::str("Collation"),
+                    Col::str("Charset"),
+                    Col::int("Id"),
+                    Col::str("Default"),
+                    Col::str("Compiled"),
+                    Col::int("Sortlen"),
+                ]);
+                b.row(vec![
+                    "utf8mb4_general_ci".into(),
+                    "utf8mb4".into(),
+                    45i64.into(),
+                    "Yes".into(),
+                    "Yes".into(),
+                    1i64.into(),
+                ]);
+                b.row(vec![
+                    "utf8mb4_bin".into(),
+                    "utf8mb4".into(),
+                    46i64.into(),
+                    "".into(),
+                    "Yes".into(),
+                    1i64.into(),
+                ]);
+                Ok(b.into_output())
+            }
+            S::ShowCharset(_) => {
+                let mut b = ResultBuilder::new(&[
+                    Col::str("Charset"),
+                    Col::str("Description"),
+                    Col::str("Default collation"),
+                    Col::int("Maxlen"),
+                ]);
+                b.row(vec![
+                    "utf8mb4".into(),
+                    "UTF-8 Unicode".into(),
+                    "utf8mb4_general_ci".into(),
+                    4i64.into(),
+                ]);
+                Ok(b.into_output())
+            }
+            S::ShowStatus { .. } => {
+                let b = ResultBuilder::new(&[Col::str("Variable_name"), Col::str("Value")]);
+                Ok(b.into_output())
+            }
+            _ => Err(misrouted()),
+        }
+    }
+}
+
+fn filter_of(pos: &Option<ShowStatementFilterPosition>) -> Option<&ShowStatementFilter> {
+    match pos {
+        Some(ShowStatementFilterPosition::Infix(f))
+        | Some(ShowStatementFilterPosition::Suffix(f)) => Some(f),
+        None => None,
+    }
+}
+
+fn matches_filter(filter: Option<&ShowStatementFilter>, name: &str) -> Result<bool> {
+    match filter {
+        None => Ok(true),
+        Some(ShowStatementFilter::Like(p))
+        | Some(ShowStatementFilter::ILike(p))
+        | Some(ShowStatementFilter::NoKeyword(p)) => Ok(show::like(p, name)),
+        Some(ShowStatementFilter::Where(_)) => {
+            Err(BasaltError::NotSupported("SHOW ... WHERE".into()))
+        }
+    }
+}

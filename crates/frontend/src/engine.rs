@@ -59,6 +59,7 @@ impl QueryEngine {
     ) -> Result<Arc<QueryEngine>> {
         let storage_dir = storage.data_dir().to_path_buf();
         let runtime = Arc::new(RuntimeEnv::default());
+        basalt_query::register_segment_store(&runtime, &storage);
         let workload = Arc::new(basalt_workload::WorkloadManager::new(
             catalog
                 .workload_groups()

@@ -15,5 +15,5 @@ mod sink;
 
 pub use fast_like::FastLikeRule;
 pub use provider::BasaltTable;
-pub use scan::ScanReports;
+pub use scan::{register_segment_store, ScanReports};
 pub use sink::{delete_rows, GeneratedIds};

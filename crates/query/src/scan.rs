@@ -9,6 +9,7 @@ use crate::pruning::prune;
 use crate::segment_scan::{SegmentInput, SegmentScanExec, SegmentScanPlan};
 use basalt_catalog::TabletMeta;
 use basalt_common::df_error::to_df;
+use basalt_storage::segment_store::SegmentStore;
 use basalt_storage::{delete_bitmap, StorageEngine};
 use datafusion::arrow::array::{BooleanArray, BooleanBufferBuilder};
 use datafusion::arrow::datatypes::SchemaRef;
@@ -28,6 +29,7 @@ use datafusion::datasource::physical_plan::{FileGroup, FileScanConfigBuilder, Pa
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::execution::cache::cache_manager::FileMetadataCache;
 use datafusion::execution::object_store::ObjectStoreUrl;
+use datafusion::execution::runtime_env::RuntimeEnv;
 use datafusion::logical_expr::expr_rewriter::unnormalize_col;
 use datafusion::logical_expr::utils::conjunction;
 use datafusion::logical_expr::Expr;
@@ -41,7 +43,6 @@ use datafusion::physical_plan::ExecutionPlan;
 use futures::{StreamExt, TryStreamExt};
 use parking_lot::Mutex;
 use roaring::RoaringBitmap;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Columns beyond which a filtered scan reads through the Parquet reader's late
@@ -158,18 +159,14 @@ async fn parquet_scan(
 ) -> Result<Arc<dyn ExecutionPlan>> {
     let mut files: Vec<PartitionedFile> = Vec::new();
     // For the cached path: each file's catalog path, and the rows its delete bitmap leaves.
-    let mut segments: Vec<(Arc<str>, PathBuf, Option<BooleanArray>)> = Vec::new();
+    let mut segments: Vec<(Arc<str>, Option<BooleanArray>)> = Vec::new();
+    let store = table.storage.segments();
     // Each file's object meta and, where a delete bitmap hides rows, its live row count.
     let mut file_rows: Vec<(ObjectMeta, Option<usize>)> = Vec::new();
     for tablet in tablets {
         for seg in tablet.rowsets.iter().flat_map(|r| r.segments.iter()) {
-            let path = table
-                .storage
-                .segment_path(&seg.path)
-                .to_string_lossy()
-                .into_owned();
-            let file =
-                PartitionedFile::new(path, seg.size_bytes).with_extension(table.read_guard.clone());
+            let file = PartitionedFile::new(store.location(&seg.path), seg.size_bytes)
+                .with_extension(table.read_guard.clone());
             // Unique keys: skip the rows newer loads replaced.
             let (file, live_rows) = match tablet.delete_bitmaps.get(&seg.path) {
                 None => (file, None),
@@ -187,11 +184,7 @@ async fn parquet_scan(
                 file.object_meta.clone(),
                 live_mask.as_ref().map(|m| m.true_count()),
             ));
-            segments.push((
-                seg.path.as_str().into(),
-                table.storage.segment_path(&seg.path),
-                live_mask,
-            ));
+            segments.push((seg.path.as_str().into(), live_mask));
             files.push(file);
         }
     }
@@ -204,7 +197,7 @@ async fn parquet_scan(
     }
     // Footers and page indexes are read once per segment file, then served from the
     // runtime's metadata cache (segment files never change once written).
-    let store_url = ObjectStoreUrl::local_filesystem();
+    let store_url = segment_store_url(store)?;
     let store = state.runtime_env().object_store(&store_url)?;
     let metadata_cache = state.runtime_env().cache_manager.get_file_metadata_cache();
     let footers = fetch_footers(&store, &metadata_cache, &file_rows).await?;
@@ -226,10 +219,10 @@ async fn parquet_scan(
     parquet_options.pushdown_filters |= wide_filtered;
     if cache.enabled() && !parquet_options.pushdown_filters {
         let mut inputs = Vec::with_capacity(files.len());
-        for (footer, (segment, file, live)) in footers.into_iter().zip(segments) {
+        for (footer, (segment, live)) in footers.into_iter().zip(segments) {
             inputs.push(SegmentInput {
                 segment,
-                file,
+                store: table.storage.segments().clone(),
                 metadata: ArrowReaderMetadata::try_new(footer, ArrowReaderOptions::new())?,
                 live,
             });
@@ -278,6 +271,18 @@ async fn parquet_scan(
         .with_statistics(statistics)
         .build();
     Ok(DataSourceExec::from_data_source(config))
+}
+
+/// The address DataFusion reaches the storage engine's segments at.
+fn segment_store_url(store: &SegmentStore) -> Result<ObjectStoreUrl> {
+    ObjectStoreUrl::parse(store.url().as_str())
+}
+
+/// Makes the storage engine's segments readable by scans planned with `runtime` (once per
+/// runtime, before the first query).
+pub fn register_segment_store(runtime: &RuntimeEnv, storage: &StorageEngine) {
+    let segments = storage.segments();
+    runtime.register_object_store(segments.url(), segments.object_store());
 }
 
 /// Reads through `inner`, charged to the statement's account when it has one.

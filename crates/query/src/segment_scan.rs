@@ -7,8 +7,8 @@
 
 use crate::key_range::{KeyColumn, KeyRange};
 use basalt_common::df_error::to_df;
-use basalt_common::BasaltError;
 use basalt_storage::column_cache::{ColumnCache, ColumnKey};
+use basalt_storage::segment_store::SegmentStore;
 use basalt_storage::ReadGuard;
 use datafusion::arrow::array::{new_null_array, Array, ArrayRef, BooleanArray, RecordBatch};
 use datafusion::arrow::array::{BooleanBufferBuilder, RecordBatchOptions, UInt64Array};
@@ -35,14 +35,14 @@ use datafusion::physical_plan::{
 };
 use futures::StreamExt;
 use std::collections::HashSet;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 /// One segment file to scan.
 pub(crate) struct SegmentInput {
     /// The segment's path in the catalog: the cache key.
     pub segment: Arc<str>,
-    pub file: PathBuf,
+    /// Where the segment is read from.
+    pub store: Arc<SegmentStore>,
     /// Footer (with the file's Arrow schema), from the metadata cache.
     pub metadata: ArrowReaderMetadata,
     /// Rows not hidden by the tablet's delete bitmap, for the whole file; `None`: all rows.
@@ -490,12 +490,7 @@ fn decode(
     rg: RowGroupRef,
     missing: &[(usize, usize)],
 ) -> Result<Vec<ArrayRef>> {
-    let file = std::fs::File::open(&input.file).map_err(|e| {
-        to_df(BasaltError::Storage(format!(
-            "cannot open segment {}: {e}",
-            input.file.display()
-        )))
-    })?;
+    let file = input.store.open_segment(&input.segment).map_err(to_df)?;
     let mut file_columns: Vec<usize> = missing.iter().map(|(_, c)| *c).collect();
     file_columns.sort_unstable();
     file_columns.dedup();

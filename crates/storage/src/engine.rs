@@ -12,6 +12,7 @@ use crate::read_tracker::{ReadGuard, ReadTracker};
 use crate::row_cache::RowCache;
 use crate::row_store::RowStoreFiles;
 use crate::segment::{read_segment, read_segment_where};
+use crate::segment_store::SegmentStore;
 use crate::storage_err;
 use crate::writer::LoadWriter;
 use arrow::array::ArrayRef;
@@ -43,6 +44,8 @@ pub struct WriteBufferLimits {
 
 pub struct StorageEngine {
     data_dir: PathBuf,
+    /// The segment files, as readers outside storage reach them.
+    segments: Arc<SegmentStore>,
     catalog: Arc<dyn TabletCatalog>,
     write_buffer: WriteBufferLimits,
     /// Decoded row groups of segments, shared by all scans.
@@ -94,6 +97,7 @@ impl StorageEngine {
         std::fs::create_dir_all(data_dir.join("data"))?;
         let engine = Arc::new(StorageEngine {
             data_dir: data_dir.to_path_buf(),
+            segments: Arc::new(SegmentStore::open(data_dir)?),
             catalog,
             write_buffer: WriteBufferLimits {
                 rows_per_tablet: write_buffer.rows_per_tablet.max(1),
@@ -173,9 +177,14 @@ impl StorageEngine {
         LoadWriter::new(self.clone(), table, load_id)
     }
 
-    /// Absolute path of a segment recorded in the catalog.
-    pub fn segment_path(&self, rel: &str) -> PathBuf {
-        self.data_dir.join(rel)
+    /// The file of a segment recorded in the catalog (storage's own readers and writers).
+    pub(crate) fn segment_path(&self, rel: &str) -> PathBuf {
+        self.segments.file(rel)
+    }
+
+    /// Where readers outside storage find segments, by their catalog paths.
+    pub fn segments(&self) -> &Arc<SegmentStore> {
+        &self.segments
     }
 
     /// True when reading `tablet` needs the key model applied across segments: Aggregate keys

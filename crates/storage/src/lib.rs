@@ -20,6 +20,7 @@ pub mod row_cache;
 pub mod row_store;
 mod segment;
 pub mod segment_lru;
+pub mod segment_store;
 mod writer;
 
 pub use compaction::policy::CompactionPolicy;

@@ -10,5 +10,5 @@ pub mod params;
 pub mod types;
 
 pub use error::{BasaltError, Result};
-pub use params::ParamValue;
+pub use params::{Literal, ParamValue};
 pub use types::SqlType;

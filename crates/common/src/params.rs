@@ -39,34 +39,32 @@ pub enum ParamValue {
     },
 }
 
+/// A parameter's value as a SQL literal reads it: a bare number, or text (dates and times as
+/// their text forms, which MySQL converts where a temporal value is expected).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Literal {
+    Null,
+    Number(String),
+    Text(String),
+}
+
 impl ParamValue {
-    /// The value as a SQL literal that reads back as the same value: numbers bare, text and
-    /// temporal values quoted with quotes and backslashes escaped.
-    pub fn to_sql_literal(&self) -> String {
-        let mut out = String::new();
+    /// The literal that reads back as this value.
+    pub fn literal(&self) -> Literal {
         match self {
-            ParamValue::Null => out.push_str("NULL"),
-            ParamValue::Int(v) => {
-                let _ = write!(out, "{v}");
+            ParamValue::Null => Literal::Null,
+            ParamValue::Int(v) => Literal::Number(v.to_string()),
+            ParamValue::UInt(v) => Literal::Number(v.to_string()),
+            // `{:e}` keeps every digit and always reads back as a floating-point literal.
+            ParamValue::Double(v) if v.is_finite() => Literal::Number(format!("{v:e}")),
+            ParamValue::Double(_) => Literal::Null,
+            ParamValue::Decimal(text) if is_decimal_text(text) => {
+                Literal::Number(text.trim().to_string())
             }
-            ParamValue::UInt(v) => {
-                let _ = write!(out, "{v}");
-            }
-            ParamValue::Double(v) if v.is_finite() => {
-                // `{:e}` keeps every digit and always reads back as a floating-point literal.
-                let _ = write!(out, "{v:e}");
-            }
-            ParamValue::Double(_) => out.push_str("NULL"),
-            ParamValue::Decimal(text) => {
-                if is_decimal_text(text) {
-                    out.push_str(text.trim());
-                } else {
-                    quote_into(&mut out, text.as_bytes());
-                }
-            }
-            ParamValue::Bytes(bytes) => quote_into(&mut out, bytes),
+            ParamValue::Decimal(text) => Literal::Text(text.clone()),
+            ParamValue::Bytes(bytes) => Literal::Text(String::from_utf8_lossy(bytes).into_owned()),
             ParamValue::Date { year, month, day } => {
-                let _ = write!(out, "'{year:04}-{month:02}-{day:02}'");
+                Literal::Text(format!("{year:04}-{month:02}-{day:02}"))
             }
             ParamValue::DateTime {
                 year,
@@ -77,14 +75,12 @@ impl ParamValue {
                 second,
                 micros,
             } => {
-                let _ = write!(
-                    out,
-                    "'{year:04}-{month:02}-{day:02} {hour:02}:{minute:02}:{second:02}"
-                );
+                let mut out =
+                    format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02}:{second:02}");
                 if *micros != 0 {
                     let _ = write!(out, ".{micros:06}");
                 }
-                out.push('\'');
+                Literal::Text(out)
             }
             ParamValue::Time {
                 negative,
@@ -96,14 +92,27 @@ impl ParamValue {
             } => {
                 let hours = u64::from(*days) * 24 + u64::from(*hour);
                 let sign = if *negative { "-" } else { "" };
-                let _ = write!(out, "'{sign}{hours:02}:{minute:02}:{second:02}");
+                let mut out = format!("{sign}{hours:02}:{minute:02}:{second:02}");
                 if *micros != 0 {
                     let _ = write!(out, ".{micros:06}");
                 }
-                out.push('\'');
+                Literal::Text(out)
             }
         }
-        out
+    }
+
+    /// The value as a SQL literal that reads back as the same value: numbers bare, text and
+    /// temporal values quoted with quotes and backslashes escaped.
+    pub fn to_sql_literal(&self) -> String {
+        match self.literal() {
+            Literal::Null => "NULL".to_string(),
+            Literal::Number(n) => n,
+            Literal::Text(t) => {
+                let mut out = String::with_capacity(t.len() + 2);
+                quote_into(&mut out, t.as_bytes());
+                out
+            }
+        }
     }
 }
 

@@ -29,4 +29,5 @@ pub use basalt_load::{LoadDir, StreamLoadRequest, StreamLoadResult};
 pub use engine::{PreparedInfo, QueryEngine};
 pub use output::{BatchStream, Output};
 pub use session::Session;
+pub use statement::ParsedStatement;
 pub use variables::{SessionVariables, VarValue, SERVER_VERSION};

@@ -240,14 +240,24 @@ impl Backend for SessionBackend {
 
     async fn query(&mut self, sql: &str) -> Result<QueryOutput, BasaltError> {
         let session = self.session()?.clone();
-        if let Some(done) = point_inline(sql, || self.engine.try_point_query(&session, sql)) {
-            return done;
+        // Parsed once, here: the short-circuit check and execution share the statement.
+        let parsed =
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.engine.parse(sql)))
+            {
+                Ok(parsed) => parsed,
+                Err(panic) => Err(panic_error(panic, sql)),
+            };
+        if let Ok(stmt) = &parsed {
+            if let Some(done) = point_inline(sql, || self.engine.try_point_query(&session, stmt)) {
+                return done;
+            }
         }
         let statement = self.engine.begin_statement(&session, sql);
         let engine = self.engine.clone();
         let sql = sql.to_string();
         self.run_statement(statement, async move {
-            guard_panics(engine.execute(&session, &sql), &sql).await
+            let run = async { engine.execute_parsed(&session, parsed?).await };
+            guard_panics(run, &sql).await
         })
         .await
     }

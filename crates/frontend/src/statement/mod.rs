@@ -23,11 +23,26 @@ fn misrouted() -> BasaltError {
     BasaltError::Internal("statement routed to the wrong family".into())
 }
 
+/// One statement as the parser left it, parsed once and handed to the short-circuit check and
+/// then to execution.
+#[derive(Debug)]
+pub struct ParsedStatement(Statement);
+
 impl QueryEngine {
+    /// Parses one statement (1064 with the position of a syntax error).
+    pub fn parse(&self, sql: &str) -> Result<ParsedStatement> {
+        basalt_sql::parse_one(sql).map(ParsedStatement)
+    }
+
     /// Parses and executes one statement.
     pub async fn execute(&self, session: &Session, sql: &str) -> Result<Output> {
-        let stmt = basalt_sql::parse_one(sql)?;
-        self.execute_statement(session, stmt).await
+        let stmt = self.parse(sql)?;
+        self.execute_parsed(session, stmt).await
+    }
+
+    /// Executes a statement [`QueryEngine::parse`] parsed.
+    pub async fn execute_parsed(&self, session: &Session, stmt: ParsedStatement) -> Result<Output> {
+        self.execute_statement(session, stmt.0).await
     }
 
     async fn execute_statement(&self, session: &Session, stmt: Statement) -> Result<Output> {

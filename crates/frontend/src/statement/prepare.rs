@@ -3,6 +3,7 @@
 
 use super::misrouted;
 use super::query::{mysql_column_names, renamed_schema};
+use super::ParsedStatement;
 use crate::engine::PreparedInfo;
 use crate::engine::QueryEngine;
 use crate::output::Output;
@@ -23,20 +24,24 @@ use std::sync::Arc;
 
 impl QueryEngine {
     /// The short-circuit path alone, for callers that run it where the request arrived: the
-    /// result when `sql` is a point query answered by primary-key lookup, `None` for anything
-    /// else (including text that does not parse: [`QueryEngine::execute`] reports that).
-    pub fn try_point_query(&self, session: &Session, sql: &str) -> Option<Result<Output>> {
+    /// result when `stmt` is a point query answered by primary-key lookup, `None` for anything
+    /// else (which [`QueryEngine::execute_parsed`] then runs).
+    pub fn try_point_query(
+        &self,
+        session: &Session,
+        stmt: &ParsedStatement,
+    ) -> Option<Result<Output>> {
         if !session.short_circuit_enabled() {
             return None;
         }
-        let Ok(Statement::Standard(stmt)) = basalt_sql::parse_one(sql) else {
+        let Statement::Standard(stmt) = &stmt.0 else {
             return None;
         };
-        if !matches!(*stmt, ast::Statement::Query(_)) {
+        if !matches!(**stmt, ast::Statement::Query(_)) {
             return None;
         }
         let db = session.database();
-        let point = PointQuery::plan(&self.services, &stmt, db.as_deref(), 0)?;
+        let point = PointQuery::plan(&self.services, stmt, db.as_deref(), 0)?;
         point.execute(&self.services, &[]).transpose()
     }
 
@@ -69,7 +74,7 @@ impl QueryEngine {
     }
 
     /// COM_STMT_EXECUTE / EXECUTE: a point query goes down the short-circuit path; any other
-    /// statement runs with its parameters bound as literals.
+    /// statement runs with its parameters bound as literals into the parsed statement.
     pub async fn execute_prepared(
         &self,
         session: &Session,
@@ -90,8 +95,8 @@ impl QueryEngine {
                 }
             }
         }
-        let text = stmt.bind(&params)?;
-        Box::pin(self.execute(session, &text)).await
+        let bound = stmt.bind(&params)?;
+        Box::pin(self.execute_parsed(session, ParsedStatement(bound))).await
     }
 
     /// COM_STMT_CLOSE.
@@ -135,6 +140,7 @@ impl QueryEngine {
         };
         let prepared = PreparedStatement {
             sql: sql.to_string(),
+            statement: stmt,
             placeholders,
             columns,
             point,

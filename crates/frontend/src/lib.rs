@@ -10,6 +10,7 @@ mod functions;
 mod information_schema;
 mod load_context;
 mod local_calls;
+mod local_node;
 mod mysql_compat;
 mod output;
 mod point_query;

@@ -1,14 +1,11 @@
-//! Process wiring: open the catalog, storage (with background compaction) and query engine on
-//! the data directory, accept MySQL and HTTP connections, and stop cleanly on SIGTERM or Ctrl-C.
+//! The doors: open the node (the frontend's engine over its data directory), accept MySQL and
+//! HTTP connections, and stop cleanly on SIGTERM or Ctrl-C.
 
 use crate::protocol_threads::ProtocolThreads;
-use basalt_catalog::{Catalog, LocalCatalog};
 use basalt_common::config::Config;
 use basalt_common::{BasaltError, Result};
-use basalt_frontend::{LoadDir, QueryEngine};
-use basalt_storage::{CompactionPolicy, StorageEngine, WriteBufferLimits};
+use basalt_frontend::QueryEngine;
 use std::sync::Arc;
-use std::time::Duration;
 use tokio::net::TcpListener;
 
 pub struct Server {
@@ -17,45 +14,10 @@ pub struct Server {
 
 impl Server {
     /// Opens all state under the configured data directory.
-    pub fn open(mut config: Config) -> Result<Server> {
-        std::fs::create_dir_all(&config.data_dir)?;
-        // Segment paths handed to the query engine must be absolute (a relative default like
-        // ./basalt-data would otherwise be misread as an object-store path).
-        config.data_dir = std::fs::canonicalize(&config.data_dir)?;
-        let catalog = Arc::new(LocalCatalog::open(&config.data_dir.join("meta"))?);
-        catalog.set_max_tablet_versions(config.max_tablet_versions);
-        let storage = StorageEngine::open(
-            &config.data_dir,
-            catalog.clone(),
-            WriteBufferLimits {
-                rows_per_tablet: config.write_buffer_rows,
-                bytes: config.write_buffer_mb.saturating_mul(1 << 20),
-            },
-            config.column_cache_bytes(),
-            config
-                .row_cache_bytes()
-                .map_err(basalt_common::BasaltError::InvalidData)?,
-        )?;
-        let policy = CompactionPolicy {
-            // Force merges well before loads hit the version bound.
-            force_rowsets: CompactionPolicy::default()
-                .force_rowsets
-                .min(config.max_tablet_versions / 2)
-                .max(2),
-            ..CompactionPolicy::default()
-        };
-        storage.start_compaction(
-            config.compaction_threads,
-            Duration::from_millis(config.compaction_interval_ms.max(10)),
-            policy,
-        )?;
-        let load_dir = LoadDir::open(&config.load_dir())?;
-        tracing::info!("local() reads files under {}", load_dir.path().display());
-        let query_memory = config
-            .query_memory_bytes()
-            .map_err(basalt_common::BasaltError::InvalidData)?;
-        let engine = QueryEngine::new(catalog, storage, Some(load_dir), query_memory)?;
-        Ok(Server { engine })
+    pub fn open(config: Config) -> Result<Server> {
+        Ok(Server {
+            engine: QueryEngine::open_local(&config)?,
+        })
     }
 }
 

@@ -1,0 +1,51 @@
+//! The all-in-one node `basalt server` runs: the catalog, storage (with background compaction)
+//! and the engine on one data directory. The doors (MySQL, HTTP) get the engine and nothing
+//! else.
+
+use crate::engine::QueryEngine;
+use basalt_catalog::{Catalog, LocalCatalog};
+use basalt_common::config::Config;
+use basalt_common::{BasaltError, Result};
+use basalt_load::LoadDir;
+use basalt_storage::{CompactionPolicy, StorageEngine, WriteBufferLimits};
+use std::sync::Arc;
+use std::time::Duration;
+
+impl QueryEngine {
+    /// Opens all state under `config.data_dir` (made absolute) and starts compaction.
+    pub fn open_local(config: &Config) -> Result<Arc<QueryEngine>> {
+        std::fs::create_dir_all(&config.data_dir)?;
+        let data_dir = std::fs::canonicalize(&config.data_dir)?;
+        let catalog = Arc::new(LocalCatalog::open(&data_dir.join("meta"))?);
+        catalog.set_max_tablet_versions(config.max_tablet_versions);
+        let storage = StorageEngine::open(
+            &data_dir,
+            catalog.clone(),
+            WriteBufferLimits {
+                rows_per_tablet: config.write_buffer_rows,
+                bytes: config.write_buffer_mb.saturating_mul(1 << 20),
+            },
+            config.column_cache_bytes(),
+            config.row_cache_bytes().map_err(BasaltError::InvalidData)?,
+        )?;
+        let policy = CompactionPolicy {
+            // Force merges well before loads hit the version bound.
+            force_rowsets: CompactionPolicy::default()
+                .force_rowsets
+                .min(config.max_tablet_versions / 2)
+                .max(2),
+            ..CompactionPolicy::default()
+        };
+        storage.start_compaction(
+            config.compaction_threads,
+            Duration::from_millis(config.compaction_interval_ms.max(10)),
+            policy,
+        )?;
+        let load_dir = LoadDir::open(&config.load_dir())?;
+        tracing::info!("local() reads files under {}", load_dir.path().display());
+        let query_memory = config
+            .query_memory_bytes()
+            .map_err(BasaltError::InvalidData)?;
+        QueryEngine::new(catalog, storage, Some(load_dir), query_memory)
+    }
+}

@@ -105,12 +105,13 @@ pub trait Catalog: TabletCatalog {
     ) -> Result<Option<Arc<TableMeta>>>;
     /// Removes every rowset of the table; returns the table as it was (files to delete).
     fn truncate_table(&self, database: &str, name: &str) -> Result<Arc<TableMeta>>;
-    /// Adds an empty partition with the table's bucket count; fails if the name is taken or
-    /// the bound overlaps another partition's.
+    /// Adds an empty partition with the table's bucket count to the table `based_on` is a
+    /// snapshot of; fails if the name is taken or the bound overlaps another partition's, and
+    /// with `BasaltError::ConcurrentDdl` (1412) if the table or its partitions changed since the
+    /// snapshot (the bound may depend on them: resolve it again).
     fn add_partition(
         &self,
-        database: &str,
-        table: &str,
+        based_on: &TableMeta,
         partition: &str,
         bound: PartitionBound,
     ) -> Result<()>;

@@ -653,13 +653,19 @@ impl Catalog for LocalCatalog {
 
     fn add_partition(
         &self,
-        database: &str,
-        table: &str,
+        based_on: &TableMeta,
         partition: &str,
         bound: PartitionBound,
     ) -> Result<()> {
         let _w = self.writer.lock();
-        let old = self.table(database, table)?;
+        let old = self.table(&based_on.database, &based_on.name)?;
+        let ids = |t: &TableMeta| t.partitions.iter().map(|p| p.id).collect::<Vec<_>>();
+        if old.id != based_on.id || ids(&old) != ids(based_on) {
+            return Err(BasaltError::ConcurrentDdl(format!(
+                "table {} changed while partition {partition} was being added",
+                old.name
+            )));
+        }
         let kind_ok = matches!(
             (old.partition_kind, &bound),
             (PartitionKind::Range, PartitionBound::Range { .. })

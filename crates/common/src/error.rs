@@ -126,6 +126,10 @@ pub enum BasaltError {
     Storage(String),
     #[error("catalog error: {0}")]
     Catalog(String),
+    /// A DDL statement's checks were made against metadata another statement has changed
+    /// since (MySQL's ER_TABLE_DEF_CHANGED).
+    #[error("Table definition has changed, please retry transaction: {0}")]
+    ConcurrentDdl(String),
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),
     #[error("internal error: {0}")]
@@ -155,6 +159,7 @@ impl BasaltError {
     pub fn mysql_code(&self) -> u16 {
         match self {
             BasaltError::Syntax { .. } => 1064,
+            BasaltError::ConcurrentDdl(_) => 1412,
             BasaltError::UnknownDatabase(_) => 1049,
             BasaltError::DatabaseExists(_) => 1007,
             BasaltError::DropMissingDatabase(_) => 1008,

@@ -39,16 +39,23 @@ fn auto_buckets() -> u32 {
         .clamp(1, 16)
 }
 
-/// CREATE TABLE in `database`: an existing table with IF NOT EXISTS is left alone (before the
-/// statement is validated, as MySQL does); otherwise the statement becomes complete metadata
-/// with fresh ids, created in one catalog transaction.
+/// CREATE TABLE in `database`. A missing database (1049) or an existing table (1050, or
+/// nothing with IF NOT EXISTS) is reported before the statement is validated, as MySQL does;
+/// otherwise the statement becomes complete metadata with fresh ids, created in one catalog
+/// transaction (which checks both again).
 pub fn create_table(
     catalog: &dyn Catalog,
     database: &str,
     stmt: &sql::CreateTable,
 ) -> Result<bool> {
-    if stmt.if_not_exists && catalog.table(database, &stmt.name.table).is_ok() {
-        return Ok(false);
+    if !catalog.database_exists(database) {
+        return Err(BasaltError::UnknownDatabase(database.to_lowercase()));
+    }
+    if catalog.table(database, &stmt.name.table).is_ok() {
+        return match stmt.if_not_exists {
+            true => Ok(false),
+            false => Err(BasaltError::TableExists(stmt.name.table.to_lowercase())),
+        };
     }
     let table = build_table(
         stmt,
@@ -64,6 +71,23 @@ pub fn create_table(
 /// `LESS THAN` range starts where the one below it ends); the catalog checks it again against
 /// the partitions it holds when it adds it.
 pub fn add_partition(
+    catalog: &dyn Catalog,
+    database: &str,
+    table: &str,
+    def: &sql::PartitionDef,
+) -> Result<()> {
+    // The bound is resolved against a snapshot; if another statement changed the table's
+    // partitions meanwhile, the catalog refuses and the bound is resolved again.
+    let mut attempts = 0;
+    loop {
+        match add_partition_once(catalog, database, table, def) {
+            Err(BasaltError::ConcurrentDdl(_)) if attempts < 3 => attempts += 1,
+            other => return other,
+        }
+    }
+}
+
+fn add_partition_once(
     catalog: &dyn Catalog,
     database: &str,
     table: &str,
@@ -91,7 +115,7 @@ pub fn add_partition(
         .map(|p| (p.name.clone(), p.bound.clone()))
         .collect();
     let bound = partition_bound(def, &column.ty, &existing)?;
-    catalog.add_partition(database, table, def.name(), bound)
+    catalog.add_partition(&meta, def.name(), bound)
 }
 
 fn now_ms() -> i64 {
@@ -613,12 +637,22 @@ mod tests {
             };
         add_partition(&c, "d", "t", &add).unwrap();
         assert!(add_partition(&c, "d", "t", &add).is_err());
+        // A bound resolved against partitions that have changed since is refused.
+        let stale = c.table("d", "t").unwrap();
+        c.drop_partition("d", "t", "p3", false).unwrap();
+        let bound = stale.partitions[2].bound.clone();
+        assert!(matches!(
+            c.add_partition(&stale, "p3", bound),
+            Err(BasaltError::ConcurrentDdl(_))
+        ));
+        add_partition(&c, "d", "t", &add).unwrap();
         let t = c.table("d", "t").unwrap();
         assert_eq!(t.partitions[2].tablets.len(), 3);
         assert!(c.drop_partition("d", "t", "p1", false).unwrap().is_some());
         assert_eq!(c.table("d", "t").unwrap().partitions.len(), 2);
         // An overlapping bound is refused by the catalog itself, whoever computed it.
-        let overlap = c.table("d", "t").unwrap().partitions[0].bound.clone();
-        assert!(c.add_partition("d", "t", "p9", overlap).is_err());
+        let current = c.table("d", "t").unwrap();
+        let overlap = current.partitions[0].bound.clone();
+        assert!(c.add_partition(&current, "p9", overlap).is_err());
     }
 }

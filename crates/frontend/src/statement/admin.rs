@@ -11,7 +11,7 @@ use basalt_sql::ast;
 use basalt_sql::Statement;
 
 impl QueryEngine {
-    /// Admin statements of Basalt's own grammar (routed here by [`QueryEngine::execute_statement`]).
+    /// Administrative statements of Basalt's own grammar.
     pub(super) fn execute_admin(&self, session: &Session, stmt: Statement) -> Result<Output> {
         let catalog = &self.services.catalog;
         match stmt {
@@ -139,7 +139,7 @@ impl QueryEngine {
         }
     }
 
-    /// Admin statements of the MySQL grammar (routed here by [`QueryEngine::execute_standard`]).
+    /// Administrative statements of the MySQL grammar.
     pub(super) fn execute_standard_admin(
         &self,
         session: &Session,

@@ -81,7 +81,7 @@ pub fn no_database_hint(services: &Services, e: BasaltError) -> BasaltError {
 }
 
 impl QueryEngine {
-    /// Ddl statements of Basalt's own grammar (routed here by [`QueryEngine::execute_statement`]).
+    /// DDL statements of Basalt's own grammar.
     pub(super) fn execute_ddl(&self, session: &Session, stmt: Statement) -> Result<Output> {
         let catalog = &self.services.catalog;
         let storage = &self.services.storage;
@@ -136,7 +136,7 @@ impl QueryEngine {
         }
     }
 
-    /// Ddl statements of the MySQL grammar (routed here by [`QueryEngine::execute_standard`]).
+    /// DDL statements of the MySQL grammar.
     pub(super) fn execute_standard_ddl(
         &self,
         session: &Session,

@@ -208,7 +208,7 @@ impl QueryEngine {
             .collect()
     }
 
-    /// Prepare statements of Basalt's own grammar (routed here by [`QueryEngine::execute_statement`]).
+    /// PREPARE, EXECUTE and DEALLOCATE of Basalt's own grammar.
     pub(super) async fn execute_prepare(
         &self,
         session: &Session,

@@ -21,7 +21,7 @@ impl QueryEngine {
         Ok(())
     }
 
-    /// Set statements of the MySQL grammar (routed here by [`QueryEngine::execute_standard`]).
+    /// SET and USE of the MySQL grammar.
     pub(super) fn execute_standard_set(
         &self,
         session: &Session,

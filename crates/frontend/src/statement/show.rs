@@ -13,7 +13,7 @@ use basalt_sql::ast::{ShowStatementFilter, ShowStatementFilterPosition};
 use basalt_sql::Statement;
 
 impl QueryEngine {
-    /// Show statements of Basalt's own grammar (routed here by [`QueryEngine::execute_statement`]).
+    /// SHOW statements of Basalt's own grammar.
     pub(super) fn execute_show(&self, session: &Session, stmt: Statement) -> Result<Output> {
         let catalog = &self.services.catalog;
         match stmt {
@@ -68,7 +68,7 @@ impl QueryEngine {
         }
     }
 
-    /// Show statements of the MySQL grammar (routed here by [`QueryEngine::execute_standard`]).
+    /// SHOW statements of the MySQL grammar.
     pub(super) fn execute_standard_show(
         &self,
         session: &Session,

@@ -8,7 +8,8 @@
 //! not wait for them; a row a load replaces while an UPDATE runs may be overwritten by the
 //! UPDATE's older copy (last publish wins), as in Doris without a sequence column.
 //!
-//! The statement is checked and written as query text, which runs like any other query.
+//! The statement is checked and turned into a query over the table (built as the parser would
+//! build it, never as text), which runs like any other query.
 
 use crate::catalog_provider::Services;
 use crate::engine::split_name;
@@ -18,11 +19,13 @@ use crate::session::Session;
 use crate::statement::ddl::database_of;
 use basalt_catalog::{KeysModel, TableId, TableMeta};
 use basalt_common::{BasaltError, Result};
-use basalt_sql::ast::{self, AssignmentTarget, FromTable, TableFactor, TableWithJoins};
-use basalt_sql::Statement;
+use basalt_sql::ast::helpers::attached_token::AttachedToken;
+use basalt_sql::ast::{
+    self, AssignmentTarget, Expr, FromTable, Ident, ObjectName, SelectItem, TableFactor,
+    TableWithJoins,
+};
 use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::fmt::Write;
 use std::sync::Arc;
 
 /// One lock per table that DELETE and UPDATE hold from reading their rows to publishing.
@@ -38,12 +41,12 @@ impl StatementLocks {
     }
 }
 
-/// A checked DELETE or UPDATE: the table it changes and the SQL that produces its rows.
+/// A checked DELETE or UPDATE: the table it changes and the statement that produces its rows.
 pub(crate) struct DmlPlan {
     pub table: Arc<TableMeta>,
     /// DELETE: a SELECT of every column of the rows to delete. UPDATE: an
     /// `INSERT INTO t SELECT ...` of the new rows (same keys, so they replace the old ones).
-    pub sql: String,
+    pub statement: ast::Statement,
 }
 
 /// `DELETE FROM t [WHERE ..] [ORDER BY ..] [LIMIT n]`.
@@ -69,10 +72,22 @@ pub(crate) fn plan_delete(
         ));
     };
     let table = target_table(services, session, target, "DELETE")?;
-    let columns: Vec<String> = table.columns.iter().map(|c| quote(&c.name)).collect();
-    let mut sql = format!("SELECT {} FROM {}", columns.join(", "), target.relation);
-    append_tail(&mut sql, &delete.selection, &delete.order_by, &delete.limit);
-    Ok(DmlPlan { table, sql })
+    let columns = table
+        .columns
+        .iter()
+        .map(|c| SelectItem::UnnamedExpr(Expr::Identifier(quoted(&c.name))))
+        .collect();
+    let query = row_query(
+        columns,
+        target.clone(),
+        delete.selection.clone(),
+        &delete.order_by,
+        delete.limit.clone(),
+    );
+    Ok(DmlPlan {
+        table,
+        statement: ast::Statement::Query(Box::new(query)),
+    })
 }
 
 /// `UPDATE t SET c = expr, .. [WHERE ..] [ORDER BY ..] [LIMIT n]` (value columns only: the key
@@ -123,25 +138,64 @@ pub(crate) fn plan_update(
             )));
         }
     }
-    let names: Vec<String> = table.columns.iter().map(|c| quote(&c.name)).collect();
-    let projection: Vec<String> = names
+    let projection = table
+        .columns
         .iter()
         .zip(&values)
-        .map(|(name, value)| match value {
-            Some(expr) => format!("({expr}) AS {name}"),
-            None => name.clone(),
+        .map(|(column, value)| match value {
+            Some(expr) => SelectItem::ExprWithAlias {
+                expr: Expr::Nested(Box::new((*expr).clone())),
+                alias: quoted(&column.name),
+            },
+            None => SelectItem::UnnamedExpr(Expr::Identifier(quoted(&column.name))),
         })
         .collect();
-    let mut sql = format!(
-        "INSERT INTO {}.{} ({}) SELECT {} FROM {}",
-        quote(&table.database),
-        quote(&table.name),
-        names.join(", "),
-        projection.join(", "),
-        update.table.relation
+    let rows = row_query(
+        projection,
+        update.table.clone(),
+        update.selection.clone(),
+        &update.order_by,
+        update.limit.clone(),
     );
-    append_tail(&mut sql, &update.selection, &update.order_by, &update.limit);
-    Ok(DmlPlan { table, sql })
+    let insert = ast::Insert {
+        insert_token: AttachedToken::empty(),
+        optimizer_hints: vec![],
+        or: None,
+        ignore: false,
+        into: true,
+        table: ast::TableObject::TableName(ObjectName::from(vec![
+            quoted(&table.database),
+            quoted(&table.name),
+        ])),
+        table_alias: None,
+        columns: table
+            .columns
+            .iter()
+            .map(|c| ObjectName::from(vec![quoted(&c.name)]))
+            .collect(),
+        overwrite: false,
+        source: Some(Box::new(rows)),
+        assignments: vec![],
+        partitioned: None,
+        after_columns: vec![],
+        has_table_keyword: false,
+        on: None,
+        returning: None,
+        output: None,
+        replace_into: false,
+        priority: None,
+        insert_alias: None,
+        settings: None,
+        format_clause: None,
+        multi_table_insert_type: None,
+        multi_table_into_clauses: vec![],
+        multi_table_when_clauses: vec![],
+        multi_table_else_clause: None,
+    };
+    Ok(DmlPlan {
+        table,
+        statement: ast::Statement::Insert(insert),
+    })
 }
 
 /// The one table a DELETE/UPDATE changes; it must have a UNIQUE KEY (merge-on-write).
@@ -171,26 +225,64 @@ fn target_table(
     Ok(meta)
 }
 
-fn append_tail(
-    sql: &mut String,
-    selection: &Option<ast::Expr>,
+/// `SELECT projection FROM from [WHERE ..] [ORDER BY ..] [LIMIT n]`, as the parser makes it.
+fn row_query(
+    projection: Vec<SelectItem>,
+    from: TableWithJoins,
+    selection: Option<Expr>,
     order_by: &[ast::OrderByExpr],
-    limit: &Option<ast::Expr>,
-) {
-    if let Some(cond) = selection {
-        let _ = write!(sql, " WHERE {cond}");
-    }
-    if !order_by.is_empty() {
-        let items: Vec<String> = order_by.iter().map(|o| o.to_string()).collect();
-        let _ = write!(sql, " ORDER BY {}", items.join(", "));
-    }
-    if let Some(limit) = limit {
-        let _ = write!(sql, " LIMIT {limit}");
+    limit: Option<Expr>,
+) -> ast::Query {
+    let select = ast::Select {
+        select_token: AttachedToken::empty(),
+        optimizer_hints: vec![],
+        distinct: None,
+        select_modifiers: None,
+        top: None,
+        top_before_distinct: false,
+        projection,
+        exclude: None,
+        into: None,
+        from: vec![from],
+        lateral_views: vec![],
+        prewhere: None,
+        selection,
+        connect_by: vec![],
+        group_by: ast::GroupByExpr::Expressions(vec![], vec![]),
+        cluster_by: vec![],
+        distribute_by: vec![],
+        sort_by: vec![],
+        having: None,
+        named_window: vec![],
+        qualify: None,
+        window_before_qualify: false,
+        value_table_mode: None,
+        flavor: ast::SelectFlavor::Standard,
+    };
+    ast::Query {
+        with: None,
+        body: Box::new(ast::SetExpr::Select(Box::new(select))),
+        order_by: (!order_by.is_empty()).then(|| ast::OrderBy {
+            kind: ast::OrderByKind::Expressions(order_by.to_vec()),
+            interpolate: None,
+        }),
+        limit_clause: limit.map(|limit| ast::LimitClause::LimitOffset {
+            limit: Some(limit),
+            offset: None,
+            limit_by: vec![],
+        }),
+        fetch: None,
+        locks: vec![],
+        for_clause: None,
+        settings: None,
+        format_clause: None,
+        pipe_operators: vec![],
     }
 }
 
-fn quote(ident: &str) -> String {
-    format!("`{}`", ident.replace('`', "``"))
+/// A name quoted with backticks, as written in MySQL.
+fn quoted(name: &str) -> Ident {
+    Ident::with_quote('`', name)
 }
 
 impl QueryEngine {
@@ -199,8 +291,7 @@ impl QueryEngine {
     pub(super) async fn delete(&self, session: &Session, delete: &ast::Delete) -> Result<Output> {
         let plan = crate::statement::dml::plan_delete(&self.services, session, delete)?;
         let _serialized = self.dml_locks.lock(plan.table.id).await;
-        let query = parse_generated(&plan.sql)?;
-        let rows = match self.run_datafusion(session, query, false).await? {
+        let rows = match self.run_datafusion(session, plan.statement, false).await? {
             Output::Rows { stream, .. } => stream,
             _ => {
                 return Err(BasaltError::Internal(
@@ -229,8 +320,7 @@ impl QueryEngine {
     pub(super) async fn update(&self, session: &Session, update: &ast::Update) -> Result<Output> {
         let plan = crate::statement::dml::plan_update(&self.services, session, update)?;
         let _serialized = self.dml_locks.lock(plan.table.id).await;
-        let insert = parse_generated(&plan.sql)?;
-        match self.run_datafusion(session, insert, false).await? {
+        match self.run_datafusion(session, plan.statement, false).await? {
             Output::Ok {
                 affected_rows,
                 last_insert_id,
@@ -247,12 +337,33 @@ impl QueryEngine {
     }
 }
 
-/// Parses SQL that Basalt wrote itself (from a checked statement's parts).
-fn parse_generated(sql: &str) -> Result<ast::Statement> {
-    match basalt_sql::parse_one(sql)? {
-        Statement::Standard(stmt) => Ok(*stmt),
-        _ => Err(BasaltError::Internal(format!(
-            "unexpected generated statement: {sql}"
-        ))),
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn row_queries_are_the_statements_parts() {
+        let Ok(basalt_sql::Statement::Standard(stmt)) = basalt_sql::parse_one(
+            "DELETE FROM d.t WHERE k > 1 AND v <> 'x' ORDER BY k DESC LIMIT 2",
+        ) else {
+            panic!("not parsed");
+        };
+        let ast::Statement::Delete(delete) = *stmt else {
+            panic!("not a DELETE");
+        };
+        let FromTable::WithFromKeyword(from) = &delete.from else {
+            panic!("no FROM");
+        };
+        let query = row_query(
+            vec![SelectItem::UnnamedExpr(Expr::Identifier(quoted("k")))],
+            from[0].clone(),
+            delete.selection.clone(),
+            &delete.order_by,
+            delete.limit.clone(),
+        );
+        assert_eq!(
+            query.to_string(),
+            "SELECT `k` FROM d.t WHERE k > 1 AND v <> 'x' ORDER BY k DESC LIMIT 2"
+        );
     }
 }

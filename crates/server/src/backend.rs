@@ -241,13 +241,13 @@ impl Backend for SessionBackend {
     async fn query(&mut self, sql: &str) -> Result<QueryOutput, BasaltError> {
         let session = self.session()?.clone();
         // Parsed once, here: the short-circuit check and execution share the statement.
-        let parsed =
+        let mut parsed =
             match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.engine.parse(sql)))
             {
                 Ok(parsed) => parsed,
                 Err(panic) => Err(panic_error(panic, sql)),
             };
-        if let Ok(stmt) = &parsed {
+        if let Ok(stmt) = &mut parsed {
             if let Some(done) = point_inline(sql, || self.engine.try_point_query(&session, stmt)) {
                 return done;
             }

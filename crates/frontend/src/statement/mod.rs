@@ -26,12 +26,26 @@ fn misrouted() -> BasaltError {
 /// One statement as the parser left it, parsed once and handed to the short-circuit check and
 /// then to execution.
 #[derive(Debug)]
-pub struct ParsedStatement(Statement);
+pub struct ParsedStatement {
+    statement: Statement,
+    /// The short-circuit path has already looked at it ([`QueryEngine::try_point_query`]) and
+    /// found no point query to answer: execution does not look again.
+    point_checked: bool,
+}
+
+impl ParsedStatement {
+    fn new(statement: Statement) -> ParsedStatement {
+        ParsedStatement {
+            statement,
+            point_checked: false,
+        }
+    }
+}
 
 impl QueryEngine {
     /// Parses one statement (1064 with the position of a syntax error).
     pub fn parse(&self, sql: &str) -> Result<ParsedStatement> {
-        basalt_sql::parse_one(sql).map(ParsedStatement)
+        basalt_sql::parse_one(sql).map(ParsedStatement::new)
     }
 
     /// Parses and executes one statement.
@@ -42,12 +56,15 @@ impl QueryEngine {
 
     /// Executes a statement [`QueryEngine::parse`] parsed.
     pub async fn execute_parsed(&self, session: &Session, stmt: ParsedStatement) -> Result<Output> {
-        self.execute_statement(session, stmt.0).await
+        match stmt.statement {
+            Statement::Standard(s) => self.execute_standard(session, *s, stmt.point_checked).await,
+            other => self.execute_statement(session, other).await,
+        }
     }
 
     async fn execute_statement(&self, session: &Session, stmt: Statement) -> Result<Output> {
         match stmt {
-            Statement::Standard(s) => self.execute_standard(session, *s).await,
+            Statement::Standard(s) => self.execute_standard(session, *s, false).await,
             Statement::Prepare { .. }
             | Statement::Execute { .. }
             | Statement::Deallocate { .. } => self.execute_prepare(session, stmt).await,
@@ -75,9 +92,14 @@ impl QueryEngine {
         }
     }
 
-    async fn execute_standard(&self, session: &Session, stmt: ast::Statement) -> Result<Output> {
+    async fn execute_standard(
+        &self,
+        session: &Session,
+        stmt: ast::Statement,
+        point_checked: bool,
+    ) -> Result<Output> {
         use ast::Statement as S;
-        if let Some(out) = self.short_circuit(session, &stmt)? {
+        if let Some(out) = self.short_circuit(session, &stmt, point_checked)? {
             return Ok(out);
         }
         match stmt {

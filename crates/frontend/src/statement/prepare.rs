@@ -29,20 +29,19 @@ impl QueryEngine {
     pub fn try_point_query(
         &self,
         session: &Session,
-        stmt: &ParsedStatement,
+        stmt: &mut ParsedStatement,
     ) -> Option<Result<Output>> {
         if !session.short_circuit_enabled() {
             return None;
         }
-        let Statement::Standard(stmt) = &stmt.0 else {
+        let Statement::Standard(query) = &stmt.statement else {
             return None;
         };
-        if !matches!(**stmt, ast::Statement::Query(_)) {
+        if !matches!(**query, ast::Statement::Query(_)) {
             return None;
         }
-        let db = session.database();
-        let point = PointQuery::plan(&self.services, stmt, db.as_deref(), 0)?;
-        point.execute(&self.services, &[]).transpose()
+        stmt.point_checked = true;
+        self.point_answer(session, query).transpose()
     }
 
     /// Like [`QueryEngine::try_point_query`] for a prepared statement with its parameters.
@@ -96,7 +95,7 @@ impl QueryEngine {
             }
         }
         let bound = stmt.bind(&params)?;
-        Box::pin(self.execute_parsed(session, ParsedStatement(bound))).await
+        Box::pin(self.execute_parsed(session, ParsedStatement::new(bound))).await
     }
 
     /// COM_STMT_CLOSE.

@@ -28,18 +28,12 @@ impl QueryEngine {
         &self,
         session: &Session,
         stmt: &ast::Statement,
+        point_checked: bool,
     ) -> Result<Option<Output>> {
         use ast::Statement as S;
         if session.short_circuit_enabled() {
             match stmt {
-                S::Query(_) => {
-                    let db = session.database();
-                    if let Some(point) = PointQuery::plan(&self.services, stmt, db.as_deref(), 0) {
-                        if let Some(out) = point.execute(&self.services, &[])? {
-                            return Ok(Some(out));
-                        }
-                    }
-                }
+                S::Query(_) if !point_checked => return self.point_answer(session, stmt),
                 S::Explain {
                     statement,
                     analyze: false,
@@ -58,6 +52,20 @@ impl QueryEngine {
             }
         }
         Ok(None)
+    }
+
+    /// The answer to a SELECT that is a point query, by primary-key lookup; `None` for any
+    /// other statement.
+    pub(super) fn point_answer(
+        &self,
+        session: &Session,
+        stmt: &ast::Statement,
+    ) -> Result<Option<Output>> {
+        let db = session.database();
+        match PointQuery::plan(&self.services, stmt, db.as_deref(), 0) {
+            Some(point) => point.execute(&self.services, &[]),
+            None => Ok(None),
+        }
     }
 
     /// Plans and runs a query, INSERT or EXPLAIN with DataFusion.

@@ -10,6 +10,7 @@ mod compaction;
 mod durability;
 mod local_files;
 mod models;
+mod privileges;
 mod robustness;
 mod scan;
 mod serving;

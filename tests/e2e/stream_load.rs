@@ -22,14 +22,11 @@ fn curl_load(
         server.http_port
     );
     let mut cmd = Command::new("curl");
-    cmd.args([
-        "-sS",
-        "--location-trusted",
-        "-u",
-        auth,
-        "-w",
-        "\n%{http_code}",
-    ]);
+    cmd.args(["-sS", "--location-trusted", "-w", "\n%{http_code}"]);
+    // An empty `auth` leaves the Authorization header to `headers`.
+    if !auth.is_empty() {
+        cmd.args(["-u", auth]);
+    }
     for (k, v) in headers {
         cmd.arg("-H").arg(format!("{k}:{v}"));
     }
@@ -178,8 +175,38 @@ async fn authentication_and_unknown_objects() {
         rows(&mut c, "SELECT COUNT(*) FROM t").await[0],
         vec![s("0")]
     );
+    // An account without LOAD_PRIV on the table is refused before anything is read.
+    let (code, v) = curl_load(&server, "t", "loader:pw", &[], body);
+    assert_eq!((code, v["Status"].as_str()), (200, Some("Fail")), "{v}");
+    assert!(
+        v["Message"]
+            .as_str()
+            .unwrap()
+            .contains("INSERT command denied to user 'loader'"),
+        "{v}"
+    );
+    exec(&mut c, "GRANT LOAD_PRIV ON sl.t TO 'loader'@'%'").await;
     let (code, v) = curl_load(&server, "t", "loader:pw", &[], body);
     assert_eq!((code, v["Status"].as_str()), (200, Some("Success")), "{v}");
+    // `Basic base64("root")` without the colon is malformed, not a password-less root.
+    let (code, _) = curl_load(
+        &server,
+        "t",
+        "",
+        &[("Authorization", "Basic cm9vdA==")],
+        body,
+    );
+    assert_eq!(code, 401);
+    // Labels follow Doris's rule.
+    let v = load(&server, "t", &[("label", "no spaces/allowed")], body);
+    assert_eq!(v["Status"], "Fail", "{v}");
+    assert!(
+        v["Message"]
+            .as_str()
+            .unwrap()
+            .contains("Label format error"),
+        "{v}"
+    );
     let v = load(&server, "missing", &[], body);
     assert_eq!(v["Status"], "Fail");
     assert!(

@@ -5,6 +5,7 @@
 
 use crate::load_jobs::LoadJobRecord;
 use crate::model::*;
+use crate::privileges::RoleMeta;
 use crate::users::{UserMeta, WorkloadGroupMeta, WorkloadPolicyMeta};
 use basalt_common::Result;
 use std::collections::{BTreeMap, HashSet};
@@ -160,6 +161,17 @@ pub trait Catalog: TabletCatalog {
     /// Drops an account; false if it did not exist and `if_exists` was given.
     fn drop_user(&self, user: &str, host: &str, if_exists: bool) -> Result<bool>;
     fn set_password(&self, user: &str, host: &str, password: &str) -> Result<()>;
+
+    // ------------------------------------------------------------ roles
+    fn roles(&self) -> Vec<RoleMeta>;
+    fn role(&self, name: &str) -> Option<RoleMeta>;
+    /// Creates a role without privileges; false if it existed and `if_not_exists` was given.
+    fn create_role(&self, name: &str, if_not_exists: bool) -> Result<bool>;
+    /// Drops a role and takes it from every account; false if it did not exist and
+    /// `if_exists` was given.
+    fn drop_role(&self, name: &str, if_exists: bool) -> Result<bool>;
+    /// Changes one role in place (its grants); false when it does not exist.
+    fn update_role(&self, name: &str, change: &mut dyn FnMut(&mut RoleMeta)) -> Result<bool>;
 
     // ------------------------------------------------------------ global variables
     fn global_variables(&self) -> BTreeMap<String, String>;

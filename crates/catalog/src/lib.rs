@@ -1,5 +1,5 @@
 //! Basalt's metadata: databases, tables (schema, key model, partitions, buckets), tablets and their
-//! visible rowsets, users, workload groups and policies, and persisted global variables — behind
+//! visible rowsets, users with their privileges and roles, workload groups and policies, and persisted global variables — behind
 //! the [`Catalog`] and [`TabletCatalog`] traits. [`LocalCatalog`] keeps them in one `redb` file:
 //! every change is one durable transaction; readers get cheap immutable snapshots
 //! (`Arc<TableMeta>`).
@@ -10,6 +10,7 @@ mod local;
 mod model;
 mod partition_value;
 mod partitions;
+mod privileges;
 mod store;
 mod users;
 
@@ -19,4 +20,5 @@ pub use local::{LocalCatalog, DEFAULT_MAX_TABLET_VERSIONS};
 pub use model::*;
 pub use partition_value::PartitionValue;
 pub use partitions::check_new_partition;
+pub use privileges::{AccessRights, GrantObject, Grants, Privilege, PrivilegeSet, RoleMeta};
 pub use users::{native_password_hash, UserMeta, WorkloadGroupMeta, WorkloadPolicyMeta};

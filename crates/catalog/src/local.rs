@@ -8,6 +8,7 @@ use crate::api::{Catalog, CompactedRowset, NewRowset, TabletCatalog};
 use crate::load_jobs::LoadJobRecord;
 use crate::model::*;
 use crate::partitions::check_new_partition;
+use crate::privileges::RoleMeta;
 use crate::store::{Op, Store};
 use crate::users::{native_password_hash, UserMeta, WorkloadGroupMeta, WorkloadPolicyMeta};
 use basalt_common::{BasaltError, Result};
@@ -31,6 +32,7 @@ struct State {
     load_jobs: BTreeMap<String, Arc<LoadJobRecord>>,
     workload_groups: BTreeMap<String, WorkloadGroupMeta>,
     workload_policies: BTreeMap<String, WorkloadPolicyMeta>,
+    roles: BTreeMap<String, RoleMeta>,
 }
 
 /// The catalog of one node: an embedded `redb` file, with in-memory snapshots for readers.
@@ -143,6 +145,10 @@ impl LocalCatalog {
                 .users
                 .insert(UserMeta::key(&user.user, &user.host), user);
         }
+        for r in &loaded.roles {
+            let role: RoleMeta = from_json(r)?;
+            state.roles.insert(role.name.clone(), role);
+        }
         state.global_variables = loaded.variables.into_iter().collect();
         for g in &loaded.workload_groups {
             let group: WorkloadGroupMeta = from_json(g)?;
@@ -191,13 +197,7 @@ impl LocalCatalog {
             labels_expired_ms: std::sync::atomic::AtomicI64::new(now_ms()),
         };
         if catalog.state.read().users.is_empty() {
-            let root = UserMeta {
-                user: "root".into(),
-                host: "%".into(),
-                password_hash: Vec::new(),
-                workload_groups: Default::default(),
-                properties: Default::default(),
-            };
+            let root = UserMeta::new("root", "%", "");
             catalog.store.commit(vec![Op::PutUser(
                 UserMeta::key("root", "%"),
                 to_json(&root)?,
@@ -878,13 +878,7 @@ impl Catalog for LocalCatalog {
                 })
             };
         }
-        let meta = UserMeta {
-            user: user.to_string(),
-            host: host.to_string(),
-            password_hash: native_password_hash(password.unwrap_or("")),
-            workload_groups: Default::default(),
-            properties: Default::default(),
-        };
+        let meta = UserMeta::new(user, host, password.unwrap_or(""));
         self.store
             .commit(vec![Op::PutUser(key.clone(), to_json(&meta)?)])?;
         self.state.write().users.insert(key, meta);
@@ -929,6 +923,83 @@ impl Catalog for LocalCatalog {
             .commit(vec![Op::PutUser(key.clone(), to_json(&meta)?)])?;
         self.state.write().users.insert(key, meta);
         Ok(())
+    }
+
+    fn roles(&self) -> Vec<RoleMeta> {
+        self.state.read().roles.values().cloned().collect()
+    }
+
+    fn role(&self, name: &str) -> Option<RoleMeta> {
+        self.state.read().roles.get(name).cloned()
+    }
+
+    fn create_role(&self, name: &str, if_not_exists: bool) -> Result<bool> {
+        let _w = self.writer.lock();
+        if self.state.read().roles.contains_key(name) {
+            return if if_not_exists {
+                Ok(false)
+            } else {
+                Err(BasaltError::UserOperation {
+                    operation: "CREATE ROLE".into(),
+                    user: format!("'{name}'"),
+                })
+            };
+        }
+        let role = RoleMeta {
+            name: name.to_string(),
+            grants: Default::default(),
+        };
+        self.store
+            .commit(vec![Op::PutRole(name.to_string(), to_json(&role)?)])?;
+        self.state.write().roles.insert(name.to_string(), role);
+        Ok(true)
+    }
+
+    fn drop_role(&self, name: &str, if_exists: bool) -> Result<bool> {
+        let _w = self.writer.lock();
+        if !self.state.read().roles.contains_key(name) {
+            return if if_exists {
+                Ok(false)
+            } else {
+                Err(BasaltError::UserOperation {
+                    operation: "DROP ROLE".into(),
+                    user: format!("'{name}'"),
+                })
+            };
+        }
+        // The role leaves every account that held it, in the same transaction.
+        let mut holders: Vec<UserMeta> = self
+            .state
+            .read()
+            .users
+            .values()
+            .filter(|u| u.roles.contains(name))
+            .cloned()
+            .collect();
+        let mut ops = vec![Op::DeleteRole(name.to_string())];
+        for u in &mut holders {
+            u.roles.remove(name);
+            ops.push(Op::PutUser(UserMeta::key(&u.user, &u.host), to_json(u)?));
+        }
+        self.store.commit(ops)?;
+        let mut state = self.state.write();
+        state.roles.remove(name);
+        for u in holders {
+            state.users.insert(UserMeta::key(&u.user, &u.host), u);
+        }
+        Ok(true)
+    }
+
+    fn update_role(&self, name: &str, change: &mut dyn FnMut(&mut RoleMeta)) -> Result<bool> {
+        let _w = self.writer.lock();
+        let Some(mut role) = self.state.read().roles.get(name).cloned() else {
+            return Ok(false);
+        };
+        change(&mut role);
+        self.store
+            .commit(vec![Op::PutRole(name.to_string(), to_json(&role)?)])?;
+        self.state.write().roles.insert(name.to_string(), role);
+        Ok(true)
     }
 
     fn global_variables(&self) -> BTreeMap<String, String> {

@@ -17,6 +17,8 @@ const LOAD_JOBS: TableDefinition<&str, &str> = TableDefinition::new("load_jobs")
 /// workload group name -> group record
 const WORKLOAD_GROUPS: TableDefinition<&str, &str> = TableDefinition::new("workload_groups");
 const WORKLOAD_POLICIES: TableDefinition<&str, &str> = TableDefinition::new("workload_policies");
+/// role name -> role record (its grants)
+const ROLES: TableDefinition<&str, &str> = TableDefinition::new("roles");
 
 /// One change to persisted records.
 #[derive(Debug)]
@@ -41,6 +43,8 @@ pub enum Op {
     DeleteWorkloadGroup(String),
     PutWorkloadPolicy(String, String),
     DeleteWorkloadPolicy(String),
+    PutRole(String, String),
+    DeleteRole(String),
 }
 
 /// Everything read back at startup.
@@ -56,6 +60,7 @@ pub struct Loaded {
     pub load_jobs: Vec<String>,
     pub workload_groups: Vec<String>,
     pub workload_policies: Vec<String>,
+    pub roles: Vec<String>,
 }
 
 pub struct Store {
@@ -81,6 +86,7 @@ impl Store {
         txn.open_table(LOAD_JOBS).map_err(err)?;
         txn.open_table(WORKLOAD_GROUPS).map_err(err)?;
         txn.open_table(WORKLOAD_POLICIES).map_err(err)?;
+        txn.open_table(ROLES).map_err(err)?;
         txn.commit().map_err(err)?;
         Ok(Store { db })
     }
@@ -119,6 +125,10 @@ impl Store {
         for item in txn.open_table(USERS).map_err(err)?.iter().map_err(err)? {
             let (_, v) = item.map_err(err)?;
             out.users.push(v.value().to_string());
+        }
+        for item in txn.open_table(ROLES).map_err(err)?.iter().map_err(err)? {
+            let (_, v) = item.map_err(err)?;
+            out.roles.push(v.value().to_string());
         }
         for item in txn
             .open_table(VARIABLES)
@@ -178,6 +188,7 @@ impl Store {
             let mut load_jobs = txn.open_table(LOAD_JOBS).map_err(err)?;
             let mut groups = txn.open_table(WORKLOAD_GROUPS).map_err(err)?;
             let mut policies = txn.open_table(WORKLOAD_POLICIES).map_err(err)?;
+            let mut roles = txn.open_table(ROLES).map_err(err)?;
             for op in ops {
                 match op {
                     Op::PutDatabase(k, v) => {
@@ -200,6 +211,8 @@ impl Store {
                     }
                     Op::PutUser(k, v) => drop(users.insert(k.as_str(), v.as_str()).map_err(err)?),
                     Op::DeleteUser(k) => drop(users.remove(k.as_str()).map_err(err)?),
+                    Op::PutRole(k, v) => drop(roles.insert(k.as_str(), v.as_str()).map_err(err)?),
+                    Op::DeleteRole(k) => drop(roles.remove(k.as_str()).map_err(err)?),
                     Op::PutVariable(k, v) => {
                         drop(variables.insert(k.as_str(), v.as_str()).map_err(err)?)
                     }

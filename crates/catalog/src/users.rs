@@ -17,9 +17,28 @@ pub struct UserMeta {
     /// Properties set with SET PROPERTY (`default_workload_group`).
     #[serde(default)]
     pub properties: std::collections::BTreeMap<String, String>,
+    /// Privileges granted to the account itself.
+    #[serde(default)]
+    pub grants: crate::privileges::Grants,
+    /// Roles granted to the account.
+    #[serde(default)]
+    pub roles: std::collections::BTreeSet<String>,
 }
 
 impl UserMeta {
+    /// A new account without privileges.
+    pub fn new(user: &str, host: &str, password: &str) -> UserMeta {
+        UserMeta {
+            user: user.to_string(),
+            host: host.to_string(),
+            password_hash: native_password_hash(password),
+            workload_groups: Default::default(),
+            properties: Default::default(),
+            grants: Default::default(),
+            roles: Default::default(),
+        }
+    }
+
     pub fn key(user: &str, host: &str) -> String {
         format!("{user}@{host}")
     }

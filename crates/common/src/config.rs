@@ -40,6 +40,12 @@ pub struct Config {
     /// Memory all queries together may use (Doris's `mem_limit`): a percentage of the
     /// machine's memory or a size. Workload groups' `memory_limit` is a percentage of it.
     pub mem_limit: String,
+    /// Consecutive failed logins from one user and host before each further attempt is
+    /// delayed (one more second per failure); 0 never delays. `root` from the local machine is
+    /// never delayed.
+    pub login_failure_threshold: u32,
+    /// The longest such delay, in milliseconds.
+    pub login_delay_max_ms: u64,
 }
 
 impl Default for Config {
@@ -59,6 +65,8 @@ impl Default for Config {
             stream_load_max_mb: 10_240,
             row_cache_mem_limit: "5%".to_string(),
             mem_limit: "80%".to_string(),
+            login_failure_threshold: 3,
+            login_delay_max_ms: 8_000,
         }
     }
 }

@@ -34,9 +34,39 @@ pub enum BasaltError {
         host: String,
         using_password: bool,
     },
-    /// The account lacks the privilege an operation needs.
-    #[error("Access denied; {0}")]
+    /// The account lacks a global privilege an operation needs (the privilege's name).
+    #[error("Access denied; you need (at least one of) the {0} privilege(s) for this operation")]
     PrivilegeRequired(String),
+    /// The account may not use a workload group.
+    #[error("Access denied; user '{user}' needs USAGE_PRIV on workload group '{group}' (GRANT USAGE_PRIV ON WORKLOAD GROUP '{group}' TO '{user}'@'%')")]
+    WorkloadGroupDenied { user: String, group: String },
+    /// The account lacks a privilege on a table (`command` names it: SELECT, INSERT, ..).
+    #[error("{command} command denied to user '{user}'@'{host}' for table '{table}'")]
+    TableAccessDenied {
+        command: String,
+        user: String,
+        host: String,
+        table: String,
+    },
+    /// The account lacks a privilege a database-level operation needs.
+    #[error("Access denied for user '{user}'@'{host}' to database '{database}'")]
+    DatabaseAccessDenied {
+        user: String,
+        host: String,
+        database: String,
+    },
+    /// GRANT/REVOKE to an account that does not exist.
+    #[error("Can't find any matching row in the user table for {0}")]
+    UnknownGrantee(String),
+    /// A role that does not exist.
+    #[error("Unknown authorization ID `{0}`@`%`")]
+    UnknownRole(String),
+    /// SET ROLE of a role the account was not granted.
+    #[error("`{role}`@`%` is not granted to {user}")]
+    RoleNotGranted { role: String, user: String },
+    /// A privilege that does not exist, or one that cannot be granted at that level.
+    #[error("Illegal GRANT/REVOKE command: {0}")]
+    IllegalGrant(String),
     #[error("No database selected")]
     NoDatabaseSelected,
     #[error("Unknown system variable '{0}'")]
@@ -168,7 +198,13 @@ impl BasaltError {
             BasaltError::UnknownColumn { .. } => 1054,
             BasaltError::AccessDenied { .. } => 1045,
             BasaltError::NoDatabaseSelected => 1046,
-            BasaltError::PrivilegeRequired(_) => 1227,
+            BasaltError::PrivilegeRequired(_) | BasaltError::WorkloadGroupDenied { .. } => 1227,
+            BasaltError::TableAccessDenied { .. } => 1142,
+            BasaltError::DatabaseAccessDenied { .. } => 1044,
+            BasaltError::UnknownGrantee(_) => 1133,
+            BasaltError::UnknownRole(_) => 3523,
+            BasaltError::RoleNotGranted { .. } => 3530,
+            BasaltError::IllegalGrant(_) => 1144,
             BasaltError::UnknownVariable(_) => 1193,
             BasaltError::WrongVariableValue { .. } => 1231,
             BasaltError::UserOperation { .. } => 1396,
@@ -210,7 +246,7 @@ impl BasaltError {
     /// Five-character SQLSTATE for this error.
     pub fn sqlstate(&self) -> &'static str {
         match self.mysql_code() {
-            1064 | 1049 | 1193 | 1231 | 1227 | 1461 => "42000",
+            1064 | 1049 | 1193 | 1231 | 1227 | 1461 | 1142 | 1044 | 1133 | 1144 => "42000",
             1048 => "23000",
             1406 => "22001",
             1264 => "22003",

@@ -33,6 +33,7 @@ pub struct QueryEngine {
     next_connection_id: AtomicU32,
     pub(crate) loads: Arc<basalt_load::LoadRegistry>,
     pub(crate) dml_locks: crate::statement::dml::StatementLocks,
+    pub(crate) login: crate::login::LoginThrottle,
 }
 
 /// The last part of an object name, lower-cased, and its qualifier if any.
@@ -90,6 +91,7 @@ impl QueryEngine {
                 storage_dir.join("load_errors"),
             )),
             dml_locks: Default::default(),
+            login: Default::default(),
         }))
     }
 

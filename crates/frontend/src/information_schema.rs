@@ -41,6 +41,27 @@ impl InformationSchema {
         InformationSchema { services, session }
     }
 
+    fn access(&self) -> crate::access::Access {
+        crate::access::access(self.services.catalog.as_ref(), &self.session)
+    }
+
+    /// Whose sessions the account may see (`None`: all, with ADMIN_PRIV).
+    fn viewer(&self) -> Option<String> {
+        (!self.access().is_admin()).then(|| self.session.user.clone())
+    }
+
+    /// Every table the session's account may see.
+    fn visible_tables(&self) -> Vec<Arc<basalt_catalog::TableMeta>> {
+        let access = self.access();
+        let catalog = &self.services.catalog;
+        catalog
+            .databases()
+            .into_iter()
+            .flat_map(|db| catalog.tables(&db.name).unwrap_or_default())
+            .filter(|t| access.may_see_table(&t.database, &t.name))
+            .collect()
+    }
+
     fn build(&self, name: &str) -> Option<ResultBuilder> {
         Some(match name {
             "schemata" => {
@@ -51,12 +72,14 @@ impl InformationSchema {
                     Col::str("DEFAULT_COLLATION_NAME"),
                     Col::str("SQL_PATH"),
                 ]);
+                let access = self.access();
                 let mut names: Vec<String> = self
                     .services
                     .catalog
                     .databases()
                     .into_iter()
                     .map(|d| d.name)
+                    .filter(|d| access.may_see_database(d))
                     .collect();
                 names.push("information_schema".into());
                 names.sort();
@@ -87,26 +110,24 @@ impl InformationSchema {
                     Col::str("TABLE_COLLATION"),
                     Col::str("TABLE_COMMENT"),
                 ]);
-                for db in self.services.catalog.databases() {
-                    for t in self.services.catalog.tables(&db.name).unwrap_or_default() {
-                        let rows = t.num_rows() as i64;
-                        let bytes = t.data_bytes() as i64;
-                        b.row(vec![
-                            "def".into(),
-                            t.database.clone().into(),
-                            t.name.clone().into(),
-                            "BASE TABLE".into(),
-                            "OLAP".into(),
-                            10i64.into(),
-                            "Dynamic".into(),
-                            rows.into(),
-                            (if rows > 0 { bytes / rows } else { 0 }).into(),
-                            bytes.into(),
-                            crate::show::format_ms(t.created_ms).into(),
-                            "utf8mb4_general_ci".into(),
-                            t.comment.clone().into(),
-                        ]);
-                    }
+                for t in self.visible_tables() {
+                    let rows = t.num_rows() as i64;
+                    let bytes = t.data_bytes() as i64;
+                    b.row(vec![
+                        "def".into(),
+                        t.database.clone().into(),
+                        t.name.clone().into(),
+                        "BASE TABLE".into(),
+                        "OLAP".into(),
+                        10i64.into(),
+                        "Dynamic".into(),
+                        rows.into(),
+                        (if rows > 0 { bytes / rows } else { 0 }).into(),
+                        bytes.into(),
+                        crate::show::format_ms(t.created_ms).into(),
+                        "utf8mb4_general_ci".into(),
+                        t.comment.clone().into(),
+                    ]);
                 }
                 for t in TABLES {
                     b.row(vec![
@@ -145,37 +166,35 @@ impl InformationSchema {
                     Col::str("EXTRA"),
                     Col::str("COLUMN_COMMENT"),
                 ]);
-                for db in self.services.catalog.databases() {
-                    for t in self.services.catalog.tables(&db.name).unwrap_or_default() {
-                        for (i, c) in t.columns.iter().enumerate() {
-                            let (len, prec, scale) = crate::show::type_dimensions(&c.ty);
-                            b.row(vec![
-                                "def".into(),
-                                t.database.clone().into(),
-                                t.name.clone().into(),
-                                c.name.clone().into(),
-                                (i as i64 + 1).into(),
-                                crate::show::default_text(c).into(),
-                                (if c.nullable { "YES" } else { "NO" }).into(),
-                                c.ty.data_type_name().into(),
-                                len.into(),
-                                prec.into(),
-                                scale.into(),
-                                c.ty.to_string().into(),
-                                (if c.is_key {
-                                    if t.keys_model == basalt_catalog::KeysModel::Unique {
-                                        "PRI"
-                                    } else {
-                                        "MUL"
-                                    }
+                for t in self.visible_tables() {
+                    for (i, c) in t.columns.iter().enumerate() {
+                        let (len, prec, scale) = crate::show::type_dimensions(&c.ty);
+                        b.row(vec![
+                            "def".into(),
+                            t.database.clone().into(),
+                            t.name.clone().into(),
+                            c.name.clone().into(),
+                            (i as i64 + 1).into(),
+                            crate::show::default_text(c).into(),
+                            (if c.nullable { "YES" } else { "NO" }).into(),
+                            c.ty.data_type_name().into(),
+                            len.into(),
+                            prec.into(),
+                            scale.into(),
+                            c.ty.to_string().into(),
+                            (if c.is_key {
+                                if t.keys_model == basalt_catalog::KeysModel::Unique {
+                                    "PRI"
                                 } else {
-                                    ""
-                                })
-                                .into(),
-                                crate::show::extra_text(c).into(),
-                                c.comment.clone().into(),
-                            ]);
-                        }
+                                    "MUL"
+                                }
+                            } else {
+                                ""
+                            })
+                            .into(),
+                            crate::show::extra_text(c).into(),
+                            c.comment.clone().into(),
+                        ]);
                     }
                 }
                 b
@@ -195,10 +214,10 @@ impl InformationSchema {
             }
             "workload_policy" => crate::workload_policies::rows(&self.services.workload),
             "processlist" => {
-                crate::process_admin::processlist(&self.services, &self.session.user, true)
+                crate::process_admin::processlist(&self.services, self.viewer().as_deref(), true)
             }
             "active_queries" => {
-                crate::process_admin::active_queries(&self.services, &self.session.user)
+                crate::process_admin::active_queries(&self.services, self.viewer().as_deref())
             }
             _ => return None,
         })

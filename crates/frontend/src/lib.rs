@@ -4,13 +4,16 @@
 //! and keeps variables, prepared statements, the short-circuit point-query path and
 //! information_schema.
 
+mod access;
 mod catalog_provider;
 mod engine;
 mod functions;
+mod grants;
 mod information_schema;
 mod load_context;
 mod local_calls;
 mod local_node;
+mod login;
 mod mysql_compat;
 mod output;
 mod point_query;
@@ -28,6 +31,7 @@ mod workload_policies;
 
 pub use basalt_load::{LoadDir, StreamLoadRequest, StreamLoadResult};
 pub use engine::{PreparedInfo, QueryEngine};
+pub use login::LoginPolicy;
 pub use output::{BatchStream, Output};
 pub use session::Session;
 pub use statement::ParsedStatement;

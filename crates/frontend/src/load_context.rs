@@ -23,6 +23,16 @@ impl LoadContext for QueryEngine {
         QueryEngine::load_registry(self)
     }
 
+    fn authorize(&self, user: &str, host: &str, database: &str, table: &str) -> Result<()> {
+        let catalog = self.services().catalog.as_ref();
+        let account = crate::access::Account::resolve(catalog, user, host);
+        crate::access::account_access(catalog, &account, host).require_table(
+            basalt_catalog::Privilege::Load,
+            database,
+            table,
+        )
+    }
+
     fn expressions(&self, user: &str, host: &str) -> LoadExpressions {
         let session = self.new_session(0, user, host);
         LoadExpressions {

@@ -46,6 +46,11 @@ impl QueryEngine {
         let query_memory = config
             .query_memory_bytes()
             .map_err(BasaltError::InvalidData)?;
-        QueryEngine::new(catalog, storage, Some(load_dir), query_memory)
+        let engine = QueryEngine::new(catalog, storage, Some(load_dir), query_memory)?;
+        engine.set_login_policy(crate::LoginPolicy {
+            failure_threshold: config.login_failure_threshold,
+            max_delay: Duration::from_millis(config.login_delay_max_ms),
+        });
+        Ok(engine)
     }
 }

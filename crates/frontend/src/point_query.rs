@@ -277,9 +277,25 @@ impl PointQuery {
         })
     }
 
-    /// Runs the lookup with `params` bound; `None` when the values need the general path (or
-    /// the table changed since the plan was made).
-    pub fn execute(&self, services: &Services, params: &[ParamValue]) -> Result<Option<Output>> {
+    /// The session may read the table (SELECT).
+    pub fn check_access(&self, session: &crate::session::Session) -> Result<()> {
+        session.access().require_table(
+            basalt_catalog::Privilege::Select,
+            &self.database,
+            &self.table,
+        )
+    }
+
+    /// Runs the lookup with `params` bound, for a session that must hold SELECT on the table;
+    /// `None` when the values need the general path (or the table changed since the plan was
+    /// made).
+    pub fn execute(
+        &self,
+        services: &Services,
+        session: &crate::session::Session,
+        params: &[ParamValue],
+    ) -> Result<Option<Output>> {
+        self.check_access(session)?;
         if params.len() != self.params {
             return Err(BasaltError::WrongArguments {
                 function: "EXECUTE".into(),

@@ -8,7 +8,8 @@ use crate::show::{Cell, Col, ResultBuilder};
 use basalt_common::{BasaltError, Result};
 use basalt_sql::ast::KillType;
 
-/// `KILL [CONNECTION | QUERY] id`: root may stop any session, others only their own user's.
+/// `KILL [CONNECTION | QUERY] id`: an administrator may stop any session, others only their
+/// own user's.
 pub(crate) fn kill(
     services: &Services,
     session: &Session,
@@ -19,7 +20,7 @@ pub(crate) fn kill(
         .ok()
         .and_then(|id| services.processes.get(id))
         .ok_or(BasaltError::UnknownThread(id))?;
-    if session.user() != "root" && process.session.user != session.user() {
+    if !session.access().is_admin() && process.session.user != session.user() {
         return Err(BasaltError::NotThreadOwner(id));
     }
     match modifier {
@@ -30,9 +31,9 @@ pub(crate) fn kill(
     Ok(Output::ok())
 }
 
-/// The rows of SHOW PROCESSLIST / information_schema.processlist (MySQL's columns). Users
-/// other than root see their own sessions only.
-pub(crate) fn processlist(services: &Services, viewer: &str, full: bool) -> ResultBuilder {
+/// The rows of SHOW PROCESSLIST / information_schema.processlist (MySQL's columns). A
+/// `viewer` (a user without ADMIN_PRIV) sees their own sessions only; `None` sees all.
+pub(crate) fn processlist(services: &Services, viewer: Option<&str>, full: bool) -> ResultBuilder {
     let mut b = ResultBuilder::new(&[
         Col::int("Id"),
         Col::str("User"),
@@ -44,7 +45,7 @@ pub(crate) fn processlist(services: &Services, viewer: &str, full: bool) -> Resu
         Col::str("Info"),
     ]);
     for p in services.processes.all() {
-        if viewer != "root" && p.session.user != viewer {
+        if viewer.is_some_and(|v| p.session.user != v) {
             continue;
         }
         let a = p.activity();
@@ -71,11 +72,11 @@ pub(crate) fn processlist(services: &Services, viewer: &str, full: bool) -> Resu
 }
 
 pub(crate) fn show_processlist(services: &Services, session: &Session, full: bool) -> Output {
-    processlist(services, session.user(), full).into_output()
+    processlist(services, viewer(session).as_deref(), full).into_output()
 }
 
 /// information_schema.active_queries: the statements running now, with their workload group.
-pub(crate) fn active_queries(services: &Services, viewer: &str) -> ResultBuilder {
+pub(crate) fn active_queries(services: &Services, viewer: Option<&str>) -> ResultBuilder {
     let mut b = ResultBuilder::new(&[
         Col::int("CONNECTION_ID"),
         Col::str("USER"),
@@ -90,7 +91,7 @@ pub(crate) fn active_queries(services: &Services, viewer: &str) -> ResultBuilder
         Col::str("SQL"),
     ]);
     for p in services.processes.all() {
-        if viewer != "root" && p.session.user != viewer {
+        if viewer.is_some_and(|v| p.session.user != v) {
             continue;
         }
         let a = p.activity();
@@ -118,4 +119,10 @@ pub(crate) fn active_queries(services: &Services, viewer: &str) -> ResultBuilder
         ]);
     }
     b
+}
+
+/// Whose sessions and profiles `session` may see: `None` (all) with ADMIN_PRIV, else its own
+/// user's.
+pub(crate) fn viewer(session: &Session) -> Option<String> {
+    (!session.access().is_admin()).then(|| session.user().to_string())
 }

@@ -73,12 +73,12 @@ impl ProfileStore {
         kept.push_back(Arc::new(profile));
     }
 
-    fn visible(&self, viewer: &str) -> Vec<Arc<QueryProfile>> {
+    fn visible(&self, viewer: Option<&str>) -> Vec<Arc<QueryProfile>> {
         self.kept
             .lock()
             .iter()
             .rev()
-            .filter(|p| viewer == "root" || p.user == viewer)
+            .filter(|p| viewer.is_none_or(|v| p.user == v))
             .cloned()
             .collect()
     }
@@ -207,7 +207,7 @@ fn int(v: Option<usize>) -> Option<i64> {
 }
 
 /// `SHOW QUERY PROFILE`: the kept profiles the viewer may see, newest first.
-pub fn show_list(store: &ProfileStore, viewer: &str) -> Output {
+pub fn show_list(store: &ProfileStore, viewer: Option<&str>) -> Output {
     let mut b = ResultBuilder::new(&[
         Col::str("Query ID"),
         Col::str("User"),
@@ -242,7 +242,7 @@ pub fn show_list(store: &ProfileStore, viewer: &str) -> Output {
 }
 
 /// `SHOW QUERY PROFILE '/<id>'`: one row per operator, in plan order (parents first).
-pub fn show_one(store: &ProfileStore, viewer: &str, id: &str) -> Result<Output> {
+pub fn show_one(store: &ProfileStore, viewer: Option<&str>, id: &str) -> Result<Output> {
     let profile = store
         .visible(viewer)
         .into_iter()

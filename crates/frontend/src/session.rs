@@ -28,7 +28,10 @@ pub(crate) const NO_DATABASE: &str = "(no database selected)";
 pub struct SessionInfo {
     pub connection_id: u32,
     pub user: String,
+    /// The client's address.
     pub host: String,
+    /// The account it authenticated as and its active roles (what access checks read).
+    pub(crate) account: crate::access::Account,
     database: RwLock<Option<String>>,
     last_insert_id: AtomicU64,
     /// The first AUTO_INCREMENT value the running INSERT generated.
@@ -58,6 +61,7 @@ pub struct Session {
     /// This session's entry in the process list (removed when the session ends).
     pub(crate) process: Arc<crate::processes::Process>,
     processes: Arc<crate::processes::ProcessList>,
+    catalog: Arc<dyn basalt_catalog::Catalog>,
 }
 
 impl Drop for Session {
@@ -100,13 +104,16 @@ impl Session {
             connection_id,
             user: user.to_string(),
             host: host.to_string(),
+            account: crate::access::Account::resolve(services.catalog.as_ref(), user, host),
             database: RwLock::new(None),
             last_insert_id: AtomicU64::new(0),
             generated_ids: Default::default(),
             vars: RwLock::new(vars),
         });
         let load_dir = services.load_dir.clone();
+        let local_gate = crate::access::local_files_gate(services.catalog.clone(), info.clone());
         let processes = services.processes.clone();
+        let catalog = services.catalog.clone();
         let process = processes.register(info.clone());
         let catalog_list = Arc::new(BasaltCatalogList::new(services, info.clone()));
         let scan_reports = Arc::new(ScanReports::default());
@@ -140,7 +147,10 @@ impl Session {
             ctx.register_udf(f);
         }
         register_doris_functions(&ctx);
-        ctx.register_udtf(local_files::NAME, Arc::new(LocalFunction::new(load_dir)));
+        ctx.register_udtf(
+            local_files::NAME,
+            Arc::new(LocalFunction::new(load_dir, local_gate)),
+        );
         ctx.register_variable(VarType::System, Arc::new(SystemVariables(info.clone())));
         ctx.register_variable(VarType::UserDefined, Arc::new(UserVariables(info.clone())));
         Session {
@@ -151,6 +161,7 @@ impl Session {
             prepared: parking_lot::Mutex::new(PreparedStatements::default()),
             process,
             processes,
+            catalog,
         }
     }
 
@@ -173,6 +184,11 @@ impl Session {
 
     pub fn database(&self) -> Option<String> {
         self.info.database()
+    }
+
+    /// What this session may do now (its account's grants and its active roles').
+    pub(crate) fn access(&self) -> crate::access::Access {
+        crate::access::access(self.catalog.as_ref(), &self.info)
     }
 
     /// Switches the current database (the caller checked it exists).

@@ -203,10 +203,10 @@ pub(crate) fn may_use(catalog: &dyn Catalog, user: &str, group: &str) -> bool {
 
 /// The error for a user without USAGE_PRIV on `group`.
 pub(crate) fn usage_denied(user: &str, group: &str) -> BasaltError {
-    BasaltError::PrivilegeRequired(format!(
-        "Access denied; user '{user}' needs USAGE_PRIV on workload group '{group}' \
-         (GRANT USAGE_PRIV ON WORKLOAD GROUP '{group}' TO '{user}'@'%')"
-    ))
+    BasaltError::WorkloadGroupDenied {
+        user: user.to_string(),
+        group: group.to_string(),
+    }
 }
 
 /// SET PROPERTY [FOR 'u'] 'default_workload_group' = 'g'.

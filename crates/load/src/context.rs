@@ -27,6 +27,8 @@ pub trait LoadContext: Send + Sync {
     fn storage(&self) -> &Arc<StorageEngine>;
     /// Running and recently failed loads, and their error logs.
     fn load_registry(&self) -> &Arc<LoadRegistry>;
+    /// Refuses (1142) a load by `user` from `host` into a table it may not load into.
+    fn authorize(&self, user: &str, host: &str, database: &str, table: &str) -> Result<()>;
     /// How `user`'s load plans its expressions.
     fn expressions(&self, user: &str, host: &str) -> LoadExpressions;
 }

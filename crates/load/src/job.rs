@@ -125,6 +125,10 @@ pub async fn stream_load(
     };
     let catalog = context.catalog();
     let storage = context.storage();
+    // The privilege first: a table the user may not load into is not even looked up.
+    if let Err(e) = context.authorize(&req.user, &req.host, &req.database, &req.table) {
+        return StreamLoadResult::failed(options.label.as_deref().unwrap_or(""), e.to_string());
+    }
     let table = match catalog.table(&req.database, &req.table) {
         Ok(t) => t,
         Err(e) => {

@@ -242,18 +242,31 @@ fn single_byte(s: &str) -> Option<u8> {
     }
 }
 
-/// `local(...)`, bound to the server's load directory (None: loading from files is disabled).
-#[derive(Debug)]
+/// The caller's permission to read the server's files, asked before any file is touched.
+pub type AccessGate = Arc<dyn Fn() -> Result<()> + Send + Sync>;
+
+/// `local(...)`, bound to the server's load directory (None: loading from files is disabled)
+/// and to the calling session's permission.
 pub struct LocalFunction {
     dir: Option<Arc<LoadDir>>,
+    gate: AccessGate,
+}
+
+impl std::fmt::Debug for LocalFunction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalFunction")
+            .field("dir", &self.dir)
+            .finish_non_exhaustive()
+    }
 }
 
 impl LocalFunction {
-    pub fn new(dir: Option<Arc<LoadDir>>) -> LocalFunction {
-        LocalFunction { dir }
+    pub fn new(dir: Option<Arc<LoadDir>>, gate: AccessGate) -> LocalFunction {
+        LocalFunction { dir, gate }
     }
 
     fn provider(&self, exprs: &[Expr], session: &dyn DfSession) -> Result<Arc<dyn TableProvider>> {
+        (self.gate)()?;
         let props = Properties::parse(pairs_of(exprs)?)?;
         let dir = self.dir.as_ref().ok_or_else(|| {
             BasaltError::FileAccessDenied("no load directory is configured".into())

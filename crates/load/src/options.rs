@@ -101,7 +101,7 @@ impl LoadOptions {
         for (name, value) in headers {
             let value = value.trim();
             match name.to_ascii_lowercase().as_str() {
-                "label" if !value.is_empty() => o.label = Some(value.to_string()),
+                "label" if !value.is_empty() => o.label = Some(valid_label(value)?),
                 "format" => format_text = Some(value.to_ascii_lowercase()),
                 "column_separator" => o.column_separator = separator(name, value)?,
                 "line_delimiter" => o.line_delimiter = separator(name, value)?,
@@ -431,6 +431,21 @@ fn top_level_assignment(part: &str) -> Option<usize> {
 
 fn clean_name(s: &str) -> String {
     s.trim().trim_matches('`').to_lowercase()
+}
+
+/// Doris's rule for labels: 1 to 128 characters of `[-_A-Za-z0-9:]`.
+fn valid_label(label: &str) -> Result<String> {
+    let ok = label.len() <= 128
+        && label
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b':'));
+    if ok {
+        Ok(label.to_string())
+    } else {
+        Err(BasaltError::InvalidData(format!(
+            "Label format error. regex: ^[-_A-Za-z0-9:]{{1,128}}$, label: {label}"
+        )))
+    }
 }
 
 #[cfg(test)]

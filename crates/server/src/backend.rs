@@ -215,19 +215,11 @@ impl Backend for SessionBackend {
         auth_response: &[u8],
         database: Option<&str>,
     ) -> Result<(), BasaltError> {
-        let denied = || BasaltError::AccessDenied {
-            user: user.to_string(),
-            host: client_host.to_string(),
-            using_password: !auth_response.is_empty(),
-        };
-        let account = self
-            .engine
-            .catalog()
-            .find_user(user, client_host)
-            .ok_or_else(denied)?;
-        if !verify_native_password(salt, auth_response, &account.password_hash) {
-            return Err(denied());
-        }
+        self.engine
+            .login(user, client_host, !auth_response.is_empty(), &|hash| {
+                verify_native_password(salt, auth_response, hash)
+            })
+            .await?;
         let session = self
             .engine
             .new_session(self.connection_id, user, client_host);

@@ -1,10 +1,11 @@
 //! Basalt's SQL surface: a parser that accepts MySQL statements (via `sqlparser`'s MySQL dialect)
-//! plus Doris DDL (key models, PARTITION BY, DISTRIBUTED BY, PROPERTIES) and user administration,
+//! plus Doris DDL (key models, PARTITION BY, DISTRIBUTED BY, PROPERTIES), users, privileges and roles,
 //! and turns text into typed [`Statement`]s.
 
 mod ddl;
 mod error;
 mod parser;
+mod privileges;
 mod statement;
 mod words;
 mod workload;

@@ -158,6 +158,9 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
     if let Some(stmt) = crate::workload::parse_workload_statement(p)? {
         return Ok(stmt);
     }
+    if let Some(stmt) = crate::privileges::parse_privilege_statement(p)? {
+        return Ok(stmt);
+    }
     if peek_word(p, "ALTER") && peek_nth_word(p, 1, "TABLE") {
         if let Some(stmt) = p.maybe_parse(parse_alter_partition)? {
             return Ok(stmt);
@@ -351,9 +354,15 @@ fn parse_create_user(p: &mut Parser) -> Result<Statement, ParserError> {
     } else {
         None
     };
+    let role = if eat_words(p, &["DEFAULT", "ROLE"]) {
+        Some(crate::privileges::role_name(p)?)
+    } else {
+        None
+    };
     Ok(Statement::CreateUser {
         user,
         password,
+        role,
         if_not_exists,
     })
 }

@@ -37,9 +37,12 @@ pub enum Statement {
         label: Option<String>,
         limit: Option<u64>,
     },
+    /// `CREATE USER [IF NOT EXISTS] u [IDENTIFIED BY 'p'] [DEFAULT ROLE 'r']` (Doris: the
+    /// account is granted the role).
     CreateUser {
         user: UserName,
         password: Option<String>,
+        role: Option<String>,
         if_not_exists: bool,
     },
     DropUser {
@@ -127,6 +130,78 @@ pub enum Statement {
         user: Option<String>,
         properties: Vec<(String, String)>,
     },
+    /// `GRANT privs ON object TO grantees [WITH GRANT OPTION]` or `REVOKE privs ON object FROM
+    /// grantees`. Privilege names are upper-cased as written (`SELECT`, `LOAD_PRIV`, `ALL
+    /// PRIVILEGES`, `GRANT OPTION`); the frontend gives them meaning.
+    Grant {
+        privileges: Vec<String>,
+        object: PrivilegeObject,
+        grantees: Vec<Grantee>,
+        with_grant_option: bool,
+        revoke: bool,
+    },
+    /// `GRANT role, .. TO user, ..` / `REVOKE role, .. FROM user, ..`.
+    GrantRole {
+        roles: Vec<String>,
+        users: Vec<UserName>,
+        revoke: bool,
+    },
+    /// `CREATE ROLE [IF NOT EXISTS] r, ..`.
+    CreateRole {
+        names: Vec<String>,
+        if_not_exists: bool,
+    },
+    /// `DROP ROLE [IF EXISTS] r, ..`.
+    DropRole {
+        names: Vec<String>,
+        if_exists: bool,
+    },
+    /// `SHOW [ALL] GRANTS [FOR user | CURRENT_USER]` (`user` None: the current account).
+    ShowGrants {
+        user: Option<UserName>,
+        all: bool,
+    },
+    /// `SHOW ROLES`.
+    ShowRoles,
+    /// `SET ROLE {DEFAULT | NONE | ALL [EXCEPT ..] | r, ..}`.
+    SetRole {
+        roles: RoleSelection,
+    },
+}
+
+/// What a GRANT or REVOKE applies to, as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PrivilegeObject {
+    /// `*.*`
+    Global,
+    /// `*`: every table of the current database.
+    CurrentDatabase,
+    /// `db.*`
+    Database(String),
+    /// `db.tbl` or `tbl` (in the current database).
+    Table {
+        database: Option<String>,
+        table: String,
+    },
+}
+
+/// Who a GRANT or REVOKE of privileges applies to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Grantee {
+    User(UserName),
+    Role(String),
+}
+
+/// The roles `SET ROLE` makes active.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RoleSelection {
+    /// Every role granted (what a session starts with).
+    Default,
+    None,
+    All {
+        except: Vec<String>,
+    },
+    Only(Vec<String>),
 }
 
 /// One condition of a workload policy: `metric op value`, as written.

@@ -5,7 +5,6 @@ use super::misrouted;
 use crate::engine::QueryEngine;
 use crate::output::Output;
 use crate::session::Session;
-use crate::statement::ddl;
 use basalt_common::{BasaltError, Result};
 use basalt_sql::ast;
 use basalt_sql::Statement;
@@ -97,21 +96,39 @@ impl QueryEngine {
             Statement::ShowQueryProfile { query_id } => match query_id {
                 None => Ok(crate::profile::show_list(
                     &self.services.profiles,
-                    session.user(),
+                    crate::process_admin::viewer(session).as_deref(),
                 )),
-                Some(id) => crate::profile::show_one(&self.services.profiles, session.user(), &id),
+                Some(id) => crate::profile::show_one(
+                    &self.services.profiles,
+                    crate::process_admin::viewer(session).as_deref(),
+                    &id,
+                ),
             },
             Statement::CreateUser {
                 user,
                 password,
+                role,
                 if_not_exists,
             } => {
-                ddl::require_admin(session, "CREATE USER")?;
-                catalog.create_user(&user.user, &user.host, password.as_deref(), if_not_exists)?;
+                if let Some(r) = &role {
+                    if catalog.role(r).is_none() {
+                        return Err(BasaltError::UnknownRole(r.clone()));
+                    }
+                }
+                let created = catalog.create_user(
+                    &user.user,
+                    &user.host,
+                    password.as_deref(),
+                    if_not_exists,
+                )?;
+                if let (true, Some(r)) = (created, role) {
+                    catalog.update_user(&user.user, &user.host, &mut |m| {
+                        m.roles.insert(r.clone());
+                    })?;
+                }
                 Ok(Output::ok())
             }
             Statement::DropUser { users, if_exists } => {
-                ddl::require_admin(session, "DROP USER")?;
                 for u in users {
                     catalog.drop_user(&u.user, &u.host, if_exists)?;
                 }
@@ -119,12 +136,8 @@ impl QueryEngine {
             }
             Statement::SetPassword { user, password } => {
                 let (name, host) = match user {
-                    Some(u) => {
-                        if u.user != session.user() {
-                            ddl::require_admin(session, "SET PASSWORD")?;
-                        }
-                        (u.user, u.host)
-                    }
+                    // Another account's password needs GRANT_PRIV (checked in `access`).
+                    Some(u) => (u.user, u.host),
                     None => {
                         let me = catalog
                             .find_user(session.user(), session.host())

@@ -63,6 +63,9 @@ impl QueryEngine {
     }
 
     async fn execute_statement(&self, session: &Session, stmt: Statement) -> Result<Output> {
+        if !matches!(stmt, Statement::Standard(_)) {
+            session.access().check_statement(session, &stmt)?;
+        }
         match stmt {
             Statement::Standard(s) => self.execute_standard(session, *s, false).await,
             Statement::Prepare { .. }
@@ -84,6 +87,13 @@ impl QueryEngine {
             | Statement::CreateUser { .. }
             | Statement::DropUser { .. }
             | Statement::SetPassword { .. } => self.execute_admin(session, stmt),
+            Statement::Grant { .. }
+            | Statement::GrantRole { .. }
+            | Statement::CreateRole { .. }
+            | Statement::DropRole { .. }
+            | Statement::ShowGrants { .. }
+            | Statement::ShowRoles
+            | Statement::SetRole { .. } => crate::grants::execute(self.services(), session, stmt),
             Statement::ShowWorkloadGroups { .. }
             | Statement::ShowWarnings
             | Statement::ShowPartitions { .. }
@@ -99,6 +109,7 @@ impl QueryEngine {
         point_checked: bool,
     ) -> Result<Output> {
         use ast::Statement as S;
+        session.access().check_standard(session, &stmt)?;
         if let Some(out) = self.short_circuit(session, &stmt, point_checked)? {
             return Ok(out);
         }

@@ -59,7 +59,7 @@ impl QueryEngine {
         if let Err(e) = stmt.check_params(params) {
             return Some(Err(e));
         }
-        point.execute(&self.services, params).transpose()
+        point.execute(&self.services, session, params).transpose()
     }
 
     /// COM_STMT_PREPARE: keeps the statement under a new id.
@@ -89,7 +89,7 @@ impl QueryEngine {
         stmt.check_params(&params)?;
         if let Some(point) = &stmt.point {
             if session.short_circuit_enabled() {
-                if let Some(out) = point.execute(&self.services, &params)? {
+                if let Some(out) = point.execute(&self.services, session, &params)? {
                     return Ok(out);
                 }
             }
@@ -126,7 +126,10 @@ impl QueryEngine {
                     PointQuery::plan(&self.services, s, database.as_deref(), placeholders.len())
                         .map(Arc::new);
                 let columns = match &point {
-                    Some(p) => Some(p.schema.clone()),
+                    Some(p) => {
+                        p.check_access(session)?;
+                        Some(p.schema.clone())
+                    }
                     None => self.describe_columns(session, s).await?,
                 };
                 (point, columns)
@@ -181,6 +184,8 @@ impl QueryEngine {
             .await
         {
             Ok(plan) => {
+                // Column names and types of a table are for those who may read it.
+                session.access().check_plan(&plan)?;
                 let schema = Arc::new(plan.schema().as_arrow().clone());
                 Ok(Some(renamed_schema(schema, column_names)))
             }

@@ -43,6 +43,7 @@ impl QueryEngine {
                     if let Some(point) =
                         PointQuery::plan(&self.services, statement, db.as_deref(), 0)
                     {
+                        point.check_access(session)?;
                         let mut b = ResultBuilder::new(&[Col::str("plan_type"), Col::str("plan")]);
                         b.row(vec!["physical_plan".into(), point.explain().into()]);
                         return Ok(Some(b.into_output()));
@@ -63,7 +64,7 @@ impl QueryEngine {
     ) -> Result<Option<Output>> {
         let db = session.database();
         match PointQuery::plan(&self.services, stmt, db.as_deref(), 0) {
-            Some(point) => point.execute(&self.services, &[]),
+            Some(point) => point.execute(&self.services, session, &[]),
             None => Ok(None),
         }
     }
@@ -92,6 +93,7 @@ impl QueryEngine {
             .statement_to_plan(DfStatement::Statement(Box::new(stmt)))
             .await
             .map_err(|e| ddl::no_database_hint(&self.services, from_df(e)))?;
+        session.access().check_plan(&plan)?;
         let is_insert = matches!(&plan, LogicalPlan::Dml(_));
         // The statement's account (opened when it began, in the session's workload group)
         // decides the group: admission into it (the slot is held until the results are

@@ -14,6 +14,8 @@ impl QueryEngine {
     /// COM_INIT_DB / USE.
     pub fn use_database(&self, session: &Session, db: &str) -> Result<()> {
         let name = db.trim().trim_matches('`').to_lowercase();
+        // The privilege before existence: a database the account may not see stays unknown.
+        session.access().require_any_on_database(&name)?;
         if name != "information_schema" && !self.services.catalog.database_exists(&name) {
             return Err(BasaltError::UnknownDatabase(name));
         }

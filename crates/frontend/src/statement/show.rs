@@ -80,8 +80,13 @@ impl QueryEngine {
             S::ShowDatabases { show_options, .. } | S::ShowSchemas { show_options, .. } => {
                 let filter = filter_of(&show_options.filter_position);
                 let mut b = ResultBuilder::new(&[Col::str("Database")]);
-                let mut names: Vec<String> =
-                    catalog.databases().into_iter().map(|d| d.name).collect();
+                let access = session.access();
+                let mut names: Vec<String> = catalog
+                    .databases()
+                    .into_iter()
+                    .map(|d| d.name)
+                    .filter(|d| access.may_see_database(d))
+                    .collect();
                 names.push("information_schema".into());
                 names.sort();
                 for n in names {
@@ -117,9 +122,12 @@ impl QueryEngine {
                     names.sort();
                     names
                 } else {
+                    let access = session.access();
+                    access.require_any_on_database(&db)?;
                     catalog
                         .tables(&db)?
                         .iter()
+                        .filter(|t| access.may_see_table(&db, &t.name))
                         .map(|t| t.name.clone())
                         .collect()
                 };

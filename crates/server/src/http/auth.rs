@@ -1,12 +1,14 @@
 //! HTTP basic authentication against the same accounts as the MySQL side.
 
 use axum::http::HeaderMap;
-use basalt_catalog::{native_password_hash, Catalog};
+use basalt_catalog::native_password_hash;
+use basalt_frontend::QueryEngine;
 use base64::Engine;
 
-/// The authenticated user name, or `None` when the header is missing or wrong.
-pub fn authenticate(
-    catalog: &dyn Catalog,
+/// The authenticated user name, or `None` when the header is missing, malformed or wrong
+/// (failed logins are delayed as on the MySQL port).
+pub async fn authenticate(
+    engine: &QueryEngine,
     headers: &HeaderMap,
     client_host: &str,
 ) -> Option<String> {
@@ -22,8 +24,14 @@ pub fn authenticate(
         .decode(encoded.trim())
         .ok()?;
     let text = String::from_utf8(decoded).ok()?;
-    let (user, password) = text.split_once(':').unwrap_or((text.as_str(), ""));
-    let account = catalog.find_user(user, client_host)?;
-    // Constant-time comparison is not needed for hashes of hashes, but keep it simple and exact.
-    (account.password_hash == native_password_hash(password)).then(|| user.to_string())
+    // `user:password`; a header without the colon is malformed, not a password-less login.
+    let (user, password) = text.split_once(':')?;
+    let hash = native_password_hash(password);
+    engine
+        .login(user, client_host, !password.is_empty(), &|stored| {
+            stored == hash
+        })
+        .await
+        .ok()
+        .map(|()| user.to_string())
 }

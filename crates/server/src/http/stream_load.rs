@@ -40,7 +40,7 @@ pub async fn handle(
     body: Body,
 ) -> Response {
     let host = peer.ip().to_string();
-    let Some(user) = authenticate(engine.catalog().as_ref(), &headers, &host) else {
+    let Some(user) = authenticate(&engine, &headers, &host).await else {
         return unauthorized();
     };
     let declared = headers

@@ -106,7 +106,10 @@ async fn accounts_without_grants_can_do_nothing_to_others_data() {
         assert!(message.contains(text), "{sql}: {message}");
     }
     // Preparing a statement reveals no columns of a table the account may not read.
-    for sql in ["SELECT * FROM secret.t WHERE k = ?", "SELECT v FROM secret.kv WHERE k = ?"] {
+    for sql in [
+        "SELECT * FROM secret.t WHERE k = ?",
+        "SELECT v FROM secret.kv WHERE k = ?",
+    ] {
         let e = u.prep(sql).await.unwrap_err();
         assert_eq!(code(e), 1142, "{sql}");
     }

@@ -24,6 +24,64 @@ async fn deep_expressions_do_not_crash_the_server() {
     c.disconnect().await.unwrap();
 }
 
+/// Statements shaped to exhaust the stack or the planner are refused with a clear error at
+/// once, and the server goes on answering.
+#[tokio::test]
+async fn oversized_statements_get_clear_errors() {
+    let server = TestServer::start().await;
+    let mut c = server.connect().await;
+    let error_of = |e: mysql_async::Error| match e {
+        mysql_async::Error::Server(e) => (e.code, e.message),
+        other => panic!("{other:?}"),
+    };
+    let union = vec!["SELECT 1"; 10_000].join(" UNION ALL ");
+    let (code, message) = error_of(c.query_drop(&union).await.unwrap_err());
+    assert_eq!(code, 1473, "{message}");
+    assert!(message.contains("UNION"), "{message}");
+    let number = format!("SELECT {}", "9".repeat(1 << 20));
+    assert_eq!(error_of(c.query_drop(&number).await.unwrap_err()).0, 1473);
+    let wide = format!("SELECT {}", vec!["?"; 70_000].join(","));
+    assert_eq!(error_of(c.prep(&wide).await.unwrap_err()).0, 1390);
+    let prepare = format!("PREPARE p FROM '{wide}'");
+    assert_eq!(error_of(c.query_drop(&prepare).await.unwrap_err()).0, 1390);
+    // Balanced, a long OR chain is fine.
+    let ors: Vec<String> = (0..5_000).map(|i| format!("{i} = 7")).collect();
+    let sql = format!("SELECT COUNT(*) WHERE {}", ors.join(" OR "));
+    assert_eq!(rows(&mut c, &sql).await[0][0], s("1"));
+    assert_eq!(rows(&mut c, "SELECT 1").await[0][0], s("1"));
+}
+
+/// A query that panics inside the engine (here an Arrow string array past 2 GiB) fails with an
+/// error; it never ends as a short or empty result.
+#[tokio::test]
+async fn a_panic_while_computing_rows_is_an_error_not_a_short_result() {
+    let server = TestServer::start().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE p").await;
+    exec(
+        &mut c,
+        "CREATE TABLE p.big (k INT, v INT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1",
+    )
+    .await;
+    exec(
+        &mut c,
+        "INSERT INTO p.big SELECT v, v + 0 FROM generate_series(1, 2300) AS t(v)",
+    )
+    .await;
+    let result = c
+        .query::<i64, _>("SELECT count(repeat('y', 1000000)) FROM p.big")
+        .await;
+    match result {
+        Ok(rows) => assert_eq!(rows, vec![2300], "a result must be complete"),
+        Err(mysql_async::Error::Server(e)) => assert_eq!(e.code, 1105, "{e:?}"),
+        Err(other) => panic!("{other:?}"),
+    }
+    assert_eq!(
+        rows(&mut c, "SELECT COUNT(*) FROM p.big").await[0][0],
+        s("2300")
+    );
+}
+
 #[tokio::test]
 async fn unauthenticated_clients_cannot_send_huge_packets() {
     let server = TestServer::start().await;

@@ -69,6 +69,15 @@ pub enum BasaltError {
     IllegalGrant(String),
     #[error("No database selected")]
     NoDatabaseSelected,
+    /// A statement beyond one of the limits on its shape (nesting, UNION arms, width).
+    #[error("Statement too complex: {0}")]
+    StatementTooComplex(String),
+    /// A prepared statement with more placeholders than the protocol can bind.
+    #[error("Prepared statement contains too many placeholders ({0}; at most 65535)")]
+    TooManyPlaceholders(usize),
+    /// Arithmetic whose result does not fit its type (MySQL's ER_DATA_OUT_OF_RANGE).
+    #[error("{0}")]
+    NumericOverflow(String),
     #[error("Unknown system variable '{0}'")]
     UnknownVariable(String),
     #[error("Variable '{name}' can't be set to the value of '{value}'")]
@@ -212,6 +221,9 @@ impl BasaltError {
             BasaltError::ColumnCannotBeNull(_) => 1048,
             BasaltError::DataTooLong { .. } => 1406,
             BasaltError::OutOfRange(_) => 1264,
+            BasaltError::NumericOverflow(_) => 1690,
+            BasaltError::StatementTooComplex(_) => 1473,
+            BasaltError::TooManyPlaceholders(_) => 1390,
             BasaltError::NoPartition { .. } => 1526,
             BasaltError::UnknownPartition(_) => 1735,
             BasaltError::DuplicatePartition(_) => 1517,
@@ -246,10 +258,10 @@ impl BasaltError {
     /// Five-character SQLSTATE for this error.
     pub fn sqlstate(&self) -> &'static str {
         match self.mysql_code() {
-            1064 | 1049 | 1193 | 1231 | 1227 | 1461 | 1142 | 1044 | 1133 | 1144 => "42000",
+            1064 | 1049 | 1193 | 1231 | 1227 | 1461 | 1142 | 1044 | 1133 | 1144 | 1390 => "42000",
             1048 => "23000",
             1406 => "22001",
-            1264 => "22003",
+            1264 | 1690 => "22003",
             1045 => "28000",
             1046 => "3D000",
             1054 => "42S22",

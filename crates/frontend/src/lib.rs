@@ -24,6 +24,7 @@ mod profile;
 mod session;
 mod show;
 mod statement;
+mod statement_limits;
 mod table_def;
 mod variables;
 mod workload_groups;

@@ -7,40 +7,10 @@ use basalt_sql::ast::helpers::attached_token::AttachedToken;
 use basalt_sql::ast::{
     visit_expressions_mut, BinaryOperator, CaseWhen, CastKind, DataType, Expr, Function,
     FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, Ident, ObjectName,
-    Query, SetExpr, Statement, TableFactor, TableWithJoins, TimezoneInfo, Value, Visit, VisitMut,
-    Visitor, VisitorMut,
+    Query, SetExpr, Statement, TableFactor, TableWithJoins, TimezoneInfo, Value, VisitMut,
+    VisitorMut,
 };
 use std::ops::ControlFlow;
-
-/// Deepest expression nesting a statement may have; deeper ones are refused before planning,
-/// which would otherwise recurse without bound.
-pub const MAX_EXPRESSION_DEPTH: usize = 10_000;
-
-/// Depth of the most deeply nested expression in `stmt`.
-pub fn expression_depth(stmt: &Statement) -> usize {
-    struct Depth {
-        current: usize,
-        max: usize,
-    }
-    impl Visitor for Depth {
-        type Break = ();
-        fn pre_visit_expr(&mut self, _e: &Expr) -> ControlFlow<()> {
-            self.current += 1;
-            self.max = self.max.max(self.current);
-            if self.current > MAX_EXPRESSION_DEPTH {
-                return ControlFlow::Break(());
-            }
-            ControlFlow::Continue(())
-        }
-        fn post_visit_expr(&mut self, _e: &Expr) -> ControlFlow<()> {
-            self.current -= 1;
-            ControlFlow::Continue(())
-        }
-    }
-    let mut d = Depth { current: 0, max: 0 };
-    let _ = stmt.visit(&mut d);
-    d.max
-}
 
 /// Removes MySQL's dummy table: `SELECT 1 FROM DUAL` is `SELECT 1`.
 struct DropDual;

@@ -90,6 +90,13 @@ fn register_doris_functions(ctx: &SessionContext) {
     }
 }
 
+/// DataFusion's analyzer rules, then integer arithmetic that fails on overflow as MySQL's does.
+fn analyzer_rules() -> Vec<Arc<dyn datafusion::optimizer::AnalyzerRule + Send + Sync>> {
+    let mut rules = datafusion::optimizer::Analyzer::new().rules;
+    rules.push(Arc::new(basalt_functions::CheckedIntegerArithmetic));
+    rules
+}
+
 impl Session {
     pub(crate) fn new(
         connection_id: u32,
@@ -139,6 +146,7 @@ impl Session {
             .with_runtime_env(runtime)
             .with_default_features()
             .with_catalog_list(catalog_list)
+            .with_analyzer_rules(analyzer_rules())
             .with_physical_optimizer_rule(Arc::new(basalt_query::FastLikeRule))
             .build();
         let initial_options = state.config().options().as_ref().clone();

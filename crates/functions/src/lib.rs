@@ -1,12 +1,14 @@
 //! Basalt's Doris-compatible SQL functions for DataFusion: BITMAP and HLL values (Arrow `Binary`
 //! holding the `basalt_common::bitmap_value` / `hll_value` formats) with their scalar functions
-//! and aggregates, and the statistics aggregates under Doris names and semantics.
+//! and aggregates, the statistics aggregates under Doris names and semantics, and MySQL's
+//! checked integer arithmetic.
 //!
 //! Everything is registered with [`register_all`]; registering after DataFusion's defaults makes
 //! Doris's meaning win where names clash (`stddev` and `variance` are population statistics).
 
 mod bitmap_agg;
 mod bitmap_scalar;
+mod checked_arithmetic;
 mod hll;
 mod intersect_count;
 pub mod like;
@@ -18,6 +20,7 @@ mod util;
 #[cfg(test)]
 mod sql_tests;
 
+pub use checked_arithmetic::CheckedIntegerArithmetic;
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 use datafusion::prelude::SessionContext;
 

@@ -100,27 +100,32 @@ fn drive_on(exec: &Handle, mut stream: BatchStream, statement: StatementGuard) -
     let cancelled = statement.token().clone();
     let producer = exec.spawn(async move {
         loop {
+            // A panic while computing a batch (in DataFusion or below) fails the statement
+            // with an error; it must not end the result early as if it were complete.
+            let next =
+                futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(stream.next()));
             let batch = tokio::select! {
                 biased;
                 _ = cancelled.cancelled() => break,
-                batch = stream.next() => match batch {
-                    Some(batch) => batch,
-                    None => break,
+                batch = next => match batch {
+                    Ok(Some(batch)) => Some(batch),
+                    Ok(None) => None,
+                    Err(panic) => Some(Err(panic_error(panic, "a running query"))),
                 },
             };
-            let failed = batch.is_err();
+            let last = !matches!(batch, Some(Ok(_)));
             let sent = tokio::select! {
                 biased;
                 _ = cancelled.cancelled() => false,
                 sent = tx.send(batch) => sent.is_ok(),
             };
-            if !sent || failed {
+            if !sent || last {
                 break;
             }
         }
     });
     struct Consumer {
-        rx: tokio::sync::mpsc::Receiver<Result<arrow::array::RecordBatch, BasaltError>>,
+        rx: tokio::sync::mpsc::Receiver<Option<Result<arrow::array::RecordBatch, BasaltError>>>,
         _producer: AbortOnDrop<()>,
         statement: StatementGuard,
         done: bool,
@@ -135,24 +140,30 @@ fn drive_on(exec: &Handle, mut stream: BatchStream, statement: StatementGuard) -
         if c.done {
             return None;
         }
-        // A killed statement ends with its error, never with a short result: the producer
-        // stops on the same token, so the channel closing may be the first sign of the KILL.
+        // The producer ends every result with `None`. A killed statement ends with its
+        // error, never with a short result: the producer stops on the same token, so the
+        // channel closing may be the first sign of the KILL; a channel that closes without
+        // the end mark and without a KILL is a failure too.
         let next = tokio::select! {
             biased;
-            _ = c.statement.token().cancelled() => None,
-            batch = c.rx.recv() => match batch {
-                None if c.statement.token().is_cancelled() => None,
-                other => Some(other),
+            _ = c.statement.token().cancelled() => Err(c.statement.interrupted()),
+            message = c.rx.recv() => match message {
+                Some(Some(batch)) => Ok(Some(batch)),
+                Some(None) => Ok(None),
+                None if c.statement.token().is_cancelled() => Err(c.statement.interrupted()),
+                None => Err(BasaltError::Internal(
+                    "the statement stopped before its result was complete".into(),
+                )),
             },
         };
-        let next = match next {
-            Some(batch) => batch,
-            None => {
+        match next {
+            Ok(Some(batch)) => Some((batch, c)),
+            Ok(None) => None,
+            Err(e) => {
                 c.done = true;
-                Some(Err(c.statement.interrupted()))
+                Some((Err(e), c))
             }
-        };
-        next.map(|batch| (batch, c))
+        }
     });
     Box::pin(batches)
 }

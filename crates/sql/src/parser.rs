@@ -279,25 +279,27 @@ pub fn placeholder_offsets(sql: &str) -> Result<Vec<usize>> {
         .map_err(|e| {
             BasaltError::syntax_at(e.message.clone(), sql, e.location.line, e.location.column)
         })?;
-    // Byte offset where each line starts.
-    let mut line_starts = vec![0usize];
-    line_starts.extend(sql.match_indices('\n').map(|(i, _)| i + 1));
+    // Tokens come in order, so one cursor walks the text once from position to position
+    // (line and column are 1-based and count characters).
+    let mut chars = sql.char_indices().peekable();
+    let (mut line, mut column) = (1u64, 1u64);
     let mut out = Vec::new();
     for t in tokens {
         if t.token != Token::Placeholder("?".to_string()) {
             continue;
         }
         let loc = t.span.start;
-        let line_start = line_starts
-            .get((loc.line as usize).saturating_sub(1))
-            .copied()
-            .unwrap_or(0);
-        let column = (loc.column as usize).saturating_sub(1);
-        let offset = sql[line_start..]
-            .char_indices()
-            .nth(column)
-            .map(|(i, _)| line_start + i)
-            .unwrap_or(sql.len());
+        while (line, column) < (loc.line, loc.column) {
+            match chars.next() {
+                Some((_, '\n')) => {
+                    line += 1;
+                    column = 1;
+                }
+                Some(_) => column += 1,
+                None => break,
+            }
+        }
+        let offset = chars.peek().map_or(sql.len(), |(i, _)| *i);
         if sql.as_bytes().get(offset) == Some(&b'?') {
             out.push(offset);
         } else {
@@ -415,6 +417,16 @@ pub(crate) fn parse_table_name(p: &mut Parser) -> Result<TableName, ParserError>
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn placeholder_offsets_skip_strings_and_comments_across_lines() {
+        let sql = "SELECT 'é?', ? -- ?\n, `a?`, /* ? */ ?\r\n+ ?";
+        let offsets = super::placeholder_offsets(sql).unwrap();
+        assert_eq!(offsets.len(), 3);
+        assert!(offsets.iter().all(|&o| &sql[o..o + 1] == "?"));
+        let wide = vec!["?"; 50_000].join(",");
+        assert_eq!(super::placeholder_offsets(&wide).unwrap().len(), 50_000);
+    }
+
     use super::*;
 
     #[test]

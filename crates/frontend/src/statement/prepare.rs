@@ -110,7 +110,11 @@ impl QueryEngine {
         name: Option<&str>,
     ) -> Result<(u32, Arc<PreparedStatement>)> {
         let placeholders = basalt_sql::placeholder_offsets(sql)?;
-        let stmt = basalt_sql::parse_one(sql)?;
+        crate::statement_limits::check_placeholders(placeholders.len())?;
+        let mut stmt = basalt_sql::parse_one(sql)?;
+        if let Statement::Standard(s) = &mut stmt {
+            crate::statement_limits::prepare(s)?;
+        }
         if matches!(
             stmt,
             Statement::Prepare { .. } | Statement::Execute { .. } | Statement::Deallocate { .. }

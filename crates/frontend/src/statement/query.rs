@@ -79,13 +79,7 @@ impl QueryEngine {
         session.scan_reports.clear();
         // Result columns are named from the statement as the client wrote it.
         let column_names = mysql_column_names(&stmt);
-        if crate::mysql_compat::expression_depth(&stmt) > crate::mysql_compat::MAX_EXPRESSION_DEPTH
-        {
-            return Err(BasaltError::NotSupported(format!(
-                "expressions nested more than {} levels deep",
-                crate::mysql_compat::MAX_EXPRESSION_DEPTH
-            )));
-        }
+        crate::statement_limits::prepare(&mut stmt)?;
         crate::mysql_compat::rewrite(&mut stmt);
         crate::local_calls::rewrite_calls(&mut stmt)?;
         let mut state = session.ctx.state();

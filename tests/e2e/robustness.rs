@@ -155,3 +155,132 @@ async fn largeint_keys_prune_buckets() {
     assert!(text.iter().any(|l| l.contains("tablets=1/4")), "{text:?}");
     c.disconnect().await.unwrap();
 }
+
+/// `max_connections` client sessions at most (1040 past it), with one more kept for an
+/// administrator.
+#[tokio::test]
+async fn max_connections_leaves_one_for_the_administrator() {
+    let server = TestServer::start().await;
+    let mut root = server.connect().await;
+    exec(&mut root, "CREATE USER 'u'@'%'").await;
+    exec(&mut root, "SET GLOBAL max_connections = 2").await;
+    let u1 = mysql_async::Conn::new(server.opts("u", None, None))
+        .await
+        .unwrap();
+    let e = mysql_async::Conn::new(server.opts("u", None, None))
+        .await
+        .unwrap_err();
+    assert_eq!(code(e), 1040);
+    let root2 = server.connect().await;
+    let e = mysql_async::Conn::new(server.opts("root", None, None))
+        .await
+        .unwrap_err();
+    assert_eq!(code(e), 1040);
+    // A closed session frees its slot.
+    u1.disconnect().await.unwrap();
+    root2.disconnect().await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let u2 = mysql_async::Conn::new(server.opts("u", None, None))
+        .await
+        .unwrap();
+    u2.disconnect().await.unwrap();
+    exec(&mut root, "SET GLOBAL max_connections = 1024").await;
+}
+
+/// A client that never finishes its request headers is disconnected (the HTTP port has a header
+/// timeout, which also ends idle keep-alive connections); others are served meanwhile.
+#[tokio::test]
+async fn half_sent_http_requests_are_closed() {
+    let server = TestServer::start().await;
+    let mut stalled: Vec<std::net::TcpStream> = (0..20)
+        .map(|_| {
+            let mut s = std::net::TcpStream::connect(("127.0.0.1", server.http_port)).unwrap();
+            s.write_all(b"PUT /api/d/t/_stream_load HTTP/1.1\r\nHost: x\r\n")
+                .unwrap();
+            s
+        })
+        .collect();
+    // Others are served while those wait.
+    let health = std::process::Command::new("curl")
+        .args([
+            "-sS",
+            &format!("http://127.0.0.1:{}/api/health", server.http_port),
+        ])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&health.stdout).contains("OK"));
+    for s in &mut stalled {
+        s.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+            .unwrap();
+        let mut buf = Vec::new();
+        // The server closes the connection (EOF, possibly after a 408 response).
+        let read = s.read_to_end(&mut buf);
+        assert!(read.is_ok(), "still open after 30 s: {read:?}");
+    }
+}
+
+/// A bounded stream of random and mutated packets on both ports (more with
+/// `BASALT_FUZZ_CASES`): the server answers `SELECT 1` and `/api/health` afterwards.
+#[tokio::test]
+async fn hostile_clients_on_both_ports_leave_the_server_serving() {
+    use rand::{Rng, SeedableRng};
+    let server = TestServer::start().await;
+    let cases: usize = std::env::var("BASALT_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
+    let seed: u64 = rand::rng().random();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let http_heads: [&[u8]; 4] = [
+        b"PUT /api/d/t/_stream_load HTTP/1.1\r\nHost: x\r\nAuthorization: Basic cm9vdDo=\r\nContent-Length: 5\r\n\r\n1\t2\n",
+        b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET /api/_load_error_log?file=../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"PUT /api/%00/%ff/_stream_load HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nfffffff\r\n",
+    ];
+    for case in 0..cases {
+        let mysql = rng.random_bool(0.5);
+        let port = if mysql {
+            server.mysql_port
+        } else {
+            server.http_port
+        };
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        s.set_read_timeout(Some(std::time::Duration::from_millis(200)))
+            .unwrap();
+        let mut bytes: Vec<u8> = if mysql {
+            // A framed packet with a random body, or noise.
+            let body: Vec<u8> = (0..rng.random_range(0..200))
+                .map(|_| rng.random())
+                .collect();
+            let mut p = (body.len() as u32).to_le_bytes()[..3].to_vec();
+            p.push(rng.random_range(0..3));
+            p.extend(body);
+            p
+        } else {
+            http_heads[rng.random_range(0..http_heads.len())].to_vec()
+        };
+        for _ in 0..rng.random_range(0..6) {
+            if !bytes.is_empty() {
+                let i = rng.random_range(0..bytes.len());
+                bytes[i] = rng.random();
+            }
+        }
+        let _ = s.write_all(&bytes);
+        let mut buf = [0u8; 4096];
+        let _ = s.read(&mut buf);
+        let _ = case;
+    }
+    let mut c = server.connect().await;
+    assert_eq!(rows(&mut c, "SELECT 1").await[0][0], s("1"), "seed {seed}");
+    let health = std::process::Command::new("curl")
+        .args([
+            "-sS",
+            &format!("http://127.0.0.1:{}/api/health", server.http_port),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&health.stdout).contains("OK"),
+        "seed {seed}"
+    );
+}

@@ -69,6 +69,9 @@ pub enum BasaltError {
     IllegalGrant(String),
     #[error("No database selected")]
     NoDatabaseSelected,
+    /// `max_connections` sessions are open.
+    #[error("Too many connections")]
+    TooManyConnections,
     /// A statement beyond one of the limits on its shape (nesting, UNION arms, width).
     #[error("Statement too complex: {0}")]
     StatementTooComplex(String),
@@ -223,6 +226,7 @@ impl BasaltError {
             BasaltError::OutOfRange(_) => 1264,
             BasaltError::NumericOverflow(_) => 1690,
             BasaltError::StatementTooComplex(_) => 1473,
+            BasaltError::TooManyConnections => 1040,
             BasaltError::TooManyPlaceholders(_) => 1390,
             BasaltError::NoPartition { .. } => 1526,
             BasaltError::UnknownPartition(_) => 1735,
@@ -263,6 +267,7 @@ impl BasaltError {
             1406 => "22001",
             1264 | 1690 => "22003",
             1045 => "28000",
+            1040 => "08004",
             1046 => "3D000",
             1054 => "42S22",
             1050 => "42S01",

@@ -93,6 +93,33 @@ impl QueryEngine {
         *self.login.policy.write() = policy;
     }
 
+    /// `max_connections`: client sessions allowed at once (ADMIN_PRIV gets one more).
+    pub fn max_connections(&self) -> usize {
+        let globals = self.services.catalog.global_variables();
+        match crate::variables::SessionVariables::new(&globals).get_global("max_connections") {
+            Ok(crate::variables::VarValue::Int(n)) => n.max(1) as usize,
+            _ => 1024,
+        }
+    }
+
+    /// Refuses a new session when `max_connections` are open (1040), keeping one more
+    /// connection for an account with ADMIN_PRIV, as MySQL keeps one for SUPER.
+    pub fn admit_connection(&self, user: &str, client_host: &str) -> Result<()> {
+        let max = self.max_connections();
+        let open = self.services.processes.connections();
+        if open < max {
+            return Ok(());
+        }
+        let catalog = self.services.catalog.as_ref();
+        let account = crate::access::Account::resolve(catalog, user, client_host);
+        let admin = crate::access::account_access(catalog, &account, client_host).is_admin();
+        if admin && open < max + 1 {
+            Ok(())
+        } else {
+            Err(BasaltError::TooManyConnections)
+        }
+    }
+
     /// Checks a login: `user` from `client_host` whose protocol proves the password with
     /// `proves(stored_hash)` (the hash is MySQL's SHA1(SHA1(password))). A refused login is
     /// 1045, after the delay repeated failures earned.

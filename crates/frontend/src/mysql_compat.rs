@@ -249,7 +249,11 @@ fn rewrite_function(f: &Function) -> Option<Expr> {
             } else {
                 BinaryOperator::Minus
             };
-            binary(as_temporal(args[0].clone()), op, args[1].clone())
+            // MySQL: a result outside years 0000..9999 is NULL.
+            call(
+                basalt_functions::date_range::NAME,
+                vec![binary(as_temporal(args[0].clone()), op, args[1].clone())],
+            )
         }
         "lcase" => call("lower", args),
         "ucase" => call("upper", args),

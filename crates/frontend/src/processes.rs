@@ -42,6 +42,11 @@ impl ProcessList {
         self.processes.lock().get(&id).cloned()
     }
 
+    /// Sessions of client connections (Stream Load's sessions have no connection id).
+    pub fn connections(&self) -> usize {
+        self.processes.lock().keys().filter(|id| **id != 0).count()
+    }
+
     /// Every session, by connection id.
     pub fn all(&self) -> Vec<Arc<Process>> {
         self.processes.lock().values().cloned().collect()

@@ -82,6 +82,7 @@ pub static VARIABLES: &[VarDef] = &[
     def("license", Str, ReadOnly, "Apache License 2.0"),
     def("lower_case_table_names", Int, ReadOnly, "1"),
     def("max_allowed_packet", Int, Both, "67108864"),
+    def("max_connections", Int, Global, "1024"),
     def("max_execution_time", Int, Both, "0"),
     def("max_prepared_stmt_count", Int, Global, "16382"),
     def("net_buffer_length", Int, Both, "16384"),

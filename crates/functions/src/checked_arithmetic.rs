@@ -40,7 +40,8 @@ impl AnalyzerRule for CheckedIntegerArithmetic {
             let preserver = NamePreserver::new(&node);
             let rewritten = node.map_expressions(|e| {
                 let saved = preserver.save(&e);
-                let new = e.transform_up(|e| checked(e, &schema))?;
+                let new =
+                    e.transform_up(|e| checked(e, &schema)?.transform_data(keep_sum_shape))?;
                 Ok(if new.transformed {
                     new.update_data(|e| saved.restore(e))
                 } else {
@@ -55,6 +56,46 @@ impl AnalyzerRule for CheckedIntegerArithmetic {
         })
         .map(|t| t.data)
     }
+}
+
+/// `SUM(x + c)` keeps its plain `+`/`-` with a literal, so that DataFusion can still rewrite
+/// it as `SUM(x) + c * COUNT(x)` (ClickBench's Q29 shape); SUM itself does not check for
+/// overflow yet.
+fn keep_sum_shape(e: Expr) -> Result<Transformed<Expr>> {
+    let Expr::AggregateFunction(agg) = &e else {
+        return Ok(Transformed::no(e));
+    };
+    if agg.func.name() != "sum" || agg.params.args.len() != 1 {
+        return Ok(Transformed::no(e));
+    }
+    let Expr::ScalarFunction(call) = &agg.params.args[0] else {
+        return Ok(Transformed::no(e));
+    };
+    let op = match call.func.name() {
+        "checked_add" => Operator::Plus,
+        "checked_sub" => Operator::Minus,
+        _ => return Ok(Transformed::no(e)),
+    };
+    let [left, right] = call.args.as_slice() else {
+        return Ok(Transformed::no(e));
+    };
+    let with_literal = matches!(right, Expr::Literal(..))
+        || (op == Operator::Plus && matches!(left, Expr::Literal(..)));
+    let wide = matches!(
+        call.func.inner().return_type(&[])?,
+        DataType::Int64 | DataType::UInt64
+    );
+    if !with_literal || !wide {
+        return Ok(Transformed::no(e));
+    }
+    let plain = Expr::BinaryExpr(BinaryExpr::new(
+        Box::new(left.clone()),
+        op,
+        Box::new(right.clone()),
+    ));
+    let mut agg = agg.clone();
+    agg.params.args = vec![plain];
+    Ok(Transformed::yes(Expr::AggregateFunction(agg)))
 }
 
 /// `l op r` on integers as a checked call; anything else unchanged.

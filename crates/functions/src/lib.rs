@@ -9,12 +9,14 @@
 mod bitmap_agg;
 mod bitmap_scalar;
 mod checked_arithmetic;
+pub mod date_range;
 mod hll;
 mod intersect_count;
 pub mod like;
 pub mod murmur3;
 mod percentile;
 mod stats;
+pub mod string_size;
 mod util;
 
 #[cfg(test)]
@@ -24,10 +26,13 @@ pub use checked_arithmetic::CheckedIntegerArithmetic;
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 use datafusion::prelude::SessionContext;
 
-/// Every scalar function: the BITMAP and HLL scalars.
+/// Every scalar function: the BITMAP and HLL scalars, MySQL's date range guard and the
+/// size-bounded REPEAT/LPAD/RPAD.
 pub fn scalar_functions() -> Vec<ScalarUDF> {
     let mut v = bitmap_scalar::functions();
     v.extend(hll::scalar_functions());
+    v.push(date_range::function());
+    v.extend(string_size::functions());
     v
 }
 

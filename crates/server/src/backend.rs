@@ -231,6 +231,7 @@ impl Backend for SessionBackend {
                 verify_native_password(salt, auth_response, hash)
             })
             .await?;
+        self.engine.admit_connection(user, client_host)?;
         let session = self
             .engine
             .new_session(self.connection_id, user, client_host);

@@ -25,13 +25,21 @@ struct Accepted {
 pub struct ProtocolThreads {
     threads: Vec<UnboundedSender<Accepted>>,
     next: AtomicUsize,
+    /// Open client sockets, authenticated or not.
+    open: Arc<AtomicUsize>,
+    engine: Arc<QueryEngine>,
 }
+
+/// Sockets allowed beyond `max_connections + 1` for handshakes still in progress; past that a
+/// new connection is refused at once with 1040, before any work is spent on it.
+const HANDSHAKE_HEADROOM: usize = 64;
 
 impl ProtocolThreads {
     /// Starts `count` threads serving connections with `engine`; `exec` runs everything that is
     /// not a short-circuit point query.
     pub fn start(count: usize, engine: Arc<QueryEngine>, exec: Handle) -> Result<ProtocolThreads> {
         let mut threads = Vec::with_capacity(count);
+        let open = Arc::new(AtomicUsize::new(0));
         for i in 0..count.max(1) {
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -39,6 +47,7 @@ impl ProtocolThreads {
             let (tx, mut rx) = unbounded_channel::<Accepted>();
             let engine = engine.clone();
             let exec = exec.clone();
+            let open = open.clone();
             std::thread::Builder::new()
                 .name(format!("basalt-mysql-{i}"))
                 .stack_size(STACK_BYTES)
@@ -47,7 +56,14 @@ impl ProtocolThreads {
                         while let Some(Accepted { stream, peer }) = rx.recv().await {
                             match tokio::net::TcpStream::from_std(stream) {
                                 Ok(stream) => {
-                                    tokio::spawn(serve(engine.clone(), exec.clone(), stream, peer));
+                                    let guard = OpenSocket::new(&open);
+                                    tokio::spawn(serve(
+                                        engine.clone(),
+                                        exec.clone(),
+                                        stream,
+                                        peer,
+                                        guard,
+                                    ));
                                 }
                                 Err(e) => tracing::warn!("connection from {peer} dropped: {e}"),
                             }
@@ -62,11 +78,19 @@ impl ProtocolThreads {
         Ok(ProtocolThreads {
             threads,
             next: AtomicUsize::new(0),
+            open,
+            engine,
         })
     }
 
-    /// Hands an accepted connection to the next thread (round robin).
+    /// Hands an accepted connection to the next thread (round robin), or refuses it with
+    /// 1040 when far more sockets are open than `max_connections` allows.
     pub fn dispatch(&self, stream: tokio::net::TcpStream, peer: SocketAddr) {
+        let cap = self.engine.max_connections() + 1 + HANDSHAKE_HEADROOM;
+        if self.open.load(Ordering::Relaxed) >= cap {
+            tokio::spawn(refuse(stream));
+            return;
+        }
         let stream = match stream.into_std() {
             Ok(s) => s,
             Err(e) => {
@@ -81,11 +105,43 @@ impl ProtocolThreads {
     }
 }
 
+/// Counts an open client socket for as long as it lives.
+struct OpenSocket(Arc<AtomicUsize>);
+
+impl OpenSocket {
+    fn new(open: &Arc<AtomicUsize>) -> OpenSocket {
+        open.fetch_add(1, Ordering::Relaxed);
+        OpenSocket(open.clone())
+    }
+}
+
+impl Drop for OpenSocket {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Sends MySQL's "Too many connections" in place of the handshake and closes.
+async fn refuse(mut stream: tokio::net::TcpStream) {
+    use tokio::io::AsyncWriteExt;
+    let mut payload = Vec::new();
+    crate::mysql::response::err(
+        &mut payload,
+        &crate::mysql::response::ErrorReply::new(1040, "08004", "Too many connections"),
+    );
+    let len = payload.len() as u32;
+    let mut packet = vec![len as u8, (len >> 8) as u8, (len >> 16) as u8, 0];
+    packet.extend_from_slice(&payload);
+    let _ =
+        tokio::time::timeout(std::time::Duration::from_secs(1), stream.write_all(&packet)).await;
+}
+
 async fn serve(
     engine: Arc<QueryEngine>,
     exec: Handle,
     stream: tokio::net::TcpStream,
     peer: SocketAddr,
+    _open: OpenSocket,
 ) {
     let id = engine.next_connection_id();
     let backend = SessionBackend::new(engine, exec, id);

@@ -1,6 +1,8 @@
-//! The HTTP door: Stream Load, load error logs, health check and Prometheus-style metrics.
+//! The HTTP door: Stream Load, load error logs, health check and Prometheus-style metrics,
+//! served with header and idle timeouts.
 
 mod auth;
+mod serve;
 mod stream_load;
 
 use axum::routing::{get, put};
@@ -8,6 +10,7 @@ use axum::Router;
 use basalt_frontend::QueryEngine;
 use std::sync::Arc;
 
+pub use serve::serve;
 pub use stream_load::StreamLoadLimits;
 
 pub fn router(engine: Arc<QueryEngine>, limits: StreamLoadLimits) -> Router {

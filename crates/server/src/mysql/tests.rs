@@ -770,3 +770,132 @@ fn serve_connection_future_is_send() {
     );
     assert_send(&fut);
 }
+
+/// Fuzzing the protocol layer: mutated and random handshakes and commands, a bounded number
+/// of cases in CI (`BASALT_FUZZ_CASES` raises it by hand, `BASALT_FUZZ_SEED` replays a run).
+/// The connection task must never panic or hang: it answers, refuses, or closes.
+mod fuzz {
+    use super::*;
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+    use std::time::Duration;
+
+    fn cases() -> usize {
+        std::env::var("BASALT_FUZZ_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(400)
+    }
+
+    fn rng() -> (StdRng, u64) {
+        let seed = std::env::var("BASALT_FUZZ_SEED")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| rand::rng().random());
+        (StdRng::seed_from_u64(seed), seed)
+    }
+
+    /// A mutation of `base`: bytes flipped, cut short, extended, or replaced by noise.
+    fn mutate(rng: &mut StdRng, base: &[u8]) -> Vec<u8> {
+        let mut v = base.to_vec();
+        match rng.random_range(0..5) {
+            0 => {
+                for _ in 0..rng.random_range(1..8) {
+                    if !v.is_empty() {
+                        let i = rng.random_range(0..v.len());
+                        v[i] = rng.random();
+                    }
+                }
+            }
+            1 => v.truncate(rng.random_range(0..=v.len())),
+            2 => {
+                let n = rng.random_range(0..64);
+                v.extend((0..n).map(|_| rng.random::<u8>()));
+            }
+            3 => {
+                // A length-encoded integer claiming a huge size somewhere.
+                if !v.is_empty() {
+                    let i = rng.random_range(0..v.len());
+                    v.splice(i..i, [0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]);
+                }
+            }
+            _ => {
+                let n = rng.random_range(0..128);
+                v = (0..n).map(|_| rng.random()).collect();
+            }
+        }
+        v
+    }
+
+    /// The server task ends (the client has gone) without panicking, within a few seconds.
+    async fn ends_cleanly(server: JoinHandle<std::io::Result<()>>, what: &str) {
+        match tokio::time::timeout(Duration::from_secs(10), server).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => panic!("{what}: the connection task panicked: {e}"),
+            Err(_) => panic!("{what}: the connection did not end after the client left"),
+        }
+    }
+
+    #[tokio::test]
+    async fn fuzzed_handshakes_are_refused_or_accepted_never_a_panic() {
+        let (mut rng, seed) = rng();
+        for case in 0..cases() {
+            let (mut stream, server) = start(FakeBackend::new(), 1 << 20, 1 << 16);
+            let salt = read_handshake(&mut stream).await;
+            let token = scramble_native_password(&salt, PASSWORD);
+            let caps = if rng.random_bool(0.8) {
+                BASE_CAPS
+            } else {
+                rng.random()
+            };
+            let good =
+                handshake_response(caps, "root", &token, Some("db"), "mysql_native_password");
+            let payload = mutate(&mut rng, &good);
+            let bytes = if rng.random_bool(0.9) {
+                framed(1, &payload)
+            } else {
+                payload
+            };
+            let _ = stream.write_all(&bytes).await;
+            let _ = stream.shutdown().await;
+            let mut rest = Vec::new();
+            let _ =
+                tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut rest)).await;
+            ends_cleanly(server, &format!("seed {seed}, case {case}")).await;
+        }
+    }
+
+    #[tokio::test]
+    async fn fuzzed_commands_after_login_never_panic() {
+        let (mut rng, seed) = rng();
+        // COM_QUERY, INIT_DB, FIELD_LIST, STMT_PREPARE/EXECUTE/SEND_LONG_DATA/CLOSE/RESET/FETCH,
+        // SET_OPTION, RESET_CONNECTION, PING, STATISTICS, and any byte at all.
+        const COMMANDS: &[u8] = &[
+            0x03, 0x02, 0x04, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1c, 0x1b, 0x1f, 0x0e, 0x09,
+        ];
+        let mut execute = vec![1, 0, 0, 0, 0, 1, 0, 0, 0, 0x01, 0x08, 0x00];
+        execute.extend_from_slice(&7i64.to_le_bytes());
+        let bases: [&[u8]; 3] = [b"SELECT 1", &execute, b"db"];
+        for case in 0..cases() / 4 {
+            let mut c = login(BASE_CAPS).await;
+            for _ in 0..rng.random_range(1..8) {
+                let cmd = if rng.random_bool(0.9) {
+                    COMMANDS[rng.random_range(0..COMMANDS.len())]
+                } else {
+                    rng.random()
+                };
+                let base = bases[rng.random_range(0..bases.len())];
+                let mut p = vec![cmd];
+                p.extend(mutate(&mut rng, base));
+                if c.stream.write_all(&framed(0, &p)).await.is_err() {
+                    break;
+                }
+            }
+            let _ = c.stream.shutdown().await;
+            let mut rest = Vec::new();
+            let _ = tokio::time::timeout(Duration::from_secs(10), c.stream.read_to_end(&mut rest))
+                .await;
+            ends_cleanly(c.server, &format!("seed {seed}, case {case}")).await;
+        }
+    }
+}

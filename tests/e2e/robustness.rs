@@ -222,14 +222,17 @@ async fn half_sent_http_requests_are_closed() {
 /// A bounded stream of random and mutated packets on both ports (more with
 /// `BASALT_FUZZ_CASES`): the server answers `SELECT 1` and `/api/health` afterwards.
 #[tokio::test]
-async fn hostile_clients_on_both_ports_leave_the_server_serving() {
+async fn fuzzed_hostile_clients_on_both_ports_leave_the_server_serving() {
     use rand::{Rng, SeedableRng};
     let server = TestServer::start().await;
     let cases: usize = std::env::var("BASALT_FUZZ_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(200);
-    let seed: u64 = rand::rng().random();
+    let seed: u64 = std::env::var("BASALT_FUZZ_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| rand::rng().random());
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let http_heads: [&[u8]; 4] = [
         b"PUT /api/d/t/_stream_load HTTP/1.1\r\nHost: x\r\nAuthorization: Basic cm9vdDo=\r\nContent-Length: 5\r\n\r\n1\t2\n",

@@ -301,13 +301,7 @@ impl AccessRights {
     /// True if anything at all is held on `db` or on one of its tables: the database is
     /// visible (SHOW DATABASES, information_schema, USE).
     pub fn may_see_database(&self, db: &str) -> bool {
-        !data(self.grants.global).is_empty()
-            || self.is_admin()
-            || self
-                .grants
-                .databases
-                .get(db)
-                .is_some_and(|s| !data(*s).is_empty())
+        self.sees_all_of(db)
             || self
                 .grants
                 .tables
@@ -318,18 +312,23 @@ impl AccessRights {
     /// True if anything is held on table `db.table`: it is visible (SHOW TABLES,
     /// information_schema, DESCRIBE).
     pub fn may_see_table(&self, db: &str, table: &str) -> bool {
-        !data(self.grants.global).is_empty()
-            || self.is_admin()
-            || self
-                .grants
-                .databases
-                .get(db)
-                .is_some_and(|s| !data(*s).is_empty())
+        self.sees_all_of(db)
             || self
                 .grants
                 .tables
                 .get(db)
                 .and_then(|t| t.get(table))
+                .is_some_and(|s| !data(*s).is_empty())
+    }
+
+    /// Something held at `*.*` or on `db.*`: every table of `db` is visible.
+    fn sees_all_of(&self, db: &str) -> bool {
+        self.is_admin()
+            || !data(self.grants.global).is_empty()
+            || self
+                .grants
+                .databases
+                .get(db)
                 .is_some_and(|s| !data(*s).is_empty())
     }
 }

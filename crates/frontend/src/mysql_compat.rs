@@ -152,6 +152,20 @@ fn rewrite_expr(e: &mut Expr) {
             binary((**left).clone(), BinaryOperator::Divide, (**right).clone()),
             DataType::BigInt(None),
         )),
+        // `d + INTERVAL n unit` (or `INTERVAL n unit + d`, `d - INTERVAL ..`): as DATE_ADD,
+        // a result outside years 0000..9999 is NULL.
+        Expr::BinaryOp {
+            left,
+            op: op @ (BinaryOperator::Plus | BinaryOperator::Minus),
+            right,
+        } if matches!(**right, Expr::Interval(_))
+            || (*op == BinaryOperator::Plus && matches!(**left, Expr::Interval(_))) =>
+        {
+            Some(call(
+                basalt_functions::date_range::NAME,
+                vec![binary((**left).clone(), op.clone(), (**right).clone())],
+            ))
+        }
         Expr::Cast { data_type, .. } => convert_type(data_type).map(|t| {
             let mut c = e.clone();
             if let Expr::Cast { data_type, .. } = &mut c {

@@ -197,13 +197,30 @@ async fn grants_and_roles_open_exactly_what_they_name() {
             vec![s("GRANT `loader`@`%` TO `u`@`%`")],
         ]
     );
-    // Granting needs GRANT_PRIV; WITH GRANT OPTION gives it at that level.
+    // Granting needs GRANT_PRIV; WITH GRANT OPTION gives it at that level, for the
+    // privileges the grantor holds there.
     assert_eq!(
         refused(&mut u, "GRANT SELECT ON secret.t TO 'u'@'%'")
             .await
             .0,
         1142
     );
+    exec(&mut root, "CREATE USER 'v'@'%'").await;
+    exec(
+        &mut root,
+        "GRANT SELECT ON other.* TO 'u'@'%' WITH GRANT OPTION",
+    )
+    .await;
+    exec(&mut u, "GRANT SELECT ON other.o TO 'v'@'%'").await;
+    assert_eq!(
+        refused(&mut u, "GRANT DROP ON other.o TO 'v'@'%'").await.0,
+        1142
+    );
+    exec(
+        &mut root,
+        "REVOKE SELECT, GRANT OPTION ON other.* FROM 'u'@'%'",
+    )
+    .await;
     assert_eq!(
         refused(&mut root, "GRANT SELECT ON secret.* TO 'ghost'@'%'")
             .await

@@ -62,8 +62,8 @@ fn grant_object(session: &Session, object: &PrivilegeObject) -> Result<GrantObje
     })
 }
 
-/// What GRANT/REVOKE of privileges needs: GRANT_PRIV at the object's level (or above), and
-/// ADMIN_PRIV to hand out ADMIN_PRIV or NODE_PRIV.
+/// What GRANT/REVOKE of privileges needs: GRANT_PRIV at the object's level (or above) and
+/// the privileges themselves, and ADMIN_PRIV to hand out ADMIN_PRIV or NODE_PRIV.
 pub(crate) fn check_grant(
     access: &Access,
     session: &Session,
@@ -74,11 +74,16 @@ pub(crate) fn check_grant(
     if set.contains(Privilege::Admin) || set.contains(Privilege::Node) {
         return access.require_global(Privilege::Admin);
     }
-    match grant_object(session, object)? {
-        GrantObject::Global => access.require_global(Privilege::Grant),
-        GrantObject::Database(db) => access.require_database(Privilege::Grant, &db),
-        GrantObject::Table(db, t) => access.require_table(Privilege::Grant, &db, &t),
+    // GRANT_PRIV at the object's level, and (as MySQL asks) every privilege handed out.
+    let object = grant_object(session, object)?;
+    for p in std::iter::once(Privilege::Grant).chain(set.iter()) {
+        match &object {
+            GrantObject::Global => access.require_global(p)?,
+            GrantObject::Database(db) => access.require_database(p, db)?,
+            GrantObject::Table(db, t) => access.require_table(p, db, t)?,
+        }
     }
+    Ok(())
 }
 
 /// Runs a privilege statement (its access check already passed).

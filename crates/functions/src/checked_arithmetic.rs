@@ -1,4 +1,4 @@
-//! Integer `+`, `-` and `*` that fail instead of wrapping, as MySQL's do (error 1690 "BIGINT
+//! Integer `+`, `-`, `*` and unary `-` that fail instead of wrapping, as MySQL's do (error 1690 "BIGINT
 //! value is out of range"): an analyzer rule replaces each integer BinaryExpr with a checked
 //! function computing in 64 bits, so constant folding and execution both raise the error.
 //! The result keeps the type DataFusion gave the expression (so plans keep their schemas); a
@@ -98,8 +98,27 @@ fn keep_sum_shape(e: Expr) -> Result<Transformed<Expr>> {
     Ok(Transformed::yes(Expr::AggregateFunction(agg)))
 }
 
-/// `l op r` on integers as a checked call; anything else unchanged.
+/// `l op r` (and `-x`) on integers as a checked call; anything else unchanged.
 fn checked(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    if let Expr::Negative(inner) = &e {
+        // `-x` is `0 - x`: the negation of BIGINT's minimum fails too.
+        return match inner.get_type(schema) {
+            Ok(t) if matches!(integer_kind(&t), Some(Kind::Signed)) => {
+                let result_type = e.get_type(schema)?;
+                let x = if t == DataType::Int64 {
+                    inner.as_ref().clone()
+                } else {
+                    inner.as_ref().clone().cast_to(&DataType::Int64, schema)?
+                };
+                let zero = Expr::Literal(datafusion::common::ScalarValue::Int64(Some(0)), None);
+                Ok(Transformed::yes(
+                    ScalarUDF::new_from_impl(CheckedOp::new(Op::Sub, result_type))
+                        .call(vec![zero, x]),
+                ))
+            }
+            _ => Ok(Transformed::no(e)),
+        };
+    }
     let Expr::BinaryExpr(BinaryExpr { left, op, right }) = &e else {
         return Ok(Transformed::no(e));
     };

@@ -57,6 +57,15 @@ pub(crate) fn access(catalog: &dyn Catalog, info: &SessionInfo) -> Access {
     account_access(catalog, &info.account, &info.host)
 }
 
+/// The rights `user` has when connecting from `client_host` (with all its roles).
+pub(crate) fn login_access(catalog: &dyn Catalog, user: &str, client_host: &str) -> Access {
+    account_access(
+        catalog,
+        &Account::resolve(catalog, user, client_host),
+        client_host,
+    )
+}
+
 /// The rights of `account` connected from `client_host`.
 pub(crate) fn account_access(
     catalog: &dyn Catalog,
@@ -92,6 +101,12 @@ pub(crate) fn account_access(
 impl Access {
     pub(crate) fn is_admin(&self) -> bool {
         self.rights.is_admin()
+    }
+
+    /// Whose sessions and profiles this account sees: `None` (everyone's) with ADMIN_PRIV,
+    /// else its own user's.
+    pub(crate) fn viewer(&self) -> Option<String> {
+        (!self.is_admin()).then(|| self.user.clone())
     }
 
     pub(crate) fn may_see_database(&self, db: &str) -> bool {

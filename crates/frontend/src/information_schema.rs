@@ -45,11 +45,6 @@ impl InformationSchema {
         crate::access::access(self.services.catalog.as_ref(), &self.session)
     }
 
-    /// Whose sessions the account may see (`None`: all, with ADMIN_PRIV).
-    fn viewer(&self) -> Option<String> {
-        (!self.access().is_admin()).then(|| self.session.user.clone())
-    }
-
     /// Every table the session's account may see.
     fn visible_tables(&self) -> Vec<Arc<basalt_catalog::TableMeta>> {
         let access = self.access();
@@ -213,12 +208,15 @@ impl InformationSchema {
                 crate::workload_groups::resource_usage(&self.services.workload)
             }
             "workload_policy" => crate::workload_policies::rows(&self.services.workload),
-            "processlist" => {
-                crate::process_admin::processlist(&self.services, self.viewer().as_deref(), true)
-            }
-            "active_queries" => {
-                crate::process_admin::active_queries(&self.services, self.viewer().as_deref())
-            }
+            "processlist" => crate::process_admin::processlist(
+                &self.services,
+                self.access().viewer().as_deref(),
+                true,
+            ),
+            "active_queries" => crate::process_admin::active_queries(
+                &self.services,
+                self.access().viewer().as_deref(),
+            ),
             _ => return None,
         })
     }

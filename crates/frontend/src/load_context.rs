@@ -25,8 +25,7 @@ impl LoadContext for QueryEngine {
 
     fn authorize(&self, user: &str, host: &str, database: &str, table: &str) -> Result<()> {
         let catalog = self.services().catalog.as_ref();
-        let account = crate::access::Account::resolve(catalog, user, host);
-        crate::access::account_access(catalog, &account, host).require_table(
+        crate::access::login_access(catalog, user, host).require_table(
             basalt_catalog::Privilege::Load,
             database,
             table,

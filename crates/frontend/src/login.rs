@@ -111,8 +111,7 @@ impl QueryEngine {
             return Ok(());
         }
         let catalog = self.services.catalog.as_ref();
-        let account = crate::access::Account::resolve(catalog, user, client_host);
-        let admin = crate::access::account_access(catalog, &account, client_host).is_admin();
+        let admin = crate::access::login_access(catalog, user, client_host).is_admin();
         if admin && open < max + 1 {
             Ok(())
         } else {

@@ -72,7 +72,7 @@ pub(crate) fn processlist(services: &Services, viewer: Option<&str>, full: bool)
 }
 
 pub(crate) fn show_processlist(services: &Services, session: &Session, full: bool) -> Output {
-    processlist(services, viewer(session).as_deref(), full).into_output()
+    processlist(services, session.access().viewer().as_deref(), full).into_output()
 }
 
 /// information_schema.active_queries: the statements running now, with their workload group.
@@ -119,10 +119,4 @@ pub(crate) fn active_queries(services: &Services, viewer: Option<&str>) -> Resul
         ]);
     }
     b
-}
-
-/// Whose sessions and profiles `session` may see: `None` (all) with ADMIN_PRIV, else its own
-/// user's.
-pub(crate) fn viewer(session: &Session) -> Option<String> {
-    (!session.access().is_admin()).then(|| session.user().to_string())
 }

@@ -129,8 +129,9 @@ async fn refuse(mut stream: tokio::net::TcpStream) {
         &mut payload,
         &crate::mysql::response::ErrorReply::new(1040, "08004", "Too many connections"),
     );
-    let len = payload.len() as u32;
-    let mut packet = vec![len as u8, (len >> 8) as u8, (len >> 16) as u8, 0];
+    let mut packet = Vec::with_capacity(payload.len() + 4);
+    crate::mysql::wire::put_u24(&mut packet, payload.len() as u32);
+    packet.push(0);
     packet.extend_from_slice(&payload);
     let _ =
         tokio::time::timeout(std::time::Duration::from_secs(1), stream.write_all(&packet)).await;

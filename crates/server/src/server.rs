@@ -80,15 +80,12 @@ pub async fn run(config: Config) -> Result<()> {
         tokio::runtime::Handle::current(),
     )?;
     let accept = async move {
-        let mut failures = AcceptFailures::default();
+        let mut failures = crate::accept_backoff::AcceptFailures::new("MySQL");
         loop {
             let (stream, peer) = match mysql.accept().await {
                 Ok(x) => x,
                 Err(e) => {
-                    // Out of file descriptors (or another transient failure): wait a little
-                    // instead of spinning, and log once per interval.
-                    failures.record(&e);
-                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    failures.record(&e).await;
                     continue;
                 }
             };
@@ -104,28 +101,4 @@ pub async fn run(config: Config) -> Result<()> {
     }
     let _ = tokio::time::timeout(std::time::Duration::from_secs(5), http_task).await;
     Ok(())
-}
-
-/// Failed accepts, logged at most once per second with how many there were.
-#[derive(Default)]
-struct AcceptFailures {
-    since_log: u64,
-    last_log: Option<std::time::Instant>,
-}
-
-impl AcceptFailures {
-    fn record(&mut self, e: &std::io::Error) {
-        self.since_log += 1;
-        let due = self
-            .last_log
-            .is_none_or(|t| t.elapsed() >= std::time::Duration::from_secs(1));
-        if due {
-            tracing::warn!(
-                "accepting MySQL connections failed {} time(s): {e}",
-                self.since_log
-            );
-            self.since_log = 0;
-            self.last_log = Some(std::time::Instant::now());
-        }
-    }
 }

@@ -96,11 +96,11 @@ impl QueryEngine {
             Statement::ShowQueryProfile { query_id } => match query_id {
                 None => Ok(crate::profile::show_list(
                     &self.services.profiles,
-                    crate::process_admin::viewer(session).as_deref(),
+                    session.access().viewer().as_deref(),
                 )),
                 Some(id) => crate::profile::show_one(
                     &self.services.profiles,
-                    crate::process_admin::viewer(session).as_deref(),
+                    session.access().viewer().as_deref(),
                     &id,
                 ),
             },

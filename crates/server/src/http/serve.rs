@@ -1,7 +1,6 @@
 //! Serving HTTP/1.1 connections with hyper directly (axum's `serve` sets no timer): a client
 //! must send a request's headers within [`HEADER_TIMEOUT`], which also closes keep-alive
-//! connections idle that long, so half-sent requests cannot pile up; failed accepts back off
-//! and are logged once per interval.
+//! connections idle that long, so half-sent requests cannot pile up.
 
 use axum::extract::ConnectInfo;
 use axum::Router;
@@ -10,7 +9,7 @@ use hyper_util::service::TowerToHyperService;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tokio::net::TcpListener;
 
 /// How long a client may take to send a request's headers, or stay idle between requests.
@@ -21,8 +20,7 @@ pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 pub async fn serve(listener: TcpListener, app: Router, shutdown: impl std::future::Future) {
     tokio::pin!(shutdown);
     let live = Arc::new(AtomicUsize::new(0));
-    let mut failures = 0u64;
-    let mut last_log: Option<Instant> = None;
+    let mut failures = crate::accept_backoff::AcceptFailures::new("HTTP");
     loop {
         let accepted = tokio::select! {
             _ = &mut shutdown => break,
@@ -31,13 +29,7 @@ pub async fn serve(listener: TcpListener, app: Router, shutdown: impl std::futur
         let (stream, peer) = match accepted {
             Ok(x) => x,
             Err(e) => {
-                failures += 1;
-                if last_log.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
-                    tracing::warn!("accepting HTTP connections failed {failures} time(s): {e}");
-                    failures = 0;
-                    last_log = Some(Instant::now());
-                }
-                tokio::time::sleep(Duration::from_millis(50)).await;
+                failures.record(&e).await;
                 continue;
             }
         };

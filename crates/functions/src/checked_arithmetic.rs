@@ -2,7 +2,8 @@
 //! value is out of range"): an analyzer rule replaces each integer BinaryExpr with a checked
 //! function computing in 64 bits, so constant folding and execution both raise the error.
 //! The result keeps the type DataFusion gave the expression (so plans keep their schemas); a
-//! value outside a narrower type's range fails the same way.
+//! value outside a narrower type's range fails the same way. The same walk computes SUMs of one
+//! column plus different literals from one SUM and COUNT (see `wide_sum`).
 
 use basalt_common::BasaltError;
 use datafusion::arrow::array::{Array, ArrayRef, ArrowPrimitiveType, PrimitiveArray};
@@ -20,6 +21,8 @@ use datafusion::logical_expr::{
     ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
 use datafusion::optimizer::AnalyzerRule;
+
+use crate::wide_sum::split_linear_sums;
 use std::sync::Arc;
 
 /// The analyzer rule (runs after DataFusion's type coercion).
@@ -40,8 +43,7 @@ impl AnalyzerRule for CheckedIntegerArithmetic {
             let preserver = NamePreserver::new(&node);
             let rewritten = node.map_expressions(|e| {
                 let saved = preserver.save(&e);
-                let new =
-                    e.transform_up(|e| checked(e, &schema)?.transform_data(keep_sum_shape))?;
+                let new = e.transform_up(|e| checked(e, &schema))?;
                 Ok(if new.transformed {
                     new.update_data(|e| saved.restore(e))
                 } else {
@@ -49,53 +51,15 @@ impl AnalyzerRule for CheckedIntegerArithmetic {
                 })
             })?;
             if rewritten.transformed {
-                rewritten.map_data(|p| p.recompute_schema())
+                rewritten
+                    .map_data(|p| p.recompute_schema())?
+                    .transform_data(split_linear_sums)
             } else {
                 Ok(rewritten)
             }
         })
         .map(|t| t.data)
     }
-}
-
-/// `SUM(x + c)` keeps its plain `+`/`-` with a literal, so that DataFusion can still rewrite
-/// it as `SUM(x) + c * COUNT(x)` (ClickBench's Q29 shape); SUM itself does not check for
-/// overflow yet.
-fn keep_sum_shape(e: Expr) -> Result<Transformed<Expr>> {
-    let Expr::AggregateFunction(agg) = &e else {
-        return Ok(Transformed::no(e));
-    };
-    if agg.func.name() != "sum" || agg.params.args.len() != 1 {
-        return Ok(Transformed::no(e));
-    }
-    let Expr::ScalarFunction(call) = &agg.params.args[0] else {
-        return Ok(Transformed::no(e));
-    };
-    let op = match call.func.name() {
-        "checked_add" => Operator::Plus,
-        "checked_sub" => Operator::Minus,
-        _ => return Ok(Transformed::no(e)),
-    };
-    let [left, right] = call.args.as_slice() else {
-        return Ok(Transformed::no(e));
-    };
-    let with_literal = matches!(right, Expr::Literal(..))
-        || (op == Operator::Plus && matches!(left, Expr::Literal(..)));
-    let wide = matches!(
-        call.func.inner().return_type(&[])?,
-        DataType::Int64 | DataType::UInt64
-    );
-    if !with_literal || !wide {
-        return Ok(Transformed::no(e));
-    }
-    let plain = Expr::BinaryExpr(BinaryExpr::new(
-        Box::new(left.clone()),
-        op,
-        Box::new(right.clone()),
-    ));
-    let mut agg = agg.clone();
-    agg.params.args = vec![plain];
-    Ok(Transformed::yes(Expr::AggregateFunction(agg)))
 }
 
 /// `l op r` (and `-x`) on integers as a checked call; anything else unchanged.

@@ -1,7 +1,7 @@
 //! Basalt's Doris-compatible SQL functions for DataFusion: BITMAP and HLL values (Arrow `Binary`
 //! holding the `basalt_common::bitmap_value` / `hll_value` formats) with their scalar functions
 //! and aggregates, the statistics aggregates under Doris names and semantics, and MySQL's
-//! checked integer arithmetic.
+//! checked integer arithmetic and exact integer SUMs.
 //!
 //! Everything is registered with [`register_all`]; registering after DataFusion's defaults makes
 //! Doris's meaning win where names clash (`stddev` and `variance` are population statistics).
@@ -18,6 +18,7 @@ mod percentile;
 mod stats;
 pub mod string_size;
 mod util;
+mod wide_sum;
 
 #[cfg(test)]
 mod sql_tests;
@@ -36,13 +37,15 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v
 }
 
-/// Every aggregate: BITMAP, `intersect_count`, HLL and the statistics aggregates.
+/// Every aggregate: BITMAP, `intersect_count`, HLL, the statistics aggregates and the exact
+/// integer `sum`.
 pub fn aggregate_functions() -> Vec<AggregateUDF> {
     let mut v = bitmap_agg::functions();
     v.push(intersect_count::function());
     v.extend(hll::aggregate_functions());
     v.extend(stats::functions());
     v.push(percentile::function());
+    v.push(wide_sum::function());
     v
 }
 

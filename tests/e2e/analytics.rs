@@ -215,7 +215,16 @@ async fn query_profiles_show_each_operator() {
         .await,
         vec![vec![s("1"), s("1")], vec![s("2"), s("1")]]
     );
-    let list = rows(&mut c, "SHOW QUERY PROFILE '/'").await;
+    // The profile is stored when the statement's stream is dropped on the server, which may be
+    // a moment after the client has read the last row.
+    let mut list = rows(&mut c, "SHOW QUERY PROFILE '/'").await;
+    for _ in 0..50 {
+        if !list.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        list = rows(&mut c, "SHOW QUERY PROFILE '/'").await;
+    }
     assert_eq!(list.len(), 1, "{list:?}");
     let id = list[0][0].clone().expect("query id");
     assert!(list[0][3]

@@ -172,6 +172,18 @@ impl TestServer {
         ticks / 100.0
     }
 
+    /// The server process's resident memory in bytes.
+    pub fn resident_bytes(&self) -> u64 {
+        let status =
+            std::fs::read_to_string(format!("/proc/{}/status", self.pid())).expect("/proc status");
+        let kb: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmRSS");
+        kb * 1024
+    }
+
     /// SIGKILL, no chance to clean up.
     pub fn kill9(&mut self) {
         if let Some(mut c) = self.child.take() {

@@ -51,6 +51,46 @@ async fn oversized_statements_get_clear_errors() {
     assert_eq!(rows(&mut c, "SELECT 1").await[0][0], s("1"));
 }
 
+/// Statements large enough to plan for seconds (a UNION of 1,000 arms of 80 columns, within
+/// every limit) are planned one at a time off the execution threads: with as many of them
+/// sent at once as there are execution threads, other sessions' queries are answered before
+/// any of them is done.
+#[tokio::test]
+async fn large_statements_do_not_starve_other_sessions() {
+    let server = TestServer::start().await;
+    let arm = format!(
+        "SELECT {}",
+        (0..80).map(|i| i.to_string()).collect::<Vec<_>>().join(",")
+    );
+    let large = vec![arm; 1000].join(" UNION ALL ");
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
+    let mut planning = Vec::new();
+    for _ in 0..threads {
+        let opts = server.opts("root", None, None);
+        let large = large.clone();
+        planning.push(tokio::spawn(async move {
+            let mut c = mysql_async::Conn::new(opts).await.unwrap();
+            let rows: Vec<mysql_async::Row> = c.query(&large).await.unwrap();
+            rows.len()
+        }));
+    }
+    // Past parsing: the large statements are being planned.
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    // Each on a new connection: logging in needs the execution threads too.
+    for _ in 0..5 {
+        let mut c = server.connect().await;
+        let n = rows(&mut c, "SELECT COUNT(*) FROM generate_series(1, 1000)").await;
+        assert_eq!(n[0][0], s("1000"));
+    }
+    assert!(
+        planning.iter().all(|p| !p.is_finished()),
+        "a large statement finished before the small queries were answered"
+    );
+    for p in planning {
+        assert_eq!(p.await.unwrap(), 1000);
+    }
+}
+
 /// A query that panics inside the engine (here an Arrow string array past 2 GiB) fails with an
 /// error; it never ends as a short or empty result.
 #[tokio::test]

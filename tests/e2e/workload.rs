@@ -371,3 +371,85 @@ async fn the_largest_query_gives_way_when_memory_runs_out() {
         "{m}"
     );
 }
+
+#[tokio::test]
+async fn decoding_a_scan_counts_against_the_group_and_the_cache_yields_to_queries() {
+    // The column cache may not outgrow mem_limit, which queries share with it.
+    let server =
+        TestServer::start_with_config("mem_limit = \"64MB\"\ncolumn_cache_mb = 1024\n").await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE m").await;
+    exec(
+        &mut c,
+        "CREATE TABLE m.wide (k INT, s VARCHAR(300)) DUPLICATE KEY(k) \
+         DISTRIBUTED BY HASH(k) BUCKETS 1",
+    )
+    .await;
+    // 200,000 rows of 200 bytes: a 128K-row group decodes to about 26 MB.
+    exec(
+        &mut c,
+        "INSERT INTO m.wide SELECT value, repeat('x', 200) FROM generate_series(1, 200000)",
+    )
+    .await;
+    exec(
+        &mut c,
+        "CREATE WORKLOAD GROUP scant PROPERTIES ('memory_limit'='4%', \
+         'enable_memory_overcommit'='false')",
+    )
+    .await;
+    let scan = "SELECT COUNT(*) FROM m.wide WHERE s LIKE '%y%'";
+    // 4% of 64 MB is under 3 MB: the decode does not fit, and says so.
+    exec(&mut c, "SET workload_group = 'scant'").await;
+    let (number, m) = error_text(&mut c, scan).await;
+    assert!(m.contains("MEM_LIMIT_EXCEEDED"), "{number}: {m}");
+    assert!(m.contains("workload group 'scant'"), "{m}");
+    // In `normal` it runs, and its decoded columns stay in the cache.
+    exec(&mut c, "SET workload_group = 'normal'").await;
+    assert_eq!(rows(&mut c, scan).await, vec![vec![s("0")]]);
+    // A join that needs about half of mem_limit still runs beside the cached columns (about
+    // 40 MB): the cache gives memory back.
+    let join = "SELECT COUNT(*) FROM generate_series(1, 1500000) a \
+                JOIN generate_series(1, 1500000) b ON a.value = b.value";
+    assert_eq!(rows(&mut c, join).await, vec![vec![s("1500000")]]);
+    assert_eq!(rows(&mut c, scan).await, vec![vec![s("0")]]);
+}
+
+#[tokio::test]
+async fn memory_a_query_freed_goes_back_to_the_os() {
+    let server = TestServer::start().await;
+    let mut c = server.connect().await;
+    let before = server.resident_bytes();
+    // About 900 MB at its peak: ten million distinct strings in a hash table. The peak is
+    // sampled while it runs (memory may start going back before the answer arrives).
+    let big = "SELECT COUNT(DISTINCT concat('abcdefghijklmnop', value)) \
+               FROM generate_series(1, 10000000)";
+    let query = rows(&mut c, big);
+    tokio::pin!(query);
+    let mut peak = before;
+    let answer = loop {
+        tokio::select! {
+            answer = &mut query => break answer,
+            _ = tokio::time::sleep(Duration::from_millis(50)) => {
+                peak = peak.max(server.resident_bytes());
+            }
+        }
+    };
+    assert_eq!(answer, vec![vec![s("10000000")]]);
+    assert!(
+        peak > before + 300_000_000,
+        "the query should have grown the process: {before} -> {peak}"
+    );
+    // Within a few seconds of the query's end, most of it is returned.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let now = server.resident_bytes();
+        if now < before + (peak - before) / 3 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "resident memory stayed at {now} bytes (before the query {before}, peak {peak})"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}

@@ -5,11 +5,7 @@ use basalt_common::config::Config;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
-/// mimalloc instead of glibc malloc: query operators allocate and free many short-lived
-/// buffers from several threads; glibc's arenas showed up in profiles (malloc, page faults
-/// from memory trimmed and touched again).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+mod allocator;
 
 #[derive(Parser)]
 #[command(
@@ -96,6 +92,7 @@ fn main() {
         // Planning and evaluating deeply nested expressions (long OR chains from ORMs) recurses;
         // big stacks cost only address space until used.
         .thread_stack_size(64 * 1024 * 1024)
+        .on_thread_park(allocator::collect_parked_thread)
         .enable_all()
         .build()
     {
@@ -105,6 +102,7 @@ fn main() {
             std::process::exit(1);
         }
     };
+    allocator::start_purger();
     let result = runtime.block_on(basalt_server::run(cfg));
     // Statements still running are abandoned (every acknowledged write is already durable); a
     // task stuck in one must not keep the process alive after SIGTERM.

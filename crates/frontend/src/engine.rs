@@ -71,6 +71,7 @@ impl QueryEngine {
             query_memory_bytes,
         )?);
         crate::workload_policies::load(&workload, catalog.as_ref());
+        crate::cache_memory::share_process_memory(&storage, workload.process());
         workload.start_sampler();
         let target_partitions = std::thread::available_parallelism()
             .map(|n| n.get())

@@ -5,9 +5,12 @@
 //! information_schema.
 
 mod access;
+mod cache_memory;
 mod catalog_provider;
 mod engine;
 mod functions;
+#[cfg(test)]
+mod fuzz_tests;
 mod grants;
 mod information_schema;
 mod load_context;
@@ -16,11 +19,13 @@ mod local_node;
 mod login;
 mod mysql_compat;
 mod output;
+mod planning_lane;
 mod point_query;
 mod prepared;
 mod process_admin;
 pub mod processes;
 mod profile;
+mod result_names;
 mod session;
 mod show;
 mod statement;

@@ -1,6 +1,7 @@
 //! MySQL functions and syntax DataFusion spells differently, rewritten on the parsed statement
 //! before planning: IF, YEAR/MONTH/..., CURDATE, UNIX_TIMESTAMP, DATE_ADD/DATE_SUB, DATEDIFF,
-//! DATE(), LCASE/UCASE, LOCATE, TRUNCATE, MOD, `DIV`, CAST/CONVERT to SIGNED/UNSIGNED, and NOW()
+//! DATE(), LCASE/UCASE, LOCATE, TRUNCATE, MOD, `DIV` (by zero, like `/` and `%`, is NULL),
+//! CAST/CONVERT to SIGNED/UNSIGNED, and NOW()
 //! with MySQL's second precision; `FROM DUAL` is dropped; `ILIKE '%word%'` becomes a SIMD search.
 
 use basalt_sql::ast::helpers::attached_token::AttachedToken;
@@ -96,6 +97,27 @@ fn cast(expr: Expr, data_type: DataType) -> Expr {
     }
 }
 
+/// `e`, or NULL where it is zero: the divisor of MySQL's `/`, `%`, `DIV` and MOD.
+fn unless_zero(e: Expr) -> Expr {
+    if is_nonzero_number(&e) {
+        e
+    } else {
+        call("nullif", vec![e, number(0)])
+    }
+}
+
+/// A numeric literal other than zero (a divisor that needs no check).
+fn is_nonzero_number(e: &Expr) -> bool {
+    match e {
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) => n.parse::<f64>().is_ok_and(|x| x != 0.0),
+            _ => false,
+        },
+        Expr::Nested(inner) => is_nonzero_number(inner),
+        _ => false,
+    }
+}
+
 /// Plain positional arguments of a function call, or None if it has anything else.
 fn plain_args(f: &Function) -> Option<Vec<Expr>> {
     match &f.args {
@@ -149,9 +171,23 @@ fn rewrite_expr(e: &mut Expr) {
             op: BinaryOperator::MyIntegerDivide,
             right,
         } => Some(cast(
-            binary((**left).clone(), BinaryOperator::Divide, (**right).clone()),
+            binary(
+                (**left).clone(),
+                BinaryOperator::Divide,
+                unless_zero((**right).clone()),
+            ),
             DataType::BigInt(None),
         )),
+        // MySQL: division and modulo by zero are NULL (DataFusion fails the query).
+        Expr::BinaryOp {
+            left,
+            op: op @ (BinaryOperator::Divide | BinaryOperator::Modulo),
+            right,
+        } if !is_nonzero_number(right) => Some(Expr::BinaryOp {
+            left: left.clone(),
+            op: op.clone(),
+            right: Box::new(unless_zero((**right).clone())),
+        }),
         // `d + INTERVAL n unit` (or `INTERVAL n unit + d`, `d - INTERVAL ..`): as DATE_ADD,
         // a result outside years 0000..9999 is NULL.
         Expr::BinaryOp {
@@ -245,14 +281,18 @@ fn rewrite_function(f: &Function) -> Option<Expr> {
         "date" => cast(one(&args)?, DataType::Date),
         "datediff" if args.len() == 2 => {
             let day = |e: Expr| call("to_unixtime", vec![cast(e, DataType::Date)]);
-            binary(
+            // Whole days: `/` of integers is DECIMAL division.
+            cast(
                 binary(
-                    day(args[0].clone()),
-                    BinaryOperator::Minus,
-                    day(args[1].clone()),
+                    binary(
+                        day(args[0].clone()),
+                        BinaryOperator::Minus,
+                        day(args[1].clone()),
+                    ),
+                    BinaryOperator::Divide,
+                    number(86400),
                 ),
-                BinaryOperator::Divide,
-                number(86400),
+                DataType::BigInt(None),
             )
         }
         "date_add" | "adddate" | "date_sub" | "subdate"
@@ -273,9 +313,11 @@ fn rewrite_function(f: &Function) -> Option<Expr> {
         "ucase" => call("upper", args),
         "locate" if args.len() == 2 => call("strpos", vec![args[1].clone(), args[0].clone()]),
         "truncate" if args.len() == 2 => call("trunc", args),
-        "mod" if args.len() == 2 => {
-            binary(args[0].clone(), BinaryOperator::Modulo, args[1].clone())
-        }
+        "mod" if args.len() == 2 => binary(
+            args[0].clone(),
+            BinaryOperator::Modulo,
+            unless_zero(args[1].clone()),
+        ),
         _ => return None,
     })
 }

@@ -6,7 +6,8 @@
 
 use basalt_common::{BasaltError, Result};
 use basalt_sql::ast::{
-    BinaryOperator, Expr, Query, SetExpr, Statement, Value, Visit, VisitMut, Visitor, VisitorMut,
+    BinaryOperator, Expr, Query, SetExpr, SetOperator, SetQuantifier, Statement, Value, Values,
+    Visit, VisitMut, Visitor, VisitorMut,
 };
 use std::ops::ControlFlow;
 
@@ -24,18 +25,22 @@ pub const MAX_NUMBER_LENGTH: usize = 256;
 pub const MAX_PLACEHOLDERS: usize = 65_535;
 
 /// Balances long AND/OR chains (so `a = 1 OR a = 2 OR ..` of thousands of terms nests
-/// logarithmically, not linearly), then refuses a statement beyond any of the limits.
-pub fn prepare(stmt: &mut Statement) -> Result<()> {
+/// logarithmically, not linearly) and long UNION chains (DataFusion flattens nested unions
+/// level by level, which costs the square of a left-deep chain's length: 1,000 arms took
+/// minutes to plan), then refuses a statement beyond any of the limits. Returns how many
+/// expressions the statement has (its planning cost grows with them).
+pub fn prepare(stmt: &mut Statement) -> Result<usize> {
     let _ = stmt.visit(&mut BalanceLogic);
+    let _ = stmt.visit(&mut BalanceUnions);
     check(stmt)
 }
 
-/// Refuses a statement beyond any of the limits.
-pub fn check(stmt: &Statement) -> Result<()> {
+/// Refuses a statement beyond any of the limits; else the number of its expressions.
+pub fn check(stmt: &Statement) -> Result<usize> {
     let mut shape = Shape::default();
     match stmt.visit(&mut shape) {
         ControlFlow::Break(e) => Err(e),
-        ControlFlow::Continue(()) => Ok(()),
+        ControlFlow::Continue(()) => Ok(shape.expressions),
     }
 }
 
@@ -95,6 +100,68 @@ fn balanced(mut operands: Vec<Expr>, op: &BinaryOperator) -> Expr {
     }
 }
 
+/// Rebuilds each chain of UNIONs of one quantifier (`a UNION ALL b UNION ALL c ..`) as a
+/// balanced tree with its arms in the same order. Both UNION ALL and UNION DISTINCT are
+/// associative, and the first arm, which names the columns, stays first.
+struct BalanceUnions;
+
+impl VisitorMut for BalanceUnions {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
+        let quantifier = match query.body.as_ref() {
+            SetExpr::SetOperation {
+                op: SetOperator::Union,
+                set_quantifier:
+                    q @ (SetQuantifier::All | SetQuantifier::Distinct | SetQuantifier::None),
+                ..
+            } => *q,
+            _ => return ControlFlow::Continue(()),
+        };
+        let empty = SetExpr::Values(Values {
+            explicit_row: false,
+            value_keyword: false,
+            rows: Vec::new(),
+        });
+        let whole = std::mem::replace(query.body.as_mut(), empty);
+        let mut arms = Vec::new();
+        // Flatten without recursion: the chain may be a thousand deep.
+        let mut pending = vec![whole];
+        while let Some(body) = pending.pop() {
+            match body {
+                SetExpr::SetOperation {
+                    op: SetOperator::Union,
+                    set_quantifier,
+                    left,
+                    right,
+                } if set_quantifier == quantifier => {
+                    pending.push(*right);
+                    pending.push(*left);
+                }
+                other => arms.push(other),
+            }
+        }
+        *query.body = balanced_union(arms, quantifier);
+        ControlFlow::Continue(())
+    }
+}
+
+/// `arms` joined by UNION with `quantifier` as a balanced tree.
+fn balanced_union(mut arms: Vec<SetExpr>, quantifier: SetQuantifier) -> SetExpr {
+    if arms.len() == 1 {
+        if let Some(arm) = arms.pop() {
+            return arm;
+        }
+    }
+    let right = arms.split_off(arms.len() / 2);
+    SetExpr::SetOperation {
+        op: SetOperator::Union,
+        set_quantifier: quantifier,
+        left: Box::new(balanced_union(arms, quantifier)),
+        right: Box::new(balanced_union(right, quantifier)),
+    }
+}
+
 fn too_complex(what: String) -> ControlFlow<BasaltError> {
     ControlFlow::Break(BasaltError::StatementTooComplex(what))
 }
@@ -103,6 +170,7 @@ fn too_complex(what: String) -> ControlFlow<BasaltError> {
 struct Shape {
     expression_depth: usize,
     query_depth: usize,
+    expressions: usize,
 }
 
 impl Visitor for Shape {
@@ -151,6 +219,7 @@ impl Visitor for Shape {
     }
 
     fn pre_visit_expr(&mut self, expr: &Expr) -> ControlFlow<BasaltError> {
+        self.expressions += 1;
         self.expression_depth += 1;
         if self.expression_depth > MAX_EXPRESSION_DEPTH {
             return too_complex(format!(
@@ -180,10 +249,10 @@ impl Visitor for Shape {
 mod tests {
     use super::*;
 
-    fn shape_of(sql: &str) -> Result<()> {
+    fn shape_of(sql: &str) -> Result<usize> {
         match basalt_sql::parse_one(sql)? {
             basalt_sql::Statement::Standard(mut s) => prepare(&mut s),
-            _ => Ok(()),
+            _ => Ok(0),
         }
     }
 
@@ -226,5 +295,70 @@ mod tests {
         assert!(right_is_chain);
         assert!(shape_of("SELECT (SELECT MAX(a) FROM t WHERE b IN (SELECT 1)) + 1").is_ok());
         assert_eq!(check_placeholders(70_000).unwrap_err().mysql_code(), 1390);
+    }
+
+    /// Depth of a query's set-operation tree.
+    fn union_depth(body: &SetExpr) -> usize {
+        match body {
+            SetExpr::SetOperation { left, right, .. } => {
+                1 + union_depth(left).max(union_depth(right))
+            }
+            _ => 0,
+        }
+    }
+
+    fn prepared(sql: &str) -> Statement {
+        let mut s = match basalt_sql::parse_one(sql).unwrap() {
+            basalt_sql::Statement::Standard(s) => *s,
+            other => panic!("{other:?}"),
+        };
+        prepare(&mut s).unwrap();
+        s
+    }
+
+    #[test]
+    fn union_chains_are_balanced_keeping_their_arms_and_kinds() {
+        let arms: Vec<String> = (0..1000).map(|i| format!("SELECT {i} AS c")).collect();
+        let sql = arms.join(" UNION ALL ");
+        let Statement::Query(q) = prepared(&sql) else {
+            panic!("not a query")
+        };
+        assert!(union_depth(&q.body) <= 11, "depth {}", union_depth(&q.body));
+        // The arms are in the same order (the text is the same).
+        assert_eq!(q.to_string(), sql);
+        // A chain changing from UNION to UNION ALL keeps its grouping.
+        let mixed = "SELECT 1 UNION SELECT 2 UNION SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5";
+        let Statement::Query(q) = prepared(mixed) else {
+            panic!("not a query")
+        };
+        assert_eq!(q.to_string(), mixed);
+        let SetExpr::SetOperation {
+            set_quantifier,
+            left,
+            ..
+        } = q.body.as_ref()
+        else {
+            panic!("not a union")
+        };
+        assert_eq!(*set_quantifier, SetQuantifier::All);
+        // The DISTINCT part stays one operand of the UNION ALL chain.
+        let distinct_inside = |e: &SetExpr| {
+            matches!(
+                e,
+                SetExpr::SetOperation {
+                    set_quantifier: SetQuantifier::None,
+                    ..
+                }
+            )
+        };
+        let all_left = match left.as_ref() {
+            SetExpr::SetOperation {
+                set_quantifier: SetQuantifier::All,
+                left,
+                ..
+            } => distinct_inside(left),
+            other => distinct_inside(other),
+        };
+        assert!(all_left, "{}", q.body);
     }
 }

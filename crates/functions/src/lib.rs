@@ -11,6 +11,7 @@ mod bitmap_scalar;
 mod checked_arithmetic;
 pub mod date_range;
 mod hll;
+mod integer_division;
 mod intersect_count;
 pub mod like;
 pub mod murmur3;
@@ -26,6 +27,7 @@ mod sql_tests;
 pub use checked_arithmetic::CheckedIntegerArithmetic;
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 use datafusion::prelude::SessionContext;
+pub use integer_division::IntegerDivision;
 
 /// Every scalar function: the BITMAP and HLL scalars, MySQL's date range guard and the
 /// size-bounded REPEAT/LPAD/RPAD.

@@ -1,7 +1,8 @@
 //! REPEAT, LPAD and RPAD as MySQL bounds them: a result longer than `max_allowed_packet`
 //! (64 MiB) is NULL, computed from the arguments before any memory is spent, instead of an
-//! allocation of gigabytes (`repeat('x', 2147483647)`). DataFusion's functions do the work for
-//! every other row.
+//! allocation of gigabytes (`repeat('x', 2147483647)`). ARRAY_REPEAT is bounded the same way by
+//! the bytes of its elements (`array_repeat(1, 2000000000)` would be 16 GB). DataFusion's
+//! functions do the work for every other row.
 
 use datafusion::arrow::array::{Array, ArrayRef, Int64Array};
 use datafusion::arrow::compute::{cast, kernels::length::length};
@@ -23,15 +24,19 @@ enum Size {
     Repeat,
     /// `lpad(s, n[, pad])` / `rpad`: `n` characters.
     Pad,
+    /// `array_repeat(x, n)`: `n` elements the size of `x`.
+    Elements,
 }
 
 /// The bounded REPEAT, LPAD and RPAD.
 pub fn functions() -> Vec<ScalarUDF> {
     use datafusion::functions::{string, unicode};
+    use datafusion::functions_nested::repeat::array_repeat_udf;
     vec![
         bounded(string::repeat(), Size::Repeat),
         bounded(unicode::lpad(), Size::Pad),
         bounded(unicode::rpad(), Size::Pad),
+        bounded(array_repeat_udf(), Size::Elements),
     ]
 }
 
@@ -63,6 +68,10 @@ impl std::hash::Hash for Bounded {
 impl ScalarUDFImpl for Bounded {
     fn name(&self) -> &str {
         self.inner.name()
+    }
+
+    fn aliases(&self) -> &[String] {
+        self.inner.aliases()
     }
 
     fn signature(&self) -> &Signature {
@@ -117,6 +126,7 @@ impl Bounded {
                 let lengths = cast(&length(text)?, &DataType::Int64)?;
                 lengths.as_any().downcast_ref::<Int64Array>().cloned()
             }
+            Size::Elements => Some(element_bytes(text)?),
             Size::Pad => None,
         };
         let out: Int64Array = (0..count.len())
@@ -125,8 +135,13 @@ impl Bounded {
                     return None;
                 }
                 let n = count.value(i);
+                if n < 0 {
+                    // MySQL: LPAD/RPAD to a negative length is NULL, REPEAT a negative count ''.
+                    return (self.size != Size::Pad).then_some(0);
+                }
                 let size = match &bytes {
                     Some(b) if b.is_valid(i) => b.value(i).saturating_mul(n),
+                    Some(_) if self.size == Size::Elements => n,
                     Some(_) => 0,
                     None => n,
                 };
@@ -135,4 +150,29 @@ impl Bounded {
             .collect();
         Ok(Arc::new(out))
     }
+}
+
+/// The bytes one element of `values` takes in an array: its length for strings and binaries,
+/// its width for fixed-width types, else the column's average per row (at least 1).
+fn element_bytes(values: &ArrayRef) -> Result<Int64Array> {
+    let t = values.data_type();
+    if matches!(
+        t,
+        DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Utf8View
+            | DataType::Binary
+            | DataType::LargeBinary
+            | DataType::BinaryView
+    ) {
+        let lengths = cast(&length(values)?, &DataType::Int64)?;
+        if let Some(lengths) = lengths.as_any().downcast_ref::<Int64Array>() {
+            // An empty string still takes its offset.
+            return Ok(lengths.iter().map(|l| l.map(|l| l.max(4))).collect());
+        }
+    }
+    let width = t
+        .primitive_width()
+        .unwrap_or_else(|| (values.get_array_memory_size() / values.len().max(1)).max(1));
+    Ok(Int64Array::from_value(width as i64, values.len()))
 }

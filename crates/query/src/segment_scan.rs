@@ -2,6 +2,9 @@
 //! are pruned by their zone maps (footer min/max/null counts against the scan's filters),
 //! dealt to partitions by rows, and each row group's projected columns come from the
 //! storage engine's [`ColumnCache`], or are decoded from the Parquet file once and cached.
+//! Decoding reserves the row group's bytes from the query's memory pool first (its
+//! `exec_mem_limit`, workload group and the process `mem_limit`), so a scan over its limit
+//! fails before it allocates.
 //! Rows hidden by delete bitmaps (Unique keys) are filtered out here; the filters themselves
 //! stay in DataFusion's FilterExec above the scan.
 
@@ -17,6 +20,7 @@ use datafusion::arrow::datatypes::{Schema, SchemaRef};
 use datafusion::common::pruning::PruningStatistics;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{internal_err, Column, Result, ScalarValue, Statistics};
+use datafusion::execution::memory_pool::{MemoryConsumer, MemoryReservation};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::parquet::arrow::arrow_reader::statistics::StatisticsConverter;
 use datafusion::parquet::arrow::arrow_reader::{
@@ -287,6 +291,10 @@ impl ExecutionPlan for SegmentScanExec {
             cache_hits: MetricBuilder::new(&self.metrics).counter("cache_hits", partition),
             cache_misses: MetricBuilder::new(&self.metrics).counter("cache_misses", partition),
             decode_time: MetricBuilder::new(&self.metrics).subset_time("decode_time", partition),
+            decoded: parking_lot::Mutex::new(
+                MemoryConsumer::new(format!("SegmentScanExec[{partition}]"))
+                    .register(context.memory_pool()),
+            ),
         });
         let batch_size = context.session_config().batch_size().max(1);
         let account = crate::scan_io::query_account(context.session_config());
@@ -364,6 +372,8 @@ struct RowGroupReader {
     cache_hits: Count,
     cache_misses: Count,
     decode_time: Time,
+    /// The bytes of the row group being read that were decoded for this scan.
+    decoded: parking_lot::Mutex<MemoryReservation>,
 }
 
 /// Stored bytes of the columns one row group read took.
@@ -407,10 +417,20 @@ impl RowGroupReader {
                 }
             }
         }
+        // The previous row group's decoded bytes are with the operators above by now; this
+        // one's are reserved before they are allocated (estimated from the footer), then
+        // counted as decoded.
+        let estimate: usize = missing
+            .iter()
+            .map(|(_, c)| usize::try_from(chunks.column(*c).uncompressed_size()).unwrap_or(0))
+            .sum();
+        self.decoded.lock().try_resize(estimate)?;
         if !missing.is_empty() {
             self.cache_misses.add(missing.len());
             let _decode = self.decode_time.timer();
             let decoded = decode(input, rg, &missing)?;
+            let bytes = decoded.iter().map(|a| a.get_array_memory_size()).sum();
+            self.decoded.lock().try_resize(bytes)?;
             for ((pos, file_column), array) in missing.iter().zip(decoded) {
                 let wanted = self.schema.field(*pos).data_type();
                 let array = if array.data_type() == wanted {

@@ -3,13 +3,16 @@
 //! and turns text into typed [`Statement`]s.
 
 mod ddl;
+mod dialect;
 mod error;
+mod lexer;
 mod parser;
 mod privileges;
 mod statement;
 mod words;
 mod workload;
 
+pub use lexer::MYSQL_VERSION_ID;
 pub use parser::{parse_one, parse_statements, placeholder_offsets};
 pub use statement::*;
 

@@ -1,22 +1,21 @@
 //! Entry point of the SQL surface: splits text into statements and routes each either to Basalt's
 //! own grammar (Doris DDL, users, partitions) or to `sqlparser`'s MySQL dialect.
 
+use crate::dialect::BasaltDialect;
 use crate::error::syntax_error;
 use crate::statement::*;
 use crate::words::{
     eat_word, eat_words, expect_word, ident, peek_nth_word, peek_word, string_literal,
 };
 use basalt_common::{BasaltError, Result};
-use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::Token;
 
 /// Parses every `;`-separated statement in `sql`.
 pub fn parse_statements(sql: &str) -> Result<Vec<Statement>> {
-    let dialect = MySqlDialect {};
-    let mut parser = Parser::new(&dialect)
-        .try_with_sql(sql)
-        .map_err(|e| syntax_error(e, sql))?;
+    let dialect = BasaltDialect::default();
+    let tokens = crate::lexer::tokenize(sql).map_err(|e| syntax_error(e.into(), sql))?;
+    let mut parser = Parser::new(&dialect).with_tokens_with_locations(tokens);
     let mut out = Vec::new();
     loop {
         while parser.consume_token(&Token::SemiColon) {}
@@ -273,12 +272,9 @@ fn parse_index_ddl(p: &mut Parser) -> Result<Option<Statement>, ParserError> {
 /// Byte offsets of the `?` placeholders in `sql`, in order (ignoring `?` inside strings,
 /// quoted identifiers and comments).
 pub fn placeholder_offsets(sql: &str) -> Result<Vec<usize>> {
-    let dialect = MySqlDialect {};
-    let tokens = sqlparser::tokenizer::Tokenizer::new(&dialect, sql)
-        .tokenize_with_location()
-        .map_err(|e| {
-            BasaltError::syntax_at(e.message.clone(), sql, e.location.line, e.location.column)
-        })?;
+    let tokens = crate::lexer::tokenize(sql).map_err(|e| {
+        BasaltError::syntax_at(e.message.clone(), sql, e.location.line, e.location.column)
+    })?;
     // Tokens come in order, so one cursor walks the text once from position to position
     // (line and column are 1-based and count characters).
     let mut chars = sql.char_indices().peekable();

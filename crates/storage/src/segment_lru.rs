@@ -1,11 +1,25 @@
 //! A byte-bounded LRU cache of things read from segment files, shared by the column cache and
 //! the row cache. Segment files never change once written, so an entry never goes stale; the
 //! entries of segments whose files are deleted are dropped with [`SegmentLru::forget_segments`].
+//!
+//! Besides its own capacity, a cache may draw its bytes from a [`CacheBudget`] (the process's
+//! `mem_limit`, shared with queries): it grows only into memory the budget grants, replaces its
+//! own least recently used entries when the budget refuses, and gives memory back on demand
+//! ([`SegmentLru::release`]) when queries need it.
 
 use foldhash::fast::RandomState;
 use lru::LruCache;
 use parking_lot::Mutex;
 use std::hash::Hash;
+use std::sync::{Arc, OnceLock};
+
+/// Where a cache's bytes come from, besides its own capacity.
+pub trait CacheBudget: Send + Sync {
+    /// Takes `bytes` for the cache if they are free.
+    fn try_take(&self, bytes: usize) -> bool;
+    /// Returns bytes the cache no longer holds.
+    fn give_back(&self, bytes: usize);
+}
 
 /// A cache key that names the segment its value was read from.
 pub trait SegmentKey: Hash + Eq + Clone {
@@ -30,6 +44,7 @@ pub struct CacheUsage {
 pub struct SegmentLru<K: SegmentKey, V: Weighed + Clone> {
     capacity: usize,
     state: Mutex<State<K, V>>,
+    budget: OnceLock<Arc<dyn CacheBudget>>,
 }
 
 struct State<K: Hash + Eq, V> {
@@ -58,7 +73,49 @@ impl<K: SegmentKey, V: Weighed + Clone> SegmentLru<K, V> {
                 hits: 0,
                 misses: 0,
             }),
+            budget: OnceLock::new(),
         }
+    }
+
+    /// Draws the cache's bytes from `budget` from now on (set once, at startup: entries cached
+    /// before are taken from it now, or dropped if it refuses them).
+    pub fn set_budget(&self, budget: Arc<dyn CacheBudget>) {
+        let mut state = self.state.lock();
+        if self.budget.set(budget).is_err() || self.take(state.bytes) {
+            return;
+        }
+        state.entries.clear();
+        state.bytes = 0;
+    }
+
+    fn take(&self, bytes: usize) -> bool {
+        self.budget.get().is_none_or(|b| b.try_take(bytes))
+    }
+
+    fn give_back(&self, bytes: usize) {
+        if let Some(b) = self.budget.get() {
+            b.give_back(bytes);
+        }
+    }
+
+    /// Evicts least recently used entries until at least `bytes` are freed (or the cache is
+    /// empty); the bytes freed.
+    pub fn release(&self, bytes: usize) -> usize {
+        let mut state = self.state.lock();
+        let mut freed = 0;
+        while freed < bytes {
+            match state.entries.pop_lru() {
+                Some((_, evicted)) => {
+                    let size = evicted.weight();
+                    state.bytes -= size;
+                    freed += size;
+                }
+                None => break,
+            }
+        }
+        drop(state);
+        self.give_back(freed);
+        freed
     }
 
     pub fn enabled(&self) -> bool {
@@ -80,25 +137,59 @@ impl<K: SegmentKey, V: Weighed + Clone> SegmentLru<K, V> {
         found
     }
 
-    /// Caches `value` (replacing an entry of the same key), then evicts the least recently used
-    /// entries until the cache fits. A value larger than an eighth of the capacity is not
-    /// cached: it would push out many small ones that other readers share.
+    /// Caches `value` (replacing an entry of the same key), evicting the least recently used
+    /// entries until it fits the capacity and the budget grants its bytes; when nothing is
+    /// left to evict, the value is not cached. A value larger than an eighth of the capacity is
+    /// not cached: it would push out many small ones that other readers share.
     pub fn insert(&self, key: K, value: V) {
         let size = value.weight();
         if !self.enabled() || size > self.capacity / 8 {
             return;
         }
         let mut state = self.state.lock();
-        if let Some(old) = state.entries.put(key, value) {
+        let mut freed = 0;
+        if let Some(old) = state.entries.pop(&key) {
             state.bytes -= old.weight();
+            freed += old.weight();
         }
-        state.bytes += size;
-        while state.bytes > self.capacity {
+        while state.bytes + size > self.capacity {
             match state.entries.pop_lru() {
-                Some((_, evicted)) => state.bytes -= evicted.weight(),
+                Some((_, evicted)) => {
+                    state.bytes -= evicted.weight();
+                    freed += evicted.weight();
+                }
                 None => break,
             }
         }
+        // What this insert gives back, net: nothing moves when evictions paid for the value.
+        let admitted = if freed >= size {
+            freed -= size;
+            true
+        } else {
+            let mut admitted = self.take(size - freed);
+            while !admitted {
+                let Some((_, evicted)) = state.entries.pop_lru() else {
+                    break;
+                };
+                state.bytes -= evicted.weight();
+                freed += evicted.weight();
+                if freed >= size {
+                    admitted = true;
+                } else {
+                    admitted = self.take(size - freed);
+                }
+            }
+            if admitted {
+                freed = freed.saturating_sub(size);
+            }
+            admitted
+        };
+        if admitted {
+            state.entries.put(key, value);
+            state.bytes += size;
+        }
+        drop(state);
+        self.give_back(freed);
     }
 
     /// Drops every entry of these segments (their files are being deleted).
@@ -114,11 +205,15 @@ impl<K: SegmentKey, V: Weighed + Clone> SegmentLru<K, V> {
             .filter(|(k, _)| gone.contains(k.segment()))
             .map(|(k, _)| k.clone())
             .collect();
+        let mut freed = 0;
         for key in keys {
             if let Some(value) = state.entries.pop(&key) {
                 state.bytes -= value.weight();
+                freed += value.weight();
             }
         }
+        drop(state);
+        self.give_back(freed);
     }
 
     pub fn usage(&self) -> CacheUsage {

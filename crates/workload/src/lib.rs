@@ -394,6 +394,10 @@ impl WorkloadManager {
         if rss <= limit {
             return;
         }
+        // The caches give their memory back before any query is cancelled.
+        if self.env.process.cached() > 0 && self.env.process.reclaim(rss - limit) {
+            return;
+        }
         let live = self.live_accounts();
         if live.iter().any(|a| a.is_cancelled() && a.memory() > 0) {
             return;
@@ -603,7 +607,16 @@ impl WorkloadManager {
 
     /// Bytes all queries hold now, and the limit (`mem_limit`).
     pub fn process_memory(&self) -> (usize, usize) {
-        (self.env.process.used(), self.env.process.limit())
+        let process = &self.env.process;
+        (
+            process.used().saturating_sub(process.cached()),
+            process.limit(),
+        )
+    }
+
+    /// The process's memory account, which the storage caches share with queries.
+    pub fn process(&self) -> &Arc<ProcessMemory> {
+        &self.env.process
     }
 
     /// Checks that `name` may be dropped.

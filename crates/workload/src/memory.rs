@@ -10,6 +10,11 @@
 //! the group's largest query is cancelled (MEM_LIMIT_EXCEEDED naming the group, its usage and
 //! limit) and the operator gets its memory once that query has let go of it. Only when the asker
 //! is itself the largest does its own query fail.
+//!
+//! The storage caches hold their bytes under the same `mem_limit` ([`ProcessMemory::try_hold_cached`]):
+//! they grow only into memory queries leave free, and when a query's reservation finds the
+//! process short, the caches give memory back ([`ProcessMemory::set_reclaimer`]) before anything
+//! is refused or cancelled.
 
 use datafusion::common::{DataFusionError, Result};
 use datafusion::execution::memory_pool::{MemoryPool, MemoryReservation};
@@ -23,13 +28,29 @@ pub const FULL_FRACTION: f64 = 0.9;
 /// How long an operator that cannot spill waits for a cancelled larger query's memory.
 const VICTIM_RELEASE_WAIT: Duration = Duration::from_secs(2);
 
-/// The process-wide query memory account.
-#[derive(Debug)]
+/// Frees up to the bytes asked from the caches; returns the bytes freed.
+pub type Reclaimer = Box<dyn Fn(usize) -> usize + Send + Sync>;
+
+/// The process-wide memory account: queries' reservations and the caches' bytes.
 pub struct ProcessMemory {
     limit: usize,
+    /// Queries' and caches' bytes together.
     used: AtomicUsize,
+    /// Of `used`, the bytes caches hold.
+    cached: AtomicUsize,
+    reclaimer: std::sync::OnceLock<Reclaimer>,
     /// Every group's pool, to find the ones borrowing memory (overcommit) under pressure.
     groups: parking_lot::Mutex<Vec<Weak<GroupMemoryPool>>>,
+}
+
+impl std::fmt::Debug for ProcessMemory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProcessMemory")
+            .field("limit", &self.limit)
+            .field("used", &self.used())
+            .field("cached", &self.cached())
+            .finish()
+    }
 }
 
 impl ProcessMemory {
@@ -37,8 +58,45 @@ impl ProcessMemory {
         Arc::new(ProcessMemory {
             limit,
             used: AtomicUsize::new(0),
+            cached: AtomicUsize::new(0),
+            reclaimer: std::sync::OnceLock::new(),
             groups: parking_lot::Mutex::new(Vec::new()),
         })
+    }
+
+    /// A cache takes `bytes` if they fit under the limit with everything else held.
+    pub fn try_hold_cached(&self, bytes: usize) -> bool {
+        let used = self.used.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        if used > self.limit {
+            self.used.fetch_sub(bytes, Ordering::Relaxed);
+            return false;
+        }
+        self.cached.fetch_add(bytes, Ordering::Relaxed);
+        true
+    }
+
+    /// A cache let go of `bytes`.
+    pub fn release_cached(&self, bytes: usize) {
+        self.cached.fetch_sub(bytes, Ordering::Relaxed);
+        self.used.fetch_sub(bytes, Ordering::Relaxed);
+    }
+
+    /// The bytes caches hold.
+    pub fn cached(&self) -> usize {
+        self.cached.load(Ordering::Relaxed)
+    }
+
+    /// How the caches give memory back when queries need it (set once, at startup).
+    pub fn set_reclaimer(&self, reclaimer: Reclaimer) {
+        let _ = self.reclaimer.set(reclaimer);
+    }
+
+    /// Asks the caches for `bytes`; true when they freed that much.
+    pub(crate) fn reclaim(&self, bytes: usize) -> bool {
+        match self.reclaimer.get() {
+            Some(reclaim) if self.cached() > 0 => reclaim(bytes) >= bytes,
+            _ => false,
+        }
     }
 
     /// The largest query of a group that holds more than its own memory_limit (borrowed
@@ -232,8 +290,16 @@ impl MemoryPool for GroupMemoryPool {
 
     fn try_grow(&self, _reservation: &MemoryReservation, additional: usize) -> Result<()> {
         let group_used = self.used.fetch_add(additional, Ordering::Relaxed) + additional;
-        let process_used = self.process.used.fetch_add(additional, Ordering::Relaxed) + additional;
+        let mut process_used =
+            self.process.used.fetch_add(additional, Ordering::Relaxed) + additional;
         let over_group = !self.overcommit.load(Ordering::Relaxed) && group_used > self.limit();
+        if !over_group
+            && process_used > self.process.limit
+            && self.process.reclaim(process_used - self.process.limit)
+        {
+            // The caches made room.
+            process_used = self.process.used();
+        }
         let over_process = process_used > self.process.limit;
         if over_group || over_process {
             self.used.fetch_sub(additional, Ordering::Relaxed);

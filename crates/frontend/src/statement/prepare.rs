@@ -112,9 +112,10 @@ impl QueryEngine {
         let placeholders = basalt_sql::placeholder_offsets(sql)?;
         crate::statement_limits::check_placeholders(placeholders.len())?;
         let mut stmt = basalt_sql::parse_one(sql)?;
-        if let Statement::Standard(s) = &mut stmt {
-            crate::statement_limits::prepare(s)?;
-        }
+        let expressions = match &mut stmt {
+            Statement::Standard(s) => crate::statement_limits::prepare(s)?,
+            _ => 0,
+        };
         if matches!(
             stmt,
             Statement::Prepare { .. } | Statement::Execute { .. } | Statement::Deallocate { .. }
@@ -134,7 +135,7 @@ impl QueryEngine {
                         p.check_access(session)?;
                         Some(p.schema.clone())
                     }
-                    None => self.describe_columns(session, s).await?,
+                    None => self.describe_columns(session, s, expressions).await?,
                 };
                 (point, columns)
             }
@@ -165,6 +166,7 @@ impl QueryEngine {
         &self,
         session: &Session,
         stmt: &ast::Statement,
+        expressions: usize,
     ) -> Result<Option<SchemaRef>> {
         if !matches!(stmt, ast::Statement::Query(_)) {
             return Ok(None);
@@ -183,10 +185,12 @@ impl QueryEngine {
         });
         crate::mysql_compat::rewrite(&mut numbered);
         let state = session.ctx.state();
-        match state
-            .statement_to_plan(DfStatement::Statement(Box::new(numbered)))
-            .await
-        {
+        let statement = DfStatement::Statement(Box::new(numbered));
+        let planned = crate::planning_lane::plan(expressions, async move {
+            state.statement_to_plan(statement).await
+        })
+        .await?;
+        match planned {
             Ok(plan) => {
                 // Column names and types of a table are for those who may read it.
                 session.access().check_plan(&plan)?;

@@ -79,14 +79,28 @@ impl QueryEngine {
         session.scan_reports.clear();
         // Result columns are named from the statement as the client wrote it.
         let column_names = mysql_column_names(&stmt);
-        crate::statement_limits::prepare(&mut stmt)?;
+        let expressions = crate::statement_limits::prepare(&mut stmt)?;
         crate::mysql_compat::rewrite(&mut stmt);
         crate::local_calls::rewrite_calls(&mut stmt)?;
         let mut state = session.ctx.state();
-        let plan = state
-            .statement_to_plan(DfStatement::Statement(Box::new(stmt)))
-            .await
-            .map_err(|e| ddl::no_database_hint(&self.services, from_df(e)))?;
+        let plan_statement = |stmt: ast::Statement| {
+            let state = state.clone();
+            let statement = DfStatement::Statement(Box::new(stmt));
+            crate::planning_lane::plan(expressions, async move {
+                state.statement_to_plan(statement).await
+            })
+        };
+        let plan = match plan_statement(stmt.clone()).await? {
+            // MySQL allows result columns of the same name (`SELECT id, id`, or `a / b` beside
+            // `a DIV b`, which DataFusion names alike); DataFusion needs them distinct. The
+            // client sees the names taken above, so the select lists get unique aliases.
+            Err(e) if e.to_string().contains("unique expression names") => {
+                crate::result_names::alias_select_items(&mut stmt);
+                plan_statement(stmt).await?
+            }
+            planned => planned,
+        }
+        .map_err(|e| ddl::no_database_hint(&self.services, from_df(e)))?;
         session.access().check_plan(&plan)?;
         let is_insert = matches!(&plan, LogicalPlan::Dml(_));
         // The statement's account (opened when it began, in the session's workload group)
@@ -107,7 +121,14 @@ impl QueryEngine {
             session.info.generated_ids.reset();
         }
         state.config_mut().set_extension(account.clone());
-        let physical = state.create_physical_plan(&plan).await.map_err(from_df)?;
+        let physical = {
+            let (state, plan) = (state.clone(), plan.clone());
+            crate::planning_lane::plan(expressions, async move {
+                state.create_physical_plan(&plan).await
+            })
+            .await?
+        }
+        .map_err(from_df)?;
         let physical = basalt_workload::account_plan(physical, &account).map_err(from_df)?;
         let task = Arc::new(TaskContext::from(&state).with_runtime(group.query_runtime(&account)));
         let mut profile = session.profile_enabled().then(|| {

@@ -1,0 +1,45 @@
+//! Unique internal names for the result columns of a statement whose select lists name two
+//! columns alike. MySQL allows that (`SELECT id, id FROM t`); DataFusion's projections need
+//! distinct names. The names the client sees are taken from the statement as written before
+//! planning, so these aliases never reach it.
+
+use basalt_sql::ast::{Ident, Query, SelectItem, SetExpr, Statement};
+
+/// Gives every unaliased expression in the select lists of the statement's outermost query
+/// (each arm of a UNION, and the source of INSERT .. SELECT) an alias of its own position.
+pub(crate) fn alias_select_items(stmt: &mut Statement) {
+    match stmt {
+        Statement::Query(q) => alias_query(q),
+        Statement::Insert(insert) => {
+            if let Some(q) = insert.source.as_mut() {
+                alias_query(q);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn alias_query(query: &mut Query) {
+    // Iterative: a UNION may have a thousand arms.
+    let mut pending = vec![query.body.as_mut()];
+    while let Some(body) = pending.pop() {
+        match body {
+            SetExpr::Select(select) => {
+                for (i, item) in select.projection.iter_mut().enumerate() {
+                    if let SelectItem::UnnamedExpr(e) = item {
+                        *item = SelectItem::ExprWithAlias {
+                            expr: e.clone(),
+                            alias: Ident::new(format!("__basalt_column_{i}")),
+                        };
+                    }
+                }
+            }
+            SetExpr::SetOperation { left, right, .. } => {
+                pending.push(left.as_mut());
+                pending.push(right.as_mut());
+            }
+            SetExpr::Query(q) => pending.push(q.body.as_mut()),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! Tokens of a SQL text as MySQL reads them: `sqlparser`'s tokenizer for Basalt's dialect, with
+//! MySQL's executable comments expanded. `/*! ... */` is always code; `/*!NNNNN ... */` is code
+//! only when the server's version (`MYSQL_VERSION_ID`, 5.7.99) is at least NNNNN, else a comment
+//! (so `SELECT 1 /*!80001 + 1 */` is 1, as on a 5.7 server, while mysqldump's `/*!40101 SET
+//! ... */` lines run).
+
+use crate::dialect::BasaltDialect;
+use sqlparser::tokenizer::{
+    Location, Span, Token, TokenWithSpan, Tokenizer, TokenizerError, Whitespace,
+};
+
+/// The MySQL version Basalt presents itself as (5.7.99), as version comments compare it.
+pub const MYSQL_VERSION_ID: u32 = 50799;
+
+/// Tokenizes `sql`, expanding the version comments this version executes.
+pub fn tokenize(sql: &str) -> Result<Vec<TokenWithSpan>, TokenizerError> {
+    let dialect = BasaltDialect::default();
+    let tokens = Tokenizer::new(&dialect, sql).tokenize_with_location()?;
+    if !tokens
+        .iter()
+        .any(|t| executable_comment(&t.token).is_some())
+    {
+        return Ok(tokens);
+    }
+    let mut out = Vec::with_capacity(tokens.len());
+    for t in tokens {
+        let Some(comment) = executable_comment(&t.token) else {
+            out.push(t);
+            continue;
+        };
+        let Some(code) = code_of(comment) else {
+            // A version comment for a later version: a comment.
+            out.push(t);
+            continue;
+        };
+        let skipped = comment.chars().count() - code.chars().count();
+        for inner in Tokenizer::new(&dialect, code).tokenize_with_location()? {
+            let span = Span::new(
+                shift(inner.span.start, t.span.start, skipped),
+                shift(inner.span.end, t.span.start, skipped),
+            );
+            out.push(TokenWithSpan::new(inner.token, span));
+        }
+    }
+    Ok(out)
+}
+
+/// The text of a `/*! .. */` comment after its `/*`, if `token` is one.
+fn executable_comment(token: &Token) -> Option<&str> {
+    match token {
+        Token::Whitespace(Whitespace::MultiLineComment(c)) if c.starts_with('!') => Some(c),
+        _ => None,
+    }
+}
+
+/// The code inside `!NNNNN code` (the text after `/*`) when this version runs it. MySQL reads
+/// five digits as the version (six from 8.0.34 on, for versions 10.0 and later).
+fn code_of(comment: &str) -> Option<&str> {
+    let rest = &comment[1..];
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits < 5 {
+        return Some(rest);
+    }
+    let digits = digits.min(6);
+    let version: u32 = rest[..digits].parse().ok()?;
+    (version <= MYSQL_VERSION_ID).then_some(&rest[digits..])
+}
+
+/// Where a token at `inner` (counted from the start of a comment's code) is in the whole text:
+/// the comment starts at `comment`, and its code `skipped` characters after the `/*`.
+fn shift(inner: Location, comment: Location, skipped: usize) -> Location {
+    if inner.line <= 1 {
+        Location::new(
+            comment.line,
+            comment.column + 2 + skipped as u64 + inner.column - 1,
+        )
+    } else {
+        Location::new(comment.line + inner.line - 1, inner.column)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(sql: &str) -> Vec<String> {
+        tokenize(sql)
+            .expect("tokens")
+            .into_iter()
+            .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+            .map(|t| t.token.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn version_comments_run_by_version() {
+        assert_eq!(words("SELECT 1 /*!80001 + 1 */"), ["SELECT", "1"]);
+        assert_eq!(words("SELECT 1 /*!50001 + 1 */"), ["SELECT", "1", "+", "1"]);
+        assert_eq!(words("SELECT 1 /*! + 2 */"), ["SELECT", "1", "+", "2"]);
+        assert_eq!(words("SELECT 1 /*!100000 + 1 */"), ["SELECT", "1"]);
+        assert_eq!(words("SELECT 1 /* + 1 */"), ["SELECT", "1"]);
+        // A version comment inside a string is part of the string.
+        assert_eq!(
+            words("SELECT '/*!50001 x */'"),
+            ["SELECT", "'/*!50001 x */'"]
+        );
+    }
+
+    #[test]
+    fn tokens_inside_comments_keep_their_place() {
+        let tokens = tokenize("SELECT /*!40101 ?*/").expect("tokens");
+        let q = tokens
+            .iter()
+            .find(|t| t.token == Token::Placeholder("?".into()))
+            .expect("placeholder");
+        // S=1 .. the `?` is the 17th character.
+        assert_eq!((q.span.start.line, q.span.start.column), (1, 17));
+    }
+}

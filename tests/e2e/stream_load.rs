@@ -367,6 +367,41 @@ async fn columns_where_partitions_and_csv_options() {
         rows(&mut c, "SELECT v FROM t WHERE k1 >= 5").await,
         vec![vec![s("25")]]
     );
+    // Derived columns compute as queries do: integer overflow filters the row (1690) instead
+    // of wrapping, and a division by zero is NULL.
+    let v = load(
+        &server,
+        "t",
+        &[
+            ("column_separator", "|"),
+            (
+                "columns",
+                "k1, k2, tmp, d, v = 9223372036854775807 + IF(tmp = 0, 1, 0) - 9223372036854775800",
+            ),
+            ("max_filter_ratio", "0.5"),
+        ],
+        b"7|g|4|2024-01-07\n8|h|0|2024-01-08\n",
+    );
+    assert_eq!(
+        (num(&v, "NumberLoadedRows"), num(&v, "NumberFilteredRows")),
+        (1, 1),
+        "{v}"
+    );
+    assert!(http_get(v["ErrorURL"].as_str().unwrap()).contains("out of range"));
+    let v = load(
+        &server,
+        "t",
+        &[
+            ("column_separator", "|"),
+            ("columns", "k1, k2, tmp, d, v = 100 DIV tmp"),
+        ],
+        b"9|i|0|2024-01-09\n",
+    );
+    assert_eq!(num(&v, "NumberLoadedRows"), 1, "{v}");
+    assert_eq!(
+        rows(&mut c, "SELECT k1, v FROM t WHERE k1 >= 7 ORDER BY k1").await,
+        vec![vec![s("7"), s("7")], vec![s("9"), None]]
+    );
     // `partitions`: rows of other partitions are filtered.
     let v = load(
         &server,

@@ -21,6 +21,34 @@ use datafusion::physical_expr::PhysicalExpr;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// `expr` as a query would compute it: the session's analyzer rules (MySQL's integer division,
+/// type coercion, integer arithmetic that fails instead of wrapping) applied to a projection of
+/// it over rows of `schema`.
+fn analyzed(
+    state: &datafusion::execution::context::SessionState,
+    expr: Expr,
+    schema: &DFSchema,
+) -> datafusion::common::Result<Expr> {
+    use datafusion::logical_expr::{EmptyRelation, LogicalPlan, LogicalPlanBuilder};
+    let rows = LogicalPlan::EmptyRelation(EmptyRelation {
+        produce_one_row: false,
+        schema: Arc::new(schema.clone()),
+    });
+    let plan = LogicalPlanBuilder::from(rows)
+        .project(vec![expr])?
+        .build()?;
+    let plan = state
+        .analyzer()
+        .execute_and_check(plan, state.config_options(), |_, _| {})?;
+    match plan {
+        LogicalPlan::Projection(p) if p.expr.len() == 1 => match p.expr.into_iter().next() {
+            Some(e) => Ok(e.unalias()),
+            None => datafusion::common::internal_err!("an expression analyzed into nothing"),
+        },
+        other => datafusion::common::internal_err!("an expression analyzed into {other}"),
+    }
+}
+
 /// What produces one table column.
 #[derive(Debug, Clone)]
 enum ColumnSource {
@@ -143,6 +171,7 @@ impl LoadPlan {
             let expr = (expressions.to_datafusion_sql)(sql)?;
             let logical = state
                 .create_logical_expr(&expr, &df_schema)
+                .and_then(|e| analyzed(state, e, &df_schema))
                 .map_err(|e| plan_err(format!("cannot use expression '{sql}': {e}")))?;
             state
                 .create_physical_expr(logical, &df_schema)

@@ -7,6 +7,7 @@
 mod access;
 mod cache_memory;
 mod catalog_provider;
+mod doris_variables;
 mod engine;
 mod functions;
 #[cfg(test)]

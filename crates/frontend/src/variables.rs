@@ -121,7 +121,14 @@ pub static VARIABLES: &[VarDef] = &[
 
 pub fn lookup(name: &str) -> Option<&'static VarDef> {
     let lower = name.to_ascii_lowercase();
-    VARIABLES.iter().find(|d| d.name == lower)
+    known().find(|d| d.name == lower)
+}
+
+/// The variables Basalt acts on, then Doris's that it only stores.
+fn known() -> impl Iterator<Item = &'static VarDef> {
+    VARIABLES
+        .iter()
+        .chain(crate::doris_variables::DORIS_VARIABLES.iter())
 }
 
 /// Converts user text to a variable's stored value, or a 1231 error.
@@ -244,8 +251,7 @@ impl SessionVariables {
 
     /// All variables with their session (or global) values, sorted by name.
     pub fn all(&self, global: bool) -> Vec<(&'static str, VarValue)> {
-        VARIABLES
-            .iter()
+        let mut all: Vec<(&'static str, VarValue)> = known()
             .map(|d| {
                 let v = if global {
                     self.get_global(d.name)
@@ -254,7 +260,9 @@ impl SessionVariables {
                 };
                 (d.name, v.unwrap_or_else(|_| default_value(d)))
             })
-            .collect()
+            .collect();
+        all.sort_by_key(|(name, _)| *name);
+        all
     }
 
     /// COM_RESET_CONNECTION: session settings and user variables are forgotten.
@@ -287,6 +295,15 @@ mod tests {
         );
         assert!(v.set_session("version", "x").is_err());
         assert!(VARIABLES.windows(2).all(|w| w[0].name < w[1].name));
+        let doris = crate::doris_variables::DORIS_VARIABLES;
+        assert!(doris.windows(2).all(|w| w[0].name < w[1].name));
+        assert!(doris
+            .iter()
+            .all(|d| !VARIABLES.iter().any(|v| v.name == d.name)));
+        assert!(doris.iter().all(|d| coerce(d, d.default).is_ok()));
+        v.set_session("enable_nereids_planner", "true").unwrap();
+        assert_eq!(v.get("ENABLE_NEREIDS_PLANNER").unwrap(), VarValue::Int(1));
+        assert!(v.all(false).windows(2).all(|w| w[0].0 < w[1].0));
         v.reset();
         assert_eq!(v.get("autocommit").unwrap(), VarValue::Int(1));
     }

@@ -90,7 +90,7 @@ fn register_doris_functions(ctx: &SessionContext) {
     }
 }
 
-/// DataFusion's analyzer rules with MySQL's integer division before type coercion, then integer
+/// DataFusion's analyzer rules with MySQL's exact division before type coercion, then integer
 /// arithmetic that fails on overflow as MySQL's does.
 fn analyzer_rules() -> Vec<Arc<dyn datafusion::optimizer::AnalyzerRule + Send + Sync>> {
     let mut rules = datafusion::optimizer::Analyzer::new().rules;
@@ -98,7 +98,7 @@ fn analyzer_rules() -> Vec<Arc<dyn datafusion::optimizer::AnalyzerRule + Send + 
         .iter()
         .position(|r| r.name() == "type_coercion")
         .unwrap_or(0);
-    rules.insert(coercion, Arc::new(basalt_functions::IntegerDivision));
+    rules.insert(coercion, Arc::new(basalt_functions::ExactDivision));
     rules.push(Arc::new(basalt_functions::CheckedIntegerArithmetic));
     rules
 }

@@ -10,8 +10,8 @@ mod bitmap_agg;
 mod bitmap_scalar;
 mod checked_arithmetic;
 pub mod date_range;
+mod exact_division;
 mod hll;
-mod integer_division;
 mod intersect_count;
 pub mod like;
 pub mod murmur3;
@@ -27,7 +27,7 @@ mod sql_tests;
 pub use checked_arithmetic::CheckedIntegerArithmetic;
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 use datafusion::prelude::SessionContext;
-pub use integer_division::IntegerDivision;
+pub use exact_division::ExactDivision;
 
 /// Every scalar function: the BITMAP and HLL scalars, MySQL's date range guard and the
 /// size-bounded REPEAT/LPAD/RPAD.

@@ -1,0 +1,264 @@
+//! `/` on integers and decimals as MySQL computes it: a DECIMAL quotient with four more decimals
+//! than the dividend (`div_precision_increment`), rounded half away from zero (`1 / 2` is
+//! 0.5000, `2 / 3` is 0.6667), and NULL when the divisor is zero. An analyzer rule running
+//! before type coercion replaces each such division with [`ExactDivide`], which divides the
+//! 128-bit unscaled values exactly; DataFusion's own decimal division truncates (0.6666), and
+//! its integer division drops the fraction. Divisions with a float or a DECIMAL wider than 38
+//! digits stay DataFusion's.
+
+use basalt_common::BasaltError;
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, Decimal128Array};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{DataType, Decimal128Type};
+use datafusion::common::config::ConfigOptions;
+use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::{DFSchema, Result, ScalarValue};
+use datafusion::error::DataFusionError;
+use datafusion::logical_expr::expr_rewriter::NamePreserver;
+use datafusion::logical_expr::utils::merge_schema;
+use datafusion::logical_expr::{
+    BinaryExpr, ColumnarValue, Expr, ExprSchemable, LogicalPlan, Operator, ScalarFunctionArgs,
+    ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+};
+use datafusion::optimizer::AnalyzerRule;
+use std::sync::Arc;
+
+/// Decimals added to the dividend's scale (MySQL's `div_precision_increment` default).
+const DIV_PRECISION_INCREMENT: u8 = 4;
+
+/// The analyzer rule; it must run before DataFusion's type coercion.
+#[derive(Debug, Default)]
+pub struct ExactDivision;
+
+impl AnalyzerRule for ExactDivision {
+    fn name(&self) -> &str {
+        "mysql_exact_division"
+    }
+
+    fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> Result<LogicalPlan> {
+        plan.transform_up_with_subqueries(|node| {
+            if matches!(node, LogicalPlan::TableScan(_)) {
+                return Ok(Transformed::no(node));
+            }
+            let schema = merge_schema(&node.inputs());
+            let preserver = NamePreserver::new(&node);
+            let rewritten = node.map_expressions(|e| {
+                let saved = preserver.save(&e);
+                let new = e.transform_up(|e| exact(e, &schema))?;
+                Ok(if new.transformed {
+                    new.update_data(|e| saved.restore(e))
+                } else {
+                    new
+                })
+            })?;
+            if rewritten.transformed {
+                rewritten.map_data(|p| p.recompute_schema())
+            } else {
+                Ok(rewritten)
+            }
+        })
+        .map(|t| t.data)
+    }
+}
+
+/// `l / r` of integers and decimals as an [`ExactDivide`] call; anything else unchanged.
+fn exact(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    let Expr::BinaryExpr(BinaryExpr {
+        left,
+        op: Operator::Divide,
+        right,
+    }) = &e
+    else {
+        return Ok(Transformed::no(e));
+    };
+    let (Ok(lt), Ok(rt)) = (left.get_type(schema), right.get_type(schema)) else {
+        return Ok(Transformed::no(e));
+    };
+    if quotient_type(&lt, &rt).is_none() {
+        return Ok(Transformed::no(e));
+    }
+    let call = ScalarUDF::new_from_impl(ExactDivide::default())
+        .call(vec![left.as_ref().clone(), right.as_ref().clone()]);
+    Ok(Transformed::yes(call))
+}
+
+/// An integer type as the DECIMAL(digits, 0) that holds all its values; a DECIMAL(p, s) as is.
+fn as_decimal(t: &DataType) -> Option<(u8, i8)> {
+    Some(match t {
+        DataType::Int8 | DataType::UInt8 => (3, 0),
+        DataType::Int16 | DataType::UInt16 => (5, 0),
+        DataType::Int32 | DataType::UInt32 => (10, 0),
+        DataType::Int64 => (19, 0),
+        DataType::UInt64 => (20, 0),
+        DataType::Decimal128(p, s) if *s >= 0 => (*p, *s),
+        _ => return None,
+    })
+}
+
+/// DECIMAL(p, s) of `l / r`: s is the dividend's scale plus four, p as DataFusion sizes a
+/// quotient (capped at 38). None when either side is not an integer or DECIMAL128.
+fn quotient_type(l: &DataType, r: &DataType) -> Option<DataType> {
+    let ((lp, ls), (_, rs)) = (as_decimal(l)?, as_decimal(r)?);
+    let scale = ls.checked_add(DIV_PRECISION_INCREMENT as i8)?;
+    if scale > 38 {
+        return None;
+    }
+    let precision = (lp as i32 - ls as i32 + rs as i32 + scale as i32).clamp(1, 38) as u8;
+    Some(DataType::Decimal128(precision.max(scale as u8), scale))
+}
+
+/// MySQL's `/` on integers and decimals.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct ExactDivide {
+    signature: Signature,
+}
+
+impl Default for ExactDivide {
+    fn default() -> Self {
+        ExactDivide {
+            signature: Signature::any(2, Volatility::Immutable),
+        }
+    }
+}
+
+impl ScalarUDFImpl for ExactDivide {
+    fn name(&self) -> &str {
+        "mysql_divide"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, args: &[DataType]) -> Result<DataType> {
+        match args {
+            [l, r] => quotient_type(l, r)
+                .ok_or_else(|| DataFusionError::Plan(format!("cannot divide {l} by {r} exactly"))),
+            _ => Err(DataFusionError::Plan(
+                "mysql_divide takes two arguments".into(),
+            )),
+        }
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let scalars = args
+            .args
+            .iter()
+            .all(|a| matches!(a, ColumnarValue::Scalar(_)));
+        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
+        let [l, r] = arrays.as_slice() else {
+            return Err(DataFusionError::Plan(
+                "mysql_divide takes two arguments".into(),
+            ));
+        };
+        let out = divide(l, r)?;
+        if scalars {
+            Ok(ColumnarValue::Scalar(ScalarValue::try_from_array(&out, 0)?))
+        } else {
+            Ok(ColumnarValue::Array(out))
+        }
+    }
+}
+
+/// Row by row: `l * 10^(rs + 4) / r` on the unscaled values, rounded half away from zero.
+fn divide(l: &ArrayRef, r: &ArrayRef) -> Result<ArrayRef> {
+    let out_type = quotient_type(l.data_type(), r.data_type())
+        .ok_or_else(|| DataFusionError::Plan("mysql_divide of non-decimals".into()))?;
+    let DataType::Decimal128(precision, scale) = out_type else {
+        return Err(DataFusionError::Internal(
+            "quotient is not a decimal".into(),
+        ));
+    };
+    let decimal = |a: &ArrayRef| -> Result<(Decimal128Array, i8)> {
+        let (p, s) = as_decimal(a.data_type())
+            .ok_or_else(|| DataFusionError::Plan("mysql_divide of non-decimals".into()))?;
+        let d = cast(a, &DataType::Decimal128(p, s))?;
+        Ok((d.as_primitive::<Decimal128Type>().clone(), s))
+    };
+    let ((ld, _), (rd, rs)) = (decimal(l)?, decimal(r)?);
+    let factor = 10i128.pow(rs as u32 + DIV_PRECISION_INCREMENT as u32);
+    let limit = 10i128.pow(precision as u32);
+    let overflow = || {
+        DataFusionError::External(Box::new(BasaltError::NumericOverflow(format!(
+            "DECIMAL value is out of range in a division (DECIMAL({precision}, {scale}))"
+        ))))
+    };
+    let mut values = Vec::with_capacity(ld.len());
+    for i in 0..ld.len() {
+        if ld.is_null(i) || rd.is_null(i) || rd.value(i) == 0 {
+            values.push(None);
+            continue;
+        }
+        let (n, d) = (ld.value(i), rd.value(i));
+        let numerator = n.checked_mul(factor).ok_or_else(overflow)?;
+        let (mut q, rem) = (numerator / d, numerator % d);
+        // Half away from zero: compare twice the remainder with the divisor, in magnitude.
+        if rem.unsigned_abs() >= d.unsigned_abs() - rem.unsigned_abs() {
+            q += if (numerator < 0) == (d < 0) { 1 } else { -1 };
+        }
+        if q.unsigned_abs() >= limit.unsigned_abs() {
+            return Err(overflow());
+        }
+        values.push(Some(q));
+    }
+    let out = Decimal128Array::from(values).with_precision_and_scale(precision, scale)?;
+    Ok(Arc::new(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use datafusion::arrow::array::Int64Array;
+
+    fn quotients(l: Vec<Option<i64>>, r: Vec<Option<i64>>) -> Vec<Option<String>> {
+        let l: ArrayRef = Arc::new(Int64Array::from(l));
+        let r: ArrayRef = Arc::new(Int64Array::from(r));
+        let out = divide(&l, &r).expect("divides");
+        let d = out.as_primitive::<Decimal128Type>();
+        (0..d.len())
+            .map(|i| (!d.is_null(i)).then(|| d.value_as_string(i)))
+            .collect()
+    }
+
+    #[test]
+    fn rounds_half_away_from_zero_and_zero_divisors_are_null() {
+        let got = quotients(
+            vec![
+                Some(1),
+                Some(2),
+                Some(-2),
+                Some(5),
+                Some(1),
+                Some(7),
+                None,
+                Some(1),
+            ],
+            vec![
+                Some(2),
+                Some(3),
+                Some(3),
+                Some(9),
+                Some(0),
+                Some(-2),
+                Some(1),
+                Some(-3),
+            ],
+        );
+        let want = [
+            Some("0.5000"),
+            Some("0.6667"),
+            Some("-0.6667"),
+            Some("0.5556"),
+            None,
+            Some("-3.5000"),
+            None,
+            Some("-0.3333"),
+        ];
+        assert_eq!(got, want.map(|w| w.map(String::from)).to_vec());
+        // An exact half: 1/20000 = 0.00005 rounds away from zero at four decimals.
+        assert_eq!(
+            quotients(vec![Some(1), Some(-1)], vec![Some(20000), Some(20000)]),
+            vec![Some("0.0001".to_string()), Some("-0.0001".to_string())]
+        );
+    }
+}

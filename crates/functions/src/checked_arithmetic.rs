@@ -11,17 +11,16 @@ use datafusion::arrow::compute::kernels::arity::try_binary;
 use datafusion::arrow::datatypes::{DataType, Int64Type, UInt64Type};
 use datafusion::arrow::error::ArrowError;
 use datafusion::common::config::ConfigOptions;
-use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result};
 use datafusion::error::DataFusionError;
-use datafusion::logical_expr::expr_rewriter::NamePreserver;
-use datafusion::logical_expr::utils::merge_schema;
 use datafusion::logical_expr::{
     BinaryExpr, ColumnarValue, Expr, ExprSchemable, LogicalPlan, Operator, ScalarFunctionArgs,
     ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
 use datafusion::optimizer::AnalyzerRule;
 
+use crate::expr_rules::rewrite_node_expressions;
 use crate::wide_sum::split_linear_sums;
 use std::sync::Arc;
 
@@ -36,24 +35,9 @@ impl AnalyzerRule for CheckedIntegerArithmetic {
 
     fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> Result<LogicalPlan> {
         plan.transform_up_with_subqueries(|node| {
-            if matches!(node, LogicalPlan::TableScan(_)) {
-                return Ok(Transformed::no(node));
-            }
-            let schema = merge_schema(&node.inputs());
-            let preserver = NamePreserver::new(&node);
-            let rewritten = node.map_expressions(|e| {
-                let saved = preserver.save(&e);
-                let new = e.transform_up(|e| checked(e, &schema))?;
-                Ok(if new.transformed {
-                    new.update_data(|e| saved.restore(e))
-                } else {
-                    new
-                })
-            })?;
+            let rewritten = rewrite_node_expressions(node, checked)?;
             if rewritten.transformed {
-                rewritten
-                    .map_data(|p| p.recompute_schema())?
-                    .transform_data(split_linear_sums)
+                rewritten.transform_data(split_linear_sums)
             } else {
                 Ok(rewritten)
             }

@@ -11,17 +11,17 @@ use datafusion::arrow::array::{Array, ArrayRef, AsArray, Decimal128Array};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Decimal128Type};
 use datafusion::common::config::ConfigOptions;
-use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result, ScalarValue};
 use datafusion::error::DataFusionError;
-use datafusion::logical_expr::expr_rewriter::NamePreserver;
-use datafusion::logical_expr::utils::merge_schema;
 use datafusion::logical_expr::{
     BinaryExpr, ColumnarValue, Expr, ExprSchemable, LogicalPlan, Operator, ScalarFunctionArgs,
     ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
 use datafusion::optimizer::AnalyzerRule;
 use std::sync::Arc;
+
+use crate::expr_rules::rewrite_node_expressions;
 
 /// Decimals added to the dividend's scale (MySQL's `div_precision_increment` default).
 const DIV_PRECISION_INCREMENT: u8 = 4;
@@ -36,28 +36,8 @@ impl AnalyzerRule for ExactDivision {
     }
 
     fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> Result<LogicalPlan> {
-        plan.transform_up_with_subqueries(|node| {
-            if matches!(node, LogicalPlan::TableScan(_)) {
-                return Ok(Transformed::no(node));
-            }
-            let schema = merge_schema(&node.inputs());
-            let preserver = NamePreserver::new(&node);
-            let rewritten = node.map_expressions(|e| {
-                let saved = preserver.save(&e);
-                let new = e.transform_up(|e| exact(e, &schema))?;
-                Ok(if new.transformed {
-                    new.update_data(|e| saved.restore(e))
-                } else {
-                    new
-                })
-            })?;
-            if rewritten.transformed {
-                rewritten.map_data(|p| p.recompute_schema())
-            } else {
-                Ok(rewritten)
-            }
-        })
-        .map(|t| t.data)
+        plan.transform_up_with_subqueries(|node| rewrite_node_expressions(node, exact))
+            .map(|t| t.data)
     }
 }
 

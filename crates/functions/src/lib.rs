@@ -11,6 +11,7 @@ mod bitmap_scalar;
 mod checked_arithmetic;
 pub mod date_range;
 mod exact_division;
+mod expr_rules;
 mod hll;
 mod intersect_count;
 pub mod like;

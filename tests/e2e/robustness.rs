@@ -91,6 +91,73 @@ async fn large_statements_do_not_starve_other_sessions() {
     }
 }
 
+/// A statement past its time limit fails with 3024 naming the limit, whether it is still
+/// planning (`nereids_timeout_second`) or running (`max_execution_time`, `query_timeout`,
+/// `insert_timeout`); the session and the server go on.
+#[tokio::test]
+async fn statements_past_their_time_limits_fail_with_3024() {
+    let server = TestServer::start().await;
+    let mut c = server.connect().await;
+    let error_of = |e: mysql_async::Error| match e {
+        mysql_async::Error::Server(e) => (e.code, e.message),
+        other => panic!("{other:?}"),
+    };
+    let endless = "SELECT COUNT(*) FROM generate_series(1, 1000000000000)";
+    for (set, named) in [
+        (
+            "SET max_execution_time = 300",
+            "max_execution_time = 300 ms",
+        ),
+        ("SET query_timeout = 1", "query_timeout = 1 s"),
+    ] {
+        exec(&mut c, set).await;
+        let started = std::time::Instant::now();
+        let (code, message) = error_of(c.query_drop(endless).await.unwrap_err());
+        assert_eq!(code, 3024, "{message}");
+        assert!(message.contains(named), "{message}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
+        exec(&mut c, "SET max_execution_time = 0").await;
+        exec(&mut c, "SET query_timeout = 900").await;
+    }
+    exec(&mut c, "CREATE DATABASE tl").await;
+    exec(
+        &mut c,
+        "CREATE TABLE tl.t (k BIGINT, v BIGINT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1",
+    )
+    .await;
+    exec(&mut c, "SET insert_timeout = 1").await;
+    let (code, message) = error_of(
+        c.query_drop("INSERT INTO tl.t SELECT value, value FROM generate_series(1, 1000000000000)")
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(code, 3024, "{message}");
+    assert!(message.contains("insert_timeout = 1 s"), "{message}");
+    assert_eq!(
+        rows(&mut c, "SELECT COUNT(*) FROM tl.t").await[0][0],
+        s("0")
+    );
+
+    // Planning: a statement that plans for seconds, given one second.
+    let arm = format!(
+        "SELECT {}",
+        (0..80).map(|i| i.to_string()).collect::<Vec<_>>().join(",")
+    );
+    let large = vec![arm; 1000].join(" UNION ALL ");
+    exec(&mut c, "SET nereids_timeout_second = 1").await;
+    let (code, message) = error_of(c.query_drop(&large).await.unwrap_err());
+    assert_eq!(code, 3024, "{message}");
+    assert!(
+        message.contains("nereids_timeout_second = 1 s"),
+        "{message}"
+    );
+    // The lane it planned in is free again: the same statement plans with the limit lifted.
+    exec(&mut c, "SET enable_nereids_timeout = false").await;
+    let answered: Vec<mysql_async::Row> = c.query(&large).await.unwrap();
+    assert_eq!(answered.len(), 1000);
+    assert_eq!(rows(&mut c, "SELECT 1").await[0][0], s("1"));
+}
+
 /// A query that panics inside the engine (here an Arrow string array past 2 GiB) fails with an
 /// error; it never ends as a short or empty result.
 #[tokio::test]

@@ -156,6 +156,10 @@ pub enum BasaltError {
     /// A workload policy cancelled the statement.
     #[error("Query execution was interrupted: {0}")]
     QueryCancelled(String),
+    /// The statement ran past its time limit (`query_timeout`, `insert_timeout`,
+    /// `max_execution_time`) or planned past `nereids_timeout_second`.
+    #[error("Query execution was interrupted, maximum statement execution time exceeded: {0}")]
+    QueryTimeout(String),
     #[error("Unknown thread id: {0}")]
     UnknownThread(u64),
     /// SHOW QUERY PROFILE of a query whose profile is not kept.
@@ -242,6 +246,7 @@ impl BasaltError {
             BasaltError::FileAccessDenied(_) => 1290,
             BasaltError::FileNotFound(_) => 29,
             BasaltError::QueryInterrupted | BasaltError::QueryCancelled(_) => 1317,
+            BasaltError::QueryTimeout(_) => 3024,
             BasaltError::UnknownThread(_) => 1094,
             BasaltError::NotThreadOwner(_) => 1095,
             BasaltError::InvalidWorkloadGroup(_)

@@ -4,15 +4,16 @@
 //! Each session owns a connection token; each running statement a child of it. KILL QUERY
 //! cancels the statement's token, KILL CONNECTION the connection's (and so the statement's).
 //! Whoever runs the statement waits on the token and fails it with "Query execution was
-//! interrupted"; the connection closes when its token is cancelled.
+//! interrupted"; the connection closes when its token is cancelled. A statement's time limit
+//! cancels the same token, and the statement fails with 3024 instead.
 
 use crate::session::SessionInfo;
 use basalt_common::BasaltError;
 use basalt_workload::{QueryAccount, WorkloadGroup};
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
-use std::sync::Arc;
-use std::time::Instant;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 #[derive(Debug, Default)]
@@ -74,6 +75,10 @@ struct Running {
     /// group is gone).
     account: Option<Arc<QueryAccount>>,
     cancel: CancellationToken,
+    /// Set (with the limit that was exceeded) when the statement's time limit cancels it.
+    timed_out: Arc<OnceLock<String>>,
+    /// Cancelled when the statement ends, which stops its time limit's timer.
+    finished: CancellationToken,
 }
 
 /// What a session does now, as the process list shows it.
@@ -96,17 +101,56 @@ impl Process {
     pub fn begin(self: &Arc<Self>, sql: &str, group: Option<Arc<WorkloadGroup>>) -> StatementGuard {
         let cancel = self.connection.child_token();
         let account = group.map(|g| QueryAccount::new(g, &self.session.user, cancel.clone()));
+        let timed_out = Arc::new(OnceLock::new());
+        let finished = CancellationToken::new();
         let mut state = self.state.lock();
         state.running = Some(Running {
             sql: sql.to_string(),
             account: account.clone(),
             cancel: cancel.clone(),
+            timed_out: timed_out.clone(),
+            finished: finished.clone(),
         });
         state.since = Instant::now();
         StatementGuard {
             process: self.clone(),
             cancel,
             account,
+            timed_out,
+            finished,
+        }
+    }
+
+    /// Gives the running statement a time limit: when `limit` passes before it ends, it is
+    /// cancelled and fails with 3024 naming `what` (the variable that set the limit). Must be
+    /// called inside a Tokio runtime; without a running statement it does nothing.
+    pub fn limit_running(&self, limit: Duration, what: String) {
+        let Some(running) = self.state.lock().running.clone() else {
+            return;
+        };
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = running.finished.cancelled() => {}
+                _ = running.cancel.cancelled() => {}
+                _ = tokio::time::sleep(limit) => {
+                    let _ = running.timed_out.set(what);
+                    running.cancel.cancel();
+                }
+            }
+        });
+    }
+
+    /// The running statement's cancellation token (KILL, a workload policy, its time limit).
+    pub fn running_token(&self) -> Option<CancellationToken> {
+        self.state.lock().running.as_ref().map(|r| r.cancel.clone())
+    }
+
+    /// Why the running statement was cancelled: the error it fails with.
+    pub fn running_interruption(&self) -> BasaltError {
+        let state = self.state.lock();
+        match state.running.as_ref() {
+            Some(r) => interruption(&r.timed_out, r.account.as_ref()),
+            None => BasaltError::QueryInterrupted,
         }
     }
 
@@ -159,6 +203,20 @@ pub struct StatementGuard {
     process: Arc<Process>,
     cancel: CancellationToken,
     account: Option<Arc<QueryAccount>>,
+    timed_out: Arc<OnceLock<String>>,
+    finished: CancellationToken,
+}
+
+/// The error a cancelled statement fails with: its time limit's, a workload policy's reason,
+/// or KILL's.
+fn interruption(timed_out: &OnceLock<String>, account: Option<&Arc<QueryAccount>>) -> BasaltError {
+    if let Some(limit) = timed_out.get() {
+        return BasaltError::QueryTimeout(limit.clone());
+    }
+    match account.and_then(|a| a.cancel_reason()) {
+        Some(reason) => BasaltError::QueryCancelled(reason),
+        None => BasaltError::QueryInterrupted,
+    }
 }
 
 impl StatementGuard {
@@ -171,17 +229,16 @@ impl StatementGuard {
         self.account.as_ref()
     }
 
-    /// The error a cancelled statement fails with: a workload policy's reason, or KILL's.
+    /// The error a cancelled statement fails with: its time limit's, a workload policy's
+    /// reason, or KILL's.
     pub fn interrupted(&self) -> BasaltError {
-        match self.account.as_ref().and_then(|a| a.cancel_reason()) {
-            Some(reason) => BasaltError::QueryCancelled(reason),
-            None => BasaltError::QueryInterrupted,
-        }
+        interruption(&self.timed_out, self.account.as_ref())
     }
 }
 
 impl Drop for StatementGuard {
     fn drop(&mut self) {
+        self.finished.cancel();
         // A session runs one statement at a time: this guard's statement is the current one.
         let mut state = self.process.state.lock();
         state.running = None;

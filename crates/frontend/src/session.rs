@@ -3,6 +3,7 @@
 
 use crate::catalog_provider::{BasaltCatalogList, Services};
 use crate::functions::session_functions;
+use crate::planning_budget::{with_checkpoints, PlanningCheckpoint};
 use crate::prepared::PreparedStatements;
 use crate::variables::{SessionVariables, VarValue};
 use basalt_common::df_error::to_df;
@@ -100,7 +101,23 @@ fn analyzer_rules() -> Vec<Arc<dyn datafusion::optimizer::AnalyzerRule + Send + 
         .unwrap_or(0);
     rules.insert(coercion, Arc::new(basalt_functions::ExactDivision));
     rules.push(Arc::new(basalt_functions::CheckedIntegerArithmetic));
-    rules
+    with_checkpoints(rules, Arc::new(PlanningCheckpoint))
+}
+
+/// DataFusion's optimizer rules, each after a planning checkpoint.
+fn optimizer_rules() -> Vec<Arc<dyn datafusion::optimizer::OptimizerRule + Send + Sync>> {
+    with_checkpoints(
+        datafusion::optimizer::Optimizer::new().rules,
+        Arc::new(PlanningCheckpoint),
+    )
+}
+
+/// DataFusion's physical optimizer rules and Basalt's, each after a planning checkpoint.
+fn physical_optimizer_rules(
+) -> Vec<Arc<dyn datafusion::physical_optimizer::PhysicalOptimizerRule + Send + Sync>> {
+    let mut rules = datafusion::physical_optimizer::optimizer::PhysicalOptimizer::new().rules;
+    rules.push(Arc::new(basalt_query::FastLikeRule));
+    with_checkpoints(rules, Arc::new(PlanningCheckpoint))
 }
 
 impl Session {
@@ -153,7 +170,8 @@ impl Session {
             .with_default_features()
             .with_catalog_list(catalog_list)
             .with_analyzer_rules(analyzer_rules())
-            .with_physical_optimizer_rule(Arc::new(basalt_query::FastLikeRule))
+            .with_optimizer_rules(optimizer_rules())
+            .with_physical_optimizer_rules(physical_optimizer_rules())
             .build();
         let initial_options = state.config().options().as_ref().clone();
         let ctx = SessionContext::new_with_state(state);

@@ -113,6 +113,12 @@ impl QueryEngine {
         if let Some(out) = self.short_circuit(session, &stmt, point_checked)? {
             return Ok(out);
         }
+        if matches!(
+            stmt,
+            S::Query(_) | S::Insert(_) | S::Explain { .. } | S::Delete(_) | S::Update(_)
+        ) {
+            crate::statement_timeout::arm(session, &stmt);
+        }
         match stmt {
             S::Query(_) | S::Insert(_) => self.run_datafusion(session, stmt, false).await,
             S::Explain { .. } => self.run_datafusion(session, stmt, true).await,

@@ -186,7 +186,8 @@ impl QueryEngine {
         crate::mysql_compat::rewrite(&mut numbered);
         let state = session.ctx.state();
         let statement = DfStatement::Statement(Box::new(numbered));
-        let planned = crate::planning_lane::plan(expressions, async move {
+        let budget = crate::statement_timeout::planning_budget(session);
+        let planned = crate::planning_lane::plan(expressions, budget, async move {
             state.statement_to_plan(statement).await
         })
         .await?;

@@ -83,10 +83,11 @@ impl QueryEngine {
         crate::mysql_compat::rewrite(&mut stmt);
         crate::local_calls::rewrite_calls(&mut stmt)?;
         let mut state = session.ctx.state();
+        let budget = crate::statement_timeout::planning_budget(session);
         let plan_statement = |stmt: ast::Statement| {
             let state = state.clone();
             let statement = DfStatement::Statement(Box::new(stmt));
-            crate::planning_lane::plan(expressions, async move {
+            crate::planning_lane::plan(expressions, budget.clone(), async move {
                 state.statement_to_plan(statement).await
             })
         };
@@ -123,7 +124,7 @@ impl QueryEngine {
         state.config_mut().set_extension(account.clone());
         let physical = {
             let (state, plan) = (state.clone(), plan.clone());
-            crate::planning_lane::plan(expressions, async move {
+            crate::planning_lane::plan(expressions, budget, async move {
                 state.create_physical_plan(&plan).await
             })
             .await?

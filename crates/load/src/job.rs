@@ -560,11 +560,14 @@ impl LoadJob {
                 let bad = |e: &dyn std::fmt::Display| {
                     BasaltError::InvalidData(format!("cannot read the Parquet body: {e}"))
                 };
+                let body = file.reopen()?;
+                let body_len = body.metadata()?.len();
                 let builder =
                     datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
-                        file.reopen()?,
+                        body,
                     )
                     .map_err(|e| bad(&e))?;
+                check_parquet_chunks(builder.metadata(), body_len).map_err(|e| bad(&e))?;
                 let schema = builder.schema().clone();
                 let names = schema
                     .fields()
@@ -1045,4 +1048,94 @@ fn process(
         split_rejects: split.rejects,
         text,
     })
+}
+
+/// Every column chunk of a Parquet body lies inside the body: the reader asserts (panics) on
+/// a negative offset or length, and a chunk past the end is a truncated or forged file.
+fn check_parquet_chunks(
+    metadata: &datafusion::parquet::file::metadata::ParquetMetaData,
+    file_len: u64,
+) -> std::result::Result<(), String> {
+    for row_group in metadata.row_groups() {
+        for column in row_group.columns() {
+            let start = column
+                .dictionary_page_offset()
+                .unwrap_or(column.data_page_offset());
+            let len = column.compressed_size();
+            let fits = start >= 0
+                && len >= 0
+                && (start as u64)
+                    .checked_add(len as u64)
+                    .is_some_and(|end| end <= file_len);
+            if !fits {
+                return Err(format!(
+                    "column chunk {} at {start} of {len} bytes lies outside the {file_len}-byte body",
+                    column.column_path()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_parquet_chunks;
+    use datafusion::arrow::array::{Int32Array, RecordBatch};
+    use datafusion::parquet::arrow::ArrowWriter;
+    use datafusion::parquet::file::metadata::{ParquetMetaData, ParquetMetaDataReader};
+    use std::sync::Arc;
+
+    fn written() -> (ParquetMetaData, u64) {
+        let batch =
+            RecordBatch::try_from_iter([("k", Arc::new(Int32Array::from(vec![1, 2, 3])) as _)])
+                .unwrap();
+        let mut body = Vec::new();
+        let mut writer = ArrowWriter::try_new(&mut body, batch.schema(), None).unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        let len = body.len() as u64;
+        let metadata = ParquetMetaDataReader::new()
+            .parse_and_finish(&bytes::Bytes::from(body))
+            .unwrap();
+        (metadata, len)
+    }
+
+    /// `metadata` with its first column chunk starting at `offset`.
+    fn moved(metadata: ParquetMetaData, offset: i64) -> ParquetMetaData {
+        let mut builder = metadata.into_builder();
+        let row_groups = builder
+            .take_row_groups()
+            .into_iter()
+            .map(|rg| {
+                let columns = rg
+                    .columns()
+                    .iter()
+                    .map(|c| {
+                        c.clone()
+                            .into_builder()
+                            .set_dictionary_page_offset(None)
+                            .set_data_page_offset(offset)
+                            .build()
+                            .unwrap()
+                    })
+                    .collect();
+                rg.into_builder()
+                    .set_column_metadata(columns)
+                    .build()
+                    .unwrap()
+            })
+            .collect();
+        builder.set_row_groups(row_groups).build()
+    }
+
+    #[test]
+    fn column_chunks_outside_the_body_are_refused() {
+        let (metadata, len) = written();
+        assert!(check_parquet_chunks(&metadata, len).is_ok());
+        let negative = moved(metadata.clone(), -7);
+        assert!(check_parquet_chunks(&negative, len).is_err());
+        let past_the_end = moved(metadata, len as i64);
+        assert!(check_parquet_chunks(&past_the_end, len).is_err());
+    }
 }

@@ -13,6 +13,7 @@ mod functions;
 #[cfg(test)]
 mod fuzz_tests;
 mod grants;
+mod grouping;
 mod information_schema;
 mod load_context;
 mod local_calls;

@@ -76,7 +76,9 @@ fn check() -> Result<()> {
 #[derive(Debug)]
 pub struct PlanningCheckpoint;
 
-const NAME: &str = "basalt_planning_checkpoint";
+/// The checkpoint's rule name (EXPLAIN VERBOSE leaves its steps out).
+pub const CHECKPOINT_NAME: &str = "basalt_planning_checkpoint";
+const NAME: &str = CHECKPOINT_NAME;
 
 impl AnalyzerRule for PlanningCheckpoint {
     fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> Result<LogicalPlan> {

@@ -16,6 +16,7 @@ mod hll;
 mod intersect_count;
 pub mod like;
 pub mod murmur3;
+mod numeric_dates;
 mod percentile;
 mod stats;
 pub mod string_size;
@@ -29,6 +30,7 @@ pub use checked_arithmetic::CheckedIntegerArithmetic;
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 use datafusion::prelude::SessionContext;
 pub use exact_division::ExactDivision;
+pub use numeric_dates::{NumericDates, NumericDatesPlanner};
 
 /// Every scalar function: the BITMAP and HLL scalars, MySQL's date range guard and the
 /// size-bounded REPEAT/LPAD/RPAD.

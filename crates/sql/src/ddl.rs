@@ -91,7 +91,14 @@ fn parse_keys_model(p: &mut Parser) -> Option<KeysModel> {
 
 /// A column definition, `PRIMARY KEY (..)`, or an index definition (accepted, not used).
 fn parse_table_element(p: &mut Parser, table: &mut CreateTable) -> Result<(), ParserError> {
+    let start = p.peek_token();
     if eat_words(p, &["PRIMARY", "KEY"]) {
+        if table.primary_key.is_some() {
+            return p.expected(
+                "a single PRIMARY KEY (multiple primary keys defined)",
+                start,
+            );
+        }
         table.primary_key = Some(column_list(p)?);
         return Ok(());
     }
@@ -116,12 +123,22 @@ fn parse_table_element(p: &mut Parser, table: &mut CreateTable) -> Result<(), Pa
         }
         return Ok(());
     }
-    let col = parse_column_def(p)?;
+    let (col, primary_key) = parse_column_def(p)?;
+    if primary_key {
+        if table.primary_key.is_some() {
+            return p.expected(
+                "a single PRIMARY KEY (multiple primary keys defined)",
+                start,
+            );
+        }
+        table.primary_key = Some(vec![col.name.clone()]);
+    }
     table.columns.push(col);
     Ok(())
 }
 
-fn parse_column_def(p: &mut Parser) -> Result<ColumnDef, ParserError> {
+/// A column and its attributes in any order; `true` with it when one of them is `PRIMARY KEY`.
+fn parse_column_def(p: &mut Parser) -> Result<(ColumnDef, bool), ParserError> {
     let name = ident(p)?;
     let ty = parse_type(p)?;
     let mut col = ColumnDef {
@@ -133,6 +150,7 @@ fn parse_column_def(p: &mut Parser) -> Result<ColumnDef, ParserError> {
         comment: None,
         auto_increment: false,
     };
+    let mut primary_key = false;
     loop {
         if let Some(agg) = parse_agg_kind(p) {
             col.agg = Some(agg);
@@ -154,15 +172,12 @@ fn parse_column_def(p: &mut Parser) -> Result<ColumnDef, ParserError> {
         } else if eat_word(p, "UNSIGNED") || eat_word(p, "SIGNED") || eat_word(p, "ZEROFILL") {
             // accepted for MySQL compatibility
         } else if eat_words(p, &["PRIMARY", "KEY"]) {
-            return p.expected(
-                "PRIMARY KEY as a table element, e.g. PRIMARY KEY (id)",
-                p.peek_token(),
-            );
+            primary_key = true;
         } else {
             break;
         }
     }
-    Ok(col)
+    Ok((col, primary_key))
 }
 
 fn parse_agg_kind(p: &mut Parser) -> Option<AggKind> {
@@ -483,6 +498,23 @@ mod tests {
             t.columns[2].default,
             Some(DefaultValue::Literal(String::new()))
         );
+    }
+
+    #[test]
+    fn inline_primary_key() {
+        let t = create(
+            "CREATE TABLE t (id INT PRIMARY KEY NOT NULL AUTO_INCREMENT COMMENT 'k', v VARCHAR(20))",
+        );
+        assert_eq!(t.primary_key, Some(vec!["id".to_string()]));
+        assert_eq!(t.columns[0].nullable, Some(false));
+        assert!(t.columns[0].auto_increment);
+        assert_eq!(t.columns[0].comment.as_deref(), Some("k"));
+        let e =
+            parse_one("CREATE TABLE t (a INT PRIMARY KEY, b INT, PRIMARY KEY (b))").unwrap_err();
+        assert!(e.to_string().contains("multiple primary keys"), "{e}");
+        let e = parse_one("CREATE TABLE t (a INT PRIMARY KEY, b INT PRIMARY KEY)").unwrap_err();
+        assert_eq!(e.mysql_code(), 1064);
+        assert!(e.to_string().contains("multiple primary keys"), "{e}");
     }
 
     #[test]

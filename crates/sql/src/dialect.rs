@@ -26,6 +26,16 @@ impl Dialect for BasaltDialect {
         false
     }
 
+    /// `GROUP BY ROLLUP(a, b)`, `CUBE(..)`, `GROUPING SETS ((..), ..)` (Doris).
+    fn supports_group_by_expr(&self) -> bool {
+        true
+    }
+
+    /// `GROUP BY a, b WITH ROLLUP` (MySQL).
+    fn supports_group_by_with_modifier(&self) -> bool {
+        true
+    }
+
     fn parse_infix(
         &self,
         parser: &mut Parser,

@@ -184,6 +184,7 @@ impl QueryEngine {
             std::ops::ControlFlow::<()>::Continue(())
         });
         crate::mysql_compat::rewrite(&mut numbered);
+        crate::grouping::rewrite(&mut numbered)?;
         let state = session.ctx.state();
         let statement = DfStatement::Statement(Box::new(numbered));
         let budget = crate::statement_timeout::planning_budget(session);

@@ -81,6 +81,7 @@ impl QueryEngine {
         let column_names = mysql_column_names(&stmt);
         let expressions = crate::statement_limits::prepare(&mut stmt)?;
         crate::mysql_compat::rewrite(&mut stmt);
+        crate::grouping::rewrite(&mut stmt)?;
         crate::local_calls::rewrite_calls(&mut stmt)?;
         let mut state = session.ctx.state();
         let budget = crate::statement_timeout::planning_budget(session);
@@ -244,7 +245,7 @@ fn with_scan_reports(batches: Vec<RecordBatch>, reports: Vec<String>) -> Output 
         Some(b) => b.schema(),
         None => return Output::ok(),
     };
-    let mut out = batches;
+    let mut out: Vec<RecordBatch> = batches.into_iter().map(without_checkpoints).collect();
     if !reports.is_empty() && schema.fields().len() == 2 {
         let plan_type = StringArray::from(vec!["basalt_scan"; reports.len()]);
         let plan = StringArray::from(reports);
@@ -255,4 +256,18 @@ fn with_scan_reports(batches: Vec<RecordBatch>, reports: Vec<String>) -> Output 
         }
     }
     Output::batches(schema, out)
+}
+
+/// EXPLAIN VERBOSE lists the plan after every rule; the planning checkpoints between the rules
+/// change nothing and are left out.
+fn without_checkpoints(batch: RecordBatch) -> RecordBatch {
+    let Some(steps) = batch.column(0).as_any().downcast_ref::<StringArray>() else {
+        return batch;
+    };
+    let checkpoint = crate::planning_budget::CHECKPOINT_NAME;
+    let keep: datafusion::arrow::array::BooleanArray = steps
+        .iter()
+        .map(|step| Some(!step.is_some_and(|s| s.contains(checkpoint))))
+        .collect();
+    datafusion::arrow::compute::filter_record_batch(&batch, &keep).unwrap_or(batch)
 }

@@ -1,0 +1,74 @@
+//! MySQL's and Doris's grouping forms as DataFusion plans them. `GROUP BY a, b WITH ROLLUP`
+//! (MySQL) is `GROUP BY ROLLUP(a, b)`, and `WITH CUBE` is `CUBE(a, b)`; `GROUPING SETS`,
+//! `ROLLUP(..)` and `CUBE(..)` parse as they are. Doris's `GROUPING_ID(a, b)` is the bitmask
+//! that `GROUPING(a, b)` already gives (MySQL's multi-argument GROUPING). A modifier DataFusion
+//! would ignore (ClickHouse's `WITH TOTALS`) is refused rather than dropped.
+
+use basalt_common::{BasaltError, Result};
+use basalt_sql::ast::{
+    visit_expressions_mut, Expr, GroupByExpr, GroupByWithModifier, Ident, ObjectName, Select,
+    Statement, VisitMut, VisitorMut,
+};
+use std::ops::ControlFlow;
+
+/// Rewrites the grouping forms of every SELECT in `stmt`.
+pub fn rewrite(stmt: &mut Statement) -> Result<()> {
+    if let ControlFlow::Break(e) = stmt.visit(&mut Modifiers) {
+        return Err(e);
+    }
+    let _ = visit_expressions_mut(stmt, |e| {
+        if let Expr::Function(f) = e {
+            if f.name.0.len() == 1
+                && f.name.0[0]
+                    .as_ident()
+                    .is_some_and(|i| i.value.eq_ignore_ascii_case("grouping_id"))
+            {
+                f.name = ObjectName::from(vec![Ident::new("grouping")]);
+            }
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    Ok(())
+}
+
+/// Turns `WITH ROLLUP` / `WITH CUBE` into the grouping expression they stand for.
+struct Modifiers;
+
+impl VisitorMut for Modifiers {
+    type Break = BasaltError;
+
+    fn pre_visit_select(&mut self, select: &mut Select) -> ControlFlow<BasaltError> {
+        let result = match &mut select.group_by {
+            GroupByExpr::Expressions(exprs, modifiers) => apply(exprs, std::mem::take(modifiers)),
+            GroupByExpr::All(_) => Err(BasaltError::NotSupported("GROUP BY ALL".into())),
+        };
+        match result {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => ControlFlow::Break(e),
+        }
+    }
+}
+
+fn apply(exprs: &mut Vec<Expr>, modifiers: Vec<GroupByWithModifier>) -> Result<()> {
+    match modifiers.as_slice() {
+        [] => Ok(()),
+        [GroupByWithModifier::Rollup] => {
+            let columns = std::mem::take(exprs).into_iter().map(|e| vec![e]).collect();
+            exprs.push(Expr::Rollup(columns));
+            Ok(())
+        }
+        [GroupByWithModifier::Cube] => {
+            let columns = std::mem::take(exprs).into_iter().map(|e| vec![e]).collect();
+            exprs.push(Expr::Cube(columns));
+            Ok(())
+        }
+        _ => Err(BasaltError::NotSupported(format!(
+            "GROUP BY .. {}",
+            modifiers
+                .iter()
+                .map(|m| m.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        ))),
+    }
+}

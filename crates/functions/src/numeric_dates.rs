@@ -1,0 +1,351 @@
+//! Numbers where MySQL expects a date. MySQL and Doris read `20240105` beside a DATE as
+//! 2024-01-05 (and `240105`, `20240105101112`, `240105101112` likewise); DataFusion casts the
+//! number as a count of days since 1970, so `WHERE dt = 20240105` silently matched nothing.
+//! [`NumericDatesPlanner`] converts such numbers in comparisons as the SQL is planned (where
+//! DataFusion would otherwise refuse `ts = 20240105101112` outright), and an analyzer rule
+//! running before type coercion in BETWEEN, IN lists and CAST(number AS DATE/DATETIME): a
+//! literal at plan time, any other integer expression through [`NumberToDate`]. A number that is not a valid date is NULL
+//! (MySQL warns and compares false).
+
+use crate::expr_rules::rewrite_node_expressions;
+use chrono::{NaiveDate, NaiveDateTime};
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, Date32Array, Int64Array, TimestampMicrosecondArray,
+};
+use datafusion::arrow::datatypes::{DataType, Int64Type, TimeUnit};
+use datafusion::common::config::ConfigOptions;
+use datafusion::common::tree_node::Transformed;
+use datafusion::common::{DFSchema, Result, ScalarValue};
+use datafusion::logical_expr::expr::{InList, TryCast};
+use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawBinaryExpr};
+use datafusion::logical_expr::{
+    Between, BinaryExpr, Cast, ColumnarValue, Expr, ExprSchemable, LogicalPlan, Operator,
+    ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+};
+use datafusion::optimizer::AnalyzerRule;
+use std::sync::Arc;
+
+/// The analyzer rule; it must run before DataFusion's type coercion.
+#[derive(Debug, Default)]
+pub struct NumericDates;
+
+impl AnalyzerRule for NumericDates {
+    fn name(&self) -> &str {
+        "mysql_numeric_dates"
+    }
+
+    fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> Result<LogicalPlan> {
+        plan.transform_up_with_subqueries(|node| rewrite_node_expressions(node, dates))
+            .map(|t| t.data)
+    }
+}
+
+/// Converts numbers compared with dates while the SQL is planned.
+#[derive(Debug, Default)]
+pub struct NumericDatesPlanner;
+
+impl ExprPlanner for NumericDatesPlanner {
+    fn plan_binary_op(
+        &self,
+        expr: RawBinaryExpr,
+        schema: &DFSchema,
+    ) -> Result<PlannerResult<RawBinaryExpr>> {
+        use datafusion::sql::sqlparser::ast::BinaryOperator as Sql;
+        let op = match expr.op {
+            Sql::Eq => Operator::Eq,
+            Sql::NotEq => Operator::NotEq,
+            Sql::Lt => Operator::Lt,
+            Sql::LtEq => Operator::LtEq,
+            Sql::Gt => Operator::Gt,
+            Sql::GtEq => Operator::GtEq,
+            _ => return Ok(PlannerResult::Original(expr)),
+        };
+        let binary = Expr::BinaryExpr(BinaryExpr {
+            left: Box::new(expr.left.clone()),
+            op,
+            right: Box::new(expr.right.clone()),
+        });
+        let converted = dates(binary, schema)?;
+        Ok(if converted.transformed {
+            PlannerResult::Planned(converted.data)
+        } else {
+            PlannerResult::Original(expr)
+        })
+    }
+}
+
+/// What a number beside a temporal value becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Target {
+    Date,
+    DateTime,
+}
+
+impl Target {
+    fn of(t: &DataType) -> Option<Target> {
+        match t {
+            DataType::Date32 | DataType::Date64 => Some(Target::Date),
+            DataType::Timestamp(_, _) => Some(Target::DateTime),
+            _ => None,
+        }
+    }
+}
+
+fn is_integer(t: &DataType) -> bool {
+    t.is_integer()
+}
+
+fn dates(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    let type_of = |e: &Expr| e.get_type(schema).ok();
+    let number_beside = |e: &Expr, target: Option<Target>| -> Option<Target> {
+        target.filter(|_| type_of(e).as_ref().is_some_and(is_integer))
+    };
+    Ok(match e {
+        Expr::BinaryExpr(BinaryExpr { left, op, right }) if is_comparison(&op) => {
+            let (lt, rt) = (type_of(&left), type_of(&right));
+            let (lt, rt) = (
+                lt.as_ref().and_then(Target::of),
+                rt.as_ref().and_then(Target::of),
+            );
+            if let Some(target) = number_beside(&right, lt) {
+                Transformed::yes(Expr::BinaryExpr(BinaryExpr {
+                    left,
+                    op,
+                    right: Box::new(as_temporal(*right, target)),
+                }))
+            } else if let Some(target) = number_beside(&left, rt) {
+                Transformed::yes(Expr::BinaryExpr(BinaryExpr {
+                    left: Box::new(as_temporal(*left, target)),
+                    op,
+                    right,
+                }))
+            } else {
+                Transformed::no(Expr::BinaryExpr(BinaryExpr { left, op, right }))
+            }
+        }
+        Expr::Between(between) => {
+            let target = type_of(&between.expr).as_ref().and_then(Target::of);
+            let convert = |e: Box<Expr>| match number_beside(&e, target) {
+                Some(t) => (Box::new(as_temporal(*e, t)), true),
+                None => (e, false),
+            };
+            let Between {
+                expr,
+                negated,
+                low,
+                high,
+            } = between;
+            let (low, a) = convert(low);
+            let (high, b) = convert(high);
+            Transformed::new_transformed(
+                Expr::Between(Between {
+                    expr,
+                    negated,
+                    low,
+                    high,
+                }),
+                a || b,
+            )
+        }
+        Expr::InList(InList {
+            expr,
+            list,
+            negated,
+        }) => {
+            let target = type_of(&expr).as_ref().and_then(Target::of);
+            let mut changed = false;
+            let list = list
+                .into_iter()
+                .map(|e| match number_beside(&e, target) {
+                    Some(t) => {
+                        changed = true;
+                        as_temporal(e, t)
+                    }
+                    None => e,
+                })
+                .collect();
+            Transformed::new_transformed(
+                Expr::InList(InList {
+                    expr,
+                    list,
+                    negated,
+                }),
+                changed,
+            )
+        }
+        Expr::Cast(Cast { expr, field }) => {
+            match number_beside(&expr, Target::of(field.data_type())) {
+                Some(t) => Transformed::yes(Expr::Cast(Cast {
+                    expr: Box::new(as_temporal(*expr, t)),
+                    field,
+                })),
+                None => Transformed::no(Expr::Cast(Cast { expr, field })),
+            }
+        }
+        Expr::TryCast(TryCast { expr, field }) => {
+            match number_beside(&expr, Target::of(field.data_type())) {
+                Some(t) => Transformed::yes(Expr::TryCast(TryCast {
+                    expr: Box::new(as_temporal(*expr, t)),
+                    field,
+                })),
+                None => Transformed::no(Expr::TryCast(TryCast { expr, field })),
+            }
+        }
+        other => Transformed::no(other),
+    })
+}
+
+fn is_comparison(op: &Operator) -> bool {
+    matches!(
+        op,
+        Operator::Eq
+            | Operator::NotEq
+            | Operator::Lt
+            | Operator::LtEq
+            | Operator::Gt
+            | Operator::GtEq
+            | Operator::IsDistinctFrom
+            | Operator::IsNotDistinctFrom
+    )
+}
+
+/// `e`, an integer expression, as the date (or datetime) MySQL reads it as.
+fn as_temporal(e: Expr, target: Target) -> Expr {
+    if let Expr::Literal(value, _) = &e {
+        let n = match value {
+            ScalarValue::UInt64(Some(v)) => Some(i64::try_from(*v).unwrap_or(-1)),
+            other => other.cast_to(&DataType::Int64).ok().and_then(|v| match v {
+                ScalarValue::Int64(n) => n,
+                _ => None,
+            }),
+        };
+        if let Some(n) = n {
+            return Expr::Literal(literal(n, target), None);
+        }
+    }
+    let number = Expr::Cast(Cast::new(Box::new(e), DataType::Int64));
+    ScalarUDF::new_from_impl(NumberToDate::new(target)).call(vec![number])
+}
+
+/// A literal number as a date: DATETIME when it carries a time of day (or the other side is
+/// one), DATE otherwise; NULL when it is not a valid date.
+fn literal(n: i64, target: Target) -> ScalarValue {
+    match parse(n) {
+        Some(dt) if target == Target::Date && n < 100_000_000 => {
+            ScalarValue::Date32(Some(days(dt.date())))
+        }
+        Some(dt) => ScalarValue::TimestampMicrosecond(Some(dt.and_utc().timestamp_micros()), None),
+        None if target == Target::Date => ScalarValue::Date32(None),
+        None => ScalarValue::TimestampMicrosecond(None, None),
+    }
+}
+
+fn days(d: NaiveDate) -> i32 {
+    (d - NaiveDate::default()).num_days() as i32
+}
+
+/// A number read as MySQL reads a date: YYMMDD, YYYYMMDD, YYMMDDHHMMSS or YYYYMMDDHHMMSS
+/// (two-digit years 70-99 are 19xx, 00-69 are 20xx); `None` when it names no valid date.
+fn parse(n: i64) -> Option<NaiveDateTime> {
+    if n <= 0 || n >= 100_000_000_000_000 {
+        return None;
+    }
+    let (date, time) = if n < 100_000_000 {
+        (n, 0)
+    } else {
+        (n / 1_000_000, n % 1_000_000)
+    };
+    let mut year = date / 10_000;
+    if date < 1_000_000 {
+        year += if year < 70 { 2000 } else { 1900 };
+    }
+    let (month, day) = ((date / 100) % 100, date % 100);
+    let (hour, minute, second) = (time / 10_000, (time / 100) % 100, time % 100);
+    NaiveDate::from_ymd_opt(year as i32, month as u32, day as u32)?.and_hms_opt(
+        hour as u32,
+        minute as u32,
+        second as u32,
+    )
+}
+
+/// `mysql_number_to_date(n)` / `mysql_number_to_datetime(n)`: [`parse`] over a column.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct NumberToDate {
+    target: Target,
+    signature: Signature,
+}
+
+impl NumberToDate {
+    fn new(target: Target) -> NumberToDate {
+        NumberToDate {
+            target,
+            signature: Signature::exact(vec![DataType::Int64], Volatility::Immutable),
+        }
+    }
+}
+
+impl ScalarUDFImpl for NumberToDate {
+    fn name(&self) -> &str {
+        match self.target {
+            Target::Date => "mysql_number_to_date",
+            Target::DateTime => "mysql_number_to_datetime",
+        }
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _args: &[DataType]) -> Result<DataType> {
+        Ok(match self.target {
+            Target::Date => DataType::Date32,
+            Target::DateTime => DataType::Timestamp(TimeUnit::Microsecond, None),
+        })
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let scalar = matches!(args.args.first(), Some(ColumnarValue::Scalar(_)));
+        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
+        let numbers: &Int64Array = arrays[0].as_primitive::<Int64Type>();
+        let out: ArrayRef = match self.target {
+            Target::Date => Arc::new(
+                numbers
+                    .iter()
+                    .map(|n| n.and_then(|n| parse(n).filter(|_| n < 100_000_000)))
+                    .map(|d| d.map(|d| days(d.date())))
+                    .collect::<Date32Array>(),
+            ),
+            Target::DateTime => Arc::new(
+                numbers
+                    .iter()
+                    .map(|n| n.and_then(parse).map(|d| d.and_utc().timestamp_micros()))
+                    .collect::<TimestampMicrosecondArray>(),
+            ),
+        };
+        if scalar && out.len() == 1 {
+            return ScalarValue::try_from_array(&out, 0).map(ColumnarValue::Scalar);
+        }
+        Ok(ColumnarValue::Array(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ymd(n: i64) -> Option<String> {
+        parse(n).map(|d| d.format("%Y-%m-%d %H:%M:%S").to_string())
+    }
+
+    #[test]
+    fn numbers_read_as_mysql_reads_dates() {
+        assert_eq!(ymd(20240105).as_deref(), Some("2024-01-05 00:00:00"));
+        assert_eq!(ymd(240105).as_deref(), Some("2024-01-05 00:00:00"));
+        assert_eq!(ymd(991231).as_deref(), Some("1999-12-31 00:00:00"));
+        assert_eq!(ymd(20240105101112).as_deref(), Some("2024-01-05 10:11:12"));
+        assert_eq!(ymd(240105101112).as_deref(), Some("2024-01-05 10:11:12"));
+        for invalid in [0, -1, 2024, 99999999, 20240230, 20240105256000, i64::MAX] {
+            assert_eq!(ymd(invalid), None, "{invalid}");
+        }
+    }
+}

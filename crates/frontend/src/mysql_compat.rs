@@ -4,12 +4,13 @@
 //! CAST/CONVERT to SIGNED/UNSIGNED, and NOW()
 //! with MySQL's second precision; `FROM DUAL` is dropped; `ILIKE '%word%'` becomes a SIMD search.
 
+use basalt_functions::date_arith::Unit;
 use basalt_sql::ast::helpers::attached_token::AttachedToken;
 use basalt_sql::ast::{
-    visit_expressions_mut, BinaryOperator, CaseWhen, CastKind, DataType, Expr, Function,
-    FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, Ident, ObjectName,
-    Query, SetExpr, Statement, TableFactor, TableWithJoins, TimezoneInfo, Value, VisitMut,
-    VisitorMut,
+    visit_expressions_mut, BinaryOperator, CaseWhen, CastKind, DataType, ExactNumberInfo, Expr,
+    Function, FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, Ident,
+    ObjectName, Query, SetExpr, Statement, TableFactor, TableWithJoins, TimezoneInfo, Value,
+    VisitMut, VisitorMut,
 };
 use std::ops::ControlFlow;
 
@@ -155,10 +156,32 @@ fn as_temporal(e: Expr) -> Expr {
     }
 }
 
+/// A CAST target as DataFusion names it: MySQL's SIGNED/UNSIGNED and DATETIME (microseconds,
+/// as Basalt stores it, so years up to 9999 fit) and Doris's DATEV2, DATETIMEV2/V1 and
+/// DECIMALV2/V3.
 fn convert_type(t: &DataType) -> Option<DataType> {
+    let datetime = || DataType::Timestamp(Some(6), TimezoneInfo::None);
     match t {
         DataType::Signed | DataType::SignedInteger => Some(DataType::BigInt(None)),
         DataType::Unsigned | DataType::UnsignedInteger => Some(DataType::BigIntUnsigned(None)),
+        DataType::Datetime(_) => Some(datetime()),
+        DataType::Custom(name, modifiers) => {
+            let name = name.to_string().to_ascii_lowercase();
+            match name.as_str() {
+                "datev2" | "datev1" => Some(DataType::Date),
+                "datetimev2" | "datetimev1" => Some(datetime()),
+                "decimalv3" | "decimalv2" => {
+                    let number = |i: usize| modifiers.get(i).and_then(|m| m.parse::<u64>().ok());
+                    let info = match (number(0), number(1)) {
+                        (Some(p), Some(s)) => ExactNumberInfo::PrecisionAndScale(p, s as i64),
+                        (Some(p), None) => ExactNumberInfo::Precision(p),
+                        _ => ExactNumberInfo::None,
+                    };
+                    Some(DataType::Decimal(info))
+                }
+                _ => None,
+            }
+        }
         _ => None,
     }
 }
@@ -295,10 +318,19 @@ fn rewrite_function(f: &Function) -> Option<Expr> {
                 DataType::BigInt(None),
             )
         }
-        "date_add" | "adddate" | "date_sub" | "subdate"
-            if args.len() == 2 && matches!(args[1], Expr::Interval(_)) =>
-        {
-            let op = if name.ends_with("add") {
+        "date_add" | "adddate" | "date_sub" | "subdate" if args.len() == 2 => {
+            let adds = matches!(name.as_str(), "date_add" | "adddate");
+            let Expr::Interval(interval) = &args[1] else {
+                // A count of days (MySQL's ADDDATE(d, n), Doris's DATE_ADD(d, n)).
+                return Some(unit_call(Unit::Day, adds, args[0].clone(), args[1].clone()));
+            };
+            if !is_literal(&interval.value) {
+                let unit = interval.leading_field.as_ref()?.to_string();
+                let unit = Unit::parse(&unit)?;
+                let count = interval.value.as_ref().clone();
+                return Some(unit_call(unit, adds, args[0].clone(), count));
+            }
+            let op = if adds {
                 BinaryOperator::Plus
             } else {
                 BinaryOperator::Minus
@@ -309,6 +341,13 @@ fn rewrite_function(f: &Function) -> Option<Expr> {
                 vec![binary(as_temporal(args[0].clone()), op, args[1].clone())],
             )
         }
+        "timestampadd" if args.len() == 3 => {
+            unit_call(unit_arg(&args[0])?, true, args[2].clone(), args[1].clone())
+        }
+        "timestampdiff" if args.len() == 3 => call(
+            &unit_arg(&args[0])?.diff_function(),
+            vec![args[2].clone(), args[1].clone()],
+        ),
         "lcase" => call("lower", args),
         "ucase" => call("upper", args),
         "locate" if args.len() == 2 => call("strpos", vec![args[1].clone(), args[0].clone()]),
@@ -320,4 +359,36 @@ fn rewrite_function(f: &Function) -> Option<Expr> {
         ),
         _ => return None,
     })
+}
+
+/// `d` plus (or minus) `count` units, as Doris's `<unit>s_add` / `<unit>s_sub`.
+fn unit_call(unit: Unit, adds: bool, d: Expr, count: Expr) -> Expr {
+    let name = unit.add_function();
+    let name = if adds {
+        name
+    } else {
+        name.replace("_add", "_sub")
+    };
+    call(&name, vec![d, count])
+}
+
+/// The unit argument of TIMESTAMPADD / TIMESTAMPDIFF (`DAY`, `SQL_TSI_DAY`, `'day'`).
+fn unit_arg(e: &Expr) -> Option<Unit> {
+    match e {
+        Expr::Identifier(i) => Unit::parse(&i.value),
+        Expr::Value(v) => match &v.value {
+            Value::SingleQuotedString(s) => Unit::parse(s),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A literal count (`1`, `-1`, `'1'`), which DataFusion's own intervals take.
+fn is_literal(e: &Expr) -> bool {
+    match e {
+        Expr::Value(_) => true,
+        Expr::UnaryOp { expr, .. } => is_literal(expr),
+        _ => false,
+    }
 }

@@ -8,7 +8,9 @@
 
 mod bitmap_agg;
 mod bitmap_scalar;
+mod bits;
 mod checked_arithmetic;
+pub mod date_arith;
 pub mod date_range;
 mod exact_division;
 mod expr_rules;
@@ -38,6 +40,8 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     let mut v = bitmap_scalar::functions();
     v.extend(hll::scalar_functions());
     v.push(date_range::function());
+    v.extend(date_arith::functions());
+    v.extend(bits::functions());
     v.extend(string_size::functions());
     v
 }

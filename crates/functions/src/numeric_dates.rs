@@ -10,7 +10,7 @@
 use crate::expr_rules::rewrite_node_expressions;
 use chrono::{NaiveDate, NaiveDateTime};
 use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, Date32Array, Int64Array, TimestampMicrosecondArray,
+    ArrayRef, AsArray, Date32Array, Int64Array, TimestampMicrosecondArray,
 };
 use datafusion::arrow::datatypes::{DataType, Int64Type, TimeUnit};
 use datafusion::common::config::ConfigOptions;
@@ -304,8 +304,7 @@ impl ScalarUDFImpl for NumberToDate {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let scalar = matches!(args.args.first(), Some(ColumnarValue::Scalar(_)));
-        let arrays = ColumnarValue::values_to_arrays(&args.args)?;
+        let (arrays, scalar) = crate::util::arguments(&args)?;
         let numbers: &Int64Array = arrays[0].as_primitive::<Int64Type>();
         let out: ArrayRef = match self.target {
             Target::Date => Arc::new(
@@ -322,10 +321,7 @@ impl ScalarUDFImpl for NumberToDate {
                     .collect::<TimestampMicrosecondArray>(),
             ),
         };
-        if scalar && out.len() == 1 {
-            return ScalarValue::try_from_array(&out, 0).map(ColumnarValue::Scalar);
-        }
-        Ok(ColumnarValue::Array(out))
+        crate::util::output(out, scalar)
     }
 }
 

@@ -163,3 +163,28 @@ pub(crate) fn decode_hll(func: &str, bytes: &[u8]) -> Result<HllValue> {
 pub(crate) fn bad_value(func: &str, what: &str, e: String) -> DataFusionError {
     DataFusionError::Execution(format!("{func}: malformed {what} value: {e}"))
 }
+
+/// A scalar function's arguments as arrays, and whether all of them were scalars (then the
+/// result is one too, see [`output`]).
+pub(crate) fn arguments(
+    args: &datafusion::logical_expr::ScalarFunctionArgs,
+) -> Result<(Vec<ArrayRef>, bool)> {
+    use datafusion::logical_expr::ColumnarValue;
+    let scalar = args
+        .args
+        .iter()
+        .all(|a| matches!(a, ColumnarValue::Scalar(_)));
+    Ok((ColumnarValue::values_to_arrays(&args.args)?, scalar))
+}
+
+/// A scalar function's result: one value when its arguments were all scalars.
+pub(crate) fn output(
+    out: ArrayRef,
+    scalar: bool,
+) -> Result<datafusion::logical_expr::ColumnarValue> {
+    use datafusion::logical_expr::ColumnarValue;
+    if scalar && out.len() == 1 {
+        return datafusion::common::ScalarValue::try_from_array(&out, 0).map(ColumnarValue::Scalar);
+    }
+    Ok(ColumnarValue::Array(out))
+}

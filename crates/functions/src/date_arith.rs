@@ -1,0 +1,376 @@
+//! Date arithmetic by a count that need not be a literal: Doris's `days_add(d, n)`,
+//! `months_sub(d, n)`, .. (years down to microseconds) and `days_diff(end, start)`, ..; MySQL's
+//! `DATE_ADD(d, INTERVAL expr unit)`, `TIMESTAMPADD` and `TIMESTAMPDIFF` are rewritten onto
+//! them. Month arithmetic keeps the day where it exists and otherwise takes the month's last
+//! day (2024-01-31 plus one month is 2024-02-29); a result outside years 0000-9999 is NULL.
+//! A DATE plus days or longer stays a DATE; plus hours or shorter it becomes a DATETIME.
+
+use chrono::{DateTime, Datelike, Months, NaiveDate, NaiveDateTime, TimeDelta, Timelike};
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, Date32Array, Int64Array, TimestampMicrosecondArray,
+};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{
+    DataType, Date32Type, Int64Type, TimeUnit, TimestampMicrosecondType,
+};
+use datafusion::common::{exec_err, Result};
+use datafusion::logical_expr::{
+    ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+};
+use std::sync::Arc;
+
+/// A unit of date arithmetic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Unit {
+    Year,
+    Quarter,
+    Month,
+    Week,
+    Day,
+    Hour,
+    Minute,
+    Second,
+    Millisecond,
+    Microsecond,
+}
+
+const UNITS: [(Unit, &str); 10] = [
+    (Unit::Year, "year"),
+    (Unit::Quarter, "quarter"),
+    (Unit::Month, "month"),
+    (Unit::Week, "week"),
+    (Unit::Day, "day"),
+    (Unit::Hour, "hour"),
+    (Unit::Minute, "minute"),
+    (Unit::Second, "second"),
+    (Unit::Millisecond, "millisecond"),
+    (Unit::Microsecond, "microsecond"),
+];
+
+impl Unit {
+    /// MySQL's unit keyword (`DAY`, `MONTH`, .., case-insensitive; `SQL_TSI_DAY` too).
+    pub fn parse(word: &str) -> Option<Unit> {
+        let word = word.to_ascii_lowercase();
+        let word = word.strip_prefix("sql_tsi_").unwrap_or(&word);
+        let word = if word == "frac_second" {
+            "microsecond"
+        } else {
+            word
+        };
+        UNITS.iter().find(|(_, n)| *n == word).map(|(u, _)| *u)
+    }
+
+    fn name(self) -> &'static str {
+        UNITS
+            .iter()
+            .find(|(u, _)| *u == self)
+            .map_or("day", |(_, n)| n)
+    }
+
+    /// Doris's function adding `self`s: `days_add`, `months_add`, ..
+    pub fn add_function(self) -> String {
+        format!("{}s_add", self.name())
+    }
+
+    /// Doris's function counting `self`s between two dates: `days_diff`, ..
+    pub fn diff_function(self) -> String {
+        format!("{}s_diff", self.name())
+    }
+
+    /// Microseconds in one unit; `None` for the calendar units counted in months.
+    fn micros(self) -> Option<i64> {
+        Some(match self {
+            Unit::Year | Unit::Quarter | Unit::Month => return None,
+            Unit::Week => 7 * 86_400_000_000,
+            Unit::Day => 86_400_000_000,
+            Unit::Hour => 3_600_000_000,
+            Unit::Minute => 60_000_000,
+            Unit::Second => 1_000_000,
+            Unit::Millisecond => 1_000,
+            Unit::Microsecond => 1,
+        })
+    }
+
+    fn months(self) -> i64 {
+        match self {
+            Unit::Year => 12,
+            Unit::Quarter => 3,
+            _ => 1,
+        }
+    }
+}
+
+/// Every `<unit>s_add`, `<unit>s_sub` and `<unit>s_diff`.
+pub fn functions() -> Vec<ScalarUDF> {
+    UNITS
+        .iter()
+        .flat_map(|(unit, _)| {
+            [
+                ScalarUDF::new_from_impl(DateAdd::new(*unit, 1)),
+                ScalarUDF::new_from_impl(DateAdd::new(*unit, -1)),
+                ScalarUDF::new_from_impl(DateDiff::new(*unit)),
+            ]
+        })
+        .collect()
+}
+
+fn day_zero() -> NaiveDate {
+    NaiveDate::default()
+}
+
+fn in_range(dt: NaiveDateTime) -> Option<NaiveDateTime> {
+    (0..=9999).contains(&dt.year()).then_some(dt)
+}
+
+fn from_micros(us: i64) -> Option<NaiveDateTime> {
+    DateTime::from_timestamp_micros(us).map(|d| d.naive_utc())
+}
+
+fn from_days(days: i32) -> Option<NaiveDateTime> {
+    day_zero()
+        .checked_add_signed(TimeDelta::try_days(days as i64)?)
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+}
+
+/// `dt` plus `n` units; `None` past the date range.
+fn add(dt: NaiveDateTime, n: i64, unit: Unit) -> Option<NaiveDateTime> {
+    let moved = match unit.micros() {
+        Some(us) => dt.checked_add_signed(TimeDelta::microseconds(n.checked_mul(us)?))?,
+        None => {
+            let months = n.checked_mul(unit.months())?;
+            let count = Months::new(u32::try_from(months.unsigned_abs()).ok()?);
+            if months >= 0 {
+                dt.checked_add_months(count)?
+            } else {
+                dt.checked_sub_months(count)?
+            }
+        }
+    };
+    in_range(moved)
+}
+
+/// Whole units from `start` to `end`, as MySQL's TIMESTAMPDIFF counts them (truncated).
+fn diff(start: NaiveDateTime, end: NaiveDateTime, unit: Unit) -> Option<i64> {
+    match unit.micros() {
+        Some(us) => Some((end - start).num_microseconds()? / us),
+        None => {
+            let mut months = (end.year() as i64 * 12 + end.month() as i64)
+                - (start.year() as i64 * 12 + start.month() as i64);
+            let rest = |d: NaiveDateTime| (d.day(), d.num_seconds_from_midnight(), d.nanosecond());
+            if months > 0 && rest(end) < rest(start) {
+                months -= 1;
+            } else if months < 0 && rest(end) > rest(start) {
+                months += 1;
+            }
+            Some(months / unit.months())
+        }
+    }
+}
+
+/// The temporal argument as date-times, and whether it was a DATE.
+fn datetimes(value: &ArrayRef) -> Result<(Vec<Option<NaiveDateTime>>, bool)> {
+    match value.data_type() {
+        DataType::Date32 => Ok((
+            value
+                .as_primitive::<Date32Type>()
+                .iter()
+                .map(|d| d.and_then(from_days))
+                .collect(),
+            true,
+        )),
+        DataType::Null => Ok((vec![None; value.len()], false)),
+        _ => {
+            let micros = cast(value, &DataType::Timestamp(TimeUnit::Microsecond, None))?;
+            Ok((
+                micros
+                    .as_primitive::<TimestampMicrosecondType>()
+                    .iter()
+                    .map(|us| us.and_then(from_micros))
+                    .collect(),
+                false,
+            ))
+        }
+    }
+}
+
+fn temporal_input(t: &DataType) -> DataType {
+    match t {
+        DataType::Date32 | DataType::Null => t.clone(),
+        _ => DataType::Timestamp(TimeUnit::Microsecond, None),
+    }
+}
+
+/// `<unit>s_add(d, n)` (sign 1) and `<unit>s_sub(d, n)` (sign -1).
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct DateAdd {
+    name: String,
+    unit: Unit,
+    sign: i64,
+    signature: Signature,
+}
+
+impl DateAdd {
+    fn new(unit: Unit, sign: i64) -> DateAdd {
+        DateAdd {
+            name: format!("{}s_{}", unit.name(), if sign > 0 { "add" } else { "sub" }),
+            unit,
+            sign,
+            signature: Signature::user_defined(Volatility::Immutable),
+        }
+    }
+
+    /// A DATE stays a DATE when whole days are added.
+    fn keeps_date(&self, input: &DataType) -> bool {
+        matches!(input, DataType::Date32)
+            && self.unit.micros().is_none_or(|us| us % 86_400_000_000 == 0)
+    }
+}
+
+impl ScalarUDFImpl for DateAdd {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn coerce_types(&self, args: &[DataType]) -> Result<Vec<DataType>> {
+        match args {
+            [d, _] => Ok(vec![temporal_input(d), DataType::Int64]),
+            _ => exec_err!("{} takes a date and a count", self.name),
+        }
+    }
+
+    fn return_type(&self, args: &[DataType]) -> Result<DataType> {
+        Ok(match args.first() {
+            Some(t) if self.keeps_date(t) => DataType::Date32,
+            _ => DataType::Timestamp(TimeUnit::Microsecond, None),
+        })
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let (arrays, scalar) = crate::util::arguments(&args)?;
+        let keeps_date = self.keeps_date(arrays[0].data_type());
+        let (dates, _) = datetimes(&arrays[0])?;
+        let counts: &Int64Array = arrays[1].as_primitive::<Int64Type>();
+        let moved = dates.into_iter().zip(counts.iter()).map(|(d, n)| {
+            let n = n?.checked_mul(self.sign)?;
+            add(d?, n, self.unit)
+        });
+        let out: ArrayRef = if keeps_date {
+            Arc::new(
+                moved
+                    .map(|d| d.map(|d| (d.date() - day_zero()).num_days() as i32))
+                    .collect::<Date32Array>(),
+            )
+        } else {
+            Arc::new(
+                moved
+                    .map(|d| d.map(|d| d.and_utc().timestamp_micros()))
+                    .collect::<TimestampMicrosecondArray>(),
+            )
+        };
+        crate::util::output(out, scalar)
+    }
+}
+
+/// `<unit>s_diff(end, start)`: whole units from `start` to `end`.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct DateDiff {
+    name: String,
+    unit: Unit,
+    signature: Signature,
+}
+
+impl DateDiff {
+    fn new(unit: Unit) -> DateDiff {
+        DateDiff {
+            name: unit.diff_function(),
+            unit,
+            signature: Signature::user_defined(Volatility::Immutable),
+        }
+    }
+}
+
+impl ScalarUDFImpl for DateDiff {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn coerce_types(&self, args: &[DataType]) -> Result<Vec<DataType>> {
+        match args {
+            [a, b] => Ok(vec![temporal_input(a), temporal_input(b)]),
+            _ => exec_err!("{} takes two dates", self.name),
+        }
+    }
+
+    fn return_type(&self, _args: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Int64)
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let (arrays, scalar) = crate::util::arguments(&args)?;
+        let (ends, _) = datetimes(&arrays[0])?;
+        let (starts, _) = datetimes(&arrays[1])?;
+        let out: Int64Array = ends
+            .into_iter()
+            .zip(starts)
+            .map(|(end, start)| diff(start?, end?, self.unit))
+            .collect();
+        crate::util::output(Arc::new(out), scalar)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(s: &str) -> NaiveDateTime {
+        NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S").unwrap()
+    }
+
+    #[test]
+    fn adding_units() {
+        let d = at("2024-01-31 10:00:00");
+        assert_eq!(add(d, 1, Unit::Month), Some(at("2024-02-29 10:00:00")));
+        assert_eq!(add(d, -2, Unit::Month), Some(at("2023-11-30 10:00:00")));
+        assert_eq!(add(d, 1, Unit::Quarter), Some(at("2024-04-30 10:00:00")));
+        assert_eq!(add(d, 3, Unit::Hour), Some(at("2024-01-31 13:00:00")));
+        assert_eq!(add(d, -1, Unit::Week), Some(at("2024-01-24 10:00:00")));
+        assert_eq!(add(at("9999-12-31 00:00:00"), 1, Unit::Day), None);
+        assert_eq!(add(d, i64::MAX, Unit::Day), None);
+        assert_eq!(add(d, i64::MIN, Unit::Year), None);
+    }
+
+    #[test]
+    fn counting_units_as_timestampdiff() {
+        let start = at("2024-01-31 10:00:00");
+        assert_eq!(diff(start, at("2024-02-29 09:59:59"), Unit::Month), Some(0));
+        assert_eq!(diff(start, at("2024-03-31 10:00:00"), Unit::Month), Some(2));
+        assert_eq!(
+            diff(at("2024-03-31 10:00:00"), start, Unit::Month),
+            Some(-2)
+        );
+        assert_eq!(diff(start, at("2025-01-31 09:00:00"), Unit::Year), Some(0));
+        assert_eq!(diff(start, at("2024-02-01 09:00:00"), Unit::Day), Some(0));
+        assert_eq!(diff(start, at("2024-01-30 09:00:00"), Unit::Day), Some(-1));
+        assert_eq!(
+            diff(start, at("2024-01-31 10:01:30"), Unit::Second),
+            Some(90)
+        );
+    }
+
+    #[test]
+    fn units_by_mysql_names() {
+        assert_eq!(Unit::parse("DAY"), Some(Unit::Day));
+        assert_eq!(Unit::parse("sql_tsi_month"), Some(Unit::Month));
+        assert_eq!(Unit::parse("fortnight"), None);
+        assert_eq!(Unit::Day.add_function(), "days_add");
+        assert_eq!(Unit::Microsecond.diff_function(), "microseconds_diff");
+    }
+}

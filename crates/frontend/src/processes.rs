@@ -145,15 +145,6 @@ impl Process {
         self.state.lock().running.as_ref().map(|r| r.cancel.clone())
     }
 
-    /// Why the running statement was cancelled: the error it fails with.
-    pub fn running_interruption(&self) -> BasaltError {
-        let state = self.state.lock();
-        match state.running.as_ref() {
-            Some(r) => interruption(&r.timed_out, r.account.as_ref()),
-            None => BasaltError::QueryInterrupted,
-        }
-    }
-
     pub fn activity(&self) -> Activity {
         let state = self.state.lock();
         let account = state.running.as_ref().and_then(|r| r.account.clone());

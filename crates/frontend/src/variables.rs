@@ -228,6 +228,24 @@ impl SessionVariables {
         Ok(())
     }
 
+    /// `SET [SESSION] name = DEFAULT`: the session takes the global value again.
+    pub fn reset_session(&mut self, name: &str) -> Result<()> {
+        let def = lookup(name).ok_or_else(|| BasaltError::UnknownVariable(name.to_string()))?;
+        if def.scope != Both {
+            // The same refusals as any other value.
+            return self.set_session(name, def.default);
+        }
+        self.session.remove(def.name);
+        Ok(())
+    }
+
+    /// A variable's compiled-in default (`SET GLOBAL name = DEFAULT`).
+    pub fn default_text(name: &str) -> Result<&'static str> {
+        lookup(name)
+            .map(|d| d.default)
+            .ok_or_else(|| BasaltError::UnknownVariable(name.to_string()))
+    }
+
     /// Validates `SET GLOBAL name = value` and applies it to this session's view; returns the
     /// canonical name and text to persist.
     pub fn set_global(&mut self, name: &str, value: &str) -> Result<(String, String)> {

@@ -110,6 +110,8 @@ impl QueryEngine {
     ) -> Result<Output> {
         use ast::Statement as S;
         session.access().check_standard(session, &stmt)?;
+        let mut stmt = stmt;
+        apply_select_limit(session, &mut stmt);
         if let Some(out) = self.short_circuit(session, &stmt, point_checked)? {
             return Ok(out);
         }
@@ -161,4 +163,27 @@ impl QueryEngine {
             }
         }
     }
+}
+
+/// MySQL's `sql_select_limit`: the most rows a top-level SELECT without a LIMIT of its own
+/// returns (subqueries and INSERT .. SELECT are not limited).
+fn apply_select_limit(session: &Session, stmt: &mut ast::Statement) {
+    let ast::Statement::Query(query) = stmt else {
+        return;
+    };
+    if query.limit_clause.is_some() || query.fetch.is_some() {
+        return;
+    }
+    let limit = match session.variables().get("sql_select_limit") {
+        Ok(crate::variables::VarValue::Int(n)) if (0..i64::MAX).contains(&n) => n,
+        _ => return,
+    };
+    query.limit_clause = Some(ast::LimitClause::LimitOffset {
+        limit: Some(ast::Expr::value(ast::Value::Number(
+            limit.to_string(),
+            false,
+        ))),
+        offset: None,
+        limit_by: vec![],
+    });
 }

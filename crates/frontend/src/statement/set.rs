@@ -174,6 +174,17 @@ impl QueryEngine {
                 return Err(crate::workload_policies::usage_denied(user, &group));
             }
         }
+        // `SET x = DEFAULT`: the session takes the global value, the global the built-in one.
+        let default = matches!(values.first(), Some(SqlExpr::Identifier(i))
+            if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("default"));
+        if default && !global {
+            return session.info.vars.write().reset_session(&name);
+        }
+        let value = if default {
+            crate::variables::SessionVariables::default_text(&name)?.to_string()
+        } else {
+            value
+        };
         if global {
             ddl::require_admin(session, "SET GLOBAL")?;
             let (n, text) = session.info.vars.write().set_global(&name, &value)?;

@@ -46,9 +46,12 @@ impl PlanningBudget {
     pub async fn spend<F: Future>(self, work: F) -> F::Output {
         let spending = Spending {
             cancel: self.cancel,
-            deadline: self
-                .limit
-                .map(|(limit, what)| (Instant::now() + limit, what)),
+            // A limit too far away to represent is no limit.
+            deadline: self.limit.and_then(|(limit, what)| {
+                Instant::now()
+                    .checked_add(limit)
+                    .map(|deadline| (deadline, what))
+            }),
         };
         SPENDING.scope(spending, work).await
     }
@@ -155,6 +158,11 @@ mod tests {
             limit: None,
         };
         cancel.cancel();
+        let endless = PlanningBudget {
+            cancel: None,
+            limit: Some((Duration::from_secs(u64::MAX), "never".into())),
+        };
+        endless.spend(async { assert!(check().is_ok()) }).await;
         killed
             .spend(async {
                 let e = basalt_common::df_error::from_df(check().unwrap_err());

@@ -6,29 +6,17 @@
 
 use basalt_common::{BasaltError, Result};
 use basalt_sql::ast::{
-    visit_expressions_mut, Expr, GroupByExpr, GroupByWithModifier, Ident, ObjectName, Select,
-    Statement, VisitMut, VisitorMut,
+    Expr, GroupByExpr, GroupByWithModifier, Select, Statement, VisitMut, VisitorMut,
 };
 use std::ops::ControlFlow;
 
-/// Rewrites the grouping forms of every SELECT in `stmt`.
+/// Rewrites the grouping modifiers of every SELECT in `stmt` (`GROUPING_ID` is renamed with
+/// MySQL's other function spellings in `mysql_compat`).
 pub fn rewrite(stmt: &mut Statement) -> Result<()> {
-    if let ControlFlow::Break(e) = stmt.visit(&mut Modifiers) {
-        return Err(e);
+    match stmt.visit(&mut Modifiers) {
+        ControlFlow::Break(e) => Err(e),
+        ControlFlow::Continue(()) => Ok(()),
     }
-    let _ = visit_expressions_mut(stmt, |e| {
-        if let Expr::Function(f) = e {
-            if f.name.0.len() == 1
-                && f.name.0[0]
-                    .as_ident()
-                    .is_some_and(|i| i.value.eq_ignore_ascii_case("grouping_id"))
-            {
-                f.name = ObjectName::from(vec![Ident::new("grouping")]);
-            }
-        }
-        ControlFlow::<()>::Continue(())
-    });
-    Ok(())
 }
 
 /// Turns `WITH ROLLUP` / `WITH CUBE` into the grouping expression they stand for.

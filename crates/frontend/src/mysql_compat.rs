@@ -348,6 +348,8 @@ fn rewrite_function(f: &Function) -> Option<Expr> {
             &unit_arg(&args[0])?.diff_function(),
             vec![args[2].clone(), args[1].clone()],
         ),
+        // Doris's GROUPING_ID(a, b) is the bitmask MySQL's GROUPING(a, b) gives.
+        "grouping_id" => call("grouping", args),
         "lcase" => call("lower", args),
         "ucase" => call("upper", args),
         "locate" if args.len() == 2 => call("strpos", vec![args[1].clone(), args[0].clone()]),
@@ -363,11 +365,10 @@ fn rewrite_function(f: &Function) -> Option<Expr> {
 
 /// `d` plus (or minus) `count` units, as Doris's `<unit>s_add` / `<unit>s_sub`.
 fn unit_call(unit: Unit, adds: bool, d: Expr, count: Expr) -> Expr {
-    let name = unit.add_function();
     let name = if adds {
-        name
+        unit.add_function()
     } else {
-        name.replace("_add", "_sub")
+        unit.sub_function()
     };
     call(&name, vec![d, count])
 }

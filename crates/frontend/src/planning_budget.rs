@@ -81,7 +81,6 @@ pub struct PlanningCheckpoint;
 
 /// The checkpoint's rule name (EXPLAIN VERBOSE leaves its steps out).
 pub const CHECKPOINT_NAME: &str = "basalt_planning_checkpoint";
-const NAME: &str = CHECKPOINT_NAME;
 
 impl AnalyzerRule for PlanningCheckpoint {
     fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> Result<LogicalPlan> {
@@ -89,13 +88,13 @@ impl AnalyzerRule for PlanningCheckpoint {
     }
 
     fn name(&self) -> &str {
-        NAME
+        CHECKPOINT_NAME
     }
 }
 
 impl OptimizerRule for PlanningCheckpoint {
     fn name(&self) -> &str {
-        NAME
+        CHECKPOINT_NAME
     }
 
     fn rewrite(
@@ -117,7 +116,7 @@ impl PhysicalOptimizerRule for PlanningCheckpoint {
     }
 
     fn name(&self) -> &str {
-        NAME
+        CHECKPOINT_NAME
     }
 
     fn schema_check(&self) -> bool {

@@ -72,6 +72,11 @@ impl Unit {
         format!("{}s_add", self.name())
     }
 
+    /// Doris's function subtracting `self`s: `days_sub`, `months_sub`, ..
+    pub fn sub_function(self) -> String {
+        format!("{}s_sub", self.name())
+    }
+
     /// Doris's function counting `self`s between two dates: `days_diff`, ..
     pub fn diff_function(self) -> String {
         format!("{}s_diff", self.name())
@@ -167,30 +172,21 @@ fn diff(start: NaiveDateTime, end: NaiveDateTime, unit: Unit) -> Option<i64> {
     }
 }
 
-/// The temporal argument as date-times, and whether it was a DATE.
-fn datetimes(value: &ArrayRef) -> Result<(Vec<Option<NaiveDateTime>>, bool)> {
-    match value.data_type() {
-        DataType::Date32 => Ok((
-            value
-                .as_primitive::<Date32Type>()
-                .iter()
-                .map(|d| d.and_then(from_days))
-                .collect(),
-            true,
-        )),
-        DataType::Null => Ok((vec![None; value.len()], false)),
-        _ => {
-            let micros = cast(value, &DataType::Timestamp(TimeUnit::Microsecond, None))?;
-            Ok((
-                micros
-                    .as_primitive::<TimestampMicrosecondType>()
-                    .iter()
-                    .map(|us| us.and_then(from_micros))
-                    .collect(),
-                false,
-            ))
-        }
-    }
+/// The temporal argument as date-times.
+fn datetimes(value: &ArrayRef) -> Result<Vec<Option<NaiveDateTime>>> {
+    Ok(match value.data_type() {
+        DataType::Date32 => value
+            .as_primitive::<Date32Type>()
+            .iter()
+            .map(|d| d.and_then(from_days))
+            .collect(),
+        DataType::Null => vec![None; value.len()],
+        _ => cast(value, &DataType::Timestamp(TimeUnit::Microsecond, None))?
+            .as_primitive::<TimestampMicrosecondType>()
+            .iter()
+            .map(|us| us.and_then(from_micros))
+            .collect(),
+    })
 }
 
 fn temporal_input(t: &DataType) -> DataType {
@@ -212,7 +208,11 @@ struct DateAdd {
 impl DateAdd {
     fn new(unit: Unit, sign: i64) -> DateAdd {
         DateAdd {
-            name: format!("{}s_{}", unit.name(), if sign > 0 { "add" } else { "sub" }),
+            name: if sign > 0 {
+                unit.add_function()
+            } else {
+                unit.sub_function()
+            },
             unit,
             sign,
             signature: Signature::user_defined(Volatility::Immutable),
@@ -252,7 +252,7 @@ impl ScalarUDFImpl for DateAdd {
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let (arrays, scalar) = crate::util::arguments(&args)?;
         let keeps_date = self.keeps_date(arrays[0].data_type());
-        let (dates, _) = datetimes(&arrays[0])?;
+        let dates = datetimes(&arrays[0])?;
         let counts: &Int64Array = arrays[1].as_primitive::<Int64Type>();
         let moved = dates.into_iter().zip(counts.iter()).map(|(d, n)| {
             let n = n?.checked_mul(self.sign)?;
@@ -315,8 +315,8 @@ impl ScalarUDFImpl for DateDiff {
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let (arrays, scalar) = crate::util::arguments(&args)?;
-        let (ends, _) = datetimes(&arrays[0])?;
-        let (starts, _) = datetimes(&arrays[1])?;
+        let ends = datetimes(&arrays[0])?;
+        let starts = datetimes(&arrays[1])?;
         let out: Int64Array = ends
             .into_iter()
             .zip(starts)

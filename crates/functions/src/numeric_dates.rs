@@ -91,14 +91,10 @@ impl Target {
     }
 }
 
-fn is_integer(t: &DataType) -> bool {
-    t.is_integer()
-}
-
 fn dates(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     let type_of = |e: &Expr| e.get_type(schema).ok();
     let number_beside = |e: &Expr, target: Option<Target>| -> Option<Target> {
-        target.filter(|_| type_of(e).as_ref().is_some_and(is_integer))
+        target.filter(|_| type_of(e).as_ref().is_some_and(DataType::is_integer))
     };
     Ok(match e {
         Expr::BinaryExpr(BinaryExpr { left, op, right }) if is_comparison(&op) => {

@@ -44,7 +44,13 @@ pub fn from_df(e: DataFusionError) -> BasaltError {
         DataFusionError::ArrowError(ae, _) => BasaltError::Execution(ae.to_string()),
         DataFusionError::ResourcesExhausted(msg) => mem_limit_exceeded(&msg),
         DataFusionError::NotImplemented(msg) => BasaltError::NotSupported(msg),
-        other => BasaltError::Execution(strip_prefix(other.to_string())),
+        other => {
+            let message = strip_prefix(other.to_string());
+            if message.contains("Scalar subquery returned more than one row") {
+                return BasaltError::SubqueryReturnsManyRows;
+            }
+            BasaltError::Execution(message)
+        }
     }
 }
 

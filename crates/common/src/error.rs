@@ -178,6 +178,9 @@ pub enum BasaltError {
     ConcurrentDdl(String),
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),
+    /// A scalar subquery (one that stands for a value) found more than one row.
+    #[error("Subquery returns more than 1 row")]
+    SubqueryReturnsManyRows,
     #[error("internal error: {0}")]
     Internal(String),
 }
@@ -247,6 +250,7 @@ impl BasaltError {
             BasaltError::FileNotFound(_) => 29,
             BasaltError::QueryInterrupted | BasaltError::QueryCancelled(_) => 1317,
             BasaltError::QueryTimeout(_) => 3024,
+            BasaltError::SubqueryReturnsManyRows => 1242,
             BasaltError::UnknownThread(_) => 1094,
             BasaltError::NotThreadOwner(_) => 1095,
             BasaltError::InvalidWorkloadGroup(_)
@@ -274,6 +278,7 @@ impl BasaltError {
             1045 => "28000",
             1040 => "08004",
             1046 => "3D000",
+            1242 => "21000",
             1054 => "42S22",
             1050 => "42S01",
             1146 => "42S02",

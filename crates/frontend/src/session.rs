@@ -102,15 +102,25 @@ fn analyzer_rules() -> Vec<Arc<dyn datafusion::optimizer::AnalyzerRule + Send + 
     rules.insert(coercion, Arc::new(basalt_functions::ExactDivision));
     rules.insert(coercion, Arc::new(basalt_functions::NumericDates));
     rules.push(Arc::new(basalt_functions::CheckedIntegerArithmetic));
+    rules.push(Arc::new(basalt_query::ApplyRefusedSubqueries));
     with_checkpoints(rules, Arc::new(PlanningCheckpoint))
 }
 
-/// DataFusion's optimizer rules, each after a planning checkpoint.
+/// DataFusion's optimizer rules, then per-row evaluation of the subqueries they could not
+/// decorrelate, each after a planning checkpoint.
 fn optimizer_rules() -> Vec<Arc<dyn datafusion::optimizer::OptimizerRule + Send + Sync>> {
-    with_checkpoints(
-        datafusion::optimizer::Optimizer::new().rules,
-        Arc::new(PlanningCheckpoint),
-    )
+    let mut rules = datafusion::optimizer::Optimizer::new().rules;
+    // Right after the decorrelation rules: a subquery they leave must not meet the filter
+    // push-down, which moves it by its (outer-reference-blind) columns.
+    let decorrelated = rules
+        .iter()
+        .rposition(|r| r.name().contains("decorrelate") || r.name().contains("subquery"))
+        .map_or(rules.len(), |i| i + 1);
+    rules.insert(
+        decorrelated,
+        Arc::new(basalt_query::ApplyRemainingSubqueries),
+    );
+    with_checkpoints(rules, Arc::new(PlanningCheckpoint))
 }
 
 /// DataFusion's physical optimizer rules and Basalt's, each after a planning checkpoint.
@@ -175,6 +185,7 @@ impl Session {
             .with_analyzer_rules(analyzer_rules())
             .with_optimizer_rules(optimizer_rules())
             .with_physical_optimizer_rules(physical_optimizer_rules())
+            .with_query_planner(Arc::new(basalt_query::BasaltQueryPlanner))
             .build();
         let initial_options = state.config().options().as_ref().clone();
         let ctx = SessionContext::new_with_state(state);

@@ -8,12 +8,16 @@ mod lazy_conjunction;
 mod merge_exec;
 mod provider;
 mod pruning;
+mod query_planner;
 mod scan;
 mod scan_io;
 mod segment_scan;
 mod sink;
+mod subquery_apply;
 
 pub use fast_like::FastLikeRule;
 pub use provider::BasaltTable;
+pub use query_planner::BasaltQueryPlanner;
 pub use scan::{register_segment_store, ScanReports};
 pub use sink::{delete_rows, GeneratedIds};
+pub use subquery_apply::{ApplyRefusedSubqueries, ApplyRemainingSubqueries, SubqueryApply};

@@ -60,6 +60,17 @@ fn mem_limit_exceeded(msg: &str) -> BasaltError {
 }
 
 fn plan_error(msg: String) -> BasaltError {
+    // "Column in SELECT must be in GROUP BY or an aggregate function: .. column "t.b" must
+    // appear in the GROUP BY clause .."
+    if msg.starts_with("Column in ") && msg.contains("must be in GROUP BY") {
+        if let Some(column) = msg
+            .split_once("column \"")
+            .and_then(|(_, rest)| rest.split_once("\" must appear"))
+            .map(|(column, _)| column)
+        {
+            return BasaltError::NotInGroupBy(column.to_string());
+        }
+    }
     // "table 'def.db.t' not found"
     if let Some(rest) = msg.strip_prefix("table '") {
         if let Some(name) = rest.strip_suffix("' not found") {

@@ -178,6 +178,10 @@ pub enum BasaltError {
     ConcurrentDdl(String),
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),
+    /// A selected, ordered or HAVING column that is neither grouped, aggregated nor
+    /// functionally dependent on the grouped columns (MySQL's ONLY_FULL_GROUP_BY).
+    #[error("Column '{0}' is not in GROUP BY clause and is not functionally dependent on columns in GROUP BY clause; this is incompatible with sql_mode=only_full_group_by")]
+    NotInGroupBy(String),
     /// A scalar subquery (one that stands for a value) found more than one row.
     #[error("Subquery returns more than 1 row")]
     SubqueryReturnsManyRows,
@@ -251,6 +255,7 @@ impl BasaltError {
             BasaltError::QueryInterrupted | BasaltError::QueryCancelled(_) => 1317,
             BasaltError::QueryTimeout(_) => 3024,
             BasaltError::SubqueryReturnsManyRows => 1242,
+            BasaltError::NotInGroupBy(_) => 1055,
             BasaltError::UnknownThread(_) => 1094,
             BasaltError::NotThreadOwner(_) => 1095,
             BasaltError::InvalidWorkloadGroup(_)
@@ -271,7 +276,9 @@ impl BasaltError {
     /// Five-character SQLSTATE for this error.
     pub fn sqlstate(&self) -> &'static str {
         match self.mysql_code() {
-            1064 | 1049 | 1193 | 1231 | 1227 | 1461 | 1142 | 1044 | 1133 | 1144 | 1390 => "42000",
+            1055 | 1064 | 1049 | 1193 | 1231 | 1227 | 1461 | 1142 | 1044 | 1133 | 1144 | 1390 => {
+                "42000"
+            }
             1048 => "23000",
             1406 => "22001",
             1264 | 1690 => "22003",

@@ -2,11 +2,14 @@
 //! (MySQL) is `GROUP BY ROLLUP(a, b)`, and `WITH CUBE` is `CUBE(a, b)`; `GROUPING SETS`,
 //! `ROLLUP(..)` and `CUBE(..)` parse as they are. Doris's `GROUPING_ID(a, b)` is the bitmask
 //! that `GROUPING(a, b)` already gives (MySQL's multi-argument GROUPING). A modifier DataFusion
-//! would ignore (ClickHouse's `WITH TOTALS`) is refused rather than dropped.
+//! would ignore (ClickHouse's `WITH TOTALS`) is refused rather than dropped. `ORDER BY 2` of a
+//! grouped SELECT sorts by the second select item as written (DataFusion would look for it
+//! among the grouped columns).
 
 use basalt_common::{BasaltError, Result};
 use basalt_sql::ast::{
-    Expr, GroupByExpr, GroupByWithModifier, Select, Statement, VisitMut, VisitorMut,
+    Expr, GroupByExpr, GroupByWithModifier, OrderByKind, Query, Select, SelectItem, SetExpr,
+    Statement, Value, VisitMut, VisitorMut,
 };
 use std::ops::ControlFlow;
 
@@ -24,6 +27,11 @@ struct Modifiers;
 
 impl VisitorMut for Modifiers {
     type Break = BasaltError;
+
+    fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<BasaltError> {
+        order_by_positions(query);
+        ControlFlow::Continue(())
+    }
 
     fn pre_visit_select(&mut self, select: &mut Select) -> ControlFlow<BasaltError> {
         let result = match &mut select.group_by {
@@ -58,5 +66,50 @@ fn apply(exprs: &mut Vec<Expr>, modifiers: Vec<GroupByWithModifier>) -> Result<(
                 .collect::<Vec<_>>()
                 .join(" ")
         ))),
+    }
+}
+
+/// `ORDER BY <n>` of a grouped SELECT: the n-th select item's expression (its alias when it has
+/// one). Positions past a wildcard are left as they are.
+fn order_by_positions(query: &mut Query) {
+    let SetExpr::Select(select) = query.body.as_ref() else {
+        return;
+    };
+    let grouped = match &select.group_by {
+        GroupByExpr::Expressions(exprs, _) => !exprs.is_empty(),
+        GroupByExpr::All(_) => true,
+    };
+    if !grouped {
+        return;
+    }
+    let Some(OrderByKind::Expressions(order)) = query.order_by.as_mut().map(|o| &mut o.kind) else {
+        return;
+    };
+    for item in order {
+        let Expr::Value(v) = &item.expr else {
+            continue;
+        };
+        let Value::Number(n, _) = &v.value else {
+            continue;
+        };
+        let Some(position) = n.parse::<usize>().ok().and_then(|n| n.checked_sub(1)) else {
+            continue;
+        };
+        let before = &select.projection[..position.min(select.projection.len())];
+        if before.iter().any(|i| {
+            matches!(
+                i,
+                SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..)
+            )
+        }) {
+            continue;
+        }
+        match select.projection.get(position) {
+            Some(SelectItem::UnnamedExpr(e)) => item.expr = e.clone(),
+            Some(SelectItem::ExprWithAlias { alias, .. }) => {
+                item.expr = Expr::Identifier(alias.clone())
+            }
+            _ => {}
+        }
     }
 }

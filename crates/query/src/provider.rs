@@ -3,12 +3,12 @@
 
 use crate::sink::{BasaltSink, GeneratedIds};
 use async_trait::async_trait;
-use basalt_catalog::{ColumnDefault, TableMeta};
+use basalt_catalog::{ColumnDefault, KeysModel, TableMeta};
 use basalt_storage::{ReadGuard, StorageEngine};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::{Session as DfSession, TableProvider};
-use datafusion::common::{not_impl_err, Result};
+use datafusion::common::{not_impl_err, Constraint, Constraints, Result};
 use datafusion::datasource::sink::DataSinkExec;
 use datafusion::logical_expr::dml::InsertOp;
 use datafusion::logical_expr::{cast, lit, Expr, TableProviderFilterPushDown, TableType};
@@ -24,6 +24,9 @@ pub struct BasaltTable {
     pub schema: SchemaRef,
     pub storage: Arc<StorageEngine>,
     defaults: HashMap<String, Expr>,
+    /// A Unique or Aggregate table's key is unique: grouping by it groups the other columns too
+    /// (MySQL's functional dependence).
+    constraints: Constraints,
     /// Where INSERT reports the AUTO_INCREMENT ids it generated (the planning session's).
     generated: Arc<GeneratedIds>,
 }
@@ -71,8 +74,17 @@ impl BasaltTable {
             })
             .collect();
         let schema = Arc::new(datafusion::arrow::datatypes::Schema::new(fields));
+        let constraints = match meta.keys_model {
+            KeysModel::Unique | KeysModel::Aggregate if meta.num_key_columns > 0 => {
+                Constraints::new_unverified(vec![Constraint::Unique(
+                    (0..meta.num_key_columns).collect(),
+                )])
+            }
+            _ => Constraints::default(),
+        };
         BasaltTable {
             schema,
+            constraints,
             meta,
             storage,
             defaults,
@@ -90,6 +102,10 @@ impl TableProvider for BasaltTable {
 
     fn table_type(&self) -> TableType {
         TableType::Base
+    }
+
+    fn constraints(&self) -> Option<&Constraints> {
+        Some(&self.constraints)
     }
 
     fn get_column_default(&self, column: &str) -> Option<&Expr> {

@@ -40,12 +40,45 @@ def main(port: int) -> None:
         conn.ping()
         cur.execute("DROP DATABASE py")
     conn.close()
+    multi_statements(port)
     try:
         pymysql.connect(host="127.0.0.1", port=port, user="root", password="wrong")
         raise AssertionError("expected access denied")
     except pymysql.err.OperationalError as e:
         assert e.args[0] == 1045, e.args
     print("ok")
+
+
+def multi_statements(port: int) -> None:
+    """CLIENT_MULTI_STATEMENTS: one result per statement, in order, up to the first error."""
+    from pymysql.constants import CLIENT
+
+    conn = pymysql.connect(
+        host="127.0.0.1", port=port, user="root", autocommit=True, client_flag=CLIENT.MULTI_STATEMENTS
+    )
+    with conn.cursor() as cur:
+        cur.execute(
+            "CREATE DATABASE ms; USE ms; CREATE TABLE t (a INT) DISTRIBUTED BY HASH(a) BUCKETS 1;"
+            "INSERT INTO t VALUES (1), (2); SELECT COUNT(*) FROM t; SELECT ';' AS `x;y` -- a; comment"
+        )
+        results = [(cur.rowcount, cur.fetchall())]
+        while cur.nextset():
+            results.append((cur.rowcount, cur.fetchall()))
+        assert [r[1] for r in results[-2:]] == [((2,),), ((";",),)], results
+        assert results[3][0] == 2, results  # the INSERT's affected rows
+        assert len(results) == 6, results
+        try:
+            cur.execute("SELECT 1; SELECT * FROM nope; DROP DATABASE ms")
+            while cur.nextset():
+                pass
+            raise AssertionError("expected an error")
+        except pymysql.err.ProgrammingError as e:
+            assert e.args[0] == 1146, e.args
+        # The statement after the error did not run, and the connection is usable.
+        cur.execute("SELECT COUNT(*) FROM t")
+        assert cur.fetchone() == (2,)
+        cur.execute("DROP DATABASE ms")
+    conn.close()
 
 
 if __name__ == "__main__":

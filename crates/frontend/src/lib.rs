@@ -40,6 +40,14 @@ mod workload_groups;
 mod workload_policies;
 
 pub use basalt_load::{LoadDir, StreamLoadRequest, StreamLoadResult};
+
+/// The statements of a multi-statement text, in order.
+pub fn split_statements(sql: &str) -> Vec<String> {
+    basalt_sql::split_statements(sql)
+        .into_iter()
+        .map(str::to_string)
+        .collect()
+}
 pub use engine::{PreparedInfo, QueryEngine};
 pub use login::LoginPolicy;
 pub use output::{BatchStream, Output};

@@ -334,6 +334,10 @@ impl Backend for SessionBackend {
         }
     }
 
+    fn split_statements(&self, sql: &str) -> Vec<String> {
+        basalt_frontend::split_statements(sql)
+    }
+
     fn autocommit(&self) -> bool {
         self.session
             .as_ref()

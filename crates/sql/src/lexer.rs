@@ -45,6 +45,53 @@ pub fn tokenize(sql: &str) -> Result<Vec<TokenWithSpan>, TokenizerError> {
     Ok(out)
 }
 
+/// The statements of a multi-statement text (COM_QUERY with CLIENT_MULTI_STATEMENTS), split at
+/// the `;` outside strings, identifiers and comments; pieces holding only whitespace or
+/// comments are dropped. Text the tokenizer rejects is returned whole, for the parser to
+/// report.
+pub fn split_statements(sql: &str) -> Vec<&str> {
+    let dialect = BasaltDialect::default();
+    let Ok(tokens) = Tokenizer::new(&dialect, sql).tokenize_with_location() else {
+        return vec![sql];
+    };
+    // Byte offset of each line's first character.
+    let line_starts: Vec<usize> = std::iter::once(0)
+        .chain(sql.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let offset = |at: Location| -> Option<usize> {
+        let line_start = *line_starts.get(usize::try_from(at.line).ok()?.checked_sub(1)?)?;
+        let column = usize::try_from(at.column).ok()?.checked_sub(1)?;
+        let within = sql[line_start..]
+            .char_indices()
+            .nth(column)
+            .map_or(sql.len() - line_start, |(i, _)| i);
+        Some(line_start + within)
+    };
+    let mut pieces = vec![];
+    let mut start = 0;
+    let mut has_code = false;
+    for t in &tokens {
+        match &t.token {
+            Token::SemiColon => {
+                let Some(end) = offset(t.span.start) else {
+                    return vec![sql];
+                };
+                if has_code {
+                    pieces.push(sql[start..end].trim());
+                }
+                start = end + 1;
+                has_code = false;
+            }
+            Token::Whitespace(_) | Token::EOF => {}
+            _ => has_code = true,
+        }
+    }
+    if has_code {
+        pieces.push(sql[start..].trim());
+    }
+    pieces
+}
+
 /// The text of a `/*! .. */` comment after its `/*`, if `token` is one.
 fn executable_comment(token: &Token) -> Option<&str> {
     match token {
@@ -103,6 +150,23 @@ mod tests {
         assert_eq!(
             words("SELECT '/*!50001 x */'"),
             ["SELECT", "'/*!50001 x */'"]
+        );
+    }
+
+    #[test]
+    fn statements_split_at_semicolons_outside_strings_and_comments() {
+        assert_eq!(
+            split_statements("SELECT 1; SELECT ';' AS `a;b`;\n/* x; */ SELECT 'é;';"),
+            ["SELECT 1", "SELECT ';' AS `a;b`", "/* x; */ SELECT 'é;'"]
+        );
+        assert_eq!(split_statements("SELECT 1"), ["SELECT 1"]);
+        assert_eq!(
+            split_statements(" ; -- only a comment\n"),
+            Vec::<&str>::new()
+        );
+        assert_eq!(
+            split_statements("SELECT 'unterminated; x"),
+            ["SELECT 'unterminated; x"]
         );
     }
 

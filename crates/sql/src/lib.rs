@@ -12,7 +12,7 @@ mod statement;
 mod words;
 mod workload;
 
-pub use lexer::MYSQL_VERSION_ID;
+pub use lexer::{split_statements, MYSQL_VERSION_ID};
 pub use parser::{parse_one, parse_statements, placeholder_offsets};
 pub use statement::*;
 

@@ -10,7 +10,8 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use super::auth::{generate_salt, NATIVE_PASSWORD_PLUGIN, SALT_LEN};
 use super::handshake::{
     auth_switch_request, initial_handshake, parse_handshake_response, HandshakeError,
-    CLIENT_DEPRECATE_EOF, CLIENT_PLUGIN_AUTH, SERVER_CAPABILITIES, SERVER_STATUS_AUTOCOMMIT,
+    CLIENT_DEPRECATE_EOF, CLIENT_MULTI_STATEMENTS, CLIENT_PLUGIN_AUTH, SERVER_CAPABILITIES,
+    SERVER_MORE_RESULTS_EXISTS, SERVER_STATUS_AUTOCOMMIT,
 };
 use super::packet::{is_disconnect, PacketIo, ReadError};
 use super::prepared::{prepare_ok, StatementState};
@@ -70,6 +71,7 @@ where
         started: Instant::now(),
         questions: 0,
         statements: foldhash::HashMap::default(),
+        more_results: false,
     };
     let result = conn
         .run(&client_host, &opts, max_packet_size as usize)
@@ -101,6 +103,8 @@ struct Connection<S, B> {
     questions: u64,
     /// Parameter state of this connection's prepared statements, by id.
     statements: foldhash::HashMap<u32, StatementState>,
+    /// A multi-statement COM_QUERY has results after the one being sent.
+    more_results: bool,
 }
 
 impl<S, B> Connection<S, B>
@@ -129,11 +133,17 @@ where
     }
 
     fn status(&self) -> u16 {
-        if self.backend.autocommit() {
+        let autocommit = if self.backend.autocommit() {
             SERVER_STATUS_AUTOCOMMIT
         } else {
             0
-        }
+        };
+        let more = if self.more_results {
+            SERVER_MORE_RESULTS_EXISTS
+        } else {
+            0
+        };
+        autocommit | more
     }
 
     fn deprecate_eof(&self) -> bool {
@@ -290,10 +300,29 @@ where
     async fn dispatch(&mut self, cmd: u8, body: &[u8]) -> io::Result<()> {
         match cmd {
             command::QUERY => {
-                self.questions += 1;
                 let sql = String::from_utf8_lossy(body);
-                let result = self.backend.query(&sql).await;
-                self.queue_output(result, RowFormat::Text).await?;
+                let multi = self.capabilities & CLIENT_MULTI_STATEMENTS != 0 && sql.contains(';');
+                let statements = if !multi {
+                    vec![sql.into_owned()]
+                } else {
+                    match self.backend.split_statements(&sql) {
+                        none if none.is_empty() => vec![sql.into_owned()],
+                        statements => statements,
+                    }
+                };
+                // One result per statement, each but the last flagged "more results", up to
+                // the first error (an ERR packet ends the response).
+                let count = statements.len();
+                for (i, statement) in statements.iter().enumerate() {
+                    self.questions += 1;
+                    let result = self.backend.query(statement).await;
+                    self.more_results = i + 1 < count;
+                    let completed = self.queue_output(result, RowFormat::Text).await;
+                    self.more_results = false;
+                    if !completed? {
+                        break;
+                    }
+                }
             }
             command::INIT_DB => {
                 let db = String::from_utf8_lossy(trim_nul(body));
@@ -333,7 +362,12 @@ where
             }
             command::SET_OPTION => match Reader::new(body).u16() {
                 // MYSQL_OPTION_MULTI_STATEMENTS_ON / _OFF
-                Ok(0 | 1) => {
+                Ok(option @ (0 | 1)) => {
+                    if option == 0 {
+                        self.capabilities |= CLIENT_MULTI_STATEMENTS;
+                    } else {
+                        self.capabilities &= !CLIENT_MULTI_STATEMENTS;
+                    }
                     let (deprecate_eof, status) = (self.deprecate_eof(), self.status());
                     self.io
                         .packet(|b| response::end_of_rows(b, deprecate_eof, status));
@@ -421,26 +455,31 @@ where
     }
 
     /// Queues a statement's result: OK, a result set in `format`, or ERR.
+    /// Queues the response to a statement; true unless it was (or ended with) an error.
     async fn queue_output(
         &mut self,
         result: Result<QueryOutput, basalt_common::BasaltError>,
         format: RowFormat,
-    ) -> io::Result<()> {
+    ) -> io::Result<bool> {
         match result {
             Ok(QueryOutput::Ok {
                 affected_rows,
                 last_insert_id,
                 info,
-            }) => self.queue_ok(affected_rows, last_insert_id, &info),
+            }) => {
+                self.queue_ok(affected_rows, last_insert_id, &info);
+                Ok(true)
+            }
             Ok(QueryOutput::ResultSet { schema, stream }) => {
                 let status = self.status();
                 let deprecate_eof = self.deprecate_eof();
-                send_result_set(&mut self.io, &schema, stream, deprecate_eof, status, format)
-                    .await?;
+                send_result_set(&mut self.io, &schema, stream, deprecate_eof, status, format).await
             }
-            Err(e) => self.queue_err(&ErrorReply::from(&e)),
+            Err(e) => {
+                self.queue_err(&ErrorReply::from(&e));
+                Ok(false)
+            }
         }
-        Ok(())
     }
 
     fn statistics(&self) -> String {

@@ -67,6 +67,11 @@ pub trait Backend: Send {
     ) -> Result<(), BasaltError>;
     /// COM_QUERY text (a single statement; may have a trailing ';').
     async fn query(&mut self, sql: &str) -> Result<QueryOutput, BasaltError>;
+    /// The statements of a multi-statement COM_QUERY text, in order (the whole text when it
+    /// cannot be split; [`Backend::query`] then reports why).
+    fn split_statements(&self, sql: &str) -> Vec<String> {
+        vec![sql.to_string()]
+    }
     /// COM_STMT_PREPARE: parses `sql` (a single statement with `?` placeholders) and keeps it
     /// under a new id.
     async fn prepare(&mut self, sql: &str) -> Result<PreparedStatement, BasaltError>;

@@ -42,9 +42,6 @@ pub fn column_definition(out: &mut Vec<u8>, field: &Field, table: &str, with_def
     }
 }
 
-/// Sends a complete result set: column count, column definitions, EOF (unless the client
-/// deprecated it), one packet per row, and the terminator carrying `status` — or an ERR packet
-/// in place of the terminator if the stream fails midway.
 /// The next item of `stream`, or a disconnect error if the client closes the connection first.
 async fn next_or_disconnect<S>(
     io: &mut PacketIo<S>,
@@ -69,6 +66,10 @@ pub enum RowFormat {
     Binary,
 }
 
+/// Sends a complete result set: column count, column definitions, EOF (unless the client
+/// deprecated it), one packet per row, and the terminator carrying `status` — or an ERR packet
+/// in place of the terminator if the stream fails midway. True when
+/// the result set completed, false when it ended with an ERR packet.
 pub async fn send_result_set<S>(
     io: &mut PacketIo<S>,
     schema: &Schema,
@@ -76,7 +77,7 @@ pub async fn send_result_set<S>(
     deprecate_eof: bool,
     status: u16,
     format: RowFormat,
-) -> io::Result<()>
+) -> io::Result<bool>
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
@@ -90,11 +91,12 @@ where
                 break;
             }
         }
+        let completed = failure.is_none();
         match failure {
             Some(reply) => io.packet(|b| response::err(b, &reply)),
             None => io.packet(|b| response::ok(b, response::OK_HEADER, 0, 0, status, 0, "")),
         }
-        return io.flush().await;
+        return io.flush().await.map(|()| completed);
     }
 
     io.packet(|b| put_lenenc_int(b, columns as u64));
@@ -113,7 +115,7 @@ where
             Err(e) => {
                 let reply = ErrorReply::from(&e);
                 io.packet(|b| response::err(b, &reply));
-                return io.flush().await;
+                return io.flush().await.map(|()| false);
             }
         };
         if batch.num_columns() != columns {
@@ -126,7 +128,7 @@ where
                 ),
             );
             io.packet(|b| response::err(b, &reply));
-            return io.flush().await;
+            return io.flush().await.map(|()| false);
         }
         let mut row = 0;
         while row < batch.num_rows() {
@@ -135,7 +137,7 @@ where
                 Err(e) => {
                     let reply = ErrorReply::new(1105, "HY000", format!("internal error: {e}"));
                     io.packet(|b| response::err(b, &reply));
-                    return io.flush().await;
+                    return io.flush().await.map(|()| false);
                 }
             }
             if io.pending() >= FLUSH_THRESHOLD {
@@ -144,7 +146,7 @@ where
         }
     }
     io.packet(|b| response::end_of_rows(b, deprecate_eof, status));
-    io.flush().await
+    io.flush().await.map(|()| true)
 }
 
 /// Queues row packets for `batch` from row `from`, in `format`, until the batch ends or the

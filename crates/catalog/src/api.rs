@@ -174,6 +174,17 @@ pub trait Catalog: TabletCatalog {
     fn update_role(&self, name: &str, change: &mut dyn FnMut(&mut RoleMeta)) -> Result<bool>;
 
     // ------------------------------------------------------------ global variables
+    /// The views of `database`, by name.
+    fn views(&self, database: &str) -> Vec<Arc<ViewMeta>>;
+    fn view(&self, database: &str, name: &str) -> Option<Arc<ViewMeta>>;
+    /// Creates (or, with `or_replace`, replaces) a view; 1050 when a table or (without
+    /// `or_replace`) a view has the name.
+    fn create_view(&self, view: ViewMeta, or_replace: bool) -> Result<()>;
+    /// ALTER VIEW: replaces an existing view's definition (1146 when there is none).
+    fn alter_view(&self, view: ViewMeta) -> Result<()>;
+    /// Drops a view; false when it did not exist and `if_exists` (else 1051).
+    fn drop_view(&self, database: &str, name: &str, if_exists: bool) -> Result<bool>;
+
     fn global_variables(&self) -> BTreeMap<String, String>;
     fn set_global_variable(&self, name: &str, value: &str) -> Result<()>;
 }

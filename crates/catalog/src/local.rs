@@ -18,6 +18,8 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+mod views;
+
 /// Default bound on a tablet's rowset count (Doris's `max_tablet_version_num`).
 pub const DEFAULT_MAX_TABLET_VERSIONS: usize = 500;
 
@@ -33,6 +35,8 @@ struct State {
     workload_groups: BTreeMap<String, WorkloadGroupMeta>,
     workload_policies: BTreeMap<String, WorkloadPolicyMeta>,
     roles: BTreeMap<String, RoleMeta>,
+    /// database -> view name -> view
+    views: BTreeMap<String, BTreeMap<String, Arc<ViewMeta>>>,
 }
 
 /// The catalog of one node: an embedded `redb` file, with in-memory snapshots for readers.
@@ -138,6 +142,14 @@ impl LocalCatalog {
                 .entry(table.database.clone())
                 .or_default()
                 .insert(table.name.clone(), Arc::new(table));
+        }
+        for v in &loaded.views {
+            let view: ViewMeta = from_json(v)?;
+            state
+                .views
+                .entry(view.database.clone())
+                .or_default()
+                .insert(view.name.clone(), Arc::new(view));
         }
         for u in &loaded.users {
             let user: UserMeta = from_json(u)?;
@@ -566,10 +578,23 @@ impl Catalog for LocalCatalog {
             .map(|(k, _)| k.clone())
             .collect();
         ops.extend(labels.iter().cloned().map(Op::DeleteLoadJob));
+        let views: Vec<String> = self
+            .state
+            .read()
+            .views
+            .get(&name)
+            .map(|v| v.keys().cloned().collect())
+            .unwrap_or_default();
+        ops.extend(
+            views
+                .iter()
+                .map(|v| Op::DeleteView(views::view_key(&name, v))),
+        );
         self.store.commit(ops)?;
         let mut s = self.state.write();
         s.databases.remove(&name);
         s.tables.remove(&name);
+        s.views.remove(&name);
         for k in &labels {
             s.load_jobs.remove(k);
         }
@@ -587,7 +612,8 @@ impl Catalog for LocalCatalog {
                 .tables
                 .get(&db)
                 .ok_or_else(|| BasaltError::UnknownDatabase(db.clone()))?;
-            if tables.contains_key(&name) {
+            let is_view = s.views.get(&db).is_some_and(|v| v.contains_key(&name));
+            if tables.contains_key(&name) || is_view {
                 return if if_not_exists {
                     Ok(false)
                 } else {
@@ -1000,6 +1026,26 @@ impl Catalog for LocalCatalog {
             .commit(vec![Op::PutRole(name.to_string(), to_json(&role)?)])?;
         self.state.write().roles.insert(name.to_string(), role);
         Ok(true)
+    }
+
+    fn views(&self, database: &str) -> Vec<Arc<ViewMeta>> {
+        self.views_of(database)
+    }
+
+    fn view(&self, database: &str, name: &str) -> Option<Arc<ViewMeta>> {
+        self.view_named(database, name)
+    }
+
+    fn create_view(&self, view: ViewMeta, or_replace: bool) -> Result<()> {
+        self.put_view(view, Some(or_replace))
+    }
+
+    fn alter_view(&self, view: ViewMeta) -> Result<()> {
+        self.put_view(view, None)
+    }
+
+    fn drop_view(&self, database: &str, name: &str, if_exists: bool) -> Result<bool> {
+        self.remove_view(database, name, if_exists)
     }
 
     fn global_variables(&self) -> BTreeMap<String, String> {

@@ -422,3 +422,59 @@ fn rowsets_from_before_compaction_load_with_their_own_version_range() {
     assert_eq!((r.start_version, r.version), (7, 7));
     assert!(r.segments_overlap);
 }
+
+#[test]
+fn views_survive_reopen_share_names_with_tables_and_go_with_their_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let view = |name: &str, definition: &str| ViewMeta {
+        database: "demo".into(),
+        name: name.into(),
+        columns: vec!["a".into()],
+        definition: definition.into(),
+        definer: "root@%".into(),
+        created_ms: 0,
+    };
+    {
+        let c = LocalCatalog::open(dir.path()).unwrap();
+        c.create_database("demo", false).unwrap();
+        c.create_table(int_table(&c, "demo", "t", KeysModel::Duplicate, 1), false)
+            .unwrap();
+        c.create_view(view("V", "SELECT 1"), false).unwrap();
+        // One namespace: a view may not take a table's name, nor a table a view's.
+        assert_eq!(
+            c.create_view(view("t", "SELECT 2"), true)
+                .unwrap_err()
+                .mysql_code(),
+            1050
+        );
+        let clash = int_table(&c, "demo", "v", KeysModel::Duplicate, 1);
+        assert_eq!(c.create_table(clash, false).unwrap_err().mysql_code(), 1050);
+        assert_eq!(
+            c.create_view(view("v", "SELECT 2"), false)
+                .unwrap_err()
+                .mysql_code(),
+            1050
+        );
+        c.create_view(view("v", "SELECT 3"), true).unwrap();
+        assert_eq!(
+            c.alter_view(view("w", "SELECT 4"))
+                .unwrap_err()
+                .mysql_code(),
+            1146
+        );
+    }
+    let c = LocalCatalog::open(dir.path()).unwrap();
+    assert_eq!(c.view("demo", "V").unwrap().definition, "SELECT 3");
+    assert_eq!(c.views("demo").len(), 1);
+    assert_eq!(
+        c.drop_view("demo", "w", false).unwrap_err().mysql_code(),
+        1051
+    );
+    assert!(!c.drop_view("demo", "w", true).unwrap());
+    c.drop_database("demo", false).unwrap();
+    c.create_database("demo", false).unwrap();
+    assert!(c.view("demo", "v").is_none());
+    drop(c);
+    let c = LocalCatalog::open(dir.path()).unwrap();
+    assert!(c.views("demo").is_empty());
+}

@@ -228,6 +228,20 @@ pub struct SegmentMeta {
     pub size_bytes: u64,
 }
 
+/// A view: a stored SELECT, expanded wherever a query names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ViewMeta {
+    pub database: String,
+    pub name: String,
+    /// The view's own column names (`CREATE VIEW v (a, b) AS ..`); empty: the query's.
+    pub columns: Vec<String>,
+    /// The SELECT as written (MySQL's VIEW_DEFINITION).
+    pub definition: String,
+    /// `user@host` of the account that created it.
+    pub definer: String,
+    pub created_ms: i64,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DistributionMeta {
     /// Column indexes of the hash key; empty for RANDOM distribution.

@@ -17,6 +17,8 @@ const LOAD_JOBS: TableDefinition<&str, &str> = TableDefinition::new("load_jobs")
 /// workload group name -> group record
 const WORKLOAD_GROUPS: TableDefinition<&str, &str> = TableDefinition::new("workload_groups");
 const WORKLOAD_POLICIES: TableDefinition<&str, &str> = TableDefinition::new("workload_policies");
+/// (database NUL view name) -> view record
+const VIEWS: TableDefinition<&str, &str> = TableDefinition::new("views");
 /// role name -> role record (its grants)
 const ROLES: TableDefinition<&str, &str> = TableDefinition::new("roles");
 
@@ -45,6 +47,8 @@ pub enum Op {
     DeleteWorkloadPolicy(String),
     PutRole(String, String),
     DeleteRole(String),
+    PutView(String, String),
+    DeleteView(String),
 }
 
 /// Everything read back at startup.
@@ -61,6 +65,7 @@ pub struct Loaded {
     pub workload_groups: Vec<String>,
     pub workload_policies: Vec<String>,
     pub roles: Vec<String>,
+    pub views: Vec<String>,
 }
 
 pub struct Store {
@@ -87,6 +92,7 @@ impl Store {
         txn.open_table(WORKLOAD_GROUPS).map_err(err)?;
         txn.open_table(WORKLOAD_POLICIES).map_err(err)?;
         txn.open_table(ROLES).map_err(err)?;
+        txn.open_table(VIEWS).map_err(err)?;
         txn.commit().map_err(err)?;
         Ok(Store { db })
     }
@@ -129,6 +135,10 @@ impl Store {
         for item in txn.open_table(ROLES).map_err(err)?.iter().map_err(err)? {
             let (_, v) = item.map_err(err)?;
             out.roles.push(v.value().to_string());
+        }
+        for item in txn.open_table(VIEWS).map_err(err)?.iter().map_err(err)? {
+            let (_, v) = item.map_err(err)?;
+            out.views.push(v.value().to_string());
         }
         for item in txn
             .open_table(VARIABLES)
@@ -189,6 +199,7 @@ impl Store {
             let mut groups = txn.open_table(WORKLOAD_GROUPS).map_err(err)?;
             let mut policies = txn.open_table(WORKLOAD_POLICIES).map_err(err)?;
             let mut roles = txn.open_table(ROLES).map_err(err)?;
+            let mut views = txn.open_table(VIEWS).map_err(err)?;
             for op in ops {
                 match op {
                     Op::PutDatabase(k, v) => {
@@ -213,6 +224,8 @@ impl Store {
                     Op::DeleteUser(k) => drop(users.remove(k.as_str()).map_err(err)?),
                     Op::PutRole(k, v) => drop(roles.insert(k.as_str(), v.as_str()).map_err(err)?),
                     Op::DeleteRole(k) => drop(roles.remove(k.as_str()).map_err(err)?),
+                    Op::PutView(k, v) => drop(views.insert(k.as_str(), v.as_str()).map_err(err)?),
+                    Op::DeleteView(k) => drop(views.remove(k.as_str()).map_err(err)?),
                     Op::PutVariable(k, v) => {
                         drop(variables.insert(k.as_str(), v.as_str()).map_err(err)?)
                     }

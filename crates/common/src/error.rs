@@ -26,6 +26,17 @@ pub enum BasaltError {
     UnknownTable(String),
     #[error("Table '{0}' already exists")]
     TableExists(String),
+    /// SHOW CREATE VIEW of a table.
+    #[error("'{0}' is not VIEW")]
+    NotAView(String),
+    /// A view's column list names more or fewer columns than its SELECT returns.
+    #[error("In definition of view, derived table or common table expression, SELECT list and column names list have different column counts")]
+    ViewColumnCount,
+    #[error("Duplicate column name '{0}'")]
+    DuplicateColumn(String),
+    /// DROP TABLE / DROP VIEW of one that does not exist.
+    #[error("Unknown table '{0}'")]
+    UnknownTableToDrop(String),
     #[error("Unknown column '{column}' in '{context}'")]
     UnknownColumn { column: String, context: String },
     #[error("Access denied for user '{user}'@'{host}' (using password: {})", if *.using_password { "YES" } else { "NO" })]
@@ -218,6 +229,10 @@ impl BasaltError {
             BasaltError::DropMissingDatabase(_) => 1008,
             BasaltError::UnknownTable(_) => 1146,
             BasaltError::TableExists(_) => 1050,
+            BasaltError::UnknownTableToDrop(_) => 1051,
+            BasaltError::ViewColumnCount => 1353,
+            BasaltError::NotAView(_) => 1347,
+            BasaltError::DuplicateColumn(_) => 1060,
             BasaltError::UnknownColumn { .. } => 1054,
             BasaltError::AccessDenied { .. } => 1045,
             BasaltError::NoDatabaseSelected => 1046,
@@ -276,9 +291,8 @@ impl BasaltError {
     /// Five-character SQLSTATE for this error.
     pub fn sqlstate(&self) -> &'static str {
         match self.mysql_code() {
-            1055 | 1064 | 1049 | 1193 | 1231 | 1227 | 1461 | 1142 | 1044 | 1133 | 1144 | 1390 => {
-                "42000"
-            }
+            1055 | 1060 | 1064 | 1049 | 1193 | 1231 | 1227 | 1461 | 1142 | 1044 | 1133 | 1144
+            | 1390 => "42000",
             1048 => "23000",
             1406 => "22001",
             1264 | 1690 => "22003",
@@ -288,7 +302,7 @@ impl BasaltError {
             1242 => "21000",
             1054 => "42S22",
             1050 => "42S01",
-            1146 => "42S02",
+            1051 | 1146 => "42S02",
             _ => "HY000",
         }
     }

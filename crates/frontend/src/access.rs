@@ -337,6 +337,9 @@ impl Access {
                 }
                 Ok(())
             }
+            // CREATE on the database, checked with the name resolved; the SELECT is checked
+            // when it is planned.
+            S::CreateView(_) | S::AlterView { .. } => Ok(()),
             S::ShowCreate { obj_name, .. } => {
                 let (db, table) = table_of(obj_name)?;
                 self.require_any_on_table(&db, &table)

@@ -1,5 +1,5 @@
 //! `information_schema` tables computed from the catalog, the workload groups and the session
-//! when queried: schemata, tables, columns, session_variables, global_variables,
+//! when queried: schemata, tables, views, columns, session_variables, global_variables,
 //! workload_groups, workload_group_resource_usage, workload_policy, processlist,
 //! active_queries.
 
@@ -15,6 +15,7 @@ use std::sync::Arc;
 pub(crate) const TABLES: &[&str] = &[
     "schemata",
     "tables",
+    "views",
     "columns",
     "session_variables",
     "global_variables",
@@ -57,6 +58,18 @@ impl InformationSchema {
             .collect()
     }
 
+    /// Every view the session's account may see.
+    fn visible_views(&self) -> Vec<Arc<basalt_catalog::ViewMeta>> {
+        let access = self.access();
+        let catalog = &self.services.catalog;
+        catalog
+            .databases()
+            .into_iter()
+            .flat_map(|db| catalog.views(&db.name))
+            .filter(|v| access.may_see_table(&v.database, &v.name))
+            .collect()
+    }
+
     fn build(&self, name: &str) -> Option<ResultBuilder> {
         Some(match name {
             "schemata" => {
@@ -85,6 +98,35 @@ impl InformationSchema {
                         "utf8mb4".into(),
                         "utf8mb4_general_ci".into(),
                         None::<String>.into(),
+                    ]);
+                }
+                b
+            }
+            "views" => {
+                let mut b = ResultBuilder::new(&[
+                    Col::str("TABLE_CATALOG"),
+                    Col::str("TABLE_SCHEMA"),
+                    Col::str("TABLE_NAME"),
+                    Col::str("VIEW_DEFINITION"),
+                    Col::str("CHECK_OPTION"),
+                    Col::str("IS_UPDATABLE"),
+                    Col::str("DEFINER"),
+                    Col::str("SECURITY_TYPE"),
+                    Col::str("CHARACTER_SET_CLIENT"),
+                    Col::str("COLLATION_CONNECTION"),
+                ]);
+                for v in self.visible_views() {
+                    b.row(vec![
+                        "def".into(),
+                        v.database.clone().into(),
+                        v.name.clone().into(),
+                        v.definition.clone().into(),
+                        "NONE".into(),
+                        "NO".into(),
+                        v.definer.clone().into(),
+                        "INVOKER".into(),
+                        "utf8mb4".into(),
+                        "utf8mb4_general_ci".into(),
                     ]);
                 }
                 b
@@ -122,6 +164,23 @@ impl InformationSchema {
                         crate::show::format_ms(t.created_ms).into(),
                         "utf8mb4_general_ci".into(),
                         t.comment.clone().into(),
+                    ]);
+                }
+                for v in self.visible_views() {
+                    b.row(vec![
+                        "def".into(),
+                        v.database.clone().into(),
+                        v.name.clone().into(),
+                        "VIEW".into(),
+                        None::<String>.into(),
+                        None::<i64>.into(),
+                        None::<String>.into(),
+                        None::<i64>.into(),
+                        None::<i64>.into(),
+                        None::<i64>.into(),
+                        crate::show::format_ms(v.created_ms).into(),
+                        None::<String>.into(),
+                        "VIEW".into(),
                     ]);
                 }
                 for t in TABLES {

@@ -36,6 +36,7 @@ mod statement_limits;
 mod statement_timeout;
 mod table_def;
 mod variables;
+mod views;
 mod workload_groups;
 mod workload_policies;
 

@@ -214,15 +214,20 @@ pub fn extra_text(c: &ColumnMeta) -> String {
 }
 
 /// `DESC t` / `SHOW COLUMNS FROM t`.
-pub fn describe(t: &TableMeta) -> Output {
-    let mut b = ResultBuilder::new(&[
+/// The columns of DESCRIBE / SHOW COLUMNS.
+pub fn describe_result() -> ResultBuilder {
+    ResultBuilder::new(&[
         Col::str("Field"),
         Col::str("Type"),
         Col::str("Null"),
         Col::str("Key"),
         Col::str("Default"),
         Col::str("Extra"),
-    ]);
+    ])
+}
+
+pub fn describe(t: &TableMeta) -> Output {
+    let mut b = describe_result();
     for c in &t.columns {
         b.row(vec![
             c.name.clone().into(),

@@ -8,6 +8,7 @@ pub(crate) mod ddl;
 pub(crate) mod dml;
 mod prepare;
 mod query;
+pub(crate) use query::mysql_column_names;
 mod set;
 mod show;
 
@@ -121,8 +122,39 @@ impl QueryEngine {
         ) {
             crate::statement_timeout::arm(session, &stmt);
         }
+        if let Some(view) = self.described_view(session, &stmt) {
+            return self.describe_view(session, &view).await;
+        }
         match stmt {
             S::Query(_) | S::Insert(_) => self.run_datafusion(session, stmt, false).await,
+            S::CreateView(view) => {
+                let columns = view.columns.iter().map(|c| c.name.value.clone()).collect();
+                self.create_view(
+                    session,
+                    &view.name,
+                    columns,
+                    view.query,
+                    view.or_replace,
+                    false,
+                )
+                .await
+            }
+            S::AlterView {
+                name,
+                columns,
+                query,
+                ..
+            } => {
+                let columns = columns.into_iter().map(|c| c.value).collect();
+                self.create_view(session, &name, columns, query, false, true)
+                    .await
+            }
+            S::Drop {
+                object_type: ast::ObjectType::View,
+                names,
+                if_exists,
+                ..
+            } => self.drop_views(session, &names, if_exists),
             S::Explain { .. } => self.run_datafusion(session, stmt, true).await,
             S::Delete(delete) => self.delete(session, &delete).await,
             S::Update(update) => self.update(session, &update).await,
@@ -138,7 +170,7 @@ impl QueryEngine {
             | S::ShowSchemas { .. }
             | S::ShowTables { .. }
             | S::ShowCreate {
-                obj_type: ast::ShowCreateObject::Table,
+                obj_type: ast::ShowCreateObject::Table | ast::ShowCreateObject::View,
                 ..
             }
             | S::ShowColumns { .. }

@@ -183,6 +183,11 @@ impl QueryEngine {
             }
             std::ops::ControlFlow::<()>::Continue(())
         });
+        crate::views::expand(
+            self.services.catalog.as_ref(),
+            session.database().as_deref(),
+            &mut numbered,
+        )?;
         crate::mysql_compat::rewrite(&mut numbered);
         crate::grouping::rewrite(&mut numbered)?;
         let state = session.ctx.state();

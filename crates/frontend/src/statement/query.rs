@@ -79,6 +79,11 @@ impl QueryEngine {
         session.scan_reports.clear();
         // Result columns are named from the statement as the client wrote it.
         let column_names = mysql_column_names(&stmt);
+        crate::views::expand(
+            self.services.catalog.as_ref(),
+            session.database().as_deref(),
+            &mut stmt,
+        )?;
         let expressions = crate::statement_limits::prepare(&mut stmt)?;
         crate::mysql_compat::rewrite(&mut stmt);
         crate::grouping::rewrite(&mut stmt)?;
@@ -200,7 +205,7 @@ impl QueryEngine {
 /// MySQL names an unaliased result column by the expression's text (`SELECT 1+1` gives a
 /// column named `1+1`); DataFusion uses its own rendering. For a plain SELECT without
 /// wildcards, the names MySQL would give.
-pub(super) fn mysql_column_names(stmt: &ast::Statement) -> Option<Vec<String>> {
+pub(crate) fn mysql_column_names(stmt: &ast::Statement) -> Option<Vec<String>> {
     let ast::Statement::Query(q) = stmt else {
         return None;
     };

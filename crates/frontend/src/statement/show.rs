@@ -131,24 +131,45 @@ impl QueryEngine {
                         .map(|t| t.name.clone())
                         .collect()
                 };
-                for t in tables {
+                let views: Vec<String> = if db == "information_schema" {
+                    vec![]
+                } else {
+                    let access = session.access();
+                    catalog
+                        .views(&db)
+                        .iter()
+                        .filter(|v| access.may_see_table(&db, &v.name))
+                        .map(|v| v.name.clone())
+                        .collect()
+                };
+                let mut listed: Vec<(String, &str)> = tables
+                    .into_iter()
+                    .map(|t| (t, "BASE TABLE"))
+                    .chain(views.into_iter().map(|v| (v, "VIEW")))
+                    .collect();
+                listed.sort();
+                for (t, kind) in listed {
                     if matches_filter(filter, &t)? {
                         let mut row = vec![t.into()];
                         if full {
-                            row.push("BASE TABLE".into());
+                            row.push(kind.into());
                         }
                         b.row(row);
                     }
                 }
                 Ok(b.into_output())
             }
-            S::ShowCreate {
-                obj_type: ast::ShowCreateObject::Table,
-                obj_name,
-            } => {
+            S::ShowCreate { obj_type, obj_name } => {
                 let (db, name) = split_name(&obj_name);
                 let db = ddl::database_of(session, &db)?;
-                Ok(show::show_create_table(catalog.table(&db, &name)?.as_ref()))
+                if let Some(view) = catalog.view(&db, &name) {
+                    return Ok(self.show_create_view(&view));
+                }
+                let table = catalog.table(&db, &name)?;
+                if obj_type == ast::ShowCreateObject::View {
+                    return Err(BasaltError::NotAView(format!("{db}.{name}")));
+                }
+                Ok(show::show_create_table(table.as_ref()))
             }
             S::ShowColumns { show_options, .. } => {
                 let name = show_options

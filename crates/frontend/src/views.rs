@@ -1,0 +1,375 @@
+//! Views: CREATE [OR REPLACE] / ALTER / DROP VIEW, SHOW CREATE VIEW, and their expansion. A
+//! view is its SELECT, stored in the catalog with its table names qualified by the view's
+//! database and its column names fixed at creation (MySQL's rules); a statement naming a view
+//! reads that SELECT as a derived table (`FROM v` is `FROM (SELECT ..) AS v (cols)`), so the
+//! planner optimizes through it and privileges are checked on the base tables (the invoker's).
+
+use crate::engine::{split_name, QueryEngine};
+use crate::output::Output;
+use crate::session::Session;
+use crate::show::{Col, ResultBuilder};
+use crate::statement::ddl::database_of;
+use basalt_catalog::{Catalog, ViewMeta};
+use basalt_common::df_error::from_df;
+use basalt_common::{BasaltError, Result};
+use basalt_sql::ast::{
+    self, Ident, ObjectName, ObjectNamePart, Query, TableAlias, TableAliasColumnDef, TableFactor,
+    VisitMut, VisitorMut,
+};
+use datafusion::sql::parser::Statement as DfStatement;
+use std::collections::HashSet;
+use std::ops::ControlFlow;
+
+/// Views inside views (a cycle made with OR REPLACE would never end) stop here.
+const MAX_EXPANSIONS: usize = 64;
+
+/// Replaces every view a statement names by its SELECT.
+pub(crate) fn expand(
+    catalog: &dyn Catalog,
+    current_db: Option<&str>,
+    stmt: &mut ast::Statement,
+) -> Result<()> {
+    let mut expander = Expander {
+        catalog,
+        current_db,
+        ctes: HashSet::new(),
+        expansions: 0,
+    };
+    match stmt.visit(&mut expander) {
+        ControlFlow::Break(e) => Err(e),
+        ControlFlow::Continue(()) => Ok(()),
+    }
+}
+
+struct Expander<'a> {
+    catalog: &'a dyn Catalog,
+    current_db: Option<&'a str>,
+    /// Names of the statement's common table expressions (they hide views of the name).
+    ctes: HashSet<String>,
+    expansions: usize,
+}
+
+impl VisitorMut for Expander<'_> {
+    type Break = BasaltError;
+
+    fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<BasaltError> {
+        self.ctes.extend(cte_names(query));
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<BasaltError> {
+        let TableFactor::Table {
+            name,
+            alias,
+            args: None,
+            ..
+        } = factor
+        else {
+            return ControlFlow::Continue(());
+        };
+        let (db, table) = split_name(name);
+        if db.is_none() && self.ctes.contains(&table) {
+            return ControlFlow::Continue(());
+        }
+        let Some(db) = db.or_else(|| self.current_db.map(str::to_string)) else {
+            return ControlFlow::Continue(());
+        };
+        let Some(view) = self.catalog.view(&db, &table) else {
+            return ControlFlow::Continue(());
+        };
+        self.expansions += 1;
+        if self.expansions > MAX_EXPANSIONS {
+            return ControlFlow::Break(BasaltError::InvalidDdl(format!(
+                "View '{db}.{table}' references itself, or views nest deeper than {MAX_EXPANSIONS}"
+            )));
+        }
+        let query = match parse_definition(&view) {
+            Ok(q) => q,
+            Err(e) => return ControlFlow::Break(e),
+        };
+        let mut alias = alias.clone().unwrap_or_else(|| TableAlias {
+            explicit: true,
+            name: Ident::new(view.name.clone()),
+            columns: vec![],
+            at: None,
+        });
+        if alias.columns.is_empty() {
+            alias.columns = view
+                .columns
+                .iter()
+                .map(|c| TableAliasColumnDef::from_name(c.as_str()))
+                .collect();
+        }
+        *factor = TableFactor::Derived {
+            lateral: false,
+            subquery: query,
+            alias: Some(alias),
+            sample: None,
+        };
+        ControlFlow::Continue(())
+    }
+}
+
+/// The stored SELECT of `view`.
+fn parse_definition(view: &ViewMeta) -> Result<Box<Query>> {
+    match basalt_sql::parse_one(&view.definition)? {
+        basalt_sql::Statement::Standard(s) => match *s {
+            ast::Statement::Query(q) => Ok(q),
+            _ => Err(invalid_view(view)),
+        },
+        _ => Err(invalid_view(view)),
+    }
+}
+
+fn invalid_view(view: &ViewMeta) -> BasaltError {
+    BasaltError::InvalidDdl(format!(
+        "View '{}.{}' references invalid table(s) or column(s) or function(s) or definer/invoker of view lack rights to use them",
+        view.database, view.name
+    ))
+}
+
+/// Names defined by the WITH clauses of `query` and the queries inside it.
+fn cte_names(query: &Query) -> Vec<String> {
+    query
+        .with
+        .iter()
+        .flat_map(|w| w.cte_tables.iter())
+        .map(|cte| cte.alias.name.value.to_lowercase())
+        .collect()
+}
+
+/// Qualifies the unqualified table names of `query` (not its CTE names) with `db`, as MySQL
+/// stores a view: the view reads the same tables whichever database is current.
+fn qualify_tables(query: &mut Query, db: &str) {
+    struct Qualify<'a> {
+        db: &'a str,
+        ctes: HashSet<String>,
+    }
+    impl VisitorMut for Qualify<'_> {
+        type Break = ();
+        fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
+            self.ctes.extend(cte_names(query));
+            ControlFlow::Continue(())
+        }
+        fn pre_visit_table_factor(&mut self, factor: &mut TableFactor) -> ControlFlow<()> {
+            if let TableFactor::Table {
+                name, args: None, ..
+            } = factor
+            {
+                let single = name.0.len() == 1;
+                let is_cte = name.0[0]
+                    .as_ident()
+                    .is_some_and(|i| self.ctes.contains(&i.value.to_lowercase()));
+                if single && !is_cte {
+                    name.0
+                        .insert(0, ObjectNamePart::Identifier(Ident::new(self.db)));
+                }
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let _ = query.visit(&mut Qualify {
+        db,
+        ctes: HashSet::new(),
+    });
+}
+
+impl QueryEngine {
+    /// CREATE [OR REPLACE] VIEW and ALTER VIEW: checks the SELECT plans (its tables exist and
+    /// the account may read them), fixes the column names, stores the view.
+    pub(crate) async fn create_view(
+        &self,
+        session: &Session,
+        name: &ObjectName,
+        columns: Vec<String>,
+        mut query: Box<Query>,
+        or_replace: bool,
+        alter: bool,
+    ) -> Result<Output> {
+        let (db, view_name) = split_name(name);
+        let db = database_of(session, &db)?;
+        self.require_view_rights(session, &db, &view_name)?;
+        qualify_tables(&mut query, &db);
+        let definition = query.to_string();
+        let select = ast::Statement::Query(query);
+        let query_names = crate::statement::mysql_column_names(&select);
+        let schema = self.plan_schema(session, select).await?;
+        let columns = if columns.is_empty() {
+            query_names.unwrap_or_else(|| {
+                schema
+                    .fields()
+                    .iter()
+                    .map(|f| f.name().to_string())
+                    .collect()
+            })
+        } else if columns.len() != schema.fields().len() {
+            return Err(BasaltError::ViewColumnCount);
+        } else {
+            columns
+        };
+        let mut seen = HashSet::new();
+        if let Some(dup) = columns.iter().find(|c| !seen.insert(c.to_lowercase())) {
+            return Err(BasaltError::DuplicateColumn(dup.clone()));
+        }
+        let view = ViewMeta {
+            database: db,
+            name: view_name,
+            columns,
+            definition,
+            definer: format!("{}@{}", session.user(), session.host()),
+            created_ms: chrono::Utc::now().timestamp_millis(),
+        };
+        if alter {
+            self.services.catalog.alter_view(view)?;
+        } else {
+            self.services.catalog.create_view(view, or_replace)?;
+        }
+        Ok(Output::ok())
+    }
+
+    /// DROP VIEW [IF EXISTS] v, ..: every named view must exist unless IF EXISTS.
+    pub(crate) fn drop_views(
+        &self,
+        session: &Session,
+        names: &[ObjectName],
+        if_exists: bool,
+    ) -> Result<Output> {
+        for name in names {
+            let (db, view) = split_name(name);
+            let db = database_of(session, &db)?;
+            session
+                .access()
+                .require_table(basalt_catalog::Privilege::Drop, &db, &view)?;
+            self.services.catalog.drop_view(&db, &view, if_exists)?;
+        }
+        Ok(Output::ok())
+    }
+
+    /// SHOW CREATE VIEW (and SHOW CREATE TABLE of a view), with MySQL's four columns.
+    pub(crate) fn show_create_view(&self, view: &ViewMeta) -> Output {
+        let columns = view
+            .columns
+            .iter()
+            .map(|c| format!("`{}`", c.replace('`', "``")))
+            .collect::<Vec<_>>()
+            .join(",");
+        let (user, host) = view.definer.split_once('@').unwrap_or((&view.definer, "%"));
+        let text = format!(
+            "CREATE ALGORITHM=UNDEFINED DEFINER=`{user}`@`{host}` SQL SECURITY INVOKER VIEW `{}` ({columns}) AS {}",
+            view.name, view.definition
+        );
+        let mut b = ResultBuilder::new(&[
+            Col::str("View"),
+            Col::str("Create View"),
+            Col::str("character_set_client"),
+            Col::str("collation_connection"),
+        ]);
+        b.row(vec![
+            view.name.clone().into(),
+            text.into(),
+            "utf8mb4".into(),
+            "utf8mb4_general_ci".into(),
+        ]);
+        b.into_output()
+    }
+
+    /// The view a DESCRIBE or SHOW COLUMNS statement names, if it names one.
+    pub(crate) fn described_view(
+        &self,
+        session: &Session,
+        stmt: &ast::Statement,
+    ) -> Option<std::sync::Arc<ViewMeta>> {
+        let name = match stmt {
+            ast::Statement::ExplainTable { table_name, .. } => table_name,
+            ast::Statement::ShowColumns { show_options, .. } => {
+                show_options.show_in.as_ref()?.parent_name.as_ref()?
+            }
+            _ => return None,
+        };
+        let (db, view) = split_name(name);
+        let db = db.or_else(|| session.database())?;
+        self.services.catalog.view(&db, &view)
+    }
+
+    /// DESCRIBE / SHOW COLUMNS of a view: its columns as its SELECT plans them.
+    pub(crate) async fn describe_view(&self, session: &Session, view: &ViewMeta) -> Result<Output> {
+        let select = basalt_sql::parse_one(&format!(
+            "SELECT * FROM `{}`.`{}`",
+            view.database.replace('`', "``"),
+            view.name.replace('`', "``")
+        ))?;
+        let basalt_sql::Statement::Standard(select) = select else {
+            return Err(invalid_view(view));
+        };
+        let schema = self.plan_schema(session, *select).await?;
+        let mut b = crate::show::describe_result();
+        for (field, name) in schema.fields().iter().zip(&view.columns) {
+            b.row(vec![
+                name.clone().into(),
+                mysql_type(field.data_type()).into(),
+                "YES".into(),
+                "".into(),
+                None::<String>.into(),
+                "".into(),
+            ]);
+        }
+        Ok(b.into_output())
+    }
+
+    /// The columns a SELECT returns, planned as the session would plan it (views expanded,
+    /// privileges checked), without running it.
+    pub(crate) async fn plan_schema(
+        &self,
+        session: &Session,
+        mut stmt: ast::Statement,
+    ) -> Result<datafusion::arrow::datatypes::SchemaRef> {
+        expand(
+            self.services.catalog.as_ref(),
+            session.database().as_deref(),
+            &mut stmt,
+        )?;
+        crate::statement_limits::prepare(&mut stmt)?;
+        crate::mysql_compat::rewrite(&mut stmt);
+        crate::grouping::rewrite(&mut stmt)?;
+        crate::local_calls::rewrite_calls(&mut stmt)?;
+        let plan = session
+            .ctx
+            .state()
+            .statement_to_plan(DfStatement::Statement(Box::new(stmt)))
+            .await
+            .map_err(|e| crate::statement::ddl::no_database_hint(&self.services, from_df(e)))?;
+        session.access().check_plan(&plan)?;
+        Ok(std::sync::Arc::new(plan.schema().as_arrow().clone()))
+    }
+
+    /// Creating or replacing a view takes CREATE on its database (MySQL's CREATE VIEW).
+    fn require_view_rights(&self, session: &Session, db: &str, _view: &str) -> Result<()> {
+        session
+            .access()
+            .require_database(basalt_catalog::Privilege::Create, db)
+    }
+}
+
+/// How DESCRIBE names the type of a view's column, from the type its SELECT computes.
+fn mysql_type(t: &datafusion::arrow::datatypes::DataType) -> String {
+    use datafusion::arrow::datatypes::DataType as D;
+    match t {
+        D::Boolean => "boolean".into(),
+        D::Int8 => "tinyint".into(),
+        D::Int16 => "smallint".into(),
+        D::Int32 => "int".into(),
+        D::Int64 => "bigint".into(),
+        D::UInt8 | D::UInt16 | D::UInt32 | D::UInt64 => "bigint unsigned".into(),
+        D::Float16 | D::Float32 => "float".into(),
+        D::Float64 => "double".into(),
+        D::Decimal128(p, s) => format!("decimal({p},{s})"),
+        D::Decimal256(p, 0) if *p == basalt_common::types::LARGEINT_PRECISION => "largeint".into(),
+        D::Decimal256(p, s) => format!("decimal({p},{s})"),
+        D::Date32 | D::Date64 => "date".into(),
+        D::Timestamp(..) => "datetime".into(),
+        D::Utf8 | D::Utf8View | D::LargeUtf8 => "varchar(65533)".into(),
+        D::Binary | D::BinaryView | D::LargeBinary => "varbinary(65533)".into(),
+        D::Null => "null".into(),
+        other => other.to_string().to_lowercase(),
+    }
+}

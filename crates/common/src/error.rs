@@ -29,6 +29,9 @@ pub enum BasaltError {
     /// SHOW CREATE VIEW of a table.
     #[error("'{0}' is not VIEW")]
     NotAView(String),
+    /// An INSERT row with more or fewer values than columns (1-based row number).
+    #[error("Column count doesn't match value count at row {0}")]
+    ColumnCountMismatch(u64),
     /// A view's column list names more or fewer columns than its SELECT returns.
     #[error("In definition of view, derived table or common table expression, SELECT list and column names list have different column counts")]
     ViewColumnCount,
@@ -231,6 +234,7 @@ impl BasaltError {
             BasaltError::TableExists(_) => 1050,
             BasaltError::UnknownTableToDrop(_) => 1051,
             BasaltError::ViewColumnCount => 1353,
+            BasaltError::ColumnCountMismatch(_) => 1136,
             BasaltError::NotAView(_) => 1347,
             BasaltError::DuplicateColumn(_) => 1060,
             BasaltError::UnknownColumn { .. } => 1054,
@@ -291,8 +295,8 @@ impl BasaltError {
     /// Five-character SQLSTATE for this error.
     pub fn sqlstate(&self) -> &'static str {
         match self.mysql_code() {
-            1055 | 1060 | 1064 | 1049 | 1193 | 1231 | 1227 | 1461 | 1142 | 1044 | 1133 | 1144
-            | 1390 => "42000",
+            1055 | 1060 | 1064 | 1136 | 1049 | 1193 | 1231 | 1227 | 1461 | 1142 | 1044 | 1133
+            | 1144 | 1390 => "42000",
             1048 => "23000",
             1406 => "22001",
             1264 | 1690 => "22003",

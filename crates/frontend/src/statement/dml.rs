@@ -226,7 +226,7 @@ fn target_table(
 }
 
 /// `SELECT projection FROM from [WHERE ..] [ORDER BY ..] [LIMIT n]`, as the parser makes it.
-fn row_query(
+pub(super) fn row_query(
     projection: Vec<SelectItem>,
     from: TableWithJoins,
     selection: Option<Expr>,
@@ -281,7 +281,7 @@ fn row_query(
 }
 
 /// A name quoted with backticks, as written in MySQL.
-fn quoted(name: &str) -> Ident {
+pub(super) fn quoted(name: &str) -> Ident {
     Ident::with_quote('`', name)
 }
 

@@ -11,6 +11,7 @@ mod query;
 pub(crate) use query::mysql_column_names;
 mod set;
 mod show;
+mod upsert;
 
 use crate::engine::QueryEngine;
 use crate::output::Output;
@@ -126,6 +127,9 @@ impl QueryEngine {
             return self.describe_view(session, &view).await;
         }
         match stmt {
+            S::Insert(insert) if insert.replace_into || insert.on.is_some() => {
+                self.upsert(session, insert).await
+            }
             S::Query(_) | S::Insert(_) => self.run_datafusion(session, stmt, false).await,
             S::CreateView(view) => {
                 let columns = view.columns.iter().map(|c| c.name.value.clone()).collect();

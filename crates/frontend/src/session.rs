@@ -91,8 +91,9 @@ fn register_doris_functions(ctx: &SessionContext) {
     }
 }
 
-/// DataFusion's analyzer rules with MySQL's exact division before type coercion, then integer
-/// arithmetic that fails on overflow as MySQL's does.
+/// DataFusion's analyzer rules with MySQL's implicit casts, numbers beside dates and exact
+/// division before type coercion, then integer arithmetic that fails on overflow as MySQL's
+/// does.
 fn analyzer_rules() -> Vec<Arc<dyn datafusion::optimizer::AnalyzerRule + Send + Sync>> {
     let mut rules = datafusion::optimizer::Analyzer::new().rules;
     let coercion = rules
@@ -101,6 +102,7 @@ fn analyzer_rules() -> Vec<Arc<dyn datafusion::optimizer::AnalyzerRule + Send + 
         .unwrap_or(0);
     rules.insert(coercion, Arc::new(basalt_functions::ExactDivision));
     rules.insert(coercion, Arc::new(basalt_functions::NumericDates));
+    rules.insert(coercion, Arc::new(basalt_functions::ImplicitCasts));
     rules.push(Arc::new(basalt_functions::CheckedIntegerArithmetic));
     rules.push(Arc::new(basalt_query::ApplyRefusedSubqueries));
     with_checkpoints(rules, Arc::new(PlanningCheckpoint))
@@ -196,6 +198,8 @@ impl Session {
         {
             use datafusion::execution::FunctionRegistry;
             let planner = Arc::new(basalt_functions::NumericDatesPlanner);
+            let _ = ctx.state_ref().write().register_expr_planner(planner);
+            let planner = Arc::new(basalt_functions::StringArithmeticPlanner);
             let _ = ctx.state_ref().write().register_expr_planner(planner);
         }
         ctx.register_udtf(

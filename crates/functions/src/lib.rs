@@ -15,6 +15,7 @@ pub mod date_range;
 mod exact_division;
 mod expr_rules;
 mod hll;
+mod implicit_casts;
 mod intersect_count;
 pub mod like;
 pub mod murmur3;
@@ -32,6 +33,7 @@ pub use checked_arithmetic::CheckedIntegerArithmetic;
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 use datafusion::prelude::SessionContext;
 pub use exact_division::ExactDivision;
+pub use implicit_casts::{ImplicitCasts, StringArithmeticPlanner};
 pub use numeric_dates::{NumericDates, NumericDatesPlanner};
 
 /// Every scalar function: the BITMAP and HLL scalars, MySQL's date range guard and the

@@ -1,0 +1,335 @@
+//! Strings where a number is expected, as Doris reads them. A string in arithmetic is a DOUBLE
+//! (`'5' * 2` is 10, `'1.5' + 1` is 2.5), where DataFusion refuses to plan; CAST of a string to
+//! an integer type reads a decimal string and truncates it (`CAST('1212.31' AS INT)` is 1212),
+//! where DataFusion fails the query; a string that is no number, or a value outside the target
+//! type, is NULL (Doris's rule) rather than an error. COALESCE / IFNULL / NVL / NULLIF of a
+//! string beside numbers is a string (MySQL's result type), where DataFusion cast the strings
+//! to the number type and failed on the first that was not one.
+//!
+//! [`StringArithmeticPlanner`] converts the operands as the SQL is planned (DataFusion refuses
+//! `Utf8 + Int64` while planning); [`ImplicitCasts`], an analyzer rule running before type
+//! coercion, handles the casts and the COALESCE family. INSERT statements keep DataFusion's
+//! checked conversions (a bad value for a column is an error there).
+
+use crate::expr_rules::rewrite_node_expressions;
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, Float64Array, Int64Array};
+use datafusion::arrow::datatypes::DataType;
+use datafusion::common::config::ConfigOptions;
+use datafusion::common::tree_node::Transformed;
+use datafusion::common::{DFSchema, Result};
+use datafusion::logical_expr::expr::{ScalarFunction, TryCast};
+use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawBinaryExpr};
+use datafusion::logical_expr::{
+    Cast, ColumnarValue, Expr, ExprSchemable, LogicalPlan, ScalarFunctionArgs, ScalarUDF,
+    ScalarUDFImpl, Signature, Volatility,
+};
+use datafusion::optimizer::AnalyzerRule;
+use std::sync::{Arc, OnceLock};
+
+fn is_string(t: &DataType) -> bool {
+    matches!(t, DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8)
+}
+
+fn is_number(t: &DataType) -> bool {
+    t.is_numeric()
+}
+
+/// Converts string operands of arithmetic while the SQL is planned.
+#[derive(Debug, Default)]
+pub struct StringArithmeticPlanner;
+
+impl ExprPlanner for StringArithmeticPlanner {
+    fn plan_binary_op(
+        &self,
+        expr: RawBinaryExpr,
+        schema: &DFSchema,
+    ) -> Result<PlannerResult<RawBinaryExpr>> {
+        use datafusion::sql::sqlparser::ast::BinaryOperator as Sql;
+        if !matches!(
+            expr.op,
+            Sql::Plus | Sql::Minus | Sql::Multiply | Sql::Divide | Sql::Modulo
+        ) {
+            return Ok(PlannerResult::Original(expr));
+        }
+        let (Some(left), Some(right)) = (
+            operand_type(&expr.left, schema),
+            operand_type(&expr.right, schema),
+        ) else {
+            return Ok(PlannerResult::Original(expr));
+        };
+        let numeric = |t: &DataType| is_string(t) || is_number(t) || t.is_null();
+        if !(is_string(&left) || is_string(&right)) || !numeric(&left) || !numeric(&right) {
+            return Ok(PlannerResult::Original(expr));
+        }
+        let operand = |e: Expr, t: &DataType| if is_string(t) { to_number(e) } else { e };
+        let left_expr = operand(expr.left.clone(), &left);
+        let right_expr = operand(expr.right.clone(), &right);
+        Ok(PlannerResult::Original(RawBinaryExpr {
+            op: expr.op,
+            left: left_expr,
+            right: right_expr,
+        }))
+    }
+}
+
+/// An operand's type before coercion. MySQL's divisors arrive as `NULLIF(x, 0)` (division by
+/// zero is NULL), whose type DataFusion cannot tell before coercion when `x` is a string: it is
+/// `x`'s.
+fn operand_type(e: &Expr, schema: &DFSchema) -> Option<DataType> {
+    match e {
+        Expr::ScalarFunction(f) if is_nullif(f) => f.args.first()?.get_type(schema).ok(),
+        _ => e.get_type(schema).ok(),
+    }
+}
+
+fn is_nullif(f: &ScalarFunction) -> bool {
+    f.name().eq_ignore_ascii_case("nullif") && f.args.len() == 2
+}
+
+/// A string operand as a DOUBLE; a guarded divisor `NULLIF(s, 0)` compares the number to zero.
+fn to_number(e: Expr) -> Expr {
+    match e {
+        Expr::ScalarFunction(mut f) if is_nullif(&f) => {
+            let string = f.args.remove(0);
+            f.args.insert(0, to_double(string));
+            Expr::ScalarFunction(f)
+        }
+        other => to_double(other),
+    }
+}
+
+/// The analyzer rule; it must run before DataFusion's type coercion.
+#[derive(Debug, Default)]
+pub struct ImplicitCasts;
+
+impl AnalyzerRule for ImplicitCasts {
+    fn name(&self) -> &str {
+        "mysql_implicit_casts"
+    }
+
+    fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> Result<LogicalPlan> {
+        // An INSERT converts its values to the columns' types with DataFusion's checked casts.
+        if matches!(plan, LogicalPlan::Dml(_)) {
+            return Ok(plan);
+        }
+        plan.transform_up_with_subqueries(|node| rewrite_node_expressions(node, casts))
+            .map(|t| t.data)
+    }
+}
+
+fn casts(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    let type_of = |e: &Expr| e.get_type(schema).ok();
+    match e {
+        Expr::Cast(Cast { expr, field }) if type_of(&expr).as_ref().is_some_and(is_string) => {
+            Ok(match converted(*expr, field.data_type()) {
+                Ok(e) => Transformed::yes(e),
+                Err(expr) => {
+                    Transformed::no(Expr::Cast(Cast::new_from_field(Box::new(expr), field)))
+                }
+            })
+        }
+        Expr::TryCast(TryCast { expr, field })
+            if type_of(&expr).as_ref().is_some_and(is_string) =>
+        {
+            Ok(match converted(*expr, field.data_type()) {
+                Ok(e) => Transformed::yes(e),
+                Err(expr) => Transformed::no(Expr::TryCast(TryCast {
+                    expr: Box::new(expr),
+                    field,
+                })),
+            })
+        }
+        // NULLIF is its first argument's type: a string compared with a number stays one.
+        Expr::ScalarFunction(mut f) if is_nullif(&f) => {
+            let first = type_of(&f.args[0]);
+            let second = type_of(&f.args[1]);
+            match (first, second) {
+                (Some(a), Some(b)) if is_string(&a) && !is_string(&b) && !b.is_null() => {
+                    let other = f.args.remove(1);
+                    f.args
+                        .push(Expr::Cast(Cast::new(Box::new(other), DataType::Utf8)));
+                    Ok(Transformed::yes(Expr::ScalarFunction(f)))
+                }
+                _ => Ok(Transformed::no(Expr::ScalarFunction(f))),
+            }
+        }
+        Expr::ScalarFunction(f) if is_coalesce_family(f.name()) => {
+            let types: Vec<Option<DataType>> = f.args.iter().map(type_of).collect();
+            let any_string = types.iter().flatten().any(is_string);
+            let any_other = types
+                .iter()
+                .flatten()
+                .any(|t| !is_string(t) && !t.is_null());
+            if !(any_string && any_other) {
+                return Ok(Transformed::no(Expr::ScalarFunction(f)));
+            }
+            let args = f
+                .args
+                .into_iter()
+                .zip(types)
+                .map(|(a, t)| match t {
+                    Some(t) if !is_string(&t) && !t.is_null() => {
+                        Expr::Cast(Cast::new(Box::new(a), DataType::Utf8))
+                    }
+                    _ => a,
+                })
+                .collect();
+            Ok(Transformed::yes(Expr::ScalarFunction(ScalarFunction {
+                func: f.func,
+                args,
+            })))
+        }
+        other => Ok(Transformed::no(other)),
+    }
+}
+
+fn is_coalesce_family(name: &str) -> bool {
+    ["coalesce", "nvl", "ifnull"]
+        .iter()
+        .any(|n| name.eq_ignore_ascii_case(n))
+}
+
+/// A string cast to a number type, Doris's way; the string back when the target is not one.
+fn converted(string: Expr, target: &DataType) -> std::result::Result<Expr, Expr> {
+    if target.is_integer() {
+        let wide = call(string_to_bigint(), string);
+        return Ok(if *target == DataType::Int64 {
+            wide
+        } else {
+            Expr::TryCast(TryCast::new(Box::new(wide), target.clone()))
+        });
+    }
+    if target.is_floating() {
+        let double = to_double(string);
+        return Ok(if *target == DataType::Float64 {
+            double
+        } else {
+            Expr::Cast(Cast::new(Box::new(double), target.clone()))
+        });
+    }
+    Err(string)
+}
+
+fn call(f: &ScalarUDF, arg: Expr) -> Expr {
+    f.call(vec![arg])
+}
+
+fn to_double(e: Expr) -> Expr {
+    call(string_to_double(), e)
+}
+
+fn string_to_double() -> &'static ScalarUDF {
+    static F: OnceLock<ScalarUDF> = OnceLock::new();
+    F.get_or_init(|| ScalarUDF::new_from_impl(StringToNumber::new(Target::Double)))
+}
+
+fn string_to_bigint() -> &'static ScalarUDF {
+    static F: OnceLock<ScalarUDF> = OnceLock::new();
+    F.get_or_init(|| ScalarUDF::new_from_impl(StringToNumber::new(Target::BigInt)))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Target {
+    Double,
+    BigInt,
+}
+
+/// A string read as a DOUBLE or a BIGINT; NULL when it is not a number (or not one in range).
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct StringToNumber {
+    target: Target,
+    signature: Signature,
+}
+
+impl StringToNumber {
+    fn new(target: Target) -> StringToNumber {
+        StringToNumber {
+            target,
+            signature: Signature::string(1, Volatility::Immutable),
+        }
+    }
+}
+
+impl ScalarUDFImpl for StringToNumber {
+    fn name(&self) -> &str {
+        match self.target {
+            Target::Double => "mysql_string_to_double",
+            Target::BigInt => "mysql_string_to_bigint",
+        }
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _args: &[DataType]) -> Result<DataType> {
+        Ok(match self.target {
+            Target::Double => DataType::Float64,
+            Target::BigInt => DataType::Int64,
+        })
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let (arrays, scalar) = crate::util::arguments(&args)?;
+        let strings = datafusion::arrow::compute::cast(&arrays[0], &DataType::Utf8)?;
+        let strings = strings.as_string::<i32>();
+        let out: ArrayRef = match self.target {
+            Target::Double => Arc::new(
+                strings
+                    .iter()
+                    .map(|s| s.and_then(parse_double))
+                    .collect::<Float64Array>(),
+            ),
+            Target::BigInt => Arc::new(
+                strings
+                    .iter()
+                    .map(|s| s.and_then(parse_bigint))
+                    .collect::<Int64Array>(),
+            ),
+        };
+        debug_assert_eq!(out.len(), strings.len());
+        crate::util::output(out, scalar)
+    }
+}
+
+/// A decimal or scientific number, surrounding spaces allowed; not `inf` or `nan`.
+fn parse_double(s: &str) -> Option<f64> {
+    let s = s.trim();
+    let digits = s.trim_start_matches(['+', '-']);
+    if !digits.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+        return None;
+    }
+    s.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// An integer, or a decimal number truncated toward zero, within BIGINT.
+fn parse_bigint(s: &str) -> Option<i64> {
+    let s = s.trim();
+    if let Ok(v) = s.parse::<i64>() {
+        return Some(v);
+    }
+    let v = parse_double(s)?.trunc();
+    // i64::MAX as f64 rounds up to 2^63, which is out of range.
+    (v >= i64::MIN as f64 && v < i64::MAX as f64).then_some(v as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_read_as_numbers() {
+        assert_eq!(parse_double(" 1.5e3 "), Some(1500.0));
+        assert_eq!(parse_double("-.5"), Some(-0.5));
+        assert_eq!(parse_double("abc"), None);
+        assert_eq!(parse_double("12abc"), None);
+        assert_eq!(parse_double("inf"), None);
+        assert_eq!(parse_double("NaN"), None);
+        assert_eq!(parse_bigint("1212.31"), Some(1212));
+        assert_eq!(parse_bigint("-7.9"), Some(-7));
+        assert_eq!(parse_bigint("9223372036854775807"), Some(i64::MAX));
+        assert_eq!(parse_bigint("9223372036854775808"), None);
+        assert_eq!(parse_bigint("1e30"), None);
+        assert_eq!(parse_bigint(""), None);
+    }
+}

@@ -28,7 +28,6 @@ pub static DORIS_VARIABLES: &[VarDef] = &[
     stored("disable_colocate_plan", Bool, "0"),
     stored("disable_join_reorder", Bool, "0"),
     stored("disable_nereids_rules", Str, ""),
-    stored("div_precision_increment", Int, "4"),
     stored("dry_run_query", Bool, "0"),
     stored("enable_agg_spill", Bool, "0"),
     stored("enable_auto_analyze", Bool, "1"),

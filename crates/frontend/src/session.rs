@@ -165,6 +165,7 @@ impl Session {
             .with_create_default_catalog_and_schema(false)
             .with_information_schema(false)
             .with_target_partitions(target_partitions)
+            .with_option_extension(basalt_functions::MySqlOptions::default())
             .with_extension(scan_reports.clone());
         {
             let opts = config.options_mut();
@@ -284,6 +285,36 @@ impl Session {
             self.info.vars.read().get("autocommit"),
             Ok(VarValue::Int(1))
         )
+    }
+
+    /// Copies the session variables Basalt's planner rules read (`div_precision_increment`)
+    /// into the planner's options; called before a statement is planned.
+    pub(crate) fn sync_planner_options(&self) {
+        use basalt_functions::MySqlOptions;
+        let increment = match self.variables().get("div_precision_increment") {
+            Ok(VarValue::Int(n)) => n.clamp(0, 30) as u8,
+            _ => 4,
+        };
+        let current = self
+            .ctx
+            .state_ref()
+            .read()
+            .config()
+            .options()
+            .extensions
+            .get::<MySqlOptions>()
+            .map(|o| o.div_precision_increment);
+        if current != Some(increment) {
+            let state_ref = self.ctx.state_ref();
+            let mut state = state_ref.write();
+            let extensions = &mut state.config_mut().options_mut().extensions;
+            if extensions.get::<MySqlOptions>().is_none() {
+                extensions.insert(MySqlOptions::default());
+            }
+            if let Some(o) = extensions.get_mut::<MySqlOptions>() {
+                o.div_precision_increment = increment;
+            }
+        }
     }
 
     pub fn variables(&self) -> parking_lot::RwLockReadGuard<'_, SessionVariables> {

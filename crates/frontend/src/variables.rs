@@ -74,6 +74,7 @@ pub static VARIABLES: &[VarDef] = &[
     def("collation_database", Str, Both, "utf8mb4_general_ci"),
     def("collation_server", Str, Both, "utf8mb4_general_ci"),
     def("default_storage_engine", Str, Both, "OLAP"),
+    def("div_precision_increment", Int, Both, "4"),
     def("enable_nereids_timeout", Bool, Both, "1"),
     def("enable_profile", Bool, Both, "0"),
     def("enable_short_circuit_query", Bool, Both, "1"),

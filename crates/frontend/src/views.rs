@@ -332,6 +332,7 @@ impl QueryEngine {
         crate::mysql_compat::rewrite(&mut stmt);
         crate::grouping::rewrite(&mut stmt)?;
         crate::local_calls::rewrite_calls(&mut stmt)?;
+        session.sync_planner_options();
         let plan = session
             .ctx
             .state()

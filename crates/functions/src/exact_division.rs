@@ -1,5 +1,6 @@
-//! `/` on integers and decimals as MySQL computes it: a DECIMAL quotient with four more decimals
-//! than the dividend (`div_precision_increment`), rounded half away from zero (`1 / 2` is
+//! `/` on integers and decimals as MySQL computes it: a DECIMAL quotient with
+//! `div_precision_increment` (default 4, read from [`MySqlOptions`]) more decimals than the
+//! dividend, rounded half away from zero (`1 / 2` is
 //! 0.5000, `2 / 3` is 0.6667), and NULL when the divisor is zero. An analyzer rule running
 //! before type coercion replaces each such division with [`ExactDivide`], which divides the
 //! 128-bit unscaled values exactly; DataFusion's own decimal division truncates (0.6666), and
@@ -23,8 +24,18 @@ use std::sync::Arc;
 
 use crate::expr_rules::rewrite_node_expressions;
 
-/// Decimals added to the dividend's scale (MySQL's `div_precision_increment` default).
-const DIV_PRECISION_INCREMENT: u8 = 4;
+datafusion::common::extensions_options! {
+    /// MySQL session settings Basalt's planner rules read (kept in step with the session's
+    /// variables before each statement is planned).
+    pub struct MySqlOptions {
+        /// Decimals `/` adds to the dividend's scale (MySQL caps it at 30).
+        pub div_precision_increment: u8, default = 4
+    }
+}
+
+impl datafusion::common::config::ConfigExtension for MySqlOptions {
+    const PREFIX: &'static str = "mysql";
+}
 
 /// The analyzer rule; it must run before DataFusion's type coercion.
 #[derive(Debug, Default)]
@@ -35,14 +46,20 @@ impl AnalyzerRule for ExactDivision {
         "mysql_exact_division"
     }
 
-    fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> Result<LogicalPlan> {
-        plan.transform_up_with_subqueries(|node| rewrite_node_expressions(node, exact))
-            .map(|t| t.data)
+    fn analyze(&self, plan: LogicalPlan, config: &ConfigOptions) -> Result<LogicalPlan> {
+        let increment = config
+            .extensions
+            .get::<MySqlOptions>()
+            .map_or(4, |o| o.div_precision_increment.min(30));
+        plan.transform_up_with_subqueries(|node| {
+            rewrite_node_expressions(node, |e, schema| exact(e, schema, increment))
+        })
+        .map(|t| t.data)
     }
 }
 
 /// `l / r` of integers and decimals as an [`ExactDivide`] call; anything else unchanged.
-fn exact(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+fn exact(e: Expr, schema: &DFSchema, increment: u8) -> Result<Transformed<Expr>> {
     let Expr::BinaryExpr(BinaryExpr {
         left,
         op: Operator::Divide,
@@ -54,10 +71,10 @@ fn exact(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     let (Ok(lt), Ok(rt)) = (left.get_type(schema), right.get_type(schema)) else {
         return Ok(Transformed::no(e));
     };
-    if quotient_type(&lt, &rt).is_none() {
+    if quotient_type(&lt, &rt, increment).is_none() {
         return Ok(Transformed::no(e));
     }
-    let call = ScalarUDF::new_from_impl(ExactDivide::default())
+    let call = ScalarUDF::new_from_impl(ExactDivide::new(increment))
         .call(vec![left.as_ref().clone(), right.as_ref().clone()]);
     Ok(Transformed::yes(call))
 }
@@ -75,11 +92,11 @@ fn as_decimal(t: &DataType) -> Option<(u8, i8)> {
     })
 }
 
-/// DECIMAL(p, s) of `l / r`: s is the dividend's scale plus four, p as DataFusion sizes a
-/// quotient (capped at 38). None when either side is not an integer or DECIMAL128.
-fn quotient_type(l: &DataType, r: &DataType) -> Option<DataType> {
+/// DECIMAL(p, s) of `l / r`: s is the dividend's scale plus `increment`, p as DataFusion sizes
+/// a quotient (capped at 38). None when either side is not an integer or DECIMAL128.
+fn quotient_type(l: &DataType, r: &DataType, increment: u8) -> Option<DataType> {
     let ((lp, ls), (_, rs)) = (as_decimal(l)?, as_decimal(r)?);
-    let scale = ls.checked_add(DIV_PRECISION_INCREMENT as i8)?;
+    let scale = ls.checked_add(i8::try_from(increment).ok()?)?;
     if scale > 38 {
         return None;
     }
@@ -87,16 +104,18 @@ fn quotient_type(l: &DataType, r: &DataType) -> Option<DataType> {
     Some(DataType::Decimal128(precision.max(scale as u8), scale))
 }
 
-/// MySQL's `/` on integers and decimals.
+/// MySQL's `/` on integers and decimals, with `increment` more decimals than the dividend.
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct ExactDivide {
     signature: Signature,
+    increment: u8,
 }
 
-impl Default for ExactDivide {
-    fn default() -> Self {
+impl ExactDivide {
+    fn new(increment: u8) -> Self {
         ExactDivide {
             signature: Signature::any(2, Volatility::Immutable),
+            increment,
         }
     }
 }
@@ -112,7 +131,7 @@ impl ScalarUDFImpl for ExactDivide {
 
     fn return_type(&self, args: &[DataType]) -> Result<DataType> {
         match args {
-            [l, r] => quotient_type(l, r)
+            [l, r] => quotient_type(l, r, self.increment)
                 .ok_or_else(|| DataFusionError::Plan(format!("cannot divide {l} by {r} exactly"))),
             _ => Err(DataFusionError::Plan(
                 "mysql_divide takes two arguments".into(),
@@ -131,7 +150,7 @@ impl ScalarUDFImpl for ExactDivide {
                 "mysql_divide takes two arguments".into(),
             ));
         };
-        let out = divide(l, r)?;
+        let out = divide(l, r, self.increment)?;
         if scalars {
             Ok(ColumnarValue::Scalar(ScalarValue::try_from_array(&out, 0)?))
         } else {
@@ -140,9 +159,10 @@ impl ScalarUDFImpl for ExactDivide {
     }
 }
 
-/// Row by row: `l * 10^(rs + 4) / r` on the unscaled values, rounded half away from zero.
-fn divide(l: &ArrayRef, r: &ArrayRef) -> Result<ArrayRef> {
-    let out_type = quotient_type(l.data_type(), r.data_type())
+/// Row by row: `l * 10^(rs + increment) / r` on the unscaled values, rounded half away from
+/// zero.
+fn divide(l: &ArrayRef, r: &ArrayRef, increment: u8) -> Result<ArrayRef> {
+    let out_type = quotient_type(l.data_type(), r.data_type(), increment)
         .ok_or_else(|| DataFusionError::Plan("mysql_divide of non-decimals".into()))?;
     let DataType::Decimal128(precision, scale) = out_type else {
         return Err(DataFusionError::Internal(
@@ -156,13 +176,15 @@ fn divide(l: &ArrayRef, r: &ArrayRef) -> Result<ArrayRef> {
         Ok((d.as_primitive::<Decimal128Type>().clone(), s))
     };
     let ((ld, _), (rd, rs)) = (decimal(l)?, decimal(r)?);
-    let factor = 10i128.pow(rs as u32 + DIV_PRECISION_INCREMENT as u32);
     let limit = 10i128.pow(precision as u32);
     let overflow = || {
         DataFusionError::External(Box::new(BasaltError::NumericOverflow(format!(
             "DECIMAL value is out of range in a division (DECIMAL({precision}, {scale}))"
         ))))
     };
+    let factor = 10i128
+        .checked_pow(rs as u32 + increment as u32)
+        .ok_or_else(overflow)?;
     let mut values = Vec::with_capacity(ld.len());
     for i in 0..ld.len() {
         if ld.is_null(i) || rd.is_null(i) || rd.value(i) == 0 {
@@ -193,7 +215,7 @@ mod tests {
     fn quotients(l: Vec<Option<i64>>, r: Vec<Option<i64>>) -> Vec<Option<String>> {
         let l: ArrayRef = Arc::new(Int64Array::from(l));
         let r: ArrayRef = Arc::new(Int64Array::from(r));
-        let out = divide(&l, &r).expect("divides");
+        let out = divide(&l, &r, 4).expect("divides");
         let d = out.as_primitive::<Decimal128Type>();
         (0..d.len())
             .map(|i| (!d.is_null(i)).then(|| d.value_as_string(i)))

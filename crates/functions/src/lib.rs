@@ -32,7 +32,7 @@ mod sql_tests;
 pub use checked_arithmetic::CheckedIntegerArithmetic;
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 use datafusion::prelude::SessionContext;
-pub use exact_division::ExactDivision;
+pub use exact_division::{ExactDivision, MySqlOptions};
 pub use implicit_casts::{ImplicitCasts, StringArithmeticPlanner};
 pub use numeric_dates::{NumericDates, NumericDatesPlanner};
 

@@ -190,6 +190,7 @@ impl QueryEngine {
         )?;
         crate::mysql_compat::rewrite(&mut numbered);
         crate::grouping::rewrite(&mut numbered)?;
+        session.sync_planner_options();
         let state = session.ctx.state();
         let statement = DfStatement::Statement(Box::new(numbered));
         let budget = crate::statement_timeout::planning_budget(session);

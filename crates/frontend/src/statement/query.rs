@@ -88,6 +88,7 @@ impl QueryEngine {
         crate::mysql_compat::rewrite(&mut stmt);
         crate::grouping::rewrite(&mut stmt)?;
         crate::local_calls::rewrite_calls(&mut stmt)?;
+        session.sync_planner_options();
         let mut state = session.ctx.state();
         let budget = crate::statement_timeout::planning_budget(session);
         let plan_statement = |stmt: ast::Statement| {

@@ -4,7 +4,7 @@
 //! that `GROUPING(a, b)` already gives (MySQL's multi-argument GROUPING). A modifier DataFusion
 //! would ignore (ClickHouse's `WITH TOTALS`) is refused rather than dropped. `ORDER BY 2` of a
 //! grouped SELECT sorts by the second select item as written (DataFusion would look for it
-//! among the grouped columns).
+//! among the grouped columns), and `SELECT DISTINCT a + 1 .. ORDER BY a + 1` by that item.
 
 use basalt_common::{BasaltError, Result};
 use basalt_sql::ast::{
@@ -70,7 +70,8 @@ fn apply(exprs: &mut Vec<Expr>, modifiers: Vec<GroupByWithModifier>) -> Result<(
 }
 
 /// `ORDER BY <n>` of a grouped SELECT: the n-th select item's expression (its alias when it has
-/// one). Positions past a wildcard are left as they are.
+/// one); positions past a wildcard are left as they are. `ORDER BY <expr>` of a DISTINCT SELECT
+/// that lists `<expr>`: its position.
 fn order_by_positions(query: &mut Query) {
     let SetExpr::Select(select) = query.body.as_ref() else {
         return;
@@ -79,12 +80,27 @@ fn order_by_positions(query: &mut Query) {
         GroupByExpr::Expressions(exprs, _) => !exprs.is_empty(),
         GroupByExpr::All(_) => true,
     };
-    if !grouped {
+    let distinct = select.distinct.is_some();
+    if !grouped && !distinct {
         return;
     }
     let Some(OrderByKind::Expressions(order)) = query.order_by.as_mut().map(|o| &mut o.kind) else {
         return;
     };
+    if !grouped {
+        // DISTINCT: an ORDER BY expression written as a select item sorts by that item's
+        // position (DataFusion looks for its columns among the distinct values).
+        for item in order {
+            let position = select
+                .projection
+                .iter()
+                .position(|i| matches!(i, SelectItem::UnnamedExpr(e) if *e == item.expr));
+            if let (Some(p), false) = (position, matches!(item.expr, Expr::Identifier(_))) {
+                item.expr = Expr::value(Value::Number((p + 1).to_string(), false));
+            }
+        }
+        return;
+    }
     for item in order {
         let Expr::Value(v) = &item.expr else {
             continue;

@@ -34,8 +34,18 @@ impl LoadContext for QueryEngine {
 
     fn expressions(&self, user: &str, host: &str) -> LoadExpressions {
         let session = self.new_session(0, user, host);
+        let mut state = session.ctx.state();
+        // A value that does not convert fails its row (filtered and counted), never NULL.
+        if let Some(options) = state
+            .config_mut()
+            .options_mut()
+            .extensions
+            .get_mut::<basalt_functions::MySqlOptions>()
+        {
+            options.lenient_string_casts = false;
+        }
         LoadExpressions {
-            state: session.ctx.state(),
+            state,
             to_datafusion_sql: Arc::new(mysql_expression),
         }
     }

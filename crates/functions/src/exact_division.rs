@@ -30,6 +30,9 @@ datafusion::common::extensions_options! {
     pub struct MySqlOptions {
         /// Decimals `/` adds to the dividend's scale (MySQL caps it at 30).
         pub div_precision_increment: u8, default = 4
+        /// A string CAST to a number is NULL when it is no number (queries); off, the cast
+        /// fails (a Stream Load's column expressions, which filter the row).
+        pub lenient_string_casts: bool, default = true
     }
 }
 

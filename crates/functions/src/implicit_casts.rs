@@ -8,8 +8,9 @@
 //!
 //! [`StringArithmeticPlanner`] converts the operands as the SQL is planned (DataFusion refuses
 //! `Utf8 + Int64` while planning); [`ImplicitCasts`], an analyzer rule running before type
-//! coercion, handles the casts and the COALESCE family. INSERT statements keep DataFusion's
-//! checked conversions (a bad value for a column is an error there).
+//! coercion, handles the casts and the COALESCE family. INSERT statements and Stream Load
+//! column expressions keep DataFusion's checked conversions (a bad value for a column is an
+//! error there, and a load filters its row).
 
 use crate::expr_rules::rewrite_node_expressions;
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, Float64Array, Int64Array};
@@ -107,9 +108,14 @@ impl AnalyzerRule for ImplicitCasts {
         "mysql_implicit_casts"
     }
 
-    fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> Result<LogicalPlan> {
-        // An INSERT converts its values to the columns' types with DataFusion's checked casts.
-        if matches!(plan, LogicalPlan::Dml(_)) {
+    fn analyze(&self, plan: LogicalPlan, config: &ConfigOptions) -> Result<LogicalPlan> {
+        // An INSERT converts its values to the columns' types with DataFusion's checked casts,
+        // and so does a load that asks for it.
+        let lenient = config
+            .extensions
+            .get::<crate::MySqlOptions>()
+            .is_none_or(|o| o.lenient_string_casts);
+        if matches!(plan, LogicalPlan::Dml(_)) || !lenient {
             return Ok(plan);
         }
         plan.transform_up_with_subqueries(|node| rewrite_node_expressions(node, casts))

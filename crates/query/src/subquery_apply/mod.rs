@@ -4,8 +4,9 @@
 //! aggregated, ...) it refuses. Basalt answers them the slow, general way instead of failing:
 //!
 //! - [`ApplyRefusedSubqueries`] (analyzer, last) moves the subqueries DataFusion's plan checks
-//!   would reject, and [`ApplyRemainingSubqueries`] (optimizer, last) those its decorrelation
-//!   rules left, into a [`SubqueryApply`] node under the expression that used them;
+//!   would reject or its decorrelation would answer wrongly, and [`ApplyRemainingSubqueries`]
+//!   (optimizer, right after DataFusion's decorrelation rules) those it left, into a
+//!   [`SubqueryApply`] node under the expression that used them;
 //! - [`SubqueryApplyPlanner`] plans that node as `SubqueryApplyExec`, which runs each
 //!   subquery with the outer row's values in place of its outer references (remembered per
 //!   distinct set of values) and adds one column per subquery: the value, or whether rows

@@ -1,6 +1,6 @@
 //! The two rules that move subqueries into a [`SubqueryApply`]: one at the end of the analyzer
-//! for the subqueries DataFusion's plan checks reject, one at the end of the optimizer for
-//! those its decorrelation left in place.
+//! for the subqueries DataFusion's plan checks reject (or would answer wrongly), one right after
+//! DataFusion's decorrelation rules for those they left in place.
 
 use super::node::{AppliedSubquery, SubqueryApply, SubqueryKind};
 use datafusion::common::config::ConfigOptions;
@@ -30,13 +30,28 @@ impl AnalyzerRule for ApplyRefusedSubqueries {
                 LogicalPlan::Filter(f) => misjudged_in_subqueries(&f.predicate, f.input.schema())?,
                 _ => vec![],
             };
-            apply_subqueries(node, |node, expr, subquery| {
+            let applied = apply_subqueries(node, |node, expr, subquery| {
                 // DataFusion's filter push-down moves a join condition's subquery to the side
                 // its (outer-reference-blind) columns say, even when it reads the other side.
                 matches!(node, LogicalPlan::Join(_))
                     || misjudged.contains(expr)
                     || check_subquery_expr(node, &subquery.subquery, expr).is_err()
-            })
+            })?;
+            // One that reads both sides of the join cannot be left to that push-down.
+            if let LogicalPlan::Join(join) = &applied.data {
+                let has_subquery = |e: &Expr| {
+                    e.exists(
+                        |x| Ok(subquery_of(x).is_some() || matches!(x, Expr::SetComparison(_))),
+                    )
+                    .unwrap_or(true)
+                };
+                if join.filter.as_ref().is_some_and(has_subquery) {
+                    return datafusion::common::not_impl_err!(
+                        "a subquery in a join condition that reads both sides of the join"
+                    );
+                }
+            }
+            Ok(applied)
         })
         .map(|t| t.data)
     }

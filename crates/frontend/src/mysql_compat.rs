@@ -289,9 +289,11 @@ fn rewrite_function(f: &Function) -> Option<Expr> {
             BinaryOperator::Modulo,
             number(7),
         ),
-        "curdate" if args.is_empty() => call("current_date", vec![]),
+        // The session clock is UTC (time_zone SYSTEM on a UTC system), so UTC_* read it too.
+        "curdate" | "utc_date" if args.is_empty() => call("current_date", vec![]),
         "curtime" if args.is_empty() => call("current_time", vec![]),
         "now" | "current_timestamp" | "localtime" | "localtimestamp" | "sysdate"
+        | "utc_timestamp"
             if args.is_empty() =>
         {
             cast(

@@ -43,9 +43,22 @@ pub fn parse_one(sql: &str) -> Result<Statement> {
     match stmts.len() {
         1 => Ok(stmts.remove(0)),
         0 => Err(BasaltError::syntax_at("empty statement", sql, 1, 1)),
-        _ => Err(BasaltError::NotSupported(
-            "more than one statement in a single query".to_string(),
-        )),
+        // MySQL without CLIENT_MULTI_STATEMENTS: a syntax error at the second statement.
+        _ => {
+            let pieces = crate::lexer::split_statements(sql);
+            let near = pieces.get(1).copied().unwrap_or_default();
+            // The pieces are slices of `sql`: the second one's offset gives its line.
+            let offset = (near.as_ptr() as usize)
+                .saturating_sub(sql.as_ptr() as usize)
+                .min(sql.len());
+            let line = sql.get(..offset).map_or(0, |s| s.matches('\n').count()) as u64 + 1;
+            Err(BasaltError::Syntax {
+                message: "more than one statement needs the CLIENT_MULTI_STATEMENTS option"
+                    .to_string(),
+                near: near.chars().take(80).collect(),
+                line,
+            })
+        }
     }
 }
 
@@ -430,6 +443,17 @@ mod tests {
         let s = parse_statements("SELECT 1; select @@version_comment limit 1;").unwrap();
         assert_eq!(s.len(), 2);
         assert!(matches!(s[0], Statement::Standard(_)));
+    }
+
+    #[test]
+    fn two_statements_in_one_text_are_a_syntax_error_at_the_second() {
+        let e = parse_one("SELECT 1;\n SELECT 'x;y'").unwrap_err();
+        assert_eq!(e.mysql_code(), 1064);
+        assert!(
+            e.to_string().ends_with("near 'SELECT 'x;y'' at line 2"),
+            "{e}"
+        );
+        assert!(parse_one("SELECT 1;").is_ok());
     }
 
     #[test]

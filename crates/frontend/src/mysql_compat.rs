@@ -1,5 +1,6 @@
 //! MySQL functions and syntax DataFusion spells differently, rewritten on the parsed statement
 //! before planning: IF, YEAR/MONTH/..., CURDATE, UNIX_TIMESTAMP, DATE_ADD/DATE_SUB, DATEDIFF,
+//! DATE_FLOOR/DATE_CEIL,
 //! DATE(), LCASE/UCASE, LOCATE, TRUNCATE, MOD, `DIV` (by zero, like `/` and `%`, is NULL),
 //! CAST/CONVERT to SIGNED/UNSIGNED, and NOW()
 //! with MySQL's second precision; `FROM DUAL` is dropped; `ILIKE '%word%'` becomes a SIMD search.
@@ -318,6 +319,18 @@ fn rewrite_function(f: &Function) -> Option<Expr> {
                     number(86400),
                 ),
                 DataType::BigInt(None),
+            )
+        }
+        // Doris: DATE_FLOOR(d, INTERVAL n unit) is `<unit>_floor(d, n)`.
+        "date_floor" | "date_ceil" if args.len() == 2 => {
+            let Expr::Interval(interval) = &args[1] else {
+                return None;
+            };
+            let unit = Unit::parse(&interval.leading_field.as_ref()?.to_string())?;
+            let up = name == "date_ceil";
+            call(
+                &basalt_functions::date_round::function_name(unit, up),
+                vec![args[0].clone(), interval.value.as_ref().clone()],
             )
         }
         "date_add" | "adddate" | "date_sub" | "subdate" if args.len() == 2 => {

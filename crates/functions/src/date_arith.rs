@@ -34,7 +34,7 @@ pub enum Unit {
     Microsecond,
 }
 
-const UNITS: [(Unit, &str); 10] = [
+pub(crate) const UNITS: [(Unit, &str); 10] = [
     (Unit::Year, "year"),
     (Unit::Quarter, "quarter"),
     (Unit::Month, "month"),
@@ -60,7 +60,7 @@ impl Unit {
         UNITS.iter().find(|(_, n)| *n == word).map(|(u, _)| *u)
     }
 
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         UNITS
             .iter()
             .find(|(u, _)| *u == self)
@@ -83,7 +83,7 @@ impl Unit {
     }
 
     /// Microseconds in one unit; `None` for the calendar units counted in months.
-    fn micros(self) -> Option<i64> {
+    pub(crate) fn micros(self) -> Option<i64> {
         Some(match self {
             Unit::Year | Unit::Quarter | Unit::Month => return None,
             Unit::Week => 7 * 86_400_000_000,
@@ -96,7 +96,7 @@ impl Unit {
         })
     }
 
-    fn months(self) -> i64 {
+    pub(crate) fn months(self) -> i64 {
         match self {
             Unit::Year => 12,
             Unit::Quarter => 3,
@@ -123,7 +123,7 @@ fn day_zero() -> NaiveDate {
     NaiveDate::default()
 }
 
-fn in_range(dt: NaiveDateTime) -> Option<NaiveDateTime> {
+pub(crate) fn in_range(dt: NaiveDateTime) -> Option<NaiveDateTime> {
     (0..=9999).contains(&dt.year()).then_some(dt)
 }
 
@@ -173,7 +173,7 @@ fn diff(start: NaiveDateTime, end: NaiveDateTime, unit: Unit) -> Option<i64> {
 }
 
 /// The temporal argument as date-times.
-fn datetimes(value: &ArrayRef) -> Result<Vec<Option<NaiveDateTime>>> {
+pub(crate) fn datetimes(value: &ArrayRef) -> Result<Vec<Option<NaiveDateTime>>> {
     Ok(match value.data_type() {
         DataType::Date32 => value
             .as_primitive::<Date32Type>()
@@ -189,7 +189,7 @@ fn datetimes(value: &ArrayRef) -> Result<Vec<Option<NaiveDateTime>>> {
     })
 }
 
-fn temporal_input(t: &DataType) -> DataType {
+pub(crate) fn temporal_input(t: &DataType) -> DataType {
     match t {
         DataType::Date32 | DataType::Null => t.clone(),
         _ => DataType::Timestamp(TimeUnit::Microsecond, None),

@@ -12,6 +12,7 @@ mod bits;
 mod checked_arithmetic;
 pub mod date_arith;
 pub mod date_range;
+pub mod date_round;
 mod exact_division;
 mod expr_rules;
 mod hll;
@@ -43,6 +44,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(hll::scalar_functions());
     v.push(date_range::function());
     v.extend(date_arith::functions());
+    v.extend(date_round::functions());
     v.extend(bits::functions());
     v.extend(string_size::functions());
     v

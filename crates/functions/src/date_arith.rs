@@ -4,6 +4,8 @@
 //! them. Month arithmetic keeps the day where it exists and otherwise takes the month's last
 //! day (2024-01-31 plus one month is 2024-02-29); a result outside years 0000-9999 is NULL.
 //! A DATE plus days or longer stays a DATE; plus hours or shorter it becomes a DATETIME.
+//! `TIMEDIFF(a, b)` is `a - b` as MySQL shows a TIME: `[-]HH:MM:SS[.ffffff]`, hours unbounded
+//! (Doris; MySQL stops at 838:59:59).
 
 use chrono::{DateTime, Datelike, Months, NaiveDate, NaiveDateTime, TimeDelta, Timelike};
 use datafusion::arrow::array::{
@@ -105,7 +107,7 @@ impl Unit {
     }
 }
 
-/// Every `<unit>s_add`, `<unit>s_sub` and `<unit>s_diff`.
+/// Every `<unit>s_add`, `<unit>s_sub` and `<unit>s_diff`, and `timediff`.
 pub fn functions() -> Vec<ScalarUDF> {
     UNITS
         .iter()
@@ -116,6 +118,9 @@ pub fn functions() -> Vec<ScalarUDF> {
                 ScalarUDF::new_from_impl(DateDiff::new(*unit)),
             ]
         })
+        .chain(std::iter::once(ScalarUDF::new_from_impl(TimeDiff {
+            signature: Signature::user_defined(Volatility::Immutable),
+        })))
         .collect()
 }
 
@@ -326,9 +331,90 @@ impl ScalarUDFImpl for DateDiff {
     }
 }
 
+/// A span of microseconds as MySQL shows a TIME: `[-]HH:MM:SS`, then the fraction without
+/// trailing zeros when there is one.
+fn time_text(micros: i64) -> String {
+    let sign = if micros < 0 { "-" } else { "" };
+    let m = micros.unsigned_abs();
+    let (seconds, fraction) = (m / 1_000_000, m % 1_000_000);
+    let mut text = format!(
+        "{sign}{:02}:{:02}:{:02}",
+        seconds / 3600,
+        seconds / 60 % 60,
+        seconds % 60
+    );
+    if fraction != 0 {
+        let digits = format!("{fraction:06}");
+        text.push('.');
+        text.push_str(digits.trim_end_matches('0'));
+    }
+    text
+}
+
+/// `timediff(a, b)`: `a - b` as a TIME's text.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct TimeDiff {
+    signature: Signature,
+}
+
+impl ScalarUDFImpl for TimeDiff {
+    fn name(&self) -> &str {
+        "timediff"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn coerce_types(&self, args: &[DataType]) -> Result<Vec<DataType>> {
+        match args {
+            [a, b] => Ok(vec![temporal_input(a), temporal_input(b)]),
+            _ => exec_err!("timediff takes two date-times"),
+        }
+    }
+
+    fn return_type(&self, _args: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Utf8)
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let (arrays, scalar) = crate::util::arguments(&args)?;
+        let ends = datetimes(&arrays[0])?;
+        let starts = datetimes(&arrays[1])?;
+        let out: datafusion::arrow::array::StringArray = ends
+            .into_iter()
+            .zip(starts)
+            .map(|(end, start)| {
+                let span = (end? - start?).num_microseconds()?;
+                Some(time_text(span))
+            })
+            .collect();
+        crate::util::output(Arc::new(out), scalar)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn time_differences_as_mysql_shows_them() {
+        let us =
+            |s: &str| NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S%.f").expect("datetime");
+        let span = |a: &str, b: &str| time_text((us(a) - us(b)).num_microseconds().unwrap());
+        assert_eq!(
+            span("2010-01-01 01:00:00", "2010-01-05 01:00:00"),
+            "-96:00:00"
+        );
+        assert_eq!(
+            span("2010-01-01 01:00:00.123", "2010-01-05 01:00:00.4567"),
+            "-96:00:00.3337"
+        );
+        assert_eq!(
+            span("2024-01-01 10:00:05", "2024-01-01 08:30:00"),
+            "01:30:05"
+        );
+    }
 
     fn at(s: &str) -> NaiveDateTime {
         NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S").unwrap()

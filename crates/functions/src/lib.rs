@@ -24,6 +24,7 @@ mod numeric_dates;
 mod percentile;
 mod stats;
 pub mod string_size;
+pub mod time_zones;
 mod util;
 mod wide_sum;
 
@@ -45,6 +46,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.push(date_range::function());
     v.extend(date_arith::functions());
     v.extend(date_round::functions());
+    v.push(time_zones::function());
     v.extend(bits::functions());
     v.extend(string_size::functions());
     v

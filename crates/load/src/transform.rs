@@ -9,7 +9,7 @@ use super::rejects::Rejects;
 use crate::context::LoadExpressions;
 use basalt_catalog::{ColumnDefault, TableMeta};
 use basalt_common::{BasaltError, Result, SqlType};
-use basalt_storage::conform::truncate_datetime;
+use basalt_storage::conform::round_datetime;
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, BooleanArray, Decimal256Array, RecordBatch, StringArray,
 };
@@ -484,7 +484,7 @@ impl LoadPlan {
                     }
                 }
                 SqlType::DateTime { scale } if scale < 6 => {
-                    out[ci] = truncate_datetime(col, scale);
+                    out[ci] = round_datetime(col, scale);
                 }
                 _ => {}
             }

@@ -13,7 +13,7 @@ use basalt_common::{BasaltError, SqlType};
 use std::sync::Arc;
 
 /// Enforces what the column types declare: NOT NULL (error 1048), CHAR/VARCHAR length in bytes
-/// (error 1406), and DATETIME fractional digits (extra digits are truncated).
+/// (error 1406), and DATETIME fractional digits (rounded to the declared ones).
 pub fn conform(table: &TableMeta, batch: &RecordBatch) -> Result<Vec<ArrayRef>, BasaltError> {
     let mut columns = batch.columns().to_vec();
     for (i, c) in table.columns.iter().enumerate() {
@@ -46,7 +46,7 @@ pub fn conform(table: &TableMeta, batch: &RecordBatch) -> Result<Vec<ArrayRef>, 
                 }
             }
             SqlType::DateTime { scale } if scale < 6 => {
-                columns[i] = truncate_datetime(col, scale);
+                columns[i] = round_datetime(col, scale);
             }
             _ => {}
         }
@@ -54,13 +54,22 @@ pub fn conform(table: &TableMeta, batch: &RecordBatch) -> Result<Vec<ArrayRef>, 
     Ok(columns)
 }
 
-/// DATETIME(scale) keeps `scale` fractional digits: extra digits are truncated.
-pub fn truncate_datetime(col: &ArrayRef, scale: u8) -> ArrayRef {
+/// DATETIME(scale) keeps `scale` fractional digits: the value is rounded to them, half up,
+/// as MySQL and Doris round (MariaDB truncates).
+pub fn round_datetime(col: &ArrayRef, scale: u8) -> ArrayRef {
     match col.as_any().downcast_ref::<TimestampMicrosecondArray>() {
         Some(ts) if scale < 6 => {
             let unit = 10i64.pow(6 - scale as u32);
-            let truncated: TimestampMicrosecondArray = ts.unary(|v| v - v.rem_euclid(unit));
-            Arc::new(truncated.with_timezone_opt(ts.timezone()))
+            let rounded: TimestampMicrosecondArray = ts.unary(|v| {
+                let fraction = v.rem_euclid(unit);
+                let down = v - fraction;
+                if fraction * 2 >= unit {
+                    down.saturating_add(unit)
+                } else {
+                    down
+                }
+            });
+            Arc::new(rounded.with_timezone_opt(ts.timezone()))
         }
         _ => col.clone(),
     }

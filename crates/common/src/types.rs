@@ -9,6 +9,22 @@ pub const MAX_DECIMAL_PRECISION: u8 = 38;
 /// Digits of LARGEINT: i128 values have up to 39.
 pub const LARGEINT_PRECISION: u8 = 39;
 
+/// A microsecond timestamp rounded to `scale` fractional digits (0..=6), half up on the
+/// fraction, as MySQL 8 and Doris round a DATETIME(scale).
+pub fn round_micros(micros: i64, scale: u8) -> i64 {
+    if scale >= 6 {
+        return micros;
+    }
+    let unit = 10i64.pow(6 - scale as u32);
+    let fraction = micros.rem_euclid(unit);
+    let down = micros - fraction;
+    if fraction * 2 >= unit {
+        down.saturating_add(unit)
+    } else {
+        down
+    }
+}
+
 /// A column type as declared in DDL.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SqlType {
@@ -193,6 +209,17 @@ impl fmt::Display for SqlType {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn datetimes_round_half_up_to_their_scale() {
+        assert_eq!(round_micros(514_514, 3), 515_000);
+        assert_eq!(round_micros(123_400, 3), 123_000);
+        assert_eq!(round_micros(500_000, 0), 1_000_000);
+        // Before 1970 the fraction still rounds toward the later second when it is >= .5.
+        assert_eq!(round_micros(-500_000, 0), 0);
+        assert_eq!(round_micros(-600_000, 0), -1_000_000);
+        assert_eq!(round_micros(123_456, 6), 123_456);
+    }
+
     use super::*;
 
     #[test]

@@ -59,16 +59,8 @@ pub fn conform(table: &TableMeta, batch: &RecordBatch) -> Result<Vec<ArrayRef>, 
 pub fn round_datetime(col: &ArrayRef, scale: u8) -> ArrayRef {
     match col.as_any().downcast_ref::<TimestampMicrosecondArray>() {
         Some(ts) if scale < 6 => {
-            let unit = 10i64.pow(6 - scale as u32);
-            let rounded: TimestampMicrosecondArray = ts.unary(|v| {
-                let fraction = v.rem_euclid(unit);
-                let down = v - fraction;
-                if fraction * 2 >= unit {
-                    down.saturating_add(unit)
-                } else {
-                    down
-                }
-            });
+            let rounded: TimestampMicrosecondArray =
+                ts.unary(|v| basalt_common::types::round_micros(v, scale));
             Arc::new(rounded.with_timezone_opt(ts.timezone()))
         }
         _ => col.clone(),

@@ -1,6 +1,7 @@
 //! Runs a [`SubqueryApply`]: for each input row, each subquery with the row's values in place
 //! of its outer references. Results are remembered per distinct set of values (within one
-//! partition's stream, up to [`REMEMBERED_PER_STREAM`] sets), so a subquery correlated on a
+//! partition's stream, up to [`REMEMBERED_PER_STREAM`] sets holding at most
+//! [`REMEMBERED_VALUES_PER_STREAM`] IN values), so a subquery correlated on a
 //! column with few values runs a few times, not once per row.
 
 use super::node::{AppliedSubquery, SubqueryApply, SubqueryKind};
@@ -32,6 +33,9 @@ use std::sync::Arc;
 
 /// Distinct sets of outer values whose results one stream keeps; past it, it starts afresh.
 pub const REMEMBERED_PER_STREAM: usize = 10_000;
+
+/// IN-subquery values one stream keeps remembered; past it, it starts afresh.
+pub const REMEMBERED_VALUES_PER_STREAM: usize = 1_000_000;
 
 /// Plans [`SubqueryApply`] nodes.
 #[derive(Debug, Default)]
@@ -201,7 +205,10 @@ impl ExecutionPlan for SubqueryApplyExec {
             schema: self.schema.clone(),
             state: self.state.clone(),
             context,
-            remembered: Mutex::new(vec![HashMap::new(); self.subqueries.len()]),
+            remembered: Mutex::new(Remembered {
+                outcomes: vec![HashMap::new(); self.subqueries.len()],
+                values: 0,
+            }),
         });
         let stream = input.and_then(move |batch| {
             let evaluator = evaluator.clone();
@@ -226,6 +233,31 @@ enum Outcome {
     },
 }
 
+/// Outcomes by outer values, per subquery, and how many IN values they hold.
+struct Remembered {
+    outcomes: Vec<HashMap<Vec<ScalarValue>, Arc<Outcome>>>,
+    values: usize,
+}
+
+impl Remembered {
+    /// Keeps `outcome` for `key`, forgetting everything first when the bounds would be passed.
+    fn keep(&mut self, index: usize, key: Vec<ScalarValue>, outcome: Arc<Outcome>) {
+        let values = match outcome.as_ref() {
+            Outcome::Values { present, .. } => present.len(),
+            Outcome::Value(_) => 0,
+        };
+        let full = self.outcomes[index].len() >= REMEMBERED_PER_STREAM;
+        if full || self.values + values > REMEMBERED_VALUES_PER_STREAM {
+            self.outcomes.iter_mut().for_each(HashMap::clear);
+            self.values = 0;
+        }
+        if values <= REMEMBERED_VALUES_PER_STREAM {
+            self.values += values;
+            self.outcomes[index].insert(key, outcome);
+        }
+    }
+}
+
 /// Evaluates the subqueries for the batches of one stream.
 struct Evaluator {
     subqueries: Vec<PlannedSubquery>,
@@ -233,7 +265,7 @@ struct Evaluator {
     state: Arc<SessionState>,
     context: Arc<TaskContext>,
     /// Per subquery: outcome by outer values.
-    remembered: Mutex<Vec<HashMap<Vec<ScalarValue>, Arc<Outcome>>>>,
+    remembered: Mutex<Remembered>,
 }
 
 impl Evaluator {
@@ -261,16 +293,12 @@ impl Evaluator {
                     .iter()
                     .map(|a| ScalarValue::try_from_array(a, row))
                     .collect::<Result<Vec<_>>>()?;
-                let known = self.remembered.lock()[index].get(&key).cloned();
+                let known = self.remembered.lock().outcomes[index].get(&key).cloned();
                 let outcome = match known {
                     Some(outcome) => outcome,
                     None => {
                         let outcome = Arc::new(self.evaluate(&subquery.logical, &key).await?);
-                        let mut remembered = self.remembered.lock();
-                        if remembered[index].len() >= REMEMBERED_PER_STREAM {
-                            remembered[index].clear();
-                        }
-                        remembered[index].insert(key, outcome.clone());
+                        self.remembered.lock().keep(index, key, outcome.clone());
                         outcome
                     }
                 };
@@ -440,4 +468,43 @@ fn forget(outer_ref_columns: &mut Vec<Expr>, replaced: &impl Fn(&Column) -> Opti
         Expr::OuterReferenceColumn(_, c) => replaced(c).is_none(),
         _ => true,
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(n: usize) -> Arc<Outcome> {
+        Arc::new(Outcome::Values {
+            present: (0..n as i64).map(|v| ScalarValue::Int64(Some(v))).collect(),
+            has_null: false,
+        })
+    }
+
+    #[test]
+    fn remembered_outcomes_stay_within_their_bounds() {
+        let mut r = Remembered {
+            outcomes: vec![HashMap::new(), HashMap::new()],
+            values: 0,
+        };
+        let key = |k: i64| vec![ScalarValue::Int64(Some(k))];
+        r.keep(0, key(1), values(REMEMBERED_VALUES_PER_STREAM / 2));
+        r.keep(1, key(1), values(REMEMBERED_VALUES_PER_STREAM / 2));
+        assert_eq!(r.values, REMEMBERED_VALUES_PER_STREAM);
+        // One more value: everything is forgotten first, then the new outcome kept.
+        r.keep(0, key(2), values(1));
+        assert_eq!(r.values, 1);
+        assert_eq!(r.outcomes[0].len() + r.outcomes[1].len(), 1);
+        // An outcome larger than the bound is not kept at all.
+        r.keep(1, key(3), values(REMEMBERED_VALUES_PER_STREAM + 1));
+        assert!(r.outcomes[1].is_empty());
+        for k in 0..REMEMBERED_PER_STREAM as i64 + 1 {
+            r.keep(
+                0,
+                key(k),
+                Arc::new(Outcome::Value(ScalarValue::Int64(Some(k)))),
+            );
+        }
+        assert!(r.outcomes[0].len() <= REMEMBERED_PER_STREAM);
+    }
 }

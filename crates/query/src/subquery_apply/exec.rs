@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use basalt_common::{df_error::to_df, BasaltError};
 use datafusion::arrow::array::{new_empty_array, ArrayRef, RecordBatch};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, SchemaRef};
+use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::Session;
 use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
 use datafusion::common::{internal_err, Column, Result, ScalarValue};
@@ -345,14 +345,7 @@ impl Evaluator {
         match subquery.kind {
             SubqueryKind::Exists { .. } => Ok(Outcome::Value(ScalarValue::Boolean(Some(rows > 0)))),
             SubqueryKind::Scalar => {
-                let data_type = subquery
-                    .subquery
-                    .subquery
-                    .schema()
-                    .fields()
-                    .first()
-                    .map(|f| f.data_type().clone())
-                    .unwrap_or(DataType::Null);
+                let data_type = subquery.first_column_type();
                 match rows {
                     0 => Ok(Outcome::Value(ScalarValue::try_from(&data_type)?)),
                     1 => {

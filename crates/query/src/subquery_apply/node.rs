@@ -38,20 +38,21 @@ pub struct AppliedSubquery {
 impl AppliedSubquery {
     fn field(&self) -> Field {
         match self.kind {
-            SubqueryKind::Scalar => {
-                let data_type = self
-                    .subquery
-                    .subquery
-                    .schema()
-                    .fields()
-                    .first()
-                    .map(|f| f.data_type().clone())
-                    .unwrap_or(DataType::Null);
-                Field::new(&self.name, data_type, true)
-            }
+            SubqueryKind::Scalar => Field::new(&self.name, self.first_column_type(), true),
             SubqueryKind::Exists { .. } => Field::new(&self.name, DataType::Boolean, false),
             SubqueryKind::In { .. } => Field::new(&self.name, DataType::Boolean, true),
         }
+    }
+
+    /// The type of the subquery's (first) column: a scalar subquery's value.
+    pub fn first_column_type(&self) -> DataType {
+        self.subquery
+            .subquery
+            .schema()
+            .fields()
+            .first()
+            .map(|f| f.data_type().clone())
+            .unwrap_or(DataType::Null)
     }
 
     fn expression_count(&self) -> usize {

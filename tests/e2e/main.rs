@@ -13,6 +13,7 @@ mod models;
 mod privileges;
 mod robustness;
 mod scan;
+mod schema_change;
 mod serving;
 mod stream_load;
 mod workload;

@@ -18,6 +18,9 @@ pub struct NewRowset {
     pub segments: Vec<SegmentMeta>,
     /// Unique keys: new delete bitmaps (segment path -> bitmap) for this tablet's segments.
     pub delete_bitmaps: Vec<(String, DeleteBitmap)>,
+    /// The table's `schema_version` the segments were written with; the publish fails if an
+    /// ALTER TABLE changed the columns since.
+    pub schema_version: u64,
 }
 
 /// The output of compacting a run of adjacent rowsets of one tablet, to replace them.
@@ -72,6 +75,17 @@ pub trait TabletCatalog: Send + Sync {
         &self,
         table_id: TableId,
         compacted: CompactedRowset,
+    ) -> Result<(Arc<TableMeta>, Vec<Arc<RowsetMeta>>)>;
+    /// Replaces a table's definition and data in one durable transaction (ALTER TABLE): `new`
+    /// is `based_on` changed, its tablets holding the rowsets the table should have afterwards
+    /// (rewritten ones under fresh ids, or the old ones untouched). Fails with
+    /// `BasaltError::ConcurrentDdl` (1412), changing nothing, if the table's schema or any
+    /// tablet's rowsets changed since `based_on` was read; with 1050 if a rename's new name is
+    /// taken. Returns the new table and the rowsets that left it (files for the caller to delete).
+    fn alter_table(
+        &self,
+        based_on: &TableMeta,
+        new: TableMeta,
     ) -> Result<(Arc<TableMeta>, Vec<Arc<RowsetMeta>>)>;
     /// Every segment path some visible rowset refers to.
     fn referenced_segments(&self) -> HashSet<String>;

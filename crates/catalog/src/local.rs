@@ -13,7 +13,7 @@ use crate::store::{Op, Store};
 use crate::users::{native_password_hash, UserMeta, WorkloadGroupMeta, WorkloadPolicyMeta};
 use basalt_common::{BasaltError, Result};
 use parking_lot::{Mutex, RwLock};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -363,6 +363,12 @@ impl TabletCatalog for LocalCatalog {
         let mut ops = Vec::new();
         let created = now;
         for nr in rowsets {
+            if nr.schema_version != old.schema_version {
+                return Err(BasaltError::ConcurrentDdl(format!(
+                    "table {} was altered during the load; nothing was loaded, run it again",
+                    old.name
+                )));
+            }
             let tablet = new
                 .partitions
                 .iter_mut()
@@ -486,6 +492,96 @@ impl TabletCatalog for LocalCatalog {
         self.store.commit(ops)?;
         let new = Arc::new(new);
         self.replace_arc_in_memory(new.clone());
+        Ok((new, removed))
+    }
+
+    fn alter_table(
+        &self,
+        based_on: &TableMeta,
+        new: TableMeta,
+    ) -> Result<(Arc<TableMeta>, Vec<Arc<RowsetMeta>>)> {
+        let _w = self.writer.lock();
+        let current = self.table_by_id(based_on.id).ok_or_else(|| {
+            BasaltError::UnknownTable(format!("{}.{}", based_on.database, based_on.name))
+        })?;
+        let rowset_ids = |t: &TableMeta| -> Vec<(TabletId, Vec<RowsetId>)> {
+            t.tablets()
+                .map(|(_, t)| (t.id, t.rowsets.iter().map(|r| r.id).collect()))
+                .collect()
+        };
+        if current.schema_version != based_on.schema_version
+            || current.name != based_on.name
+            || rowset_ids(&current) != rowset_ids(based_on)
+        {
+            return Err(BasaltError::ConcurrentDdl(format!(
+                "table {} changed while it was being altered",
+                current.name
+            )));
+        }
+        let new = TableMeta {
+            name: normalize(&new.name),
+            ..new
+        };
+        if new.name != current.name {
+            validate_name(&new.name)?;
+            let s = self.state.read();
+            let taken = s
+                .tables
+                .get(&current.database)
+                .is_some_and(|t| t.contains_key(&new.name))
+                || s.views
+                    .get(&current.database)
+                    .is_some_and(|v| v.contains_key(&new.name));
+            if taken {
+                return Err(BasaltError::TableExists(new.name.clone()));
+            }
+        }
+        let mut ops = Vec::new();
+        let mut removed = Vec::new();
+        for (_, old_tablet) in current.tablets() {
+            let replacement = new
+                .tablets()
+                .map(|(_, t)| t)
+                .find(|t| t.id == old_tablet.id)
+                .ok_or_else(|| {
+                    BasaltError::Internal(format!("ALTER lost tablet {}", old_tablet.id))
+                })?;
+            let kept: HashSet<RowsetId> = replacement.rowsets.iter().map(|r| r.id).collect();
+            for r in &old_tablet.rowsets {
+                if !kept.contains(&r.id) {
+                    ops.push(Op::DeleteRowset(old_tablet.id, r.id));
+                    for seg in &r.segments {
+                        if old_tablet.delete_bitmaps.contains_key(&seg.path) {
+                            ops.push(Op::DeleteDeleteBitmap(old_tablet.id, seg.path.clone()));
+                        }
+                    }
+                    removed.push(r.clone());
+                }
+            }
+            let old_ids: HashSet<RowsetId> = old_tablet.rowsets.iter().map(|r| r.id).collect();
+            for r in &replacement.rowsets {
+                if !old_ids.contains(&r.id) {
+                    ops.push(Op::PutRowset(old_tablet.id, r.id, to_json(r.as_ref())?));
+                }
+            }
+            for (seg, bitmap) in &replacement.delete_bitmaps {
+                if old_tablet.delete_bitmaps.get(seg) != Some(bitmap) {
+                    ops.push(Op::PutDeleteBitmap(
+                        old_tablet.id,
+                        seg.clone(),
+                        bitmap.clone(),
+                    ));
+                }
+            }
+        }
+        ops.push(Op::PutTable(new.id, to_json(&new)?));
+        ops.push(self.counter_op());
+        self.store.commit(ops)?;
+        let new = Arc::new(new);
+        if let Some(tables) = self.state.write().tables.get_mut(&current.database) {
+            tables.remove(&current.name);
+            tables.insert(new.name.clone(), new.clone());
+        }
         Ok((new, removed))
     }
 

@@ -44,6 +44,7 @@ fn int_table(
         properties: Default::default(),
         comment: String::new(),
         created_ms: 0,
+        schema_version: 0,
     }
 }
 
@@ -124,6 +125,7 @@ fn catalog_survives_reopen_and_publishes_atomically() {
                         size_bytes: 10,
                     }],
                     delete_bitmaps: vec![],
+                    schema_version: 0,
                 })
                 .collect(),
         )
@@ -137,11 +139,13 @@ fn catalog_survives_reopen_and_publishes_atomically() {
                     tablet_id: tablets[0],
                     segments: vec![],
                     delete_bitmaps: vec![],
+                    schema_version: 0,
                 },
                 NewRowset {
                     tablet_id: 999_999,
                     segments: vec![],
                     delete_bitmaps: vec![],
+                    schema_version: 0,
                 },
             ],
         );
@@ -176,6 +180,7 @@ fn catalog_survives_reopen_and_publishes_atomically() {
                 size_bytes: 1,
             }],
             delete_bitmaps: vec![(format!("x/{first}"), bitmap.clone())],
+            schema_version: 0,
         }],
     )
     .unwrap();
@@ -221,6 +226,7 @@ fn one_tablet_with_loads(dir: &Path, loads: usize) -> (LocalCatalog, TableId, Ta
                 tablet_id: tablet,
                 segments: vec![seg(&format!("s{i}"), 2)],
                 delete_bitmaps: vec![],
+                schema_version: 0,
             }],
         )
         .unwrap();
@@ -256,6 +262,7 @@ fn compaction_replaces_adjacent_rowsets_atomically_and_durably() {
             tablet_id: tablet,
             segments: vec![seg("s4", 1)],
             delete_bitmaps: vec![("s1".into(), bitmap(1)), ("s3".into(), bitmap(2))],
+            schema_version: 0,
         }],
     )
     .unwrap();
@@ -316,6 +323,7 @@ fn compaction_replaces_adjacent_rowsets_atomically_and_durably() {
             tablet_id: tablet,
             segments: vec![seg("s5", 1)],
             delete_bitmaps: vec![],
+            schema_version: 0,
         }],
     )
     .unwrap();
@@ -389,6 +397,7 @@ fn loads_fail_fast_past_the_version_bound() {
                 tablet_id: tablet,
                 segments: vec![seg(name, 1)],
                 delete_bitmaps: vec![],
+                schema_version: 0,
             }],
         )
     };
@@ -477,4 +486,68 @@ fn views_survive_reopen_share_names_with_tables_and_go_with_their_database() {
     drop(c);
     let c = LocalCatalog::open(dir.path()).unwrap();
     assert!(c.views("demo").is_empty());
+}
+
+#[test]
+fn alter_table_replaces_definition_and_rowsets_together_and_durably() {
+    let dir = tempfile::tempdir().unwrap();
+    let (c, table_id, tablet) = one_tablet_with_loads(dir.path(), 2);
+    let before = c.table("d", "t").unwrap();
+    // The rewritten table: renamed, one more column, its two rowsets become one.
+    let mut after = (*before).clone();
+    after.name = "T2".into();
+    after.schema_version = 1;
+    after.columns.push(ColumnMeta {
+        name: "w".into(),
+        ..before.columns[1].clone()
+    });
+    let rewritten = Arc::new(RowsetMeta {
+        id: c.allocate_id(),
+        tablet_id: tablet,
+        start_version: 1,
+        version: 2,
+        segments: vec![seg("r0", 4)],
+        segments_overlap: false,
+        created_ms: 0,
+    });
+    after.partitions[0].tablets[0].rowsets = vec![rewritten.clone()];
+    // A snapshot that is no longer current is refused.
+    let mut stale = (*before).clone();
+    stale.partitions[0].tablets[0].rowsets.pop();
+    assert_eq!(
+        c.alter_table(&stale, after.clone())
+            .unwrap_err()
+            .mysql_code(),
+        1412
+    );
+    let (new, removed) = c.alter_table(&before, after).unwrap();
+    assert_eq!(removed.len(), 2);
+    assert_eq!(new.name, "t2");
+    assert_eq!(c.table("d", "t").unwrap_err().mysql_code(), 1146);
+    // A load written against the old definition publishes nothing.
+    let load = |version: u64| {
+        c.publish(
+            table_id,
+            vec![NewRowset {
+                tablet_id: tablet,
+                segments: vec![seg("late", 1)],
+                delete_bitmaps: vec![],
+                schema_version: version,
+            }],
+        )
+    };
+    assert_eq!(load(0).unwrap_err().mysql_code(), 1412);
+    load(1).unwrap();
+    drop(c);
+    let c = LocalCatalog::open(dir.path()).unwrap();
+    let t = c.table("d", "t2").unwrap();
+    assert_eq!(t.columns.len(), 3);
+    assert_eq!(t.schema_version, 1);
+    let rowsets: Vec<&str> = t.partitions[0].tablets[0]
+        .rowsets
+        .iter()
+        .flat_map(|r| r.segments.iter().map(|s| s.path.as_str()))
+        .collect();
+    assert_eq!(rowsets, vec!["r0", "late"]);
+    assert_eq!(t.partitions[0].tablets[0].version(), 3);
 }

@@ -266,6 +266,10 @@ pub struct TableMeta {
     pub properties: BTreeMap<String, String>,
     pub comment: String,
     pub created_ms: i64,
+    /// Bumped by every ALTER TABLE that changes the columns: a load written against an older
+    /// schema is refused at publish.
+    #[serde(default)]
+    pub schema_version: u64,
 }
 
 impl TableMeta {

@@ -37,6 +37,15 @@ pub enum BasaltError {
     ViewColumnCount,
     #[error("Duplicate column name '{0}'")]
     DuplicateColumn(String),
+    /// ALTER TABLE .. DROP COLUMN of a column the table does not have.
+    #[error("Can't DROP '{0}'; check that column/key exists")]
+    CantDropColumn(String),
+    /// ALTER TABLE making a column NOT NULL over stored NULLs.
+    #[error("Invalid use of NULL value")]
+    InvalidUseOfNull,
+    /// ALTER TABLE that would leave no column.
+    #[error("You can't delete all columns with ALTER TABLE; use DROP TABLE instead")]
+    CantDropAllColumns,
     /// DROP TABLE / DROP VIEW of one that does not exist.
     #[error("Unknown table '{0}'")]
     UnknownTableToDrop(String),
@@ -237,6 +246,9 @@ impl BasaltError {
             BasaltError::ColumnCountMismatch(_) => 1136,
             BasaltError::NotAView(_) => 1347,
             BasaltError::DuplicateColumn(_) => 1060,
+            BasaltError::CantDropColumn(_) => 1091,
+            BasaltError::CantDropAllColumns => 1090,
+            BasaltError::InvalidUseOfNull => 1138,
             BasaltError::UnknownColumn { .. } => 1054,
             BasaltError::AccessDenied { .. } => 1045,
             BasaltError::NoDatabaseSelected => 1046,
@@ -296,8 +308,9 @@ impl BasaltError {
     pub fn sqlstate(&self) -> &'static str {
         match self.mysql_code() {
             1055 | 1060 | 1064 | 1136 | 1049 | 1193 | 1231 | 1227 | 1461 | 1142 | 1044 | 1133
-            | 1144 | 1390 => "42000",
+            | 1144 | 1390 | 1090 | 1091 => "42000",
             1048 => "23000",
+            1138 => "22004",
             1406 => "22001",
             1264 | 1690 => "22003",
             1045 => "28000",

@@ -222,6 +222,16 @@ impl Access {
                 let db = database_of(session, &t.name.database)?;
                 self.require_table(Privilege::Create, &db, &t.name.table.to_lowercase())
             }
+            B::AlterTable { table, ops } => {
+                let (db, t) = table_of(table)?;
+                self.require_table(Privilege::Alter, &db, &t)?;
+                for op in ops {
+                    if let basalt_sql::AlterTableOp::Rename(new_name) = op {
+                        self.require_table(Privilege::Create, &db, &new_name.to_lowercase())?;
+                    }
+                }
+                Ok(())
+            }
             B::AlterPartitions { table, .. }
             | B::CreateIndex { table, .. }
             | B::DropIndex { table, .. } => {

@@ -29,6 +29,7 @@ mod process_admin;
 pub mod processes;
 mod profile;
 mod result_names;
+mod schema_change;
 mod session;
 mod show;
 mod statement;

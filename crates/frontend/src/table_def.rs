@@ -193,110 +193,17 @@ fn build_table(
 
     let mut columns = Vec::with_capacity(stmt.columns.len());
     for (i, c) in stmt.columns.iter().enumerate() {
-        let is_key = i < num_keys;
-        let agg = c.agg.map(convert_agg);
-        match keys_model {
-            KeysModel::Aggregate if is_key && agg.is_some() => {
-                return Err(ddl(format!("Key column '{}' can not set aggregation type", c.name)))
-            }
-            KeysModel::Aggregate if !is_key && agg.is_none() => {
-                return Err(ddl(format!(
-                    "Value column '{}' of an AGGREGATE KEY table needs an aggregation type (SUM, MIN, MAX, REPLACE, REPLACE_IF_NOT_NULL, BITMAP_UNION, HLL_UNION)",
-                    c.name
-                )))
-            }
-            KeysModel::Duplicate | KeysModel::Unique if agg.is_some() => {
-                return Err(ddl(format!(
-                    "Column '{}' can not set aggregation type in a {} KEY table",
-                    c.name,
-                    keys_model.sql_name()
-                )))
-            }
-            _ => {}
-        }
-        check_sketch_agg(&c.name, &c.ty, agg)?;
-        if agg == Some(AggKind::Sum) && !c.ty.is_numeric() {
-            return Err(ddl(format!(
-                "SUM needs a numeric column, '{}' is {}",
-                c.name, c.ty
-            )));
-        }
         let in_pk = stmt
             .primary_key
             .as_ref()
             .is_some_and(|pk| pk.iter().any(|k| k.eq_ignore_ascii_case(&c.name)));
-        let nullable = c.nullable.unwrap_or(!(c.auto_increment || in_pk));
-        if c.auto_increment && !c.ty.is_integer() {
-            return Err(ddl(format!(
-                "AUTO_INCREMENT column '{}' must be an integer",
-                c.name
-            )));
-        }
-        let default = match &c.default {
-            None => None,
-            Some(sql::DefaultValue::Null) => {
-                if !nullable {
-                    return Err(ddl(format!(
-                        "Invalid default value for '{}': the column is NOT NULL",
-                        c.name
-                    )));
-                }
-                Some(ColumnDefault::Null)
-            }
-            Some(sql::DefaultValue::CurrentTimestamp) => {
-                if !matches!(c.ty, SqlType::DateTime { .. } | SqlType::Date) {
-                    return Err(ddl(format!("Invalid default value for '{}'", c.name)));
-                }
-                Some(ColumnDefault::CurrentTimestamp)
-            }
-            Some(sql::DefaultValue::Literal(v)) => {
-                validate_literal(&c.ty, v)
-                    .map_err(|e| ddl(format!("Invalid default value for '{}': {e}", c.name)))?;
-                Some(ColumnDefault::Literal(v.clone()))
-            }
-        };
-        columns.push(ColumnMeta {
-            name: c.name.to_lowercase(),
-            ty: c.ty.clone(),
-            nullable,
-            is_key,
-            agg,
-            default,
-            comment: c.comment.clone().unwrap_or_default(),
-            auto_increment: c.auto_increment,
-        });
+        columns.push(column_meta(c, keys_model, i < num_keys, in_pk)?);
     }
 
     // Properties.
     let mut properties = BTreeMap::new();
     for (k, v) in &stmt.properties {
-        let key = k.to_lowercase();
-        if !KNOWN_PROPERTIES.contains(&key.as_str()) {
-            return Err(ddl(format!("Unknown table property '{k}'")));
-        }
-        if key == "replication_num" && v.trim() != "1" {
-            return Err(ddl(format!(
-                "replication_num {v} is more than the number of backends (1); use \"replication_num\" = \"1\""
-            )));
-        }
-        if matches!(
-            key.as_str(),
-            "enable_unique_key_merge_on_write"
-                | "store_row_column"
-                | "light_schema_change"
-                | "disable_auto_compaction"
-                | "in_memory"
-        ) && !matches!(v.to_lowercase().as_str(), "true" | "false")
-        {
-            return Err(ddl(format!(
-                "property '{k}' must be \"true\" or \"false\", got \"{v}\""
-            )));
-        }
-        if key == "bloom_filter_columns" {
-            for c in v.split(',').map(str::trim).filter(|c| !c.is_empty()) {
-                col_index(c)?;
-            }
-        }
+        let key = check_property(k, v, |c| col_index(c).map(|_| ()))?;
         properties.insert(key, v.clone());
     }
     if stmt.primary_key.is_some() && stmt.keys.is_none() {
@@ -406,7 +313,125 @@ fn build_table(
         properties,
         comment: stmt.comment.clone().unwrap_or_default(),
         created_ms: now_ms,
+        schema_version: 0,
     })
+}
+
+/// A column definition checked against the table's key model (`is_key`: the column is in the
+/// key; `in_pk`: MySQL's PRIMARY KEY names it, so it is NOT NULL unless said otherwise).
+pub(crate) fn column_meta(
+    c: &sql::ColumnDef,
+    keys_model: KeysModel,
+    is_key: bool,
+    in_pk: bool,
+) -> Result<ColumnMeta> {
+    let agg = c.agg.map(convert_agg);
+    match keys_model {
+        KeysModel::Aggregate if is_key && agg.is_some() => {
+            return Err(ddl(format!(
+                "Key column '{}' can not set aggregation type",
+                c.name
+            )))
+        }
+        KeysModel::Aggregate if !is_key && agg.is_none() => {
+            return Err(ddl(format!(
+                "Value column '{}' of an AGGREGATE KEY table needs an aggregation type (SUM, MIN, MAX, REPLACE, REPLACE_IF_NOT_NULL, BITMAP_UNION, HLL_UNION)",
+                c.name
+            )))
+        }
+        KeysModel::Duplicate | KeysModel::Unique if agg.is_some() => {
+            return Err(ddl(format!(
+                "Column '{}' can not set aggregation type in a {} KEY table",
+                c.name,
+                keys_model.sql_name()
+            )))
+        }
+        _ => {}
+    }
+    check_sketch_agg(&c.name, &c.ty, agg)?;
+    if agg == Some(AggKind::Sum) && !c.ty.is_numeric() {
+        return Err(ddl(format!(
+            "SUM needs a numeric column, '{}' is {}",
+            c.name, c.ty
+        )));
+    }
+    let nullable = c.nullable.unwrap_or(!(c.auto_increment || in_pk));
+    if c.auto_increment && !c.ty.is_integer() {
+        return Err(ddl(format!(
+            "AUTO_INCREMENT column '{}' must be an integer",
+            c.name
+        )));
+    }
+    let default = match &c.default {
+        None => None,
+        Some(sql::DefaultValue::Null) => {
+            if !nullable {
+                return Err(ddl(format!(
+                    "Invalid default value for '{}': the column is NOT NULL",
+                    c.name
+                )));
+            }
+            Some(ColumnDefault::Null)
+        }
+        Some(sql::DefaultValue::CurrentTimestamp) => {
+            if !matches!(c.ty, SqlType::DateTime { .. } | SqlType::Date) {
+                return Err(ddl(format!("Invalid default value for '{}'", c.name)));
+            }
+            Some(ColumnDefault::CurrentTimestamp)
+        }
+        Some(sql::DefaultValue::Literal(v)) => {
+            validate_literal(&c.ty, v)
+                .map_err(|e| ddl(format!("Invalid default value for '{}': {e}", c.name)))?;
+            Some(ColumnDefault::Literal(v.clone()))
+        }
+    };
+    Ok(ColumnMeta {
+        name: c.name.to_lowercase(),
+        ty: c.ty.clone(),
+        nullable,
+        is_key,
+        agg,
+        default,
+        comment: c.comment.clone().unwrap_or_default(),
+        auto_increment: c.auto_increment,
+    })
+}
+
+/// Checks one table property; returns its key in lower case. `column_exists` checks the
+/// columns a property names.
+pub(crate) fn check_property(
+    k: &str,
+    v: &str,
+    column_exists: impl Fn(&str) -> Result<()>,
+) -> Result<String> {
+    let key = k.to_lowercase();
+    if !KNOWN_PROPERTIES.contains(&key.as_str()) {
+        return Err(ddl(format!("Unknown table property '{k}'")));
+    }
+    if key == "replication_num" && v.trim() != "1" {
+        return Err(ddl(format!(
+            "replication_num {v} is more than the number of backends (1); use \"replication_num\" = \"1\""
+        )));
+    }
+    if matches!(
+        key.as_str(),
+        "enable_unique_key_merge_on_write"
+            | "store_row_column"
+            | "light_schema_change"
+            | "disable_auto_compaction"
+            | "in_memory"
+    ) && !matches!(v.to_lowercase().as_str(), "true" | "false")
+    {
+        return Err(ddl(format!(
+            "property '{k}' must be \"true\" or \"false\", got \"{v}\""
+        )));
+    }
+    if key == "bloom_filter_columns" {
+        for c in v.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+            column_exists(c)?;
+        }
+    }
+    Ok(key)
 }
 
 /// Resolves a partition definition to concrete bounds given the partitions defined before it.

@@ -129,14 +129,30 @@ pub async fn stream_load(
     if let Err(e) = context.authorize(&req.user, &req.host, &req.database, &req.table) {
         return StreamLoadResult::failed(options.label.as_deref().unwrap_or(""), e.to_string());
     }
-    let table = match catalog.table(&req.database, &req.table) {
+    let mut table = match catalog.table(&req.database, &req.table) {
         Ok(t) => t,
         Err(e) => {
             return StreamLoadResult::failed(options.label.as_deref().unwrap_or(""), e.to_string())
         }
     };
     let registry = context.load_registry();
-    let mut writer = storage.begin_load(table.clone());
+    // The definition is read again when an ALTER TABLE changed it while the load waited.
+    let mut began = storage.begin_load(table.clone()).await;
+    if let Err(BasaltError::ConcurrentDdl(_)) = began {
+        began = match catalog.table(&req.database, &req.table) {
+            Ok(t) => {
+                table = t;
+                storage.begin_load(table.clone()).await
+            }
+            Err(e) => Err(e),
+        };
+    }
+    let mut writer = match began {
+        Ok(w) => w,
+        Err(e) => {
+            return StreamLoadResult::failed(options.label.as_deref().unwrap_or(""), e.to_string())
+        }
+    };
     let txn_id = writer.load_id();
     let label = options
         .label

@@ -111,7 +111,11 @@ impl DataSink for BasaltSink {
         mut data: SendableRecordBatchStream,
         _context: &Arc<TaskContext>,
     ) -> Result<u64> {
-        let mut writer = self.storage.begin_load(self.table.clone());
+        let mut writer = self
+            .storage
+            .begin_load(self.table.clone())
+            .await
+            .map_err(to_df)?;
         while let Some(batch) = data.next().await {
             let (batch, first_id) =
                 fill_auto_increment(self.storage.catalog().as_ref(), &self.table, batch?)
@@ -141,7 +145,7 @@ pub async fn delete_rows(
     mut rows: impl futures::Stream<Item = Result<RecordBatch, BasaltError>> + Unpin,
 ) -> Result<u64, BasaltError> {
     let schema = table.arrow_schema();
-    let mut writer = storage.begin_load(table.clone());
+    let mut writer = storage.begin_load(table.clone()).await?;
     while let Some(batch) = rows.next().await {
         let batch = batch?;
         if batch.num_columns() != schema.fields().len() {

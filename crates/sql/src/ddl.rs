@@ -107,24 +107,11 @@ fn parse_table_element(p: &mut Parser, table: &mut CreateTable) -> Result<(), Pa
         || eat_words(p, &["UNIQUE", "KEY"])
         || eat_words(p, &["UNIQUE", "INDEX"])
     {
-        // `INDEX name (cols) [USING BITMAP|INVERTED|NGRAM_BF] [PROPERTIES(..)] [COMMENT '..']`
-        if !matches!(p.peek_token().token, Token::LParen) {
-            ident(p)?;
-        }
-        column_list(p)?;
-        if eat_word(p, "USING") {
-            ident(p)?;
-        }
-        if eat_word(p, "PROPERTIES") {
-            parse_properties(p)?;
-        }
-        if eat_word(p, "COMMENT") {
-            string_literal(p)?;
-        }
-        return Ok(());
+        return skip_index_definition(p);
     }
     let (col, primary_key) = parse_column_def(p)?;
-    if primary_key {
+    // In MySQL's column grammar a lone `KEY` is `PRIMARY KEY`.
+    if primary_key || col.key {
         if table.primary_key.is_some() {
             return p.expected(
                 "a single PRIMARY KEY (multiple primary keys defined)",
@@ -137,8 +124,27 @@ fn parse_table_element(p: &mut Parser, table: &mut CreateTable) -> Result<(), Pa
     Ok(())
 }
 
+/// An index after `INDEX`: `[name] (cols) [USING BITMAP|INVERTED|NGRAM_BF] [PROPERTIES (..)]
+/// [COMMENT '..']`. Indexes are accepted and not kept.
+pub(crate) fn skip_index_definition(p: &mut Parser) -> Result<(), ParserError> {
+    if !matches!(p.peek_token().token, Token::LParen) {
+        ident(p)?;
+    }
+    column_list(p)?;
+    if eat_word(p, "USING") {
+        ident(p)?;
+    }
+    if eat_word(p, "PROPERTIES") {
+        parse_properties(p)?;
+    }
+    if eat_word(p, "COMMENT") {
+        string_literal(p)?;
+    }
+    Ok(())
+}
+
 /// A column and its attributes in any order; `true` with it when one of them is `PRIMARY KEY`.
-fn parse_column_def(p: &mut Parser) -> Result<(ColumnDef, bool), ParserError> {
+pub(crate) fn parse_column_def(p: &mut Parser) -> Result<(ColumnDef, bool), ParserError> {
     let name = ident(p)?;
     let ty = parse_type(p)?;
     let mut col = ColumnDef {
@@ -149,6 +155,7 @@ fn parse_column_def(p: &mut Parser) -> Result<(ColumnDef, bool), ParserError> {
         default: None,
         comment: None,
         auto_increment: false,
+        key: false,
     };
     let mut primary_key = false;
     loop {
@@ -173,6 +180,8 @@ fn parse_column_def(p: &mut Parser) -> Result<(ColumnDef, bool), ParserError> {
             // accepted for MySQL compatibility
         } else if eat_words(p, &["PRIMARY", "KEY"]) {
             primary_key = true;
+        } else if eat_word(p, "KEY") {
+            col.key = true;
         } else {
             break;
         }

@@ -2,6 +2,7 @@
 //! plus Doris DDL (key models, PARTITION BY, DISTRIBUTED BY, PROPERTIES), users, privileges and roles,
 //! and turns text into typed [`Statement`]s.
 
+mod alter;
 mod ddl;
 mod dialect;
 mod error;

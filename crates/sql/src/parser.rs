@@ -174,7 +174,7 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
         return Ok(stmt);
     }
     if peek_word(p, "ALTER") && peek_nth_word(p, 1, "TABLE") {
-        if let Some(stmt) = p.maybe_parse(parse_alter_partition)? {
+        if let Some(stmt) = p.maybe_parse(crate::alter::parse_alter_table)? {
             return Ok(stmt);
         }
     }
@@ -326,31 +326,6 @@ fn string_or_number(p: &mut Parser) -> Result<String, ParserError> {
         Token::Number(n, _) => Ok(n),
         Token::SingleQuotedString(s) => Ok(s),
         other => p.expected("a number", sqlparser::tokenizer::TokenWithSpan::wrap(other)),
-    }
-}
-
-fn parse_alter_partition(p: &mut Parser) -> Result<Statement, ParserError> {
-    expect_word(p, "ALTER")?;
-    expect_word(p, "TABLE")?;
-    let table = parse_table_name(p)?;
-    if eat_word(p, "ADD") {
-        if !peek_word(p, "PARTITION") {
-            return p.expected("PARTITION", p.peek_token());
-        }
-        let def = crate::ddl::parse_partition_def(p)?;
-        Ok(Statement::AlterPartitions {
-            table,
-            op: PartitionOp::Add(def),
-        })
-    } else {
-        expect_word(p, "DROP")?;
-        expect_word(p, "PARTITION")?;
-        let if_exists = eat_words(p, &["IF", "EXISTS"]);
-        let name = ident(p)?;
-        Ok(Statement::AlterPartitions {
-            table,
-            op: PartitionOp::Drop { name, if_exists },
-        })
     }
 }
 
@@ -530,7 +505,7 @@ mod tests {
         ));
         assert!(matches!(
             parse_one("ALTER TABLE t ADD COLUMN c INT").unwrap(),
-            Statement::Standard(_)
+            Statement::AlterTable { .. }
         ));
         assert!(matches!(
             parse_one("SHOW PARTITIONS FROM t").unwrap(),

@@ -15,6 +15,11 @@ pub enum Statement {
         table: TableName,
         op: PartitionOp,
     },
+    /// `ALTER TABLE t ..` changing columns, name, comment or properties.
+    AlterTable {
+        table: TableName,
+        ops: Vec<AlterTableOp>,
+    },
     /// `SHOW PARTITIONS FROM t`.
     ShowPartitions {
         table: TableName,
@@ -280,6 +285,8 @@ pub struct ColumnDef {
     pub default: Option<DefaultValue>,
     pub comment: Option<String>,
     pub auto_increment: bool,
+    /// Doris's `KEY` attribute (`ADD COLUMN c INT KEY`): the column joins the key.
+    pub key: bool,
 }
 
 /// One literal in a partition bound; `MaxValue` only appears in `LESS THAN (MAXVALUE)`.
@@ -356,6 +363,43 @@ pub struct CreateTable {
     pub partition: Option<PartitionClause>,
     pub distribution: Option<Distribution>,
     pub properties: Vec<(String, String)>,
+}
+
+/// One change of `ALTER TABLE t change, change, ..`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AlterTableOp {
+    /// `ADD [COLUMN] def [FIRST | AFTER c]` or `ADD [COLUMN] (def, ..)`.
+    AddColumns {
+        columns: Vec<ColumnDef>,
+        position: Option<ColumnPosition>,
+    },
+    /// `DROP [COLUMN] [IF EXISTS] c`.
+    DropColumn { name: String, if_exists: bool },
+    /// `MODIFY [COLUMN] def [FIRST | AFTER c]` (`from` is the column's name) or MySQL's
+    /// `CHANGE [COLUMN] from def ..`, which may also rename it.
+    ModifyColumn {
+        from: String,
+        column: ColumnDef,
+        position: Option<ColumnPosition>,
+    },
+    /// Doris's `MODIFY COLUMN c COMMENT '..'`.
+    ModifyColumnComment { name: String, comment: String },
+    /// `RENAME COLUMN a [TO] b`.
+    RenameColumn { from: String, to: String },
+    /// `RENAME [TO | AS] name`.
+    Rename(String),
+    /// `COMMENT [=] '..'` / Doris's `MODIFY COMMENT '..'`.
+    Comment(String),
+    /// Doris's `SET ("key" = "value", ..)`.
+    SetProperties(Vec<(String, String)>),
+    /// `ADD INDEX ..` / `DROP INDEX ..` (indexes are accepted and not kept, as in CREATE TABLE).
+    Index,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ColumnPosition {
+    First,
+    After(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -53,6 +53,8 @@ pub struct CompactionJob {
     pub segment_rows: usize,
     /// Keeps the input files readable until the compaction is done.
     _guard: ReadGuard,
+    /// Keeps rewrites of the table (ALTER TABLE) out until the compaction is done.
+    _gate: tokio::sync::OwnedRwLockReadGuard<()>,
 }
 
 /// What a finished compaction did.
@@ -72,8 +74,8 @@ pub struct CompactionStats {
 }
 
 /// The merged, written output before it is published.
-struct Output {
-    segments: Vec<SegmentMeta>,
+pub(crate) struct Output {
+    pub(crate) segments: Vec<SegmentMeta>,
     /// Each output segment's rows (kept for the primary-key index of Unique tablets).
     batches: Vec<RecordBatch>,
     /// Unique keys: for each output row in order, its input `(segment index << 32) | row`.
@@ -84,7 +86,7 @@ struct Output {
 }
 
 impl Output {
-    fn remove_files(&self) {
+    pub(crate) fn remove_files(&self) {
         for f in &self.files {
             if let Err(e) = crate::files::remove_segment_files(f) {
                 tracing::warn!(
@@ -96,7 +98,7 @@ impl Output {
     }
 }
 
-fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
@@ -156,12 +158,16 @@ impl StorageEngine {
                 }
             }
         }
-        best.map(|(table, tablet, pick)| CompactionJob {
+        let (table, tablet, pick) = best?;
+        // A table being rewritten is left alone; the next pick sees its new rowsets.
+        let gate = self.rewrite_gate(table.id).try_read_owned().ok()?;
+        Some(CompactionJob {
             table,
             tablet,
             pick,
             segment_rows: policy.output_segment_rows.max(1),
             _guard: guard,
+            _gate: gate,
         })
     }
 
@@ -173,6 +179,9 @@ impl StorageEngine {
         tablet_id: TabletId,
         policy: &CompactionPolicy,
     ) -> Result<Option<CompactionStats>> {
+        let gate = self.rewrite_gate(table_id).try_read_owned().map_err(|_| {
+            BasaltError::ConcurrentDdl(format!("table id {table_id} is being altered"))
+        })?;
         let guard = self.begin_read();
         let table = self
             .catalog()
@@ -193,6 +202,7 @@ impl StorageEngine {
             pick,
             segment_rows: policy.output_segment_rows.max(1),
             _guard: guard,
+            _gate: gate,
         })
         .map(Some)
     }
@@ -254,7 +264,7 @@ impl StorageEngine {
     /// Reads the input segments in version order and merges them by the key model. For Unique
     /// keys, rows deleted in the snapshot are dropped and an origin column
     /// (`segment index << 32 | row`) is appended last.
-    fn merge_inputs(
+    pub(crate) fn merge_inputs(
         &self,
         table: &TableMeta,
         tablet: &TabletMeta,
@@ -309,7 +319,7 @@ impl StorageEngine {
     }
 
     /// Writes the merged rows as segments of at most `segment_rows` rows.
-    fn write_output(
+    pub(crate) fn write_output(
         &self,
         table: &TableMeta,
         tablet_id: TabletId,

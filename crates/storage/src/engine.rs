@@ -15,6 +15,9 @@ use crate::segment::{read_segment, read_segment_where};
 use crate::segment_store::SegmentStore;
 use crate::storage_err;
 use crate::writer::LoadWriter;
+
+/// See [`StorageEngine::rewrite_gate`].
+pub type RewriteGate = tokio::sync::RwLock<()>;
 use arrow::array::ArrayRef;
 use arrow::array::RecordBatch;
 use arrow::compute::concat_batches;
@@ -63,6 +66,7 @@ pub struct StorageEngine {
     pub(crate) reads: Arc<ReadTracker>,
     /// Serializes the publish step of merge-on-write loads (and Unique compactions) per table.
     table_locks: Mutex<HashMap<TableId, Arc<Mutex<()>>>>,
+    rewrite_gates: Mutex<HashMap<TableId, Arc<RewriteGate>>>,
     /// The background compaction threads, once started.
     compaction: OnceLock<CompactionScheduler>,
 }
@@ -108,6 +112,7 @@ impl StorageEngine {
             row_cache: Arc::new(RowCache::new(row_cache_bytes)),
             row_files: RowStoreFiles::default(),
             table_locks: Mutex::new(HashMap::new()),
+            rewrite_gates: Mutex::new(HashMap::new()),
             reads: Arc::new(ReadTracker::default()),
             compaction: OnceLock::new(),
         });
@@ -171,10 +176,51 @@ impl StorageEngine {
         &self.column_cache
     }
 
-    /// Starts a load into `table`; nothing is visible until [`LoadWriter::commit`].
-    pub fn begin_load(self: &Arc<Self>, table: Arc<TableMeta>) -> LoadWriter {
+    /// Starts a load into `table` (a snapshot of its definition); nothing is visible until
+    /// [`LoadWriter::commit`]. Waits while a rewrite of the table runs; fails with 1412 if the
+    /// table's columns changed since the snapshot was taken.
+    pub async fn begin_load(self: &Arc<Self>, table: Arc<TableMeta>) -> Result<LoadWriter> {
+        let gate = self.rewrite_gate(table.id).read_owned().await;
+        self.start_load(table, gate)
+    }
+
+    /// [`StorageEngine::begin_load`] for callers that cannot wait: fails with 1412 while a
+    /// rewrite of the table runs.
+    pub fn try_begin_load(self: &Arc<Self>, table: Arc<TableMeta>) -> Result<LoadWriter> {
+        let gate = self.rewrite_gate(table.id).try_read_owned().map_err(|_| {
+            BasaltError::ConcurrentDdl(format!("table {} is being altered", table.name))
+        })?;
+        self.start_load(table, gate)
+    }
+
+    fn start_load(
+        self: &Arc<Self>,
+        table: Arc<TableMeta>,
+        gate: tokio::sync::OwnedRwLockReadGuard<()>,
+    ) -> Result<LoadWriter> {
+        let current = self.catalog.table_by_id(table.id).ok_or_else(|| {
+            BasaltError::UnknownTable(format!("{}.{}", table.database, table.name))
+        })?;
+        if current.schema_version != table.schema_version {
+            return Err(BasaltError::ConcurrentDdl(format!(
+                "table {} was altered after the statement was planned",
+                table.name
+            )));
+        }
         let load_id = self.catalog.allocate_id();
-        LoadWriter::new(self.clone(), table, load_id)
+        Ok(LoadWriter::new(self.clone(), table, load_id, gate))
+    }
+
+    /// The gate between a table's writers (loads and compactions, which share it) and the
+    /// statements that rewrite the whole table (ALTER TABLE, DELETE on Duplicate and Aggregate
+    /// tables), which hold it alone: a rewrite waits for running loads, and loads that start
+    /// meanwhile wait for the rewrite.
+    pub fn rewrite_gate(&self, table_id: TableId) -> Arc<RewriteGate> {
+        self.rewrite_gates
+            .lock()
+            .entry(table_id)
+            .or_default()
+            .clone()
     }
 
     /// The file of a segment recorded in the catalog (storage's own readers and writers).
@@ -210,6 +256,7 @@ impl StorageEngine {
     pub fn publish_unique(
         &self,
         table_id: TableId,
+        schema_version: u64,
         writes: Vec<UniqueTabletWrite>,
         job: Option<LoadJobRecord>,
     ) -> Result<()> {
@@ -280,6 +327,7 @@ impl StorageEngine {
                 tablet_id: w.tablet_id,
                 segments: w.segments,
                 delete_bitmaps,
+                schema_version,
             });
             indexes.push((w.tablet_id, index));
         }
@@ -301,7 +349,7 @@ impl StorageEngine {
     }
 
     /// Forgets the primary-key indexes of tablets whose data was removed.
-    fn evict_indexes<'a>(&self, tablets: impl Iterator<Item = &'a TabletMeta>) {
+    pub(crate) fn evict_indexes<'a>(&self, tablets: impl Iterator<Item = &'a TabletMeta>) {
         let mut cache = self.pk_indexes.write();
         for t in tablets {
             cache.remove(&t.id);
@@ -376,6 +424,7 @@ impl StorageEngine {
     /// query can read them.
     pub fn remove_table_files(&self, table: &TableMeta) {
         self.table_locks.lock().remove(&table.id);
+        self.rewrite_gates.lock().remove(&table.id);
         self.remove_tablet_files(table.tablets().map(|(_, t)| t));
     }
 

@@ -15,6 +15,7 @@ pub mod merge;
 mod pk_index;
 mod point_lookup;
 mod read_tracker;
+pub mod rewrite;
 pub mod routing;
 pub mod row_cache;
 pub mod row_store;
@@ -27,6 +28,7 @@ pub use compaction::policy::CompactionPolicy;
 pub use compaction::CompactionStats;
 pub use engine::{KeyFilter, StorageEngine, WriteBufferLimits};
 pub use read_tracker::ReadGuard;
+pub use rewrite::RewriteStats;
 pub use writer::{no_partition_error, LoadSummary, LoadWriter};
 
 fn storage_err(e: impl std::fmt::Display) -> basalt_common::BasaltError {

@@ -59,6 +59,8 @@ pub struct LoadWriter {
     rows_loaded: u64,
     round_robin: u64,
     committed: bool,
+    /// Keeps rewrites of the table out until the load is committed or dropped.
+    _gate: tokio::sync::OwnedRwLockReadGuard<()>,
 }
 
 impl LoadWriter {
@@ -66,6 +68,7 @@ impl LoadWriter {
         engine: Arc<StorageEngine>,
         table: Arc<TableMeta>,
         load_id: u64,
+        gate: tokio::sync::OwnedRwLockReadGuard<()>,
     ) -> LoadWriter {
         let bloom_filter_columns = segment::bloom_filter_columns(&table);
         LoadWriter {
@@ -85,6 +88,7 @@ impl LoadWriter {
             rows_loaded: 0,
             round_robin: load_id,
             committed: false,
+            _gate: gate,
         }
     }
 
@@ -342,7 +346,8 @@ impl LoadWriter {
                     tombstones: tombstones.remove(&tablet_id).unwrap_or_default(),
                 })
                 .collect();
-            self.engine.publish_unique(self.table.id, writes, job)?;
+            self.engine
+                .publish_unique(self.table.id, self.table.schema_version, writes, job)?;
         } else {
             let rowsets = segments
                 .into_iter()
@@ -350,6 +355,7 @@ impl LoadWriter {
                     tablet_id,
                     segments,
                     delete_bitmaps: Vec::new(),
+                    schema_version: self.table.schema_version,
                 })
                 .collect();
             self.engine

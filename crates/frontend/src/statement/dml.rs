@@ -1,4 +1,5 @@
-//! DELETE and UPDATE on Unique-key tables. The rows a statement touches are found by an ordinary
+//! DELETE and UPDATE on Unique-key tables (DELETE on the other key models is a rewrite of the
+//! table without the matching rows: `delete_rewrite`). The rows a statement touches are found by an ordinary
 //! query over the table's current snapshot; they are then written back as one merge-on-write
 //! load (tombstones for DELETE, replacement rows for UPDATE) that publishes atomically, so the
 //! primary-key index, delete bitmaps and row cache move in the same step as any other load.
@@ -72,6 +73,16 @@ pub(crate) fn plan_delete(
         ));
     };
     let table = target_table(services, session, target, "DELETE")?;
+    if table.keys_model != KeysModel::Unique
+        && (!delete.order_by.is_empty() || delete.limit.is_some())
+    {
+        return Err(BasaltError::NotSupported(format!(
+            "DELETE .. ORDER BY/LIMIT on {}.{}, a {} KEY table (its rows have no identity to pick some of them)",
+            table.database,
+            table.name,
+            table.keys_model.sql_name()
+        )));
+    }
     let columns = table
         .columns
         .iter()
@@ -198,7 +209,7 @@ pub(crate) fn plan_update(
     })
 }
 
-/// The one table a DELETE/UPDATE changes; it must have a UNIQUE KEY (merge-on-write).
+/// The one table a DELETE/UPDATE changes; UPDATE needs a UNIQUE KEY (merge-on-write).
 fn target_table(
     services: &Services,
     session: &Session,
@@ -216,7 +227,7 @@ fn target_table(
     let (db, table) = split_name(name);
     let db = database_of(session, &db)?;
     let meta = services.catalog.table(&db, &table)?;
-    if meta.keys_model != KeysModel::Unique {
+    if meta.keys_model != KeysModel::Unique && verb != "DELETE" {
         return Err(BasaltError::NotSupported(format!(
             "{verb} on {}.{}: a {:?}-key table; DELETE and UPDATE need a UNIQUE KEY table",
             meta.database, meta.name, meta.keys_model
@@ -291,6 +302,9 @@ impl QueryEngine {
     pub(super) async fn delete(&self, session: &Session, delete: &ast::Delete) -> Result<Output> {
         let plan = crate::statement::dml::plan_delete(&self.services, session, delete)?;
         let _serialized = self.dml_locks.lock(plan.table.id).await;
+        if plan.table.keys_model != KeysModel::Unique {
+            return self.delete_by_rewrite(session, plan).await;
+        }
         let rows = match self.run_datafusion(session, plan.statement, false).await? {
             Output::Rows { stream, .. } => stream,
             _ => {

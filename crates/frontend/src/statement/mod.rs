@@ -5,6 +5,7 @@
 
 mod admin;
 pub(crate) mod ddl;
+mod delete_rewrite;
 pub(crate) mod dml;
 mod prepare;
 mod query;
@@ -77,6 +78,10 @@ impl QueryEngine {
             | Statement::DropIndex { .. }
             | Statement::CreateTable(_)
             | Statement::AlterPartitions { .. } => self.execute_ddl(session, stmt),
+            Statement::AlterTable { table, ops } => {
+                let db = crate::statement::ddl::database_of(session, &table.database)?;
+                crate::schema_change::alter_table(self.services(), &db, &table.table, &ops).await
+            }
             Statement::CreateWorkloadGroup { .. }
             | Statement::AlterWorkloadGroup { .. }
             | Statement::DropWorkloadGroup { .. }
@@ -130,7 +135,19 @@ impl QueryEngine {
             S::Insert(insert) if insert.replace_into || insert.on.is_some() => {
                 self.upsert(session, insert).await
             }
-            S::Query(_) | S::Insert(_) => self.run_datafusion(session, stmt, false).await,
+            S::Insert(_) => {
+                // An INSERT planned against a definition that an ALTER TABLE replaced before it
+                // published loaded nothing: it is planned again against the new one.
+                let mut attempts = 0;
+                loop {
+                    attempts += 1;
+                    match self.run_datafusion(session, stmt.clone(), false).await {
+                        Err(BasaltError::ConcurrentDdl(_)) if attempts < 3 => continue,
+                        done => break done,
+                    }
+                }
+            }
+            S::Query(_) => self.run_datafusion(session, stmt, false).await,
             S::CreateView(view) => {
                 let columns = view.columns.iter().map(|c| c.name.value.clone()).collect();
                 self.create_view(

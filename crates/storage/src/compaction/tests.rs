@@ -65,6 +65,7 @@ fn fixture(keys_model: KeysModel, aggs: [Option<AggKind>; 2]) -> Fixture {
         properties: Default::default(),
         comment: String::new(),
         created_ms: 0,
+        schema_version: 0,
     };
     catalog.create_table(table, false).unwrap();
     let engine = StorageEngine::open(
@@ -103,7 +104,7 @@ impl Fixture {
             Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.2))),
         ];
         let batch = RecordBatch::try_new(table.arrow_schema(), columns).unwrap();
-        let mut w = self.engine.begin_load(table);
+        let mut w = self.engine.try_begin_load(table).unwrap();
         w.write(&batch)?;
         w.commit().map(|_| ())
     }

@@ -1,0 +1,509 @@
+//! ALTER TABLE: Doris's schema change and MySQL's column changes. The statement's changes are
+//! applied in order to a copy of the table's definition, checked as CREATE TABLE checks a
+//! definition (key prefix, aggregation types, defaults, partition and bucket columns), and then
+//! published:
+//! - changes that leave the stored rows as they are (the table's name and comment, a column's
+//!   comment or default, properties other than `store_row_column`, indexes) change the catalog
+//!   only;
+//! - changes that reach the rows (columns added, dropped, renamed, retyped, moved, made NOT
+//!   NULL) rewrite every tablet through [`StorageEngine::rewrite_table`], atomically: a value
+//!   that does not fit its new type fails the statement and leaves the table as it was.
+//!
+//! A load that was writing under the old definition fails at publish (1412) and loads nothing.
+
+use crate::catalog_provider::Services;
+use crate::output::Output;
+use crate::table_def::{check_property, column_meta};
+use basalt_catalog::{ColumnDefault, ColumnMeta, KeysModel, TableMeta};
+use basalt_common::{BasaltError, Result, SqlType};
+use basalt_sql::{AlterTableOp, ColumnDef, ColumnPosition};
+use datafusion::arrow::array::{new_null_array, Array, ArrayRef, RecordBatch, StringArray};
+use datafusion::arrow::compute::{cast_with_options, CastOptions};
+use datafusion::arrow::datatypes::{Field, Schema};
+use std::sync::Arc;
+
+/// Attempts before giving up on a table that compactions or DDL keep changing.
+const ATTEMPTS: usize = 3;
+
+/// The table's definition after the changes, and where each new column's values come from.
+struct AlterPlan {
+    table: TableMeta,
+    /// For each column of `table`: the old column it was, or `None` when added.
+    sources: Vec<Option<usize>>,
+    /// True when the stored rows must be rewritten.
+    rewrite: bool,
+}
+
+/// Runs `ALTER TABLE db.name ops`.
+pub(crate) async fn alter_table(
+    services: &Services,
+    database: &str,
+    name: &str,
+    ops: &[AlterTableOp],
+) -> Result<Output> {
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        // Running loads finish first; loads that start meanwhile wait for the ALTER.
+        let id = services.catalog.table(database, name)?.id;
+        let _gate = services.storage.rewrite_gate(id).write_owned().await;
+        let old = services.catalog.table(database, name)?;
+        if old.id != id {
+            continue;
+        }
+        let plan = plan_alter(&old, ops)?;
+        let storage = services.storage.clone();
+        let result = tokio::task::spawn_blocking(move || -> Result<()> {
+            if plan.rewrite {
+                let sources = plan.sources.clone();
+                let target = plan.table.clone();
+                let transform = move |batch: RecordBatch| carry_rows(&target, &sources, batch);
+                storage.rewrite_table(&old, plan.table, &transform)?;
+            } else {
+                storage.alter_definition(&old, plan.table)?;
+            }
+            Ok(())
+        })
+        .await
+        .map_err(|e| BasaltError::Internal(format!("ALTER TABLE task failed: {e}")))?;
+        match result {
+            Err(BasaltError::ConcurrentDdl(_)) if attempt < ATTEMPTS => continue,
+            // MySQL's answer to NOT NULL over stored NULLs.
+            Err(BasaltError::ColumnCannotBeNull(_)) => return Err(BasaltError::InvalidUseOfNull),
+            Err(e) => return Err(e),
+            Ok(()) => return Ok(Output::ok()),
+        }
+    }
+}
+
+/// Applies `ops` to a copy of `old`.
+fn plan_alter(old: &TableMeta, ops: &[AlterTableOp]) -> Result<AlterPlan> {
+    let mut table = old.clone();
+    let mut sources: Vec<Option<usize>> = (0..old.columns.len()).map(Some).collect();
+    let mut rewrite = false;
+    let mut columns_changed = false;
+    for op in ops {
+        match op {
+            AlterTableOp::AddColumns { columns, position } => {
+                let mut at = None;
+                for def in columns {
+                    if table.column_index(&def.name).is_some() {
+                        return Err(BasaltError::DuplicateColumn(def.name.clone()));
+                    }
+                    let column = new_column(&table, def, None)?;
+                    let index = match (at, position) {
+                        // The columns of one ADD COLUMN (..) stay together, in order.
+                        (Some(previous), _) => previous + 1,
+                        (None, Some(p)) => position_index(&table, p)?,
+                        (None, None) if column.is_key => table.num_key_columns,
+                        (None, None) => table.columns.len(),
+                    };
+                    table.columns.insert(index, column);
+                    sources.insert(index, None);
+                    at = Some(index);
+                }
+                rewrite = true;
+            }
+            AlterTableOp::DropColumn { name, if_exists } => {
+                let Some(index) = table.column_index(name) else {
+                    if *if_exists {
+                        continue;
+                    }
+                    return Err(BasaltError::CantDropColumn(name.clone()));
+                };
+                check_droppable(&table, index)?;
+                let dropped = table.columns.remove(index);
+                sources.remove(index);
+                remove_from_bloom_filters(&mut table, &dropped.name);
+                rewrite = true;
+            }
+            AlterTableOp::ModifyColumn {
+                from,
+                column,
+                position,
+            } => {
+                let index = table
+                    .column_index(from)
+                    .ok_or_else(|| unknown_column(from, &table))?;
+                if !column.name.eq_ignore_ascii_case(from) {
+                    rename_column(&mut table, index, &column.name)?;
+                }
+                let current = table.columns[index].clone();
+                let changed = new_column(&table, column, Some(&current))?;
+                check_type_change(&table, index, &current, &changed)?;
+                if changed.ty != current.ty || (current.nullable && !changed.nullable) {
+                    rewrite = true;
+                }
+                table.columns[index] = changed;
+                if let Some(p) = position {
+                    let column = table.columns.remove(index);
+                    let source = sources.remove(index);
+                    let to = position_index(&table, p)?;
+                    table.columns.insert(to, column);
+                    sources.insert(to, source);
+                    rewrite = true;
+                }
+            }
+            AlterTableOp::ModifyColumnComment { name, comment } => {
+                let index = table
+                    .column_index(name)
+                    .ok_or_else(|| unknown_column(name, &table))?;
+                table.columns[index].comment = comment.clone();
+            }
+            AlterTableOp::RenameColumn { from, to } => {
+                let index = table
+                    .column_index(from)
+                    .ok_or_else(|| unknown_column(from, &table))?;
+                rename_column(&mut table, index, to)?;
+                // Segments name their columns; renamed columns are written anew.
+                rewrite = true;
+            }
+            AlterTableOp::Rename(new_name) => table.name = new_name.to_lowercase(),
+            AlterTableOp::Comment(comment) => table.comment = comment.clone(),
+            AlterTableOp::SetProperties(properties) => {
+                for (k, v) in properties {
+                    let key = check_property(k, v, |c| {
+                        table
+                            .column_index(c)
+                            .map(|_| ())
+                            .ok_or_else(|| unknown_column(c, &table))
+                    })?;
+                    if key == "enable_unique_key_merge_on_write" && !v.eq_ignore_ascii_case("true")
+                    {
+                        return Err(BasaltError::NotSupported(
+                            "Unique-key tables are always merge-on-write".into(),
+                        ));
+                    }
+                    if key == "store_row_column"
+                        && table.stores_rows() != v.eq_ignore_ascii_case("true")
+                    {
+                        // Row stores are written beside each segment.
+                        rewrite = true;
+                    }
+                    table.properties.insert(key, v.clone());
+                }
+            }
+            AlterTableOp::Index => {}
+        }
+        columns_changed |= rewrite;
+    }
+    finish(old, &mut table, &sources)?;
+    if columns_changed {
+        table.schema_version = old.schema_version + 1;
+    }
+    Ok(AlterPlan {
+        table,
+        sources,
+        rewrite,
+    })
+}
+
+/// A column definition of ADD or MODIFY checked against the table; `current` is the column a
+/// MODIFY changes (its key membership and aggregation carry over when not restated).
+fn new_column(
+    table: &TableMeta,
+    def: &ColumnDef,
+    current: Option<&ColumnMeta>,
+) -> Result<ColumnMeta> {
+    let is_key = match current {
+        Some(c) if def.key && !c.is_key => {
+            return Err(ddl(format!(
+                "Can not change value column '{}' to a key column",
+                c.name
+            )))
+        }
+        Some(c) => c.is_key,
+        None => def.key,
+    };
+    if def.auto_increment {
+        return Err(BasaltError::NotSupported(format!(
+            "adding or changing AUTO_INCREMENT column '{}' by ALTER TABLE",
+            def.name
+        )));
+    }
+    let mut def = def.clone();
+    if let Some(c) = current {
+        if def.agg.is_none() && c.agg.is_some() {
+            def.agg = current_agg(c);
+        }
+    }
+    let column = column_meta(&def, table.keys_model, is_key, false)?;
+    if let Some(c) = current {
+        if c.agg != column.agg {
+            return Err(ddl(format!(
+                "Can not change the aggregation type of column '{}'",
+                c.name
+            )));
+        }
+    }
+    if is_key && matches!(column.ty, SqlType::Float | SqlType::Double) {
+        return Err(ddl(format!(
+            "Float or double can not used as a key, use decimal instead: '{}'",
+            column.name
+        )));
+    }
+    if current.is_none()
+        && !column.nullable
+        && column.default.is_none()
+        && implicit_default(&column.ty).is_none()
+    {
+        return Err(ddl(format!(
+            "Column '{}' is NOT NULL and its type has no implicit default: give it a DEFAULT",
+            column.name
+        )));
+    }
+    Ok(column)
+}
+
+/// The SQL aggregation a MODIFY inherits (the catalog's kind, back in the statement's terms).
+fn current_agg(c: &ColumnMeta) -> Option<basalt_sql::AggKind> {
+    use basalt_catalog::AggKind as A;
+    use basalt_sql::AggKind as S;
+    c.agg.map(|a| match a {
+        A::Sum => S::Sum,
+        A::Min => S::Min,
+        A::Max => S::Max,
+        A::Replace => S::Replace,
+        A::ReplaceIfNotNull => S::ReplaceIfNotNull,
+        A::BitmapUnion => S::BitmapUnion,
+        A::HllUnion => S::HllUnion,
+    })
+}
+
+/// The value existing rows get in a NOT NULL column added without DEFAULT (MySQL's implicit
+/// default): zero or the empty string; none for types without one.
+fn implicit_default(ty: &SqlType) -> Option<&'static str> {
+    if ty.is_numeric() || matches!(ty, SqlType::Boolean) {
+        Some("0")
+    } else if ty.is_string() {
+        Some("")
+    } else {
+        None
+    }
+}
+
+/// Where `FIRST` / `AFTER c` puts a column in `table` (the column itself already removed).
+fn position_index(table: &TableMeta, position: &ColumnPosition) -> Result<usize> {
+    match position {
+        ColumnPosition::First => Ok(0),
+        ColumnPosition::After(name) => table
+            .column_index(name)
+            .map(|i| i + 1)
+            .ok_or_else(|| unknown_column(name, table)),
+    }
+}
+
+fn rename_column(table: &mut TableMeta, index: usize, to: &str) -> Result<()> {
+    if let Some(other) = table.column_index(to) {
+        if other != index {
+            return Err(BasaltError::DuplicateColumn(to.to_string()));
+        }
+    }
+    let from = std::mem::replace(&mut table.columns[index].name, to.to_lowercase());
+    if let Some(list) = table.properties.get_mut("bloom_filter_columns") {
+        *list = list
+            .split(',')
+            .map(str::trim)
+            .map(|c| {
+                if c.eq_ignore_ascii_case(&from) {
+                    to.to_lowercase()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(",");
+    }
+    Ok(())
+}
+
+fn remove_from_bloom_filters(table: &mut TableMeta, column: &str) {
+    if let Some(list) = table.properties.get_mut("bloom_filter_columns") {
+        *list = list
+            .split(',')
+            .map(str::trim)
+            .filter(|c| !c.is_empty() && !c.eq_ignore_ascii_case(column))
+            .collect::<Vec<_>>()
+            .join(",");
+    }
+}
+
+/// Key columns of Unique and Aggregate tables, partition and bucket columns, and the last
+/// column stay.
+fn check_droppable(table: &TableMeta, index: usize) -> Result<()> {
+    let column = &table.columns[index];
+    if table.columns.len() == 1 {
+        return Err(BasaltError::CantDropAllColumns);
+    }
+    if column.is_key && table.keys_model != KeysModel::Duplicate {
+        return Err(ddl(format!(
+            "Can not drop key column '{}' of a {} KEY table",
+            column.name,
+            table.keys_model.sql_name()
+        )));
+    }
+    if column.is_key && table.num_key_columns == 1 {
+        return Err(ddl(format!(
+            "Can not drop '{}', the only key column",
+            column.name
+        )));
+    }
+    if column.auto_increment {
+        return Err(ddl(format!(
+            "Can not drop AUTO_INCREMENT column '{}'",
+            column.name
+        )));
+    }
+    check_not_placement(table, index, "drop")
+}
+
+/// Partition and bucket columns decide where rows live: they keep their type.
+fn check_type_change(
+    table: &TableMeta,
+    index: usize,
+    current: &ColumnMeta,
+    changed: &ColumnMeta,
+) -> Result<()> {
+    if current.ty == changed.ty {
+        return Ok(());
+    }
+    if current.ty.is_sketch() || changed.ty.is_sketch() {
+        return Err(ddl(format!(
+            "Can not change column '{}' from {} to {}",
+            current.name, current.ty, changed.ty
+        )));
+    }
+    check_not_placement(table, index, "change the type of")
+}
+
+fn check_not_placement(table: &TableMeta, index: usize, verb: &str) -> Result<()> {
+    let name = &table.columns[index].name;
+    if table.partition_column == Some(index) {
+        return Err(ddl(format!("Can not {verb} partition column '{name}'")));
+    }
+    if table.distribution.columns.contains(&index) {
+        return Err(ddl(format!("Can not {verb} distribution column '{name}'")));
+    }
+    Ok(())
+}
+
+/// Key columns first, then the indexes of partition and bucket columns follow their columns.
+fn finish(old: &TableMeta, table: &mut TableMeta, sources: &[Option<usize>]) -> Result<()> {
+    let num_keys = table.columns.iter().take_while(|c| c.is_key).count();
+    if let Some(misplaced) = table.columns[num_keys..].iter().find(|c| c.is_key) {
+        return Err(ddl(format!(
+            "Invalid column order: key column '{}' must come before the value columns",
+            misplaced.name
+        )));
+    }
+    if num_keys == 0 {
+        return Err(ddl("a table needs at least one key column"));
+    }
+    table.num_key_columns = num_keys;
+    let new_index = |old_index: usize| {
+        sources
+            .iter()
+            .position(|s| *s == Some(old_index))
+            .ok_or_else(|| BasaltError::Internal("ALTER lost a placement column".into()))
+    };
+    table.partition_column = old.partition_column.map(new_index).transpose()?;
+    table.distribution.columns = old
+        .distribution
+        .columns
+        .iter()
+        .map(|&i| new_index(i))
+        .collect::<Result<_>>()?;
+    if table.keys_model != KeysModel::Duplicate {
+        let placed = table
+            .partition_column
+            .iter()
+            .chain(&table.distribution.columns);
+        if let Some(&i) = placed.into_iter().find(|&&i| i >= num_keys) {
+            return Err(ddl(format!(
+                "Column '{}' places rows (partition or bucket column) and must stay in the key",
+                table.columns[i].name
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// One batch of the old definition's rows in the new definition's columns.
+fn carry_rows(
+    table: &TableMeta,
+    sources: &[Option<usize>],
+    batch: RecordBatch,
+) -> Result<RecordBatch> {
+    let rows = batch.num_rows();
+    let mut columns = Vec::with_capacity(table.columns.len());
+    for (column, source) in table.columns.iter().zip(sources) {
+        let target = column.ty.arrow_type();
+        let values = match source {
+            Some(old) => {
+                let values = batch.column(*old);
+                if values.data_type() == &target {
+                    values.clone()
+                } else {
+                    convert(values, column)?
+                }
+            }
+            None => fill(column, rows)?,
+        };
+        columns.push(values);
+    }
+    // NOT NULL is checked after this, with the column's name in the error.
+    let fields: Vec<Field> = table
+        .arrow_schema()
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone().with_nullable(true))
+        .collect();
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
+        .map_err(|e| BasaltError::Internal(e.to_string()))
+}
+
+/// Old values in a column's new type; a value that does not convert fails the ALTER.
+fn convert(values: &ArrayRef, column: &ColumnMeta) -> Result<ArrayRef> {
+    let strict = CastOptions {
+        safe: false,
+        ..Default::default()
+    };
+    cast_with_options(values, &column.ty.arrow_type(), &strict).map_err(|e| {
+        BasaltError::InvalidData(format!(
+            "column '{}' can not hold an existing value as {}: {e}",
+            column.name, column.ty
+        ))
+    })
+}
+
+/// The value existing rows get in an added column: its DEFAULT, else NULL, else the type's
+/// implicit default.
+fn fill(column: &ColumnMeta, rows: usize) -> Result<ArrayRef> {
+    let text = match &column.default {
+        Some(ColumnDefault::Literal(v)) => v.clone(),
+        Some(ColumnDefault::CurrentTimestamp) => chrono::Utc::now()
+            .format("%Y-%m-%d %H:%M:%S%.6f")
+            .to_string(),
+        Some(ColumnDefault::Null) | None if column.nullable => {
+            return Ok(new_null_array(&column.ty.arrow_type(), rows))
+        }
+        Some(ColumnDefault::Null) | None => implicit_default(&column.ty)
+            .ok_or_else(|| ddl(format!("Column '{}' needs a DEFAULT", column.name)))?
+            .to_string(),
+    };
+    let text: ArrayRef = Arc::new(StringArray::from(vec![text.as_str(); rows]));
+    let values = convert(&text, column)?;
+    debug_assert_eq!(values.len(), rows);
+    Ok(values)
+}
+
+fn unknown_column(name: &str, table: &TableMeta) -> BasaltError {
+    BasaltError::UnknownColumn {
+        column: name.to_string(),
+        context: format!("table {}", table.name),
+    }
+}
+
+fn ddl(msg: impl Into<String>) -> BasaltError {
+    BasaltError::InvalidDdl(msg.into())
+}

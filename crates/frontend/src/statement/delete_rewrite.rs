@@ -1,0 +1,184 @@
+//! `DELETE FROM t WHERE ..` on Duplicate and Aggregate tables (Doris's delete predicate). Their
+//! rows have no identity a tombstone could name, so the table is rewritten without the rows
+//! the predicate selects, in one atomic publish ([`basalt_storage::StorageEngine::rewrite_table`]).
+//!
+//! The predicate is planned as the WHERE of `SELECT * FROM t WHERE ..` (views, MySQL's casts
+//! and functions as in any query), then evaluated over each tablet's merged rows: a row goes
+//! when the predicate is true, stays when it is false or NULL. Subqueries are refused, as Doris
+//! refuses them in delete predicates. The cost is a rewrite of the table's tablets.
+
+use crate::engine::QueryEngine;
+use crate::output::Output;
+use crate::session::Session;
+use crate::statement::dml::DmlPlan;
+use basalt_common::df_error::from_df;
+use basalt_common::{BasaltError, Result};
+use datafusion::arrow::array::{Array, BooleanArray, RecordBatch};
+use datafusion::arrow::compute::{cast, filter_record_batch};
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::common::tree_node::TreeNode;
+use datafusion::logical_expr::{Expr, LogicalPlan};
+use datafusion::physical_expr::PhysicalExpr;
+use datafusion::sql::parser::Statement as DfStatement;
+use std::sync::Arc;
+
+/// Attempts before giving up on a table that compactions keep changing.
+const ATTEMPTS: usize = 3;
+
+impl QueryEngine {
+    /// Deletes the rows of `plan.statement`'s WHERE from a Duplicate or Aggregate table.
+    pub(super) async fn delete_by_rewrite(
+        &self,
+        session: &Session,
+        plan: DmlPlan,
+    ) -> Result<Output> {
+        let mut stmt = plan.statement;
+        crate::mysql_compat::rewrite(&mut stmt);
+        session.sync_planner_options();
+        let state = session.ctx.state();
+        let logical = state
+            .statement_to_plan(DfStatement::Statement(Box::new(stmt)))
+            .await
+            .map_err(from_df)?;
+        session.access().check_plan(&logical)?;
+        let analyzed = state
+            .analyzer()
+            .execute_and_check(logical, state.config_options(), |_, _| {})
+            .map_err(from_df)?;
+        let predicate = match delete_predicate(&analyzed)? {
+            Some((expr, schema)) => {
+                let physical = state.create_physical_expr(expr, &schema).map_err(from_df)?;
+                Some((physical, Arc::new(schema.as_arrow().clone())))
+            }
+            None => None,
+        };
+        let transform = move |batch: RecordBatch| remove_matching(&predicate, batch);
+        let transform = Arc::new(transform);
+        // Running loads finish first; loads that start meanwhile wait for the DELETE.
+        let _gate = self
+            .services
+            .storage
+            .rewrite_gate(plan.table.id)
+            .write_owned()
+            .await;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let table = self
+                .services
+                .catalog
+                .table_by_id(plan.table.id)
+                .ok_or_else(|| {
+                    BasaltError::UnknownTable(format!(
+                        "{}.{}",
+                        plan.table.database, plan.table.name
+                    ))
+                })?;
+            if table.schema_version != plan.table.schema_version {
+                return Err(BasaltError::ConcurrentDdl(format!(
+                    "table {} was altered during the DELETE; nothing was deleted",
+                    table.name
+                )));
+            }
+            let storage = self.services.storage.clone();
+            let transform = transform.clone();
+            let done = tokio::task::spawn_blocking(move || {
+                storage.rewrite_table(&table, (*table).clone(), transform.as_ref())
+            })
+            .await
+            .map_err(|e| BasaltError::Internal(format!("DELETE task failed: {e}")))?;
+            match done {
+                Err(BasaltError::ConcurrentDdl(_)) if attempt < ATTEMPTS => continue,
+                Err(e) => return Err(e),
+                Ok(stats) => {
+                    return Ok(Output::Ok {
+                        affected_rows: stats.rows_before.saturating_sub(stats.rows_after),
+                        last_insert_id: 0,
+                        info: String::new(),
+                    })
+                }
+            }
+        }
+    }
+}
+
+/// The WHERE of an analyzed `SELECT cols FROM t WHERE ..` and the schema it reads (the table's
+/// columns in order); `None` without WHERE.
+fn delete_predicate(plan: &LogicalPlan) -> Result<Option<(Expr, datafusion::common::DFSchema)>> {
+    let refused = || {
+        BasaltError::NotSupported(
+            "this WHERE in a DELETE on a DUPLICATE or AGGREGATE KEY table (subqueries are not allowed in its delete predicate)".into(),
+        )
+    };
+    let node = match plan {
+        LogicalPlan::Projection(p) => p.input.as_ref(),
+        other => other,
+    };
+    let reads_table = |p: &LogicalPlan| match p {
+        LogicalPlan::TableScan(_) => true,
+        LogicalPlan::SubqueryAlias(a) => matches!(a.input.as_ref(), LogicalPlan::TableScan(_)),
+        _ => false,
+    };
+    match node {
+        LogicalPlan::Filter(f) if reads_table(&f.input) => {
+            let has_subquery = f.predicate.exists(|e| {
+                Ok(matches!(
+                    e,
+                    Expr::ScalarSubquery(_) | Expr::InSubquery(_) | Expr::Exists(_)
+                ))
+            });
+            if has_subquery.map_err(from_df)? {
+                return Err(refused());
+            }
+            Ok(Some((
+                f.predicate.clone(),
+                f.input.schema().as_ref().clone(),
+            )))
+        }
+        n if reads_table(n) => Ok(None),
+        _ => Err(refused()),
+    }
+}
+
+/// `batch` without the rows `predicate` holds for (all of them without a predicate).
+fn remove_matching(
+    predicate: &Option<(Arc<dyn PhysicalExpr>, SchemaRef)>,
+    batch: RecordBatch,
+) -> Result<RecordBatch> {
+    let Some((predicate, schema)) = predicate else {
+        return Ok(batch.slice(0, 0));
+    };
+    if schema.fields().len() != batch.num_columns() {
+        return Err(BasaltError::Internal(
+            "DELETE's predicate reads another shape of row".into(),
+        ));
+    }
+    // Scans show strings as views; the predicate was planned for what scans show.
+    let columns = batch
+        .columns()
+        .iter()
+        .zip(schema.fields())
+        .map(|(c, f)| {
+            if c.data_type() == f.data_type() {
+                Ok(c.clone())
+            } else {
+                cast(c, f.data_type())
+            }
+        })
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(|e| BasaltError::Internal(e.to_string()))?;
+    let probe = RecordBatch::try_new(schema.clone(), columns)
+        .map_err(|e| BasaltError::Internal(e.to_string()))?;
+    let matched = predicate
+        .evaluate(&probe)
+        .and_then(|v| v.into_array(probe.num_rows()))
+        .map_err(from_df)?;
+    let matched = matched
+        .as_any()
+        .downcast_ref::<BooleanArray>()
+        .ok_or_else(|| BasaltError::Internal("DELETE's predicate is not boolean".into()))?;
+    let keep: BooleanArray = (0..matched.len())
+        .map(|i| Some(!(matched.is_valid(i) && matched.value(i))))
+        .collect();
+    filter_record_batch(&batch, &keep).map_err(|e| BasaltError::Internal(e.to_string()))
+}

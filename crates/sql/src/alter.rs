@@ -1,0 +1,225 @@
+//! Grammar of `ALTER TABLE`: MySQL's column changes (`ADD/DROP/MODIFY/CHANGE/RENAME COLUMN`,
+//! `RENAME TO`, `COMMENT =`) and Doris's (`ADD COLUMN c INT KEY`, `ADD COLUMN (..)`,
+//! `RENAME COLUMN a b`, `RENAME b`, `MODIFY COMMENT`, `MODIFY COLUMN c COMMENT`, `SET (..)`,
+//! `ADD/DROP PARTITION`), several changes separated by commas.
+
+use crate::ddl::{parse_column_def, parse_partition_def, parse_properties, skip_index_definition};
+use crate::parser::parse_table_name;
+use crate::statement::*;
+use crate::words::{eat_word, eat_words, expect_word, ident, peek_word, string_literal};
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::Token;
+
+pub(crate) fn parse_alter_table(p: &mut Parser) -> Result<Statement, ParserError> {
+    expect_word(p, "ALTER")?;
+    expect_word(p, "TABLE")?;
+    let table = parse_table_name(p)?;
+    if let Some(op) = partition_op(p)? {
+        return Ok(Statement::AlterPartitions { table, op });
+    }
+    let ops = p.parse_comma_separated(table_op)?;
+    Ok(Statement::AlterTable { table, ops })
+}
+
+fn partition_op(p: &mut Parser) -> Result<Option<PartitionOp>, ParserError> {
+    if peek_word(p, "ADD") && crate::words::peek_nth_word(p, 1, "PARTITION") {
+        p.next_token();
+        return Ok(Some(PartitionOp::Add(parse_partition_def(p)?)));
+    }
+    if eat_words(p, &["DROP", "PARTITION"]) {
+        let if_exists = eat_words(p, &["IF", "EXISTS"]);
+        let name = ident(p)?;
+        return Ok(Some(PartitionOp::Drop { name, if_exists }));
+    }
+    Ok(None)
+}
+
+fn table_op(p: &mut Parser) -> Result<AlterTableOp, ParserError> {
+    if eat_word(p, "ADD") {
+        if eat_word(p, "INDEX") || eat_word(p, "KEY") {
+            skip_index_definition(p)?;
+            return Ok(AlterTableOp::Index);
+        }
+        eat_word(p, "COLUMN");
+        let columns = if p.consume_token(&Token::LParen) {
+            let defs = p.parse_comma_separated(column_def)?;
+            p.expect_token(&Token::RParen)?;
+            defs
+        } else {
+            vec![column_def(p)?]
+        };
+        let position = position(p)?;
+        rollup_and_properties(p)?;
+        return Ok(AlterTableOp::AddColumns { columns, position });
+    }
+    if eat_word(p, "DROP") {
+        if eat_word(p, "INDEX") || eat_word(p, "KEY") {
+            ident(p)?;
+            return Ok(AlterTableOp::Index);
+        }
+        eat_word(p, "COLUMN");
+        let if_exists = eat_words(p, &["IF", "EXISTS"]);
+        let name = ident(p)?;
+        rollup_and_properties(p)?;
+        return Ok(AlterTableOp::DropColumn { name, if_exists });
+    }
+    if eat_word(p, "MODIFY") {
+        if eat_word(p, "COMMENT") {
+            return Ok(AlterTableOp::Comment(string_literal(p)?));
+        }
+        eat_word(p, "COLUMN");
+        if peek_word_at(p, 1, "COMMENT") {
+            let name = ident(p)?;
+            expect_word(p, "COMMENT")?;
+            let comment = string_literal(p)?;
+            return Ok(AlterTableOp::ModifyColumnComment { name, comment });
+        }
+        let column = column_def(p)?;
+        let position = position(p)?;
+        rollup_and_properties(p)?;
+        return Ok(AlterTableOp::ModifyColumn {
+            from: column.name.clone(),
+            column,
+            position,
+        });
+    }
+    if eat_word(p, "CHANGE") {
+        // MySQL: CHANGE [COLUMN] old new_definition
+        eat_word(p, "COLUMN");
+        let from = ident(p)?;
+        let column = column_def(p)?;
+        let position = position(p)?;
+        return Ok(AlterTableOp::ModifyColumn {
+            from,
+            column,
+            position,
+        });
+    }
+    if eat_word(p, "RENAME") {
+        if eat_word(p, "COLUMN") {
+            let from = ident(p)?;
+            eat_word(p, "TO");
+            let to = ident(p)?;
+            return Ok(AlterTableOp::RenameColumn { from, to });
+        }
+        if !eat_word(p, "TO") {
+            eat_word(p, "AS");
+        }
+        return Ok(AlterTableOp::Rename(ident(p)?));
+    }
+    if eat_word(p, "COMMENT") {
+        let _ = p.consume_token(&Token::Eq);
+        return Ok(AlterTableOp::Comment(string_literal(p)?));
+    }
+    if eat_word(p, "SET") {
+        return Ok(AlterTableOp::SetProperties(parse_properties(p)?));
+    }
+    p.expected(
+        "ADD, DROP, MODIFY, CHANGE, RENAME, COMMENT or SET",
+        p.peek_token(),
+    )
+}
+
+fn peek_word_at(p: &Parser, n: usize, w: &str) -> bool {
+    crate::words::peek_nth_word(p, n, w)
+}
+
+fn column_def(p: &mut Parser) -> Result<ColumnDef, ParserError> {
+    let start = p.peek_token();
+    let (column, primary_key) = parse_column_def(p)?;
+    if primary_key {
+        return p.expected("a column definition without PRIMARY KEY", start);
+    }
+    Ok(column)
+}
+
+/// `FIRST` or `AFTER c`.
+fn position(p: &mut Parser) -> Result<Option<ColumnPosition>, ParserError> {
+    if eat_word(p, "FIRST") {
+        return Ok(Some(ColumnPosition::First));
+    }
+    if eat_word(p, "AFTER") {
+        return Ok(Some(ColumnPosition::After(ident(p)?)));
+    }
+    Ok(None)
+}
+
+/// Doris's `[TO rollup | FROM rollup] [PROPERTIES (..)]` after a column change: Basalt has no
+/// rollups, so only the base table may be named.
+fn rollup_and_properties(p: &mut Parser) -> Result<(), ParserError> {
+    if peek_word(p, "TO") || peek_word(p, "FROM") {
+        let t = p.next_token();
+        return p.expected("no rollup (Basalt tables have no rollups)", t);
+    }
+    if eat_word(p, "PROPERTIES") {
+        parse_properties(p)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{parse_one, AlterTableOp, ColumnPosition, Statement};
+
+    fn ops(sql: &str) -> Vec<AlterTableOp> {
+        match parse_one(sql).unwrap() {
+            Statement::AlterTable { ops, .. } => ops,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn mysql_and_doris_forms() {
+        let got = ops("ALTER TABLE t ADD COLUMN c INT KEY DEFAULT '0' AFTER k, DROP COLUMN v");
+        let AlterTableOp::AddColumns { columns, position } = &got[0] else {
+            panic!("{got:?}")
+        };
+        assert!(columns[0].key);
+        assert_eq!(position, &Some(ColumnPosition::After("k".into())));
+        assert!(matches!(&got[1], AlterTableOp::DropColumn { name, .. } if name == "v"));
+
+        let got = ops("ALTER TABLE t ADD COLUMN (a INT, b VARCHAR(10) NOT NULL DEFAULT 'x')");
+        assert!(matches!(&got[0], AlterTableOp::AddColumns { columns, .. } if columns.len() == 2));
+
+        let got = ops("ALTER TABLE t CHANGE old_name new_name BIGINT FIRST");
+        assert!(
+            matches!(&got[0], AlterTableOp::ModifyColumn { from, column, position: Some(ColumnPosition::First) }
+            if from == "old_name" && column.name == "new_name")
+        );
+
+        for sql in [
+            "ALTER TABLE t RENAME COLUMN a b",
+            "ALTER TABLE t RENAME COLUMN a TO b",
+        ] {
+            assert_eq!(
+                ops(sql),
+                vec![AlterTableOp::RenameColumn {
+                    from: "a".into(),
+                    to: "b".into()
+                }]
+            );
+        }
+        for sql in ["ALTER TABLE t RENAME t2", "ALTER TABLE t RENAME TO t2"] {
+            assert_eq!(ops(sql), vec![AlterTableOp::Rename("t2".into())]);
+        }
+        assert_eq!(
+            ops("ALTER TABLE t MODIFY COLUMN v COMMENT 'value'"),
+            vec![AlterTableOp::ModifyColumnComment {
+                name: "v".into(),
+                comment: "value".into()
+            }]
+        );
+        assert_eq!(
+            ops("ALTER TABLE t MODIFY COMMENT 'x'"),
+            vec![AlterTableOp::Comment("x".into())]
+        );
+        assert_eq!(
+            ops("ALTER TABLE t SET (\"bloom_filter_columns\" = \"k\")"),
+            vec![AlterTableOp::SetProperties(vec![(
+                "bloom_filter_columns".into(),
+                "k".into()
+            )])]
+        );
+        assert!(parse_one("ALTER TABLE t ADD COLUMN c INT TO r1").is_err());
+    }
+}

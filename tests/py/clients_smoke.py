@@ -37,6 +37,14 @@ def main(port: int) -> None:
             raise AssertionError("expected an error")
         except pymysql.err.ProgrammingError as e:
             assert e.args[0] == 1146, e.args
+        # pandas' to_sql quotes mixed-case names; reading back must give them as created.
+        cur.execute("CREATE TABLE `Users` (`UserId` INT, `DisplayName` VARCHAR(20)) DISTRIBUTED BY HASH(`UserId`) BUCKETS 1")
+        cur.execute("INSERT INTO `Users` (`UserId`, `DisplayName`) VALUES (1, 'x')")
+        cur.execute("SELECT * FROM `Users`")
+        assert [d[0] for d in cur.description] == ["UserId", "DisplayName"], cur.description
+        cur.execute("SELECT userid, `DISPLAYNAME` AS Shown FROM users")
+        assert [d[0] for d in cur.description] == ["userid", "Shown"], cur.description
+        assert cur.fetchall() == ((1, "x"),)
         conn.ping()
         cur.execute("DROP DATABASE py")
     conn.close()

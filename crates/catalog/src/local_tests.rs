@@ -14,6 +14,7 @@ fn int_table(
 ) -> TableMeta {
     let column = |name: &str, is_key: bool| ColumnMeta {
         name: name.into(),
+        display_name: None,
         ty: basalt_common::SqlType::Int,
         nullable: true,
         is_key,

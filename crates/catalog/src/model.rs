@@ -65,7 +65,12 @@ pub enum ColumnDefault {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ColumnMeta {
+    /// The name in lower case: how the catalog, storage and the planner know the column.
     pub name: String,
+    /// The spelling the column was created with, when it is not all lower case (`SELECT *`,
+    /// DESCRIBE and information_schema show it; matching is by `name`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display_name: Option<String>,
     pub ty: SqlType,
     pub nullable: bool,
     pub is_key: bool,
@@ -270,6 +275,19 @@ pub struct TableMeta {
     /// schema is refused at publish.
     #[serde(default)]
     pub schema_version: u64,
+}
+
+impl ColumnMeta {
+    /// The name as created (see `display_name`).
+    pub fn shown_name(&self) -> &str {
+        self.display_name.as_deref().unwrap_or(&self.name)
+    }
+
+    /// Names the column `spelled` (matched in lower case, shown as spelled).
+    pub fn set_name(&mut self, spelled: &str) {
+        self.name = spelled.to_lowercase();
+        self.display_name = (self.name != spelled).then(|| spelled.to_string());
+    }
 }
 
 impl TableMeta {

@@ -227,7 +227,7 @@ impl InformationSchema {
                             "def".into(),
                             t.database.clone().into(),
                             t.name.clone().into(),
-                            c.name.clone().into(),
+                            c.shown_name().into(),
                             (i as i64 + 1).into(),
                             crate::show::default_text(c).into(),
                             (if c.nullable { "YES" } else { "NO" }).into(),

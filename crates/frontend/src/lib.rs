@@ -14,6 +14,7 @@ mod functions;
 mod fuzz_tests;
 mod grants;
 mod grouping;
+mod identifier_case;
 mod information_schema;
 mod load_context;
 mod local_calls;

@@ -46,6 +46,7 @@ impl VisitorMut for DropDual {
 
 /// Rewrites MySQL-only expressions in `stmt` into DataFusion equivalents.
 pub fn rewrite(stmt: &mut Statement) {
+    crate::identifier_case::fold(stmt);
     let _ = stmt.visit(&mut DropDual);
     let _ = visit_expressions_mut(stmt, |e| {
         rewrite_expr(e);

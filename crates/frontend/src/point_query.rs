@@ -170,7 +170,7 @@ impl PointQuery {
                 SelectItem::Wildcard(opts) if is_plain_wildcard(opts) => {
                     for (i, f) in storage_schema.fields().iter().enumerate() {
                         projection.push(i);
-                        fields.push(f.as_ref().clone());
+                        fields.push(f.as_ref().clone().with_name(table.columns[i].shown_name()));
                     }
                 }
                 SelectItem::QualifiedWildcard(kind, opts) if is_plain_wildcard(opts) => {
@@ -180,7 +180,7 @@ impl PointQuery {
                     }
                     for (i, f) in storage_schema.fields().iter().enumerate() {
                         projection.push(i);
-                        fields.push(f.as_ref().clone());
+                        fields.push(f.as_ref().clone().with_name(table.columns[i].shown_name()));
                     }
                 }
                 SelectItem::UnnamedExpr(e) => {

@@ -299,7 +299,8 @@ fn rename_column(table: &mut TableMeta, index: usize, to: &str) -> Result<()> {
             return Err(BasaltError::DuplicateColumn(to.to_string()));
         }
     }
-    let from = std::mem::replace(&mut table.columns[index].name, to.to_lowercase());
+    let from = table.columns[index].name.clone();
+    table.columns[index].set_name(to);
     if let Some(list) = table.properties.get_mut("bloom_filter_columns") {
         *list = list
             .split(',')

@@ -230,7 +230,7 @@ pub fn describe(t: &TableMeta) -> Output {
     let mut b = describe_result();
     for c in &t.columns {
         b.row(vec![
-            c.name.clone().into(),
+            c.shown_name().into(),
             c.ty.to_string().into(),
             (if c.nullable { "YES" } else { "NO" }).into(),
             (if c.is_key { "true" } else { "false" }).into(),
@@ -263,7 +263,7 @@ pub fn create_table_sql(t: &TableMeta) -> String {
         .columns
         .iter()
         .map(|c| {
-            let mut line = format!("  `{}` {}", c.name, c.ty);
+            let mut line = format!("  `{}` {}", c.shown_name(), c.ty);
             if let Some(a) = c.agg {
                 line.push_str(&format!(" {}", a.sql_name()));
             }
@@ -292,7 +292,7 @@ pub fn create_table_sql(t: &TableMeta) -> String {
     let keys: Vec<String> = t
         .key_columns()
         .iter()
-        .map(|c| format!("`{}`", c.name))
+        .map(|c| format!("`{}`", c.shown_name()))
         .collect();
     s.push_str(&format!(
         "{} KEY({})\n",
@@ -308,7 +308,7 @@ pub fn create_table_sql(t: &TableMeta) -> String {
         } else {
             "LIST"
         };
-        s.push_str(&format!("PARTITION BY {kind}(`{}`)\n(", pc.name));
+        s.push_str(&format!("PARTITION BY {kind}(`{}`)\n(", pc.shown_name()));
         let parts: Vec<String> = t
             .partitions
             .iter()
@@ -356,7 +356,7 @@ pub fn create_table_sql(t: &TableMeta) -> String {
             .distribution
             .columns
             .iter()
-            .map(|i| format!("`{}`", t.columns[*i].name))
+            .map(|i| format!("`{}`", t.columns[*i].shown_name()))
             .collect();
         s.push_str(&format!(
             "DISTRIBUTED BY HASH({}) BUCKETS {}\n",
@@ -400,7 +400,7 @@ pub fn show_partitions(t: &TableMeta) -> Output {
         .distribution
         .columns
         .iter()
-        .map(|i| t.columns[*i].name.clone())
+        .map(|i| t.columns[*i].shown_name().to_string())
         .collect();
     for p in &t.partitions {
         let range = match &p.bound {
@@ -440,7 +440,7 @@ pub fn show_partitions(t: &TableMeta) -> Output {
             p.name.clone().into(),
             (version as i64).into(),
             t.partition_column_meta()
-                .map(|c| c.name.clone())
+                .map(|c| c.shown_name().to_string())
                 .unwrap_or_default()
                 .into(),
             range.into(),

@@ -140,7 +140,7 @@ fn build_table(
     let mut seen = HashSet::new();
     for c in &stmt.columns {
         if !seen.insert(c.name.to_lowercase()) {
-            return Err(ddl(format!("Duplicate column name '{}'", c.name)));
+            return Err(BasaltError::DuplicateColumn(c.name.clone()));
         }
     }
     if let Some(engine) = &stmt.engine {
@@ -385,8 +385,9 @@ pub(crate) fn column_meta(
             Some(ColumnDefault::Literal(v.clone()))
         }
     };
-    Ok(ColumnMeta {
-        name: c.name.to_lowercase(),
+    let mut column = ColumnMeta {
+        name: String::new(),
+        display_name: None,
         ty: c.ty.clone(),
         nullable,
         is_key,
@@ -394,7 +395,9 @@ pub(crate) fn column_meta(
         default,
         comment: c.comment.clone().unwrap_or_default(),
         auto_increment: c.auto_increment,
-    })
+    };
+    column.set_name(&c.name);
+    Ok(column)
 }
 
 /// Checks one table property; returns its key in lower case. `column_exists` checks the

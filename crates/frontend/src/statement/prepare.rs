@@ -172,6 +172,14 @@ impl QueryEngine {
             return Ok(None);
         }
         let column_names = mysql_column_names(stmt);
+        let shown = match &column_names {
+            Some(_) => Default::default(),
+            None => crate::identifier_case::shown_names(
+                self.services.catalog.as_ref(),
+                session.database().as_deref(),
+                stmt,
+            ),
+        };
         let mut numbered = stmt.clone();
         let mut n = 0;
         let _ = ast::visit_expressions_mut(&mut numbered, |e| {
@@ -203,7 +211,7 @@ impl QueryEngine {
                 // Column names and types of a table are for those who may read it.
                 session.access().check_plan(&plan)?;
                 let schema = Arc::new(plan.schema().as_arrow().clone());
-                Ok(Some(renamed_schema(schema, column_names)))
+                Ok(Some(renamed_schema(schema, column_names, &shown)))
             }
             Err(e) => {
                 let e = ddl::no_database_hint(&self.services, from_df(e));

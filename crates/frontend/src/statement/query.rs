@@ -79,6 +79,14 @@ impl QueryEngine {
         session.scan_reports.clear();
         // Result columns are named from the statement as the client wrote it.
         let column_names = mysql_column_names(&stmt);
+        let shown = match &column_names {
+            Some(_) => Default::default(),
+            None => crate::identifier_case::shown_names(
+                self.services.catalog.as_ref(),
+                session.database().as_deref(),
+                &stmt,
+            ),
+        };
         crate::views::expand(
             self.services.catalog.as_ref(),
             session.database().as_deref(),
@@ -179,7 +187,7 @@ impl QueryEngine {
             return Ok(with_scan_reports(batches, session.scan_reports.take()));
         }
         let stream = physical_plan::execute_stream(physical, task).map_err(from_df)?;
-        let schema = renamed_schema(stream.schema(), column_names);
+        let schema = renamed_schema(stream.schema(), column_names, &shown);
         let out_schema = schema.clone();
         let stream = stream.map(move |r| {
             let _slot = &permit;
@@ -230,7 +238,21 @@ pub(crate) fn mysql_column_names(stmt: &ast::Statement) -> Option<Vec<String>> {
         .collect()
 }
 
-pub(super) fn renamed_schema(schema: SchemaRef, names: Option<Vec<String>>) -> SchemaRef {
+/// The result's columns named as MySQL names them: `names` (the select items as written) when
+/// known, else the plan's names with table columns spelled as created (`shown`).
+pub(super) fn renamed_schema(
+    schema: SchemaRef,
+    names: Option<Vec<String>>,
+    shown: &std::collections::HashMap<String, String>,
+) -> SchemaRef {
+    let names = names.or_else(|| {
+        let spelled = schema
+            .fields()
+            .iter()
+            .map(|f| shown.get(f.name()).unwrap_or(f.name()).clone())
+            .collect();
+        (!shown.is_empty()).then_some(spelled)
+    });
     match names {
         Some(names) if names.len() == schema.fields().len() => {
             let fields: Vec<_> = schema

@@ -31,6 +31,7 @@ fn fixture(keys_model: KeysModel, aggs: [Option<AggKind>; 2]) -> Fixture {
     catalog.create_database("d", false).unwrap();
     let column = |name: &str, ty: SqlType, agg: Option<AggKind>| ColumnMeta {
         name: name.into(),
+        display_name: None,
         ty,
         nullable: true,
         is_key: agg.is_none() && name == "k",

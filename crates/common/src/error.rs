@@ -40,6 +40,9 @@ pub enum BasaltError {
     /// ALTER TABLE .. DROP COLUMN of a column the table does not have.
     #[error("Can't DROP '{0}'; check that column/key exists")]
     CantDropColumn(String),
+    /// SET time_zone to something that is not an offset or a known zone.
+    #[error("Unknown or incorrect time zone: '{0}'")]
+    UnknownTimeZone(String),
     /// ALTER TABLE making a column NOT NULL over stored NULLs.
     #[error("Invalid use of NULL value")]
     InvalidUseOfNull,
@@ -249,6 +252,7 @@ impl BasaltError {
             BasaltError::CantDropColumn(_) => 1091,
             BasaltError::CantDropAllColumns => 1090,
             BasaltError::InvalidUseOfNull => 1138,
+            BasaltError::UnknownTimeZone(_) => 1298,
             BasaltError::UnknownColumn { .. } => 1054,
             BasaltError::AccessDenied { .. } => 1045,
             BasaltError::NoDatabaseSelected => 1046,

@@ -131,6 +131,13 @@ impl SchemaProvider for DatabaseSchema {
                 self.services.storage.clone(),
                 guard,
                 self.session.generated_ids.clone(),
+                &self
+                    .session
+                    .vars
+                    .read()
+                    .get("time_zone")
+                    .map(|v| v.as_text())
+                    .unwrap_or_else(|_| "SYSTEM".into()),
             )))),
             Err(basalt_common::BasaltError::UnknownTable(_)) => Ok(None),
             Err(e) => Err(to_df(e)),

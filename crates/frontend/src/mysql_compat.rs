@@ -45,11 +45,13 @@ impl VisitorMut for DropDual {
 }
 
 /// Rewrites MySQL-only expressions in `stmt` into DataFusion equivalents.
-pub fn rewrite(stmt: &mut Statement) {
+/// Rewrites `stmt` for planning; `time_zone` is the session's (`@@time_zone`): NOW(), CURDATE(),
+/// CURTIME(), FROM_UNIXTIME() give its wall-clock time and UNIX_TIMESTAMP(dt) reads `dt` in it.
+pub fn rewrite(stmt: &mut Statement, time_zone: &str) {
     crate::identifier_case::fold(stmt);
     let _ = stmt.visit(&mut DropDual);
     let _ = visit_expressions_mut(stmt, |e| {
-        rewrite_expr(e);
+        rewrite_expr(e, time_zone);
         ControlFlow::<()>::Continue(())
     });
 }
@@ -88,6 +90,33 @@ fn binary(left: Expr, op: BinaryOperator, right: Expr) -> Expr {
         op,
         right: Box::new(right),
     }))
+}
+
+/// The statement's start time in UTC, to the second, as a DATETIME.
+fn utc_now() -> Expr {
+    cast(
+        call("date_trunc", vec![string("second"), call("now", vec![])]),
+        DataType::Timestamp(None, TimezoneInfo::None),
+    )
+}
+
+/// A UTC DATETIME as the wall-clock time in `time_zone`.
+fn local_time(utc: Expr, time_zone: &str) -> Expr {
+    if basalt_functions::time_zones::is_utc(time_zone) {
+        return utc;
+    }
+    call("convert_tz", vec![utc, string("+00:00"), string(time_zone)])
+}
+
+/// A wall-clock DATETIME in `time_zone` as UTC.
+fn utc_time(local: Expr, time_zone: &str) -> Expr {
+    if basalt_functions::time_zones::is_utc(time_zone) {
+        return local;
+    }
+    call(
+        "convert_tz",
+        vec![local, string(time_zone), string("+00:00")],
+    )
 }
 
 fn cast(expr: Expr, data_type: DataType) -> Expr {
@@ -188,9 +217,11 @@ fn convert_type(t: &DataType) -> Option<DataType> {
     }
 }
 
-fn rewrite_expr(e: &mut Expr) {
+fn rewrite_expr(e: &mut Expr, time_zone: &str) {
     let replacement = match e {
-        Expr::Function(f) if f.over.is_none() && f.filter.is_none() => rewrite_function(f),
+        Expr::Function(f) if f.over.is_none() && f.filter.is_none() => {
+            rewrite_function(f, time_zone)
+        }
         Expr::BinaryOp {
             left,
             op: BinaryOperator::MyIntegerDivide,
@@ -250,7 +281,7 @@ fn rewrite_expr(e: &mut Expr) {
     }
 }
 
-fn rewrite_function(f: &Function) -> Option<Expr> {
+fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
     let name = match f.name.0.as_slice() {
         [part] => part.as_ident()?.value.to_ascii_lowercase(),
         _ => return None,
@@ -291,20 +322,35 @@ fn rewrite_function(f: &Function) -> Option<Expr> {
             BinaryOperator::Modulo,
             number(7),
         ),
-        // The session clock is UTC (time_zone SYSTEM on a UTC system), so UTC_* read it too.
-        "curdate" | "utc_date" if args.is_empty() => call("current_date", vec![]),
-        "curtime" if args.is_empty() => call("current_time", vec![]),
+        // The statement's clock reads UTC; the session's zone gives the wall-clock time.
+        "utc_date" if args.is_empty() => call("current_date", vec![]),
+        "utc_timestamp" if args.is_empty() => utc_now(),
         "now" | "current_timestamp" | "localtime" | "localtimestamp" | "sysdate"
-        | "utc_timestamp"
             if args.is_empty() =>
         {
-            cast(
-                call("date_trunc", vec![string("second"), call("now", vec![])]),
-                DataType::Timestamp(None, TimezoneInfo::None),
-            )
+            local_time(utc_now(), time_zone)
+        }
+        "curdate" | "current_date" if args.is_empty() => {
+            cast(local_time(utc_now(), time_zone), DataType::Date)
+        }
+        "curtime" | "current_time" if args.is_empty() => cast(
+            local_time(utc_now(), time_zone),
+            DataType::Time(None, TimezoneInfo::None),
+        ),
+        "from_unixtime" if args.len() == 1 => {
+            local_time(call("from_unixtime", args.clone()), time_zone)
         }
         "unix_timestamp" if args.is_empty() => call("to_unixtime", vec![call("now", vec![])]),
-        "unix_timestamp" => call("to_unixtime", vec![as_temporal(one(&args)?)]),
+        "unix_timestamp" => call(
+            "to_unixtime",
+            vec![utc_time(
+                cast(
+                    as_temporal(one(&args)?),
+                    DataType::Timestamp(None, TimezoneInfo::None),
+                ),
+                time_zone,
+            )],
+        ),
         "date" => cast(one(&args)?, DataType::Date),
         "datediff" if args.len() == 2 => {
             let day = |e: Expr| call("to_unixtime", vec![cast(e, DataType::Date)]);

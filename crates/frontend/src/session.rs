@@ -18,7 +18,7 @@ use datafusion::execution::runtime_env::RuntimeEnv;
 use datafusion::execution::session_state::SessionStateBuilder;
 use datafusion::variable::{VarProvider, VarType};
 use parking_lot::RwLock;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Default schema DataFusion resolves unqualified names in while no database is selected.
@@ -57,6 +57,8 @@ pub struct Session {
     /// DataFusion's options as the session started, restored by COM_RESET_CONNECTION after
     /// `SET datafusion.*` changed them.
     initial_options: ConfigOptions,
+    /// The `parallel_pipeline_task_num` last applied to `target_partitions` (0: none).
+    applied_parallelism: AtomicUsize,
     /// Statements prepared by COM_STMT_PREPARE or PREPARE.
     pub(crate) prepared: parking_lot::Mutex<PreparedStatements>,
     /// This session's entry in the process list (removed when the session ends).
@@ -214,6 +216,7 @@ impl Session {
             ctx,
             scan_reports,
             initial_options,
+            applied_parallelism: AtomicUsize::new(0),
             prepared: parking_lot::Mutex::new(PreparedStatements::default()),
             process,
             processes,
@@ -304,6 +307,7 @@ impl Session {
             .extensions
             .get::<MySqlOptions>()
             .map(|o| o.div_precision_increment);
+        self.sync_parallelism();
         if current != Some(increment) {
             let state_ref = self.ctx.state_ref();
             let mut state = state_ref.write();
@@ -315,6 +319,43 @@ impl Session {
                 o.div_precision_increment = increment;
             }
         }
+    }
+
+    /// `parallel_pipeline_task_num` > 0 sets how many partitions a query runs in (DataFusion's
+    /// `target_partitions`); 0 leaves the server's choice (one per core), restored when the
+    /// variable goes back to 0.
+    fn sync_parallelism(&self) {
+        let wanted = match self.variables().get("parallel_pipeline_task_num") {
+            Ok(VarValue::Int(n)) if n > 0 => n.min(1024) as usize,
+            _ => 0,
+        };
+        let applied = self.applied_parallelism.swap(wanted, Ordering::Relaxed);
+        if wanted == applied {
+            return;
+        }
+        let partitions = match wanted {
+            0 => self.initial_options.execution.target_partitions,
+            n => n,
+        };
+        let state_ref = self.ctx.state_ref();
+        let mut state = state_ref.write();
+        state.config_mut().options_mut().execution.target_partitions = partitions;
+    }
+
+    /// `@@exec_mem_limit`: the bytes one query may hold (0 or less: no limit of its own).
+    pub fn exec_mem_limit(&self) -> usize {
+        match self.variables().get("exec_mem_limit") {
+            Ok(VarValue::Int(n)) if n > 0 => n as usize,
+            _ => 0,
+        }
+    }
+
+    /// `@@time_zone` (`SYSTEM`, an offset or a zone name).
+    pub fn time_zone(&self) -> String {
+        self.variables()
+            .get("time_zone")
+            .map(|v| v.as_text())
+            .unwrap_or_else(|_| "SYSTEM".into())
     }
 
     pub fn variables(&self) -> parking_lot::RwLockReadGuard<'_, SessionVariables> {

@@ -152,6 +152,13 @@ pub fn coerce(def: &VarDef, value: &str) -> Result<VarValue> {
             "0" | "off" | "false" => Ok(VarValue::Int(0)),
             _ => Err(bad()),
         },
+        Str if def.name == "time_zone" => {
+            if basalt_functions::time_zones::is_known_zone(value) {
+                Ok(VarValue::Str(value.trim().to_string()))
+            } else {
+                Err(BasaltError::UnknownTimeZone(value.to_string()))
+            }
+        }
         Str => Ok(VarValue::Str(value.to_string())),
     }
 }

@@ -24,6 +24,16 @@ pub fn function() -> ScalarUDF {
     })
 }
 
+/// True when `spec` names a zone CONVERT_TZ and `SET time_zone` accept.
+pub fn is_known_zone(spec: &str) -> bool {
+    zone(spec).is_some()
+}
+
+/// True for the zones that are UTC on this server (`SYSTEM`: the server's clock is UTC).
+pub fn is_utc(spec: &str) -> bool {
+    matches!(zone(spec), Some(Zone::Fixed(offset)) if offset.local_minus_utc() == 0)
+}
+
 enum Zone {
     Fixed(FixedOffset),
     Named(Tz),

@@ -5,8 +5,8 @@ use crate::sink::{BasaltSink, GeneratedIds};
 use async_trait::async_trait;
 use basalt_catalog::{ColumnDefault, KeysModel, TableMeta};
 use basalt_storage::{ReadGuard, StorageEngine};
-use datafusion::arrow::datatypes::DataType;
 use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::datatypes::{DataType, TimeUnit};
 use datafusion::catalog::{Session as DfSession, TableProvider};
 use datafusion::common::{not_impl_err, Constraint, Constraints, Result};
 use datafusion::datasource::sink::DataSinkExec;
@@ -43,15 +43,29 @@ impl BasaltTable {
         storage: Arc<StorageEngine>,
         read_guard: Arc<ReadGuard>,
         generated: Arc<GeneratedIds>,
+        time_zone: &str,
     ) -> BasaltTable {
         let mut defaults = HashMap::new();
         for c in &meta.columns {
             let e = match &c.default {
                 Some(ColumnDefault::Literal(v)) => cast(lit(v.clone()), c.ty.arrow_type()),
-                Some(ColumnDefault::CurrentTimestamp) => cast(
-                    datafusion::functions::datetime::expr_fn::now(),
-                    c.ty.arrow_type(),
-                ),
+                // The session's wall-clock time, as NOW() gives it.
+                Some(ColumnDefault::CurrentTimestamp) => {
+                    let utc = cast(
+                        datafusion::functions::datetime::expr_fn::now(),
+                        DataType::Timestamp(TimeUnit::Microsecond, None),
+                    );
+                    let local = if basalt_functions::time_zones::is_utc(time_zone) {
+                        utc
+                    } else {
+                        basalt_functions::time_zones::function().call(vec![
+                            utc,
+                            lit("+00:00"),
+                            lit(time_zone.to_string()),
+                        ])
+                    };
+                    cast(local, c.ty.arrow_type())
+                }
                 Some(ColumnDefault::Null) | None => continue,
             };
             defaults.insert(c.name.clone(), e);

@@ -51,6 +51,9 @@ pub struct QueryAccount {
     scan_bytes: AtomicU64,
     memory: AtomicUsize,
     peak_memory: AtomicUsize,
+    /// The most bytes the query may hold (the session's `exec_mem_limit`); `usize::MAX` for
+    /// no limit of its own.
+    memory_limit: AtomicUsize,
     /// The admission slot the query runs in, in the group it is charged to now.
     slot: Mutex<Option<crate::Permit>>,
 }
@@ -74,6 +77,7 @@ impl QueryAccount {
             scan_bytes: AtomicU64::new(0),
             memory: AtomicUsize::new(0),
             peak_memory: AtomicUsize::new(0),
+            memory_limit: AtomicUsize::new(usize::MAX),
             slot: Mutex::new(None),
         })
     }
@@ -147,6 +151,17 @@ impl QueryAccount {
     /// Bytes the query's operators hold now (as reserved from its group's memory pool).
     pub fn memory(&self) -> usize {
         self.memory.load(Ordering::Relaxed)
+    }
+
+    /// Caps the bytes this query may hold (a reservation past it fails; spillable operators
+    /// spill); 0 lifts the cap.
+    pub fn set_memory_limit(&self, bytes: usize) {
+        let limit = if bytes == 0 { usize::MAX } else { bytes };
+        self.memory_limit.store(limit, Ordering::Relaxed);
+    }
+
+    pub fn memory_limit(&self) -> usize {
+        self.memory_limit.load(Ordering::Relaxed)
     }
 
     pub fn peak_memory(&self) -> usize {

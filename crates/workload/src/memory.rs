@@ -384,6 +384,13 @@ impl MemoryPool for QueryMemoryPool {
     }
 
     fn try_grow(&self, reservation: &MemoryReservation, additional: usize) -> Result<()> {
+        let limit = self.account.memory_limit();
+        let held = self.account.memory();
+        if held.saturating_add(additional) > limit {
+            return Err(DataFusionError::ResourcesExhausted(format!(
+                "the query holds {held} bytes and asked for {additional} more, over its exec_mem_limit of {limit} bytes (SET exec_mem_limit to raise it)"
+            )));
+        }
         let refused = {
             let group = self.account.group.read();
             match group.memory.try_grow(reservation, additional) {

@@ -93,7 +93,7 @@ impl QueryEngine {
             &mut stmt,
         )?;
         let expressions = crate::statement_limits::prepare(&mut stmt)?;
-        crate::mysql_compat::rewrite(&mut stmt);
+        crate::mysql_compat::rewrite(&mut stmt, &session.time_zone());
         crate::grouping::rewrite(&mut stmt)?;
         crate::local_calls::rewrite_calls(&mut stmt)?;
         session.sync_planner_options();
@@ -131,6 +131,7 @@ impl QueryEngine {
                 Default::default(),
             ),
         };
+        account.set_memory_limit(session.exec_mem_limit());
         let group = account.group();
         let permit = account.hold_slot(group.admit().await?);
         if is_insert {

@@ -22,6 +22,84 @@ pub fn rewrite(stmt: &mut Statement) -> Result<()> {
     }
 }
 
+/// Without ONLY_FULL_GROUP_BY in `sql_mode`, MySQL lets a grouped SELECT show a column it does
+/// not group by, with one of the group's values: each such select item (a plain column, maybe
+/// aliased) becomes `first_value(column)` under the column's name. Items grouped by name,
+/// alias or position stay as they are.
+pub fn show_ungrouped_columns(stmt: &mut Statement) {
+    let _ = stmt.visit(&mut Ungrouped);
+}
+
+struct Ungrouped;
+
+impl VisitorMut for Ungrouped {
+    type Break = ();
+
+    fn pre_visit_select(&mut self, select: &mut Select) -> ControlFlow<()> {
+        let GroupByExpr::Expressions(exprs, modifiers) = &select.group_by else {
+            return ControlFlow::Continue(());
+        };
+        if exprs.is_empty() || !modifiers.is_empty() {
+            return ControlFlow::Continue(());
+        }
+        let mut positions = Vec::new();
+        let mut names = Vec::new();
+        for e in exprs {
+            match e {
+                Expr::Value(v) => {
+                    if let Value::Number(n, _) = &v.value {
+                        positions.extend(n.parse::<usize>().ok());
+                    }
+                }
+                Expr::CompoundIdentifier(parts) => {
+                    names.push(e.to_string().to_lowercase());
+                    names.extend(parts.last().map(|p| p.value.to_lowercase()));
+                }
+                other => names.push(other.to_string().to_lowercase()),
+            }
+        }
+        let column_name = |e: &Expr| match e {
+            Expr::Identifier(i) => Some(i.clone()),
+            Expr::CompoundIdentifier(parts) if !parts[0].value.starts_with('@') => {
+                parts.last().cloned()
+            }
+            _ => None,
+        };
+        for (i, item) in select.projection.iter_mut().enumerate() {
+            if positions.contains(&(i + 1)) {
+                continue;
+            }
+            let (expr, alias) = match item {
+                SelectItem::UnnamedExpr(e) => match column_name(e) {
+                    Some(name) => (e.clone(), name),
+                    None => continue,
+                },
+                SelectItem::ExprWithAlias { expr, alias } if column_name(expr).is_some() => {
+                    (expr.clone(), alias.clone())
+                }
+                _ => continue,
+            };
+            let grouped = |text: String| names.contains(&text.to_lowercase());
+            if grouped(expr.to_string())
+                || grouped(alias.value.clone())
+                || column_name(&expr).is_some_and(|c| grouped(c.value))
+            {
+                continue;
+            }
+            *item = SelectItem::ExprWithAlias {
+                expr: any_value(expr),
+                alias,
+            };
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// `first_value(e)`: one of the group's values.
+fn any_value(e: Expr) -> Expr {
+    crate::mysql_compat::call("first_value", vec![e])
+}
+
 /// Turns `WITH ROLLUP` / `WITH CUBE` into the grouping expression they stand for.
 struct Modifiers;
 

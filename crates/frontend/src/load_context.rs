@@ -67,7 +67,7 @@ fn mysql_expression(sql: &str) -> Result<String> {
     let basalt_sql::Statement::Standard(mut stmt) = stmt else {
         return Err(plan_err(format!("cannot parse expression '{sql}'")));
     };
-    crate::mysql_compat::rewrite(&mut stmt, "SYSTEM");
+    crate::mysql_compat::rewrite(&mut stmt, &Default::default());
     if let Statement::Query(q) = stmt.as_ref() {
         if let SetExpr::Select(s) = q.body.as_ref() {
             if let [SelectItem::UnnamedExpr(e)] = s.projection.as_slice() {

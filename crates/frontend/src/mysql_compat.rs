@@ -10,8 +10,8 @@ use basalt_sql::ast::helpers::attached_token::AttachedToken;
 use basalt_sql::ast::{
     visit_expressions_mut, BinaryOperator, CaseWhen, CastKind, DataType, ExactNumberInfo, Expr,
     Function, FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, Ident,
-    ObjectName, Query, SetExpr, Statement, TableFactor, TableWithJoins, TimezoneInfo, Value,
-    VisitMut, VisitorMut,
+    ObjectName, Query, SetExpr, Statement, TableFactor, TableWithJoins, TimezoneInfo,
+    UnaryOperator, Value, VisitMut, VisitorMut,
 };
 use std::ops::ControlFlow;
 
@@ -45,18 +45,71 @@ impl VisitorMut for DropDual {
 }
 
 /// Rewrites MySQL-only expressions in `stmt` into DataFusion equivalents.
-/// Rewrites `stmt` for planning; `time_zone` is the session's (`@@time_zone`): NOW(), CURDATE(),
-/// CURTIME(), FROM_UNIXTIME() give its wall-clock time and UNIX_TIMESTAMP(dt) reads `dt` in it.
-pub fn rewrite(stmt: &mut Statement, time_zone: &str) {
+/// What of the session the rewrite depends on.
+#[derive(Debug, Clone)]
+pub struct SqlSettings {
+    /// `@@time_zone`: NOW(), CURDATE(), CURTIME(), FROM_UNIXTIME() give its wall-clock time and
+    /// UNIX_TIMESTAMP(dt) reads `dt` in it.
+    pub time_zone: String,
+    /// `sql_mode` has PIPES_AS_CONCAT: `||` concatenates (otherwise it is OR, as in MySQL).
+    pub pipes_as_concat: bool,
+    /// `sql_mode` has ONLY_FULL_GROUP_BY (otherwise a grouped SELECT may show columns it does
+    /// not group by: each shows one of its group's values).
+    pub only_full_group_by: bool,
+}
+
+impl SqlSettings {
+    /// The settings of a session whose variables are `time_zone` and `sql_mode`.
+    pub fn new(time_zone: &str, sql_mode: &str) -> SqlSettings {
+        let has = |mode: &str| {
+            sql_mode
+                .split(',')
+                .any(|m| m.trim().eq_ignore_ascii_case(mode))
+        };
+        SqlSettings {
+            time_zone: time_zone.to_string(),
+            pipes_as_concat: has("PIPES_AS_CONCAT") || has("ANSI") || has("ORACLE"),
+            only_full_group_by: has("ONLY_FULL_GROUP_BY") || has("ANSI") || has("TRADITIONAL"),
+        }
+    }
+}
+
+impl Default for SqlSettings {
+    fn default() -> Self {
+        SqlSettings::new("SYSTEM", "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES")
+    }
+}
+
+/// Rewrites `stmt` for planning under the session's `settings`.
+pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
     crate::identifier_case::fold(stmt);
     let _ = stmt.visit(&mut DropDual);
+    if !settings.only_full_group_by {
+        crate::grouping::show_ungrouped_columns(stmt);
+    }
+    let time_zone = settings.time_zone.as_str();
     let _ = visit_expressions_mut(stmt, |e| {
+        if let Expr::BinaryOp { op, .. } = e {
+            if *op == BinaryOperator::StringConcat && !settings.pipes_as_concat {
+                *op = BinaryOperator::Or;
+            }
+        }
+        // NOT of what may be a number (`NOT flag` on a TINYINT): MySQL's NOT.
+        if let Expr::UnaryOp {
+            op: UnaryOperator::Not,
+            expr,
+        } = e
+        {
+            if !is_condition(expr) {
+                *e = call("mysql_not", vec![(**expr).clone()]);
+            }
+        }
         rewrite_expr(e, time_zone);
         ControlFlow::<()>::Continue(())
     });
 }
 
-fn call(name: &str, args: Vec<Expr>) -> Expr {
+pub(crate) fn call(name: &str, args: Vec<Expr>) -> Expr {
     Expr::Function(Function {
         name: ObjectName::from(vec![Ident::new(name)]),
         uses_odbc_syntax: false,
@@ -90,6 +143,52 @@ fn binary(left: Expr, op: BinaryOperator, right: Expr) -> Expr {
         op,
         right: Box::new(right),
     }))
+}
+
+/// True for expressions that are plainly conditions (comparisons, IN, LIKE, IS, AND/OR/NOT,
+/// EXISTS, TRUE/FALSE): DataFusion's NOT takes them as they are.
+fn is_condition(e: &Expr) -> bool {
+    match e {
+        Expr::Nested(inner) => is_condition(inner),
+        Expr::BinaryOp { op, .. } => matches!(
+            op,
+            BinaryOperator::Eq
+                | BinaryOperator::NotEq
+                | BinaryOperator::Lt
+                | BinaryOperator::LtEq
+                | BinaryOperator::Gt
+                | BinaryOperator::GtEq
+                | BinaryOperator::Spaceship
+                | BinaryOperator::And
+                | BinaryOperator::Or
+                | BinaryOperator::Xor
+        ),
+        Expr::UnaryOp {
+            op: UnaryOperator::Not,
+            ..
+        }
+        | Expr::IsNull(_)
+        | Expr::IsNotNull(_)
+        | Expr::IsTrue(_)
+        | Expr::IsFalse(_)
+        | Expr::IsNotTrue(_)
+        | Expr::IsNotFalse(_)
+        | Expr::IsUnknown(_)
+        | Expr::IsNotUnknown(_)
+        | Expr::IsDistinctFrom(..)
+        | Expr::IsNotDistinctFrom(..)
+        | Expr::InList { .. }
+        | Expr::InSubquery { .. }
+        | Expr::InUnnest { .. }
+        | Expr::Between { .. }
+        | Expr::Like { .. }
+        | Expr::ILike { .. }
+        | Expr::SimilarTo { .. }
+        | Expr::RLike { .. }
+        | Expr::Exists { .. } => true,
+        Expr::Value(v) => matches!(v.value, Value::Boolean(_)),
+        _ => false,
+    }
 }
 
 /// The statement's start time in UTC, to the second, as a DATETIME.

@@ -350,6 +350,16 @@ impl Session {
         }
     }
 
+    /// What the statement rewrite reads of this session (`time_zone`, `sql_mode`).
+    pub(crate) fn sql_settings(&self) -> crate::mysql_compat::SqlSettings {
+        let sql_mode = self
+            .variables()
+            .get("sql_mode")
+            .map(|v| v.as_text())
+            .unwrap_or_default();
+        crate::mysql_compat::SqlSettings::new(&self.time_zone(), &sql_mode)
+    }
+
     /// `@@time_zone` (`SYSTEM`, an offset or a zone name).
     pub fn time_zone(&self) -> String {
         self.variables()

@@ -46,6 +46,16 @@ impl ExprPlanner for StringArithmeticPlanner {
         schema: &DFSchema,
     ) -> Result<PlannerResult<RawBinaryExpr>> {
         use datafusion::sql::sqlparser::ast::BinaryOperator as Sql;
+        // MySQL's AND/OR/XOR take numbers and strings (0 is false).
+        if matches!(expr.op, Sql::And | Sql::Or)
+            && (!is_logical(&expr.left, schema) || !is_logical(&expr.right, schema))
+        {
+            return Ok(PlannerResult::Original(RawBinaryExpr {
+                op: expr.op,
+                left: truth(expr.left, schema),
+                right: truth(expr.right, schema),
+            }));
+        }
         if !matches!(
             expr.op,
             Sql::Plus | Sql::Minus | Sql::Multiply | Sql::Divide | Sql::Modulo
@@ -189,6 +199,21 @@ fn casts(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     }
 }
 
+/// True for operands AND/OR take as they are (booleans, NULL, or of unknown type).
+fn is_logical(e: &Expr, schema: &DFSchema) -> bool {
+    e.get_type(schema)
+        .map_or(true, |t| t == DataType::Boolean || t.is_null())
+}
+
+/// A number or string operand of AND/OR as MySQL reads it: true when not 0.
+fn truth(e: Expr, schema: &DFSchema) -> Expr {
+    match e.get_type(schema) {
+        Ok(t) if is_number(&t) => e.not_eq(datafusion::prelude::lit(0)),
+        Ok(t) if is_string(&t) => to_double(e).not_eq(datafusion::prelude::lit(0.0)),
+        _ => e,
+    }
+}
+
 fn is_coalesce_family(name: &str) -> bool {
     ["coalesce", "nvl", "ifnull"]
         .iter()
@@ -299,7 +324,7 @@ impl ScalarUDFImpl for StringToNumber {
 }
 
 /// A decimal or scientific number, surrounding spaces allowed; not `inf` or `nan`.
-fn parse_double(s: &str) -> Option<f64> {
+pub(crate) fn parse_double(s: &str) -> Option<f64> {
     let s = s.trim();
     let digits = s.trim_start_matches(['+', '-']);
     if !digits.starts_with(|c: char| c.is_ascii_digit() || c == '.') {

@@ -19,6 +19,7 @@ mod hll;
 mod implicit_casts;
 mod intersect_count;
 pub mod like;
+mod logical_not;
 pub mod murmur3;
 mod numeric_dates;
 mod percentile;
@@ -47,6 +48,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(date_arith::functions());
     v.extend(date_round::functions());
     v.push(time_zones::function());
+    v.push(logical_not::function());
     v.extend(bits::functions());
     v.extend(string_size::functions());
     v

@@ -33,7 +33,7 @@ impl QueryEngine {
         plan: DmlPlan,
     ) -> Result<Output> {
         let mut stmt = plan.statement;
-        crate::mysql_compat::rewrite(&mut stmt, &session.time_zone());
+        crate::mysql_compat::rewrite(&mut stmt, &session.sql_settings());
         session.sync_planner_options();
         let state = session.ctx.state();
         let logical = state

@@ -196,7 +196,7 @@ impl QueryEngine {
             session.database().as_deref(),
             &mut numbered,
         )?;
-        crate::mysql_compat::rewrite(&mut numbered, &session.time_zone());
+        crate::mysql_compat::rewrite(&mut numbered, &session.sql_settings());
         crate::grouping::rewrite(&mut numbered)?;
         session.sync_planner_options();
         let state = session.ctx.state();

@@ -316,8 +316,88 @@ fn convert_type(t: &DataType) -> Option<DataType> {
     }
 }
 
+/// `GROUP_CONCAT([DISTINCT] e, .. [ORDER BY ..] [SEPARATOR 's'])`: `string_agg` of the
+/// expressions' concatenation (rows where one is NULL are skipped), ',' by default. Doris's
+/// `GROUP_CONCAT(e, 's')` names the separator as its second argument.
+fn group_concat(f: &Function) -> Option<Expr> {
+    use basalt_sql::ast::FunctionArgumentClause;
+    let FunctionArguments::List(list) = &f.args else {
+        return None;
+    };
+    if f.over.is_some() || f.filter.is_some() {
+        return None;
+    }
+    let mut values: Vec<Expr> = list
+        .args
+        .iter()
+        .map(|a| match a {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e.clone()),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    let mut separator = None;
+    let mut clauses = Vec::new();
+    for clause in &list.clauses {
+        match clause {
+            FunctionArgumentClause::Separator(v) => separator = Some(Expr::value(v.clone())),
+            other => clauses.push(other.clone()),
+        }
+    }
+    // Doris: a second argument that is a string literal is the separator.
+    if separator.is_none() && values.len() == 2 {
+        if let Expr::Value(v) = &values[1] {
+            if matches!(v.value, Value::SingleQuotedString(_)) {
+                separator = values.pop();
+            }
+        }
+    }
+    if values.is_empty() {
+        return None;
+    }
+    let distinct_ordered = list.duplicate_treatment.is_some() && !clauses.is_empty();
+    // Values as MySQL shows them as text (a DATETIME with a space); a lone value is kept for
+    // DISTINCT .. ORDER BY, which must order the values themselves.
+    let value = if distinct_ordered && values.len() == 1 {
+        values.remove(0)
+    } else {
+        call("mysql_concat", values)
+    };
+    let separator = separator.unwrap_or_else(|| string(","));
+    let aggregate = |name: &str, args: Vec<Expr>| {
+        Expr::Function(Function {
+            name: ObjectName::from(vec![Ident::new(name)]),
+            uses_odbc_syntax: false,
+            parameters: FunctionArguments::None,
+            args: FunctionArguments::List(FunctionArgumentList {
+                duplicate_treatment: list.duplicate_treatment,
+                args: args
+                    .into_iter()
+                    .map(|e| FunctionArg::Unnamed(FunctionArgExpr::Expr(e)))
+                    .collect(),
+                clauses: clauses.clone(),
+            }),
+            filter: None,
+            null_treatment: None,
+            over: None,
+            within_group: vec![],
+        })
+    };
+    Some(if distinct_ordered {
+        // string_agg would sort the text of the values; array_agg sorts the values.
+        call(
+            "array_to_string",
+            vec![aggregate("array_agg", vec![value]), separator],
+        )
+    } else {
+        aggregate("string_agg", vec![value, separator])
+    })
+}
+
 fn rewrite_expr(e: &mut Expr, time_zone: &str) {
     let replacement = match e {
+        Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("group_concat") => {
+            group_concat(f)
+        }
         Expr::Function(f) if f.over.is_none() && f.filter.is_none() => {
             rewrite_function(f, time_zone)
         }
@@ -511,6 +591,8 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
         ),
         // Doris's GROUPING_ID(a, b) is the bitmask MySQL's GROUPING(a, b) gives.
         "grouping_id" => call("grouping", args),
+        // NULL when any argument is NULL (DataFusion's concat skips them).
+        "concat" if !args.is_empty() => call("mysql_concat", args),
         "lcase" => call("lower", args),
         "ucase" => call("upper", args),
         "locate" if args.len() == 2 => call("strpos", vec![args[1].clone(), args[0].clone()]),

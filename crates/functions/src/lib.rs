@@ -21,6 +21,7 @@ mod intersect_count;
 pub mod like;
 mod logical_not;
 pub mod murmur3;
+mod null_concat;
 mod numeric_dates;
 mod percentile;
 mod stats;
@@ -49,6 +50,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(date_round::functions());
     v.push(time_zones::function());
     v.push(logical_not::function());
+    v.push(null_concat::function());
     v.extend(bits::functions());
     v.extend(string_size::functions());
     v

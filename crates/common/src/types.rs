@@ -86,7 +86,8 @@ impl SqlType {
     /// Builds a type from its DDL name (case-insensitive) and optional numeric arguments.
     pub fn from_name(name: &str, args: &[u64]) -> Result<SqlType, String> {
         let arg = |i: usize| args.get(i).copied();
-        let ty = match name.to_ascii_uppercase().as_str() {
+        let upper = name.to_ascii_uppercase();
+        let ty = match upper.as_str() {
             "BOOLEAN" | "BOOL" => SqlType::Boolean,
             "TINYINT" => SqlType::TinyInt,
             "SMALLINT" => SqlType::SmallInt,
@@ -96,8 +97,13 @@ impl SqlType {
             "FLOAT" => SqlType::Float,
             "DOUBLE" => SqlType::Double,
             "DECIMAL" | "DECIMALV3" | "NUMERIC" => {
-                let precision = arg(0).unwrap_or(9);
-                let scale = arg(1).unwrap_or(0);
+                // Doris's DECIMALV3 without a precision is DECIMALV3(38, 9).
+                let (default_precision, default_scale) = match (upper.as_str(), args.len()) {
+                    ("DECIMALV3", 0) => (38, 9),
+                    _ => (9, 0),
+                };
+                let precision = arg(0).unwrap_or(default_precision);
+                let scale = arg(1).unwrap_or(default_scale);
                 if precision == 0 || precision > MAX_DECIMAL_PRECISION as u64 {
                     return Err(format!(
                         "DECIMAL precision {precision} out of range 1..={MAX_DECIMAL_PRECISION}"

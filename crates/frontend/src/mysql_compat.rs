@@ -191,6 +191,45 @@ fn is_condition(e: &Expr) -> bool {
     }
 }
 
+/// Doris's `<unit>s_add` / `<unit>s_sub`.
+fn is_unit_arithmetic(name: &str) -> bool {
+    let Some((unit, op)) = name.rsplit_once('_') else {
+        return false;
+    };
+    matches!(op, "add" | "sub")
+        && matches!(
+            unit,
+            "years"
+                | "quarters"
+                | "months"
+                | "weeks"
+                | "days"
+                | "hours"
+                | "minutes"
+                | "seconds"
+                | "milliseconds"
+                | "microseconds"
+        )
+}
+
+fn is_string_literal(e: &Expr) -> bool {
+    matches!(e, Expr::Value(v) if matches!(v.value, Value::SingleQuotedString(_) | Value::DoubleQuotedString(_)))
+}
+
+/// `value` where `condition` holds, else NULL.
+fn only_when(condition: Expr, value: Expr) -> Expr {
+    Expr::Case {
+        case_token: AttachedToken::empty(),
+        end_token: AttachedToken::empty(),
+        operand: None,
+        conditions: vec![CaseWhen {
+            condition,
+            result: value,
+        }],
+        else_result: None,
+    }
+}
+
 /// The statement's start time in UTC, to the second, as a DATETIME.
 fn utc_now() -> Expr {
     cast(
@@ -398,6 +437,14 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
         Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("group_concat") => {
             group_concat(f)
         }
+        // MySQL reads a number or digits cast to TIME as HHMMSS.
+        Expr::Cast {
+            kind: CastKind::Cast,
+            expr,
+            data_type: DataType::Time(..),
+            format: None,
+            ..
+        } => Some(call("mysql_time", vec![(**expr).clone()])),
         Expr::Function(f) if f.over.is_none() && f.filter.is_none() => {
             rewrite_function(f, time_zone)
         }
@@ -479,6 +526,35 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
             }],
             else_result: Some(Box::new(args[2].clone())),
         },
+        // Doris's days_add('2020-01-01', 2) is a DATE: a literal reads as the type it spells.
+        n if args.len() == 2 && is_unit_arithmetic(n) && is_string_literal(&args[0]) => {
+            call(n, vec![as_temporal(args[0].clone()), args[1].clone()])
+        }
+        // Outside a function's domain MySQL and Doris answer NULL (DataFusion: NaN or -inf).
+        "acos" | "asin" if args.len() == 1 => {
+            let x = args[0].clone();
+            let inside = Expr::Between {
+                expr: Box::new(x.clone()),
+                negated: false,
+                low: Box::new(number(-1)),
+                high: Box::new(number(1)),
+            };
+            only_when(inside, call(&name, vec![x]))
+        }
+        "sqrt" if args.len() == 1 => {
+            let x = args[0].clone();
+            only_when(
+                binary(x.clone(), BinaryOperator::GtEq, number(0)),
+                call(&name, vec![x]),
+            )
+        }
+        "ln" | "log2" | "log10" if args.len() == 1 => {
+            let x = args[0].clone();
+            only_when(
+                binary(x.clone(), BinaryOperator::Gt, number(0)),
+                call(&name, vec![x]),
+            )
+        }
         "year" | "month" | "quarter" | "hour" | "minute" | "second" => {
             date_part(&name, one(&args)?)
         }
@@ -516,8 +592,19 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
             local_time(utc_now(), time_zone),
             DataType::Time(None, TimezoneInfo::None),
         ),
+        // Seconds from 0 to 32536771199 (3001-01-18 23:59:59 UTC); others are NULL.
         "from_unixtime" if args.len() == 1 => {
-            local_time(call("from_unixtime", args.clone()), time_zone)
+            let n = args[0].clone();
+            let in_range = Expr::Between {
+                expr: Box::new(n.clone()),
+                negated: false,
+                low: Box::new(number(0)),
+                high: Box::new(number(32536771199)),
+            };
+            local_time(
+                only_when(in_range, call("from_unixtime", vec![n])),
+                time_zone,
+            )
         }
         "unix_timestamp" if args.is_empty() => call("to_unixtime", vec![call("now", vec![])]),
         "unix_timestamp" => call(

@@ -274,6 +274,11 @@ impl SessionVariables {
         self.user.insert(name.to_ascii_lowercase(), value);
     }
 
+    /// `SET @name = NULL`: the variable reads as NULL again.
+    pub fn unset_user(&mut self, name: &str) {
+        self.user.remove(&name.to_ascii_lowercase());
+    }
+
     pub fn get_user(&self, name: &str) -> Option<VarValue> {
         self.user.get(&name.to_ascii_lowercase()).cloned()
     }

@@ -26,6 +26,7 @@ mod numeric_dates;
 mod percentile;
 mod stats;
 pub mod string_size;
+mod time_cast;
 pub mod time_zones;
 mod util;
 mod wide_sum;
@@ -51,6 +52,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.push(time_zones::function());
     v.push(logical_not::function());
     v.push(null_concat::function());
+    v.push(time_cast::function());
     v.extend(bits::functions());
     v.extend(string_size::functions());
     v

@@ -108,6 +108,12 @@ impl QueryEngine {
         let joined = parts.join(".");
         // User variable: SET @x = 1
         if joined.starts_with('@') && !joined.starts_with("@@") {
+            let name = joined.trim_start_matches('@');
+            // A NULL user variable reads as an unset one.
+            if matches!(values.first(), Some(SqlExpr::Value(v)) if matches!(v.value, Value::Null)) {
+                session.info.vars.write().unset_user(name);
+                return Ok(());
+            }
             let v = match values.first() {
                 Some(SqlExpr::Value(v)) if matches!(v.value, Value::Number(_, _)) => value
                     .parse::<i64>()
@@ -115,11 +121,7 @@ impl QueryEngine {
                     .unwrap_or(VarValue::Str(value)),
                 _ => VarValue::Str(value),
             };
-            session
-                .info
-                .vars
-                .write()
-                .set_user(joined.trim_start_matches('@'), v);
+            session.info.vars.write().set_user(name, v);
             return Ok(());
         }
         let mut name = joined.trim_start_matches('@').to_lowercase();

@@ -333,7 +333,7 @@ impl ScalarUDFImpl for DateDiff {
 
 /// A span of microseconds as MySQL shows a TIME: `[-]HH:MM:SS`, then the fraction without
 /// trailing zeros when there is one.
-fn time_text(micros: i64) -> String {
+pub(crate) fn time_text(micros: i64) -> String {
     let sign = if micros < 0 { "-" } else { "" };
     let m = micros.unsigned_abs();
     let (seconds, fraction) = (m / 1_000_000, m % 1_000_000);

@@ -27,6 +27,7 @@ mod percentile;
 mod stats;
 pub mod string_size;
 mod time_cast;
+mod time_spans;
 pub mod time_zones;
 mod util;
 mod wide_sum;
@@ -53,6 +54,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.push(logical_not::function());
     v.push(null_concat::function());
     v.push(time_cast::function());
+    v.extend(time_spans::functions());
     v.extend(bits::functions());
     v.extend(string_size::functions());
     v

@@ -2,7 +2,8 @@
 //! `[H]HMMSS[.fraction]` (`123456` is 12:34:56, `56` is 00:00:56), a string with colons is
 //! `H:MM[:SS[.fraction]]`, a DATETIME gives its time of day. Minutes or seconds past 59 are
 //! NULL, as is anything else. DataFusion read the number as a count of nanoseconds. Times are
-//! of one day (00:00:00 to 23:59:59.999999): longer spans are NULL too. The statement rewrite
+//! of one day (00:00:00 to 23:59:59.999999): a longer span (MySQL's TIME reaches 838 hours) is
+//! an error rather than a wrong value. The statement rewrite
 //! sends such casts here (`mysql_time`).
 
 use crate::util::{arguments, output};
@@ -60,8 +61,8 @@ impl ScalarUDFImpl for MySqlTime {
                     numbers
                         .as_primitive::<Float64Type>()
                         .iter()
-                        .map(|v| v.and_then(from_number))
-                        .collect::<Time64MicrosecondArray>(),
+                        .map(|v| v.map(from_number).transpose().map(Option::flatten))
+                        .collect::<Result<Time64MicrosecondArray>>()?,
                 )
             }
             _ => {
@@ -70,8 +71,8 @@ impl ScalarUDFImpl for MySqlTime {
                     strings
                         .as_string::<i32>()
                         .iter()
-                        .map(|s| s.and_then(from_text))
-                        .collect::<Time64MicrosecondArray>(),
+                        .map(|s| s.map(from_text).transpose().map(Option::flatten))
+                        .collect::<Result<Time64MicrosecondArray>>()?,
                 )
             }
         };
@@ -80,9 +81,9 @@ impl ScalarUDFImpl for MySqlTime {
 }
 
 /// `HHMMSS.ffffff` as microseconds since midnight.
-fn from_number(v: f64) -> Option<i64> {
+fn from_number(v: f64) -> Result<Option<i64>> {
     if !v.is_finite() || v < 0.0 {
-        return None;
+        return Ok(None);
     }
     let whole = v.trunc() as i64;
     let micros = ((v - v.trunc()) * 1e6).round() as i64;
@@ -90,11 +91,22 @@ fn from_number(v: f64) -> Option<i64> {
 }
 
 /// `H:MM[:SS[.ffffff]]`, or digits read as a number.
-fn from_text(s: &str) -> Option<i64> {
+fn from_text(s: &str) -> Result<Option<i64>> {
     let s = s.trim();
     if !s.contains(':') {
-        return s.parse::<f64>().ok().and_then(from_number);
+        return match s.parse::<f64>() {
+            Ok(v) => from_number(v),
+            Err(_) => Ok(None),
+        };
     }
+    match parse_clock(s) {
+        Some((h, m, sec, micros)) => clock(h, m, sec, micros),
+        None => Ok(None),
+    }
+}
+
+/// The hours, minutes, seconds and microseconds `H:MM[:SS[.ffffff]]` spells.
+fn parse_clock(s: &str) -> Option<(i64, i64, i64, i64)> {
     let (clock_part, fraction) = match s.split_once('.') {
         Some((c, f)) => (c, f),
         None => (s, ""),
@@ -115,15 +127,20 @@ fn from_text(s: &str) -> Option<i64> {
     } else {
         format!("{fraction:0<6}").parse().ok()?
     };
-    clock(hours, minutes, seconds, micros)
+    Some((hours, minutes, seconds, micros))
 }
 
-fn clock(hours: i64, minutes: i64, seconds: i64, micros: i64) -> Option<i64> {
+fn clock(hours: i64, minutes: i64, seconds: i64, micros: i64) -> Result<Option<i64>> {
     if minutes > 59 || seconds > 59 || hours < 0 {
-        return None;
+        return Ok(None);
     }
     let total = ((hours * 60 + minutes) * 60 + seconds) * 1_000_000 + micros;
-    (total < MICROS_PER_DAY).then_some(total)
+    if total >= MICROS_PER_DAY {
+        return datafusion::common::exec_err!(
+            "TIME {hours}:{minutes:02}:{seconds:02} is 24 hours or more: Basalt's TIME holds one day"
+        );
+    }
+    Ok(Some(total))
 }
 
 #[cfg(test)]
@@ -133,14 +150,19 @@ mod tests {
     #[test]
     fn numbers_and_text_as_mysql_reads_them() {
         let t = |h: i64, m: i64, s: i64| Some(((h * 60 + m) * 60 + s) * 1_000_000);
-        assert_eq!(from_number(123456.0), t(12, 34, 56));
-        assert_eq!(from_number(3456.0), t(0, 34, 56));
-        assert_eq!(from_number(56.0), t(0, 0, 56));
-        assert_eq!(from_number(61.0), None);
-        assert_eq!(from_text("123456"), t(12, 34, 56));
-        assert_eq!(from_text("12:34"), t(12, 34, 0));
-        assert_eq!(from_text("1:02:03.5"), Some(t(1, 2, 3).unwrap() + 500_000));
-        assert_eq!(from_text("25:00:00"), None);
-        assert_eq!(from_text("abc"), None);
+        assert_eq!(from_number(123456.0).unwrap(), t(12, 34, 56));
+        assert_eq!(from_number(3456.0).unwrap(), t(0, 34, 56));
+        assert_eq!(from_number(56.0).unwrap(), t(0, 0, 56));
+        assert_eq!(from_number(61.0).unwrap(), None);
+        assert_eq!(from_text("123456").unwrap(), t(12, 34, 56));
+        assert_eq!(from_text("12:34").unwrap(), t(12, 34, 0));
+        assert_eq!(
+            from_text("1:02:03.5").unwrap(),
+            Some(t(1, 2, 3).unwrap() + 500_000)
+        );
+        assert_eq!(from_text("abc").unwrap(), None);
+        // Past one day: an error, not a wrong value.
+        assert!(from_text("25:00:00").is_err());
+        assert!(from_number(250000.0).is_err());
     }
 }

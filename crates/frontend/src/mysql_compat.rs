@@ -678,6 +678,14 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
         ),
         // Doris's GROUPING_ID(a, b) is the bitmask MySQL's GROUPING(a, b) gives.
         "grouping_id" => call("grouping", args),
+        // Doris names the fields of struct(a, b) col1, col2 (DataFusion: c0, c1).
+        "struct" if !args.is_empty() => call(
+            "named_struct",
+            args.iter()
+                .enumerate()
+                .flat_map(|(i, a)| [string(&format!("col{}", i + 1)), a.clone()])
+                .collect(),
+        ),
         // NULL when any argument is NULL (DataFusion's concat skips them).
         "concat" if !args.is_empty() => call("mysql_concat", args),
         "lcase" => call("lower", args),

@@ -8,7 +8,6 @@ use arrow::array::{Array, RecordBatch};
 use arrow::buffer::NullBuffer;
 use arrow::datatypes::TimeUnit;
 use arrow::error::ArrowError;
-use arrow::util::display::{ArrayFormatter, FormatOptions};
 
 use super::types::{civil_from_days, push_decimal, split_seconds, Kind, ValueWriter};
 use super::wire::{put_lenenc_bytes, put_lenenc_with, put_u16, put_u32};
@@ -33,7 +32,7 @@ impl<'a> BinaryRowWriter<'a> {
                 let array: &dyn Array = c.as_ref();
                 let kind = match ValueWriter::kind(array) {
                     Some(kind) => kind,
-                    None => Kind::Formatted(ArrayFormatter::try_new(array, &FormatOptions::new())?),
+                    None => ValueWriter::formatted(array)?,
                 };
                 Ok(Column {
                     len: array.len(),
@@ -95,6 +94,7 @@ fn write_value(kind: &Kind<'_>, row: usize, out: &mut Vec<u8>) {
         Kind::LargeBinary(a) => put_lenenc_bytes(out, a.value(row)),
         Kind::BinaryView(a) => put_lenenc_bytes(out, a.value(row)),
         Kind::FixedBinary(a) => put_lenenc_bytes(out, a.value(row)),
+        Kind::Nested(n) => put_lenenc_bytes(out, n.text(row).as_bytes()),
         Kind::Formatted(f) => put_lenenc_with(out, |o| {
             let _ = write!(o, "{}", f.value(row));
         }),

@@ -6,6 +6,7 @@ pub mod auth;
 pub mod binary;
 pub mod connection;
 pub mod handshake;
+pub mod nested_text;
 pub mod packet;
 pub mod prepared;
 pub mod response;

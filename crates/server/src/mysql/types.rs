@@ -198,6 +198,8 @@ pub(super) enum Kind<'a> {
     FixedBinary(&'a FixedSizeBinaryArray),
     /// Every value is NULL (the Null type).
     Null,
+    /// Arrays, maps and structs, in Doris's text.
+    Nested(super::nested_text::NestedText<'a>),
     /// Any other type, through Arrow's display formatter.
     Formatted(ArrayFormatter<'a>),
 }
@@ -219,12 +221,21 @@ impl<'a> ValueWriter<'a> {
         let kind = Self::kind(array);
         let kind = match kind {
             Some(kind) => kind,
-            None => Kind::Formatted(ArrayFormatter::try_new(array, &FormatOptions::new())?),
+            None => Self::formatted(array)?,
         };
         Ok(ValueWriter {
             len: array.len(),
             nulls: array.logical_nulls(),
             kind,
+        })
+    }
+
+    /// The writer of a type without a dedicated one: nested values in Doris's text, others
+    /// through Arrow's display.
+    pub(super) fn formatted(array: &'a dyn Array) -> Result<Kind<'a>, ArrowError> {
+        Ok(match super::nested_text::NestedText::for_array(array) {
+            Some(nested) => Kind::Nested(nested),
+            None => Kind::Formatted(ArrayFormatter::try_new(array, &FormatOptions::new())?),
         })
     }
 
@@ -318,6 +329,7 @@ impl<'a> ValueWriter<'a> {
             Kind::LargeBinary(a) => put_lenenc_bytes(out, a.value(row)),
             Kind::BinaryView(a) => put_lenenc_bytes(out, a.value(row)),
             Kind::FixedBinary(a) => put_lenenc_bytes(out, a.value(row)),
+            Kind::Nested(n) => put_lenenc_bytes(out, n.text(row).as_bytes()),
             Kind::Formatted(f) => put_lenenc_with(out, |o| {
                 // Writing to a Vec cannot fail; a display error leaves partial text.
                 let _ = write!(o, "{}", f.value(row));

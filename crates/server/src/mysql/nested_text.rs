@@ -1,0 +1,158 @@
+//! Text of ARRAY, MAP and STRUCT values as Doris shows them: `[1, null, 2]`,
+//! `["abc", "def"]`, `{"k":1}`, `{"col1":1, "col2":"a"}`. Strings, dates and times are quoted,
+//! NULL is `null` at any depth, DATETIME has a space before its time.
+
+use arrow::array::{Array, AsArray};
+use arrow::datatypes::DataType;
+use arrow::error::ArrowError;
+use arrow::util::display::{ArrayFormatter, FormatOptions};
+use std::fmt::Write;
+
+/// Writes one row of a nested array.
+pub struct NestedText<'a> {
+    array: &'a dyn Array,
+}
+
+impl<'a> NestedText<'a> {
+    /// `Some` for the nested types (lists, maps, structs).
+    pub fn for_array(array: &'a dyn Array) -> Option<NestedText<'a>> {
+        is_nested(array.data_type()).then_some(NestedText { array })
+    }
+
+    /// The text of `row`.
+    pub fn text(&self, row: usize) -> String {
+        let mut out = String::new();
+        if let Err(e) = value(self.array, row, &mut out) {
+            out = format!("<{e}>");
+        }
+        out
+    }
+}
+
+fn is_nested(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::List(_)
+            | DataType::LargeList(_)
+            | DataType::FixedSizeList(_, _)
+            | DataType::ListView(_)
+            | DataType::Struct(_)
+            | DataType::Map(_, _)
+    )
+}
+
+fn value(array: &dyn Array, row: usize, out: &mut String) -> Result<(), ArrowError> {
+    // A NullArray has no null buffer: its values are null all the same.
+    if array.is_null(row) || array.data_type() == &DataType::Null {
+        out.push_str("null");
+        return Ok(());
+    }
+    match array.data_type() {
+        DataType::List(_) => elements(array.as_list::<i32>().value(row).as_ref(), out),
+        DataType::LargeList(_) => elements(array.as_list::<i64>().value(row).as_ref(), out),
+        DataType::FixedSizeList(_, _) => {
+            elements(array.as_fixed_size_list().value(row).as_ref(), out)
+        }
+        DataType::Struct(fields) => {
+            let s = array.as_struct();
+            out.push('{');
+            for (i, field) in fields.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                let _ = write!(out, "\"{}\":", field.name());
+                value(s.column(i).as_ref(), row, out)?;
+            }
+            out.push('}');
+            Ok(())
+        }
+        DataType::Map(_, _) => {
+            let entries = array.as_map().value(row);
+            out.push('{');
+            for i in 0..entries.len() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                value(entries.column(0).as_ref(), i, out)?;
+                out.push(':');
+                value(entries.column(1).as_ref(), i, out)?;
+            }
+            out.push('}');
+            Ok(())
+        }
+        other => {
+            let options = FormatOptions::new()
+                .with_timestamp_format(Some("%Y-%m-%d %H:%M:%S%.f"))
+                .with_datetime_format(Some("%Y-%m-%d %H:%M:%S%.f"));
+            let text = ArrayFormatter::try_new(array, &options)?
+                .value(row)
+                .to_string();
+            if quoted(other) {
+                let _ = write!(out, "\"{text}\"");
+            } else {
+                out.push_str(&text);
+            }
+            Ok(())
+        }
+    }
+}
+
+fn elements(values: &dyn Array, out: &mut String) -> Result<(), ArrowError> {
+    out.push('[');
+    for i in 0..values.len() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        value(values, i, out)?;
+    }
+    out.push(']');
+    Ok(())
+}
+
+fn quoted(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Utf8View
+            | DataType::Date32
+            | DataType::Date64
+            | DataType::Timestamp(_, _)
+            | DataType::Time32(_)
+            | DataType::Time64(_)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{ArrayRef, Int32Array, ListArray, StringArray, StructArray};
+    use arrow::datatypes::{Field, Int32Type};
+    use std::sync::Arc;
+
+    #[test]
+    fn doris_text_of_nested_values() {
+        let list = ListArray::from_iter_primitive::<Int32Type, _, _>(vec![
+            Some(vec![Some(1), None, Some(2)]),
+            None,
+            Some(vec![]),
+        ]);
+        let t = NestedText::for_array(&list).unwrap();
+        assert_eq!(t.text(0), "[1, null, 2]");
+        assert_eq!(t.text(2), "[]");
+        let s = StructArray::from(vec![
+            (
+                Arc::new(Field::new("col1", DataType::Int32, true)),
+                Arc::new(Int32Array::from(vec![Some(1)])) as ArrayRef,
+            ),
+            (
+                Arc::new(Field::new("col2", DataType::Utf8, true)),
+                Arc::new(StringArray::from(vec![None::<&str>])) as ArrayRef,
+            ),
+        ]);
+        assert_eq!(
+            NestedText::for_array(&s).unwrap().text(0),
+            "{\"col1\":1, \"col2\":null}"
+        );
+    }
+}

@@ -191,6 +191,39 @@ fn is_condition(e: &Expr) -> bool {
     }
 }
 
+/// `left op right` where one side is an INTERVAL. A DATE moved by hours, minutes or seconds is
+/// a DATETIME, as in MySQL (DataFusion kept the DATE and dropped the time); a result outside
+/// years 0000..9999 is NULL.
+fn shifted(left: Expr, op: BinaryOperator, right: Expr) -> Expr {
+    let datetime = || DataType::Timestamp(Some(6), TimezoneInfo::None);
+    let (mut left, mut right) = (left, right);
+    if has_time_unit(&right) {
+        left = cast(left, datetime());
+    } else if has_time_unit(&left) {
+        right = cast(right, datetime());
+    }
+    call(
+        basalt_functions::date_range::NAME,
+        vec![binary(left, op, right)],
+    )
+}
+
+/// True for an INTERVAL of hours, minutes, seconds or finer (alone or in a compound unit).
+fn has_time_unit(e: &Expr) -> bool {
+    let Expr::Interval(interval) = e else {
+        return false;
+    };
+    [&interval.leading_field, &interval.last_field]
+        .into_iter()
+        .flatten()
+        .any(|f| {
+            let unit = f.to_string().to_ascii_uppercase();
+            ["HOUR", "MINUTE", "SECOND"]
+                .iter()
+                .any(|u| unit.contains(u))
+        })
+}
+
 /// Doris's `<unit>s_add` / `<unit>s_sub`.
 fn is_unit_arithmetic(name: &str) -> bool {
     let Some((unit, op)) = name.rsplit_once('_') else {
@@ -479,10 +512,7 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
         } if matches!(**right, Expr::Interval(_))
             || (*op == BinaryOperator::Plus && matches!(**left, Expr::Interval(_))) =>
         {
-            Some(call(
-                basalt_functions::date_range::NAME,
-                vec![binary((**left).clone(), op.clone(), (**right).clone())],
-            ))
+            Some(shifted((**left).clone(), op.clone(), (**right).clone()))
         }
         Expr::Cast { data_type, .. } => convert_type(data_type).map(|t| {
             let mut c = e.clone();
@@ -526,6 +556,57 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
             }],
             else_result: Some(Box::new(args[2].clone())),
         },
+        // Doris: days_sub(d, INTERVAL 2 YEAR) moves by the interval, as DATE_SUB does.
+        n if args.len() == 2 && is_unit_arithmetic(n) && matches!(args[1], Expr::Interval(_)) => {
+            let op = if n.ends_with("_add") {
+                BinaryOperator::Plus
+            } else {
+                BinaryOperator::Minus
+            };
+            shifted(as_temporal(args[0].clone()), op, args[1].clone())
+        }
+        // Doris's bit functions on integers (other numbers are truncated to BIGINT).
+        "bitand" | "bitor" | "bitxor" if args.len() == 2 => {
+            let op = match name.as_str() {
+                "bitand" => BinaryOperator::BitwiseAnd,
+                "bitor" => BinaryOperator::BitwiseOr,
+                _ => BinaryOperator::BitwiseXor,
+            };
+            binary(
+                cast(args[0].clone(), DataType::BigInt(None)),
+                op,
+                cast(args[1].clone(), DataType::BigInt(None)),
+            )
+        }
+        // ~x is -x - 1 in two's complement.
+        "bitnot" if args.len() == 1 => binary(
+            Expr::UnaryOp {
+                op: UnaryOperator::Minus,
+                expr: Box::new(cast(args[0].clone(), DataType::BigInt(None))),
+            },
+            BinaryOperator::Minus,
+            number(1),
+        ),
+        "array" => call("make_array", args),
+        "struct_element" if args.len() == 2 && is_string_literal(&args[1]) => {
+            call("get_field", args)
+        }
+        "l2_distance" if args.len() == 2 => call("array_distance", args),
+        // FROM_UNIXTIME(n, format): the time formatted as DATE_FORMAT formats it.
+        "from_unixtime" if args.len() == 2 => {
+            let time = rewrite_function(
+                &Function {
+                    args: FunctionArguments::List(FunctionArgumentList {
+                        duplicate_treatment: None,
+                        args: vec![FunctionArg::Unnamed(FunctionArgExpr::Expr(args[0].clone()))],
+                        clauses: vec![],
+                    }),
+                    ..f.clone()
+                },
+                time_zone,
+            )?;
+            call("date_format", vec![time, args[1].clone()])
+        }
         // Doris's days_add('2020-01-01', 2) is a DATE: a literal reads as the type it spells.
         n if args.len() == 2 && is_unit_arithmetic(n) && is_string_literal(&args[0]) => {
             call(n, vec![as_temporal(args[0].clone()), args[1].clone()])
@@ -663,11 +744,7 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
             } else {
                 BinaryOperator::Minus
             };
-            // MySQL: a result outside years 0000..9999 is NULL.
-            call(
-                basalt_functions::date_range::NAME,
-                vec![binary(as_temporal(args[0].clone()), op, args[1].clone())],
-            )
+            shifted(as_temporal(args[0].clone()), op, args[1].clone())
         }
         "timestampadd" if args.len() == 3 => {
             unit_call(unit_arg(&args[0])?, true, args[2].clone(), args[1].clone())

@@ -20,6 +20,7 @@ mod implicit_casts;
 mod intersect_count;
 pub mod like;
 mod logical_not;
+mod money_format;
 pub mod murmur3;
 mod null_concat;
 mod numeric_dates;
@@ -53,6 +54,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.push(time_zones::function());
     v.push(logical_not::function());
     v.push(null_concat::function());
+    v.push(money_format::function());
     v.push(time_cast::function());
     v.extend(time_spans::functions());
     v.extend(bits::functions());

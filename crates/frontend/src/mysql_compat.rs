@@ -191,6 +191,17 @@ fn is_condition(e: &Expr) -> bool {
     }
 }
 
+/// The first `length` characters of `e` as text.
+fn char_prefix(e: Expr, length: &basalt_sql::ast::CharacterLength) -> Option<Expr> {
+    let basalt_sql::ast::CharacterLength::IntegerLength { length, .. } = length else {
+        return None;
+    };
+    Some(call(
+        "left",
+        vec![cast(e, DataType::Varchar(None)), number(*length as i64)],
+    ))
+}
+
 /// `left op right` where one side is an INTERVAL. A DATE moved by hours, minutes or seconds is
 /// a DATETIME, as in MySQL (DataFusion kept the DATE and dropped the time); a result outside
 /// years 0000..9999 is NULL.
@@ -470,6 +481,20 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
         Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("group_concat") => {
             group_concat(f)
         }
+        // CAST(x AS CHAR(n)) keeps the first n characters (MySQL).
+        Expr::Cast {
+            kind: CastKind::Cast,
+            expr,
+            data_type: DataType::Char(Some(length)),
+            format: None,
+            ..
+        } => char_prefix((**expr).clone(), length),
+        Expr::Convert {
+            expr,
+            data_type: Some(DataType::Char(Some(length))),
+            charset: None,
+            ..
+        } => char_prefix((**expr).clone(), length),
         // MySQL reads a number or digits cast to TIME as HHMMSS.
         Expr::Cast {
             kind: CastKind::Cast,

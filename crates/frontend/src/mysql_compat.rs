@@ -617,6 +617,56 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
             call("get_field", args)
         }
         "l2_distance" if args.len() == 2 => call("array_distance", args),
+        // Doris: from_second/_millisecond/_microsecond(n) is the DATETIME n units after the
+        // epoch in the session's zone; past 9999-12-31 or before the epoch, NULL.
+        "from_second" | "from_millisecond" | "from_microsecond" if args.len() == 1 => {
+            let (function, last) = match name.as_str() {
+                "from_second" => ("to_timestamp_seconds", 253_402_300_799_i64),
+                "from_millisecond" => ("to_timestamp_millis", 253_402_300_799_999),
+                _ => ("to_timestamp_micros", 253_402_300_799_999_999),
+            };
+            let n = args[0].clone();
+            let in_range = Expr::Between {
+                expr: Box::new(n.clone()),
+                negated: false,
+                low: Box::new(number(0)),
+                high: Box::new(number(last)),
+            };
+            let utc = cast(
+                call(function, vec![n]),
+                DataType::Timestamp(Some(6), TimezoneInfo::None),
+            );
+            local_time(only_when(in_range, utc), time_zone)
+        }
+        // Doris: second/millisecond/microsecond_timestamp(dt) counts the units since the
+        // epoch to dt, read in the session's zone.
+        "second_timestamp" | "millisecond_timestamp" | "microsecond_timestamp"
+            if args.len() == 1 =>
+        {
+            let utc = utc_time(
+                cast(
+                    as_temporal(args[0].clone()),
+                    DataType::Timestamp(Some(6), TimezoneInfo::None),
+                ),
+                time_zone,
+            );
+            let micros = cast(
+                cast(utc, DataType::Timestamp(Some(6), TimezoneInfo::None)),
+                DataType::BigInt(None),
+            );
+            let per_unit = match name.as_str() {
+                "second_timestamp" => 1_000_000,
+                "millisecond_timestamp" => 1_000,
+                _ => return Some(micros),
+            };
+            let mut units = Expr::BinaryOp {
+                left: Box::new(micros),
+                op: BinaryOperator::MyIntegerDivide,
+                right: Box::new(number(per_unit)),
+            };
+            rewrite_expr(&mut units, time_zone);
+            units
+        }
         // FROM_UNIXTIME(n, format): the time formatted as DATE_FORMAT formats it.
         "from_unixtime" if args.len() == 2 => {
             let time = rewrite_function(

@@ -3,7 +3,7 @@
 //! read merged under the old definition, passed through the caller's transform, merged again
 //! under the new key model, checked against the new column types, and written as one rowset that
 //! covers the tablet's versions. The new definition and every tablet's new rowset are published
-//! in one catalog transaction ([`Catalog::alter_table`]), so readers see the table entirely before
+//! in one catalog transaction (`TabletCatalog::alter_table`), so readers see the table entirely before
 //! or entirely after; a failure anywhere (a value that does not fit its new type, a concurrent
 //! load) publishes nothing and removes the files written.
 //!

@@ -44,7 +44,78 @@ impl VisitorMut for DropDual {
     }
 }
 
-/// Rewrites MySQL-only expressions in `stmt` into DataFusion equivalents.
+/// MySQL takes any value as a condition (`WHERE flag` on a TINYINT, `HAVING COUNT(*)`):
+/// a WHERE, HAVING, JOIN ON or CASE WHEN that is a plain value is read by its truth.
+struct ValueConditions;
+
+impl VisitorMut for ValueConditions {
+    type Break = ();
+
+    fn pre_visit_select(&mut self, select: &mut basalt_sql::ast::Select) -> ControlFlow<()> {
+        if let Some(condition) = &mut select.selection {
+            truth_of(condition);
+        }
+        // HAVING COUNT(*): an aggregate as the condition.
+        if let Some(condition) = &mut select.having {
+            if matches!(condition, Expr::Function(_)) {
+                *condition = call("mysql_truth", vec![condition.clone()]);
+            } else {
+                truth_of(condition);
+            }
+        }
+        for from in &mut select.from {
+            for join in &mut from.joins {
+                use basalt_sql::ast::{JoinConstraint, JoinOperator as J};
+                if let J::Join(JoinConstraint::On(on))
+                | J::Inner(JoinConstraint::On(on))
+                | J::Left(JoinConstraint::On(on))
+                | J::LeftOuter(JoinConstraint::On(on))
+                | J::Right(JoinConstraint::On(on))
+                | J::RightOuter(JoinConstraint::On(on))
+                | J::FullOuter(JoinConstraint::On(on)) = &mut join.join_operator
+                {
+                    truth_of(on);
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        if let Expr::Case {
+            operand: None,
+            conditions,
+            ..
+        } = expr
+        {
+            for when in conditions {
+                truth_of(&mut when.condition);
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// Wraps `e` in `mysql_truth` when it is a plain value (a column, a literal, arithmetic).
+fn truth_of(e: &mut Expr) {
+    let plain_value = match e {
+        Expr::Identifier(_) | Expr::CompoundIdentifier(_) => true,
+        Expr::Value(v) => !matches!(v.value, Value::Boolean(_) | Value::Null),
+        Expr::BinaryOp { op, .. } => matches!(
+            op,
+            BinaryOperator::Plus
+                | BinaryOperator::Minus
+                | BinaryOperator::Multiply
+                | BinaryOperator::Divide
+                | BinaryOperator::Modulo
+        ),
+        _ => false,
+    };
+    if plain_value {
+        *e = call("mysql_truth", vec![e.clone()]);
+    }
+}
+
 /// What of the session the rewrite depends on.
 #[derive(Debug, Clone)]
 pub struct SqlSettings {
@@ -84,6 +155,7 @@ impl Default for SqlSettings {
 pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
     crate::identifier_case::fold(stmt);
     let _ = stmt.visit(&mut DropDual);
+    let _ = stmt.visit(&mut ValueConditions);
     if !settings.only_full_group_by {
         crate::grouping::show_ungrouped_columns(stmt);
     }
@@ -576,7 +648,11 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
             end_token: AttachedToken::empty(),
             operand: None,
             conditions: vec![CaseWhen {
-                condition: args[0].clone(),
+                condition: {
+                    let mut condition = args[0].clone();
+                    truth_of(&mut condition);
+                    condition
+                },
                 result: args[1].clone(),
             }],
             else_result: Some(Box::new(args[2].clone())),

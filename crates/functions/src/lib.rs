@@ -52,7 +52,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(date_arith::functions());
     v.extend(date_round::functions());
     v.push(time_zones::function());
-    v.push(logical_not::function());
+    v.extend(logical_not::functions());
     v.push(null_concat::function());
     v.push(money_format::function());
     v.push(time_cast::function());

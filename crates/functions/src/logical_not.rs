@@ -1,8 +1,9 @@
-//! MySQL's `NOT x` for any x: NULL stays NULL, 0 (or a string that reads as 0) is true, any
-//! other number is false, a boolean is negated; a string that is no number is NULL, as strings
-//! read as numbers are elsewhere in Basalt (Doris's rule). DataFusion's NOT takes booleans only and refuses
-//! `NOT flag` on the TINYINT columns MySQL uses as booleans; the statement rewrite sends a NOT
-//! whose operand is not plainly a condition here (`mysql_not`).
+//! MySQL's truth of any value: NULL is unknown, 0 (or a string that reads as 0) is false, any
+//! other number is true, a boolean is itself; a string that is no number is NULL, as strings
+//! read as numbers are elsewhere in Basalt (Doris's rule). DataFusion's NOT and WHERE take
+//! booleans only and refuse `NOT flag` or `WHERE flag` on the TINYINT columns MySQL uses as
+//! booleans; the statement rewrite sends a NOT, WHERE, HAVING, ON or WHEN whose operand is not
+//! plainly a condition here (`mysql_not`, `mysql_truth`).
 
 use crate::implicit_casts::parse_double;
 use datafusion::arrow::array::{Array, AsArray, BooleanArray};
@@ -14,21 +15,31 @@ use datafusion::logical_expr::{
 };
 use std::sync::Arc;
 
-/// `mysql_not`.
-pub fn function() -> ScalarUDF {
-    ScalarUDF::new_from_impl(MySqlNot {
-        signature: Signature::any(1, Volatility::Immutable),
-    })
+/// `mysql_not` and `mysql_truth`.
+pub fn functions() -> Vec<ScalarUDF> {
+    [("mysql_not", true), ("mysql_truth", false)]
+        .into_iter()
+        .map(|(name, negate)| {
+            ScalarUDF::new_from_impl(MySqlTruth {
+                name,
+                negate,
+                signature: Signature::any(1, Volatility::Immutable),
+            })
+        })
+        .collect()
 }
 
 #[derive(Debug, PartialEq, Eq, Hash)]
-struct MySqlNot {
+struct MySqlTruth {
+    name: &'static str,
+    /// True for NOT.
+    negate: bool,
     signature: Signature,
 }
 
-impl ScalarUDFImpl for MySqlNot {
+impl ScalarUDFImpl for MySqlTruth {
     fn name(&self) -> &str {
-        "mysql_not"
+        self.name
     }
 
     fn signature(&self) -> &Signature {
@@ -42,15 +53,15 @@ impl ScalarUDFImpl for MySqlNot {
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let rows = args.number_rows;
         let values = args.args[0].to_array(rows)?;
-        let negated: BooleanArray = match values.data_type() {
-            DataType::Boolean => not(values.as_boolean())?,
+        let truth: BooleanArray = match values.data_type() {
+            DataType::Boolean => values.as_boolean().clone(),
             DataType::Null => BooleanArray::new_null(rows),
             t if t.is_numeric() => {
                 let doubles = cast(&values, &DataType::Float64)?;
                 doubles
                     .as_primitive::<datafusion::arrow::datatypes::Float64Type>()
                     .iter()
-                    .map(|v| v.map(|v| v == 0.0))
+                    .map(|v| v.map(|v| v != 0.0))
                     .collect()
             }
             DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
@@ -58,16 +69,17 @@ impl ScalarUDFImpl for MySqlNot {
                 strings
                     .as_string::<i32>()
                     .iter()
-                    .map(|s| s.and_then(parse_double).map(|v| v == 0.0))
+                    .map(|s| s.and_then(parse_double).map(|v| v != 0.0))
                     .collect()
             }
-            other => return exec_err!("NOT of a {other} value"),
+            other => return exec_err!("{} of a {other} value", self.name),
         };
+        let out = if self.negate { not(&truth)? } else { truth };
         if matches!(args.args[0], ColumnarValue::Scalar(_)) {
-            return datafusion::common::ScalarValue::try_from_array(&negated, 0)
+            return datafusion::common::ScalarValue::try_from_array(&out, 0)
                 .map(ColumnarValue::Scalar);
         }
-        Ok(ColumnarValue::Array(Arc::new(negated)))
+        Ok(ColumnarValue::Array(Arc::new(out)))
     }
 }
 
@@ -80,7 +92,8 @@ mod tests {
     fn not_of(values: ArrayRef) -> Vec<Option<bool>> {
         let n = values.len();
         let field = Arc::new(Field::new("x", values.data_type().clone(), true));
-        let out = function()
+        let out = functions()
+            .remove(0)
             .invoke_with_args(ScalarFunctionArgs {
                 args: vec![ColumnarValue::Array(values)],
                 arg_fields: vec![field],

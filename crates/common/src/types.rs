@@ -119,8 +119,8 @@ impl SqlType {
                     scale: scale as i8,
                 }
             }
-            "DATE" | "DATEV2" => SqlType::Date,
-            "DATETIME" | "DATETIMEV2" => {
+            "DATE" | "DATEV2" | "DATEV1" => SqlType::Date,
+            "DATETIME" | "DATETIMEV2" | "DATETIMEV1" => {
                 let scale = arg(0).unwrap_or(0);
                 if scale > 6 {
                     return Err(format!("DATETIME scale {scale} out of range 0..=6"));

@@ -238,6 +238,11 @@ impl Access {
                 let (db, t) = table_of(table)?;
                 self.require_table(Privilege::Alter, &db, &t)
             }
+            B::Sync => Ok(()),
+            B::AnalyzeTable { table } => {
+                let (db, t) = table_of(table)?;
+                self.require_any_on_table(&db, &t)
+            }
             B::ShowPartitions { table } => {
                 let (db, t) = table_of(table)?;
                 self.require_any_on_table(&db, &t)

@@ -25,6 +25,14 @@ const KNOWN_PROPERTIES: &[&str] = &[
     "compaction_policy",
     "in_memory",
     "is_being_synced",
+    // Accepted and kept for Doris DDL; one process has no colocation groups or replicas to
+    // compact singly, and these do not change answers.
+    "colocate_with",
+    "enable_single_replica_compaction",
+    "group_commit_interval_ms",
+    "group_commit_data_bytes",
+    "time_series_compaction_goal_size_mbytes",
+    "estimate_partition_size",
 ];
 
 fn ddl(msg: impl Into<String>) -> BasaltError {

@@ -31,6 +31,10 @@ pub fn parse_create_table(p: &mut Parser) -> Result<CreateTable, ParserError> {
     loop {
         parse_table_element(p, &mut table)?;
         if p.consume_token(&Token::Comma) {
+            // Doris accepts a comma before the closing parenthesis.
+            if p.consume_token(&Token::RParen) {
+                break;
+            }
             continue;
         }
         p.expect_token(&Token::RParen)?;

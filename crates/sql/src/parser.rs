@@ -71,6 +71,18 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
             return parse_create_user(p);
         }
     }
+    if peek_word(p, "SYNC") && matches!(p.peek_nth_token(1).token, Token::EOF | Token::SemiColon) {
+        p.next_token();
+        return Ok(Statement::Sync);
+    }
+    if eat_words(p, &["ANALYZE", "TABLE"]) {
+        let table = parse_table_name(p)?;
+        // Columns, WITH SYNC / WITH SAMPLE .. / PROPERTIES: all for collecting statistics.
+        while !matches!(p.peek_token().token, Token::EOF | Token::SemiColon) {
+            p.next_token();
+        }
+        return Ok(Statement::AnalyzeTable { table });
+    }
     if eat_words(p, &["DROP", "USER"]) {
         let if_exists = eat_words(p, &["IF", "EXISTS"]);
         let users = p.parse_comma_separated(parse_user_name)?;

@@ -15,6 +15,13 @@ pub enum Statement {
         table: TableName,
         op: PartitionOp,
     },
+    /// Doris's `SYNC` (waits for followers' metadata; one frontend has none to wait for).
+    Sync,
+    /// `ANALYZE TABLE t [(cols)] [WITH SYNC ..]`: Basalt keeps statistics with every segment,
+    /// so there is nothing to collect; the table must exist.
+    AnalyzeTable {
+        table: TableName,
+    },
     /// `ALTER TABLE t ..` changing columns, name, comment or properties.
     AlterTable {
         table: TableName,

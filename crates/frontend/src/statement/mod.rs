@@ -78,6 +78,12 @@ impl QueryEngine {
             | Statement::DropIndex { .. }
             | Statement::CreateTable(_)
             | Statement::AlterPartitions { .. } => self.execute_ddl(session, stmt),
+            Statement::Sync => Ok(Output::ok()),
+            Statement::AnalyzeTable { table } => {
+                let db = crate::statement::ddl::database_of(session, &table.database)?;
+                self.services.catalog.table(&db, &table.table)?;
+                Ok(Output::ok())
+            }
             Statement::AlterTable { table, ops } => {
                 let db = crate::statement::ddl::database_of(session, &table.database)?;
                 crate::schema_change::alter_table(self.services(), &db, &table.table, &ops).await

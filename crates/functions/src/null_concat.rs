@@ -39,8 +39,9 @@ impl ScalarUDFImpl for NullConcat {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let rows = args.number_rows;
         let (arrays, scalar) = arguments(&args)?;
+        // All arguments have one length: the batch's, or 1 when all are scalars.
+        let rows = arrays.first().map_or(0, |a| a.len());
         let texts: Vec<ArrayRef> = arrays
             .iter()
             .map(text)

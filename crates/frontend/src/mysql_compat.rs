@@ -454,6 +454,11 @@ fn convert_type(t: &DataType) -> Option<DataType> {
             let name = name.to_string().to_ascii_lowercase();
             match name.as_str() {
                 "datev2" | "datev1" => Some(DataType::Date),
+                // LARGEINT columns are DECIMAL(39, 0): 128-bit integers.
+                "largeint" => Some(DataType::Decimal(ExactNumberInfo::PrecisionAndScale(
+                    basalt_common::types::LARGEINT_PRECISION as u64,
+                    0,
+                ))),
                 "datetimev2" | "datetimev1" => Some(datetime()),
                 "decimalv3" | "decimalv2" => {
                     let number = |i: usize| modifiers.get(i).and_then(|m| m.parse::<u64>().ok());

@@ -21,6 +21,7 @@ mod local_calls;
 mod local_node;
 mod login;
 mod mysql_compat;
+mod numbers_table;
 mod output;
 mod planning_budget;
 mod planning_lane;

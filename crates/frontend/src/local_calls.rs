@@ -24,10 +24,17 @@ pub fn rewrite_calls(stmt: &mut Statement) -> Result<()> {
                 ..
             } = t
             {
-                let is_local = matches!(name.0.as_slice(), [part]
-                    if part.as_ident().is_some_and(|i| i.value.eq_ignore_ascii_case(NAME)));
-                if is_local {
-                    *name = ObjectName::from(vec![Ident::new(NAME)]);
+                // local(..) and Doris's numbers(..) take `"key" = "value"` properties.
+                let function = match name.0.as_slice() {
+                    [part] => part.as_ident().and_then(|i| {
+                        [NAME, crate::numbers_table::NAME]
+                            .into_iter()
+                            .find(|n| i.value.eq_ignore_ascii_case(n))
+                    }),
+                    _ => None,
+                };
+                if let Some(function) = function {
+                    *name = ObjectName::from(vec![Ident::new(function)]);
                     let mut pairs = Vec::with_capacity(args.args.len() * 2);
                     for arg in &args.args {
                         match key_value(arg) {

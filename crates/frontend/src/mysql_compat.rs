@@ -694,6 +694,8 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
             number(1),
         ),
         "array" => call("make_array", args),
+        // Doris: bitmap_agg(x) is the union of x's values as one BITMAP.
+        "bitmap_agg" if args.len() == 1 => call("bitmap_union", vec![call("to_bitmap", args)]),
         "struct_element" if args.len() == 2 && is_string_literal(&args[1]) => {
             call("get_field", args)
         }

@@ -206,6 +206,10 @@ impl Session {
             let _ = ctx.state_ref().write().register_expr_planner(planner);
         }
         ctx.register_udtf(
+            crate::numbers_table::NAME,
+            Arc::new(crate::numbers_table::NumbersFunction),
+        );
+        ctx.register_udtf(
             local_files::NAME,
             Arc::new(LocalFunction::new(load_dir, local_gate)),
         );

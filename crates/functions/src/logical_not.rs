@@ -6,81 +6,59 @@
 //! plainly a condition here (`mysql_not`, `mysql_truth`).
 
 use crate::implicit_casts::parse_double;
+use crate::util::plain_function;
 use datafusion::arrow::array::{Array, AsArray, BooleanArray};
 use datafusion::arrow::compute::{cast, kernels::boolean::not};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::{exec_err, Result};
 use datafusion::logical_expr::{
-    ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, ScalarFunctionArgs, ScalarUDF, Signature, Volatility,
 };
 use std::sync::Arc;
 
 /// `mysql_not` and `mysql_truth`.
 pub fn functions() -> Vec<ScalarUDF> {
-    [("mysql_not", true), ("mysql_truth", false)]
-        .into_iter()
-        .map(|(name, negate)| {
-            ScalarUDF::new_from_impl(MySqlTruth {
-                name,
-                negate,
-                signature: Signature::any(1, Volatility::Immutable),
-            })
-        })
-        .collect()
+    let one_argument = || Signature::any(1, Volatility::Immutable);
+    vec![
+        plain_function("mysql_not", one_argument(), DataType::Boolean, |args| {
+            truth(args, true)
+        }),
+        plain_function("mysql_truth", one_argument(), DataType::Boolean, |args| {
+            truth(args, false)
+        }),
+    ]
 }
 
-#[derive(Debug, PartialEq, Eq, Hash)]
-struct MySqlTruth {
-    name: &'static str,
-    /// True for NOT.
-    negate: bool,
-    signature: Signature,
-}
-
-impl ScalarUDFImpl for MySqlTruth {
-    fn name(&self) -> &str {
-        self.name
-    }
-
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn return_type(&self, _args: &[DataType]) -> Result<DataType> {
-        Ok(DataType::Boolean)
-    }
-
-    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let rows = args.number_rows;
-        let values = args.args[0].to_array(rows)?;
-        let truth: BooleanArray = match values.data_type() {
-            DataType::Boolean => values.as_boolean().clone(),
-            DataType::Null => BooleanArray::new_null(rows),
-            t if t.is_numeric() => {
-                let doubles = cast(&values, &DataType::Float64)?;
-                doubles
-                    .as_primitive::<datafusion::arrow::datatypes::Float64Type>()
-                    .iter()
-                    .map(|v| v.map(|v| v != 0.0))
-                    .collect()
-            }
-            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
-                let strings = cast(&values, &DataType::Utf8)?;
-                strings
-                    .as_string::<i32>()
-                    .iter()
-                    .map(|s| s.and_then(parse_double).map(|v| v != 0.0))
-                    .collect()
-            }
-            other => return exec_err!("{} of a {other} value", self.name),
-        };
-        let out = if self.negate { not(&truth)? } else { truth };
-        if matches!(args.args[0], ColumnarValue::Scalar(_)) {
-            return datafusion::common::ScalarValue::try_from_array(&out, 0)
-                .map(ColumnarValue::Scalar);
+/// The truth of the argument, negated for NOT.
+fn truth(args: &ScalarFunctionArgs, negate: bool) -> Result<ColumnarValue> {
+    let rows = args.number_rows;
+    let values = args.args[0].to_array(rows)?;
+    let truth: BooleanArray = match values.data_type() {
+        DataType::Boolean => values.as_boolean().clone(),
+        DataType::Null => BooleanArray::new_null(rows),
+        t if t.is_numeric() => {
+            let doubles = cast(&values, &DataType::Float64)?;
+            doubles
+                .as_primitive::<datafusion::arrow::datatypes::Float64Type>()
+                .iter()
+                .map(|v| v.map(|v| v != 0.0))
+                .collect()
         }
-        Ok(ColumnarValue::Array(Arc::new(out)))
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
+            let strings = cast(&values, &DataType::Utf8)?;
+            strings
+                .as_string::<i32>()
+                .iter()
+                .map(|s| s.and_then(parse_double).map(|v| v != 0.0))
+                .collect()
+        }
+        other => return exec_err!("truth of a {other} value"),
+    };
+    let out = if negate { not(&truth)? } else { truth };
+    if matches!(args.args[0], ColumnarValue::Scalar(_)) {
+        return datafusion::common::ScalarValue::try_from_array(&out, 0).map(ColumnarValue::Scalar);
     }
+    Ok(ColumnarValue::Array(Arc::new(out)))
 }
 
 #[cfg(test)]

@@ -2,51 +2,35 @@
 //! thousands (`123456` is `123,456.00`). Decimals and integers are formatted from their exact
 //! digits; a string is read as a number (NULL when it is none).
 
-use crate::util::{arguments, output};
+use crate::util::{arguments, output, plain_function};
 use datafusion::arrow::array::{AsArray, StringArray};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::Result;
 use datafusion::logical_expr::{
-    ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, ScalarFunctionArgs, ScalarUDF, Signature, Volatility,
 };
 use std::sync::Arc;
 
 /// `money_format`.
 pub fn function() -> ScalarUDF {
-    ScalarUDF::new_from_impl(MoneyFormat {
-        signature: Signature::any(1, Volatility::Immutable),
-    })
+    plain_function(
+        "money_format",
+        Signature::any(1, Volatility::Immutable),
+        DataType::Utf8,
+        money_format,
+    )
 }
 
-#[derive(Debug, PartialEq, Eq, Hash)]
-struct MoneyFormat {
-    signature: Signature,
-}
-
-impl ScalarUDFImpl for MoneyFormat {
-    fn name(&self) -> &str {
-        "money_format"
-    }
-
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn return_type(&self, _args: &[DataType]) -> Result<DataType> {
-        Ok(DataType::Utf8)
-    }
-
-    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let (arrays, scalar) = arguments(&args)?;
-        let text = cast(&arrays[0], &DataType::Utf8)?;
-        let out: StringArray = text
-            .as_string::<i32>()
-            .iter()
-            .map(|s| s.and_then(money))
-            .collect();
-        output(Arc::new(out), scalar)
-    }
+fn money_format(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
+    let (arrays, scalar) = arguments(args)?;
+    let text = cast(&arrays[0], &DataType::Utf8)?;
+    let out: StringArray = text
+        .as_string::<i32>()
+        .iter()
+        .map(|s| s.and_then(money))
+        .collect();
+    output(Arc::new(out), scalar)
 }
 
 /// `text` (a number) as money: two decimals rounded half up, thousands separated.

@@ -3,65 +3,49 @@
 //! other values are concatenated in their text form. The statement rewrite sends CONCAT here
 //! (`mysql_concat`); GROUP_CONCAT of several expressions concatenates them the same way.
 
-use crate::util::{arguments, output};
+use crate::util::{arguments, output, plain_function};
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, StringBuilder};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::Result;
 use datafusion::logical_expr::{
-    ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, ScalarFunctionArgs, ScalarUDF, Signature, Volatility,
 };
 use std::sync::Arc;
 
 /// `mysql_concat`.
 pub fn function() -> ScalarUDF {
-    ScalarUDF::new_from_impl(NullConcat {
-        signature: Signature::variadic_any(Volatility::Immutable),
-    })
+    plain_function(
+        "mysql_concat",
+        Signature::variadic_any(Volatility::Immutable),
+        DataType::Utf8,
+        concat,
+    )
 }
 
-#[derive(Debug, PartialEq, Eq, Hash)]
-struct NullConcat {
-    signature: Signature,
-}
-
-impl ScalarUDFImpl for NullConcat {
-    fn name(&self) -> &str {
-        "mysql_concat"
-    }
-
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn return_type(&self, _args: &[DataType]) -> Result<DataType> {
-        Ok(DataType::Utf8)
-    }
-
-    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let (arrays, scalar) = arguments(&args)?;
-        // All arguments have one length: the batch's, or 1 when all are scalars.
-        let rows = arrays.first().map_or(0, |a| a.len());
-        let texts: Vec<ArrayRef> = arrays
-            .iter()
-            .map(text)
-            .collect::<std::result::Result<_, _>>()?;
-        let columns: Vec<_> = texts.iter().map(|a| a.as_string::<i32>()).collect();
-        let mut out = StringBuilder::with_capacity(rows, 16 * rows);
-        let mut row = String::new();
-        for i in 0..rows {
-            if columns.iter().any(|c| c.is_null(i)) {
-                out.append_null();
-                continue;
-            }
-            row.clear();
-            for c in &columns {
-                row.push_str(c.value(i));
-            }
-            out.append_value(&row);
+fn concat(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
+    let (arrays, scalar) = arguments(args)?;
+    // All arguments have one length: the batch's, or 1 when all are scalars.
+    let rows = arrays.first().map_or(0, |a| a.len());
+    let texts: Vec<ArrayRef> = arrays
+        .iter()
+        .map(text)
+        .collect::<std::result::Result<_, _>>()?;
+    let columns: Vec<_> = texts.iter().map(|a| a.as_string::<i32>()).collect();
+    let mut out = StringBuilder::with_capacity(rows, 16 * rows);
+    let mut row = String::new();
+    for i in 0..rows {
+        if columns.iter().any(|c| c.is_null(i)) {
+            out.append_null();
+            continue;
         }
-        output(Arc::new(out.finish()), scalar)
+        row.clear();
+        for c in &columns {
+            row.push_str(c.value(i));
+        }
+        out.append_value(&row);
     }
+    output(Arc::new(out.finish()), scalar)
 }
 
 /// A value's text as MySQL shows it: DATETIME with a space, booleans as 1 and 0.

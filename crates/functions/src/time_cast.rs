@@ -6,13 +6,13 @@
 //! an error rather than a wrong value. The statement rewrite
 //! sends such casts here (`mysql_time`).
 
-use crate::util::{arguments, output};
+use crate::util::{arguments, output, plain_function};
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, Time64MicrosecondArray};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Float64Type, TimeUnit};
 use datafusion::common::Result;
 use datafusion::logical_expr::{
-    ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, ScalarFunctionArgs, ScalarUDF, Signature, Volatility,
 };
 use std::sync::Arc;
 
@@ -20,64 +20,47 @@ const MICROS_PER_DAY: i64 = 86_400_000_000;
 
 /// `mysql_time`.
 pub fn function() -> ScalarUDF {
-    ScalarUDF::new_from_impl(MySqlTime {
-        signature: Signature::any(1, Volatility::Immutable),
-    })
+    plain_function(
+        "mysql_time",
+        Signature::any(1, Volatility::Immutable),
+        DataType::Time64(TimeUnit::Microsecond),
+        to_time,
+    )
 }
 
-#[derive(Debug, PartialEq, Eq, Hash)]
-struct MySqlTime {
-    signature: Signature,
-}
-
-impl ScalarUDFImpl for MySqlTime {
-    fn name(&self) -> &str {
-        "mysql_time"
-    }
-
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn return_type(&self, _args: &[DataType]) -> Result<DataType> {
-        Ok(DataType::Time64(TimeUnit::Microsecond))
-    }
-
-    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let (arrays, scalar) = arguments(&args)?;
-        let values = &arrays[0];
-        let target = DataType::Time64(TimeUnit::Microsecond);
-        let out: ArrayRef = match values.data_type() {
-            DataType::Time32(_)
-            | DataType::Time64(_)
-            | DataType::Timestamp(_, _)
-            | DataType::Null => cast(values, &target)?,
-            DataType::Date32 | DataType::Date64 => {
-                Arc::new(Time64MicrosecondArray::from(vec![Some(0); values.len()]))
-            }
-            t if t.is_numeric() => {
-                let numbers = cast(values, &DataType::Float64)?;
-                Arc::new(
-                    numbers
-                        .as_primitive::<Float64Type>()
-                        .iter()
-                        .map(|v| v.map(from_number).transpose().map(Option::flatten))
-                        .collect::<Result<Time64MicrosecondArray>>()?,
-                )
-            }
-            _ => {
-                let strings = cast(values, &DataType::Utf8)?;
-                Arc::new(
-                    strings
-                        .as_string::<i32>()
-                        .iter()
-                        .map(|s| s.map(from_text).transpose().map(Option::flatten))
-                        .collect::<Result<Time64MicrosecondArray>>()?,
-                )
-            }
-        };
-        output(out, scalar)
-    }
+fn to_time(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
+    let (arrays, scalar) = arguments(args)?;
+    let values = &arrays[0];
+    let target = DataType::Time64(TimeUnit::Microsecond);
+    let out: ArrayRef = match values.data_type() {
+        DataType::Time32(_) | DataType::Time64(_) | DataType::Timestamp(_, _) | DataType::Null => {
+            cast(values, &target)?
+        }
+        DataType::Date32 | DataType::Date64 => {
+            Arc::new(Time64MicrosecondArray::from(vec![Some(0); values.len()]))
+        }
+        t if t.is_numeric() => {
+            let numbers = cast(values, &DataType::Float64)?;
+            Arc::new(
+                numbers
+                    .as_primitive::<Float64Type>()
+                    .iter()
+                    .map(|v| v.map(from_number).transpose().map(Option::flatten))
+                    .collect::<Result<Time64MicrosecondArray>>()?,
+            )
+        }
+        _ => {
+            let strings = cast(values, &DataType::Utf8)?;
+            Arc::new(
+                strings
+                    .as_string::<i32>()
+                    .iter()
+                    .map(|s| s.map(from_text).transpose().map(Option::flatten))
+                    .collect::<Result<Time64MicrosecondArray>>()?,
+            )
+        }
+    };
+    output(out, scalar)
 }
 
 /// `HHMMSS.ffffff` as microseconds since midnight.

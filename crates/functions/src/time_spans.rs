@@ -5,13 +5,13 @@
 //! is no time is NULL.
 
 use crate::date_arith::time_text;
-use crate::util::{arguments, output};
+use crate::util::{arguments, output, plain_function};
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, Int64Array, StringArray};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type, TimeUnit};
 use datafusion::common::Result;
 use datafusion::logical_expr::{
-    ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, ScalarFunctionArgs, ScalarUDF, Signature, Volatility,
 };
 use std::sync::Arc;
 
@@ -20,96 +20,55 @@ const MAX_TIME_SECONDS: i64 = 838 * 3600 + 59 * 60 + 59;
 
 /// `sec_to_time` and `time_to_sec`.
 pub fn functions() -> Vec<ScalarUDF> {
+    let one_argument = || Signature::any(1, Volatility::Immutable);
     vec![
-        ScalarUDF::new_from_impl(SecToTime {
-            signature: Signature::any(1, Volatility::Immutable),
-        }),
-        ScalarUDF::new_from_impl(TimeToSec {
-            signature: Signature::any(1, Volatility::Immutable),
-        }),
+        plain_function("sec_to_time", one_argument(), DataType::Utf8, sec_to_time),
+        plain_function("time_to_sec", one_argument(), DataType::Int64, time_to_sec),
     ]
 }
 
-#[derive(Debug, PartialEq, Eq, Hash)]
-struct SecToTime {
-    signature: Signature,
+fn sec_to_time(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
+    let (arrays, scalar) = arguments(args)?;
+    let seconds = cast(&arrays[0], &DataType::Float64)?;
+    let out: StringArray = seconds
+        .as_primitive::<Float64Type>()
+        .iter()
+        .map(|s| {
+            let s = s.filter(|s| s.is_finite())?;
+            let clipped = s.clamp(-(MAX_TIME_SECONDS as f64), MAX_TIME_SECONDS as f64);
+            Some(time_text((clipped * 1e6).round() as i64))
+        })
+        .collect();
+    output(Arc::new(out), scalar)
 }
 
-impl ScalarUDFImpl for SecToTime {
-    fn name(&self) -> &str {
-        "sec_to_time"
-    }
-
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn return_type(&self, _args: &[DataType]) -> Result<DataType> {
-        Ok(DataType::Utf8)
-    }
-
-    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let (arrays, scalar) = arguments(&args)?;
-        let seconds = cast(&arrays[0], &DataType::Float64)?;
-        let out: StringArray = seconds
-            .as_primitive::<Float64Type>()
-            .iter()
-            .map(|s| {
-                let s = s.filter(|s| s.is_finite())?;
-                let clipped = s.clamp(-(MAX_TIME_SECONDS as f64), MAX_TIME_SECONDS as f64);
-                Some(time_text((clipped * 1e6).round() as i64))
-            })
-            .collect();
-        output(Arc::new(out), scalar)
-    }
-}
-
-#[derive(Debug, PartialEq, Eq, Hash)]
-struct TimeToSec {
-    signature: Signature,
-}
-
-impl ScalarUDFImpl for TimeToSec {
-    fn name(&self) -> &str {
-        "time_to_sec"
-    }
-
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn return_type(&self, _args: &[DataType]) -> Result<DataType> {
-        Ok(DataType::Int64)
-    }
-
-    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let (arrays, scalar) = arguments(&args)?;
-        let values = &arrays[0];
-        let out: ArrayRef = match values.data_type() {
-            DataType::Time32(_) | DataType::Time64(_) | DataType::Timestamp(_, _) => {
-                let time = cast(values, &DataType::Time64(TimeUnit::Microsecond))?;
-                let micros = cast(&time, &DataType::Int64)?;
-                Arc::new(
-                    micros
-                        .as_primitive::<Int64Type>()
-                        .iter()
-                        .map(|m| m.map(|m| m / 1_000_000))
-                        .collect::<Int64Array>(),
-                )
-            }
-            DataType::Null => Arc::new(Int64Array::new_null(values.len())),
-            _ => {
-                let text = cast(values, &DataType::Utf8)?;
-                Arc::new(
-                    text.as_string::<i32>()
-                        .iter()
-                        .map(|s| s.and_then(seconds_of))
-                        .collect::<Int64Array>(),
-                )
-            }
-        };
-        output(out, scalar)
-    }
+fn time_to_sec(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
+    let (arrays, scalar) = arguments(args)?;
+    let values = &arrays[0];
+    let out: ArrayRef = match values.data_type() {
+        DataType::Time32(_) | DataType::Time64(_) | DataType::Timestamp(_, _) => {
+            let time = cast(values, &DataType::Time64(TimeUnit::Microsecond))?;
+            let micros = cast(&time, &DataType::Int64)?;
+            Arc::new(
+                micros
+                    .as_primitive::<Int64Type>()
+                    .iter()
+                    .map(|m| m.map(|m| m / 1_000_000))
+                    .collect::<Int64Array>(),
+            )
+        }
+        DataType::Null => Arc::new(Int64Array::new_null(values.len())),
+        _ => {
+            let text = cast(values, &DataType::Utf8)?;
+            Arc::new(
+                text.as_string::<i32>()
+                    .iter()
+                    .map(|s| s.and_then(seconds_of))
+                    .collect::<Int64Array>(),
+            )
+        }
+    };
+    output(out, scalar)
 }
 
 /// The seconds a TIME text (`[-]H:MM[:SS[.f]]`, any hours) or HHMMSS digits spell; the time of

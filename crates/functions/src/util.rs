@@ -1,6 +1,7 @@
 //! Shared plumbing for the UDFs: argument type coercion rules (which SQL types a BITMAP/HLL,
-//! id or hash-input argument accepts), uniform access to binary and integer columns, and
-//! decoding serialized sketches into DataFusion errors instead of panics.
+//! id or hash-input argument accepts), uniform access to binary and integer columns, decoding
+//! serialized sketches into DataFusion errors instead of panics, and [`plain_function`] for
+//! the small functions whose whole definition is a name, a signature, a result type and a body.
 
 use arrow::array::{
     Array, ArrayRef, AsArray, BinaryArray, BinaryViewArray, Int64Array, LargeBinaryArray,
@@ -187,4 +188,70 @@ pub(crate) fn output(
         return datafusion::common::ScalarValue::try_from_array(&out, 0).map(ColumnarValue::Scalar);
     }
     Ok(ColumnarValue::Array(out))
+}
+
+/// The body of a [`plain_function`].
+pub(crate) type Body = fn(
+    &datafusion::logical_expr::ScalarFunctionArgs,
+) -> Result<datafusion::logical_expr::ColumnarValue>;
+
+/// A scalar function of one result type whose work is `body`.
+pub(crate) fn plain_function(
+    name: &'static str,
+    signature: datafusion::logical_expr::Signature,
+    returns: DataType,
+    body: Body,
+) -> datafusion::logical_expr::ScalarUDF {
+    datafusion::logical_expr::ScalarUDF::new_from_impl(PlainFunction {
+        name,
+        signature,
+        returns,
+        body,
+    })
+}
+
+#[derive(Debug)]
+struct PlainFunction {
+    name: &'static str,
+    signature: datafusion::logical_expr::Signature,
+    returns: DataType,
+    body: Body,
+}
+
+// A function is known by its name, signature and result type (function pointers do not compare
+// reliably).
+impl PartialEq for PlainFunction {
+    fn eq(&self, other: &Self) -> bool {
+        (self.name, &self.signature, &self.returns)
+            == (other.name, &other.signature, &other.returns)
+    }
+}
+
+impl Eq for PlainFunction {}
+
+impl std::hash::Hash for PlainFunction {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (self.name, &self.signature, &self.returns).hash(state);
+    }
+}
+
+impl datafusion::logical_expr::ScalarUDFImpl for PlainFunction {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn signature(&self) -> &datafusion::logical_expr::Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _args: &[DataType]) -> Result<DataType> {
+        Ok(self.returns.clone())
+    }
+
+    fn invoke_with_args(
+        &self,
+        args: datafusion::logical_expr::ScalarFunctionArgs,
+    ) -> Result<datafusion::logical_expr::ColumnarValue> {
+        (self.body)(&args)
+    }
 }

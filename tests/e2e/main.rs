@@ -16,5 +16,6 @@ mod scan;
 mod schema_change;
 mod serving;
 mod stream_load;
+mod tools;
 mod workload;
 mod workload_limits;

@@ -259,7 +259,9 @@ async fn policies_move_and_cancel_running_queries() {
         "active_queries",
     ] {
         assert!(
-            tables.iter().any(|r| r[0].as_deref() == Some(t)),
+            tables
+                .iter()
+                .any(|r| r[0].as_deref().is_some_and(|n| n.eq_ignore_ascii_case(t))),
             "{t}: {tables:?}"
         );
     }

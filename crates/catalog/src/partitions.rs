@@ -5,6 +5,20 @@ use crate::model::*;
 use basalt_common::{BasaltError, Result};
 
 impl PartitionMeta {
+    /// Visible rows over the partition's tablets.
+    pub fn num_rows(&self) -> u64 {
+        self.tablets.iter().map(|t| t.num_rows()).sum()
+    }
+
+    /// Bytes of the partition's segment files.
+    pub fn data_bytes(&self) -> u64 {
+        self.tablets
+            .iter()
+            .flat_map(|t| t.rowsets.iter())
+            .map(|r| r.size_bytes())
+            .sum()
+    }
+
     /// A new partition with `buckets` empty tablets, ids from `next_id`.
     pub fn empty(
         name: String,

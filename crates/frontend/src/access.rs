@@ -233,6 +233,7 @@ impl Access {
                 Ok(())
             }
             B::AlterPartitions { table, .. }
+            | B::AlterTableKeys { table, .. }
             | B::CreateIndex { table, .. }
             | B::DropIndex { table, .. } => {
                 let (db, t) = table_of(table)?;
@@ -248,6 +249,24 @@ impl Access {
                 self.require_any_on_table(&db, &t)
             }
             B::ShowTablets { .. } => self.require_global(Privilege::Admin),
+            B::ShowMetadata {
+                table: Some(table),
+                database,
+                ..
+            } => {
+                let (db, t) = match database {
+                    Some(db) => (db.to_lowercase(), table.table.to_lowercase()),
+                    None => table_of(table)?,
+                };
+                self.require_any_on_table(&db, &t)
+            }
+            B::ShowMetadata {
+                database: Some(db), ..
+            }
+            | B::ShowCreateDatabase { database: db, .. } => {
+                self.require_any_on_database(&db.to_lowercase())
+            }
+            B::ShowMetadata { .. } | B::ShowWarningCount | B::StartConsistentSnapshot => Ok(()),
             B::ShowLoad { database, .. } => {
                 self.require_any_on_database(&database_of(session, database)?)
             }
@@ -352,6 +371,28 @@ impl Access {
                 }
                 Ok(())
             }
+            S::LockTables { tables } => {
+                for lock in tables {
+                    let (db, table) = table_of(&ast::ObjectName::from(vec![lock.table.clone()]))?;
+                    match lock.lock_type {
+                        ast::LockTableType::Read { .. } => {
+                            self.require_table(Privilege::Select, &db, &table)?
+                        }
+                        ast::LockTableType::Write { .. } => {
+                            self.require_table(Privilege::Load, &db, &table)?
+                        }
+                    }
+                }
+                Ok(())
+            }
+            S::UnlockTables
+            | S::Savepoint { .. }
+            | S::ReleaseSavepoint { .. }
+            | S::Flush {
+                object_type: ast::FlushType::Tables,
+                read_lock: false,
+                ..
+            } => Ok(()),
             // CREATE on the database, checked with the name resolved; the SELECT is checked
             // when it is planned.
             S::CreateView(_) | S::AlterView { .. } => Ok(()),

@@ -3,6 +3,11 @@
 //! and spill switches) and the like, which Doris's own scripts and regression suites set on
 //! their first lines. They keep Doris's defaults; setting one changes nothing but its value.
 //! The variables Basalt does act on live in `variables::VARIABLES`.
+//!
+//! MySQL's switches that dump and migration tools set and restore around their work
+//! (`unique_checks`, `foreign_key_checks`, `sql_notes`, `sql_quote_show_create`, ..) are stored
+//! the same way: Basalt has no foreign keys or secondary unique checks to switch off, and SHOW
+//! CREATE TABLE always quotes names.
 
 use crate::variables::{Scope::Both, VarDef, VarKind::*};
 
@@ -18,6 +23,22 @@ const fn stored(
         default,
     }
 }
+
+/// MySQL's switches for tools, sorted by name.
+pub static MYSQL_TOOL_VARIABLES: &[VarDef] = &[
+    stored("big_tables", Bool, "0"),
+    stored("character_set_filesystem", Str, "binary"),
+    stored("explicit_defaults_for_timestamp", Bool, "1"),
+    stored("foreign_key_checks", Bool, "1"),
+    stored("information_schema_stats_expiry", Int, "0"),
+    stored("sql_big_selects", Bool, "1"),
+    stored("sql_buffer_result", Bool, "0"),
+    stored("sql_log_bin", Bool, "1"),
+    stored("sql_notes", Bool, "1"),
+    stored("sql_quote_show_create", Bool, "1"),
+    stored("sql_warnings", Bool, "0"),
+    stored("unique_checks", Bool, "1"),
+];
 
 /// Sorted by name.
 pub static DORIS_VARIABLES: &[VarDef] = &[

@@ -150,6 +150,11 @@ impl QueryEngine {
         )
     }
 
+    /// Bytes read from and written to a client connection.
+    pub fn count_traffic(&self, received: u64, sent: u64) {
+        self.services.processes.status.traffic(received, sent);
+    }
+
     /// COM_FIELD_LIST.
     pub fn table_schema(&self, session: &Session, table: &str) -> Result<SchemaRef> {
         let db = require_database(session)?;
@@ -164,6 +169,7 @@ impl QueryEngine {
         sql: &str,
     ) -> crate::processes::StatementGuard {
         let group = crate::workload_groups::session_group(&self.services.workload, session).ok();
+        self.services.processes.status.question();
         let statement = session.process.begin(sql, group);
         if let Some(account) = statement.account() {
             self.services.workload.track(account);

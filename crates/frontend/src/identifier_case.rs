@@ -154,7 +154,7 @@ fn fold_ident(ident: &mut Ident) {
 }
 
 /// Lower-case name -> spelling as created, of the columns of the tables `stmt` reads whose
-/// spelling is not all lower case.
+/// spelling is not all lower case (information_schema's columns are upper case, as MySQL's).
 pub fn shown_names(
     catalog: &dyn Catalog,
     database: Option<&str>,
@@ -167,6 +167,21 @@ pub fn shown_names(
             .iter()
             .filter_map(|p| p.as_ident().map(|i| i.value.clone()))
             .collect();
+        let in_information_schema = match parts.as_slice() {
+            [db, table] => db
+                .eq_ignore_ascii_case(crate::catalog_provider::INFORMATION_SCHEMA)
+                .then_some(table),
+            [table] => database
+                .filter(|db| db.eq_ignore_ascii_case(crate::catalog_provider::INFORMATION_SCHEMA))
+                .map(|_| table),
+            _ => None,
+        };
+        if let Some(table) = in_information_schema {
+            for (column, _) in crate::information_schema::column_spellings(table) {
+                shown.insert(column.to_lowercase(), column.to_string());
+            }
+            return ControlFlow::Continue(());
+        }
         let table = match parts.as_slice() {
             [db, table] => catalog.table(db, table).ok(),
             [table] => database.and_then(|db| catalog.table(db, table).ok()),

@@ -32,6 +32,7 @@ pub mod processes;
 mod profile;
 mod result_names;
 mod schema_change;
+mod server_status;
 mod session;
 mod show;
 mod statement;

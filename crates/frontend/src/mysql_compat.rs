@@ -176,6 +176,16 @@ pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
                 *e = call("mysql_not", vec![(**expr).clone()]);
             }
         }
+        // A number in exponent notation is a DOUBLE in MySQL (`1e-300`), where DataFusion
+        // (parsing literals as decimals, MySQL's rule for `1.5`) would want a DECIMAL.
+        if let Expr::Value(v) = e {
+            if let Value::Number(n, _) = &v.value {
+                if n.contains(['e', 'E']) {
+                    let text = Expr::value(Value::SingleQuotedString(n.clone()));
+                    *e = cast(text, DataType::Double(ExactNumberInfo::None));
+                }
+            }
+        }
         rewrite_expr(e, time_zone);
         ControlFlow::<()>::Continue(())
     });

@@ -19,6 +19,8 @@ use tokio_util::sync::CancellationToken;
 #[derive(Debug, Default)]
 pub struct ProcessList {
     processes: Mutex<BTreeMap<u32, Arc<Process>>>,
+    /// The server's status counters (connections, statements, traffic).
+    pub status: crate::server_status::ServerStatus,
 }
 
 impl ProcessList {
@@ -31,7 +33,14 @@ impl ProcessList {
                 since: Instant::now(),
             }),
         });
-        self.processes.lock().insert(process.id(), process.clone());
+        let open = {
+            let mut processes = self.processes.lock();
+            processes.insert(process.id(), process.clone());
+            processes.keys().filter(|id| **id != 0).count()
+        };
+        if process.id() != 0 {
+            self.status.connected(open);
+        }
         process
     }
 
@@ -46,6 +55,15 @@ impl ProcessList {
     /// Sessions of client connections (Stream Load's sessions have no connection id).
     pub fn connections(&self) -> usize {
         self.processes.lock().keys().filter(|id| **id != 0).count()
+    }
+
+    /// Client sessions running a statement now.
+    pub fn running(&self) -> usize {
+        self.processes
+            .lock()
+            .values()
+            .filter(|p| p.id() != 0 && p.state.lock().running.is_some())
+            .count()
     }
 
     /// Every session, by connection id.

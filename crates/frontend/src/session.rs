@@ -91,6 +91,7 @@ fn register_doris_functions(ctx: &SessionContext) {
     for f in aggregates {
         ctx.register_udaf(f.clone());
     }
+    basalt_functions::accept_numbers_as_text(ctx);
 }
 
 /// DataFusion's analyzer rules with MySQL's implicit casts, numbers beside dates and exact
@@ -182,10 +183,15 @@ impl Session {
             // the join probed it again). Row-group and page pruning work either way;
             // `SET datafusion.execution.parquet.pushdown_filters = true` turns them on.
         }
-        let state = SessionStateBuilder::new()
+        let mut builder = SessionStateBuilder::new()
             .with_config(config)
             .with_runtime_env(runtime)
-            .with_default_features()
+            .with_default_features();
+        // SUBSTRING/SUBSTR of a number plans before DataFusion's own planner refuses it.
+        if let Some(planners) = builder.expr_planners() {
+            planners.insert(0, Arc::new(basalt_functions::TextSubstringPlanner));
+        }
+        let state = builder
             .with_catalog_list(catalog_list)
             .with_analyzer_rules(analyzer_rules())
             .with_optimizer_rules(optimizer_rules())

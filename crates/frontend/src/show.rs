@@ -64,6 +64,12 @@ impl From<Option<String>> for Cell {
     }
 }
 
+impl From<Option<&str>> for Cell {
+    fn from(s: Option<&str>) -> Cell {
+        Cell::Str(s.map(str::to_string))
+    }
+}
+
 impl From<i64> for Cell {
     fn from(i: i64) -> Cell {
         Cell::Int(Some(i))
@@ -256,10 +262,18 @@ fn bound_values(t: &TableMeta, v: &Option<basalt_catalog::PartitionValue>) -> St
     }
 }
 
-/// The DDL that recreates `t` (Doris syntax).
+/// A string literal as MySQL's SHOW CREATE TABLE writes it.
+fn sql_string(s: &str) -> String {
+    format!("'{}'", s.replace('\\', "\\\\").replace('\'', "''"))
+}
+
+/// The DDL that recreates `t`, laid out as MySQL's SHOW CREATE TABLE is (what SQLAlchemy and
+/// other reflecting tools parse): one column per line, the primary key of a Unique table as
+/// `PRIMARY KEY (..)` in the column list, then Doris's clauses (key model, comment,
+/// distribution, properties) on the closing `) ENGINE=OLAP` line, partitions one per line.
 pub fn create_table_sql(t: &TableMeta) -> String {
     let mut s = format!("CREATE TABLE `{}` (\n", t.name);
-    let cols: Vec<String> = t
+    let mut lines: Vec<String> = t
         .columns
         .iter()
         .map(|c| {
@@ -273,7 +287,7 @@ pub fn create_table_sql(t: &TableMeta) -> String {
             }
             match &c.default {
                 Some(ColumnDefault::Literal(v)) => {
-                    line.push_str(&format!(" DEFAULT \"{}\"", quote(v)))
+                    line.push_str(&format!(" DEFAULT {}", sql_string(v)))
                 }
                 Some(ColumnDefault::CurrentTimestamp) => {
                     line.push_str(" DEFAULT CURRENT_TIMESTAMP")
@@ -282,25 +296,27 @@ pub fn create_table_sql(t: &TableMeta) -> String {
                 None => {}
             }
             if !c.comment.is_empty() {
-                line.push_str(&format!(" COMMENT \"{}\"", quote(&c.comment)));
+                line.push_str(&format!(" COMMENT {}", sql_string(&c.comment)));
             }
             line
         })
         .collect();
-    s.push_str(&cols.join(",\n"));
-    s.push_str("\n) ENGINE=OLAP\n");
     let keys: Vec<String> = t
         .key_columns()
         .iter()
         .map(|c| format!("`{}`", c.shown_name()))
         .collect();
+    if t.keys_model == basalt_catalog::KeysModel::Unique {
+        lines.push(format!("  PRIMARY KEY ({})", keys.join(", ")));
+    }
+    s.push_str(&lines.join(",\n"));
     s.push_str(&format!(
-        "{} KEY({})\n",
+        "\n) ENGINE=OLAP {} KEY({})",
         t.keys_model.sql_name(),
         keys.join(", ")
     ));
     if !t.comment.is_empty() {
-        s.push_str(&format!("COMMENT \"{}\"\n", quote(&t.comment)));
+        s.push_str(&format!(" COMMENT {}", sql_string(&t.comment)));
     }
     if let Some(pc) = t.partition_column_meta() {
         let kind = if t.partition_kind == PartitionKind::Range {
@@ -308,7 +324,7 @@ pub fn create_table_sql(t: &TableMeta) -> String {
         } else {
             "LIST"
         };
-        s.push_str(&format!("PARTITION BY {kind}(`{}`)\n(", pc.shown_name()));
+        s.push_str(&format!(" PARTITION BY {kind}(`{}`)\n(", pc.shown_name()));
         let parts: Vec<String> = t
             .partitions
             .iter()
@@ -344,11 +360,13 @@ pub fn create_table_sql(t: &TableMeta) -> String {
             })
             .collect();
         s.push_str(&parts.join(",\n"));
-        s.push_str(")\n");
+        // The rest stays on the last partition's line (a line of its own would be unknown
+        // content to a MySQL reflection parser).
+        s.push(')');
     }
     if t.distribution.columns.is_empty() {
         s.push_str(&format!(
-            "DISTRIBUTED BY RANDOM BUCKETS {}\n",
+            " DISTRIBUTED BY RANDOM BUCKETS {}",
             t.distribution.buckets
         ));
     } else {
@@ -359,7 +377,7 @@ pub fn create_table_sql(t: &TableMeta) -> String {
             .map(|i| format!("`{}`", t.columns[*i].shown_name()))
             .collect();
         s.push_str(&format!(
-            "DISTRIBUTED BY HASH({}) BUCKETS {}\n",
+            " DISTRIBUTED BY HASH({}) BUCKETS {}",
             cols.join(", "),
             t.distribution.buckets
         ));
@@ -370,7 +388,7 @@ pub fn create_table_sql(t: &TableMeta) -> String {
             props.push(format!("\"{}\" = \"{}\"", quote(k), quote(v)));
         }
     }
-    s.push_str(&format!("PROPERTIES (\n{}\n);", props.join(",\n")));
+    s.push_str(&format!(" PROPERTIES ({})", props.join(", ")));
     s
 }
 
@@ -427,13 +445,8 @@ pub fn show_partitions(t: &TableMeta) -> Output {
                 )
             }
         };
-        let rows: u64 = p.tablets.iter().map(|t| t.num_rows()).sum();
-        let bytes: u64 = p
-            .tablets
-            .iter()
-            .flat_map(|t| t.rowsets.iter())
-            .map(|r| r.size_bytes())
-            .sum();
+        let rows = p.num_rows();
+        let bytes = p.data_bytes();
         let version = p.tablets.iter().map(|t| t.version()).max().unwrap_or(0);
         b.row(vec![
             (p.id as i64).into(),

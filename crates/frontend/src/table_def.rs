@@ -176,6 +176,24 @@ fn build_table(
     if key_names.is_empty() {
         return Err(ddl("the key column list is empty"));
     }
+    // `PRIMARY KEY (..)` beside Doris's key clause (as SHOW CREATE TABLE prints a Unique
+    // table) must say the same.
+    if let (Some(_), Some(pk)) = (&stmt.keys, &stmt.primary_key) {
+        let same = keys_model == KeysModel::Unique
+            && pk.len() == key_names.len()
+            && pk
+                .iter()
+                .zip(&key_names)
+                .all(|(a, b)| a.eq_ignore_ascii_case(b));
+        if !same {
+            return Err(ddl(format!(
+                "PRIMARY KEY ({}) disagrees with {} KEY({})",
+                pk.join(", "),
+                keys_model.sql_name(),
+                key_names.join(", ")
+            )));
+        }
+    }
     for (i, k) in key_names.iter().enumerate() {
         let idx = col_index(k)?;
         if idx != i {

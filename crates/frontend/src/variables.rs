@@ -79,10 +79,12 @@ pub static VARIABLES: &[VarDef] = &[
     def("enable_profile", Bool, Both, "0"),
     def("enable_short_circuit_query", Bool, Both, "1"),
     def("exec_mem_limit", Int, Both, "2147483648"),
+    def("gtid_mode", Str, ReadOnly, "OFF"),
     def("init_connect", Str, Global, ""),
     def("insert_timeout", Int, Both, "14400"),
     def("interactive_timeout", Int, Both, "28800"),
     def("license", Str, ReadOnly, "Apache License 2.0"),
+    def("log_bin", Bool, ReadOnly, "0"),
     def("lower_case_table_names", Int, ReadOnly, "1"),
     def("max_allowed_packet", Int, Both, "67108864"),
     def("max_connections", Int, Global, "1024"),
@@ -133,6 +135,7 @@ fn known() -> impl Iterator<Item = &'static VarDef> {
     VARIABLES
         .iter()
         .chain(crate::doris_variables::DORIS_VARIABLES.iter())
+        .chain(crate::doris_variables::MYSQL_TOOL_VARIABLES.iter())
 }
 
 /// Converts user text to a variable's stored value, or a 1231 error.

@@ -27,7 +27,9 @@ mod numeric_dates;
 mod percentile;
 mod stats;
 pub mod string_size;
+mod text_arguments;
 mod time_cast;
+pub use text_arguments::{register as accept_numbers_as_text, TextSubstringPlanner};
 mod time_spans;
 pub mod time_zones;
 mod util;
@@ -83,4 +85,5 @@ pub fn register_all(ctx: &SessionContext) {
     for f in aggregate_functions() {
         ctx.register_udaf(f);
     }
+    accept_numbers_as_text(ctx);
 }

@@ -338,6 +338,10 @@ impl Backend for SessionBackend {
         basalt_frontend::split_statements(sql)
     }
 
+    fn count_traffic(&self, received: u64, sent: u64) {
+        self.engine.count_traffic(received, sent);
+    }
+
     fn autocommit(&self) -> bool {
         self.session
             .as_ref()

@@ -9,12 +9,15 @@ mod error;
 mod lexer;
 mod parser;
 mod privileges;
+mod query_bytes;
 mod statement;
+mod tool_statements;
 mod words;
 mod workload;
 
 pub use lexer::{split_statements, MYSQL_VERSION_ID};
 pub use parser::{parse_one, parse_statements, placeholder_offsets};
+pub use query_bytes::query_text;
 pub use statement::*;
 
 /// Re-export of the sqlparser AST so downstream crates share one version of it.

@@ -27,6 +27,31 @@ pub enum Statement {
         table: TableName,
         ops: Vec<AlterTableOp>,
     },
+    /// A SHOW statement of MySQL's tools answered from information_schema.
+    ShowMetadata {
+        kind: MetadataShow,
+        /// `FROM db` / `IN db`.
+        database: Option<String>,
+        /// The table of `SHOW INDEX FROM t`.
+        table: Option<TableName>,
+        filter: Option<ShowFilter>,
+    },
+    /// `SHOW CREATE DATABASE [IF NOT EXISTS] db`.
+    ShowCreateDatabase {
+        database: String,
+        if_not_exists: bool,
+    },
+    /// `ALTER TABLE t DISABLE KEYS` / `ENABLE KEYS`, which dumps wrap their INSERTs in: a
+    /// table's sort key is maintained as rows are written, so there is nothing to defer.
+    AlterTableKeys {
+        table: TableName,
+        enable: bool,
+    },
+    /// `SHOW COUNT(*) WARNINGS` / `ERRORS`.
+    ShowWarningCount,
+    /// `START TRANSACTION WITH CONSISTENT SNAPSHOT`: each statement reads a consistent
+    /// snapshot of every table it reads.
+    StartConsistentSnapshot,
     /// `SHOW PARTITIONS FROM t`.
     ShowPartitions {
         table: TableName,
@@ -244,6 +269,31 @@ pub enum PrepareSource {
 pub struct TableName {
     pub database: Option<String>,
     pub table: String,
+}
+
+/// The SHOW statements [`Statement::ShowMetadata`] stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetadataShow {
+    TableStatus,
+    Index,
+    Engines,
+    Plugins,
+    Privileges,
+    Triggers,
+    Events,
+    OpenTables,
+    ProcedureStatus,
+    FunctionStatus,
+    MasterStatus,
+    BinaryLogs,
+    Profiles,
+}
+
+/// The filter of a SHOW statement.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ShowFilter {
+    Like(String),
+    Where(Box<ast::Expr>),
 }
 
 /// `'user'@'host'`.

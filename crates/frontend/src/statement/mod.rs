@@ -7,6 +7,7 @@ mod admin;
 pub(crate) mod ddl;
 mod delete_rewrite;
 pub(crate) mod dml;
+mod metadata_show;
 mod prepare;
 mod query;
 pub(crate) use query::mysql_column_names;
@@ -84,6 +85,13 @@ impl QueryEngine {
                 self.services.catalog.table(&db, &table.table)?;
                 Ok(Output::ok())
             }
+            Statement::AlterTableKeys { table, .. } => {
+                let db = crate::statement::ddl::database_of(session, &table.database)?;
+                self.services
+                    .catalog
+                    .table(&db, &table.table.to_lowercase())?;
+                Ok(Output::ok())
+            }
             Statement::AlterTable { table, ops } => {
                 let db = crate::statement::ddl::database_of(session, &table.database)?;
                 crate::schema_change::alter_table(self.services(), &db, &table.table, &ops).await
@@ -107,6 +115,12 @@ impl QueryEngine {
             | Statement::ShowGrants { .. }
             | Statement::ShowRoles
             | Statement::SetRole { .. } => crate::grants::execute(self.services(), session, stmt),
+            Statement::ShowMetadata { .. }
+            | Statement::ShowCreateDatabase { .. }
+            | Statement::ShowWarningCount => self.execute_metadata_show(session, stmt).await,
+            // Every statement reads the newest published version of each table it reads,
+            // all or nothing per load.
+            Statement::StartConsistentSnapshot => Ok(Output::ok()),
             Statement::ShowWorkloadGroups { .. }
             | Statement::ShowWarnings
             | Statement::ShowPartitions { .. }
@@ -200,7 +214,6 @@ impl QueryEngine {
                 obj_type: ast::ShowCreateObject::Table | ast::ShowCreateObject::View,
                 ..
             }
-            | S::ShowColumns { .. }
             | S::ExplainTable { .. }
             | S::ShowVariables { .. }
             | S::ShowCollation { .. }
@@ -209,8 +222,56 @@ impl QueryEngine {
             S::Kill { .. } | S::ShowProcessList { .. } => {
                 self.execute_standard_admin(session, stmt)
             }
+            S::ShowColumns {
+                full, show_options, ..
+            } => {
+                let name = show_options
+                    .show_in
+                    .as_ref()
+                    .and_then(|i| i.parent_name.as_ref())
+                    .ok_or_else(|| BasaltError::NotSupported("SHOW COLUMNS without FROM".into()))?;
+                let (db, table) = crate::engine::split_name(name);
+                let db = ddl::database_of(session, &db)?;
+                let filter = match show_options.filter_position {
+                    Some(ast::ShowStatementFilterPosition::Infix(f))
+                    | Some(ast::ShowStatementFilterPosition::Suffix(f)) => match f {
+                        ast::ShowStatementFilter::Like(p)
+                        | ast::ShowStatementFilter::ILike(p)
+                        | ast::ShowStatementFilter::NoKeyword(p) => {
+                            Some(basalt_sql::ShowFilter::Like(p))
+                        }
+                        ast::ShowStatementFilter::Where(e) => {
+                            Some(basalt_sql::ShowFilter::Where(Box::new(e)))
+                        }
+                    },
+                    None => None,
+                };
+                self.show_columns(session, &db, &table.to_lowercase(), full, filter)
+                    .await
+            }
             // Statements are individually atomic; transactions are accepted.
             S::StartTransaction { .. } | S::Commit { .. } | S::Rollback { .. } => Ok(Output::ok()),
+            // What mysqldump sends around its reads and its restores. Every statement is atomic
+            // and reads the newest published version, so a dump sees each load all or nothing
+            // without table locks; the tables must exist and the privileges be held (checked
+            // with the statement), as Doris accepts them for the same tools.
+            S::LockTables { tables } => {
+                let db = crate::session::require_database(session)?;
+                for lock in tables {
+                    let name = lock.table.value.to_lowercase();
+                    if self.services.catalog.view(&db, &name).is_none() {
+                        self.services.catalog.table(&db, &name)?;
+                    }
+                }
+                Ok(Output::ok())
+            }
+            S::UnlockTables
+            | S::Savepoint { .. }
+            | S::ReleaseSavepoint { .. }
+            | S::Flush {
+                object_type: ast::FlushType::Tables,
+                ..
+            } => Ok(Output::ok()),
             other => {
                 let text = other.to_string();
                 let word: String = text

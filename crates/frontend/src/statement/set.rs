@@ -67,6 +67,10 @@ impl QueryEngine {
                 values,
                 ..
             } => {
+                let values: Vec<SqlExpr> = values
+                    .into_iter()
+                    .map(|v| variable_value(session, v))
+                    .collect::<Result<_>>()?;
                 let value = values
                     .first()
                     .map(set_value_text)
@@ -75,7 +79,8 @@ impl QueryEngine {
                 self.assign(session, scope, &variable, &values, value)?;
             }
             ast::Set::MultipleAssignments { assignments } => {
-                for a in assignments {
+                for mut a in assignments {
+                    a.value = variable_value(session, a.value)?;
                     let value = set_value_text(&a.value)?;
                     self.assign(
                         session,
@@ -196,6 +201,39 @@ impl QueryEngine {
         }
         Ok(())
     }
+}
+
+/// A SET value that names a variable (`@@sql_mode`, `@@session.time_zone`, `@saved`) replaced
+/// by the variable's value now, as a literal (NULL for an unset user variable): dump files save
+/// settings this way and restore them at their end.
+fn variable_value(session: &Session, e: SqlExpr) -> Result<SqlExpr> {
+    let name = match &e {
+        SqlExpr::Identifier(i) if i.quote_style.is_none() => i.value.clone(),
+        SqlExpr::CompoundIdentifier(parts) => parts
+            .iter()
+            .map(|p| p.value.as_str())
+            .collect::<Vec<_>>()
+            .join("."),
+        _ => return Ok(e),
+    };
+    let value = if let Some(system) = name.strip_prefix("@@") {
+        let lower = system.to_ascii_lowercase();
+        let vars = session.info.vars.read();
+        Some(match lower.split_once('.') {
+            Some(("global", n)) => vars.get_global(n)?,
+            Some(("session" | "local", n)) => vars.get(n)?,
+            _ => vars.get(&lower)?,
+        })
+    } else if let Some(user) = name.strip_prefix('@') {
+        session.info.vars.read().get_user(user)
+    } else {
+        return Ok(e);
+    };
+    Ok(SqlExpr::value(match value {
+        None => Value::Null,
+        Some(crate::variables::VarValue::Int(n)) => Value::Number(n.to_string(), false),
+        Some(v) => Value::SingleQuotedString(v.as_text()),
+    }))
 }
 
 /// Text of a SET value expression: literals, identifiers (ON, utf8mb4), and numbers.

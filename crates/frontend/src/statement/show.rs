@@ -115,12 +115,10 @@ impl QueryEngine {
                 }
                 let mut b = ResultBuilder::new(&cols);
                 let tables: Vec<String> = if db == "information_schema" {
-                    let mut names: Vec<String> = crate::information_schema::TABLES
-                        .iter()
-                        .map(|t| t.to_string())
-                        .collect();
-                    names.sort();
-                    names
+                    crate::information_schema::table_names()
+                        .into_iter()
+                        .map(str::to_uppercase)
+                        .collect()
                 } else {
                     let access = session.access();
                     access.require_any_on_database(&db)?;
@@ -170,16 +168,6 @@ impl QueryEngine {
                     return Err(BasaltError::NotAView(format!("{db}.{name}")));
                 }
                 Ok(show::show_create_table(table.as_ref()))
-            }
-            S::ShowColumns { show_options, .. } => {
-                let name = show_options
-                    .show_in
-                    .as_ref()
-                    .and_then(|i| i.parent_name.as_ref())
-                    .ok_or_else(|| BasaltError::NotSupported("SHOW COLUMNS without FROM".into()))?;
-                let (db, name) = split_name(name);
-                let db = ddl::database_of(session, &db)?;
-                Ok(show::describe(catalog.table(&db, &name)?.as_ref()))
             }
             S::ExplainTable { table_name, .. } => {
                 let (db, name) = split_name(&table_name);
@@ -238,8 +226,15 @@ impl QueryEngine {
                 ]);
                 Ok(b.into_output())
             }
-            S::ShowStatus { .. } => {
-                let b = ResultBuilder::new(&[Col::str("Variable_name"), Col::str("Value")]);
+            S::ShowStatus { filter, .. } => {
+                let mut b = ResultBuilder::new(&[Col::str("Variable_name"), Col::str("Value")]);
+                for (name, value) in
+                    crate::information_schema::status_rows(&self.services.processes)
+                {
+                    if matches_filter(filter.as_ref(), name)? {
+                        b.row(vec![name.into(), value.into()]);
+                    }
+                }
                 Ok(b.into_output())
             }
             _ => Err(misrouted()),

@@ -290,6 +290,8 @@ where
             }
             self.dispatch(cmd, body).await?;
             self.io.flush().await?;
+            let (received, sent) = self.io.take_traffic();
+            self.backend.count_traffic(received, sent);
             if futures::FutureExt::now_or_never(&mut killed).is_some() {
                 return Ok(());
             }
@@ -300,7 +302,7 @@ where
     async fn dispatch(&mut self, cmd: u8, body: &[u8]) -> io::Result<()> {
         match cmd {
             command::QUERY => {
-                let sql = String::from_utf8_lossy(body);
+                let sql = basalt_sql::query_text(body);
                 let multi = self.capabilities & CLIENT_MULTI_STATEMENTS != 0 && sql.contains(';');
                 let statements = if !multi {
                     vec![sql.into_owned()]
@@ -376,7 +378,7 @@ where
             },
             command::STMT_PREPARE => {
                 self.questions += 1;
-                let sql = String::from_utf8_lossy(body);
+                let sql = basalt_sql::query_text(body);
                 match self.backend.prepare(&sql).await {
                     Ok(stmt) => {
                         self.statements

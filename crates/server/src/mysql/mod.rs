@@ -92,6 +92,8 @@ pub trait Backend: Send {
     /// COM_RESET_CONNECTION: reset user variables, session variables and prepared statements;
     /// the current database is kept (as MySQL does).
     async fn reset(&mut self);
+    /// Bytes read from and written to this client since the last call (status counters).
+    fn count_traffic(&self, _received: u64, _sent: u64) {}
     /// True while autocommit is on (for the SERVER_STATUS_AUTOCOMMIT flag).
     fn autocommit(&self) -> bool;
     /// Completes when the connection should close (KILL CONNECTION); asked once, after

@@ -69,6 +69,9 @@ pub struct PacketIo<S> {
     out: Vec<u8>,
     seq: u8,
     max_packet_size: usize,
+    /// Bytes read and written since [`Self::take_traffic`] last asked.
+    received: u64,
+    sent: u64,
 }
 
 impl<S: AsyncRead + AsyncWrite + Unpin> PacketIo<S> {
@@ -78,6 +81,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin> PacketIo<S> {
             out: Vec::with_capacity(16 * 1024),
             seq: 0,
             max_packet_size,
+            received: 0,
+            sent: 0,
         }
     }
 
@@ -111,6 +116,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> PacketIo<S> {
                 | (usize::from(header[1]) << 8)
                 | (usize::from(header[2]) << 16);
             self.seq = header[3].wrapping_add(1);
+            self.received += 4 + len as u64;
             if payload.len() + len > self.max_packet_size {
                 return Err(ReadError::TooLarge);
             }
@@ -173,6 +179,14 @@ impl<S: AsyncRead + AsyncWrite + Unpin> PacketIo<S> {
         }
     }
 
+    /// (bytes read, bytes written) since the last call.
+    pub fn take_traffic(&mut self) -> (u64, u64) {
+        let traffic = (self.received, self.sent);
+        self.received = 0;
+        self.sent = 0;
+        traffic
+    }
+
     /// Bytes queued and not yet written.
     pub fn pending(&self) -> usize {
         self.out.len()
@@ -182,6 +196,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> PacketIo<S> {
     pub async fn flush(&mut self) -> io::Result<()> {
         if !self.out.is_empty() {
             self.stream.get_mut().write_all(&self.out).await?;
+            self.sent += self.out.len() as u64;
             self.out.clear();
         }
         self.stream.get_mut().flush().await

@@ -1,0 +1,199 @@
+//! MySQL passes a number (or a date) to a function that wants a string as its text:
+//! `UPPER(1)` is '1', `LENGTH(123)` is 3, `SUBSTR(12345, 2, 2)` is '23'. DataFusion's string
+//! functions refuse such arguments while the statement is planned (JDBC's metadata queries
+//! apply UPPER to numbers, for one). [`TextArguments`] wraps a string function: arguments it
+//! accepts as they are stay so; otherwise the fewest numbers are given as text that make a
+//! call it accepts.
+
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
+use datafusion::common::{plan_err, Result};
+use datafusion::logical_expr::expr::ScalarFunction;
+use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult};
+use datafusion::logical_expr::simplify::{ExprSimplifyResult, SimplifyContext};
+use datafusion::logical_expr::sort_properties::{ExprProperties, SortProperties};
+use datafusion::logical_expr::type_coercion::functions::fields_with_udf;
+use datafusion::logical_expr::{
+    ColumnarValue, Documentation, Expr, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF,
+    ScalarUDFImpl, Signature,
+};
+use datafusion::prelude::SessionContext;
+use std::sync::Arc;
+
+/// The string functions whose text arguments may be numbers.
+const STRING_FUNCTIONS: &[&str] = &[
+    "ascii",
+    "bit_length",
+    "btrim",
+    "char_length",
+    "character_length",
+    "ends_with",
+    "initcap",
+    "instr",
+    "left",
+    "length",
+    "lower",
+    "lpad",
+    "ltrim",
+    "md5",
+    "octet_length",
+    "repeat",
+    "replace",
+    "reverse",
+    "right",
+    "rpad",
+    "rtrim",
+    "split_part",
+    "starts_with",
+    "strpos",
+    "substr",
+    "substring",
+    "substr_index",
+    "substring_index",
+    "translate",
+    "trim",
+    "upper",
+];
+
+/// Wraps the registered [`STRING_FUNCTIONS`] of `ctx`.
+pub fn register(ctx: &SessionContext) {
+    let registered = ctx.state().scalar_functions().clone();
+    for name in STRING_FUNCTIONS {
+        if let Some(f) = registered.get(*name) {
+            let inner: &dyn std::any::Any = f.inner().as_ref();
+            if !inner.is::<TextArguments>() {
+                ctx.register_udf(ScalarUDF::new_from_impl(TextArguments::new(f.clone())));
+            }
+        }
+    }
+}
+
+/// Plans `SUBSTRING(x FROM p FOR n)` and `SUBSTR(x, p, n)` (which DataFusion plans with its
+/// own `substr`, not the registered one) with the wrapped `substr`.
+#[derive(Debug, Default)]
+pub struct TextSubstringPlanner;
+
+impl ExprPlanner for TextSubstringPlanner {
+    fn plan_substring(&self, args: Vec<Expr>) -> Result<PlannerResult<Vec<Expr>>> {
+        static SUBSTR: std::sync::OnceLock<Arc<ScalarUDF>> = std::sync::OnceLock::new();
+        let substr = SUBSTR.get_or_init(|| {
+            Arc::new(ScalarUDF::new_from_impl(TextArguments::new(
+                datafusion::functions::unicode::substr(),
+            )))
+        });
+        Ok(PlannerResult::Planned(Expr::ScalarFunction(
+            ScalarFunction::new_udf(substr.clone(), args),
+        )))
+    }
+}
+
+#[derive(Debug)]
+pub struct TextArguments {
+    inner: Arc<ScalarUDF>,
+    signature: Signature,
+}
+
+impl PartialEq for TextArguments {
+    fn eq(&self, other: &Self) -> bool {
+        self.inner == other.inner
+    }
+}
+
+impl Eq for TextArguments {}
+
+impl std::hash::Hash for TextArguments {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.inner.hash(state)
+    }
+}
+
+impl TextArguments {
+    fn new(inner: Arc<ScalarUDF>) -> TextArguments {
+        let signature = Signature::user_defined(inner.signature().volatility);
+        TextArguments { inner, signature }
+    }
+
+    fn accepted(&self, types: &[DataType]) -> Result<Vec<DataType>> {
+        let fields: Vec<FieldRef> = types
+            .iter()
+            .map(|t| Arc::new(Field::new("a", t.clone(), true)))
+            .collect();
+        Ok(fields_with_udf(&fields, self.inner.as_ref())?
+            .iter()
+            .map(|f| f.data_type().clone())
+            .collect())
+    }
+}
+
+impl ScalarUDFImpl for TextArguments {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn aliases(&self) -> &[String] {
+        self.inner.aliases()
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
+        let refused = match self.accepted(arg_types) {
+            Ok(types) => return Ok(types),
+            Err(e) => e,
+        };
+        let numbers: Vec<usize> = arg_types
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.is_numeric() || t.is_temporal() || **t == DataType::Boolean)
+            .map(|(i, _)| i)
+            .collect();
+        if numbers.is_empty() || numbers.len() > 4 {
+            return Err(refused);
+        }
+        let mut choices: Vec<u32> = (1..1u32 << numbers.len()).collect();
+        choices.sort_by_key(|c| c.count_ones());
+        for choice in choices {
+            let tried: Vec<DataType> = arg_types
+                .iter()
+                .enumerate()
+                .map(|(i, t)| match numbers.iter().position(|&n| n == i) {
+                    Some(bit) if choice & (1 << bit) != 0 => DataType::Utf8,
+                    _ => t.clone(),
+                })
+                .collect();
+            if let Ok(types) = self.accepted(&tried) {
+                return Ok(types);
+            }
+        }
+        plan_err!("{refused}")
+    }
+
+    fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
+        self.inner.return_type(arg_types)
+    }
+
+    fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
+        self.inner.return_field_from_args(args)
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        self.inner.invoke_with_args(args)
+    }
+
+    fn simplify(&self, args: Vec<Expr>, info: &SimplifyContext) -> Result<ExprSimplifyResult> {
+        self.inner.simplify(args, info)
+    }
+
+    fn short_circuits(&self) -> bool {
+        self.inner.short_circuits()
+    }
+
+    fn output_ordering(&self, inputs: &[ExprProperties]) -> Result<SortProperties> {
+        self.inner.output_ordering(inputs)
+    }
+
+    fn documentation(&self) -> Option<&Documentation> {
+        self.inner.documentation()
+    }
+}

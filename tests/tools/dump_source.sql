@@ -1,0 +1,43 @@
+-- Tables of every key model and type that the mysqldump round trip (tests/e2e/tools.rs)
+-- dumps from one server and restores into another.
+CREATE DATABASE dumped;
+USE dumped;
+CREATE TABLE users (
+  id INT NOT NULL,
+  name VARCHAR(50) COMMENT 'the user''s name',
+  active BOOLEAN DEFAULT '1',
+  created DATETIME(6) DEFAULT CURRENT_TIMESTAMP,
+  PRIMARY KEY (id)
+) COMMENT 'accounts';
+INSERT INTO users (id, name, active, created) VALUES
+  (1, 'ann', true, '2024-01-01 10:00:00.123456'),
+  (2, 'bob''s "quoted" \\ name', NULL, NULL),
+  (3, 'tab\there\nnewline', false, '1970-01-01 00:00:00'),
+  (4, 'ünïcødé 🙂', true, '9999-12-31 23:59:59.999999');
+CREATE TABLE numbers (
+  k INT, ti TINYINT, si SMALLINT, bi BIGINT, li LARGEINT, f FLOAT, d DOUBLE,
+  dc DECIMAL(38, 9), small DECIMAL(5, 2), c CHAR(5), s STRING, dt DATE
+) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 3;
+INSERT INTO numbers VALUES
+  (1, -128, 32767, -9223372036854775808, 170141183460469231731687303715884105727, 1.5, 2.25e300,
+   12345678901234567890.123456789, -999.99, 'ab', 'x', '0001-01-01'),
+  (2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+  (3, 127, -32768, 9223372036854775807, -170141183460469231731687303715884105728, -0.25, -1e-300,
+   -0.000000001, 0, '', '', '2024-02-29'),
+  (3, 0, 0, 0, 0, 0, 0, 0, 0, 'dup', 'dup', '2000-01-01');
+CREATE TABLE visits (k INT, uv BITMAP BITMAP_UNION, approx HLL HLL_UNION, n BIGINT SUM, last DATETIME REPLACE)
+  AGGREGATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2;
+INSERT INTO visits VALUES
+  (1, to_bitmap(5), hll_hash('a'), 1, '2024-01-01 00:00:00'),
+  (1, to_bitmap(70000), hll_hash('b'), 2, '2024-01-02 00:00:00'),
+  (2, bitmap_from_string('1,2,3,4294967296'), hll_hash('c'), 5, NULL);
+CREATE TABLE events (dt DATE, id BIGINT, payload VARCHAR(100))
+  DUPLICATE KEY(dt, id)
+  PARTITION BY RANGE(dt) (PARTITION p2023 VALUES LESS THAN ('2024-01-01'), PARTITION p2024 VALUES LESS THAN ('2025-01-01'))
+  DISTRIBUTED BY HASH(id) BUCKETS 2;
+INSERT INTO events VALUES ('2023-06-01', 1, 'old'), ('2024-06-01', 2, 'new'), ('2024-07-01', 3, NULL);
+CREATE TABLE regions (region VARCHAR(10), code INT) DUPLICATE KEY(region)
+  PARTITION BY LIST(region) (PARTITION pe VALUES IN ('eu', 'uk'), PARTITION pa VALUES IN ('us'))
+  DISTRIBUTED BY HASH(code) BUCKETS 1;
+INSERT INTO regions VALUES ('eu', 1), ('us', 2), ('uk', 3);
+CREATE VIEW active_users AS SELECT id, name FROM users WHERE active;

@@ -141,3 +141,117 @@ async fn connector_j_database_metadata() {
         );
     }
 }
+
+#[tokio::test]
+async fn load_data_local_infile_through_the_mysql_client() {
+    let server = TestServer::start().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tsv = dir.path().join("rows.tsv");
+    std::fs::write(
+        &tsv,
+        "1\tann\t2024-01-01\n2\t\\N\t2024-01-02\n3\tcé\n4\tx\t2024-01-04\textra\n",
+    )
+    .expect("write");
+    let csv = dir.path().join("rows.csv");
+    std::fs::write(
+        &csv,
+        "id,name,day\r\n10,\"x,y\",2024-02-01\r\n11,z,2024-02-02\r\n",
+    )
+    .expect("write");
+    let load = |sql: String| {
+        mysql(
+            server.mysql_port,
+            &["--local-infile=1", "-vv", "ld", "-e", &sql],
+            None,
+        )
+    };
+    ok(
+        mysql(
+            server.mysql_port,
+            &[
+                "-e",
+                "CREATE DATABASE ld; CREATE TABLE ld.t (id INT, name VARCHAR(10), day DATE) \
+                     DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 1",
+            ],
+            None,
+        ),
+        "creating the table",
+    );
+    // MySQL's defaults: tab-separated, `\N` is NULL; a short line loads NULL for the rest and
+    // a long one its first fields (MySQL's rule for LOAD DATA).
+    let out = ok(
+        load(format!(
+            "LOAD DATA LOCAL INFILE '{}' INTO TABLE t",
+            tsv.display()
+        )),
+        "LOAD DATA (tsv)",
+    );
+    assert!(out.contains("Records: 4  Deleted: 0  Skipped: 0"), "{out}");
+    let out = ok(
+        load(format!(
+            "LOAD DATA LOCAL INFILE '{}' INTO TABLE t FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '\"' \
+             LINES TERMINATED BY '\\r\\n' IGNORE 1 LINES (id, name, @d) SET day = date_add(@d, INTERVAL 1 DAY)",
+            csv.display()
+        )),
+        "LOAD DATA (csv)",
+    );
+    assert!(out.contains("Records: 2"), "{out}");
+    let rows = ok(
+        mysql(
+            server.mysql_port,
+            &["ld", "-e", "SELECT * FROM t ORDER BY id"],
+            None,
+        ),
+        "reading",
+    );
+    assert_eq!(
+        rows,
+        "1\tann\t2024-01-01\n2\tNULL\t2024-01-02\n3\tcé\tNULL\n4\tx\t2024-01-04\n\
+         10\tx,y\t2024-02-02\n11\tz\t2024-02-03\n"
+    );
+    // A file the client cannot read fails on the client's side; the server is still in step.
+    let out = load("LOAD DATA LOCAL INFILE '/nonexistent/file' INTO TABLE t; SELECT 1".into());
+    assert!(!out.status.success());
+    let count = ok(
+        mysql(
+            server.mysql_port,
+            &["ld", "-e", "SELECT count(*) FROM t"],
+            None,
+        ),
+        "count",
+    );
+    assert_eq!(count, "6\n");
+    // A row that does not convert fails the whole load (nothing is published).
+    let bad = dir.path().join("bad.tsv");
+    std::fs::write(&bad, "20\tok\t2024-01-01\nnot-a-number\tno\t2024-01-01\n").expect("write");
+    let out = load(format!(
+        "LOAD DATA LOCAL INFILE '{}' INTO TABLE t",
+        bad.display()
+    ));
+    assert!(
+        !out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let count = ok(
+        mysql(
+            server.mysql_port,
+            &["ld", "-e", "SELECT count(*) FROM t"],
+            None,
+        ),
+        "count",
+    );
+    assert_eq!(count, "6\n");
+    // Without the client's consent there is no file to read.
+    let out = mysql(
+        server.mysql_port,
+        &[
+            "--local-infile=0",
+            "ld",
+            "-e",
+            &format!("LOAD DATA LOCAL INFILE '{}' INTO TABLE t", tsv.display()),
+        ],
+        None,
+    );
+    assert!(!out.status.success());
+}

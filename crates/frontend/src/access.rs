@@ -249,6 +249,10 @@ impl Access {
                 self.require_any_on_table(&db, &t)
             }
             B::ShowTablets { .. } => self.require_global(Privilege::Admin),
+            B::LoadData(load) => {
+                let (db, t) = table_of(&load.table)?;
+                self.require_table(Privilege::Load, &db, &t)
+            }
             B::ShowMetadata {
                 table: Some(table),
                 database,

@@ -57,5 +57,5 @@ pub use engine::{PreparedInfo, QueryEngine};
 pub use login::LoginPolicy;
 pub use output::{BatchStream, Output};
 pub use session::Session;
-pub use statement::ParsedStatement;
+pub use statement::{local_infile_name, ParsedStatement};
 pub use variables::{SessionVariables, VarValue, SERVER_VERSION};

@@ -18,6 +18,9 @@ pub struct CsvSplitter {
     enclose: Option<u8>,
     escape: Option<u8>,
     trim_double_quotes: bool,
+    /// MySQL's LOAD DATA rule instead of Doris's: a line with too many fields loads its first
+    /// ones, a line with too few loads NULL for the rest.
+    lenient_field_count: bool,
 }
 
 /// The columns parsed from one chunk, plus the lines that could not be split into the
@@ -114,7 +117,15 @@ impl CsvSplitter {
             enclose,
             escape,
             trim_double_quotes,
+            lenient_field_count: false,
         }
+    }
+
+    /// Lines with another number of fields than expected load rather than being filtered
+    /// (see [`CsvSplitter::lenient_field_count`]).
+    pub fn with_lenient_field_count(mut self, lenient: bool) -> CsvSplitter {
+        self.lenient_field_count = lenient;
+        self
     }
 
     /// Without an enclose character there is nothing to unescape either: as in Doris, the
@@ -251,6 +262,9 @@ impl CsvSplitter {
             fields.clear();
             scratch.clear();
             self.split_line(data, range.clone(), &mut fields, &mut scratch);
+            if self.lenient_field_count {
+                fields.resize(expected, Field::Null);
+            }
             if fields.len() != expected {
                 let actual = fields.len();
                 rejects.add(
@@ -446,6 +460,19 @@ mod tests {
         let c = s.split(b"1||x\x02\x032||y|z\x02\x03", 2);
         assert_eq!(col(&c, 1), vec![Some("x".into()), Some("y|z".into())]);
         assert_eq!(c.columns[0].len(), 2);
+    }
+
+    #[test]
+    fn lenient_field_count_pads_and_truncates() {
+        let s = CsvSplitter::new(b",".to_vec(), b"\n".to_vec(), None, None, false)
+            .with_lenient_field_count(true);
+        let chunk = s.split(b"1,2,\n3\n4,5,6,7\n", 2);
+        assert_eq!(chunk.rejects.count, 0);
+        let text = |v: &[Option<&str>]| -> Vec<Option<String>> {
+            v.iter().map(|s| s.map(str::to_string)).collect()
+        };
+        assert_eq!(col(&chunk, 0), text(&[Some("1"), Some("3"), Some("4")]));
+        assert_eq!(col(&chunk, 1), text(&[Some("2"), None, Some("5")]));
     }
 
     #[test]

@@ -525,7 +525,8 @@ impl LoadJob {
                     o.enclose,
                     o.escape,
                     o.trim_double_quotes,
-                );
+                )
+                .with_lenient_field_count(o.lenient_field_count);
                 let header_lines: usize = match o.format {
                     LoadFormat::CsvWithNames => 1,
                     LoadFormat::CsvWithNamesAndTypes => 2,

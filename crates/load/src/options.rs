@@ -46,6 +46,9 @@ pub struct LoadOptions {
     pub enclose: Option<u8>,
     pub escape: Option<u8>,
     pub trim_double_quotes: bool,
+    /// `lenient_field_count`: MySQL's LOAD DATA rule for lines with too many or too few fields
+    /// (the extra ones are ignored, missing ones are NULL) instead of filtering them.
+    pub lenient_field_count: bool,
     pub skip_lines: usize,
     pub columns: Option<Vec<ColumnItem>>,
     pub where_expr: Option<String>,
@@ -82,6 +85,7 @@ impl LoadOptions {
             enclose: None,
             escape: None,
             trim_double_quotes: false,
+            lenient_field_count: false,
             skip_lines: 0,
             columns: None,
             where_expr: None,
@@ -108,6 +112,7 @@ impl LoadOptions {
                 "enclose" => o.enclose = single_byte(name, value)?,
                 "escape" => o.escape = single_byte(name, value)?,
                 "trim_double_quotes" => o.trim_double_quotes = boolean(name, value)?,
+                "lenient_field_count" => o.lenient_field_count = boolean(name, value)?,
                 "skip_lines" => {
                     o.skip_lines = value
                         .parse()

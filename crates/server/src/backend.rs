@@ -266,6 +266,26 @@ impl Backend for SessionBackend {
         .await
     }
 
+    fn local_infile(&self, sql: &str) -> Option<String> {
+        basalt_frontend::local_infile_name(sql)
+    }
+
+    async fn load_local_infile(
+        &mut self,
+        sql: &str,
+        data: futures::stream::BoxStream<'static, Result<bytes::Bytes, String>>,
+    ) -> Result<QueryOutput, BasaltError> {
+        let session = self.session()?.clone();
+        let statement = self.engine.begin_statement(&session, sql);
+        let engine = self.engine.clone();
+        let sql = sql.to_string();
+        self.run_statement(statement, async move {
+            let run = async { engine.load_local_infile(&session, &sql, data).await };
+            guard_panics(run, &sql).await
+        })
+        .await
+    }
+
     async fn prepare(&mut self, sql: &str) -> Result<PreparedStatement, BasaltError> {
         let session = self.session()?.clone();
         let statement = self.engine.begin_statement(&session, sql);

@@ -7,6 +7,7 @@ mod ddl;
 mod dialect;
 mod error;
 mod lexer;
+mod load_data;
 mod parser;
 mod privileges;
 mod query_bytes;

@@ -173,6 +173,9 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
             limit,
         });
     }
+    if let Some(stmt) = crate::load_data::parse_load_data(p)? {
+        return Ok(stmt);
+    }
     if let Some(stmt) = crate::tool_statements::parse_tool_statement(p)? {
         return Ok(stmt);
     }

@@ -47,6 +47,8 @@ pub enum Statement {
         table: TableName,
         enable: bool,
     },
+    /// `LOAD DATA [LOCAL] INFILE ..`.
+    LoadData(Box<LoadData>),
     /// `SHOW COUNT(*) WARNINGS` / `ERRORS`.
     ShowWarningCount,
     /// `START TRANSACTION WITH CONSISTENT SNAPSHOT`: each statement reads a consistent
@@ -269,6 +271,26 @@ pub enum PrepareSource {
 pub struct TableName {
     pub database: Option<String>,
     pub table: String,
+}
+
+/// `LOAD DATA [LOCAL] INFILE`: where the rows come from and how the file is laid out (MySQL's
+/// defaults where a clause is absent: tab-separated fields, `\n` lines, `\` escapes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadData {
+    /// The client sends the file (`LOCAL`); otherwise it is a file on the server.
+    pub local: bool,
+    pub file: String,
+    pub table: TableName,
+    pub fields_terminated_by: Option<String>,
+    pub enclosed_by: Option<String>,
+    pub escaped_by: Option<String>,
+    pub lines_terminated_by: Option<String>,
+    pub lines_starting_by: Option<String>,
+    pub ignore_lines: u64,
+    /// The file's fields in order: column names, or names of `@variables` SET uses.
+    pub columns: Vec<String>,
+    /// `SET column = expression` (expressions as SQL text, `@` dropped from variables).
+    pub set: Vec<(String, String)>,
 }
 
 /// The SHOW statements [`Statement::ShowMetadata`] stands for.

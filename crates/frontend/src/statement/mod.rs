@@ -6,6 +6,8 @@
 mod admin;
 pub(crate) mod ddl;
 mod delete_rewrite;
+mod load_data;
+pub use load_data::local_infile_name;
 pub(crate) mod dml;
 mod metadata_show;
 mod prepare;
@@ -121,6 +123,7 @@ impl QueryEngine {
             // Every statement reads the newest published version of each table it reads,
             // all or nothing per load.
             Statement::StartConsistentSnapshot => Ok(Output::ok()),
+            Statement::LoadData(load) => self.load_data_without_file(&load),
             Statement::ShowWorkloadGroups { .. }
             | Statement::ShowWarnings
             | Statement::ShowPartitions { .. }

@@ -10,8 +10,8 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use super::auth::{generate_salt, NATIVE_PASSWORD_PLUGIN, SALT_LEN};
 use super::handshake::{
     auth_switch_request, initial_handshake, parse_handshake_response, HandshakeError,
-    CLIENT_DEPRECATE_EOF, CLIENT_MULTI_STATEMENTS, CLIENT_PLUGIN_AUTH, SERVER_CAPABILITIES,
-    SERVER_MORE_RESULTS_EXISTS, SERVER_STATUS_AUTOCOMMIT,
+    CLIENT_DEPRECATE_EOF, CLIENT_LOCAL_FILES, CLIENT_MULTI_STATEMENTS, CLIENT_PLUGIN_AUTH,
+    SERVER_CAPABILITIES, SERVER_MORE_RESULTS_EXISTS, SERVER_STATUS_AUTOCOMMIT,
 };
 use super::packet::{is_disconnect, PacketIo, ReadError};
 use super::prepared::{prepare_ok, StatementState};
@@ -317,7 +317,12 @@ where
                 let count = statements.len();
                 for (i, statement) in statements.iter().enumerate() {
                     self.questions += 1;
-                    let result = self.backend.query(statement).await;
+                    let result = match self.backend.local_infile(statement) {
+                        Some(file) if self.capabilities & CLIENT_LOCAL_FILES != 0 => {
+                            self.load_local_infile(statement, &file).await?
+                        }
+                        _ => self.backend.query(statement).await,
+                    };
                     self.more_results = i + 1 < count;
                     let completed = self.queue_output(result, RowFormat::Text).await;
                     self.more_results = false;
@@ -482,6 +487,58 @@ where
                 Ok(false)
             }
         }
+    }
+
+    /// `LOAD DATA LOCAL INFILE`: asks the client for `file`, then hands its contents, packet
+    /// by packet as they arrive, to the backend's load; the client's empty packet ends them.
+    /// Every packet is read even when the load has already failed, so that the connection stays
+    /// in step.
+    async fn load_local_infile(
+        &mut self,
+        sql: &str,
+        file: &str,
+    ) -> io::Result<Result<QueryOutput, basalt_common::BasaltError>> {
+        self.io.packet(|buf| {
+            buf.push(0xFB);
+            buf.extend_from_slice(file.as_bytes());
+        });
+        self.io.flush().await?;
+        let (tx, rx) = tokio::sync::mpsc::channel::<Result<bytes::Bytes, String>>(4);
+        let io = &mut self.io;
+        let read = async move {
+            loop {
+                match io.read_packet().await {
+                    Ok(p) if p.is_empty() => return Ok(()),
+                    // A load that stopped reading has failed; the rest is drained.
+                    Ok(p) => {
+                        let _ = tx.send(Ok(bytes::Bytes::from(p))).await;
+                    }
+                    Err(ReadError::TooLarge) => {
+                        let _ = tx
+                            .send(Err("a packet over max_allowed_packet".into()))
+                            .await;
+                        return Err(io::Error::from(io::ErrorKind::InvalidData));
+                    }
+                    Err(ReadError::Closed) => {
+                        let _ = tx
+                            .send(Err("the client closed the connection".into()))
+                            .await;
+                        return Err(io::Error::from(io::ErrorKind::UnexpectedEof));
+                    }
+                    Err(ReadError::Io(e)) => {
+                        let _ = tx.send(Err(e.to_string())).await;
+                        return Err(e);
+                    }
+                }
+            }
+        };
+        let data = futures::stream::unfold(rx, |mut rx| async move {
+            rx.recv().await.map(|chunk| (chunk, rx))
+        });
+        let load = self.backend.load_local_infile(sql, Box::pin(data));
+        let (read, result) = tokio::join!(read, load);
+        read?;
+        Ok(result)
     }
 
     fn statistics(&self) -> String {

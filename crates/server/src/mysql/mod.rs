@@ -73,6 +73,19 @@ pub trait Backend: Send {
     fn split_statements(&self, sql: &str) -> Vec<String> {
         vec![sql.to_string()]
     }
+    /// The file a statement asks the client to send (`LOAD DATA LOCAL INFILE 'file' ..`).
+    fn local_infile(&self, _sql: &str) -> Option<String> {
+        None
+    }
+    /// Runs a statement [`Backend::local_infile`] named a file for, on the file's bytes as the
+    /// client sends them.
+    async fn load_local_infile(
+        &mut self,
+        _sql: &str,
+        _data: futures::stream::BoxStream<'static, Result<bytes::Bytes, String>>,
+    ) -> Result<QueryOutput, BasaltError> {
+        Err(BasaltError::NotSupported("LOAD DATA LOCAL INFILE".into()))
+    }
     /// COM_STMT_PREPARE: parses `sql` (a single statement with `?` placeholders) and keeps it
     /// under a new id.
     async fn prepare(&mut self, sql: &str) -> Result<PreparedStatement, BasaltError>;

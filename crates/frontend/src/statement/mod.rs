@@ -273,8 +273,18 @@ impl QueryEngine {
             | S::ReleaseSavepoint { .. }
             | S::Flush {
                 object_type: ast::FlushType::Tables,
+                read_lock: false,
                 ..
             } => Ok(Output::ok()),
+            // A global read lock would stop every load until UNLOCK TABLES; Basalt has none to
+            // give (`mysqldump --lock-all-tables` / `--master-data` ask for it).
+            S::Flush {
+                object_type: ast::FlushType::Tables,
+                read_lock: true,
+                ..
+            } => Err(BasaltError::NotSupported(
+                "FLUSH TABLES WITH READ LOCK (a global read lock)".into(),
+            )),
             other => {
                 let text = other.to_string();
                 let word: String = text

@@ -86,6 +86,10 @@ def multi_statements(port: int) -> None:
         cur.execute("SELECT COUNT(*) FROM t")
         assert cur.fetchone() == (2,)
         cur.execute("DROP DATABASE ms")
+        # The OK packet counts the note a no-op DROP leaves; show_warnings() reads it.
+        cur.execute("DROP DATABASE IF EXISTS ms")
+        assert conn.show_warnings() == (("Note", 1008, "Can't drop database 'ms'; database doesn't exist"),)
+        assert cur._result.warning_count == 1
     conn.close()
 
 

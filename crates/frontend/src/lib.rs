@@ -41,6 +41,7 @@ mod statement_timeout;
 mod table_def;
 mod variables;
 mod views;
+mod warnings;
 mod workload_groups;
 mod workload_policies;
 

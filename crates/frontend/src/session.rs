@@ -38,6 +38,8 @@ pub struct SessionInfo {
     /// The first AUTO_INCREMENT value the running INSERT generated.
     pub(crate) generated_ids: Arc<basalt_query::GeneratedIds>,
     pub vars: RwLock<SessionVariables>,
+    /// The notes and warnings of the last statement.
+    pub(crate) warnings: crate::warnings::Warnings,
 }
 
 impl SessionInfo {
@@ -155,6 +157,7 @@ impl Session {
             last_insert_id: AtomicU64::new(0),
             generated_ids: Default::default(),
             vars: RwLock::new(vars),
+            warnings: Default::default(),
         });
         let load_dir = services.load_dir.clone();
         let local_gate = crate::access::local_files_gate(services.catalog.clone(), info.clone());
@@ -241,6 +244,11 @@ impl Session {
 
     pub fn connection_id(&self) -> u32 {
         self.info.connection_id
+    }
+
+    /// Notes and warnings of the last statement (the warning count of its OK packet).
+    pub fn warning_count(&self) -> u16 {
+        self.info.warnings.count().min(u16::MAX as usize) as u16
     }
 
     pub fn user(&self) -> &str {
@@ -425,6 +433,9 @@ struct SystemVariables(Arc<SessionInfo>);
 impl VarProvider for SystemVariables {
     fn get_value(&self, var_names: Vec<String>) -> datafusion::common::Result<ScalarValue> {
         let (global, name) = system_variable_name(&var_names);
+        if let Some(count) = diagnostics_count(&self.0, &name) {
+            return Ok(ScalarValue::Int64(Some(count)));
+        }
         let vars = self.0.vars.read();
         let v = if global {
             vars.get_global(&name)
@@ -436,6 +447,9 @@ impl VarProvider for SystemVariables {
 
     fn get_type(&self, var_names: &[String]) -> Option<DataType> {
         let (global, name) = system_variable_name(var_names);
+        if diagnostics_count(&self.0, &name).is_some() {
+            return Some(DataType::Int64);
+        }
         let vars = self.0.vars.read();
         let v = if global {
             vars.get_global(&name)
@@ -447,6 +461,16 @@ impl VarProvider for SystemVariables {
             // Unknown names plan as text and fail with 1193 when evaluated.
             _ => DataType::Utf8,
         })
+    }
+}
+
+/// `@@warning_count` and `@@error_count`: read from the session's diagnostics area.
+fn diagnostics_count(info: &SessionInfo, name: &str) -> Option<i64> {
+    match name {
+        "warning_count" => Some(info.warnings.count() as i64),
+        // A failed statement's error reaches the client in its ERR packet; none is kept.
+        "error_count" => Some(0),
+        _ => None,
     }
 }
 

@@ -358,6 +358,13 @@ impl Backend for SessionBackend {
         basalt_frontend::split_statements(sql)
     }
 
+    fn warning_count(&self) -> u16 {
+        self.session
+            .as_ref()
+            .map(|s| s.warning_count())
+            .unwrap_or(0)
+    }
+
     fn count_traffic(&self, received: u64, sent: u64) {
         self.engine.count_traffic(received, sent);
     }

@@ -29,6 +29,13 @@ pub fn require_admin(session: &Session, _what: &str) -> Result<()> {
         .require_global(basalt_catalog::Privilege::Admin)
 }
 
+fn database_exists_note(session: &Session, name: &str) {
+    session.info.warnings.note(
+        1007,
+        format!("Can't create database '{name}'; database exists"),
+    );
+}
+
 pub fn drop_object(
     services: &Services,
     session: &Session,
@@ -40,18 +47,28 @@ pub fn drop_object(
     match kind {
         ObjectType::Table => {
             let db = database_of(session, &db)?;
-            if let Some(t) = services.catalog.drop_table(&db, &n, if_exists)? {
-                services.storage.remove_table_files(&t);
+            match services.catalog.drop_table(&db, &n, if_exists)? {
+                Some(t) => services.storage.remove_table_files(&t),
+                None => session
+                    .info
+                    .warnings
+                    .note(1051, format!("Unknown table '{db}.{n}'")),
             }
         }
         ObjectType::Database | ObjectType::Schema => {
-            if let Some(tables) = services.catalog.drop_database(&n, if_exists)? {
-                for t in tables {
-                    services.storage.remove_table_files(&t);
+            match services.catalog.drop_database(&n, if_exists)? {
+                Some(tables) => {
+                    for t in tables {
+                        services.storage.remove_table_files(&t);
+                    }
+                    if session.database().as_deref() == Some(n.as_str()) {
+                        session.set_database(None);
+                    }
                 }
-                if session.database().as_deref() == Some(n.as_str()) {
-                    session.set_database(None);
-                }
+                None => session.info.warnings.note(
+                    1008,
+                    format!("Can't drop database '{n}'; database doesn't exist"),
+                ),
             }
         }
         other => return Err(BasaltError::NotSupported(format!("DROP {other}"))),
@@ -110,7 +127,12 @@ impl QueryEngine {
                     Some(d) => d.to_lowercase(),
                     None => require_database(session)?,
                 };
-                crate::table_def::create_table(catalog.as_ref(), &db, &ct)?;
+                if !crate::table_def::create_table(catalog.as_ref(), &db, &ct)? {
+                    session.info.warnings.note(
+                        1050,
+                        format!("Table '{}' already exists", ct.name.table.to_lowercase()),
+                    );
+                }
                 Ok(Output::ok())
             }
             Statement::AlterPartitions { table, op } => {
@@ -147,7 +169,10 @@ impl QueryEngine {
                 if_not_exists,
                 ..
             } => {
-                catalog.create_database(&split_name(&db_name).1, if_not_exists)?;
+                let name = split_name(&db_name).1;
+                if !catalog.create_database(&name, if_not_exists)? {
+                    database_exists_note(session, &name);
+                }
                 Ok(Output::ok())
             }
             S::CreateSchema {
@@ -155,7 +180,10 @@ impl QueryEngine {
                 if_not_exists,
                 ..
             } => {
-                catalog.create_database(&split_name(&n).1, if_not_exists)?;
+                let name = split_name(&n).1;
+                if !catalog.create_database(&name, if_not_exists)? {
+                    database_exists_note(session, &name);
+                }
                 Ok(Output::ok())
             }
             S::Drop {

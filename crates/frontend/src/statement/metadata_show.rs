@@ -244,8 +244,7 @@ impl QueryEngine {
             }
             Statement::ShowWarningCount => {
                 let mut b = ResultBuilder::new(&[Col::int("@@session.warning_count")]);
-                // Basalt records no warnings yet (SHOW WARNINGS is empty too).
-                b.row(vec![0i64.into()]);
+                b.row(vec![(session.info.warnings.count() as i64).into()]);
                 Ok(b.into_output())
             }
             _ => Err(super::misrouted()),

@@ -62,6 +62,9 @@ impl QueryEngine {
 
     /// Executes a statement [`QueryEngine::parse`] parsed.
     pub async fn execute_parsed(&self, session: &Session, stmt: ParsedStatement) -> Result<Output> {
+        if crate::warnings::clears(&stmt.statement) {
+            session.info.warnings.clear();
+        }
         match stmt.statement {
             Statement::Standard(s) => self.execute_standard(session, *s, stmt.point_checked).await,
             other => self.execute_statement(session, other).await,

@@ -87,6 +87,7 @@ impl QueryEngine {
             }
         })?;
         stmt.check_params(&params)?;
+        session.info.warnings.clear();
         if let Some(point) = &stmt.point {
             if session.short_circuit_enabled() {
                 if let Some(out) = point.execute(&self.services, session, &params)? {

@@ -21,12 +21,7 @@ impl QueryEngine {
                 &self.services.workload,
                 like.as_deref(),
             )),
-            Statement::ShowWarnings => {
-                Ok(
-                    ResultBuilder::new(&[Col::str("Level"), Col::int("Code"), Col::str("Message")])
-                        .into_output(),
-                )
-            }
+            Statement::ShowWarnings => Ok(session.info.warnings.show()),
             Statement::ShowPartitions { table } => {
                 let db = ddl::database_of(session, &table.database)?;
                 Ok(show::show_partitions(

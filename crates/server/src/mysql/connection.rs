@@ -156,6 +156,7 @@ where
 
     fn queue_ok(&mut self, affected_rows: u64, last_insert_id: u64, info: &str) {
         let status = self.status();
+        let warnings = self.backend.warning_count();
         self.io.packet(|b| {
             response::ok(
                 b,
@@ -163,7 +164,7 @@ where
                 affected_rows,
                 last_insert_id,
                 status,
-                0,
+                warnings,
                 info,
             )
         });

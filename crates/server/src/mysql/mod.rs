@@ -107,6 +107,10 @@ pub trait Backend: Send {
     async fn reset(&mut self);
     /// Bytes read from and written to this client since the last call (status counters).
     fn count_traffic(&self, _received: u64, _sent: u64) {}
+    /// Notes and warnings the last statement left (reported in its OK or EOF packet).
+    fn warning_count(&self) -> u16 {
+        0
+    }
     /// True while autocommit is on (for the SERVER_STATUS_AUTOCOMMIT flag).
     fn autocommit(&self) -> bool;
     /// Completes when the connection should close (KILL CONNECTION); asked once, after

@@ -71,3 +71,25 @@ async fn mariadb_cli_works() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn idle_connections_close_after_wait_timeout() {
+    use mysql_async::prelude::*;
+    let server = TestServer::start().await;
+    let mut idle = server.connect().await;
+    idle.query_drop("SET wait_timeout = 1").await.expect("set");
+    let mut busy = server.connect().await;
+    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+    // The server sent error 4031 and closed it; the driver sees the connection gone.
+    idle.query_drop("SELECT 1")
+        .await
+        .expect_err("the idle connection was closed");
+    // Other sessions keep the default (8 hours).
+    let one: Option<i64> = busy.query_first("SELECT 1").await.expect("busy connection");
+    assert_eq!(one, Some(1));
+    let limit: Option<i64> = busy
+        .query_first("SELECT @@wait_timeout")
+        .await
+        .expect("wait_timeout");
+    assert_eq!(limit, Some(28800));
+}

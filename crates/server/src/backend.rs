@@ -358,6 +358,24 @@ impl Backend for SessionBackend {
         basalt_frontend::split_statements(sql)
     }
 
+    fn idle_timeout(&self, interactive: bool) -> std::time::Duration {
+        let name = if interactive {
+            "interactive_timeout"
+        } else {
+            "wait_timeout"
+        };
+        let secs = self
+            .session
+            .as_ref()
+            .and_then(|s| match s.variables().get(name) {
+                Ok(basalt_frontend::VarValue::Int(n)) => u64::try_from(n).ok(),
+                _ => None,
+            })
+            .unwrap_or(28_800);
+        // MySQL's range is 1 .. 31536000 seconds.
+        std::time::Duration::from_secs(secs.clamp(1, 31_536_000))
+    }
+
     fn warning_count(&self) -> u16 {
         self.session
             .as_ref()

@@ -10,8 +10,8 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use super::auth::{generate_salt, NATIVE_PASSWORD_PLUGIN, SALT_LEN};
 use super::handshake::{
     auth_switch_request, initial_handshake, parse_handshake_response, HandshakeError,
-    CLIENT_DEPRECATE_EOF, CLIENT_LOCAL_FILES, CLIENT_MULTI_STATEMENTS, CLIENT_PLUGIN_AUTH,
-    SERVER_CAPABILITIES, SERVER_MORE_RESULTS_EXISTS, SERVER_STATUS_AUTOCOMMIT,
+    CLIENT_DEPRECATE_EOF, CLIENT_INTERACTIVE, CLIENT_LOCAL_FILES, CLIENT_MULTI_STATEMENTS,
+    CLIENT_PLUGIN_AUTH, SERVER_CAPABILITIES, SERVER_MORE_RESULTS_EXISTS, SERVER_STATUS_AUTOCOMMIT,
 };
 use super::packet::{is_disconnect, PacketIo, ReadError};
 use super::prepared::{prepare_ok, StatementState};
@@ -72,6 +72,7 @@ where
         questions: 0,
         statements: foldhash::HashMap::default(),
         more_results: false,
+        interactive: false,
     };
     let result = conn
         .run(&client_host, &opts, max_packet_size as usize)
@@ -105,6 +106,8 @@ struct Connection<S, B> {
     statements: foldhash::HashMap<u32, StatementState>,
     /// A multi-statement COM_QUERY has results after the one being sent.
     more_results: bool,
+    /// The client said it is interactive (its idle limit is `interactive_timeout`).
+    interactive: bool,
 }
 
 impl<S, B> Connection<S, B>
@@ -225,6 +228,7 @@ where
             }
         };
         self.capabilities = hello.capabilities & SERVER_CAPABILITIES;
+        self.interactive = hello.capabilities & CLIENT_INTERACTIVE != 0;
 
         let mut token = hello.auth_response;
         let other_plugin = hello
@@ -273,10 +277,25 @@ where
         let mut killed = self.backend.kill_signal();
         loop {
             self.io.reset_seq();
+            // A connection idle past its session's wait_timeout (interactive_timeout for an
+            // interactive client) is closed, with MySQL 8's error 4031 first.
+            let idle_limit = self.backend.idle_timeout(self.interactive);
             let next = tokio::select! {
                 biased;
                 _ = &mut killed => return Ok(()),
-                next = self.read() => next?,
+                next = tokio::time::timeout(idle_limit, self.read()) => match next {
+                    Ok(next) => next?,
+                    Err(_) => {
+                        self.queue_err(&ErrorReply::new(
+                            4031,
+                            "HY000",
+                            "The client was disconnected by the server because of inactivity. \
+                             See wait_timeout and interactive_timeout for configuring this behavior.",
+                        ));
+                        self.io.flush().await?;
+                        return Ok(());
+                    }
+                },
             };
             let Next::Packet(packet) = next else {
                 return Ok(());

@@ -10,6 +10,8 @@ pub const CLIENT_LONG_FLAG: u32 = 0x0000_0004;
 pub const CLIENT_CONNECT_WITH_DB: u32 = 0x0000_0008;
 pub const CLIENT_LOCAL_FILES: u32 = 0x0000_0080;
 pub const CLIENT_PROTOCOL_41: u32 = 0x0000_0200;
+/// The client is interactive: its idle limit is `interactive_timeout`, not `wait_timeout`.
+pub const CLIENT_INTERACTIVE: u32 = 0x0000_0400;
 pub const CLIENT_SSL: u32 = 0x0000_0800;
 pub const CLIENT_TRANSACTIONS: u32 = 0x0000_2000;
 pub const CLIENT_SECURE_CONNECTION: u32 = 0x0000_8000;

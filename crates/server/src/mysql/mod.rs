@@ -107,6 +107,11 @@ pub trait Backend: Send {
     async fn reset(&mut self);
     /// Bytes read from and written to this client since the last call (status counters).
     fn count_traffic(&self, _received: u64, _sent: u64) {}
+    /// How long the connection may sit idle between commands (`wait_timeout`, or
+    /// `interactive_timeout` for an interactive client).
+    fn idle_timeout(&self, _interactive: bool) -> std::time::Duration {
+        std::time::Duration::from_secs(28_800)
+    }
     /// Notes and warnings the last statement left (reported in its OK or EOF packet).
     fn warning_count(&self) -> u16 {
         0

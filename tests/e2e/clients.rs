@@ -93,3 +93,29 @@ async fn idle_connections_close_after_wait_timeout() {
         .expect("wait_timeout");
     assert_eq!(limit, Some(28800));
 }
+
+#[tokio::test]
+async fn sleep_is_a_timer_ended_by_the_time_limit() {
+    use mysql_async::prelude::*;
+    let server = TestServer::start().await;
+    let mut conn = server.connect().await;
+    conn.query_drop("SET max_execution_time = 300")
+        .await
+        .expect("set");
+    let started = std::time::Instant::now();
+    let err = conn
+        .query_drop("SELECT sleep(30)")
+        .await
+        .expect_err("the time limit ends it");
+    assert_eq!(code(err), 3024);
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    // Two sessions sleeping at once on a 2-core machine: each pause is a timer, not a thread.
+    let (mut a, mut b) = (server.connect().await, server.connect().await);
+    let started = std::time::Instant::now();
+    let (x, y) = tokio::join!(
+        a.query_first::<i64, _>("SELECT sleep(1)"),
+        b.query_first::<i64, _>("SELECT sleep(1)")
+    );
+    assert_eq!((x.expect("a"), y.expect("b")), (Some(0), Some(0)));
+    assert!(started.elapsed() < std::time::Duration::from_millis(1900));
+}

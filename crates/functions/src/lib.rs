@@ -25,6 +25,7 @@ pub mod murmur3;
 mod null_concat;
 mod numeric_dates;
 mod percentile;
+mod sleep;
 mod stats;
 pub mod string_size;
 mod text_arguments;
@@ -61,6 +62,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(time_spans::functions());
     v.extend(bits::functions());
     v.extend(string_size::functions());
+    v.push(sleep::function());
     v
 }
 

@@ -35,6 +35,8 @@ public class MetadataCheck {
                 s.execute("CREATE TABLE jdbcmeta.logs (ts DATE, host VARCHAR(20)) DUPLICATE KEY(ts, host) "
                         + "DISTRIBUTED BY HASH(host) BUCKETS 1");
                 s.execute("CREATE VIEW jdbcmeta.names AS SELECT name FROM jdbcmeta.users");
+                s.execute("CREATE USER IF NOT EXISTS jdbcreader IDENTIFIED BY 'pw'");
+                s.execute("GRANT SELECT ON jdbcmeta.users TO jdbcreader");
             }
             DatabaseMetaData m = c.getMetaData();
 
@@ -69,6 +71,13 @@ public class MetadataCheck {
             check(nonUnique.next() && nonUnique.getBoolean("NON_UNIQUE"), "getIndexInfo: NON_UNIQUE of a Duplicate key");
             List<List<String>> unique = rows(m.getIndexInfo("jdbcmeta", null, "users", true, false), "INDEX_NAME", "COLUMN_NAME");
             check(unique.equals(List.of(List.of("PRIMARY", "id"))), "getIndexInfo(unique): " + unique);
+
+            List<List<String>> privileges = rows(m.getTablePrivileges("jdbcmeta", null, "users"),
+                    "TABLE_NAME", "GRANTEE", "PRIVILEGE");
+            check(privileges.stream().anyMatch(r -> r.get(0).equals("users") && r.get(1).contains("jdbcreader")
+                    && r.get(2).equalsIgnoreCase("SELECT")), "getTablePrivileges: " + privileges);
+            check(rows(m.getColumnPrivileges("jdbcmeta", null, "users", "%"), "COLUMN_NAME").isEmpty(),
+                    "getColumnPrivileges");
 
             check(rows(m.getImportedKeys("jdbcmeta", null, "users"), "PKCOLUMN_NAME").isEmpty(), "getImportedKeys");
             check(rows(m.getProcedures("jdbcmeta", null, "%"), "PROCEDURE_NAME").isEmpty(), "getProcedures");

@@ -90,7 +90,12 @@ impl CatalogProvider for BasaltCatalogProvider {
             )));
         }
         if !self.services.catalog.database_exists(name) {
-            return None;
+            let system = crate::system_databases::system_database(name)?;
+            return Some(Arc::new(crate::system_databases::SystemDatabase::new(
+                system,
+                self.services.clone(),
+                self.session.clone(),
+            )));
         }
         Some(Arc::new(DatabaseSchema {
             services: self.services.clone(),

@@ -38,6 +38,7 @@ mod show;
 mod statement;
 mod statement_limits;
 mod statement_timeout;
+mod system_databases;
 mod table_def;
 mod variables;
 mod views;

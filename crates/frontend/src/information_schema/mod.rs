@@ -9,6 +9,7 @@ mod empty_tables;
 mod privilege_tables;
 mod server_tables;
 
+pub(crate) use privilege_tables::privilege_names;
 pub(crate) use server_tables::status_rows;
 
 use crate::catalog_provider::Services;

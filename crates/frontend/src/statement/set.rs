@@ -16,7 +16,10 @@ impl QueryEngine {
         let name = db.trim().trim_matches('`').to_lowercase();
         // The privilege before existence: a database the account may not see stays unknown.
         session.access().require_any_on_database(&name)?;
-        if name != "information_schema" && !self.services.catalog.database_exists(&name) {
+        if name != "information_schema"
+            && crate::system_databases::system_database(&name).is_none()
+            && !self.services.catalog.database_exists(&name)
+        {
             return Err(BasaltError::UnknownDatabase(name));
         }
         session.set_database(Some(name));

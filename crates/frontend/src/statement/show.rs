@@ -109,11 +109,16 @@ impl QueryEngine {
                     cols.push(Col::str("Table_type"));
                 }
                 let mut b = ResultBuilder::new(&cols);
+                let system = (!catalog.database_exists(&db))
+                    .then(|| crate::system_databases::system_database(&db))
+                    .flatten();
                 let tables: Vec<String> = if db == "information_schema" {
                     crate::information_schema::table_names()
                         .into_iter()
                         .map(str::to_uppercase)
                         .collect()
+                } else if let Some(system) = system {
+                    crate::system_databases::table_names(system)
                 } else {
                     let access = session.access();
                     access.require_any_on_database(&db)?;
@@ -124,7 +129,7 @@ impl QueryEngine {
                         .map(|t| t.name.clone())
                         .collect()
                 };
-                let views: Vec<String> = if db == "information_schema" {
+                let views: Vec<String> = if db == "information_schema" || system.is_some() {
                     vec![]
                 } else {
                     let access = session.access();

@@ -90,6 +90,14 @@ def multi_statements(port: int) -> None:
         cur.execute("DROP DATABASE IF EXISTS ms")
         assert conn.show_warnings() == (("Note", 1008, "Can't drop database 'ms'; database doesn't exist"),)
         assert cur._result.warning_count == 1
+    # COM_PROCESS_KILL (PyMySQL's Connection.kill) ends another connection.
+    victim = pymysql.connect(host="127.0.0.1", port=port, user="root", password="")
+    conn.kill(victim.thread_id())
+    try:
+        victim.cursor().execute("SELECT 1")
+        raise AssertionError("the killed connection still answers")
+    except pymysql.err.OperationalError:
+        pass
     conn.close()
 
 

@@ -30,6 +30,7 @@ pub mod command {
     pub const QUERY: u8 = 0x03;
     pub const FIELD_LIST: u8 = 0x04;
     pub const STATISTICS: u8 = 0x09;
+    pub const PROCESS_KILL: u8 = 0x0c;
     pub const PING: u8 = 0x0e;
     pub const STMT_PREPARE: u8 = 0x16;
     pub const STMT_EXECUTE: u8 = 0x17;
@@ -378,6 +379,15 @@ where
                 }
             }
             command::PING => self.queue_ok(0, 0, ""),
+            // The old form of KILL CONNECTION: the connection id in four bytes.
+            command::PROCESS_KILL => match <[u8; 4]>::try_from(body) {
+                Ok(id) => {
+                    let sql = format!("KILL {}", u32::from_le_bytes(id));
+                    let result = self.backend.query(&sql).await;
+                    self.queue_output(result, RowFormat::Text).await?;
+                }
+                Err(_) => self.queue_err(&unknown_command()),
+            },
             command::STATISTICS => {
                 let text = self.statistics();
                 self.io.write_packet(text.as_bytes());

@@ -28,6 +28,7 @@ mod percentile;
 mod sleep;
 mod stats;
 pub mod string_size;
+mod substring;
 mod text_arguments;
 mod time_cast;
 pub use text_arguments::{register as accept_numbers_as_text, TextSubstringPlanner};
@@ -63,6 +64,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(bits::functions());
     v.extend(string_size::functions());
     v.push(sleep::function());
+    v.push(substring::function());
     v
 }
 

@@ -45,8 +45,6 @@ const STRING_FUNCTIONS: &[&str] = &[
     "split_part",
     "starts_with",
     "strpos",
-    "substr",
-    "substring",
     "substr_index",
     "substring_index",
     "translate",
@@ -68,18 +66,14 @@ pub fn register(ctx: &SessionContext) {
 }
 
 /// Plans `SUBSTRING(x FROM p FOR n)` and `SUBSTR(x, p, n)` (which DataFusion plans with its
-/// own `substr`, not the registered one) with the wrapped `substr`.
+/// own `substr`, not the registered one) with MySQL's ([`crate::substring`]).
 #[derive(Debug, Default)]
 pub struct TextSubstringPlanner;
 
 impl ExprPlanner for TextSubstringPlanner {
     fn plan_substring(&self, args: Vec<Expr>) -> Result<PlannerResult<Vec<Expr>>> {
         static SUBSTR: std::sync::OnceLock<Arc<ScalarUDF>> = std::sync::OnceLock::new();
-        let substr = SUBSTR.get_or_init(|| {
-            Arc::new(ScalarUDF::new_from_impl(TextArguments::new(
-                datafusion::functions::unicode::substr(),
-            )))
-        });
+        let substr = SUBSTR.get_or_init(|| Arc::new(crate::substring::function()));
         Ok(PlannerResult::Planned(Expr::ScalarFunction(
             ScalarFunction::new_udf(substr.clone(), args),
         )))

@@ -126,6 +126,12 @@ impl ResultBuilder {
 
     /// Adds a row; cells must match the columns in number (and are converted to their kind).
     pub fn row(&mut self, cells: Vec<Cell>) {
+        debug_assert_eq!(
+            cells.len(),
+            self.columns.len(),
+            "cells for {:?}",
+            self.fields
+        );
         for (b, cell) in self.columns.iter_mut().zip(cells) {
             match (b, cell) {
                 (Builder::Str(b), Cell::Str(v)) => b.append_option(v),

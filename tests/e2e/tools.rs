@@ -255,3 +255,59 @@ async fn load_data_local_infile_through_the_mysql_client() {
     );
     assert!(!out.status.success());
 }
+
+#[tokio::test]
+async fn a_consistent_snapshot_reads_every_table_as_it_was() {
+    use mysql_async::prelude::*;
+    let server = TestServer::start().await;
+    let mut dump = server.connect().await;
+    let mut load = server.connect().await;
+    load.query_drop(
+        "CREATE DATABASE snap; USE snap; \
+         CREATE TABLE orders (id INT, total INT, PRIMARY KEY (id)); \
+         CREATE TABLE lines (id INT, n INT) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 1; \
+         INSERT INTO orders VALUES (1, 10); INSERT INTO lines VALUES (1, 10)",
+    )
+    .await
+    .expect("setup");
+    dump.query_drop("USE snap").await.expect("use");
+    dump.query_drop("START TRANSACTION /*!40100 WITH CONSISTENT SNAPSHOT */")
+        .await
+        .expect("snapshot");
+    // Loads into both tables after the snapshot, and a compaction's worth of versions.
+    for i in 2..8 {
+        load.query_drop(format!(
+            "INSERT INTO orders VALUES ({i}, {i}); INSERT INTO lines VALUES ({i}, {i})"
+        ))
+        .await
+        .expect("load");
+    }
+    load.query_drop("UPDATE orders SET total = 0 WHERE id = 1")
+        .await
+        .expect("update");
+    let orders: Vec<(i64, i64)> = dump
+        .query("SELECT id, total FROM orders ORDER BY id")
+        .await
+        .expect("orders");
+    let lines: Option<i64> = dump
+        .query_first("SELECT count(*) FROM lines")
+        .await
+        .expect("lines");
+    let point: Option<i64> = dump
+        .query_first("SELECT total FROM orders WHERE id = 1")
+        .await
+        .expect("point read");
+    assert_eq!(orders, vec![(1, 10)]);
+    assert_eq!(lines, Some(1));
+    assert_eq!(point, Some(10), "a point read inside the snapshot");
+    dump.query_drop("COMMIT").await.expect("commit");
+    let lines: Option<i64> = dump
+        .query_first("SELECT count(*) FROM lines")
+        .await
+        .expect("lines");
+    let point: Option<i64> = dump
+        .query_first("SELECT total FROM orders WHERE id = 1")
+        .await
+        .expect("point read");
+    assert_eq!((lines, point), (Some(7), Some(0)));
+}

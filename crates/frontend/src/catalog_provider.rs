@@ -128,9 +128,23 @@ impl SchemaProvider for DatabaseSchema {
     }
 
     async fn table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
-        // Register as a reader before taking the snapshot, so its files outlive this query.
-        let guard = Arc::new(self.services.storage.begin_read());
-        match self.services.catalog.table(&self.database, name) {
+        // Inside START TRANSACTION WITH CONSISTENT SNAPSHOT: the version pinned then.
+        let pinned = self
+            .session
+            .snapshot
+            .lock()
+            .as_ref()
+            .and_then(|s| s.table(&self.database, name));
+        let (found, guard) = match pinned {
+            Some((meta, guard)) => (Ok(meta), guard),
+            None => {
+                // Register as a reader before taking the snapshot, so its files outlive this
+                // query.
+                let guard = Arc::new(self.services.storage.begin_read());
+                (self.services.catalog.table(&self.database, name), guard)
+            }
+        };
+        match found {
             Ok(meta) => Ok(Some(Arc::new(BasaltTable::new(
                 meta,
                 self.services.storage.clone(),

@@ -30,6 +30,7 @@ mod prepared;
 mod process_admin;
 pub mod processes;
 mod profile;
+mod read_snapshot;
 mod result_names;
 mod schema_change;
 mod server_status;

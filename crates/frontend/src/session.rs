@@ -40,6 +40,8 @@ pub struct SessionInfo {
     pub vars: RwLock<SessionVariables>,
     /// The notes and warnings of the last statement.
     pub(crate) warnings: crate::warnings::Warnings,
+    /// The tables as `START TRANSACTION WITH CONSISTENT SNAPSHOT` found them, while it lasts.
+    pub(crate) snapshot: parking_lot::Mutex<Option<Arc<crate::read_snapshot::ReadSnapshot>>>,
 }
 
 impl SessionInfo {
@@ -158,6 +160,7 @@ impl Session {
             generated_ids: Default::default(),
             vars: RwLock::new(vars),
             warnings: Default::default(),
+            snapshot: Default::default(),
         });
         let load_dir = services.load_dir.clone();
         let local_gate = crate::access::local_files_gate(services.catalog.clone(), info.clone());
@@ -295,10 +298,12 @@ impl Session {
     }
 
     pub(crate) fn short_circuit_enabled(&self) -> bool {
-        !matches!(
-            self.info.vars.read().get("enable_short_circuit_query"),
-            Ok(VarValue::Int(0))
-        )
+        // A point query reads the newest version; a consistent snapshot must not.
+        self.info.snapshot.lock().is_none()
+            && !matches!(
+                self.info.vars.read().get("enable_short_circuit_query"),
+                Ok(VarValue::Int(0))
+            )
     }
 
     pub fn autocommit(&self) -> bool {

@@ -51,8 +51,8 @@ pub enum Statement {
     LoadData(Box<LoadData>),
     /// `SHOW COUNT(*) WARNINGS` / `ERRORS`.
     ShowWarningCount,
-    /// `START TRANSACTION WITH CONSISTENT SNAPSHOT`: each statement reads a consistent
-    /// snapshot of every table it reads.
+    /// `START TRANSACTION WITH CONSISTENT SNAPSHOT`: the session reads every table as it was
+    /// then, until the transaction ends.
     StartConsistentSnapshot,
     /// `SHOW PARTITIONS FROM t`.
     ShowPartitions {

@@ -65,6 +65,7 @@ impl QueryEngine {
         if crate::warnings::clears(&stmt.statement) {
             session.info.warnings.clear();
         }
+        crate::read_snapshot::before_statement(self.services(), session, &stmt.statement);
         match stmt.statement {
             Statement::Standard(s) => self.execute_standard(session, *s, stmt.point_checked).await,
             other => self.execute_statement(session, other).await,
@@ -123,8 +124,7 @@ impl QueryEngine {
             Statement::ShowMetadata { .. }
             | Statement::ShowCreateDatabase { .. }
             | Statement::ShowWarningCount => self.execute_metadata_show(session, stmt).await,
-            // Every statement reads the newest published version of each table it reads,
-            // all or nothing per load.
+            // The snapshot was taken as the statement began (`read_snapshot`).
             Statement::StartConsistentSnapshot => Ok(Output::ok()),
             Statement::LoadData(load) => self.load_data_without_file(&load),
             Statement::ShowWorkloadGroups { .. }
@@ -257,10 +257,11 @@ impl QueryEngine {
             }
             // Statements are individually atomic; transactions are accepted.
             S::StartTransaction { .. } | S::Commit { .. } | S::Rollback { .. } => Ok(Output::ok()),
-            // What mysqldump sends around its reads and its restores. Every statement is atomic
-            // and reads the newest published version, so a dump sees each load all or nothing
-            // without table locks; the tables must exist and the privileges be held (checked
-            // with the statement), as Doris accepts them for the same tools.
+            // What mysqldump sends around its reads and its restores. Every statement is atomic,
+            // so a dump sees each load all or nothing without table locks (and one point in
+            // time across tables with --single-transaction, see `read_snapshot`); the tables
+            // must exist and the privileges be held (checked with the statement), as Doris
+            // accepts them for the same tools.
             S::LockTables { tables } => {
                 let db = crate::session::require_database(session)?;
                 for lock in tables {

@@ -270,6 +270,13 @@ impl Access {
             | B::ShowCreateDatabase { database: db, .. } => {
                 self.require_any_on_database(&db.to_lowercase())
             }
+            B::ShowData { table: Some(table) } => {
+                let (db, t) = table_of(table)?;
+                self.require_any_on_table(&db, &t)
+            }
+            B::ShowData { table: None } => {
+                self.require_any_on_database(&database_of(session, &None)?)
+            }
             B::ShowMetadata { .. } | B::ShowWarningCount | B::StartConsistentSnapshot => Ok(()),
             B::ShowLoad { database, .. } => {
                 self.require_any_on_database(&database_of(session, database)?)

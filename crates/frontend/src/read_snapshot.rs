@@ -75,6 +75,7 @@ fn keeps_snapshot(stmt: &Statement) -> bool {
             )
         }
         Statement::ShowMetadata { .. }
+        | Statement::ShowData { .. }
         | Statement::ShowCreateDatabase { .. }
         | Statement::ShowWarnings
         | Statement::ShowWarningCount

@@ -477,6 +477,80 @@ pub fn show_partitions(t: &TableMeta) -> Output {
     b.into_output()
 }
 
+/// Bytes as Doris's SHOW DATA prints them (`1.500 KB`).
+fn data_size(bytes: u64) -> String {
+    let units = ["", "KB", "MB", "GB", "TB", "PB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < units.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.3} {}", units[unit])
+}
+
+/// Doris's `SHOW DATA`: each table's size and replica count, then the total.
+pub fn show_database_data(tables: &[std::sync::Arc<TableMeta>]) -> Output {
+    let mut b = ResultBuilder::new(&[
+        Col::str("TableName"),
+        Col::str("Size"),
+        Col::int("ReplicaCount"),
+        Col::str("RemoteSize"),
+    ]);
+    let (mut total, mut replicas) = (0u64, 0i64);
+    let mut sorted: Vec<_> = tables.iter().collect();
+    sorted.sort_by(|a, b| a.name.cmp(&b.name));
+    for t in sorted {
+        let count = t.tablets().count() as i64;
+        total += t.data_bytes();
+        replicas += count;
+        b.row(vec![
+            t.name.clone().into(),
+            data_size(t.data_bytes()).into(),
+            count.into(),
+            data_size(0).into(),
+        ]);
+    }
+    b.row(vec![
+        "Total".into(),
+        data_size(total).into(),
+        replicas.into(),
+        data_size(0).into(),
+    ]);
+    b.into_output()
+}
+
+/// Doris's `SHOW DATA FROM t`: the table's size, replicas and rows.
+pub fn show_table_data(t: &TableMeta) -> Output {
+    let mut b = ResultBuilder::new(&[
+        Col::str("TableName"),
+        Col::str("IndexName"),
+        Col::str("Size"),
+        Col::int("ReplicaCount"),
+        Col::int("RowCount"),
+        Col::str("RemoteSize"),
+    ]);
+    let count = t.tablets().count() as i64;
+    let rows = t.num_rows() as i64;
+    b.row(vec![
+        t.name.clone().into(),
+        t.name.clone().into(),
+        data_size(t.data_bytes()).into(),
+        count.into(),
+        rows.into(),
+        data_size(0).into(),
+    ]);
+    b.row(vec![
+        "".into(),
+        "Total".into(),
+        data_size(t.data_bytes()).into(),
+        count.into(),
+        None::<i64>.into(),
+        data_size(0).into(),
+    ]);
+    b.into_output()
+}
+
 pub fn show_tablets(t: &TableMeta) -> Output {
     let mut b = ResultBuilder::new(&[
         Col::int("TabletId"),

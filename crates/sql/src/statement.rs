@@ -49,6 +49,10 @@ pub enum Statement {
     },
     /// `LOAD DATA [LOCAL] INFILE ..`.
     LoadData(Box<LoadData>),
+    /// Doris's `SHOW DATA` (the current database's tables) / `SHOW DATA FROM t`.
+    ShowData {
+        table: Option<TableName>,
+    },
     /// `SHOW COUNT(*) WARNINGS` / `ERRORS`.
     ShowWarningCount,
     /// `START TRANSACTION WITH CONSISTENT SNAPSHOT`: the session reads every table as it was

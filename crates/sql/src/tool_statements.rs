@@ -2,7 +2,7 @@
 //! `sqlparser` knows: `SHOW TABLE STATUS`, `SHOW INDEX|KEYS`, `SHOW ENGINES`, `SHOW PLUGINS`,
 //! `SHOW PRIVILEGES`, `SHOW TRIGGERS`, `SHOW EVENTS`, `SHOW OPEN TABLES`, `SHOW CREATE
 //! DATABASE`, `SHOW PROCEDURE|FUNCTION STATUS`, `SHOW MASTER STATUS`, `SHOW BINARY LOGS`,
-//! `SHOW PROFILES`, `SHOW COUNT(*) WARNINGS|ERRORS`, `ALTER TABLE t DISABLE|ENABLE KEYS` and
+//! `SHOW PROFILES`, `SHOW COUNT(*) WARNINGS|ERRORS`, Doris's `SHOW DATA [FROM t]`, `ALTER TABLE t DISABLE|ENABLE KEYS` and
 //! `START TRANSACTION WITH CONSISTENT SNAPSHOT`.
 
 use crate::parser::parse_table_name;
@@ -79,6 +79,19 @@ pub(crate) fn parse_tool_statement(p: &mut Parser) -> Result<Option<Statement>, 
                 filter: None,
             }));
         }
+    }
+    if peek_nth_word(p, 1, "DATA")
+        && (peek_nth_word(p, 2, "FROM")
+            || matches!(p.peek_nth_token(2).token, Token::EOF | Token::SemiColon))
+    {
+        p.next_token();
+        p.next_token();
+        let table = if eat_word(p, "FROM") {
+            Some(parse_table_name(p)?)
+        } else {
+            None
+        };
+        return Ok(Some(Statement::ShowData { table }));
     }
     if peek_nth_word(p, 1, "COUNT") && p.peek_nth_token(2).token == Token::LParen {
         p.next_token();
@@ -223,6 +236,14 @@ mod tests {
             Statement::StartConsistentSnapshot
         ));
         assert!(parse_one("SHOW INDEX t").is_err());
+        assert!(matches!(
+            parse_one("SHOW DATA").unwrap(),
+            Statement::ShowData { table: None }
+        ));
+        assert!(matches!(
+            parse_one("SHOW DATA FROM d.t").unwrap(),
+            Statement::ShowData { table: Some(_) }
+        ));
         assert!(matches!(
             parse_one("ALTER TABLE d.t DISABLE KEYS").unwrap(),
             Statement::AlterTableKeys { enable: false, .. }

@@ -242,6 +242,27 @@ impl QueryEngine {
                 ]);
                 Ok(b.into_output())
             }
+            Statement::ShowData { table } => {
+                let db =
+                    ddl::database_of(session, &table.as_ref().and_then(|t| t.database.clone()))?;
+                match table {
+                    Some(t) => {
+                        let meta = self.services.catalog.table(&db, &t.table.to_lowercase())?;
+                        Ok(crate::show::show_table_data(&meta))
+                    }
+                    None => {
+                        let access = session.access();
+                        let tables: Vec<_> = self
+                            .services
+                            .catalog
+                            .tables(&db)?
+                            .into_iter()
+                            .filter(|t| access.may_see_table(&db, &t.name))
+                            .collect();
+                        Ok(crate::show::show_database_data(&tables))
+                    }
+                }
+            }
             Statement::ShowWarningCount => {
                 let mut b = ResultBuilder::new(&[Col::int("@@session.warning_count")]);
                 b.row(vec![(session.info.warnings.count() as i64).into()]);

@@ -122,6 +122,7 @@ impl QueryEngine {
             | Statement::ShowRoles
             | Statement::SetRole { .. } => crate::grants::execute(self.services(), session, stmt),
             Statement::ShowMetadata { .. }
+            | Statement::ShowData { .. }
             | Statement::ShowCreateDatabase { .. }
             | Statement::ShowWarningCount => self.execute_metadata_show(session, stmt).await,
             // The snapshot was taken as the statement began (`read_snapshot`).

@@ -22,7 +22,17 @@ fn curl_load(
         server.http_port
     );
     let mut cmd = Command::new("curl");
-    cmd.args(["-sS", "--location-trusted", "-w", "\n%{http_code}"]);
+    // curl asks `Expect: 100-continue` before a large body; waiting for the server's answer
+    // (rather than curl's default 1 s) keeps a busy machine from sending a body the server has
+    // already refused, which would end in a broken pipe instead of the 413 under test.
+    cmd.args([
+        "-sS",
+        "--location-trusted",
+        "--expect100-timeout",
+        "30",
+        "-w",
+        "\n%{http_code}",
+    ]);
     // An empty `auth` leaves the Authorization header to `headers`.
     if !auth.is_empty() {
         cmd.args(["-u", auth]);

@@ -90,6 +90,15 @@ def multi_statements(port: int) -> None:
         cur.execute("DROP DATABASE IF EXISTS ms")
         assert conn.show_warnings() == (("Note", 1008, "Can't drop database 'ms'; database doesn't exist"),)
         assert cur._result.warning_count == 1
+    # The NO_BACKSLASH_ESCAPES status flag tells the client how to escape quotes.
+    with conn.cursor() as cur:
+        assert conn.escape("it's") == "'it\\'s'"
+        cur.execute("SET sql_mode = 'NO_BACKSLASH_ESCAPES'")
+        assert conn.escape("it's") == "'it''s'"
+        cur.execute("SELECT %s", ("back\\slash's",))
+        assert cur.fetchone() == ("back\\slash's",)
+        cur.execute("SET sql_mode = DEFAULT")
+        assert conn.escape("it's") == "'it\\'s'"
     # COM_PROCESS_KILL (PyMySQL's Connection.kill) ends another connection.
     victim = pymysql.connect(host="127.0.0.1", port=port, user="root", password="")
     conn.kill(victim.thread_id())

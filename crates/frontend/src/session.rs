@@ -383,6 +383,18 @@ impl Session {
         crate::mysql_compat::SqlSettings::new(&self.time_zone(), &sql_mode)
     }
 
+    /// False under `sql_mode` NO_BACKSLASH_ESCAPES: `\` is an ordinary character in the
+    /// session's string literals (and the server says so in its status flags).
+    pub fn backslash_escapes(&self) -> bool {
+        !self
+            .variables()
+            .get("sql_mode")
+            .map(|v| v.as_text())
+            .unwrap_or_default()
+            .split(',')
+            .any(|m| m.trim().eq_ignore_ascii_case("NO_BACKSLASH_ESCAPES"))
+    }
+
     /// `@@time_zone` (`SYSTEM`, an offset or a zone name).
     pub fn time_zone(&self) -> String {
         self.variables()

@@ -245,12 +245,12 @@ impl Backend for SessionBackend {
     async fn query(&mut self, sql: &str) -> Result<QueryOutput, BasaltError> {
         let session = self.session()?.clone();
         // Parsed once, here: the short-circuit check and execution share the statement.
-        let mut parsed =
-            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.engine.parse(sql)))
-            {
-                Ok(parsed) => parsed,
-                Err(panic) => Err(panic_error(panic, sql)),
-            };
+        let mut parsed = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.engine.parse(&session, sql)
+        })) {
+            Ok(parsed) => parsed,
+            Err(panic) => Err(panic_error(panic, sql)),
+        };
         if let Ok(stmt) = &mut parsed {
             if let Some(done) = point_inline(sql, || self.engine.try_point_query(&session, stmt)) {
                 return done;
@@ -374,6 +374,12 @@ impl Backend for SessionBackend {
             .unwrap_or(28_800);
         // MySQL's range is 1 .. 31536000 seconds.
         std::time::Duration::from_secs(secs.clamp(1, 31_536_000))
+    }
+
+    fn no_backslash_escapes(&self) -> bool {
+        self.session
+            .as_ref()
+            .is_some_and(|s| !s.backslash_escapes())
     }
 
     fn warning_count(&self) -> u16 {

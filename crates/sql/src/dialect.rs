@@ -12,12 +12,33 @@ use std::any::TypeId;
 
 /// MySQL as Basalt parses it. It reports itself as [`MySqlDialect`], so every MySQL-only rule
 /// of the parser applies.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct BasaltDialect {
     mysql: MySqlDialect,
+    /// `\` escapes in string literals (off under `sql_mode` NO_BACKSLASH_ESCAPES).
+    backslash_escapes: bool,
+}
+
+impl Default for BasaltDialect {
+    fn default() -> Self {
+        BasaltDialect::new(true)
+    }
+}
+
+impl BasaltDialect {
+    pub fn new(backslash_escapes: bool) -> BasaltDialect {
+        BasaltDialect {
+            mysql: MySqlDialect {},
+            backslash_escapes,
+        }
+    }
 }
 
 impl Dialect for BasaltDialect {
+    fn supports_string_literal_backslash_escape(&self) -> bool {
+        self.backslash_escapes
+    }
+
     fn dialect(&self) -> TypeId {
         TypeId::of::<MySqlDialect>()
     }
@@ -80,10 +101,6 @@ impl Dialect for BasaltDialect {
 
     fn identifier_quote_style(&self, identifier: &str) -> Option<char> {
         self.mysql.identifier_quote_style(identifier)
-    }
-
-    fn supports_string_literal_backslash_escape(&self) -> bool {
-        self.mysql.supports_string_literal_backslash_escape()
     }
 
     fn supports_string_literal_concatenation(&self) -> bool {

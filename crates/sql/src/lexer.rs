@@ -14,8 +14,15 @@ pub const MYSQL_VERSION_ID: u32 = 50799;
 
 /// Tokenizes `sql`, expanding the version comments this version executes.
 pub fn tokenize(sql: &str) -> Result<Vec<TokenWithSpan>, TokenizerError> {
-    let dialect = BasaltDialect::default();
-    let tokens = Tokenizer::new(&dialect, sql).tokenize_with_location()?;
+    tokenize_with(sql, &BasaltDialect::default())
+}
+
+/// [`tokenize`] with a dialect's string-literal rules (`sql_mode` NO_BACKSLASH_ESCAPES).
+pub fn tokenize_with(
+    sql: &str,
+    dialect: &BasaltDialect,
+) -> Result<Vec<TokenWithSpan>, TokenizerError> {
+    let tokens = Tokenizer::new(dialect, sql).tokenize_with_location()?;
     if !tokens
         .iter()
         .any(|t| executable_comment(&t.token).is_some())
@@ -34,7 +41,7 @@ pub fn tokenize(sql: &str) -> Result<Vec<TokenWithSpan>, TokenizerError> {
             continue;
         };
         let skipped = comment.chars().count() - code.chars().count();
-        for inner in Tokenizer::new(&dialect, code).tokenize_with_location()? {
+        for inner in Tokenizer::new(dialect, code).tokenize_with_location()? {
             let span = Span::new(
                 shift(inner.span.start, t.span.start, skipped),
                 shift(inner.span.end, t.span.start, skipped),

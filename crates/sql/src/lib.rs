@@ -17,7 +17,9 @@ mod words;
 mod workload;
 
 pub use lexer::{split_statements, MYSQL_VERSION_ID};
-pub use parser::{parse_one, parse_statements, placeholder_offsets};
+pub use parser::{
+    parse_one, parse_one_with, parse_statements, parse_statements_with, placeholder_offsets,
+};
 pub use query_bytes::query_text;
 pub use statement::*;
 

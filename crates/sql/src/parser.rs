@@ -13,8 +13,15 @@ use sqlparser::tokenizer::Token;
 
 /// Parses every `;`-separated statement in `sql`.
 pub fn parse_statements(sql: &str) -> Result<Vec<Statement>> {
-    let dialect = BasaltDialect::default();
-    let tokens = crate::lexer::tokenize(sql).map_err(|e| syntax_error(e.into(), sql))?;
+    parse_statements_with(sql, true)
+}
+
+/// [`parse_statements`] with or without `\` escapes in string literals (a client's text under
+/// `sql_mode` NO_BACKSLASH_ESCAPES is parsed without them).
+pub fn parse_statements_with(sql: &str, backslash_escapes: bool) -> Result<Vec<Statement>> {
+    let dialect = BasaltDialect::new(backslash_escapes);
+    let tokens =
+        crate::lexer::tokenize_with(sql, &dialect).map_err(|e| syntax_error(e.into(), sql))?;
     let mut parser = Parser::new(&dialect).with_tokens_with_locations(tokens);
     let mut out = Vec::new();
     loop {
@@ -39,7 +46,12 @@ pub fn parse_statements(sql: &str) -> Result<Vec<Statement>> {
 
 /// Parses text that must hold exactly one statement.
 pub fn parse_one(sql: &str) -> Result<Statement> {
-    let mut stmts = parse_statements(sql)?;
+    parse_one_with(sql, true)
+}
+
+/// [`parse_one`] with or without `\` escapes in string literals.
+pub fn parse_one_with(sql: &str, backslash_escapes: bool) -> Result<Statement> {
+    let mut stmts = parse_statements_with(sql, backslash_escapes)?;
     match stmts.len() {
         1 => Ok(stmts.remove(0)),
         0 => Err(BasaltError::syntax_at("empty statement", sql, 1, 1)),

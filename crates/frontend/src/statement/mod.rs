@@ -49,14 +49,15 @@ impl ParsedStatement {
 }
 
 impl QueryEngine {
-    /// Parses one statement (1064 with the position of a syntax error).
-    pub fn parse(&self, sql: &str) -> Result<ParsedStatement> {
-        basalt_sql::parse_one(sql).map(ParsedStatement::new)
+    /// Parses one statement of a session's client (1064 with the position of a syntax error),
+    /// with the session's rule for `\` in string literals.
+    pub fn parse(&self, session: &Session, sql: &str) -> Result<ParsedStatement> {
+        basalt_sql::parse_one_with(sql, session.backslash_escapes()).map(ParsedStatement::new)
     }
 
     /// Parses and executes one statement.
     pub async fn execute(&self, session: &Session, sql: &str) -> Result<Output> {
-        let stmt = self.parse(sql)?;
+        let stmt = self.parse(session, sql)?;
         self.execute_parsed(session, stmt).await
     }
 

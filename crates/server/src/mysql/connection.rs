@@ -12,6 +12,7 @@ use super::handshake::{
     auth_switch_request, initial_handshake, parse_handshake_response, HandshakeError,
     CLIENT_DEPRECATE_EOF, CLIENT_INTERACTIVE, CLIENT_LOCAL_FILES, CLIENT_MULTI_STATEMENTS,
     CLIENT_PLUGIN_AUTH, SERVER_CAPABILITIES, SERVER_MORE_RESULTS_EXISTS, SERVER_STATUS_AUTOCOMMIT,
+    SERVER_STATUS_NO_BACKSLASH_ESCAPES,
 };
 use super::packet::{is_disconnect, PacketIo, ReadError};
 use super::prepared::{prepare_ok, StatementState};
@@ -147,7 +148,12 @@ where
         } else {
             0
         };
-        autocommit | more
+        let no_backslash_escapes = if self.backend.no_backslash_escapes() {
+            SERVER_STATUS_NO_BACKSLASH_ESCAPES
+        } else {
+            0
+        };
+        autocommit | more | no_backslash_escapes
     }
 
     fn deprecate_eof(&self) -> bool {

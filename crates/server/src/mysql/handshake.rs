@@ -43,6 +43,8 @@ pub const SERVER_CAPABILITIES: u32 = CLIENT_LONG_PASSWORD
 pub const SERVER_STATUS_AUTOCOMMIT: u16 = 0x0002;
 /// Another result set of the same COM_QUERY follows.
 pub const SERVER_MORE_RESULTS_EXISTS: u16 = 0x0008;
+/// `sql_mode` has NO_BACKSLASH_ESCAPES: clients escape `'` as `''`, not `\'`.
+pub const SERVER_STATUS_NO_BACKSLASH_ESCAPES: u16 = 0x0200;
 
 /// utf8mb4_general_ci, the connection character set the server announces.
 pub const CHARSET_UTF8MB4_GENERAL_CI: u8 = 45;

@@ -112,6 +112,10 @@ pub trait Backend: Send {
     fn idle_timeout(&self, _interactive: bool) -> std::time::Duration {
         std::time::Duration::from_secs(28_800)
     }
+    /// `sql_mode` has NO_BACKSLASH_ESCAPES (a status flag clients escape strings by).
+    fn no_backslash_escapes(&self) -> bool {
+        false
+    }
     /// Notes and warnings the last statement left (reported in its OK or EOF packet).
     fn warning_count(&self) -> u16 {
         0

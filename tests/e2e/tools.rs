@@ -158,6 +158,16 @@ async fn load_data_local_infile_through_the_mysql_client() {
         "id,name,day\r\n10,\"x,y\",2024-02-01\r\n11,z,2024-02-02\r\n",
     )
     .expect("write");
+    let count = || {
+        ok(
+            mysql(
+                server.mysql_port,
+                &["ld", "-e", "SELECT count(*) FROM t"],
+                None,
+            ),
+            "count",
+        )
+    };
     let load = |sql: String| {
         mysql(
             server.mysql_port,
@@ -212,15 +222,7 @@ async fn load_data_local_infile_through_the_mysql_client() {
     // A file the client cannot read fails on the client's side; the server is still in step.
     let out = load("LOAD DATA LOCAL INFILE '/nonexistent/file' INTO TABLE t; SELECT 1".into());
     assert!(!out.status.success());
-    let count = ok(
-        mysql(
-            server.mysql_port,
-            &["ld", "-e", "SELECT count(*) FROM t"],
-            None,
-        ),
-        "count",
-    );
-    assert_eq!(count, "6\n");
+    assert_eq!(count(), "6\n");
     // A row that does not convert fails the whole load (nothing is published).
     let bad = dir.path().join("bad.tsv");
     std::fs::write(&bad, "20\tok\t2024-01-01\nnot-a-number\tno\t2024-01-01\n").expect("write");
@@ -233,15 +235,7 @@ async fn load_data_local_infile_through_the_mysql_client() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
-    let count = ok(
-        mysql(
-            server.mysql_port,
-            &["ld", "-e", "SELECT count(*) FROM t"],
-            None,
-        ),
-        "count",
-    );
-    assert_eq!(count, "6\n");
+    assert_eq!(count(), "6\n");
     // Without the client's consent there is no file to read.
     let out = mysql(
         server.mysql_port,

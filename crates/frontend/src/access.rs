@@ -19,6 +19,16 @@ use std::collections::BTreeSet;
 /// The built-in administrator: every privilege, always.
 pub(crate) const ROOT: &str = "root";
 
+/// The grants an account's own metadata shows (SHOW GRANTS, the privilege tables): `root`
+/// holds every privilege whatever was stored for it.
+pub(crate) fn own_grants(user: &basalt_catalog::UserMeta) -> basalt_catalog::Grants {
+    let mut grants = user.grants.clone();
+    if user.user == ROOT {
+        grants.global = Privilege::ALL.into_iter().collect();
+    }
+    grants
+}
+
 /// The account a session authenticated as, and the roles it has active.
 #[derive(Debug)]
 pub(crate) struct Account {

@@ -273,13 +273,7 @@ fn show_grants(
     for (user, host) in accounts {
         let to = format!("`{user}`@`{host}`");
         let (grants, roles) = match catalog.find_user(&user, &host) {
-            Some(meta) if meta.host == host => {
-                let mut grants = meta.grants;
-                if user == crate::access::ROOT {
-                    grants.global = Privilege::ALL.into_iter().collect();
-                }
-                (grants, meta.roles)
-            }
+            Some(meta) if meta.host == host => (crate::access::own_grants(&meta), meta.roles),
             // SHOW GRANTS FOR a role shows the role's privileges.
             _ => match catalog.role(&user) {
                 Some(role) => (role.grants, Default::default()),

@@ -81,21 +81,29 @@ impl Drop for Session {
 /// registered on every session; they replace DataFusion's built-ins of the same names.
 fn register_doris_functions(ctx: &SessionContext) {
     use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
-    static FUNCTIONS: std::sync::OnceLock<(Vec<ScalarUDF>, Vec<AggregateUDF>)> =
-        std::sync::OnceLock::new();
-    let (scalars, aggregates) = FUNCTIONS.get_or_init(|| {
+    type Functions = (Vec<ScalarUDF>, Vec<AggregateUDF>, Vec<ScalarUDF>);
+    static FUNCTIONS: std::sync::OnceLock<Functions> = std::sync::OnceLock::new();
+    let (scalars, aggregates, text_arguments) = FUNCTIONS.get_or_init(|| {
+        let scalars = basalt_functions::scalar_functions();
+        // String functions that take numbers as text, wrapping the functions a session has
+        // once Basalt's are registered over DataFusion's.
+        let registry = SessionContext::new();
+        for f in &scalars {
+            registry.register_udf(f.clone());
+        }
+        let text_arguments = basalt_functions::numbers_as_text_functions(&registry);
         (
-            basalt_functions::scalar_functions(),
+            scalars,
             basalt_functions::aggregate_functions(),
+            text_arguments,
         )
     });
-    for f in scalars {
+    for f in scalars.iter().chain(text_arguments) {
         ctx.register_udf(f.clone());
     }
     for f in aggregates {
         ctx.register_udaf(f.clone());
     }
-    basalt_functions::accept_numbers_as_text(ctx);
 }
 
 /// DataFusion's analyzer rules with MySQL's implicit casts, numbers beside dates and exact

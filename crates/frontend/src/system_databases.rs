@@ -11,8 +11,8 @@ use crate::information_schema::{Kind, TableSpec};
 use crate::session::SessionInfo;
 use crate::show::ResultBuilder;
 use async_trait::async_trait;
-use basalt_catalog::{GrantObject, Privilege, PrivilegeSet, UserMeta};
-use datafusion::catalog::{MemTable, SchemaProvider, TableProvider};
+use basalt_catalog::{GrantObject, Grants, Privilege, PrivilegeSet, UserMeta};
+use datafusion::catalog::{SchemaProvider, TableProvider};
 use datafusion::common::Result;
 use std::sync::Arc;
 
@@ -137,7 +137,7 @@ impl SystemDatabase {
     }
 
     /// Accounts whose grants an administrator reads (others read none).
-    fn accounts(&self) -> Vec<UserMeta> {
+    fn accounts(&self) -> Vec<(UserMeta, Grants)> {
         let access = crate::access::access(self.services.catalog.as_ref(), &self.session);
         if access.viewer().is_some() {
             return Vec::new();
@@ -146,11 +146,9 @@ impl SystemDatabase {
             .catalog
             .users()
             .into_iter()
-            .map(|mut u| {
-                if u.user == crate::access::ROOT {
-                    u.grants.global = Privilege::ALL.into_iter().collect();
-                }
-                u
+            .map(|u| {
+                let grants = crate::access::own_grants(&u);
+                (u, grants)
             })
             .collect()
     }
@@ -180,8 +178,8 @@ impl SystemDatabase {
                 let spec = MYSQL_TABLES.iter().find(|t| t.name == table)?;
                 let mut b = spec.builder();
                 if table == "tables_priv" {
-                    for u in self.accounts() {
-                        for (object, set) in u.grants.entries() {
+                    for (u, grants) in self.accounts() {
+                        for (object, set) in grants.entries() {
                             if let GrantObject::Table(db, t) = object {
                                 b.row(vec![
                                     u.host.clone().into(),
@@ -212,10 +210,10 @@ impl SystemDatabase {
             "account_locked",
         ]);
         let mut b = builder(&cols);
-        for u in self.accounts() {
+        for (u, grants) in self.accounts() {
             let mut row = vec![u.host.clone().into(), u.user.clone().into()];
-            row.extend(flags(u.grants.global));
-            row.push(yes_no(u.grants.global.contains(Privilege::Admin)).into());
+            row.extend(flags(grants.global));
+            row.push(yes_no(grants.global.contains(Privilege::Admin)).into());
             row.push("mysql_native_password".into());
             row.push(native_password_text(&u.password_hash).into());
             row.push("N".into());
@@ -228,8 +226,8 @@ impl SystemDatabase {
         let mut cols = vec!["Host", "Db", "User"];
         cols.extend(PRIVILEGE_COLUMNS.iter().map(|(c, _)| *c));
         let mut b = builder(&cols);
-        for u in self.accounts() {
-            for (object, set) in u.grants.entries() {
+        for (u, grants) in self.accounts() {
+            for (object, set) in grants.entries() {
                 if let GrantObject::Database(db) = object {
                     let mut row = vec![u.host.clone().into(), db.into(), u.user.clone().into()];
                     row.extend(flags(set));
@@ -294,14 +292,9 @@ impl SchemaProvider for SystemDatabase {
     }
 
     async fn table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
-        let Some(b) = self.build(&name.to_lowercase()) else {
-            return Ok(None);
-        };
-        let (schema, batch) = b.lowercase_names().finish();
-        Ok(Some(Arc::new(MemTable::try_new(
-            schema,
-            vec![vec![batch]],
-        )?)))
+        self.build(&name.to_lowercase())
+            .map(crate::information_schema::in_memory)
+            .transpose()
     }
 
     fn table_exist(&self, name: &str) -> bool {

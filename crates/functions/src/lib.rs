@@ -31,7 +31,9 @@ pub mod string_size;
 mod substring;
 mod text_arguments;
 mod time_cast;
-pub use text_arguments::{register as accept_numbers_as_text, TextSubstringPlanner};
+pub use text_arguments::{
+    register as accept_numbers_as_text, wrapped as numbers_as_text_functions, TextSubstringPlanner,
+};
 mod time_spans;
 pub mod time_zones;
 mod util;

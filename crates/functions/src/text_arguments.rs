@@ -52,16 +52,27 @@ const STRING_FUNCTIONS: &[&str] = &[
     "upper",
 ];
 
-/// Wraps the registered [`STRING_FUNCTIONS`] of `ctx`.
-pub fn register(ctx: &SessionContext) {
-    let registered = ctx.state().scalar_functions().clone();
-    for name in STRING_FUNCTIONS {
-        if let Some(f) = registered.get(*name) {
+/// The registered [`STRING_FUNCTIONS`] of `ctx`, wrapped. Built once and registered on each
+/// session (as the Doris functions are) rather than wrapped again per session.
+pub fn wrapped(ctx: &SessionContext) -> Vec<ScalarUDF> {
+    let state = ctx.state_ref();
+    let state = state.read();
+    let registered = state.scalar_functions();
+    STRING_FUNCTIONS
+        .iter()
+        .filter_map(|name| registered.get(*name))
+        .filter(|f| {
             let inner: &dyn std::any::Any = f.inner().as_ref();
-            if !inner.is::<TextArguments>() {
-                ctx.register_udf(ScalarUDF::new_from_impl(TextArguments::new(f.clone())));
-            }
-        }
+            !inner.is::<TextArguments>()
+        })
+        .map(|f| ScalarUDF::new_from_impl(TextArguments::new(f.clone())))
+        .collect()
+}
+
+/// Wraps the registered [`STRING_FUNCTIONS`] of `ctx` in place.
+pub fn register(ctx: &SessionContext) {
+    for f in wrapped(ctx) {
+        ctx.register_udf(f);
     }
 }
 

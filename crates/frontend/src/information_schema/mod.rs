@@ -10,7 +10,7 @@ mod privilege_tables;
 mod server_tables;
 
 pub(crate) use privilege_tables::privilege_names;
-pub(crate) use server_tables::status_rows;
+pub(crate) use server_tables::{status_rows, CHARACTER_SETS, COLLATIONS};
 
 use crate::catalog_provider::Services;
 use crate::session::SessionInfo;
@@ -90,6 +90,13 @@ pub(crate) fn column_spellings(table: &str) -> &'static [(&'static str, Kind)] {
     .map_or(&[], |s| s.columns)
 }
 
+/// A computed system table as DataFusion reads it (column names in lower case, as unquoted
+/// identifiers resolve).
+pub(crate) fn in_memory(rows: ResultBuilder) -> Result<Arc<dyn TableProvider>> {
+    let (schema, batch) = rows.lowercase_names().finish();
+    Ok(Arc::new(MemTable::try_new(schema, vec![vec![batch]])?))
+}
+
 pub struct InformationSchema {
     services: Services,
     session: Arc<SessionInfo>,
@@ -145,14 +152,7 @@ impl SchemaProvider for InformationSchema {
     }
 
     async fn table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
-        let Some(b) = self.build(&name.to_lowercase()) else {
-            return Ok(None);
-        };
-        let (schema, batch) = b.lowercase_names().finish();
-        Ok(Some(Arc::new(MemTable::try_new(
-            schema,
-            vec![vec![batch]],
-        )?)))
+        self.build(&name.to_lowercase()).map(in_memory).transpose()
     }
 
     fn table_exist(&self, name: &str) -> bool {

@@ -83,11 +83,7 @@ pub(super) fn build(is: &InformationSchema, name: &str) -> Option<ResultBuilder>
             continue;
         }
         let grantee = format!("'{}'@'{}'", user.user, user.host);
-        let mut grants = user.grants.clone();
-        if user.user == crate::access::ROOT {
-            grants.global = Privilege::ALL.into_iter().collect();
-        }
-        for (object, set) in grants.entries() {
+        for (object, set) in crate::access::own_grants(&user).entries() {
             let grantable = if set.contains(Privilege::Grant) {
                 "YES"
             } else {

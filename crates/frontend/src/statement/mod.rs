@@ -240,20 +240,7 @@ impl QueryEngine {
                     .ok_or_else(|| BasaltError::NotSupported("SHOW COLUMNS without FROM".into()))?;
                 let (db, table) = crate::engine::split_name(name);
                 let db = ddl::database_of(session, &db)?;
-                let filter = match show_options.filter_position {
-                    Some(ast::ShowStatementFilterPosition::Infix(f))
-                    | Some(ast::ShowStatementFilterPosition::Suffix(f)) => match f {
-                        ast::ShowStatementFilter::Like(p)
-                        | ast::ShowStatementFilter::ILike(p)
-                        | ast::ShowStatementFilter::NoKeyword(p) => {
-                            Some(basalt_sql::ShowFilter::Like(p))
-                        }
-                        ast::ShowStatementFilter::Where(e) => {
-                            Some(basalt_sql::ShowFilter::Where(Box::new(e)))
-                        }
-                    },
-                    None => None,
-                };
+                let filter = show::show_filter(show_options.filter_position);
                 self.show_columns(session, &db, &table.to_lowercase(), full, filter)
                     .await
             }

@@ -184,6 +184,7 @@ impl QueryEngine {
                 }
                 Ok(b.into_output())
             }
+            // The same character sets and collations information_schema lists.
             S::ShowCollation { .. } => {
                 let mut b = ResultBuilder::new(&[
                     Col::str("Collation"),
@@ -193,22 +194,16 @@ impl QueryEngine {
                     Col::str("Compiled"),
                     Col::int("Sortlen"),
                 ]);
-                b.row(vec![
-                    "utf8mb4_general_ci".into(),
-                    "utf8mb4".into(),
-                    45i64.into(),
-                    "Yes".into(),
-                    "Yes".into(),
-                    1i64.into(),
-                ]);
-                b.row(vec![
-                    "utf8mb4_bin".into(),
-                    "utf8mb4".into(),
-                    46i64.into(),
-                    "".into(),
-                    "Yes".into(),
-                    1i64.into(),
-                ]);
+                for (collation, charset, id, default) in crate::information_schema::COLLATIONS {
+                    b.row(vec![
+                        (*collation).into(),
+                        (*charset).into(),
+                        (*id).into(),
+                        (if *default { "Yes" } else { "" }).into(),
+                        "Yes".into(),
+                        1i64.into(),
+                    ]);
+                }
                 Ok(b.into_output())
             }
             S::ShowCharset(_) => {
@@ -218,12 +213,16 @@ impl QueryEngine {
                     Col::str("Default collation"),
                     Col::int("Maxlen"),
                 ]);
-                b.row(vec![
-                    "utf8mb4".into(),
-                    "UTF-8 Unicode".into(),
-                    "utf8mb4_general_ci".into(),
-                    4i64.into(),
-                ]);
+                for (charset, description, collation, maxlen) in
+                    crate::information_schema::CHARACTER_SETS
+                {
+                    b.row(vec![
+                        (*charset).into(),
+                        (*description).into(),
+                        (*collation).into(),
+                        (*maxlen).into(),
+                    ]);
+                }
                 Ok(b.into_output())
             }
             S::ShowStatus { filter, .. } => {
@@ -239,6 +238,22 @@ impl QueryEngine {
             }
             _ => Err(misrouted()),
         }
+    }
+}
+
+/// A SHOW statement's filter as the information_schema-backed SHOWs take it.
+pub(super) fn show_filter(
+    pos: Option<ShowStatementFilterPosition>,
+) -> Option<basalt_sql::ShowFilter> {
+    match pos {
+        Some(ShowStatementFilterPosition::Infix(f))
+        | Some(ShowStatementFilterPosition::Suffix(f)) => Some(match f {
+            ShowStatementFilter::Like(p)
+            | ShowStatementFilter::ILike(p)
+            | ShowStatementFilter::NoKeyword(p) => basalt_sql::ShowFilter::Like(p),
+            ShowStatementFilter::Where(e) => basalt_sql::ShowFilter::Where(Box::new(e)),
+        }),
+        None => None,
     }
 }
 

@@ -1048,3 +1048,119 @@ async fn auto_increment_and_point_queries_after_loads() {
     assert_eq!(v["Status"], "Success", "{v}");
     assert!(rows(&mut c, q).await.is_empty());
 }
+
+/// JSON, ARRAY, MAP, STRUCT and byte-string columns through Stream Load (CSV text in Doris's
+/// literal forms, JSON sub-documents), the binary protocol with MySQL's column types, a restart
+/// and compaction of a Unique table.
+#[tokio::test]
+async fn json_nested_and_binary_columns() {
+    use mysql_async::consts::ColumnType;
+    let mut server = TestServer::start().await;
+    let mut c = setup(&server).await;
+    exec(&mut c, "CREATE TABLE t (id INT NOT NULL, tags ARRAY<INT>, attrs MAP<STRING, INT>, pos STRUCT<x:INT, y:STRING>, doc JSON, raw VARBINARY(4)) UNIQUE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 2").await;
+    // Row 3's document is not JSON and row 4's bytes are too long: both are filtered.
+    let csv = b"1|[1, 2]|{\"a\": 1}|{\"x\": 1, \"y\": \"p\"}|{\"k\": [true]}|ab\n2|['3']|{b: 2}|\\N|\"s\"|\\N\n3|[]|{}|\\N|{bad|x\n4|[]|{}|\\N|1|12345\n";
+    let v = load(
+        &server,
+        "t",
+        &[("column_separator", "|"), ("max_filter_ratio", "0.5")],
+        csv,
+    );
+    assert_eq!(v["Status"], "Success", "{v}");
+    assert_eq!(num(&v, "NumberLoadedRows"), 2, "{v}");
+    assert_eq!(num(&v, "NumberFilteredRows"), 2, "{v}");
+    let json = br#"{"id": 5, "tags": [5, null], "attrs": {"c": 3}, "pos": {"x": 5, "y": "q"}, "doc": {"deep": {"n": 1}}, "raw": "zz"}"#;
+    let v = load(&server, "t", &[("format", "json")], json);
+    assert_eq!(num(&v, "NumberLoadedRows"), 1, "{v}");
+    let expected = vec![
+        vec![
+            s("1"),
+            s("[1, 2]"),
+            s("{\"a\":1}"),
+            s("{\"x\":1, \"y\":\"p\"}"),
+            s("{\"k\":[true]}"),
+            s("ab"),
+        ],
+        vec![s("2"), s("[3]"), s("{\"b\":2}"), None, s("\"s\""), None],
+        vec![
+            s("5"),
+            s("[5, null]"),
+            s("{\"c\":3}"),
+            s("{\"x\":5, \"y\":\"q\"}"),
+            s("{\"deep\":{\"n\":1}}"),
+            s("zz"),
+        ],
+    ];
+    let query = "SELECT id, tags, attrs, pos, doc, raw FROM t ORDER BY id";
+    assert_eq!(rows(&mut c, query).await, expected);
+
+    // The binary protocol (a prepared statement) gives the same values, and MySQL's types:
+    // JSON as JSON, bytes as a BLOB of the binary character set.
+    let result: Vec<mysql_async::Row> = c
+        .exec(
+            "SELECT doc, raw, doc->>'$.deep.n' FROM t WHERE id = ?",
+            (5,),
+        )
+        .await
+        .expect("prepared select");
+    let columns = result[0].columns_ref();
+    assert_eq!(columns[0].column_type(), ColumnType::MYSQL_TYPE_JSON);
+    assert_eq!(columns[1].column_type(), ColumnType::MYSQL_TYPE_BLOB);
+    assert_eq!(columns[1].character_set(), 63);
+    let values: (String, Vec<u8>, String) = mysql_async::from_row(result[0].clone());
+    assert_eq!(
+        values,
+        ("{\"deep\":{\"n\":1}}".into(), b"zz".to_vec(), "1".into())
+    );
+    c.exec_drop(
+        "INSERT INTO t VALUES (?, ?, ?, ?, ?, ?)",
+        (
+            6,
+            "[6]",
+            "{\"d\": 6}",
+            "{\"x\": 6, \"y\": \"r\"}",
+            "[6]",
+            vec![0u8, 255],
+        ),
+    )
+    .await
+    .expect("prepared insert");
+    let err = c
+        .exec_drop("INSERT INTO t (id, doc) VALUES (?, ?)", (7, "{not json"))
+        .await
+        .expect_err("invalid JSON");
+    assert_eq!(code(err), 3140);
+
+    // Everything survives a restart, and compaction of the Unique table keeps the last rows.
+    drop(c);
+    server.restart().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "USE sl").await;
+    let mut after = expected.clone();
+    after.push(vec![
+        s("6"),
+        s("[6]"),
+        s("{\"d\":6}"),
+        s("{\"x\":6, \"y\":\"r\"}"),
+        s("[6]"),
+        Some(String::from_utf8_lossy(&[0u8, 255]).into_owned()),
+    ]);
+    assert_eq!(rows(&mut c, query).await, after);
+    for round in 0..6 {
+        exec(
+            &mut c,
+            &format!("INSERT INTO t VALUES (1, [{round}], map('r', {round}), struct({round}, 'z'), '{{\"r\": {round}}}', 'r')"),
+        )
+        .await;
+    }
+    wait_for_compaction(&mut c, "t", 1, std::time::Duration::from_secs(90)).await;
+    assert_eq!(
+        rows(&mut c, "SELECT tags, attrs, pos, doc FROM t WHERE id = 1").await,
+        vec![vec![
+            s("[5]"),
+            s("{\"r\":5}"),
+            s("{\"x\":5, \"y\":\"z\"}"),
+            s("{\"r\":5}")
+        ]]
+    );
+}

@@ -314,7 +314,7 @@ impl TableMeta {
         let fields: Vec<arrow::datatypes::Field> = self
             .columns
             .iter()
-            .map(|c| arrow::datatypes::Field::new(&c.name, c.ty.arrow_type(), c.nullable))
+            .map(|c| c.ty.arrow_field(&c.name, c.nullable))
             .collect();
         Arc::new(arrow::datatypes::Schema::new(fields))
     }

@@ -49,7 +49,14 @@ impl PartitionValue {
             | SqlType::Double
             | SqlType::Decimal { .. }
             | SqlType::Bitmap
-            | SqlType::Hll => Err(format!("type {ty} cannot be a partition column")),
+            | SqlType::Hll
+            | SqlType::Binary(_)
+            | SqlType::Varbinary(_)
+            | SqlType::Blob
+            | SqlType::Json
+            | SqlType::Array(_)
+            | SqlType::Map(..)
+            | SqlType::Struct(_) => Err(format!("type {ty} cannot be a partition column")),
         }
     }
 

@@ -120,6 +120,16 @@ pub enum BasaltError {
     DataTooLong { column: String, max: u32 },
     #[error("Out of range value for column '{0}'")]
     OutOfRange(String),
+    /// A value for a JSON column that is not a JSON document (MySQL's 3140).
+    #[error("Invalid JSON text: \"{reason}\" in value for column '{column}'.")]
+    InvalidJson { column: String, reason: String },
+    /// A value for an ARRAY, MAP or STRUCT column that does not read as one.
+    #[error("Invalid {ty} value for column '{column}': {reason}")]
+    InvalidNestedValue {
+        column: String,
+        ty: String,
+        reason: String,
+    },
     #[error("Column '{0}' cannot be null")]
     ColumnCannotBeNull(String),
     /// A row whose partition column value falls in no partition.
@@ -270,6 +280,8 @@ impl BasaltError {
             BasaltError::ColumnCannotBeNull(_) => 1048,
             BasaltError::DataTooLong { .. } => 1406,
             BasaltError::OutOfRange(_) => 1264,
+            BasaltError::InvalidJson { .. } => 3140,
+            BasaltError::InvalidNestedValue { .. } => 1366,
             BasaltError::NumericOverflow(_) => 1690,
             BasaltError::StatementTooComplex(_) => 1473,
             BasaltError::TooManyConnections => 1040,
@@ -316,6 +328,7 @@ impl BasaltError {
             1048 => "23000",
             1138 => "22004",
             1406 => "22001",
+            3140 => "22032",
             1264 | 1690 => "22003",
             1045 => "28000",
             1040 => "08004",

@@ -7,8 +7,9 @@ pub mod df_error;
 pub mod error;
 pub mod hll_value;
 pub mod params;
+pub mod typed_text;
 pub mod types;
 
 pub use error::{BasaltError, Result};
 pub use params::{Literal, ParamValue};
-pub use types::SqlType;
+pub use types::{is_json_field, SqlType, StructField};

@@ -1,8 +1,23 @@
 //! The column types a Basalt table can declare (Doris names) and how each maps to Arrow.
 
-use arrow::datatypes::{DataType, TimeUnit};
+use arrow::datatypes::{DataType, Field, Fields, TimeUnit};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
+
+/// The field metadata key of Arrow's extension types, and the canonical JSON extension's name:
+/// a JSON column is UTF-8 text marked with it, so the protocol layer can tell JSON from text.
+pub const EXTENSION_NAME_KEY: &str = "ARROW:extension:name";
+pub const JSON_EXTENSION_NAME: &str = "arrow.json";
+
+/// True when an Arrow field carries JSON documents (Arrow's `arrow.json` extension type).
+pub fn is_json_field(field: &Field) -> bool {
+    field
+        .metadata()
+        .get(EXTENSION_NAME_KEY)
+        .is_some_and(|name| name == JSON_EXTENSION_NAME)
+}
 
 /// Largest DECIMAL precision Basalt stores (Decimal128).
 pub const MAX_DECIMAL_PRECISION: u8 = 38;
@@ -55,6 +70,27 @@ pub enum SqlType {
     /// Doris HLL: a HyperLogLog sketch, stored as `Binary` in the serialized form of
     /// [`crate::hll_value::HllValue`].
     Hll,
+    /// MySQL BINARY(n): exactly `n` bytes, shorter values padded with 0x00.
+    Binary(u32),
+    /// VARBINARY(n): up to `n` bytes.
+    Varbinary(u32),
+    /// BLOB and its TINY/MEDIUM/LONG forms: bytes without a declared limit.
+    Blob,
+    /// JSON (Doris's JSONB too): documents stored as validated, compact JSON text.
+    Json,
+    /// ARRAY<T>: a list of T, elements nullable.
+    Array(Box<SqlType>),
+    /// MAP<K, V>: key/value entries in insertion order, values nullable.
+    Map(Box<SqlType>, Box<SqlType>),
+    /// STRUCT<name:T, ...>: named fields, each nullable.
+    Struct(Vec<StructField>),
+}
+
+/// One field of a STRUCT type.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StructField {
+    pub name: String,
+    pub ty: SqlType,
 }
 
 impl SqlType {
@@ -72,9 +108,68 @@ impl SqlType {
             SqlType::Decimal { precision, scale } => DataType::Decimal128(*precision, *scale),
             SqlType::Date => DataType::Date32,
             SqlType::DateTime { .. } => DataType::Timestamp(TimeUnit::Microsecond, None),
-            SqlType::Char(_) | SqlType::Varchar(_) | SqlType::String => DataType::Utf8,
-            SqlType::Bitmap | SqlType::Hll => DataType::Binary,
+            SqlType::Char(_) | SqlType::Varchar(_) | SqlType::String | SqlType::Json => {
+                DataType::Utf8
+            }
+            SqlType::Bitmap
+            | SqlType::Hll
+            | SqlType::Binary(_)
+            | SqlType::Varbinary(_)
+            | SqlType::Blob => DataType::Binary,
+            SqlType::Array(element) => DataType::List(Arc::new(element.arrow_field("item", true))),
+            SqlType::Map(key, value) => DataType::Map(
+                Arc::new(Field::new(
+                    "entries",
+                    DataType::Struct(Fields::from(vec![
+                        key.arrow_field("key", false),
+                        value.arrow_field("value", true),
+                    ])),
+                    false,
+                )),
+                false,
+            ),
+            SqlType::Struct(fields) => DataType::Struct(
+                fields
+                    .iter()
+                    .map(|f| f.ty.arrow_field(&f.name, true))
+                    .collect(),
+            ),
         }
+    }
+
+    /// The Arrow field a column (or nested element) of this type is: its Arrow type, and for
+    /// JSON the `arrow.json` extension marker.
+    pub fn arrow_field(&self, name: &str, nullable: bool) -> Field {
+        let field = Field::new(name, self.arrow_type(), nullable);
+        match self {
+            SqlType::Json => field.with_metadata(HashMap::from([(
+                EXTENSION_NAME_KEY.to_string(),
+                JSON_EXTENSION_NAME.to_string(),
+            )])),
+            _ => field,
+        }
+    }
+
+    /// True for the types whose values have parts (ARRAY, MAP, STRUCT): they cannot be keys,
+    /// partition or bucket columns, and have no zone maps.
+    pub fn is_nested(&self) -> bool {
+        matches!(
+            self,
+            SqlType::Array(_) | SqlType::Map(..) | SqlType::Struct(_)
+        )
+    }
+
+    /// True for types that cannot be key columns in Doris: sketches, JSON, nested types.
+    pub fn can_be_key(&self) -> bool {
+        !(self.is_sketch() || self.is_nested() || *self == SqlType::Json)
+    }
+
+    /// True for byte-string types (BINARY, VARBINARY, BLOB).
+    pub fn is_binary(&self) -> bool {
+        matches!(
+            self,
+            SqlType::Binary(_) | SqlType::Varbinary(_) | SqlType::Blob
+        )
     }
 
     /// True for the sketch types (BITMAP, HLL): opaque binary values that can only be
@@ -129,9 +224,26 @@ impl SqlType {
             }
             "CHAR" => SqlType::Char(arg(0).unwrap_or(1).clamp(1, 255) as u32),
             "VARCHAR" => SqlType::Varchar(arg(0).unwrap_or(65533).clamp(1, 1_048_576) as u32),
-            "STRING" | "TEXT" => SqlType::String,
+            "STRING" | "TEXT" | "TINYTEXT" | "MEDIUMTEXT" | "LONGTEXT" => SqlType::String,
+            // MySQL's TIMESTAMP is Basalt's DATETIME: both hold a wall-clock time without a zone.
+            "TIMESTAMP" => {
+                let scale = arg(0).unwrap_or(0);
+                if scale > 6 {
+                    return Err(format!("TIMESTAMP scale {scale} out of range 0..=6"));
+                }
+                SqlType::DateTime { scale: scale as u8 }
+            }
+            "REAL" => SqlType::Double,
             "BITMAP" => SqlType::Bitmap,
             "HLL" => SqlType::Hll,
+            "BINARY" => SqlType::Binary(arg(0).unwrap_or(1).clamp(1, 255) as u32),
+            "VARBINARY" => match arg(0) {
+                Some(n) if (1..=1_048_576).contains(&n) => SqlType::Varbinary(n as u32),
+                Some(n) => return Err(format!("VARBINARY length {n} out of range 1..=1048576")),
+                None => return Err("VARBINARY needs a length, as VARBINARY(n)".into()),
+            },
+            "BLOB" | "TINYBLOB" | "MEDIUMBLOB" | "LONGBLOB" => SqlType::Blob,
+            "JSON" | "JSONB" => SqlType::Json,
             other => return Err(format!("unknown column type '{other}'")),
         };
         Ok(ty)
@@ -156,6 +268,13 @@ impl SqlType {
             SqlType::String => "text",
             SqlType::Bitmap => "bitmap",
             SqlType::Hll => "hll",
+            SqlType::Binary(_) => "binary",
+            SqlType::Varbinary(_) => "varbinary",
+            SqlType::Blob => "blob",
+            SqlType::Json => "json",
+            SqlType::Array(_) => "array",
+            SqlType::Map(..) => "map",
+            SqlType::Struct(_) => "struct",
         }
     }
 
@@ -209,6 +328,22 @@ impl fmt::Display for SqlType {
             SqlType::String => write!(f, "text"),
             SqlType::Bitmap => write!(f, "bitmap"),
             SqlType::Hll => write!(f, "hll"),
+            SqlType::Binary(n) => write!(f, "binary({n})"),
+            SqlType::Varbinary(n) => write!(f, "varbinary({n})"),
+            SqlType::Blob => write!(f, "blob"),
+            SqlType::Json => write!(f, "json"),
+            SqlType::Array(element) => write!(f, "array<{element}>"),
+            SqlType::Map(key, value) => write!(f, "map<{key},{value}>"),
+            SqlType::Struct(fields) => {
+                write!(f, "struct<")?;
+                for (i, field) in fields.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ",")?;
+                    }
+                    write!(f, "{}:{}", field.name, field.ty)?;
+                }
+                write!(f, ">")
+            }
         }
     }
 }

@@ -106,8 +106,8 @@ fn register_doris_functions(ctx: &SessionContext) {
     }
 }
 
-/// DataFusion's analyzer rules with MySQL's implicit casts, numbers beside dates and exact
-/// division before type coercion, then integer arithmetic that fails on overflow as MySQL's
+/// DataFusion's analyzer rules with Doris's casts into nested types, MySQL's implicit casts,
+/// numbers beside dates and exact division before type coercion, then integer arithmetic that fails on overflow as MySQL's
 /// does.
 fn analyzer_rules() -> Vec<Arc<dyn datafusion::optimizer::AnalyzerRule + Send + Sync>> {
     let mut rules = datafusion::optimizer::Analyzer::new().rules;
@@ -118,6 +118,7 @@ fn analyzer_rules() -> Vec<Arc<dyn datafusion::optimizer::AnalyzerRule + Send + 
     rules.insert(coercion, Arc::new(basalt_functions::ExactDivision));
     rules.insert(coercion, Arc::new(basalt_functions::NumericDates));
     rules.insert(coercion, Arc::new(basalt_functions::ImplicitCasts));
+    rules.insert(coercion, Arc::new(basalt_functions::NestedCasts));
     rules.push(Arc::new(basalt_functions::CheckedIntegerArithmetic));
     rules.push(Arc::new(basalt_query::ApplyRefusedSubqueries));
     with_checkpoints(rules, Arc::new(PlanningCheckpoint))
@@ -201,9 +202,11 @@ impl Session {
             .with_config(config)
             .with_runtime_env(runtime)
             .with_default_features();
-        // SUBSTRING/SUBSTR of a number plans before DataFusion's own planner refuses it.
+        // SUBSTRING/SUBSTR of a number plans before DataFusion's own planner refuses it; so do
+        // the JSON operators -> and ->>.
         if let Some(planners) = builder.expr_planners() {
             planners.insert(0, Arc::new(basalt_functions::TextSubstringPlanner));
+            planners.insert(0, Arc::new(basalt_functions::JsonOperatorPlanner));
         }
         let state = builder
             .with_catalog_list(catalog_list)

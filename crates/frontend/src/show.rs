@@ -191,7 +191,14 @@ pub fn type_dimensions(ty: &SqlType) -> (Option<i64>, Option<i64>, Option<i64>) 
     match ty {
         SqlType::Char(n) | SqlType::Varchar(n) => (Some(*n as i64), None, None),
         SqlType::String => (Some(2147483647), None, None),
-        SqlType::Bitmap | SqlType::Hll => (None, None, None),
+        SqlType::Binary(n) | SqlType::Varbinary(n) => (Some(i64::from(*n)), None, None),
+        SqlType::Blob => (Some(65535), None, None),
+        SqlType::Bitmap
+        | SqlType::Hll
+        | SqlType::Json
+        | SqlType::Array(_)
+        | SqlType::Map(..)
+        | SqlType::Struct(_) => (None, None, None),
         SqlType::Boolean | SqlType::TinyInt => (None, Some(3), Some(0)),
         SqlType::SmallInt => (None, Some(5), Some(0)),
         SqlType::Int => (None, Some(10), Some(0)),

@@ -203,9 +203,9 @@ fn build_table(
                 i + 1
             )));
         }
-        if stmt.columns[idx].ty.is_sketch() {
+        if !stmt.columns[idx].ty.can_be_key() {
             return Err(ddl(format!(
-                "Key column '{k}' can not be of type {}: BITMAP and HLL columns are value columns",
+                "Key column '{k}' can not be of type {}: BITMAP, HLL, JSON, ARRAY, MAP and STRUCT columns are value columns",
                 stmt.columns[idx].ty
             )));
         }
@@ -253,6 +253,12 @@ fn build_table(
                 if matches!(columns[idx].ty, SqlType::Float | SqlType::Double) {
                     return Err(ddl(format!(
                         "Distribution column '{c}' can not be FLOAT or DOUBLE"
+                    )));
+                }
+                if !columns[idx].ty.can_be_key() {
+                    return Err(ddl(format!(
+                        "Distribution column '{c}' can not be of type {}",
+                        columns[idx].ty
                     )));
                 }
                 cols.push(idx);
@@ -536,8 +542,20 @@ fn validate_literal(ty: &SqlType, v: &str) -> std::result::Result<(), String> {
             .parse::<f64>()
             .map(|_| ())
             .map_err(|_| format!("'{v}' is not a number")),
-        SqlType::Char(_) | SqlType::Varchar(_) | SqlType::String => Ok(()),
-        SqlType::Bitmap | SqlType::Hll => Err(format!("a {ty} column takes no default value")),
+        SqlType::Char(_)
+        | SqlType::Varchar(_)
+        | SqlType::String
+        | SqlType::Binary(_)
+        | SqlType::Varbinary(_)
+        | SqlType::Blob => Ok(()),
+        SqlType::Json => serde_json::from_str::<serde_json::Value>(v)
+            .map(|_| ())
+            .map_err(|e| format!("'{v}' is not a JSON document: {e}")),
+        SqlType::Bitmap
+        | SqlType::Hll
+        | SqlType::Array(_)
+        | SqlType::Map(..)
+        | SqlType::Struct(_) => Err(format!("a {ty} column takes no default value")),
         _ => PartitionValue::parse(ty, v).map(|_| ()),
     }
 }
@@ -547,7 +565,7 @@ fn validate_literal(ty: &SqlType, v: &str) -> std::result::Result<(), String> {
 fn default_duplicate_keys(stmt: &sql::CreateTable) -> Vec<String> {
     let mut keys = Vec::new();
     for c in stmt.columns.iter().take(3) {
-        if matches!(c.ty, SqlType::Float | SqlType::Double) || c.ty.is_sketch() {
+        if matches!(c.ty, SqlType::Float | SqlType::Double) || !c.ty.can_be_key() {
             break;
         }
         keys.push(c.name.clone());
@@ -561,14 +579,14 @@ fn default_duplicate_keys(stmt: &sql::CreateTable) -> Vec<String> {
     keys
 }
 
-/// BITMAP_UNION needs a BITMAP column and HLL_UNION an HLL one; sketch columns take no
-/// arithmetic aggregation (SUM, MIN, MAX), only their union or REPLACE.
+/// BITMAP_UNION needs a BITMAP column and HLL_UNION an HLL one; sketch, JSON and nested
+/// columns take no SUM, MIN or MAX, only their union (sketches) or REPLACE.
 fn check_sketch_agg(name: &str, ty: &SqlType, agg: Option<AggKind>) -> Result<(), BasaltError> {
     let Some(agg) = agg else { return Ok(()) };
     let ok = match agg {
         AggKind::BitmapUnion => *ty == SqlType::Bitmap,
         AggKind::HllUnion => *ty == SqlType::Hll,
-        AggKind::Sum | AggKind::Min | AggKind::Max => !ty.is_sketch(),
+        AggKind::Sum | AggKind::Min | AggKind::Max => ty.can_be_key(),
         AggKind::Replace | AggKind::ReplaceIfNotNull => true,
     };
     if ok {

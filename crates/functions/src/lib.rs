@@ -13,15 +13,19 @@ mod checked_arithmetic;
 pub mod date_arith;
 pub mod date_range;
 pub mod date_round;
+mod element_at;
 mod exact_division;
 mod expr_rules;
+mod hex;
 mod hll;
 mod implicit_casts;
 mod intersect_count;
+mod json;
 pub mod like;
 mod logical_not;
 mod money_format;
 pub mod murmur3;
+mod nested_casts;
 mod null_concat;
 mod numeric_dates;
 mod percentile;
@@ -47,10 +51,12 @@ use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 use datafusion::prelude::SessionContext;
 pub use exact_division::{ExactDivision, MySqlOptions};
 pub use implicit_casts::{ImplicitCasts, StringArithmeticPlanner};
+pub use json::JsonOperatorPlanner;
+pub use nested_casts::{NestedCasts, TEXT_TO_NESTED};
 pub use numeric_dates::{NumericDates, NumericDatesPlanner};
 
-/// Every scalar function: the BITMAP and HLL scalars, MySQL's date range guard and the
-/// size-bounded REPEAT/LPAD/RPAD.
+/// Every scalar function: the BITMAP and HLL scalars, MySQL's date range guard, the
+/// size-bounded REPEAT/LPAD/RPAD, Doris's element_at, HEX/UNHEX and more.
 pub fn scalar_functions() -> Vec<ScalarUDF> {
     let mut v = bitmap_scalar::functions();
     v.extend(hll::scalar_functions());
@@ -67,6 +73,10 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(string_size::functions());
     v.push(sleep::function());
     v.push(substring::function());
+    v.push(element_at::function());
+    v.extend(hex::functions());
+    v.extend(json::functions());
+    v.extend(nested_casts::functions());
     v
 }
 

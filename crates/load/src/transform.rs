@@ -9,7 +9,7 @@ use super::rejects::Rejects;
 use crate::context::LoadExpressions;
 use basalt_catalog::{ColumnDefault, TableMeta};
 use basalt_common::{BasaltError, Result, SqlType};
-use basalt_storage::conform::round_datetime;
+use basalt_storage::conform::{byte_lengths, pad_binary, round_datetime};
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, BooleanArray, Decimal256Array, RecordBatch, StringArray,
 };
@@ -442,27 +442,42 @@ impl LoadPlan {
                 }
             }
             match meta.ty {
-                SqlType::Char(max) | SqlType::Varchar(max) => {
-                    if let Some(strings) = col.as_any().downcast_ref::<StringArray>() {
-                        for (row, k) in keep.iter_mut().enumerate() {
-                            if *k
-                                && strings.is_valid(row)
-                                && strings.value(row).len() > max as usize
-                            {
-                                *k = false;
+                SqlType::Char(max)
+                | SqlType::Varchar(max)
+                | SqlType::Binary(max)
+                | SqlType::Varbinary(max) => {
+                    for (row, len) in byte_lengths(col).enumerate() {
+                        let Some(len) = len else { continue };
+                        if keep[row] && len > max as usize {
+                            keep[row] = false;
+                            rejects.add(
+                                || row_text(row),
+                                || {
+                                    format!(
+                                        "column '{}': value is {len} bytes, longer than {}",
+                                        meta.name, meta.ty
+                                    )
+                                },
+                            );
+                        }
+                    }
+                    if let SqlType::Binary(n) = meta.ty {
+                        out[ci] = pad_binary(col, n);
+                    }
+                }
+                SqlType::Json => {
+                    if let Some(strings) = col.as_string_opt::<i32>() {
+                        let (docs, failed) = basalt_common::typed_text::json_column(strings);
+                        for (row, reason) in failed {
+                            if keep[row] {
+                                keep[row] = false;
                                 rejects.add(
                                     || row_text(row),
-                                    || {
-                                        format!(
-                                            "column '{}': value is {} bytes, longer than {}",
-                                            meta.name,
-                                            strings.value(row).len(),
-                                            meta.ty
-                                        )
-                                    },
+                                    || format!("column '{}': invalid JSON: {reason}", meta.name),
                                 );
                             }
                         }
+                        out[ci] = Arc::new(docs);
                     }
                 }
                 SqlType::LargeInt => {
@@ -588,14 +603,28 @@ pub fn convert(array: &ArrayRef, target: &DataType) -> Result<(ArrayRef, Vec<usi
     if array.data_type() == target {
         return Ok((array.clone(), Vec::new()));
     }
-    let mut source = array.clone();
-    if let (Some(strings), false) = (
-        array.as_any().downcast_ref::<StringArray>(),
-        matches!(
+    if let Some(strings) = array.as_any().downcast_ref::<StringArray>() {
+        if matches!(
             target,
-            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
-        ),
-    ) {
+            DataType::List(_) | DataType::LargeList(_) | DataType::Map(..) | DataType::Struct(_)
+        ) {
+            let (out, failed) =
+                basalt_common::typed_text::nested_column(strings, target).map_err(plan_err)?;
+            return Ok((out, failed.into_iter().map(|(row, _)| row).collect()));
+        }
+    }
+    let mut source = array.clone();
+    // Text and bytes keep every character: no trimming, and a blank value stays a value.
+    let keeps_text = matches!(
+        target,
+        DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Utf8View
+            | DataType::Binary
+            | DataType::LargeBinary
+            | DataType::BinaryView
+    );
+    if let (Some(strings), false) = (array.as_any().downcast_ref::<StringArray>(), keeps_text) {
         if strings
             .iter()
             .any(|v| v.is_some_and(|s| s.trim().is_empty()))

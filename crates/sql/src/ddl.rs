@@ -6,7 +6,7 @@ use crate::statement::*;
 use crate::words::{
     eat_word, eat_words, expect_word, ident, peek_word, string_literal, uint_literal,
 };
-use basalt_common::SqlType;
+use basalt_common::{SqlType, StructField};
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::Token;
 
@@ -230,25 +230,122 @@ fn parse_default(p: &mut Parser) -> Result<DefaultValue, ParserError> {
     }
 }
 
-/// `NAME [(n [, m])]`.
+/// A column type: `NAME [(n [, m])]`, `DOUBLE PRECISION`, or a nested
+/// `ARRAY<T>` / `MAP<K, V>` / `STRUCT<name:T [COMMENT '..'], ...>`.
 fn parse_type(p: &mut Parser) -> Result<SqlType, ParserError> {
+    let mut closers = PendingClosers::default();
+    let ty = parse_type_in(p, &mut closers)?;
+    if closers.pending > 0 {
+        return Err(ParserError::ParserError(
+            "unbalanced '>' in a column type".into(),
+        ));
+    }
+    Ok(ty)
+}
+
+/// The `>` still owed by a `>>` token that closed two nested types at once.
+#[derive(Default)]
+struct PendingClosers {
+    pending: u32,
+}
+
+impl PendingClosers {
+    fn expect_close(&mut self, p: &mut Parser) -> Result<(), ParserError> {
+        if self.pending > 0 {
+            self.pending -= 1;
+            return Ok(());
+        }
+        let t = p.next_token();
+        match t.token {
+            Token::Gt => Ok(()),
+            Token::ShiftRight => {
+                self.pending += 1;
+                Ok(())
+            }
+            _ => p.expected("'>'", t),
+        }
+    }
+
+    /// True when the next thing is a `>` (owed, or a token).
+    fn at_close(&self, p: &Parser) -> bool {
+        self.pending > 0 || matches!(p.peek_token().token, Token::Gt | Token::ShiftRight)
+    }
+}
+
+fn parse_type_in(p: &mut Parser, closers: &mut PendingClosers) -> Result<SqlType, ParserError> {
     let t = p.next_token();
     let name = match &t.token {
         Token::Word(w) => w.value.clone(),
         _ => return p.expected("a column type", t),
     };
+    let upper = name.to_ascii_uppercase();
+    match upper.as_str() {
+        "ARRAY" => {
+            p.expect_token(&Token::Lt)?;
+            let element = parse_type_in(p, closers)?;
+            closers.expect_close(p)?;
+            return Ok(SqlType::Array(Box::new(element)));
+        }
+        "MAP" => {
+            p.expect_token(&Token::Lt)?;
+            let key = parse_type_in(p, closers)?;
+            p.expect_token(&Token::Comma)?;
+            let value = parse_type_in(p, closers)?;
+            closers.expect_close(p)?;
+            if !key.can_be_key() {
+                return Err(ParserError::ParserError(format!(
+                    "a MAP key cannot be {key}{}",
+                    t.span.start
+                )));
+            }
+            return Ok(SqlType::Map(Box::new(key), Box::new(value)));
+        }
+        "STRUCT" => {
+            p.expect_token(&Token::Lt)?;
+            let mut fields: Vec<StructField> = Vec::new();
+            loop {
+                let field_name = ident(p)?;
+                p.expect_token(&Token::Colon)?;
+                let ty = parse_type_in(p, closers)?;
+                if eat_word(p, "COMMENT") {
+                    string_literal(p)?;
+                }
+                if fields
+                    .iter()
+                    .any(|f| f.name.eq_ignore_ascii_case(&field_name))
+                {
+                    return Err(ParserError::ParserError(format!(
+                        "duplicate STRUCT field '{field_name}'{}",
+                        t.span.start
+                    )));
+                }
+                fields.push(StructField {
+                    name: field_name,
+                    ty,
+                });
+                if closers.at_close(p) || !p.consume_token(&Token::Comma) {
+                    break;
+                }
+            }
+            closers.expect_close(p)?;
+            return Ok(SqlType::Struct(fields));
+        }
+        _ => {}
+    }
     let mut args = Vec::new();
     if p.consume_token(&Token::LParen) {
         args = p.parse_comma_separated(uint_literal)?;
         p.expect_token(&Token::RParen)?;
     }
     // MySQL display widths such as INT(11) carry no meaning.
-    let upper = name.to_ascii_uppercase();
     if matches!(
         upper.as_str(),
         "TINYINT" | "SMALLINT" | "INT" | "INTEGER" | "BIGINT" | "LARGEINT"
     ) {
         args.clear();
+    }
+    if upper == "DOUBLE" {
+        eat_word(p, "PRECISION");
     }
     match SqlType::from_name(&name, &args) {
         Ok(ty) => Ok(ty),

@@ -1,14 +1,16 @@
 //! Rows in the table's stored form: what every writer (INSERT, DELETE, Stream Load) applies
-//! before handing a batch to a load — NOT NULL, CHAR/VARCHAR length, LARGEINT range and DATETIME
-//! precision checks, and AUTO_INCREMENT ids drawn from the catalog.
+//! before handing a batch to a load — NOT NULL, CHAR/VARCHAR/BINARY length, LARGEINT range,
+//! DATETIME precision, JSON validity and nested values from text — and AUTO_INCREMENT ids drawn
+//! from the catalog.
 
 use arrow::array::{
-    Array, ArrayRef, Decimal256Array, Int64Array, RecordBatch, StringArray,
+    Array, ArrayRef, AsArray, BinaryArray, Decimal256Array, Int64Array, RecordBatch, StringArray,
     TimestampMicrosecondArray,
 };
 use arrow::compute::cast as arrow_cast;
 use arrow::datatypes::DataType;
 use basalt_catalog::{TableMeta, TabletCatalog};
+use basalt_common::typed_text;
 use basalt_common::{BasaltError, SqlType};
 use std::sync::Arc;
 
@@ -20,22 +22,37 @@ pub fn conform(table: &TableMeta, batch: &RecordBatch) -> Result<Vec<ArrayRef>, 
         // Scans give strings as Utf8View; storage writes Utf8.
         let storage_type = c.ty.arrow_type();
         if columns[i].data_type() != &storage_type {
-            columns[i] = arrow_cast(&columns[i], &storage_type)
-                .map_err(|e| BasaltError::InvalidData(e.to_string()))?;
+            columns[i] = to_storage_type(&columns[i], &c.ty, &c.name)?;
         }
         let col = &columns[i];
         if !c.nullable && col.null_count() > 0 {
             return Err(BasaltError::ColumnCannotBeNull(c.name.clone()));
         }
         match c.ty {
-            SqlType::Char(max) | SqlType::Varchar(max) => {
-                if let Some(strings) = col.as_any().downcast_ref::<StringArray>() {
-                    if strings.iter().flatten().any(|s| s.len() > max as usize) {
-                        return Err(BasaltError::DataTooLong {
+            SqlType::Char(max)
+            | SqlType::Varchar(max)
+            | SqlType::Binary(max)
+            | SqlType::Varbinary(max) => {
+                if byte_lengths(col).flatten().any(|len| len > max as usize) {
+                    return Err(BasaltError::DataTooLong {
+                        column: c.name.clone(),
+                        max,
+                    });
+                }
+                if let SqlType::Binary(n) = c.ty {
+                    columns[i] = pad_binary(col, n);
+                }
+            }
+            SqlType::Json => {
+                if let Some(strings) = col.as_string_opt::<i32>() {
+                    let (docs, failed) = typed_text::json_column(strings);
+                    if let Some((_, reason)) = failed.into_iter().next() {
+                        return Err(BasaltError::InvalidJson {
                             column: c.name.clone(),
-                            max,
+                            reason,
                         });
                     }
+                    columns[i] = Arc::new(docs);
                 }
             }
             SqlType::LargeInt => {
@@ -52,6 +69,69 @@ pub fn conform(table: &TableMeta, batch: &RecordBatch) -> Result<Vec<ArrayRef>, 
         }
     }
     Ok(columns)
+}
+
+/// A column's values in its storage type: text read as a nested value where the column is
+/// ARRAY, MAP or STRUCT (a bad value is an error naming the column), a plain cast otherwise.
+fn to_storage_type(values: &ArrayRef, ty: &SqlType, column: &str) -> Result<ArrayRef, BasaltError> {
+    let target = ty.arrow_type();
+    if ty.is_nested() {
+        let text = match values.data_type() {
+            DataType::Utf8View | DataType::LargeUtf8 => Some(arrow_cast(values, &DataType::Utf8)),
+            DataType::Utf8 => Some(Ok(values.clone())),
+            _ => None,
+        };
+        if let Some(text) = text {
+            let text = text.map_err(|e| BasaltError::InvalidData(e.to_string()))?;
+            let (array, failed) = typed_text::nested_column(text.as_string::<i32>(), &target)
+                .map_err(BasaltError::InvalidData)?;
+            if let Some((_, reason)) = failed.into_iter().next() {
+                return Err(BasaltError::InvalidNestedValue {
+                    column: column.to_string(),
+                    ty: ty.to_string(),
+                    reason,
+                });
+            }
+            return Ok(array);
+        }
+    }
+    arrow_cast(values, &target).map_err(|e| BasaltError::InvalidData(e.to_string()))
+}
+
+/// The length in bytes of each value of a text or byte-string column (None for NULL, and for
+/// every row of other types).
+pub fn byte_lengths(col: &ArrayRef) -> Box<dyn Iterator<Item = Option<usize>> + '_> {
+    if let Some(strings) = col.as_any().downcast_ref::<StringArray>() {
+        Box::new(strings.iter().map(|v| v.map(str::len)))
+    } else if let Some(bytes) = col.as_any().downcast_ref::<BinaryArray>() {
+        Box::new(bytes.iter().map(|v| v.map(<[u8]>::len)))
+    } else {
+        Box::new(std::iter::repeat_n(None, col.len()))
+    }
+}
+
+/// BINARY(n) values right-padded with 0x00 to `n` bytes, as MySQL stores them.
+pub fn pad_binary(col: &ArrayRef, n: u32) -> ArrayRef {
+    let Some(bytes) = col.as_any().downcast_ref::<BinaryArray>() else {
+        return col.clone();
+    };
+    let n = n as usize;
+    if bytes.iter().flatten().all(|v| v.len() >= n) {
+        return col.clone();
+    }
+    let padded: BinaryArray = bytes
+        .iter()
+        .map(|v| {
+            v.map(|v| {
+                let mut b = v.to_vec();
+                if b.len() < n {
+                    b.resize(n, 0);
+                }
+                b
+            })
+        })
+        .collect();
+    Arc::new(padded)
 }
 
 /// DATETIME(scale) keeps `scale` fractional digits: the value is rounded to them, half up,

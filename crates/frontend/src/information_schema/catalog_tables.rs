@@ -204,6 +204,8 @@ fn octet_length(ty: &SqlType) -> Option<i64> {
     match ty {
         SqlType::Char(n) | SqlType::Varchar(n) => Some(i64::from(*n) * 4),
         SqlType::String => Some(i64::from(u32::MAX)),
+        SqlType::Binary(n) | SqlType::Varbinary(n) => Some(i64::from(*n)),
+        SqlType::Blob => Some(65535),
         _ => None,
     }
 }

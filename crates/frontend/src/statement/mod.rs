@@ -6,6 +6,7 @@
 mod admin;
 pub(crate) mod ddl;
 mod delete_rewrite;
+mod insert_values;
 mod load_data;
 pub use load_data::local_infile_name;
 pub(crate) mod dml;
@@ -158,6 +159,9 @@ impl QueryEngine {
         }
         if let Some(view) = self.described_view(session, &stmt) {
             return self.describe_view(session, &view).await;
+        }
+        if let S::Insert(insert) = &mut stmt {
+            self.read_nested_literals(session, insert);
         }
         match stmt {
             S::Insert(insert) if insert.replace_into || insert.on.is_some() => {

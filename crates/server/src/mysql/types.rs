@@ -34,6 +34,7 @@ pub mod column_type {
     pub const DATE: u8 = 0x0a;
     pub const TIME: u8 = 0x0b;
     pub const DATETIME: u8 = 0x0c;
+    pub const JSON: u8 = 0xf5;
     pub const NEWDECIMAL: u8 = 0xf6;
     pub const BLOB: u8 = 0xfc;
     pub const VAR_STRING: u8 = 0xfd;
@@ -145,6 +146,15 @@ pub fn column_meta(field: &Field) -> ColumnMeta {
             let fsp = fsp(*unit);
             let length = if fsp == 0 { 10 } else { 11 + u32::from(fsp) };
             ColumnMeta::binary(t::TIME, length, fsp)
+        }
+        // JSON documents go as MySQL's JSON type (binary charset, as MySQL 8 sends them).
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+            if basalt_common::is_json_field(field) =>
+        {
+            ColumnMeta {
+                flags: column_flags::BINARY | column_flags::BLOB,
+                ..ColumnMeta::binary(t::JSON, u32::MAX, 0)
+            }
         }
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => ColumnMeta::text(),
         DataType::Binary | DataType::BinaryView => ColumnMeta {

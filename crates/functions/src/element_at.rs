@@ -1,0 +1,116 @@
+//! Doris's `element_at(container, key)`: the element of an ARRAY at a 1-based index (negative
+//! from the end), or the value of a MAP under a key — NULL when there is none. DataFusion's
+//! `element_at` is `map_extract`, which gives a one-element list for a map and refuses arrays.
+
+use datafusion::arrow::array::{Array, ArrayRef, AsArray};
+use datafusion::arrow::datatypes::DataType;
+use datafusion::common::{plan_err, Result};
+use datafusion::functions_nested::extract::array_element_udf;
+use datafusion::functions_nested::map_extract::map_extract_udf;
+use datafusion::logical_expr::{
+    ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+};
+use std::sync::Arc;
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct ElementAt {
+    signature: Signature,
+}
+
+pub fn function() -> ScalarUDF {
+    ScalarUDF::new_from_impl(ElementAt {
+        signature: Signature::any(2, Volatility::Immutable),
+    })
+}
+
+impl ScalarUDFImpl for ElementAt {
+    fn name(&self) -> &str {
+        "element_at"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn coerce_types(&self, types: &[DataType]) -> Result<Vec<DataType>> {
+        match &types[0] {
+            DataType::List(_) | DataType::LargeList(_) | DataType::Null => {
+                Ok(vec![types[0].clone(), DataType::Int64])
+            }
+            DataType::Map(entries, _) => match entries.data_type() {
+                DataType::Struct(fields) if fields.len() == 2 => {
+                    Ok(vec![types[0].clone(), fields[0].data_type().clone()])
+                }
+                other => plan_err!("element_at: unexpected map entries {other}"),
+            },
+            other => plan_err!("element_at takes an ARRAY or a MAP, not {other}"),
+        }
+    }
+
+    fn return_type(&self, types: &[DataType]) -> Result<DataType> {
+        match &types[0] {
+            DataType::List(f) | DataType::LargeList(f) => Ok(f.data_type().clone()),
+            DataType::Map(entries, _) => match entries.data_type() {
+                DataType::Struct(fields) if fields.len() == 2 => Ok(fields[1].data_type().clone()),
+                other => plan_err!("element_at: unexpected map entries {other}"),
+            },
+            DataType::Null => Ok(DataType::Null),
+            other => plan_err!("element_at takes an ARRAY or a MAP, not {other}"),
+        }
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        if !matches!(args.args[0].data_type(), DataType::Map(..)) {
+            return array_element_udf().invoke_with_args(args);
+        }
+        // map_extract gives each row a list holding the key's value (or an empty list).
+        let is_scalar = args
+            .args
+            .iter()
+            .all(|a| matches!(a, ColumnarValue::Scalar(_)));
+        let value_field = Arc::clone(&args.return_field);
+        let found = map_extract_udf().invoke_with_args(ScalarFunctionArgs {
+            return_field: Arc::new(datafusion::arrow::datatypes::Field::new(
+                "found",
+                DataType::List(Arc::new(
+                    value_field
+                        .as_ref()
+                        .clone()
+                        .with_name("item")
+                        .with_nullable(true),
+                )),
+                true,
+            )),
+            ..args
+        })?;
+        let rows = match &found {
+            ColumnarValue::Array(a) => a.len(),
+            ColumnarValue::Scalar(_) => 1,
+        };
+        let lists = found.to_array(rows)?;
+        let first = first_elements(&lists)?;
+        if is_scalar {
+            Ok(ColumnarValue::Scalar(
+                datafusion::common::ScalarValue::try_from_array(&first, 0)?,
+            ))
+        } else {
+            Ok(ColumnarValue::Array(first))
+        }
+    }
+}
+
+/// The first element of each list, NULL for an empty or NULL list.
+fn first_elements(lists: &ArrayRef) -> Result<ArrayRef> {
+    let list = lists.as_list::<i32>();
+    let indices: datafusion::arrow::array::UInt32Array = (0..list.len())
+        .map(|row| {
+            (list.is_valid(row) && list.value_length(row) > 0)
+                .then(|| list.value_offsets()[row] as u32)
+        })
+        .collect();
+    Ok(datafusion::arrow::compute::take(
+        list.values().as_ref(),
+        &indices,
+        None,
+    )?)
+}

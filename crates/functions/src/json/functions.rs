@@ -1,0 +1,607 @@
+//! The JSON scalar functions, one [`JsonFunction`] per name: arguments are read row by row
+//! (documents and paths as text, constructor values by their SQL type) and each row gives one
+//! cell of the function's result type.
+
+use super::path::JsonPath;
+use crate::util::{arguments, output};
+use basalt_common::is_json_field;
+use basalt_common::types::{EXTENSION_NAME_KEY, JSON_EXTENSION_NAME};
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, BooleanBuilder, Float64Builder, Int32Builder, Int64Builder,
+    StringBuilder,
+};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
+use datafusion::common::{exec_err, plan_err, Result, ScalarValue};
+use datafusion::logical_expr::{
+    ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
+    TypeSignature, Volatility,
+};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Kind {
+    Extract,
+    Unquote,
+    Valid,
+    Type,
+    Length,
+    Keys,
+    Contains,
+    ContainsPath,
+    Array,
+    Object,
+    Quote,
+    Parse,
+    ExistsPath,
+    /// Doris's get_json_* (a bad document is NULL) and json_extract_* (an error).
+    Typed {
+        lenient: bool,
+        out: Out,
+    },
+    ExtractIsNull,
+}
+
+/// The SQL type of a function's result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Out {
+    Json,
+    Text,
+    Int32,
+    Int64,
+    Double,
+    Bool,
+}
+
+/// One result value.
+enum Cell {
+    Text(String),
+    Int(i64),
+    Double(f64),
+    Bool(bool),
+}
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct JsonFunction {
+    name: &'static str,
+    aliases: Vec<String>,
+    kind: Kind,
+    signature: Signature,
+}
+
+/// Every JSON function.
+pub fn functions() -> Vec<ScalarUDF> {
+    let typed = |lenient, out| Kind::Typed { lenient, out };
+    let list: Vec<(&'static str, &[&str], Kind)> = vec![
+        ("json_extract", &[], Kind::Extract),
+        ("json_unquote", &[], Kind::Unquote),
+        ("json_valid", &[], Kind::Valid),
+        ("json_type", &[], Kind::Type),
+        ("json_length", &[], Kind::Length),
+        ("json_keys", &[], Kind::Keys),
+        ("json_contains", &[], Kind::Contains),
+        ("json_contains_path", &[], Kind::ContainsPath),
+        ("json_array", &[], Kind::Array),
+        ("json_object", &[], Kind::Object),
+        ("json_quote", &[], Kind::Quote),
+        ("json_parse", &["jsonb_parse"], Kind::Parse),
+        ("json_exists_path", &["jsonb_exists_path"], Kind::ExistsPath),
+        ("get_json_string", &[], typed(true, Out::Text)),
+        ("get_json_int", &[], typed(true, Out::Int32)),
+        ("get_json_bigint", &[], typed(true, Out::Int64)),
+        ("get_json_double", &[], typed(true, Out::Double)),
+        (
+            "json_extract_string",
+            &["jsonb_extract_string"],
+            typed(false, Out::Text),
+        ),
+        (
+            "json_extract_int",
+            &["jsonb_extract_int"],
+            typed(false, Out::Int32),
+        ),
+        (
+            "json_extract_bigint",
+            &["jsonb_extract_bigint"],
+            typed(false, Out::Int64),
+        ),
+        (
+            "json_extract_double",
+            &["jsonb_extract_double"],
+            typed(false, Out::Double),
+        ),
+        (
+            "json_extract_bool",
+            &["jsonb_extract_bool"],
+            typed(false, Out::Bool),
+        ),
+        (
+            "json_extract_isnull",
+            &["jsonb_extract_isnull"],
+            Kind::ExtractIsNull,
+        ),
+    ];
+    list.into_iter()
+        .map(|(name, aliases, kind)| {
+            ScalarUDF::new_from_impl(JsonFunction {
+                name,
+                aliases: aliases.iter().map(|a| a.to_string()).collect(),
+                kind,
+                signature: Signature::one_of(
+                    vec![TypeSignature::VariadicAny, TypeSignature::Nullary],
+                    Volatility::Immutable,
+                ),
+            })
+        })
+        .collect()
+}
+
+impl Kind {
+    fn out(self) -> Out {
+        match self {
+            Kind::Extract | Kind::Keys | Kind::Array | Kind::Object | Kind::Quote | Kind::Parse => {
+                Out::Json
+            }
+            Kind::Unquote | Kind::Type => Out::Text,
+            Kind::Valid | Kind::Contains | Kind::ContainsPath => Out::Int32,
+            Kind::Length => Out::Int64,
+            Kind::ExistsPath | Kind::ExtractIsNull => Out::Bool,
+            Kind::Typed { out, .. } => out,
+        }
+    }
+
+    /// (fewest, most) arguments.
+    fn arity(self) -> (usize, usize) {
+        match self {
+            Kind::Extract => (2, usize::MAX),
+            Kind::Unquote | Kind::Valid | Kind::Quote | Kind::Parse | Kind::Type => (1, 1),
+            Kind::Length | Kind::Keys => (1, 2),
+            Kind::Contains => (2, 3),
+            Kind::ContainsPath => (3, usize::MAX),
+            Kind::Array | Kind::Object => (0, usize::MAX),
+            Kind::ExistsPath | Kind::Typed { .. } | Kind::ExtractIsNull => (2, 2),
+        }
+    }
+}
+
+fn json_field(name: &str) -> Field {
+    Field::new(name, DataType::Utf8, true).with_metadata(HashMap::from([(
+        EXTENSION_NAME_KEY.to_string(),
+        JSON_EXTENSION_NAME.to_string(),
+    )]))
+}
+
+impl ScalarUDFImpl for JsonFunction {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn aliases(&self) -> &[String] {
+        &self.aliases
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _types: &[DataType]) -> Result<DataType> {
+        Ok(match self.kind.out() {
+            Out::Json | Out::Text => DataType::Utf8,
+            Out::Int32 => DataType::Int32,
+            Out::Int64 => DataType::Int64,
+            Out::Double => DataType::Float64,
+            Out::Bool => DataType::Boolean,
+        })
+    }
+
+    fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
+        let (min, max) = self.kind.arity();
+        let n = args.arg_fields.len();
+        if n < min || n > max {
+            return plan_err!(
+                "Incorrect parameter count in the call to native function '{}'",
+                self.name
+            );
+        }
+        if self.kind == Kind::Object && n % 2 == 1 {
+            return plan_err!(
+                "Incorrect parameter count in the call to native function 'json_object'"
+            );
+        }
+        for f in args.arg_fields {
+            if f.data_type().is_nested() {
+                return plan_err!("{} does not take {}", self.name, f.data_type());
+            }
+        }
+        let types: Vec<DataType> = args
+            .arg_fields
+            .iter()
+            .map(|f| f.data_type().clone())
+            .collect();
+        Ok(Arc::new(match self.kind.out() {
+            Out::Json => json_field(self.name),
+            _ => Field::new(self.name, self.return_type(&types)?, true),
+        }))
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let (arrays, scalar) = arguments(&args)?;
+        let rows = arrays.first().map_or(args.number_rows, |a| a.len());
+        output(self.evaluate(&arrays, &args.arg_fields, rows)?, scalar)
+    }
+}
+
+/// Argument `i` of every row as text (None for NULL).
+struct TextArgs {
+    columns: Vec<ArrayRef>,
+}
+
+impl TextArgs {
+    fn new(arrays: &[ArrayRef]) -> Result<TextArgs> {
+        let columns = arrays
+            .iter()
+            .map(|a| cast(a, &DataType::Utf8).map_err(Into::into))
+            .collect::<Result<_>>()?;
+        Ok(TextArgs { columns })
+    }
+
+    fn get(&self, arg: usize, row: usize) -> Option<&str> {
+        let c = self.columns[arg].as_string::<i32>();
+        c.is_valid(row).then(|| c.value(row))
+    }
+}
+
+impl JsonFunction {
+    fn evaluate(&self, arrays: &[ArrayRef], fields: &[FieldRef], rows: usize) -> Result<ArrayRef> {
+        let constructor = matches!(self.kind, Kind::Array | Kind::Object);
+        let text = if constructor {
+            None
+        } else {
+            Some(TextArgs::new(arrays)?)
+        };
+        let mut cells = Vec::with_capacity(rows);
+        for row in 0..rows {
+            let cell = match &text {
+                Some(text) => self.row(text, arrays.len(), row)?,
+                None => Some(Cell::Text(self.construct(arrays, fields, row)?.to_string())),
+            };
+            cells.push(cell);
+        }
+        build(self.kind.out(), cells)
+    }
+
+    /// MySQL's functions: a document that is not JSON is an error naming the argument.
+    fn document(&self, text: &str, arg: usize) -> Result<Value> {
+        serde_json::from_str(text).or_else(|e| {
+            exec_err!(
+                "Invalid JSON text in argument {} to function {}: \"{e}\"",
+                arg + 1,
+                self.name
+            )
+        })
+    }
+
+    fn path(&self, text: &str) -> Result<JsonPath> {
+        JsonPath::parse(text).or_else(|e| exec_err!("{e} (in {})", self.name))
+    }
+
+    fn row(&self, args: &TextArgs, n: usize, row: usize) -> Result<Option<Cell>> {
+        let arg = |i: usize| args.get(i, row);
+        // Any NULL argument gives NULL (MySQL and Doris alike for these functions).
+        if (0..n).any(|i| arg(i).is_none()) {
+            return Ok(None);
+        }
+        let text = |i: usize| arg(i).unwrap_or_default();
+        Ok(match self.kind {
+            Kind::Extract => {
+                let doc = self.document(text(0), 0)?;
+                let paths = (1..n)
+                    .map(|i| self.path(text(i)))
+                    .collect::<Result<Vec<_>>>()?;
+                if let [only] = paths.as_slice() {
+                    if !only.has_wildcards() {
+                        return Ok(only.get(&doc).map(|v| Cell::Text(v.to_string())));
+                    }
+                }
+                let found: Vec<Value> =
+                    paths.iter().flat_map(|p| p.select(&doc)).cloned().collect();
+                (!found.is_empty()).then(|| Cell::Text(Value::Array(found).to_string()))
+            }
+            Kind::Unquote => Some(Cell::Text(unquote(text(0)))),
+            Kind::Valid => Some(Cell::Int(
+                serde_json::from_str::<serde::de::IgnoredAny>(text(0)).is_ok() as i64,
+            )),
+            Kind::Type => Some(Cell::Text(type_name(&self.document(text(0), 0)?).into())),
+            Kind::Length | Kind::Keys => {
+                let doc = self.document(text(0), 0)?;
+                let target = if n == 2 {
+                    let p = self.path(text(1))?;
+                    match p.get(&doc) {
+                        Some(v) => v.clone(),
+                        None => return Ok(None),
+                    }
+                } else {
+                    doc
+                };
+                if self.kind == Kind::Length {
+                    Some(Cell::Int(match &target {
+                        Value::Object(m) => m.len() as i64,
+                        Value::Array(a) => a.len() as i64,
+                        _ => 1,
+                    }))
+                } else {
+                    match target {
+                        Value::Object(m) => Some(Cell::Text(
+                            Value::Array(m.keys().cloned().map(Value::String).collect())
+                                .to_string(),
+                        )),
+                        _ => None,
+                    }
+                }
+            }
+            Kind::Contains => {
+                let target = self.document(text(0), 0)?;
+                let candidate = self.document(text(1), 1)?;
+                let target = if n == 3 {
+                    match self.path(text(2))?.get(&target) {
+                        Some(v) => v.clone(),
+                        None => return Ok(None),
+                    }
+                } else {
+                    target
+                };
+                Some(Cell::Int(contains(&target, &candidate) as i64))
+            }
+            Kind::ContainsPath => {
+                let doc = self.document(text(0), 0)?;
+                let all = match text(1).to_ascii_lowercase().as_str() {
+                    "all" => true,
+                    "one" => false,
+                    _ => return exec_err!("The oneOrAll argument to json_contains_path may take these values: 'one' or 'all'."),
+                };
+                let paths = (2..n)
+                    .map(|i| self.path(text(i)))
+                    .collect::<Result<Vec<_>>>()?;
+                let mut found = paths.iter().map(|p| !p.select(&doc).is_empty());
+                Some(Cell::Int(if all {
+                    found.all(|f| f)
+                } else {
+                    found.any(|f| f)
+                } as i64))
+            }
+            Kind::Quote => Some(Cell::Text(Value::String(text(0).to_string()).to_string())),
+            Kind::Parse => Some(Cell::Text(self.document(text(0), 0)?.to_string())),
+            Kind::ExistsPath => {
+                let doc = self.document(text(0), 0)?;
+                Some(Cell::Bool(!self.path(text(1))?.select(&doc).is_empty()))
+            }
+            Kind::ExtractIsNull => {
+                let doc = self.document(text(0), 0)?;
+                self.path(text(1))?
+                    .get(&doc)
+                    .map(|v| Cell::Bool(v.is_null()))
+            }
+            Kind::Typed { lenient, out } => {
+                let doc = match serde_json::from_str::<Value>(text(0)) {
+                    Ok(doc) => doc,
+                    Err(_) if lenient => return Ok(None),
+                    Err(_) => self.document(text(0), 0)?,
+                };
+                let path = self.path(text(1))?;
+                path.get(&doc).and_then(|v| typed(v, out))
+            }
+            Kind::Array | Kind::Object => None,
+        })
+    }
+
+    /// json_array / json_object of one row: values by their SQL type, JSON arguments nested.
+    fn construct(&self, arrays: &[ArrayRef], fields: &[FieldRef], row: usize) -> Result<Value> {
+        let value = |i: usize| -> Result<Value> {
+            let scalar = ScalarValue::try_from_array(&arrays[i], row)?;
+            sql_value(&scalar, fields.get(i).is_some_and(|f| is_json_field(f)))
+        };
+        if self.kind == Kind::Array {
+            return Ok(Value::Array(
+                (0..arrays.len()).map(value).collect::<Result<_>>()?,
+            ));
+        }
+        let mut map = serde_json::Map::new();
+        for pair in (0..arrays.len()).step_by(2) {
+            let key = match value(pair)? {
+                Value::Null => {
+                    return exec_err!("JSON documents may not contain NULL member names.")
+                }
+                Value::String(s) => s,
+                other => other.to_string(),
+            };
+            map.insert(key, value(pair + 1)?);
+        }
+        Ok(Value::Object(map))
+    }
+}
+
+/// A SQL value as a JSON value: numbers as numbers, booleans as booleans, JSON text nested,
+/// everything else as its text.
+fn sql_value(v: &ScalarValue, is_json: bool) -> Result<Value> {
+    if v.is_null() {
+        return Ok(Value::Null);
+    }
+    Ok(match v {
+        ScalarValue::Boolean(Some(b)) => Value::Bool(*b),
+        ScalarValue::Int8(Some(x)) => (*x).into(),
+        ScalarValue::Int16(Some(x)) => (*x).into(),
+        ScalarValue::Int32(Some(x)) => (*x).into(),
+        ScalarValue::Int64(Some(x)) => (*x).into(),
+        ScalarValue::UInt8(Some(x)) => (*x).into(),
+        ScalarValue::UInt16(Some(x)) => (*x).into(),
+        ScalarValue::UInt32(Some(x)) => (*x).into(),
+        ScalarValue::UInt64(Some(x)) => (*x).into(),
+        ScalarValue::Float32(Some(x)) => {
+            serde_json::Number::from_f64(f64::from(*x)).map_or(Value::Null, Value::Number)
+        }
+        ScalarValue::Float64(Some(x)) => {
+            serde_json::Number::from_f64(*x).map_or(Value::Null, Value::Number)
+        }
+        ScalarValue::Decimal128(..) | ScalarValue::Decimal256(..) => {
+            let text = v.to_string();
+            serde_json::from_str(&text).unwrap_or(Value::String(text))
+        }
+        ScalarValue::Utf8(Some(s))
+        | ScalarValue::Utf8View(Some(s))
+        | ScalarValue::LargeUtf8(Some(s))
+            if is_json =>
+        {
+            serde_json::from_str(s).or_else(|e| exec_err!("Invalid JSON text: \"{e}\""))?
+        }
+        ScalarValue::Utf8(Some(s))
+        | ScalarValue::Utf8View(Some(s))
+        | ScalarValue::LargeUtf8(Some(s)) => Value::String(s.clone()),
+        other => {
+            let text = cast(&other.to_array()?, &DataType::Utf8)?;
+            Value::String(text.as_string::<i32>().value(0).to_string())
+        }
+    })
+}
+
+/// A JSON string's contents; other text unchanged (MySQL's JSON_UNQUOTE).
+fn unquote(text: &str) -> String {
+    if text.len() >= 2 && text.starts_with('"') && text.ends_with('"') {
+        if let Ok(Value::String(s)) = serde_json::from_str::<Value>(text) {
+            return s;
+        }
+    }
+    text.to_string()
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "NULL",
+        Value::Bool(_) => "BOOLEAN",
+        Value::Number(n) if n.is_i64() => "INTEGER",
+        Value::Number(n) if n.is_u64() => "UNSIGNED INTEGER",
+        Value::Number(_) => "DOUBLE",
+        Value::String(_) => "STRING",
+        Value::Array(_) => "ARRAY",
+        Value::Object(_) => "OBJECT",
+    }
+}
+
+/// MySQL's JSON_CONTAINS: a scalar contains an equal scalar; an array contains a value that one
+/// of its elements contains, or an array whose every element it contains; an object contains an
+/// object whose every member it has with a contained value.
+fn contains(target: &Value, candidate: &Value) -> bool {
+    match (target, candidate) {
+        (Value::Array(t), Value::Array(c)) => {
+            c.iter().all(|cv| contains(target, cv) || t.contains(cv))
+        }
+        (Value::Array(t), c) => t.iter().any(|tv| contains(tv, c)),
+        (Value::Object(t), Value::Object(c)) => c
+            .iter()
+            .all(|(k, cv)| t.get(k).is_some_and(|tv| contains(tv, cv))),
+        (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
+        (a, b) => a == b,
+    }
+}
+
+/// A JSON value as a Doris get_json_* / json_extract_* result: strings unquoted, numbers that
+/// fit the type, anything else NULL (for text, other values as their JSON text).
+fn typed(v: &Value, out: Out) -> Option<Cell> {
+    match out {
+        Out::Text | Out::Json => match v {
+            Value::Null => None,
+            Value::String(s) => Some(Cell::Text(s.clone())),
+            other => Some(Cell::Text(other.to_string())),
+        },
+        Out::Int32 => v
+            .as_i64()
+            .filter(|n| i32::try_from(*n).is_ok())
+            .map(Cell::Int),
+        Out::Int64 => v.as_i64().map(Cell::Int),
+        Out::Double => v.as_f64().map(Cell::Double),
+        Out::Bool => v.as_bool().map(Cell::Bool),
+    }
+}
+
+fn build(out: Out, cells: Vec<Option<Cell>>) -> Result<ArrayRef> {
+    Ok(match out {
+        Out::Json | Out::Text => {
+            let mut b = StringBuilder::new();
+            for c in cells {
+                match c {
+                    Some(Cell::Text(s)) => b.append_value(s),
+                    _ => b.append_null(),
+                }
+            }
+            Arc::new(b.finish())
+        }
+        Out::Int32 => {
+            let mut b = Int32Builder::new();
+            for c in cells {
+                b.append_option(match c {
+                    Some(Cell::Int(i)) => i32::try_from(i).ok(),
+                    _ => None,
+                });
+            }
+            Arc::new(b.finish())
+        }
+        Out::Int64 => {
+            let mut b = Int64Builder::new();
+            for c in cells {
+                b.append_option(match c {
+                    Some(Cell::Int(i)) => Some(i),
+                    _ => None,
+                });
+            }
+            Arc::new(b.finish())
+        }
+        Out::Double => {
+            let mut b = Float64Builder::new();
+            for c in cells {
+                b.append_option(match c {
+                    Some(Cell::Double(d)) => Some(d),
+                    Some(Cell::Int(i)) => Some(i as f64),
+                    _ => None,
+                });
+            }
+            Arc::new(b.finish())
+        }
+        Out::Bool => {
+            let mut b = BooleanBuilder::new();
+            for c in cells {
+                b.append_option(match c {
+                    Some(Cell::Bool(v)) => Some(v),
+                    _ => None,
+                });
+            }
+            Arc::new(b.finish())
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn contains_follows_mysql() {
+        assert!(contains(&json!([1, 2, [3]]), &json!(3)));
+        assert!(contains(&json!([1, 2, 3]), &json!([3, 1])));
+        assert!(!contains(&json!([1, 2]), &json!([3])));
+        assert!(contains(
+            &json!({"a": 1, "b": {"c": 2}}),
+            &json!({"b": {"c": 2}})
+        ));
+        assert!(!contains(&json!({"a": 1}), &json!({"a": 2})));
+        assert!(contains(&json!(1.0), &json!(1)));
+    }
+
+    #[test]
+    fn unquote_only_unwraps_json_strings() {
+        assert_eq!(unquote(r#""a\"b""#), "a\"b");
+        assert_eq!(unquote("[1]"), "[1]");
+        assert_eq!(unquote("\"x"), "\"x");
+    }
+}

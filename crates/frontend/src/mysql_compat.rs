@@ -451,8 +451,8 @@ fn as_temporal(e: Expr) -> Expr {
     }
 }
 
-/// A CAST target as DataFusion names it: MySQL's SIGNED/UNSIGNED and DATETIME (microseconds,
-/// as Basalt stores it, so years up to 9999 fit) and Doris's DATEV2, DATETIMEV2/V1 and
+/// A CAST target as DataFusion names it: MySQL's SIGNED/UNSIGNED, BINARY and DATETIME
+/// (microseconds, as Basalt stores it, so years up to 9999 fit) and Doris's DATEV2, DATETIMEV2/V1 and
 /// DECIMALV2/V3.
 fn convert_type(t: &DataType) -> Option<DataType> {
     let datetime = || DataType::Timestamp(Some(6), TimezoneInfo::None);
@@ -460,6 +460,8 @@ fn convert_type(t: &DataType) -> Option<DataType> {
         DataType::Signed | DataType::SignedInteger => Some(DataType::BigInt(None)),
         DataType::Unsigned | DataType::UnsignedInteger => Some(DataType::BigIntUnsigned(None)),
         DataType::Datetime(_) => Some(datetime()),
+        // CAST(x AS BINARY) is x's bytes.
+        DataType::Binary(_) | DataType::Varbinary(_) | DataType::Blob(_) => Some(DataType::Bytea),
         DataType::Custom(name, modifiers) => {
             let name = name.to_string().to_ascii_lowercase();
             match name.as_str() {
@@ -582,6 +584,26 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
             charset: None,
             ..
         } => char_prefix((**expr).clone(), length),
+        // CAST(x AS JSON) reads text as a document (MySQL).
+        Expr::Cast {
+            kind: CastKind::Cast,
+            expr,
+            data_type: DataType::JSON,
+            format: None,
+            ..
+        } => Some(call("json_parse", vec![(**expr).clone()])),
+        // A character set introducer: `_binary'..'` is the bytes, `_utf8mb4'..'` the text.
+        Expr::Prefixed { prefix, value } if prefix.value.starts_with('_') => {
+            let is_hex = matches!(
+                &**value,
+                Expr::Value(v) if matches!(v.value, Value::HexStringLiteral(_))
+            );
+            Some(if prefix.value.eq_ignore_ascii_case("_binary") && !is_hex {
+                cast((**value).clone(), DataType::Bytea)
+            } else {
+                (**value).clone()
+            })
+        }
         // MySQL reads a number or digits cast to TIME as HHMMSS.
         Expr::Cast {
             kind: CastKind::Cast,

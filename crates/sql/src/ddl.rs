@@ -347,6 +347,14 @@ fn parse_type_in(p: &mut Parser, closers: &mut PendingClosers) -> Result<SqlType
     if upper == "DOUBLE" {
         eat_word(p, "PRECISION");
     }
+    // MySQL's LONG [VARCHAR] is MEDIUMTEXT, LONG VARBINARY (or LONG BYTE) MEDIUMBLOB.
+    if upper == "LONG" {
+        if eat_word(p, "VARBINARY") || eat_word(p, "BYTE") {
+            return Ok(SqlType::Blob);
+        }
+        eat_word(p, "VARCHAR");
+        return Ok(SqlType::String);
+    }
     match SqlType::from_name(&name, &args) {
         Ok(ty) => Ok(ty),
         Err(msg) => Err(ParserError::ParserError(format!("{msg}{}", t.span.start))),

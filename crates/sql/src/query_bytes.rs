@@ -21,6 +21,14 @@ pub fn query_text(bytes: &[u8]) -> Cow<'_, str> {
                 if std::str::from_utf8(raw).is_ok() {
                     out.extend_from_slice(raw);
                 } else {
+                    // After a character set introducer (`_binary'..'`) the hex literal needs
+                    // a space, or it would read as part of the introducer's name.
+                    if out
+                        .last()
+                        .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                    {
+                        out.push(b' ');
+                    }
                     out.extend_from_slice(b"X'");
                     for b in value {
                         out.extend_from_slice(format!("{b:02X}").as_bytes());
@@ -121,6 +129,7 @@ mod tests {
             query_text(&sql),
             "INSERT INTO t VALUES (1, X'0100D82727FF', 'ok', `c``d`)"
         );
+        assert_eq!(query_text(b"SELECT _binary'\xff'"), "SELECT _binary X'FF'");
     }
 
     #[test]

@@ -43,6 +43,18 @@ fn combine_column(col: &ArrayRef, hashes: &mut [u64]) -> Result<()> {
             }
         }};
     }
+    macro_rules! bytes {
+        ($array:expr) => {{
+            let a = $array;
+            for (i, h) in hashes.iter_mut().enumerate() {
+                *h = if a.is_null(i) {
+                    mix(*h, &NULL_HASH.to_le_bytes())
+                } else {
+                    mix(*h, AsRef::<[u8]>::as_ref(a.value(i)))
+                };
+            }
+        }};
+    }
     match col.data_type() {
         DataType::Int8 => ints!(Int8Type),
         DataType::Int16 => ints!(Int16Type),
@@ -84,26 +96,12 @@ fn combine_column(col: &ArrayRef, hashes: &mut [u64]) -> Result<()> {
                 };
             }
         }
-        DataType::Utf8 => {
-            let a = col.as_string::<i32>();
-            for (i, h) in hashes.iter_mut().enumerate() {
-                *h = if a.is_null(i) {
-                    mix(*h, &NULL_HASH.to_le_bytes())
-                } else {
-                    mix(*h, a.value(i).as_bytes())
-                };
-            }
-        }
-        DataType::Utf8View => {
-            let a = col.as_string_view();
-            for (i, h) in hashes.iter_mut().enumerate() {
-                *h = if a.is_null(i) {
-                    mix(*h, &NULL_HASH.to_le_bytes())
-                } else {
-                    mix(*h, a.value(i).as_bytes())
-                };
-            }
-        }
+        // Text and bytes hash their bytes: a string literal finds the bucket of the same
+        // bytes stored in a VARBINARY key.
+        DataType::Utf8 => bytes!(col.as_string::<i32>()),
+        DataType::Utf8View => bytes!(col.as_string_view()),
+        DataType::Binary => bytes!(col.as_binary::<i32>()),
+        DataType::BinaryView => bytes!(col.as_binary_view()),
         other => {
             return Err(BasaltError::Internal(format!(
                 "cannot hash distribution column of type {other}"

@@ -9,6 +9,7 @@ mod cache_memory;
 mod catalog_provider;
 mod doris_variables;
 mod engine;
+mod function_aliases;
 mod functions;
 #[cfg(test)]
 mod fuzz_tests;

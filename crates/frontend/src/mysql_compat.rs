@@ -211,15 +211,15 @@ pub(crate) fn call(name: &str, args: Vec<Expr>) -> Expr {
     })
 }
 
-fn string(s: &str) -> Expr {
+pub(crate) fn string(s: &str) -> Expr {
     Expr::value(Value::SingleQuotedString(s.to_string()))
 }
 
-fn number(n: i64) -> Expr {
+pub(crate) fn number(n: i64) -> Expr {
     Expr::value(Value::Number(n.to_string(), false))
 }
 
-fn binary(left: Expr, op: BinaryOperator, right: Expr) -> Expr {
+pub(crate) fn binary(left: Expr, op: BinaryOperator, right: Expr) -> Expr {
     Expr::Nested(Box::new(Expr::BinaryOp {
         left: Box::new(left),
         op,
@@ -584,6 +584,23 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
             charset: None,
             ..
         } => char_prefix((**expr).clone(), length),
+        // `s REGEXP p` / `s RLIKE p`: a regular expression match (case-sensitive, as Doris).
+        Expr::RLike {
+            negated,
+            expr,
+            pattern,
+            ..
+        } => {
+            let matched = call("regexp_like", vec![(**expr).clone(), (**pattern).clone()]);
+            Some(if *negated {
+                Expr::UnaryOp {
+                    op: UnaryOperator::Not,
+                    expr: Box::new(matched),
+                }
+            } else {
+                matched
+            })
+        }
         // CAST(x AS JSON) reads text as a document (MySQL).
         Expr::Cast {
             kind: CastKind::Cast,
@@ -964,7 +981,7 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
             BinaryOperator::Modulo,
             unless_zero(args[1].clone()),
         ),
-        _ => return None,
+        _ => return crate::function_aliases::rewrite(&name, &args),
     })
 }
 

@@ -25,6 +25,7 @@ pub mod like;
 mod logical_not;
 mod money_format;
 pub mod murmur3;
+mod mysql_time_format;
 mod nested_casts;
 mod null_concat;
 mod numeric_dates;
@@ -77,6 +78,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(hex::functions());
     v.extend(json::functions());
     v.extend(nested_casts::functions());
+    v.extend(mysql_time_format::functions());
     v
 }
 

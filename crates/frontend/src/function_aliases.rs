@@ -1,0 +1,64 @@
+//! Doris and MySQL functions that are DataFusion functions under another name, or short
+//! expressions over them: LENGTH counts bytes (`octet_length`; DataFusion's `length` counts
+//! characters), `collect_list`/`collect_set` are `array_agg` without NULLs, the `array_push*`/
+//! `array_pop*`/`array_range` family, ELT, and `[not_]null_or_empty`.
+
+use crate::mysql_compat::{binary, call, number, string};
+use basalt_sql::ast::helpers::attached_token::AttachedToken;
+use basalt_sql::ast::{BinaryOperator, CaseWhen, DuplicateTreatment, Expr, FunctionArguments};
+
+/// The rewrite of `name(args)`, if it is one of these functions.
+pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
+    let arg = |i: usize| args[i].clone();
+    Some(match name {
+        "length" if args.len() == 1 => call("octet_length", vec![arg(0)]),
+        "collect_list" | "collect_set" if args.len() == 1 => {
+            without_nulls(name == "collect_set", arg(0))
+        }
+        "array_range" if (1..=3).contains(&args.len()) => call("range", args.to_vec()),
+        "array_pushback" if args.len() == 2 => call("array_append", args.to_vec()),
+        "array_pushfront" if args.len() == 2 => call("array_prepend", vec![arg(1), arg(0)]),
+        "array_popback" if args.len() == 1 => call("array_pop_back", args.to_vec()),
+        "array_popfront" if args.len() == 1 => call("array_pop_front", args.to_vec()),
+        // ELT(n, s1, s2, ..): the n-th string, NULL when there is none.
+        "elt" if args.len() >= 2 => Expr::Case {
+            case_token: AttachedToken::empty(),
+            end_token: AttachedToken::empty(),
+            operand: Some(Box::new(arg(0))),
+            conditions: (1..args.len())
+                .map(|i| CaseWhen {
+                    condition: number(i as i64),
+                    result: arg(i),
+                })
+                .collect(),
+            else_result: None,
+        },
+        "null_or_empty" if args.len() == 1 => binary(
+            Expr::IsNull(Box::new(arg(0))),
+            BinaryOperator::Or,
+            binary(arg(0), BinaryOperator::Eq, string("")),
+        ),
+        "not_null_or_empty" if args.len() == 1 => binary(
+            Expr::IsNotNull(Box::new(arg(0))),
+            BinaryOperator::And,
+            binary(arg(0), BinaryOperator::NotEq, string("")),
+        ),
+        _ => return None,
+    })
+}
+
+/// `array_agg([DISTINCT] x) FILTER (WHERE x IS NOT NULL)`: Doris's collect_list / collect_set
+/// skip NULLs.
+fn without_nulls(distinct: bool, x: Expr) -> Expr {
+    let mut f = match call("array_agg", vec![x.clone()]) {
+        Expr::Function(f) => f,
+        other => return other,
+    };
+    if let FunctionArguments::List(list) = &mut f.args {
+        if distinct {
+            list.duplicate_treatment = Some(DuplicateTreatment::Distinct);
+        }
+    }
+    f.filter = Some(Box::new(Expr::IsNotNull(Box::new(x))));
+    Expr::Function(f)
+}

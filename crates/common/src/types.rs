@@ -11,6 +11,19 @@ use std::sync::Arc;
 pub const EXTENSION_NAME_KEY: &str = "ARROW:extension:name";
 pub const JSON_EXTENSION_NAME: &str = "arrow.json";
 
+/// The field metadata key holding the fractional-second digits a DATETIME(p) or TIME(p) value
+/// is shown with (MySQL shows exactly p digits).
+pub const FRACTION_DIGITS_KEY: &str = "basalt:fraction_digits";
+
+/// The declared fractional-second digits of a DATETIME/TIME field, when it has them.
+pub fn fraction_digits(field: &Field) -> Option<u8> {
+    field
+        .metadata()
+        .get(FRACTION_DIGITS_KEY)
+        .and_then(|d| d.parse().ok())
+        .filter(|d| *d <= 6)
+}
+
 /// True when an Arrow field carries JSON documents (Arrow's `arrow.json` extension type).
 pub fn is_json_field(field: &Field) -> bool {
     field
@@ -61,6 +74,11 @@ pub enum SqlType {
     DateTime {
         scale: u8,
     },
+    /// MySQL's TIME: a time of day, 00:00:00 to 23:59:59.999999 (MySQL's TIME also holds
+    /// spans up to 838 hours; Basalt's holds one day), microseconds as stored.
+    Time {
+        scale: u8,
+    },
     Char(u32),
     Varchar(u32),
     String,
@@ -108,6 +126,7 @@ impl SqlType {
             SqlType::Decimal { precision, scale } => DataType::Decimal128(*precision, *scale),
             SqlType::Date => DataType::Date32,
             SqlType::DateTime { .. } => DataType::Timestamp(TimeUnit::Microsecond, None),
+            SqlType::Time { .. } => DataType::Time64(TimeUnit::Microsecond),
             SqlType::Char(_) | SqlType::Varchar(_) | SqlType::String | SqlType::Json => {
                 DataType::Utf8
             }
@@ -137,8 +156,8 @@ impl SqlType {
         }
     }
 
-    /// The Arrow field a column (or nested element) of this type is: its Arrow type, and for
-    /// JSON the `arrow.json` extension marker.
+    /// The Arrow field a column (or nested element) of this type is: its Arrow type, for JSON
+    /// the `arrow.json` extension marker, for DATETIME(p)/TIME(p) the digits it shows.
     pub fn arrow_field(&self, name: &str, nullable: bool) -> Field {
         let field = Field::new(name, self.arrow_type(), nullable);
         match self {
@@ -146,6 +165,9 @@ impl SqlType {
                 EXTENSION_NAME_KEY.to_string(),
                 JSON_EXTENSION_NAME.to_string(),
             )])),
+            SqlType::DateTime { scale } | SqlType::Time { scale } => field.with_metadata(
+                HashMap::from([(FRACTION_DIGITS_KEY.to_string(), scale.to_string())]),
+            ),
             _ => field,
         }
     }
@@ -233,6 +255,13 @@ impl SqlType {
                 }
                 SqlType::DateTime { scale: scale as u8 }
             }
+            "TIME" => {
+                let scale = arg(0).unwrap_or(0);
+                if scale > 6 {
+                    return Err(format!("TIME scale {scale} out of range 0..=6"));
+                }
+                SqlType::Time { scale: scale as u8 }
+            }
             "REAL" => SqlType::Double,
             "BITMAP" => SqlType::Bitmap,
             "HLL" => SqlType::Hll,
@@ -263,6 +292,7 @@ impl SqlType {
             SqlType::Decimal { .. } => "decimal",
             SqlType::Date => "date",
             SqlType::DateTime { .. } => "datetime",
+            SqlType::Time { .. } => "time",
             SqlType::Char(_) => "char",
             SqlType::Varchar(_) => "varchar",
             SqlType::String => "text",
@@ -323,6 +353,8 @@ impl fmt::Display for SqlType {
             SqlType::Date => write!(f, "date"),
             SqlType::DateTime { scale: 0 } => write!(f, "datetime"),
             SqlType::DateTime { scale } => write!(f, "datetime({scale})"),
+            SqlType::Time { scale: 0 } => write!(f, "time"),
+            SqlType::Time { scale } => write!(f, "time({scale})"),
             SqlType::Char(n) => write!(f, "char({n})"),
             SqlType::Varchar(n) => write!(f, "varchar({n})"),
             SqlType::String => write!(f, "text"),

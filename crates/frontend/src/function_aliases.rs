@@ -1,7 +1,6 @@
 //! Doris and MySQL functions that are DataFusion functions under another name, or short
-//! expressions over them: LENGTH counts bytes (`octet_length`; DataFusion's `length` counts
-//! characters), `collect_list`/`collect_set` are `array_agg` without NULLs, the `array_push*`/
-//! `array_pop*`/`array_range` family, ELT, and `[not_]null_or_empty`.
+//! expressions over them: `collect_list`/`collect_set` are `array_agg` without NULLs, the
+//! `array_push*`/`array_pop*`/`array_range` family, ELT, and `[not_]null_or_empty`.
 
 use crate::mysql_compat::{binary, call, number, string};
 use basalt_sql::ast::helpers::attached_token::AttachedToken;
@@ -11,7 +10,6 @@ use basalt_sql::ast::{BinaryOperator, CaseWhen, DuplicateTreatment, Expr, Functi
 pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
     let arg = |i: usize| args[i].clone();
     Some(match name {
-        "length" if args.len() == 1 => call("octet_length", vec![arg(0)]),
         "collect_list" | "collect_set" if args.len() == 1 => {
             without_nulls(name == "collect_set", arg(0))
         }

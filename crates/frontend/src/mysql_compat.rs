@@ -451,6 +451,25 @@ fn as_temporal(e: Expr) -> Expr {
     }
 }
 
+/// The fractional digits a CAST to DATETIME keeps: MySQL's DATETIME[(p)] and Doris's
+/// DATETIMEV2/V1[(p)]; `None` for other types.
+fn datetime_digits(t: &DataType) -> Option<u64> {
+    match t {
+        DataType::Datetime(p) => Some(p.unwrap_or(0)),
+        DataType::Custom(name, modifiers) => {
+            let name = name.to_string().to_ascii_lowercase();
+            matches!(name.as_str(), "datetimev2" | "datetimev1")
+                .then(|| modifiers.first().and_then(|m| m.parse().ok()).unwrap_or(0))
+        }
+        _ => None,
+    }
+}
+
+/// `value` rounded to `digits` fractional digits (and shown with them).
+fn with_digits(value: Expr, digits: u64) -> Expr {
+    call("round_fraction", vec![value, number(digits.min(6) as i64)])
+}
+
 /// A CAST target as DataFusion names it: MySQL's SIGNED/UNSIGNED, BINARY and DATETIME
 /// (microseconds, as Basalt stores it, so years up to 9999 fit) and Doris's DATEV2, DATETIMEV2/V1 and
 /// DECIMALV2/V3.
@@ -621,14 +640,29 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
                 (**value).clone()
             })
         }
-        // MySQL reads a number or digits cast to TIME as HHMMSS.
+        // MySQL reads a number or digits cast to TIME as HHMMSS; TIME(p) keeps p digits.
         Expr::Cast {
             kind: CastKind::Cast,
             expr,
-            data_type: DataType::Time(..),
+            data_type: DataType::Time(precision, _),
             format: None,
             ..
-        } => Some(call("mysql_time", vec![(**expr).clone()])),
+        } => Some(with_digits(
+            call("mysql_time", vec![(**expr).clone()]),
+            precision.unwrap_or(0),
+        )),
+        // DATETIME(p) keeps p digits (DATETIME is DATETIME(0)), rounded half up.
+        Expr::Cast {
+            kind: CastKind::Cast,
+            expr,
+            data_type,
+            format: None,
+            ..
+        } if datetime_digits(data_type).is_some() => {
+            let digits = datetime_digits(data_type).unwrap_or(6);
+            let target = convert_type(data_type).unwrap_or_else(|| data_type.clone());
+            Some(with_digits(cast((**expr).clone(), target), digits))
+        }
         Expr::Function(f) if f.over.is_none() && f.filter.is_none() => {
             rewrite_function(f, time_zone)
         }

@@ -209,7 +209,7 @@ pub fn type_dimensions(ty: &SqlType) -> (Option<i64>, Option<i64>, Option<i64>) 
         SqlType::Decimal { precision, scale } => {
             (None, Some(*precision as i64), Some(*scale as i64))
         }
-        SqlType::Date | SqlType::DateTime { .. } => (None, None, None),
+        SqlType::Date | SqlType::DateTime { .. } | SqlType::Time { .. } => (None, None, None),
     }
 }
 

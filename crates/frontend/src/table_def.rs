@@ -548,6 +548,9 @@ fn validate_literal(ty: &SqlType, v: &str) -> std::result::Result<(), String> {
         | SqlType::Binary(_)
         | SqlType::Varbinary(_)
         | SqlType::Blob => Ok(()),
+        SqlType::Time { .. } => chrono::NaiveTime::parse_from_str(v.trim(), "%H:%M:%S%.f")
+            .map(|_| ())
+            .map_err(|_| format!("'{v}' is not a time of day")),
         SqlType::Json => serde_json::from_str::<serde_json::Value>(v)
             .map(|_| ())
             .map_err(|e| format!("'{v}' is not a JSON document: {e}")),

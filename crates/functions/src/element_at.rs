@@ -2,6 +2,7 @@
 //! from the end), or the value of a MAP under a key — NULL when there is none. DataFusion's
 //! `element_at` is `map_extract`, which gives a one-element list for a map and refuses arrays.
 
+use crate::util::expect_args;
 use datafusion::arrow::array::{Array, ArrayRef, AsArray};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::{plan_err, Result};
@@ -19,7 +20,7 @@ struct ElementAt {
 
 pub fn function() -> ScalarUDF {
     ScalarUDF::new_from_impl(ElementAt {
-        signature: Signature::any(2, Volatility::Immutable),
+        signature: Signature::user_defined(Volatility::Immutable),
     })
 }
 
@@ -33,6 +34,7 @@ impl ScalarUDFImpl for ElementAt {
     }
 
     fn coerce_types(&self, types: &[DataType]) -> Result<Vec<DataType>> {
+        expect_args("element_at", types, 2, 2)?;
         match &types[0] {
             DataType::List(_) | DataType::LargeList(_) | DataType::Null => {
                 Ok(vec![types[0].clone(), DataType::Int64])

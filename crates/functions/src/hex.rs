@@ -3,7 +3,7 @@
 //! per byte. `UNHEX(s)` reads pairs of hex digits back into bytes (an odd count gets a leading
 //! 0); a string with any other character is NULL.
 
-use crate::util::{arguments, output};
+use crate::util::{arguments, expect_args, output};
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, BinaryBuilder, StringBuilder};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::DataType;
@@ -27,10 +27,10 @@ struct Unhex {
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
         ScalarUDF::new_from_impl(Hex {
-            signature: Signature::any(1, Volatility::Immutable),
+            signature: Signature::user_defined(Volatility::Immutable),
         }),
         ScalarUDF::new_from_impl(Unhex {
-            signature: Signature::any(1, Volatility::Immutable),
+            signature: Signature::user_defined(Volatility::Immutable),
         }),
     ]
 }
@@ -49,6 +49,7 @@ impl ScalarUDFImpl for Hex {
     }
 
     fn coerce_types(&self, types: &[DataType]) -> Result<Vec<DataType>> {
+        expect_args("hex", types, 1, 1)?;
         let t = &types[0];
         Ok(vec![if is_integer_input(t) {
             DataType::Int64
@@ -131,6 +132,7 @@ impl ScalarUDFImpl for Unhex {
     }
 
     fn coerce_types(&self, types: &[DataType]) -> Result<Vec<DataType>> {
+        expect_args("unhex", types, 1, 1)?;
         match &types[0] {
             t if t.is_nested() => plan_err!("unhex does not take {t}"),
             _ => Ok(vec![DataType::Utf8]),

@@ -9,6 +9,7 @@
 mod bitmap_agg;
 mod bitmap_scalar;
 mod bits;
+mod byte_length;
 mod checked_arithmetic;
 pub mod date_arith;
 pub mod date_range;
@@ -16,6 +17,7 @@ pub mod date_round;
 mod element_at;
 mod exact_division;
 mod expr_rules;
+mod fraction_digits;
 mod hex;
 mod hll;
 mod implicit_casts;
@@ -79,6 +81,8 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(json::functions());
     v.extend(nested_casts::functions());
     v.extend(mysql_time_format::functions());
+    v.push(fraction_digits::function());
+    v.push(byte_length::function());
     v
 }
 

@@ -4,7 +4,7 @@
 //! seconds). STR_TO_DATE gives a DATE when the format has no time part and a DATETIME otherwise
 //! (as MySQL); text that does not match is NULL.
 
-use crate::util::{arguments, output};
+use crate::util::{arguments, expect_args, output};
 use chrono::{Datelike, NaiveDate, NaiveDateTime, NaiveTime, Timelike};
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, StringBuilder};
 use datafusion::arrow::compute::cast;
@@ -30,10 +30,10 @@ struct StrToDate {
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
         ScalarUDF::new_from_impl(DateFormat {
-            signature: Signature::any(2, Volatility::Immutable),
+            signature: Signature::user_defined(Volatility::Immutable),
         }),
         ScalarUDF::new_from_impl(StrToDate {
-            signature: Signature::any(2, Volatility::Immutable),
+            signature: Signature::user_defined(Volatility::Immutable),
         }),
     ]
 }
@@ -50,6 +50,7 @@ impl ScalarUDFImpl for DateFormat {
     }
 
     fn coerce_types(&self, types: &[DataType]) -> Result<Vec<DataType>> {
+        expect_args("date_format", types, 2, 2)?;
         let time = match &types[0] {
             DataType::Date32 | DataType::Date64 => DataType::Date32,
             DataType::Null => DataType::Date32,
@@ -201,7 +202,8 @@ impl ScalarUDFImpl for StrToDate {
         &self.signature
     }
 
-    fn coerce_types(&self, _types: &[DataType]) -> Result<Vec<DataType>> {
+    fn coerce_types(&self, types: &[DataType]) -> Result<Vec<DataType>> {
+        expect_args("str_to_date", types, 2, 2)?;
         Ok(vec![DataType::Utf8, DataType::Utf8])
     }
 

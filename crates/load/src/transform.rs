@@ -9,7 +9,7 @@ use super::rejects::Rejects;
 use crate::context::LoadExpressions;
 use basalt_catalog::{ColumnDefault, TableMeta};
 use basalt_common::{BasaltError, Result, SqlType};
-use basalt_storage::conform::{byte_lengths, pad_binary, round_datetime};
+use basalt_storage::conform::{byte_lengths, pad_binary, round_datetime, round_time};
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, BooleanArray, Decimal256Array, RecordBatch, StringArray,
 };
@@ -500,6 +500,19 @@ impl LoadPlan {
                 }
                 SqlType::DateTime { scale } if scale < 6 => {
                     out[ci] = round_datetime(col, scale);
+                }
+                SqlType::Time { scale } if scale < 6 => {
+                    let (rounded, past_midnight) = round_time(col, scale);
+                    for row in past_midnight {
+                        if keep[row] {
+                            keep[row] = false;
+                            rejects.add(
+                                || row_text(row),
+                                || format!("column '{}': TIME value rounds to 24:00:00", meta.name),
+                            );
+                        }
+                    }
+                    out[ci] = rounded;
                 }
                 _ => {}
             }

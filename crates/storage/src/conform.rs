@@ -5,7 +5,7 @@
 
 use arrow::array::{
     Array, ArrayRef, AsArray, BinaryArray, Decimal256Array, Int64Array, RecordBatch, StringArray,
-    TimestampMicrosecondArray,
+    Time64MicrosecondArray, TimestampMicrosecondArray,
 };
 use arrow::compute::cast as arrow_cast;
 use arrow::datatypes::DataType;
@@ -64,6 +64,13 @@ pub fn conform(table: &TableMeta, batch: &RecordBatch) -> Result<Vec<ArrayRef>, 
             }
             SqlType::DateTime { scale } if scale < 6 => {
                 columns[i] = round_datetime(col, scale);
+            }
+            SqlType::Time { scale } if scale < 6 => {
+                let (rounded, past_midnight) = round_time(col, scale);
+                if !past_midnight.is_empty() {
+                    return Err(BasaltError::OutOfRange(c.name.clone()));
+                }
+                columns[i] = rounded;
             }
             _ => {}
         }
@@ -132,6 +139,30 @@ pub fn pad_binary(col: &ArrayRef, n: u32) -> ArrayRef {
         })
         .collect();
     Arc::new(padded)
+}
+
+/// TIME(scale) keeps `scale` fractional digits, rounded half up; the rows whose value rounds up
+/// to 24:00:00 (past Basalt's one-day TIME) are listed and become NULL.
+pub fn round_time(col: &ArrayRef, scale: u8) -> (ArrayRef, Vec<usize>) {
+    const DAY_MICROS: i64 = 86_400_000_000;
+    let Some(times) = col.as_any().downcast_ref::<Time64MicrosecondArray>() else {
+        return (col.clone(), Vec::new());
+    };
+    let mut past_midnight = Vec::new();
+    let rounded: Time64MicrosecondArray = times
+        .iter()
+        .enumerate()
+        .map(|(row, v)| {
+            let r = basalt_common::types::round_micros(v?, scale);
+            if r >= DAY_MICROS {
+                past_midnight.push(row);
+                None
+            } else {
+                Some(r)
+            }
+        })
+        .collect();
+    (Arc::new(rounded), past_midnight)
 }
 
 /// DATETIME(scale) keeps `scale` fractional digits: the value is rounded to them, half up,

@@ -65,6 +65,7 @@ fn combine_column(col: &ArrayRef, hashes: &mut [u64]) -> Result<()> {
         DataType::UInt32 => ints!(UInt32Type),
         DataType::Date32 => ints!(Date32Type),
         DataType::Timestamp(TimeUnit::Microsecond, _) => ints!(TimestampMicrosecondType),
+        DataType::Time64(TimeUnit::Microsecond) => ints!(Time64MicrosecondType),
         DataType::Boolean => {
             let a = col.as_boolean();
             for (i, h) in hashes.iter_mut().enumerate() {

@@ -371,7 +371,7 @@ fn columns(is: &InformationSchema, b: &mut ResultBuilder) {
         for (i, c) in t.columns.iter().enumerate() {
             let (len, prec, scale) = crate::show::type_dimensions(&c.ty);
             let datetime_precision = match c.ty {
-                SqlType::DateTime { scale } => Some(i64::from(scale)),
+                SqlType::DateTime { scale } | SqlType::Time { scale } => Some(i64::from(scale)),
                 _ => None,
             };
             let text = is_text(&c.ty);

@@ -164,10 +164,12 @@ where
     let rows = batch.num_rows();
     Ok(match format {
         RowFormat::Text => {
+            let schema = batch.schema();
             let writers = batch
                 .columns()
                 .iter()
-                .map(|c| ValueWriter::new(c.as_ref()))
+                .zip(schema.fields())
+                .map(|(c, f)| ValueWriter::for_field(c.as_ref(), f))
                 .collect::<Result<Vec<_>, _>>()?;
             queue_rows(io, rows, from, |row, b| {
                 for w in &writers {

@@ -138,12 +138,12 @@ pub fn column_meta(field: &Field) -> ColumnMeta {
         | DataType::Decimal256(p, s) => decimal_meta(*p, *s),
         DataType::Date32 | DataType::Date64 => ColumnMeta::binary(t::DATE, 10, 0),
         DataType::Timestamp(unit, None) => {
-            let fsp = fsp(*unit);
+            let fsp = basalt_common::fraction_digits(field).unwrap_or(fsp(*unit));
             let length = if fsp == 0 { 19 } else { 20 + u32::from(fsp) };
             ColumnMeta::binary(t::DATETIME, length, fsp)
         }
         DataType::Time32(unit) | DataType::Time64(unit) => {
-            let fsp = fsp(*unit);
+            let fsp = basalt_common::fraction_digits(field).unwrap_or(fsp(*unit));
             let length = if fsp == 0 { 10 } else { 11 + u32::from(fsp) };
             ColumnMeta::binary(t::TIME, length, fsp)
         }
@@ -219,6 +219,9 @@ pub struct ValueWriter<'a> {
     len: usize,
     nulls: Option<NullBuffer>,
     kind: Kind<'a>,
+    /// Fractional-second digits of a DATETIME(p)/TIME(p) column: exactly these are written.
+    /// None: a fraction is written only when it is not zero, with the unit's digits.
+    fraction_digits: Option<u8>,
 }
 
 fn prim<T: ArrowPrimitiveType>(array: &dyn Array) -> Option<&[T::Native]> {
@@ -237,7 +240,16 @@ impl<'a> ValueWriter<'a> {
             len: array.len(),
             nulls: array.logical_nulls(),
             kind,
+            fraction_digits: None,
         })
+    }
+
+    /// The writer of `array`, a column described by `field` (whose metadata may fix the
+    /// fractional digits of times).
+    pub fn for_field(array: &'a dyn Array, field: &Field) -> Result<Self, ArrowError> {
+        let mut writer = Self::new(array)?;
+        writer.fraction_digits = basalt_common::fraction_digits(field);
+        Ok(writer)
     }
 
     /// The writer of a type without a dedicated one: nested values in Doris's text, others
@@ -329,9 +341,18 @@ impl<'a> ValueWriter<'a> {
             Kind::Date64(v) => {
                 with_value(out, v, row, |o, x| push_date(o, x.div_euclid(86_400_000)))
             }
-            Kind::Timestamp(v, unit) => with_value(out, v, row, |o, x| push_datetime(o, x, *unit)),
-            Kind::Time32(v, unit) => with_value(out, v, row, |o, x| push_time(o, x.into(), *unit)),
-            Kind::Time64(v, unit) => with_value(out, v, row, |o, x| push_time(o, x, *unit)),
+            Kind::Timestamp(v, unit) => with_value(out, v, row, |o, x| {
+                push_datetime(o, x, *unit);
+                self.fix_fraction(o, *unit);
+            }),
+            Kind::Time32(v, unit) => with_value(out, v, row, |o, x| {
+                push_time(o, x.into(), *unit);
+                self.fix_fraction(o, *unit);
+            }),
+            Kind::Time64(v, unit) => with_value(out, v, row, |o, x| {
+                push_time(o, x, *unit);
+                self.fix_fraction(o, *unit);
+            }),
             Kind::Utf8(a) => put_lenenc_bytes(out, a.value(row).as_bytes()),
             Kind::LargeUtf8(a) => put_lenenc_bytes(out, a.value(row).as_bytes()),
             Kind::Utf8View(a) => put_lenenc_bytes(out, a.value(row).as_bytes()),
@@ -512,6 +533,32 @@ pub(super) fn split_seconds(v: i64, unit: TimeUnit) -> (i64, u64) {
 }
 
 /// ".fff" / ".ffffff" when `frac` is non-zero.
+impl ValueWriter<'_> {
+    /// Makes the time just written end with exactly the column's fractional digits: pads a
+    /// missing or short fraction with zeros, cuts a longer one (values are stored rounded to
+    /// their digits, so only zeros are cut).
+    fn fix_fraction(&self, out: &mut Vec<u8>, unit: TimeUnit) {
+        let Some(digits) = self.fraction_digits.map(usize::from) else {
+            return;
+        };
+        let written_digits = fsp(unit) as usize;
+        // The time text ends "..SS" or "..SS.ffffff" (the unit's digits).
+        let tail = &out[out.len().saturating_sub(written_digits + 1)..];
+        let has_fraction = written_digits > 0 && tail.first() == Some(&b'.');
+        if has_fraction {
+            let keep = if digits == 0 {
+                written_digits + 1
+            } else {
+                written_digits.saturating_sub(digits)
+            };
+            out.truncate(out.len() - keep);
+        } else if digits > 0 {
+            out.push(b'.');
+            out.extend(std::iter::repeat_n(b'0', digits));
+        }
+    }
+}
+
 fn push_fraction(out: &mut Vec<u8>, frac: u64, unit: TimeUnit) {
     let digits = usize::from(fsp(unit));
     if frac == 0 || digits == 0 {

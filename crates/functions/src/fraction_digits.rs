@@ -1,0 +1,104 @@
+//! `CAST(x AS DATETIME(p))` and `CAST(x AS TIME(p))` keep p fractional-second digits: the value
+//! is rounded half up to them (MySQL 8 and Doris; `DATETIME` without p is `DATETIME(0)`), and
+//! the result column says p so clients are shown exactly p digits. The statement rewrite
+//! wraps such casts in `round_fraction(value, p)`.
+
+use crate::util::{arguments, output};
+use basalt_common::types::{round_micros, FRACTION_DIGITS_KEY};
+use datafusion::arrow::array::{
+    Array, ArrayRef, Time64MicrosecondArray, TimestampMicrosecondArray,
+};
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef, TimeUnit};
+use datafusion::common::{exec_err, plan_err, Result, ScalarValue};
+use datafusion::logical_expr::{
+    ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
+    Volatility,
+};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+const MICROS_PER_DAY: i64 = 86_400_000_000;
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct RoundFraction {
+    signature: Signature,
+}
+
+pub fn function() -> ScalarUDF {
+    ScalarUDF::new_from_impl(RoundFraction {
+        signature: Signature::any(2, Volatility::Immutable),
+    })
+}
+
+fn digits_of(scalars: &[Option<&ScalarValue>]) -> Result<u8> {
+    match scalars.get(1) {
+        Some(Some(v)) => match v.cast_to(&DataType::Int64)? {
+            ScalarValue::Int64(Some(p)) if (0..=6).contains(&p) => Ok(p as u8),
+            other => plan_err!("fractional digits must be 0 to 6, not {other}"),
+        },
+        _ => plan_err!("round_fraction needs its digits as a literal"),
+    }
+}
+
+impl ScalarUDFImpl for RoundFraction {
+    fn name(&self) -> &str {
+        "round_fraction"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, types: &[DataType]) -> Result<DataType> {
+        Ok(types[0].clone())
+    }
+
+    fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
+        let digits = digits_of(args.scalar_arguments)?;
+        let ty = args.arg_fields[0].data_type().clone();
+        if !matches!(
+            ty,
+            DataType::Timestamp(TimeUnit::Microsecond, None)
+                | DataType::Time64(TimeUnit::Microsecond)
+                | DataType::Null
+        ) {
+            return plan_err!("round_fraction takes a DATETIME or TIME, not {ty}");
+        }
+        Ok(Arc::new(Field::new(self.name(), ty, true).with_metadata(
+            HashMap::from([(FRACTION_DIGITS_KEY.to_string(), digits.to_string())]),
+        )))
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let digits = match basalt_common::fraction_digits(&args.return_field) {
+            Some(d) => d,
+            None => return exec_err!("round_fraction: no digits"),
+        };
+        let (arrays, scalar) = arguments(&args)?;
+        let values = &arrays[0];
+        let out: ArrayRef =
+            if let Some(ts) = values.as_any().downcast_ref::<TimestampMicrosecondArray>() {
+                Arc::new(
+                    ts.unary::<_, datafusion::arrow::datatypes::TimestampMicrosecondType>(|v| {
+                        round_micros(v, digits)
+                    }),
+                )
+            } else if let Some(times) = values.as_any().downcast_ref::<Time64MicrosecondArray>() {
+                // A time of day that rounds up to 24:00:00 does not fit: an error, as a longer
+                // TIME is.
+                let rounded = times
+                    .iter()
+                    .map(|v| match v.map(|v| round_micros(v, digits)) {
+                        Some(r) if r >= MICROS_PER_DAY => {
+                            exec_err!("TIME value rounds to 24:00:00: Basalt's TIME holds one day")
+                        }
+                        other => Ok(other),
+                    })
+                    .collect::<Result<Time64MicrosecondArray>>()?;
+                Arc::new(rounded)
+            } else {
+                values.clone()
+            };
+        output(out, scalar)
+    }
+}

@@ -49,8 +49,10 @@ fn contents(port: u16) -> String {
                SELECT * FROM events ORDER BY id; \
                SELECT * FROM regions ORDER BY code; \
                SELECT * FROM active_users ORDER BY id; \
+               SELECT id, doc, tags, attrs, pos, hex(raw), hex(fixed), hex(body), opens, seen \
+                 FROM documents ORDER BY id; \
                SHOW CREATE TABLE users; SHOW CREATE TABLE numbers; SHOW CREATE TABLE visits; \
-               SHOW CREATE TABLE events; SHOW CREATE TABLE regions;";
+               SHOW CREATE TABLE events; SHOW CREATE TABLE regions; SHOW CREATE TABLE documents;";
     ok(
         mysql(port, &["dumped", "-e", sql], None),
         "reading the tables",
@@ -67,6 +69,7 @@ async fn mysqldump_round_trip() {
     );
     let expected = contents(source.mysql_port);
     assert!(expected.contains("5,70000") && expected.contains("1,2,3,4294967296"));
+    assert!(expected.contains("DEADBEEF00") && expected.contains(r#"["p", null, "q's"]"#));
 
     for options in [&[][..], &["--single-transaction"][..]] {
         let dump = Command::new("mysqldump")

@@ -40,4 +40,14 @@ CREATE TABLE regions (region VARCHAR(10), code INT) DUPLICATE KEY(region)
   PARTITION BY LIST(region) (PARTITION pe VALUES IN ('eu', 'uk'), PARTITION pa VALUES IN ('us'))
   DISTRIBUTED BY HASH(code) BUCKETS 1;
 INSERT INTO regions VALUES ('eu', 1), ('us', 2), ('uk', 3);
+CREATE TABLE documents (
+  id INT NOT NULL, doc JSON, tags ARRAY<STRING>, attrs MAP<STRING, INT>,
+  pos STRUCT<x:INT, label:STRING>, raw VARBINARY(8), fixed BINARY(3), body BLOB,
+  opens TIME(2), seen DATETIME(3), PRIMARY KEY (id)
+);
+INSERT INTO documents VALUES
+  (1, '{"a": [1, "x"], "b": null}', ['p', NULL, 'q''s'], map('k', 1, 'v', NULL),
+   struct(5, 'five'), X'00FF41', 'ab', X'DEADBEEF00', '01:02:03.45', '2024-01-01 00:00:00.123'),
+  (2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+  (3, '"text"', [], '{}', named_struct('x', NULL, 'label', ''), '', X'000000', '', '23:59:59', '9999-12-31 23:59:59.999');
 CREATE VIEW active_users AS SELECT id, name FROM users WHERE active;

@@ -401,6 +401,7 @@ fn finish(old: &TableMeta, table: &mut TableMeta, sources: &[Option<usize>]) -> 
         return Err(ddl("a table needs at least one key column"));
     }
     table.num_key_columns = num_keys;
+    crate::table_def::check_row_store(table)?;
     let new_index = |old_index: usize| {
         sources
             .iter()

@@ -232,7 +232,12 @@ fn build_table(
         let key = check_property(k, v, |c| col_index(c).map(|_| ()))?;
         properties.insert(key, v.clone());
     }
-    if stmt.primary_key.is_some() && stmt.keys.is_none() {
+    // A MySQL PRIMARY KEY table keeps a row store for point lookups, unless a column is one
+    // the row store cannot hold.
+    if stmt.primary_key.is_some()
+        && stmt.keys.is_none()
+        && columns.iter().all(|c| !c.ty.is_nested())
+    {
         properties
             .entry("store_row_column".to_string())
             .or_insert_with(|| "true".to_string());
@@ -331,7 +336,7 @@ fn build_table(
         })
         .collect();
 
-    Ok(TableMeta {
+    let table = TableMeta {
         id: table_id,
         database: database.to_string(),
         name,
@@ -346,7 +351,24 @@ fn build_table(
         comment: stmt.comment.clone().unwrap_or_default(),
         created_ms: now_ms,
         schema_version: 0,
-    })
+    };
+    check_row_store(&table)?;
+    Ok(table)
+}
+
+/// The row store (`store_row_column`) holds scalar columns only: ARRAY, MAP and STRUCT
+/// columns are refused in a table that keeps one.
+pub(crate) fn check_row_store(table: &TableMeta) -> Result<()> {
+    if !table.stores_rows() {
+        return Ok(());
+    }
+    match table.columns.iter().find(|c| c.ty.is_nested()) {
+        Some(c) => Err(BasaltError::NotSupported(format!(
+            "column '{}' of type {} in a table with \"store_row_column\" = \"true\": the row store holds no ARRAY, MAP or STRUCT values",
+            c.name, c.ty
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// A column definition checked against the table's key model (`is_key`: the column is in the

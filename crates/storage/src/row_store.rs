@@ -4,8 +4,9 @@
 //!
 //! File layout: the magic `BROWS001`, the row count `n` (u64), `n + 1` offsets (u64, relative to
 //! the data start) and the rows. A row is each column in table order: a byte 0 for NULL, or 1
-//! followed by the value — fixed-width little-endian for numbers, dates and timestamps, a u32
-//! length and the bytes for strings.
+//! followed by the value — fixed-width little-endian for numbers, dates, times and timestamps, a
+//! u32 length and the bytes for strings and byte strings. ARRAY, MAP and STRUCT columns are not
+//! held (a table with a row store refuses them).
 
 use crate::files::publish_file;
 use crate::storage_err;
@@ -71,6 +72,11 @@ pub(crate) fn encode_row(columns: &[ArrayRef], row: usize, out: &mut Vec<u8>) ->
             }
             DataType::Timestamp(TimeUnit::Microsecond, None) => out.extend_from_slice(
                 &col.as_primitive::<TimestampMicrosecondType>()
+                    .value(row)
+                    .to_le_bytes(),
+            ),
+            DataType::Time64(TimeUnit::Microsecond) => out.extend_from_slice(
+                &col.as_primitive::<Time64MicrosecondType>()
                     .value(row)
                     .to_le_bytes(),
             ),
@@ -251,7 +257,10 @@ fn skip_value(r: &mut &[u8], ty: &DataType) -> Result<()> {
         DataType::Boolean | DataType::Int8 => 1,
         DataType::Int16 => 2,
         DataType::Int32 | DataType::Float32 | DataType::Date32 => 4,
-        DataType::Int64 | DataType::Float64 | DataType::Timestamp(TimeUnit::Microsecond, None) => 8,
+        DataType::Int64
+        | DataType::Float64
+        | DataType::Timestamp(TimeUnit::Microsecond, None)
+        | DataType::Time64(TimeUnit::Microsecond) => 8,
         DataType::Decimal128(_, _) => 16,
         DataType::Decimal256(_, _) => 32,
         DataType::Utf8 | DataType::Binary => u32::from_le_bytes(fixed(r)?) as usize,
@@ -309,6 +318,9 @@ fn decode_value(r: &mut &[u8], ty: &DataType, b: &mut dyn ArrayBuilder) -> Resul
         DataType::Date32 => prim!(arrow::array::Date32Builder, i32),
         DataType::Timestamp(TimeUnit::Microsecond, None) => {
             prim!(arrow::array::TimestampMicrosecondBuilder, i64)
+        }
+        DataType::Time64(TimeUnit::Microsecond) => {
+            prim!(arrow::array::Time64MicrosecondBuilder, i64)
         }
         // make_builder keeps the column's precision and scale.
         DataType::Decimal128(_, _) => prim!(Decimal128Builder, i128),

@@ -1,9 +1,9 @@
-//! MySQL's HEX and UNHEX. `HEX(n)` of an integer is its two's-complement value in upper-case
+//! MySQL's HEX, UNHEX and BIN. `HEX(n)` of an integer is its two's-complement value in upper-case
 //! hexadecimal (`HEX(255)` = 'FF', `HEX(-1)` = 'FFFFFFFFFFFFFFFF'); of text or bytes, two digits
 //! per byte. `UNHEX(s)` reads pairs of hex digits back into bytes (an odd count gets a leading
 //! 0); a string with any other character is NULL.
 
-use crate::util::{arguments, expect_args, output};
+use crate::util::{arguments, expect_args, output, plain_function};
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, BinaryBuilder, StringBuilder};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::DataType;
@@ -26,6 +26,12 @@ struct Unhex {
 
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
+        plain_function(
+            "bin",
+            Signature::exact(vec![DataType::Int64], Volatility::Immutable),
+            DataType::Utf8,
+            bin,
+        ),
         ScalarUDF::new_from_impl(Hex {
             signature: Signature::user_defined(Volatility::Immutable),
         }),
@@ -76,6 +82,17 @@ impl ScalarUDFImpl for Hex {
         let (arrays, scalar) = arguments(&args)?;
         output(hex(&arrays[0])?, scalar)
     }
+}
+
+/// MySQL's BIN(n): the two's-complement bits of n as a BIGINT, without leading zeros.
+fn bin(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
+    let (arrays, scalar) = arguments(args)?;
+    let out: datafusion::arrow::array::StringArray = arrays[0]
+        .as_primitive::<datafusion::arrow::datatypes::Int64Type>()
+        .iter()
+        .map(|v| v.map(|n| format!("{:b}", n as u64)))
+        .collect();
+    output(Arc::new(out), scalar)
 }
 
 /// HEX of each value (the argument already coerced to Int64, Float64, Binary or Utf8).

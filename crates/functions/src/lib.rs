@@ -27,11 +27,13 @@ pub mod like;
 mod logical_not;
 mod money_format;
 pub mod murmur3;
+mod murmur_hash;
 mod mysql_time_format;
 mod nested_casts;
 mod null_concat;
 mod numeric_dates;
 mod percentile;
+mod regexp_extract;
 mod sleep;
 mod stats;
 pub mod string_size;
@@ -43,6 +45,7 @@ pub use text_arguments::{
 };
 mod time_spans;
 pub mod time_zones;
+mod url_codec;
 mod util;
 mod wide_sum;
 
@@ -83,6 +86,9 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(mysql_time_format::functions());
     v.push(fraction_digits::function());
     v.push(byte_length::function());
+    v.extend(murmur_hash::functions());
+    v.push(regexp_extract::function());
+    v.extend(url_codec::functions());
     v
 }
 

@@ -24,8 +24,11 @@ pub fn functions() -> Vec<ScalarUDF> {
     ]
 }
 
-/// Each row's strings, or None when one is NULL.
-fn rows(args: &ScalarFunctionArgs) -> Result<(Vec<Option<Vec<Vec<u8>>>>, bool)> {
+/// One row's argument strings (None when one of them is NULL).
+type RowStrings = Option<Vec<Vec<u8>>>;
+
+/// Each row's strings, and whether the arguments were all scalars.
+fn rows(args: &ScalarFunctionArgs) -> Result<(Vec<RowStrings>, bool)> {
     let (arrays, scalar) = arguments(args)?;
     let texts = arrays
         .iter()

@@ -1,7 +1,8 @@
 //! Values of JSON and nested columns read from text (a CSV field, a string in INSERT, a JSON
 //! load's sub-document): JSON documents are validated and kept in compact form; Doris's
-//! ARRAY/MAP/STRUCT literals (`[1, 2]`, `{"k": 1}`, `{'a', 1}` forms with single quotes or bare
-//! map keys) are decoded into Arrow arrays of the column's type by arrow-json.
+//! ARRAY/MAP/STRUCT literals (`[1, 2]`, `{"k": 1}`, `{"f": 1}` for a struct's named fields, also
+//! with single quotes or bare map keys: `['a']`, `{1: 'x'}`) are decoded into Arrow arrays of
+//! the column's type by arrow-json. A struct written by position (`{1, 'x'}`) is not read.
 
 use arrow::array::{Array, ArrayRef, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};

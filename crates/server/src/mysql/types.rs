@@ -534,24 +534,30 @@ pub(super) fn split_seconds(v: i64, unit: TimeUnit) -> (i64, u64) {
 
 /// ".fff" / ".ffffff" when `frac` is non-zero.
 impl ValueWriter<'_> {
-    /// Makes the time just written end with exactly the column's fractional digits: pads a
-    /// missing or short fraction with zeros, cuts a longer one (values are stored rounded to
-    /// their digits, so only zeros are cut).
+    /// Makes the time just written show the column's fractional digits: pads a missing or
+    /// short fraction with zeros and cuts trailing zeros beyond them. Digits that are not zero
+    /// are never cut: a value with more precision than its column says (a UNION of DATETIME(3)
+    /// and DATETIME(0) columns, say) keeps it.
     fn fix_fraction(&self, out: &mut Vec<u8>, unit: TimeUnit) {
         let Some(digits) = self.fraction_digits.map(usize::from) else {
             return;
         };
         let written_digits = fsp(unit) as usize;
         // The time text ends "..SS" or "..SS.ffffff" (the unit's digits).
-        let tail = &out[out.len().saturating_sub(written_digits + 1)..];
-        let has_fraction = written_digits > 0 && tail.first() == Some(&b'.');
+        let dot = out.len().saturating_sub(written_digits + 1);
+        let has_fraction = written_digits > 0 && out.get(dot) == Some(&b'.');
         if has_fraction {
-            let keep = if digits == 0 {
-                written_digits + 1
-            } else {
-                written_digits.saturating_sub(digits)
-            };
-            out.truncate(out.len() - keep);
+            let fraction = &out[dot + 1..];
+            let significant = fraction
+                .iter()
+                .rposition(|d| *d != b'0')
+                .map_or(0, |last| last + 1);
+            let shown = significant.max(digits);
+            if shown == 0 {
+                out.truncate(dot);
+            } else if shown < fraction.len() {
+                out.truncate(dot + 1 + shown);
+            }
         } else if digits > 0 {
             out.push(b'.');
             out.extend(std::iter::repeat_n(b'0', digits));
@@ -1002,6 +1008,45 @@ mod tests {
         writer.write(1, &mut out);
         writer.write(2, &mut out); // out of range: NULL, no panic
         assert_eq!(out, [2, 0x00, 0xff, 0xfb, 0xfb]);
+    }
+
+    #[test]
+    fn declared_fraction_digits_are_shown_without_hiding_precision() {
+        let values = TimestampMicrosecondArray::from(vec![1_500_000, 2_000_000, 3_123_456]);
+        let shown = |digits: &str| {
+            let field = Field::new("t", values.data_type().clone(), true).with_metadata(
+                std::collections::HashMap::from([(
+                    basalt_common::types::FRACTION_DIGITS_KEY.to_string(),
+                    digits.to_string(),
+                )]),
+            );
+            let writer = ValueWriter::for_field(&values, &field).unwrap();
+            (0..values.len())
+                .map(|row| {
+                    let mut out = Vec::new();
+                    writer.write(row, &mut out);
+                    String::from_utf8_lossy(&out[1..]).into_owned()
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            shown("3"),
+            [
+                "1970-01-01 00:00:01.500",
+                "1970-01-01 00:00:02.000",
+                "1970-01-01 00:00:03.123456"
+            ]
+        );
+        // DATETIME(0) metadata on a value with a fraction (a UNION with a DATETIME(3)
+        // column): the fraction stays.
+        assert_eq!(
+            shown("0"),
+            [
+                "1970-01-01 00:00:01.5",
+                "1970-01-01 00:00:02",
+                "1970-01-01 00:00:03.123456"
+            ]
+        );
     }
 
     #[test]

@@ -24,6 +24,15 @@ pub fn fraction_digits(field: &Field) -> Option<u8> {
         .filter(|d| *d <= 6)
 }
 
+/// The field metadata key naming a sketch column's kind (`bitmap` or `hll`): BITMAP, HLL and
+/// VARBINARY are all Arrow `Binary`, and COUNT(DISTINCT ..) of a BITMAP counts its members.
+pub const SKETCH_KEY: &str = "basalt:sketch";
+
+/// The sketch kind (`"bitmap"` or `"hll"`) an Arrow field holds, if it holds one.
+pub fn sketch_kind(field: &Field) -> Option<&str> {
+    field.metadata().get(SKETCH_KEY).map(String::as_str)
+}
+
 /// True when an Arrow field carries JSON documents (Arrow's `arrow.json` extension type).
 pub fn is_json_field(field: &Field) -> bool {
     field
@@ -157,7 +166,8 @@ impl SqlType {
     }
 
     /// The Arrow field a column (or nested element) of this type is: its Arrow type, for JSON
-    /// the `arrow.json` extension marker, for DATETIME(p)/TIME(p) the digits it shows.
+    /// the `arrow.json` extension marker, for DATETIME(p)/TIME(p) the digits it shows, for
+    /// BITMAP/HLL the sketch kind.
     pub fn arrow_field(&self, name: &str, nullable: bool) -> Field {
         let field = Field::new(name, self.arrow_type(), nullable);
         match self {
@@ -168,6 +178,12 @@ impl SqlType {
             SqlType::DateTime { scale } | SqlType::Time { scale } => field.with_metadata(
                 HashMap::from([(FRACTION_DIGITS_KEY.to_string(), scale.to_string())]),
             ),
+            SqlType::Bitmap => {
+                field.with_metadata(HashMap::from([(SKETCH_KEY.to_string(), "bitmap".into())]))
+            }
+            SqlType::Hll => {
+                field.with_metadata(HashMap::from([(SKETCH_KEY.to_string(), "hll".into())]))
+            }
             _ => field,
         }
     }

@@ -106,7 +106,8 @@ fn register_doris_functions(ctx: &SessionContext) {
     }
 }
 
-/// DataFusion's analyzer rules with Doris's casts into nested types, MySQL's implicit casts,
+/// DataFusion's analyzer rules with Doris's COUNT(DISTINCT bitmap) and casts into nested types,
+/// MySQL's implicit casts,
 /// numbers beside dates and exact division before type coercion, then integer arithmetic that fails on overflow as MySQL's
 /// does.
 fn analyzer_rules() -> Vec<Arc<dyn datafusion::optimizer::AnalyzerRule + Send + Sync>> {
@@ -119,6 +120,10 @@ fn analyzer_rules() -> Vec<Arc<dyn datafusion::optimizer::AnalyzerRule + Send + 
     rules.insert(coercion, Arc::new(basalt_functions::NumericDates));
     rules.insert(coercion, Arc::new(basalt_functions::ImplicitCasts));
     rules.insert(coercion, Arc::new(basalt_functions::NestedCasts));
+    rules.insert(
+        coercion,
+        Arc::new(basalt_functions::BitmapCountDistinct::default()),
+    );
     rules.push(Arc::new(basalt_functions::CheckedIntegerArithmetic));
     rules.push(Arc::new(basalt_query::ApplyRefusedSubqueries));
     with_checkpoints(rules, Arc::new(PlanningCheckpoint))

@@ -7,6 +7,7 @@
 //! Doris's meaning win where names clash (`stddev` and `variance` are population statistics).
 
 mod bitmap_agg;
+mod bitmap_count_distinct;
 mod bitmap_scalar;
 mod bits;
 mod byte_length;
@@ -52,6 +53,7 @@ mod wide_sum;
 #[cfg(test)]
 mod sql_tests;
 
+pub use bitmap_count_distinct::BitmapCountDistinct;
 pub use checked_arithmetic::CheckedIntegerArithmetic;
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 use datafusion::prelude::SessionContext;

@@ -6,6 +6,7 @@
 //! Everything is registered with [`register_all`]; registering after DataFusion's defaults makes
 //! Doris's meaning win where names clash (`stddev` and `variance` are population statistics).
 
+mod array_difference;
 mod bitmap_agg;
 mod bitmap_count_distinct;
 mod bitmap_scalar;
@@ -91,6 +92,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(murmur_hash::functions());
     v.push(regexp_extract::function());
     v.extend(url_codec::functions());
+    v.push(array_difference::function());
     v
 }
 

@@ -470,13 +470,18 @@ fn with_digits(value: Expr, digits: u64) -> Expr {
     call("round_fraction", vec![value, number(digits.min(6) as i64)])
 }
 
-/// A CAST target as DataFusion names it: MySQL's SIGNED/UNSIGNED, BINARY and DATETIME
+/// A CAST target as DataFusion names it: MySQL's SIGNED/UNSIGNED, BINARY, DECIMAL and DATETIME
 /// (microseconds, as Basalt stores it, so years up to 9999 fit) and Doris's DATEV2, DATETIMEV2/V1 and
 /// DECIMALV2/V3.
 fn convert_type(t: &DataType) -> Option<DataType> {
     let datetime = || DataType::Timestamp(Some(6), TimezoneInfo::None);
     match t {
         DataType::Signed | DataType::SignedInteger => Some(DataType::BigInt(None)),
+        // Doris: a DECIMAL without precision is DECIMALV3(38, 9) in a CAST (DataFusion's
+        // default, (38, 10), was neither Doris's nor MySQL's (10, 0)).
+        DataType::Decimal(ExactNumberInfo::None) | DataType::Numeric(ExactNumberInfo::None) => {
+            Some(DataType::Decimal(ExactNumberInfo::PrecisionAndScale(38, 9)))
+        }
         DataType::Unsigned | DataType::UnsignedInteger => Some(DataType::BigIntUnsigned(None)),
         DataType::Datetime(_) => Some(datetime()),
         // CAST(x AS BINARY) is x's bytes.

@@ -25,7 +25,7 @@ impl Default for BitmapCountDistinct {
             .into_iter()
             .find(|f| f.name() == "bitmap_union_count")
             .map(Arc::new)
-            .unwrap_or_else(|| Arc::new(crate::bitmap_agg::functions().remove(0)));
+            .expect("bitmap_agg defines bitmap_union_count");
         BitmapCountDistinct { union_count }
     }
 }

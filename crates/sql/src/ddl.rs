@@ -8,7 +8,7 @@ use crate::words::{
 };
 use basalt_common::{SqlType, StructField};
 use sqlparser::parser::{Parser, ParserError};
-use sqlparser::tokenizer::Token;
+use sqlparser::tokenizer::{Location, Token};
 
 pub fn parse_create_table(p: &mut Parser) -> Result<CreateTable, ParserError> {
     expect_word(p, "CREATE")?;
@@ -243,10 +243,15 @@ fn parse_type(p: &mut Parser) -> Result<SqlType, ParserError> {
     Ok(ty)
 }
 
-/// The `>` still owed by a `>>` token that closed two nested types at once.
+/// How deep ARRAY/MAP/STRUCT types may nest (the parser recurses per level).
+const MAX_TYPE_DEPTH: u32 = 32;
+
+/// The `>` still owed by a `>>` token that closed two nested types at once, and how deep the
+/// type being read is.
 #[derive(Default)]
 struct PendingClosers {
     pending: u32,
+    depth: u32,
 }
 
 impl PendingClosers {
@@ -272,19 +277,19 @@ impl PendingClosers {
     }
 }
 
-fn parse_type_in(p: &mut Parser, closers: &mut PendingClosers) -> Result<SqlType, ParserError> {
-    let t = p.next_token();
-    let name = match &t.token {
-        Token::Word(w) => w.value.clone(),
-        _ => return p.expected("a column type", t),
-    };
-    let upper = name.to_ascii_uppercase();
-    match upper.as_str() {
+/// `ARRAY<T>`, `MAP<K, V>` or `STRUCT<name:T [COMMENT '..'], ..>` after its keyword `kind`.
+fn parse_nested_type(
+    p: &mut Parser,
+    closers: &mut PendingClosers,
+    kind: &str,
+    start: Location,
+) -> Result<SqlType, ParserError> {
+    match kind {
         "ARRAY" => {
             p.expect_token(&Token::Lt)?;
             let element = parse_type_in(p, closers)?;
             closers.expect_close(p)?;
-            return Ok(SqlType::Array(Box::new(element)));
+            Ok(SqlType::Array(Box::new(element)))
         }
         "MAP" => {
             p.expect_token(&Token::Lt)?;
@@ -295,10 +300,10 @@ fn parse_type_in(p: &mut Parser, closers: &mut PendingClosers) -> Result<SqlType
             if !key.can_be_key() {
                 return Err(ParserError::ParserError(format!(
                     "a MAP key cannot be {key}{}",
-                    t.span.start
+                    start
                 )));
             }
-            return Ok(SqlType::Map(Box::new(key), Box::new(value)));
+            Ok(SqlType::Map(Box::new(key), Box::new(value)))
         }
         "STRUCT" => {
             p.expect_token(&Token::Lt)?;
@@ -316,7 +321,7 @@ fn parse_type_in(p: &mut Parser, closers: &mut PendingClosers) -> Result<SqlType
                 {
                     return Err(ParserError::ParserError(format!(
                         "duplicate STRUCT field '{field_name}'{}",
-                        t.span.start
+                        start
                     )));
                 }
                 fields.push(StructField {
@@ -328,9 +333,32 @@ fn parse_type_in(p: &mut Parser, closers: &mut PendingClosers) -> Result<SqlType
                 }
             }
             closers.expect_close(p)?;
-            return Ok(SqlType::Struct(fields));
+            Ok(SqlType::Struct(fields))
         }
-        _ => {}
+        _ => Err(ParserError::ParserError(format!(
+            "{kind} is not a nested type"
+        ))),
+    }
+}
+
+fn parse_type_in(p: &mut Parser, closers: &mut PendingClosers) -> Result<SqlType, ParserError> {
+    let t = p.next_token();
+    let name = match &t.token {
+        Token::Word(w) => w.value.clone(),
+        _ => return p.expected("a column type", t),
+    };
+    let upper = name.to_ascii_uppercase();
+    if matches!(upper.as_str(), "ARRAY" | "MAP" | "STRUCT") {
+        closers.depth += 1;
+        if closers.depth > MAX_TYPE_DEPTH {
+            return Err(ParserError::ParserError(format!(
+                "column type nested more than {MAX_TYPE_DEPTH} levels deep{}",
+                t.span.start
+            )));
+        }
+        let nested = parse_nested_type(p, closers, &upper, t.span.start);
+        closers.depth -= 1;
+        return nested;
     }
     let mut args = Vec::new();
     if p.consume_token(&Token::LParen) {

@@ -90,14 +90,7 @@ impl ScalarUDFImpl for ElementAt {
             ColumnarValue::Scalar(_) => 1,
         };
         let lists = found.to_array(rows)?;
-        let first = first_elements(&lists)?;
-        if is_scalar {
-            Ok(ColumnarValue::Scalar(
-                datafusion::common::ScalarValue::try_from_array(&first, 0)?,
-            ))
-        } else {
-            Ok(ColumnarValue::Array(first))
-        }
+        crate::util::output(first_elements(&lists)?, is_scalar)
     }
 }
 

@@ -4,7 +4,7 @@
 //! wraps such casts in `round_fraction(value, p)`.
 
 use crate::util::{arguments, output};
-use basalt_common::types::{round_micros, FRACTION_DIGITS_KEY};
+use basalt_common::types::{round_micros, round_time_of_day, FRACTION_DIGITS_KEY};
 use datafusion::arrow::array::{
     Array, ArrayRef, Time64MicrosecondArray, TimestampMicrosecondArray,
 };
@@ -16,8 +16,6 @@ use datafusion::logical_expr::{
 };
 use std::collections::HashMap;
 use std::sync::Arc;
-
-const MICROS_PER_DAY: i64 = 86_400_000_000;
 
 #[derive(Debug, PartialEq, Eq, Hash)]
 struct RoundFraction {
@@ -88,11 +86,12 @@ impl ScalarUDFImpl for RoundFraction {
                 // TIME is.
                 let rounded = times
                     .iter()
-                    .map(|v| match v.map(|v| round_micros(v, digits)) {
-                        Some(r) if r >= MICROS_PER_DAY => {
+                    .map(|v| match v.map(|v| round_time_of_day(v, digits)) {
+                        Some(None) => {
                             exec_err!("TIME value rounds to 24:00:00: Basalt's TIME holds one day")
                         }
-                        other => Ok(other),
+                        Some(rounded) => Ok(rounded),
+                        None => Ok(None),
                     })
                     .collect::<Result<Time64MicrosecondArray>>()?;
                 Arc::new(rounded)

@@ -16,7 +16,7 @@ use datafusion::logical_expr::{
 };
 use std::sync::Arc;
 
-const MICROS_PER_DAY: i64 = 86_400_000_000;
+use basalt_common::types::MICROS_PER_DAY;
 
 /// `mysql_time`.
 pub fn function() -> ScalarUDF {

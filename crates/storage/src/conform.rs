@@ -144,7 +144,6 @@ pub fn pad_binary(col: &ArrayRef, n: u32) -> ArrayRef {
 /// TIME(scale) keeps `scale` fractional digits, rounded half up; the rows whose value rounds up
 /// to 24:00:00 (past Basalt's one-day TIME) are listed and become NULL.
 pub fn round_time(col: &ArrayRef, scale: u8) -> (ArrayRef, Vec<usize>) {
-    const DAY_MICROS: i64 = 86_400_000_000;
     let Some(times) = col.as_any().downcast_ref::<Time64MicrosecondArray>() else {
         return (col.clone(), Vec::new());
     };
@@ -153,13 +152,11 @@ pub fn round_time(col: &ArrayRef, scale: u8) -> (ArrayRef, Vec<usize>) {
         .iter()
         .enumerate()
         .map(|(row, v)| {
-            let r = basalt_common::types::round_micros(v?, scale);
-            if r >= DAY_MICROS {
+            let r = basalt_common::types::round_time_of_day(v?, scale);
+            if r.is_none() {
                 past_midnight.push(row);
-                None
-            } else {
-                Some(r)
             }
+            r
         })
         .collect();
     (Arc::new(rounded), past_midnight)

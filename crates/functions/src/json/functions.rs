@@ -19,6 +19,7 @@ use datafusion::logical_expr::{
 };
 use serde_json::Value;
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -233,6 +234,29 @@ impl ScalarUDFImpl for JsonFunction {
     }
 }
 
+/// The paths of one batch, parsed once each (a path is usually the same on every row).
+#[derive(Default)]
+struct PathCache {
+    parsed: HashMap<String, Rc<JsonPath>>,
+}
+
+impl PathCache {
+    /// At most this many distinct paths are kept per batch.
+    const LIMIT: usize = 256;
+
+    fn parse(&mut self, text: &str, function: &str) -> Result<Rc<JsonPath>> {
+        if let Some(p) = self.parsed.get(text) {
+            return Ok(Rc::clone(p));
+        }
+        let p = Rc::new(JsonPath::parse(text).or_else(|e| exec_err!("{e} (in {function})"))?);
+        if self.parsed.len() >= Self::LIMIT {
+            self.parsed.clear();
+        }
+        self.parsed.insert(text.to_string(), Rc::clone(&p));
+        Ok(p)
+    }
+}
+
 /// Argument `i` of every row as text (None for NULL).
 struct TextArgs {
     columns: Vec<ArrayRef>,
@@ -261,10 +285,11 @@ impl JsonFunction {
         } else {
             Some(TextArgs::new(arrays)?)
         };
+        let mut paths = PathCache::default();
         let mut cells = Vec::with_capacity(rows);
         for row in 0..rows {
             let cell = match &text {
-                Some(text) => self.row(text, arrays.len(), row)?,
+                Some(text) => self.row(text, arrays.len(), row, &mut paths)?,
                 None => Some(Cell::Text(self.construct(arrays, fields, row)?.to_string())),
             };
             cells.push(cell);
@@ -283,12 +308,15 @@ impl JsonFunction {
         })
     }
 
-    fn path(&self, text: &str) -> Result<JsonPath> {
-        JsonPath::parse(text).or_else(|e| exec_err!("{e} (in {})", self.name))
-    }
-
-    fn row(&self, args: &TextArgs, n: usize, row: usize) -> Result<Option<Cell>> {
+    fn row(
+        &self,
+        args: &TextArgs,
+        n: usize,
+        row: usize,
+        paths: &mut PathCache,
+    ) -> Result<Option<Cell>> {
         let arg = |i: usize| args.get(i, row);
+        let mut path = |text: &str| paths.parse(text, self.name);
         // Any NULL argument gives NULL (MySQL and Doris alike for these functions).
         if (0..n).any(|i| arg(i).is_none()) {
             return Ok(None);
@@ -297,9 +325,7 @@ impl JsonFunction {
         Ok(match self.kind {
             Kind::Extract => {
                 let doc = self.document(text(0), 0)?;
-                let paths = (1..n)
-                    .map(|i| self.path(text(i)))
-                    .collect::<Result<Vec<_>>>()?;
+                let paths = (1..n).map(|i| path(text(i))).collect::<Result<Vec<_>>>()?;
                 if let [only] = paths.as_slice() {
                     if !only.has_wildcards() {
                         return Ok(only.get(&doc).map(|v| Cell::Text(v.to_string())));
@@ -317,7 +343,7 @@ impl JsonFunction {
             Kind::Length | Kind::Keys => {
                 let doc = self.document(text(0), 0)?;
                 let target = if n == 2 {
-                    let p = self.path(text(1))?;
+                    let p = path(text(1))?;
                     match p.get(&doc) {
                         Some(v) => v.clone(),
                         None => return Ok(None),
@@ -345,7 +371,7 @@ impl JsonFunction {
                 let target = self.document(text(0), 0)?;
                 let candidate = self.document(text(1), 1)?;
                 let target = if n == 3 {
-                    match self.path(text(2))?.get(&target) {
+                    match path(text(2))?.get(&target) {
                         Some(v) => v.clone(),
                         None => return Ok(None),
                     }
@@ -361,9 +387,7 @@ impl JsonFunction {
                     "one" => false,
                     _ => return exec_err!("The oneOrAll argument to json_contains_path may take these values: 'one' or 'all'."),
                 };
-                let paths = (2..n)
-                    .map(|i| self.path(text(i)))
-                    .collect::<Result<Vec<_>>>()?;
+                let paths = (2..n).map(|i| path(text(i))).collect::<Result<Vec<_>>>()?;
                 let mut found = paths.iter().map(|p| !p.select(&doc).is_empty());
                 Some(Cell::Int(if all {
                     found.all(|f| f)
@@ -375,13 +399,11 @@ impl JsonFunction {
             Kind::Parse => Some(Cell::Text(self.document(text(0), 0)?.to_string())),
             Kind::ExistsPath => {
                 let doc = self.document(text(0), 0)?;
-                Some(Cell::Bool(!self.path(text(1))?.select(&doc).is_empty()))
+                Some(Cell::Bool(!path(text(1))?.select(&doc).is_empty()))
             }
             Kind::ExtractIsNull => {
                 let doc = self.document(text(0), 0)?;
-                self.path(text(1))?
-                    .get(&doc)
-                    .map(|v| Cell::Bool(v.is_null()))
+                path(text(1))?.get(&doc).map(|v| Cell::Bool(v.is_null()))
             }
             Kind::Typed { lenient, out } => {
                 let doc = match serde_json::from_str::<Value>(text(0)) {
@@ -389,7 +411,7 @@ impl JsonFunction {
                     Err(_) if lenient => return Ok(None),
                     Err(_) => self.document(text(0), 0)?,
                 };
-                let path = self.path(text(1))?;
+                let path = path(text(1))?;
                 path.get(&doc).and_then(|v| typed(v, out))
             }
             Kind::Array | Kind::Object => None,

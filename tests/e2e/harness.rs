@@ -295,7 +295,7 @@ pub fn s(v: &str) -> Option<String> {
 }
 
 /// Ports from "... MySQL protocol on 127.0.0.1:P1, HTTP on 127.0.0.1:P2, ...".
-fn parse_ready_line(line: &str) -> Option<(u16, u16)> {
+pub fn parse_ready_line(line: &str) -> Option<(u16, u16)> {
     let port_after = |marker: &str| -> Option<u16> {
         let rest = &line[line.find(marker)? + marker.len()..];
         let addr = rest.split([',', ' ']).next()?;

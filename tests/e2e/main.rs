@@ -12,6 +12,7 @@ mod local_files;
 mod models;
 mod privileges;
 mod robustness;
+mod scale_out;
 mod scan;
 mod schema_change;
 mod serving;

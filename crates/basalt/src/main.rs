@@ -18,50 +18,71 @@ struct Cli {
     command: Command,
 }
 
+/// Options every role shares.
+#[derive(clap::Args)]
+struct Common {
+    /// TOML config file; flags given here override it.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Directory for all persistent state (default ./basalt-data).
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+    /// Address to bind the listeners to (default 127.0.0.1).
+    #[arg(long)]
+    bind: Option<String>,
+}
+
+/// The doors of a node clients talk to.
+#[derive(clap::Args)]
+struct Doors {
+    /// MySQL protocol port (default 9030).
+    #[arg(long)]
+    mysql_port: Option<u16>,
+    /// HTTP port (default 8030).
+    #[arg(long)]
+    http_port: Option<u16>,
+    /// The only directory `local(...)` may read files from (default <data-dir>/load_files).
+    #[arg(long)]
+    allowed_load_dir: Option<PathBuf>,
+}
+
 #[derive(Subcommand)]
 enum Command {
-    /// Start the server.
+    /// Start the all-in-one server (catalog, tablets and queries in one process).
     Server {
-        /// TOML config file; flags given here override it.
+        #[command(flatten)]
+        common: Common,
+        #[command(flatten)]
+        doors: Doors,
+    },
+    /// Start a cluster's frontend: MySQL/HTTP, the catalog and planning; tablets live on
+    /// backends. Needs the cluster secret (`cluster_secret` in the config file, or the
+    /// BASALT_CLUSTER_SECRET environment variable).
+    Frontend {
+        #[command(flatten)]
+        common: Common,
+        #[command(flatten)]
+        doors: Doors,
+        /// Backends to add at startup, as host:port,host:port (more with ALTER SYSTEM ADD
+        /// BACKEND).
+        #[arg(long, value_delimiter = ',')]
+        backends: Vec<String>,
+    },
+    /// Start a cluster's backend: holds tablets and runs plan fragments for the frontend.
+    /// Needs the cluster secret, as the frontend does.
+    Backend {
+        #[command(flatten)]
+        common: Common,
+        /// The port the frontend and other backends reach this backend at (default 9060).
         #[arg(long)]
-        config: Option<PathBuf>,
-        /// Directory for all persistent state (default ./basalt-data).
-        #[arg(long)]
-        data_dir: Option<PathBuf>,
-        /// MySQL protocol port (default 9030).
-        #[arg(long)]
-        mysql_port: Option<u16>,
-        /// HTTP port (default 8030).
-        #[arg(long)]
-        http_port: Option<u16>,
-        /// Address to bind both listeners to (default 127.0.0.1).
-        #[arg(long)]
-        bind: Option<String>,
-        /// The only directory `local(...)` may read files from (default <data-dir>/load_files).
-        #[arg(long)]
-        allowed_load_dir: Option<PathBuf>,
+        port: Option<u16>,
     },
 }
 
-fn main() {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("BASALT_LOG")
-                .unwrap_or_else(|_| "info".into()),
-        )
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
-        .init();
-    let cli = Cli::parse();
-    let Command::Server {
-        config,
-        data_dir,
-        mysql_port,
-        http_port,
-        bind,
-        allowed_load_dir,
-    } = cli.command;
-    let mut cfg = match config {
-        Some(path) => match std::fs::read_to_string(&path)
+/// The config file (if any) with the flags applied over it.
+fn load_config(common: &Common) -> Config {
+    let mut cfg = match &common.config {
+        Some(path) => match std::fs::read_to_string(path)
             .map_err(|e| e.to_string())
             .and_then(|t| Config::from_toml(&t))
         {
@@ -73,21 +94,82 @@ fn main() {
         },
         None => Config::default(),
     };
-    if let Some(v) = data_dir {
-        cfg.data_dir = v;
+    if let Some(v) = &common.data_dir {
+        cfg.data_dir = v.clone();
     }
-    if let Some(v) = mysql_port {
+    if let Some(v) = &common.bind {
+        cfg.bind = v.clone();
+    }
+    cfg
+}
+
+fn apply_doors(cfg: &mut Config, doors: Doors) {
+    if let Some(v) = doors.mysql_port {
         cfg.mysql_port = v;
     }
-    if let Some(v) = http_port {
+    if let Some(v) = doors.http_port {
         cfg.http_port = v;
     }
-    if let Some(v) = bind {
-        cfg.bind = v;
-    }
-    if let Some(v) = allowed_load_dir {
+    if let Some(v) = doors.allowed_load_dir {
         cfg.allowed_load_dir = Some(v);
     }
+}
+
+/// The cluster secret: BASALT_CLUSTER_SECRET, else the config file's; the process stops
+/// without one (a cluster without it would run anyone's plan fragments).
+fn cluster_secret(cfg: &Config) -> basalt_dist::ClusterSecret {
+    let value = std::env::var("BASALT_CLUSTER_SECRET")
+        .ok()
+        .or_else(|| cfg.cluster_secret.clone())
+        .unwrap_or_default();
+    match basalt_dist::ClusterSecret::new(&value) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("basalt: {e}");
+            std::process::exit(2);
+        }
+    }
+}
+
+enum Role {
+    Server,
+    Frontend(basalt_dist::ClusterSecret),
+    Backend(basalt_dist::ClusterSecret, u16),
+}
+
+fn main() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("BASALT_LOG")
+                .unwrap_or_else(|_| "info".into()),
+        )
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
+        .init();
+    let cli = Cli::parse();
+    let (cfg, role) = match cli.command {
+        Command::Server { common, doors } => {
+            let mut cfg = load_config(&common);
+            apply_doors(&mut cfg, doors);
+            (cfg, Role::Server)
+        }
+        Command::Frontend {
+            common,
+            doors,
+            backends,
+        } => {
+            let mut cfg = load_config(&common);
+            apply_doors(&mut cfg, doors);
+            cfg.backends.extend(backends);
+            let secret = cluster_secret(&cfg);
+            (cfg, Role::Frontend(secret))
+        }
+        Command::Backend { common, port } => {
+            let cfg = load_config(&common);
+            let port = port.unwrap_or(cfg.backend_port);
+            let secret = cluster_secret(&cfg);
+            (cfg, Role::Backend(secret, port))
+        }
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         // Planning and evaluating deeply nested expressions (long OR chains from ORMs) recurses;
         // big stacks cost only address space until used.
@@ -103,7 +185,15 @@ fn main() {
         }
     };
     allocator::start_purger();
-    let result = runtime.block_on(basalt_server::run(cfg));
+    let result = runtime.block_on(async move {
+        match role {
+            Role::Server => basalt_server::run(cfg).await,
+            Role::Frontend(secret) => basalt_server::run_frontend(cfg, secret).await,
+            Role::Backend(secret, port) => {
+                basalt_dist::run_backend(&cfg, port, secret, basalt_server::shutdown_signal()).await
+            }
+        }
+    });
     // Statements still running are abandoned (every acknowledged write is already durable); a
     // task stuck in one must not keep the process alive after SIGTERM.
     runtime.shutdown_timeout(std::time::Duration::from_secs(5));

@@ -200,5 +200,13 @@ pub trait Catalog: TabletCatalog {
     fn drop_view(&self, database: &str, name: &str, if_exists: bool) -> Result<bool>;
 
     fn global_variables(&self) -> BTreeMap<String, String>;
+
+    // ------------------------------------------------------------ scale-out
+    /// The backends tablets are placed on (none on a single node).
+    fn backends(&self) -> Vec<crate::backends::BackendMeta>;
+    /// ALTER SYSTEM ADD BACKEND "host:port": new tablets are placed on it from now on.
+    fn add_backend(&self, address: &str) -> Result<crate::backends::BackendMeta>;
+    /// ALTER SYSTEM DROP BACKEND "host:port"; refused while it holds tablet replicas.
+    fn drop_backend(&self, address: &str) -> Result<()>;
     fn set_global_variable(&self, name: &str, value: &str) -> Result<()>;
 }

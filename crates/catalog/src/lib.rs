@@ -5,6 +5,7 @@
 //! (`Arc<TableMeta>`).
 
 mod api;
+mod backends;
 mod load_jobs;
 mod local;
 mod model;
@@ -15,6 +16,7 @@ mod store;
 mod users;
 
 pub use api::{Catalog, CompactedRowset, NewRowset, TabletCatalog};
+pub use backends::{parse_backend_address, replication_num, BackendMeta};
 pub use load_jobs::LoadJobRecord;
 pub use local::{LocalCatalog, DEFAULT_MAX_TABLET_VERSIONS};
 pub use model::*;

@@ -18,6 +18,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+mod backends;
 mod views;
 
 /// Default bound on a tablet's rowset count (Doris's `max_tablet_version_num`).
@@ -37,6 +38,8 @@ struct State {
     roles: BTreeMap<String, RoleMeta>,
     /// database -> view name -> view
     views: BTreeMap<String, BTreeMap<String, Arc<ViewMeta>>>,
+    /// Scale-out: the backends tablets are placed on, by id (empty on a single node).
+    backends: BTreeMap<BackendId, crate::backends::BackendMeta>,
 }
 
 /// The catalog of one node: an embedded `redb` file, with in-memory snapshots for readers.
@@ -150,6 +153,11 @@ impl LocalCatalog {
                 .entry(view.database.clone())
                 .or_default()
                 .insert(view.name.clone(), Arc::new(view));
+        }
+        for b in &loaded.backends {
+            let backend: crate::backends::BackendMeta = from_json(b)?;
+            max_id = max_id.max(backend.id);
+            state.backends.insert(backend.id, backend);
         }
         for u in &loaded.users {
             let user: UserMeta = from_json(u)?;
@@ -518,10 +526,11 @@ impl TabletCatalog for LocalCatalog {
                 current.name
             )));
         }
-        let new = TableMeta {
+        let mut new = TableMeta {
             name: normalize(&new.name),
             ..new
         };
+        self.place(&mut new)?;
         if new.name != current.name {
             validate_name(&new.name)?;
             let s = self.state.read();
@@ -717,11 +726,12 @@ impl Catalog for LocalCatalog {
                 };
             }
         }
-        let table = TableMeta {
+        let mut table = TableMeta {
             database: db.clone(),
             name: name.clone(),
             ..table
         };
+        self.place(&mut table)?;
         self.store.commit(vec![
             Op::PutTable(table.id, to_json(&table)?),
             self.counter_op(),
@@ -813,6 +823,7 @@ impl Catalog for LocalCatalog {
             || self.allocate_id(),
         );
         new.partitions.push(partition);
+        self.place(&mut new)?;
         self.store.commit(vec![
             Op::PutTable(new.id, to_json(&new)?),
             self.counter_op(),
@@ -1142,6 +1153,18 @@ impl Catalog for LocalCatalog {
 
     fn drop_view(&self, database: &str, name: &str, if_exists: bool) -> Result<bool> {
         self.remove_view(database, name, if_exists)
+    }
+
+    fn backends(&self) -> Vec<crate::backends::BackendMeta> {
+        self.backend_list()
+    }
+
+    fn add_backend(&self, address: &str) -> Result<crate::backends::BackendMeta> {
+        self.put_backend(address)
+    }
+
+    fn drop_backend(&self, address: &str) -> Result<()> {
+        self.remove_backend(address)
     }
 
     fn global_variables(&self) -> BTreeMap<String, String> {

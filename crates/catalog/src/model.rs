@@ -11,6 +11,7 @@ pub type TableId = u64;
 pub type TabletId = u64;
 pub type PartitionId = u64;
 pub type RowsetId = u64;
+pub type BackendId = u64;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum KeysModel {
@@ -126,6 +127,10 @@ pub struct PartitionMeta {
 pub struct TabletMeta {
     pub id: TabletId,
     pub bucket: u32,
+    /// Scale-out: the backends holding this tablet's replicas (empty on a single node, where
+    /// the node itself holds every tablet).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replicas: Vec<BackendId>,
     /// Visible rowsets in version order; persisted separately, one record per rowset.
     #[serde(skip)]
     pub rowsets: Vec<Arc<RowsetMeta>>,

@@ -31,6 +31,7 @@ impl PartitionMeta {
             .map(|bucket| TabletMeta {
                 id: next_id(),
                 bucket,
+                replicas: Vec::new(),
                 rowsets: Vec::new(),
                 delete_bitmaps: Default::default(),
             })

@@ -21,6 +21,8 @@ const WORKLOAD_POLICIES: TableDefinition<&str, &str> = TableDefinition::new("wor
 const VIEWS: TableDefinition<&str, &str> = TableDefinition::new("views");
 /// role name -> role record (its grants)
 const ROLES: TableDefinition<&str, &str> = TableDefinition::new("roles");
+/// backend id -> backend record (scale-out: the backends this frontend places tablets on)
+const BACKENDS: TableDefinition<u64, &str> = TableDefinition::new("backends");
 
 /// One change to persisted records.
 #[derive(Debug)]
@@ -49,6 +51,8 @@ pub enum Op {
     DeleteRole(String),
     PutView(String, String),
     DeleteView(String),
+    PutBackend(u64, String),
+    DeleteBackend(u64),
 }
 
 /// Everything read back at startup.
@@ -66,6 +70,7 @@ pub struct Loaded {
     pub workload_policies: Vec<String>,
     pub roles: Vec<String>,
     pub views: Vec<String>,
+    pub backends: Vec<String>,
 }
 
 pub struct Store {
@@ -93,6 +98,7 @@ impl Store {
         txn.open_table(WORKLOAD_POLICIES).map_err(err)?;
         txn.open_table(ROLES).map_err(err)?;
         txn.open_table(VIEWS).map_err(err)?;
+        txn.open_table(BACKENDS).map_err(err)?;
         txn.commit().map_err(err)?;
         Ok(Store { db })
     }
@@ -139,6 +145,10 @@ impl Store {
         for item in txn.open_table(VIEWS).map_err(err)?.iter().map_err(err)? {
             let (_, v) = item.map_err(err)?;
             out.views.push(v.value().to_string());
+        }
+        for item in txn.open_table(BACKENDS).map_err(err)?.iter().map_err(err)? {
+            let (_, v) = item.map_err(err)?;
+            out.backends.push(v.value().to_string());
         }
         for item in txn
             .open_table(VARIABLES)
@@ -200,6 +210,7 @@ impl Store {
             let mut policies = txn.open_table(WORKLOAD_POLICIES).map_err(err)?;
             let mut roles = txn.open_table(ROLES).map_err(err)?;
             let mut views = txn.open_table(VIEWS).map_err(err)?;
+            let mut backends = txn.open_table(BACKENDS).map_err(err)?;
             for op in ops {
                 match op {
                     Op::PutDatabase(k, v) => {
@@ -226,6 +237,8 @@ impl Store {
                     Op::DeleteRole(k) => drop(roles.remove(k.as_str()).map_err(err)?),
                     Op::PutView(k, v) => drop(views.insert(k.as_str(), v.as_str()).map_err(err)?),
                     Op::DeleteView(k) => drop(views.remove(k.as_str()).map_err(err)?),
+                    Op::PutBackend(k, v) => drop(backends.insert(k, v.as_str()).map_err(err)?),
+                    Op::DeleteBackend(k) => drop(backends.remove(k).map_err(err)?),
                     Op::PutVariable(k, v) => {
                         drop(variables.insert(k.as_str(), v.as_str()).map_err(err)?)
                     }

@@ -46,6 +46,14 @@ pub struct Config {
     pub login_failure_threshold: u32,
     /// The longest such delay, in milliseconds.
     pub login_delay_max_ms: u64,
+    /// Scale-out: the secret a frontend and its backends share (at least 16 characters; the
+    /// environment variable BASALT_CLUSTER_SECRET overrides it). Required by `basalt frontend`
+    /// and `basalt backend`.
+    pub cluster_secret: Option<String>,
+    /// Scale-out: the port `basalt backend` serves the cluster on.
+    pub backend_port: u16,
+    /// Scale-out: the backends ("host:port") `basalt frontend` adds at startup.
+    pub backends: Vec<String>,
 }
 
 impl Default for Config {
@@ -67,6 +75,9 @@ impl Default for Config {
             mem_limit: "80%".to_string(),
             login_failure_threshold: 3,
             login_delay_max_ms: 8_000,
+            cluster_secret: None,
+            backend_port: 9060,
+            backends: Vec::new(),
         }
     }
 }

@@ -258,7 +258,9 @@ impl Access {
                 let (db, t) = table_of(table)?;
                 self.require_any_on_table(&db, &t)
             }
-            B::ShowTablets { .. } => self.require_global(Privilege::Admin),
+            B::ShowTablets { .. } | B::ShowBackends | B::AlterSystemBackends { .. } => {
+                self.require_global(Privilege::Admin)
+            }
             B::LoadData(load) => {
                 let (db, t) = table_of(&load.table)?;
                 self.require_table(Privilege::Load, &db, &t)

@@ -25,6 +25,8 @@ pub struct Services {
     pub workload: Arc<basalt_workload::WorkloadManager>,
     pub processes: Arc<crate::processes::ProcessList>,
     pub profiles: Arc<crate::profile::ProfileStore>,
+    /// Scale-out: the backends holding the tablets (None on a single node).
+    pub cluster: Option<Arc<basalt_dist::Cluster>>,
 }
 
 #[derive(Debug)]

@@ -84,6 +84,7 @@ impl QueryEngine {
                 workload,
                 processes: Default::default(),
                 profiles: Default::default(),
+                cluster: None,
             },
             runtime,
             target_partitions,
@@ -94,6 +95,19 @@ impl QueryEngine {
             dml_locks: Default::default(),
             login: Default::default(),
         }))
+    }
+
+    /// Makes this a cluster's frontend: tablets live on `cluster`'s backends (set once, at
+    /// startup, before any session).
+    pub(crate) fn set_cluster(self: &mut Arc<Self>, cluster: Arc<basalt_dist::Cluster>) {
+        if let Some(engine) = Arc::get_mut(self) {
+            engine.services.cluster = Some(cluster);
+        }
+    }
+
+    /// The backends, on a cluster's frontend.
+    pub fn cluster(&self) -> Option<&Arc<basalt_dist::Cluster>> {
+        self.services.cluster.as_ref()
     }
 
     pub fn catalog(&self) -> &Arc<dyn Catalog> {

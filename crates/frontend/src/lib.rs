@@ -5,10 +5,12 @@
 //! information_schema.
 
 mod access;
+mod backends;
 mod cache_memory;
 mod catalog_provider;
 mod doris_variables;
 mod engine;
+mod frontend_node;
 mod function_aliases;
 mod functions;
 #[cfg(test)]

@@ -67,6 +67,10 @@ impl PointQuery {
         database: Option<&str>,
         params: usize,
     ) -> Option<PointQuery> {
+        // On a cluster the rows live on the backends: the general path reads them there.
+        if services.cluster.is_some() {
+            return None;
+        }
         let Statement::Query(q) = stmt else {
             return None;
         };

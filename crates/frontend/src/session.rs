@@ -147,10 +147,15 @@ fn optimizer_rules() -> Vec<Arc<dyn datafusion::optimizer::OptimizerRule + Send 
 }
 
 /// DataFusion's physical optimizer rules and Basalt's, each after a planning checkpoint.
+/// The physical rules; on a cluster's frontend without the LIKE kernel, whose expressions do
+/// not travel in plan fragments (backends apply it to the fragments they run).
 fn physical_optimizer_rules(
+    cluster: bool,
 ) -> Vec<Arc<dyn datafusion::physical_optimizer::PhysicalOptimizerRule + Send + Sync>> {
     let mut rules = datafusion::physical_optimizer::optimizer::PhysicalOptimizer::new().rules;
-    rules.push(Arc::new(basalt_query::FastLikeRule));
+    if !cluster {
+        rules.push(Arc::new(basalt_query::FastLikeRule));
+    }
     with_checkpoints(rules, Arc::new(PlanningCheckpoint))
 }
 
@@ -177,6 +182,7 @@ impl Session {
             snapshot: Default::default(),
         });
         let load_dir = services.load_dir.clone();
+        let cluster = services.cluster.clone();
         let local_gate = crate::access::local_files_gate(services.catalog.clone(), info.clone());
         let processes = services.processes.clone();
         let catalog = services.catalog.clone();
@@ -213,13 +219,17 @@ impl Session {
             planners.insert(0, Arc::new(basalt_functions::TextSubstringPlanner));
             planners.insert(0, Arc::new(basalt_functions::JsonOperatorPlanner));
         }
-        let state = builder
+        let builder = builder
             .with_catalog_list(catalog_list)
             .with_analyzer_rules(analyzer_rules())
             .with_optimizer_rules(optimizer_rules())
-            .with_physical_optimizer_rules(physical_optimizer_rules())
-            .with_query_planner(Arc::new(basalt_query::BasaltQueryPlanner))
-            .build();
+            .with_physical_optimizer_rules(physical_optimizer_rules(cluster.is_some()))
+            .with_query_planner(Arc::new(basalt_query::BasaltQueryPlanner));
+        let builder = match &cluster {
+            None => builder,
+            Some(cluster) => basalt_dist::distributed_session(builder, cluster),
+        };
+        let state = builder.build();
         let initial_options = state.config().options().as_ref().clone();
         let ctx = SessionContext::new_with_state(state);
         for f in session_functions(&info) {

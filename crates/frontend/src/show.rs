@@ -570,6 +570,7 @@ pub fn show_tablets(t: &TableMeta) -> Output {
         Col::int("DataSize"),
         Col::str("VersionRange"),
         Col::int("DeletedRows"),
+        Col::str("BackendIds"),
     ]);
     for (p, tablet) in t.tablets() {
         // The versions the visible rowsets cover, e.g. [1-250] after compaction; empty tablets
@@ -590,6 +591,14 @@ pub fn show_tablets(t: &TableMeta) -> Output {
             (tablet.rowsets.iter().map(|r| r.size_bytes()).sum::<u64>() as i64).into(),
             range.into(),
             (tablet.deleted_rows() as i64).into(),
+            // The backends holding its replicas (a cluster's frontend; empty on one node).
+            tablet
+                .replicas
+                .iter()
+                .map(|b| b.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+                .into(),
         ]);
     }
     b.into_output()

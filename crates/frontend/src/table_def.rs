@@ -465,11 +465,6 @@ pub(crate) fn check_property(
     if !KNOWN_PROPERTIES.contains(&key.as_str()) {
         return Err(ddl(format!("Unknown table property '{k}'")));
     }
-    if key == "replication_num" && v.trim() != "1" {
-        return Err(ddl(format!(
-            "replication_num {v} is more than the number of backends (1); use \"replication_num\" = \"1\""
-        )));
-    }
     if matches!(
         key.as_str(),
         "enable_unique_key_merge_on_write"

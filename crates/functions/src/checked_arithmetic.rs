@@ -133,13 +133,24 @@ impl Op {
 
 /// `checked_add(a, b)` and friends on two Int64 or two UInt64 arguments, giving `output`.
 #[derive(Debug, PartialEq, Eq, Hash)]
-struct CheckedOp {
+pub(crate) struct CheckedOp {
     op: Op,
     output: DataType,
     signature: Signature,
 }
 
 impl CheckedOp {
+    /// `checked_add`, `checked_sub` or `checked_mul` with result type `output`.
+    pub(crate) fn named(name: &str, output: DataType) -> Option<ScalarUDF> {
+        let op = match name {
+            "checked_add" => Op::Add,
+            "checked_sub" => Op::Sub,
+            "checked_mul" => Op::Mul,
+            _ => return None,
+        };
+        Some(ScalarUDF::new_from_impl(CheckedOp::new(op, output)))
+    }
+
     fn new(op: Op, output: DataType) -> CheckedOp {
         CheckedOp {
             op,
@@ -193,7 +204,10 @@ impl ScalarUDFImpl for CheckedOp {
                 )))
             }
         };
-        let out = narrow(&wide, &self.output, |i| {
+        // The call's own result type: the same as `output` where the call was planned, and the
+        // type that travelled with it in a plan fragment run elsewhere.
+        let output = args.return_field.data_type().clone();
+        let out = narrow(&wide, &output, |i| {
             format!(
                 "({} {} {})",
                 value_text(a, i),

@@ -115,6 +115,11 @@ pub struct ExactDivide {
 }
 
 impl ExactDivide {
+    /// The function with `increment` more decimals than the dividend.
+    pub(crate) fn udf(increment: u8) -> ScalarUDF {
+        ScalarUDF::new_from_impl(ExactDivide::new(increment))
+    }
+
     fn new(increment: u8) -> Self {
         ExactDivide {
             signature: Signature::any(2, Volatility::Immutable),
@@ -153,7 +158,15 @@ impl ScalarUDFImpl for ExactDivide {
                 "mysql_divide takes two arguments".into(),
             ));
         };
-        let out = divide(l, r, self.increment)?;
+        // The decimals added follow from the call's own result type: the same as `increment`
+        // where the call was planned, and what travelled with it in a plan fragment.
+        let increment = match (args.return_field.data_type(), as_decimal(l.data_type())) {
+            (DataType::Decimal128(_, out), Some((_, dividend))) if *out >= dividend => {
+                (*out - dividend) as u8
+            }
+            _ => self.increment,
+        };
+        let out = divide(l, r, increment)?;
         if scalars {
             Ok(ColumnarValue::Scalar(ScalarValue::try_from_array(&out, 0)?))
         } else {

@@ -57,6 +57,7 @@ mod sql_tests;
 pub use bitmap_count_distinct::BitmapCountDistinct;
 pub use checked_arithmetic::CheckedIntegerArithmetic;
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
+pub mod wire;
 use datafusion::prelude::SessionContext;
 pub use exact_division::{ExactDivision, MySqlOptions};
 pub use implicit_casts::{ImplicitCasts, StringArithmeticPlanner};

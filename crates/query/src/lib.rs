@@ -14,10 +14,12 @@ mod scan_io;
 mod segment_scan;
 mod sink;
 mod subquery_apply;
+mod tablet_scan;
 
 pub use fast_like::FastLikeRule;
-pub use provider::BasaltTable;
+pub use provider::{table_schema, BasaltTable};
 pub use query_planner::BasaltQueryPlanner;
 pub use scan::{register_segment_store, ScanReports};
 pub use sink::{delete_rows, GeneratedIds};
 pub use subquery_apply::{ApplyRefusedSubqueries, ApplyRemainingSubqueries, SubqueryApply};
+pub use tablet_scan::{BackendStorage, ClusterScans, TabletScanExec, TabletScanSpec};

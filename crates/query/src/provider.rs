@@ -70,24 +70,7 @@ impl BasaltTable {
             };
             defaults.insert(c.name.clone(), e);
         }
-        // DataFusion sees every column as nullable; the INSERT sink enforces NOT NULL itself so
-        // the error names the table's column (MySQL error 1048). Strings are read as
-        // Utf8View, as DataFusion reads Parquet: comparisons, filters and grouping on views
-        // are faster (comparing Utf8 with '' costs a memcmp call per row, views compare
-        // inline). Storage keeps Utf8; scans convert, the INSERT sink converts back.
-        let fields: Vec<_> = meta
-            .arrow_schema()
-            .fields()
-            .iter()
-            .map(|f| {
-                let f = f.as_ref().clone().with_nullable(true);
-                match f.data_type() {
-                    DataType::Utf8 => f.with_data_type(DataType::Utf8View),
-                    _ => f,
-                }
-            })
-            .collect();
-        let schema = Arc::new(datafusion::arrow::datatypes::Schema::new(fields));
+        let schema = table_schema(&meta);
         let constraints = match meta.keys_model {
             KeysModel::Unique | KeysModel::Aggregate if meta.num_key_columns > 0 => {
                 Constraints::new_unverified(vec![Constraint::Unique(
@@ -106,6 +89,29 @@ impl BasaltTable {
             generated,
         }
     }
+}
+
+/// The table's columns as DataFusion sees them.
+///
+/// DataFusion sees every column as nullable; the INSERT sink enforces NOT NULL itself so the
+/// error names the table's column (MySQL error 1048). Strings are read as Utf8View, as
+/// DataFusion reads Parquet: comparisons, filters and grouping on views are faster (comparing
+/// Utf8 with '' costs a memcmp call per row, views compare inline). Storage keeps Utf8; scans
+/// convert, the INSERT sink converts back.
+pub fn table_schema(meta: &TableMeta) -> SchemaRef {
+    let fields: Vec<_> = meta
+        .arrow_schema()
+        .fields()
+        .iter()
+        .map(|f| {
+            let f = f.as_ref().clone().with_nullable(true);
+            match f.data_type() {
+                DataType::Utf8 => f.with_data_type(DataType::Utf8View),
+                _ => f,
+            }
+        })
+        .collect();
+    Arc::new(datafusion::arrow::datatypes::Schema::new(fields))
 }
 
 #[async_trait]

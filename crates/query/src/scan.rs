@@ -128,6 +128,13 @@ pub async fn plan_scan(
         Some(p) => Arc::new(table.schema.project(p)?),
         None => table.schema.clone(),
     };
+    if state
+        .config()
+        .get_extension::<crate::tablet_scan::ClusterScans>()
+        .is_some()
+    {
+        return cluster_scan(table, state, &pruned, projection, filters, limit);
+    }
     let mut inputs: Vec<Arc<dyn ExecutionPlan>> = Vec::new();
     if !plain.is_empty() {
         inputs.push(parquet_scan(table, state, &plain, projection, filters, limit).await?);
@@ -147,6 +154,43 @@ pub async fn plan_scan(
         0 => Ok(Arc::new(EmptyExec::new(projected_schema))),
         _ => UnionExec::try_new(inputs),
     }
+}
+
+/// On a cluster's frontend: the selected tablets, to be scanned by the backends holding them.
+fn cluster_scan(
+    table: &BasaltTable,
+    state: &dyn DfSession,
+    pruned: &crate::pruning::Pruned,
+    projection: Option<&Vec<usize>>,
+    filters: &[Expr],
+    limit: Option<usize>,
+) -> Result<Arc<dyn ExecutionPlan>> {
+    let mut meta = (*table.meta).clone();
+    let mut partitions = Vec::new();
+    for &pi in &pruned.partitions {
+        let mut partition = meta.partitions[pi].clone();
+        partition.tablets.retain(|t| {
+            !t.rowsets.is_empty()
+                && pruned
+                    .buckets
+                    .as_ref()
+                    .is_none_or(|b| b.contains(&t.bucket))
+        });
+        if !partition.tablets.is_empty() {
+            partitions.push(partition);
+        }
+    }
+    meta.partitions = partitions;
+    Ok(Arc::new(crate::tablet_scan::TabletScanExec::try_new(
+        crate::tablet_scan::TabletScanSpec {
+            table: Arc::new(meta),
+            projection: projection.cloned(),
+            filters: filters.to_vec(),
+            limit,
+            partitions: state.config().target_partitions(),
+            placed_on: None,
+        },
+    )?))
 }
 
 async fn parquet_scan(

@@ -8,4 +8,4 @@ pub mod mysql;
 mod protocol_threads;
 mod server;
 
-pub use server::{run, Server};
+pub use server::{run, run_frontend, shutdown_signal, Server};

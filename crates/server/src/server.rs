@@ -21,7 +21,8 @@ impl Server {
     }
 }
 
-async fn shutdown_signal() {
+/// Completes on SIGTERM or Ctrl-C.
+pub async fn shutdown_signal() {
     let ctrl_c = tokio::signal::ctrl_c();
     #[cfg(unix)]
     {
@@ -44,9 +45,22 @@ async fn shutdown_signal() {
     }
 }
 
-/// Runs the server until a shutdown signal.
+/// Runs the all-in-one server until a shutdown signal.
 pub async fn run(config: Config) -> Result<()> {
     let server = Server::open(config.clone())?;
+    serve(server, config).await
+}
+
+/// Runs a cluster's frontend (its tablets on `config.backends` and those added later) until a
+/// shutdown signal.
+pub async fn run_frontend(config: Config, secret: basalt_dist::ClusterSecret) -> Result<()> {
+    let server = Server {
+        engine: QueryEngine::open_frontend(&config, &config.backends, secret)?,
+    };
+    serve(server, config).await
+}
+
+async fn serve(server: Server, config: Config) -> Result<()> {
     let mysql_addr = format!("{}:{}", config.bind, config.mysql_port);
     let http_addr = format!("{}:{}", config.bind, config.http_port);
     let mysql = TcpListener::bind(&mysql_addr)

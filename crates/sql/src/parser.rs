@@ -138,6 +138,22 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
             query_id: (!id.is_empty()).then_some(id),
         });
     }
+    if eat_words(p, &["SHOW", "BACKENDS"]) {
+        return Ok(Statement::ShowBackends);
+    }
+    if eat_words(p, &["ALTER", "SYSTEM"]) {
+        let add = eat_word(p, "ADD");
+        if !add && !eat_word(p, "DROP") && !eat_word(p, "DROPP") {
+            let next = p.peek_token();
+            return p.expected("ADD BACKEND or DROP BACKEND", next);
+        }
+        expect_word(p, "BACKEND")?;
+        let mut addresses = vec![string_literal(p)?];
+        while p.consume_token(&Token::Comma) {
+            addresses.push(string_literal(p)?);
+        }
+        return Ok(Statement::AlterSystemBackends { add, addresses });
+    }
     if peek_word(p, "SHOW") && (peek_nth_word(p, 1, "PARTITIONS") || peek_nth_word(p, 1, "TABLETS"))
     {
         p.next_token();

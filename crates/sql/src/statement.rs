@@ -73,6 +73,13 @@ pub enum Statement {
     ShowTablets {
         table: TableName,
     },
+    /// `SHOW BACKENDS`: the cluster's backends and their health.
+    ShowBackends,
+    /// `ALTER SYSTEM {ADD | DROP | DROPP} BACKEND "host:port" [, ...]`.
+    AlterSystemBackends {
+        add: bool,
+        addresses: Vec<String>,
+    },
     /// `SHOW [STREAM] LOAD [FROM db] [WHERE LABEL = 'l'] [LIMIT n]`.
     ShowLoad {
         stream: bool,

@@ -69,6 +69,8 @@ pub struct StorageEngine {
     rewrite_gates: Mutex<HashMap<TableId, Arc<RewriteGate>>>,
     /// The background compaction threads, once started.
     compaction: OnceLock<CompactionScheduler>,
+    /// Scale-out frontend: the backends that hold the tablets' segment files.
+    remote: OnceLock<Arc<dyn crate::remote::RemoteSegments>>,
 }
 
 /// One tablet's part of a merge-on-write load: its new segments and their key columns.
@@ -98,6 +100,48 @@ impl StorageEngine {
         column_cache_bytes: usize,
         row_cache_bytes: usize,
     ) -> Result<Arc<StorageEngine>> {
+        let engine = Self::open_files(
+            data_dir,
+            catalog,
+            write_buffer,
+            column_cache_bytes,
+            row_cache_bytes,
+        )?;
+        let removed = engine.collect_garbage()?;
+        if removed > 0 {
+            tracing::info!("removed {removed} unreferenced segment files");
+        }
+        Ok(engine)
+    }
+
+    /// Opens a backend's engine: the segment files of the tablets it holds, which the
+    /// frontend's catalog (not this node's) references, so nothing is collected here.
+    pub fn open_backend(
+        data_dir: &Path,
+        catalog: Arc<dyn TabletCatalog>,
+        column_cache_bytes: usize,
+        row_cache_bytes: usize,
+    ) -> Result<Arc<StorageEngine>> {
+        let write_buffer = WriteBufferLimits {
+            rows_per_tablet: 1,
+            bytes: 1,
+        };
+        Self::open_files(
+            data_dir,
+            catalog,
+            write_buffer,
+            column_cache_bytes,
+            row_cache_bytes,
+        )
+    }
+
+    fn open_files(
+        data_dir: &Path,
+        catalog: Arc<dyn TabletCatalog>,
+        write_buffer: WriteBufferLimits,
+        column_cache_bytes: usize,
+        row_cache_bytes: usize,
+    ) -> Result<Arc<StorageEngine>> {
         std::fs::create_dir_all(data_dir.join("data"))?;
         let engine = Arc::new(StorageEngine {
             data_dir: data_dir.to_path_buf(),
@@ -115,11 +159,8 @@ impl StorageEngine {
             rewrite_gates: Mutex::new(HashMap::new()),
             reads: Arc::new(ReadTracker::default()),
             compaction: OnceLock::new(),
+            remote: OnceLock::new(),
         });
-        let removed = engine.collect_garbage()?;
-        if removed > 0 {
-            tracing::info!("removed {removed} unreferenced segment files");
-        }
         Ok(engine)
     }
 
@@ -153,6 +194,17 @@ impl StorageEngine {
         if let Some(s) = self.compaction.get() {
             s.stop();
         }
+    }
+
+    /// Makes this a scale-out frontend's engine: segments are written to and removed from the
+    /// backends through `remote`. Set once, at startup, before any load.
+    pub fn set_remote(&self, remote: Arc<dyn crate::remote::RemoteSegments>) {
+        let _ = self.remote.set(remote);
+    }
+
+    /// The backends' segment files, on a scale-out frontend.
+    pub fn remote(&self) -> Option<&Arc<dyn crate::remote::RemoteSegments>> {
+        self.remote.get()
     }
 
     pub fn data_dir(&self) -> &Path {
@@ -204,6 +256,13 @@ impl StorageEngine {
         if current.schema_version != table.schema_version {
             return Err(BasaltError::ConcurrentDdl(format!(
                 "table {} was altered after the statement was planned",
+                table.name
+            )));
+        }
+        if self.remote().is_some() && table.keys_model == basalt_catalog::KeysModel::Unique {
+            return Err(BasaltError::NotSupported(format!(
+                "loading Unique-key table {} on a cluster (merge-on-write across backends is \
+                 not built yet)",
                 table.name
             )));
         }
@@ -439,6 +498,19 @@ impl StorageEngine {
                 .flat_map(|t| t.rowsets.iter())
                 .flat_map(|r| r.segments.iter())
         };
+        if let Some(remote) = self.remote() {
+            let files = tablets
+                .iter()
+                .flat_map(|t| {
+                    t.rowsets
+                        .iter()
+                        .flat_map(|r| r.segments.iter())
+                        .map(|s| (t.replicas.clone(), s.path.clone()))
+                })
+                .collect();
+            remote.remove(files);
+            return;
+        }
         self.forget_segment_caches(segments().map(|s| s.path.as_str()));
         let files = segments().map(|s| self.segment_path(&s.path)).collect();
         self.reads.delete_when_unread(files);
@@ -455,6 +527,20 @@ impl StorageEngine {
             .map(|s| crate::row_store::row_store_path(&self.segment_path(s)))
             .collect();
         self.row_files.forget(&paths);
+    }
+
+    /// A backend's part of removing segments (catalog paths, checked by
+    /// [`crate::files::check_segment_path`]): deleted once no running scan reads them.
+    pub fn remove_segments(&self, segments: &[String]) {
+        self.forget_segment_caches(segments.iter().map(|s| s.as_str()));
+        let files = segments
+            .iter()
+            .flat_map(|s| {
+                let file = self.segment_path(s);
+                [crate::row_store::row_store_path(&file), file]
+            })
+            .collect();
+        self.reads.delete_when_unread(files);
     }
 
     pub fn remove_partition_files(&self, partition: &PartitionMeta) {

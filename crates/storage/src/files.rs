@@ -12,6 +12,25 @@ pub fn tablet_dir(table_id: u64, tablet_id: u64) -> PathBuf {
         .join(tablet_id.to_string())
 }
 
+/// Checks that `rel` names a segment file as loads name them (`data/<table>/<tablet>/<load>_<n>
+/// .parquet`), so a path from another node can neither escape the data directory nor name
+/// anything but a segment.
+pub fn check_segment_path(rel: &str) -> Result<PathBuf, String> {
+    let parts: Vec<&str> = rel.split('/').collect();
+    let digits = |s: &str| !s.is_empty() && s.len() <= 20 && s.bytes().all(|b| b.is_ascii_digit());
+    let file_ok = |f: &str| {
+        f.strip_suffix(".parquet")
+            .and_then(|stem| stem.split_once('_'))
+            .is_some_and(|(a, b)| digits(a) && digits(b))
+    };
+    match parts.as_slice() {
+        ["data", table, tablet, file] if digits(table) && digits(tablet) && file_ok(file) => {
+            Ok(PathBuf::from(rel))
+        }
+        _ => Err(format!("'{rel}' is not a segment path")),
+    }
+}
+
 /// fsyncs a directory so a rename or create inside it is durable.
 pub fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()

@@ -55,7 +55,8 @@ pub struct LoadWriter {
     segment_keys: BTreeMap<TabletId, Vec<Vec<ArrayRef>>>,
     /// Unique keys: rows of each written segment that delete their key (tombstones).
     segment_tombstones: BTreeMap<TabletId, Vec<Vec<u32>>>,
-    files: Vec<PathBuf>,
+    /// Every segment this load started writing (tablet, catalog path), removed if it aborts.
+    files: Vec<(TabletId, PathBuf)>,
     rows_loaded: u64,
     round_robin: u64,
     committed: bool,
@@ -207,7 +208,7 @@ impl LoadWriter {
             let rel =
                 tablet_dir(self.table.id, tablet).join(format!("{}_{}.parquet", self.load_id, seq));
             // Recorded before writing, so an abort removes partly written files too.
-            self.files.push(self.engine.data_dir().join(&rel));
+            self.files.push((tablet, rel.clone()));
             jobs.push((tablet, batches, rel));
         }
         self.buffered_rows.clear();
@@ -294,14 +295,24 @@ impl LoadWriter {
             merged = RecordBatch::try_new(schema.clone(), merged.columns().to_vec())
                 .map_err(storage_err)?;
         }
-        let meta = segment::write_segment(
-            self.engine.data_dir(),
-            rel,
-            &schema,
-            std::slice::from_ref(&merged),
-            &self.bloom_filter_columns,
-            self.table.stores_rows(),
-        )?;
+        let meta = match self.engine.remote() {
+            None => segment::write_segment(
+                self.engine.data_dir(),
+                rel,
+                &schema,
+                std::slice::from_ref(&merged),
+                &self.bloom_filter_columns,
+                self.table.stores_rows(),
+            )?,
+            Some(remote) => remote.write(
+                self.tablet_meta(tablet)?,
+                rel,
+                &schema,
+                std::slice::from_ref(&merged),
+                &self.bloom_filter_columns,
+                self.table.stores_rows(),
+            )?,
+        };
         let unique = (self.table.keys_model == KeysModel::Unique).then(|| {
             (
                 merged.columns()[..self.table.num_key_columns].to_vec(),
@@ -313,6 +324,16 @@ impl LoadWriter {
             meta,
             unique,
         })
+    }
+
+    fn tablet_meta(&self, tablet: TabletId) -> Result<&basalt_catalog::TabletMeta> {
+        self.table
+            .tablets()
+            .map(|(_, t)| t)
+            .find(|t| t.id == tablet)
+            .ok_or_else(|| {
+                BasaltError::Internal(format!("load routed rows to unknown tablet {tablet}"))
+            })
     }
 
     /// Writes what is buffered and publishes the load. Nothing is visible before this returns Ok.
@@ -384,8 +405,26 @@ impl LoadWriter {
 
 impl Drop for LoadWriter {
     fn drop(&mut self) {
-        if !self.committed {
-            for f in &self.files {
+        if self.committed {
+            return;
+        }
+        if let Some(remote) = self.engine.remote() {
+            let files = std::mem::take(&mut self.files)
+                .into_iter()
+                .map(|(tablet, rel)| {
+                    let replicas = self
+                        .tablet_meta(tablet)
+                        .map(|t| t.replicas.clone())
+                        .unwrap_or_default();
+                    (replicas, rel.to_string_lossy().into_owned())
+                })
+                .collect();
+            remote.remove(files);
+            return;
+        }
+        {
+            for (_, rel) in &self.files {
+                let f = &self.engine.data_dir().join(rel);
                 if let Err(e) = crate::files::remove_segment_files(f) {
                     tracing::warn!(
                         "could not remove segment {} of an aborted load: {e}",

@@ -134,7 +134,11 @@ impl QueryEngine {
             | Statement::ShowWarnings
             | Statement::ShowPartitions { .. }
             | Statement::ShowTablets { .. }
+            | Statement::ShowBackends
             | Statement::ShowLoad { .. } => self.execute_show(session, stmt),
+            Statement::AlterSystemBackends { add, addresses } => {
+                crate::backends::alter_system(&self.services, add, &addresses)
+            }
         }
     }
 

@@ -34,6 +34,7 @@ impl QueryEngine {
                     catalog.table(&db, &table.table)?.as_ref(),
                 ))
             }
+            Statement::ShowBackends => Ok(crate::backends::show(&self.services)),
             Statement::ShowLoad {
                 stream,
                 database,

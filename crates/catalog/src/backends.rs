@@ -1,0 +1,112 @@
+//! Scale-out membership and placement: the backends a frontend knows (Doris's `ALTER SYSTEM ADD
+//! BACKEND`), and which of them hold each tablet's replicas, balanced by tablet count.
+
+use crate::model::{BackendId, TableMeta};
+use basalt_common::{BasaltError, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// One backend: where its service listens.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BackendMeta {
+    pub id: BackendId,
+    pub host: String,
+    pub port: u16,
+}
+
+impl BackendMeta {
+    /// `host:port`, as ALTER SYSTEM and SHOW BACKENDS write it.
+    pub fn address(&self) -> String {
+        format!("{}:{}", self.host, self.port)
+    }
+}
+
+/// Splits `host:port` (the port is required).
+pub fn parse_backend_address(address: &str) -> Result<(String, u16)> {
+    let bad = || {
+        BasaltError::InvalidDdl(format!(
+            "backend address '{address}' is not host:port (e.g. \"127.0.0.1:9050\")"
+        ))
+    };
+    let (host, port) = address.trim().rsplit_once(':').ok_or_else(bad)?;
+    let port: u16 = port.parse().map_err(|_| bad())?;
+    if host.is_empty() || port == 0 {
+        return Err(bad());
+    }
+    Ok((host.to_string(), port))
+}
+
+/// How many replicas each tablet of `table` wants: its `replication_num` (or Doris's
+/// `replication_allocation` = "tag.location.default: N") property, else three or as many as
+/// there are backends.
+pub fn replication_num(table: &TableMeta, backends: usize) -> Result<usize> {
+    let from_allocation = table
+        .properties
+        .get("replication_allocation")
+        .map(|v| v.rsplit(':').next().unwrap_or_default().trim().to_string());
+    let wanted = table
+        .properties
+        .get("replication_num")
+        .cloned()
+        .or(from_allocation);
+    match wanted {
+        None => Ok(backends.clamp(1, 3)),
+        Some(v) => match v.trim().parse::<usize>() {
+            Ok(n) if n >= 1 => Ok(n),
+            _ => Err(BasaltError::InvalidDdl(format!(
+                "replication_num must be a positive integer, got '{v}'"
+            ))),
+        },
+    }
+}
+
+/// Gives every tablet of `table` that has no replicas yet `replication_num` distinct backends,
+/// each time the ones holding the fewest tablets (`load`, updated as tablets are placed).
+/// Does nothing when there are no backends (a single node holds every tablet itself).
+pub fn place_tablets(
+    table: &mut TableMeta,
+    backends: &[BackendMeta],
+    load: &mut HashMap<BackendId, usize>,
+) -> Result<()> {
+    let replicas = replication_num(table, backends.len())?;
+    // A single node holds every tablet itself: one replica.
+    let available = backends.len().max(1);
+    if replicas > available {
+        return Err(BasaltError::InvalidDdl(format!(
+            "replication_num {replicas} is more than the number of backends ({available}); use \
+             \"replication_num\" = \"{available}\" or add backends"
+        )));
+    }
+    if backends.is_empty() {
+        return Ok(());
+    }
+    for partition in &mut table.partitions {
+        for tablet in &mut partition.tablets {
+            if !tablet.replicas.is_empty() {
+                continue;
+            }
+            let mut order: Vec<&BackendMeta> = backends.iter().collect();
+            order.sort_by_key(|b| (load.get(&b.id).copied().unwrap_or(0), b.id));
+            tablet.replicas = order[..replicas].iter().map(|b| b.id).collect();
+            for id in &tablet.replicas {
+                *load.entry(*id).or_default() += 1;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Tablet replicas per backend over `tables`.
+pub fn tablets_per_backend<'a>(
+    tables: impl Iterator<Item = &'a TableMeta>,
+) -> HashMap<BackendId, usize> {
+    let mut load = HashMap::new();
+    for table in tables {
+        for (_, tablet) in table.tablets() {
+            for id in &tablet.replicas {
+                *load.entry(*id).or_default() += 1;
+            }
+        }
+    }
+    load
+}

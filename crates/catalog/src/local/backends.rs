@@ -1,0 +1,80 @@
+//! Backends in the local catalog: their records in their own `redb` table, and the placement of
+//! new tablets on them.
+
+use super::{to_json, LocalCatalog};
+use crate::api::TabletCatalog;
+use crate::backends::{parse_backend_address, place_tablets, tablets_per_backend, BackendMeta};
+use crate::model::TableMeta;
+use crate::store::Op;
+use basalt_common::{BasaltError, Result};
+
+impl LocalCatalog {
+    pub(crate) fn backend_list(&self) -> Vec<BackendMeta> {
+        self.state.read().backends.values().cloned().collect()
+    }
+
+    /// Places the tablets of `table` that have no replicas yet (a new table, partition or
+    /// rewritten tablet). Called with the writer lock held.
+    pub(super) fn place(&self, table: &mut TableMeta) -> Result<()> {
+        let s = self.state.read();
+        let backends: Vec<BackendMeta> = s.backends.values().cloned().collect();
+        let mut load =
+            tablets_per_backend(s.tables.values().flat_map(|t| t.values()).map(|t| &**t));
+        place_tablets(table, &backends, &mut load)
+    }
+
+    pub(crate) fn put_backend(&self, address: &str) -> Result<BackendMeta> {
+        let (host, port) = parse_backend_address(address)?;
+        let _w = self.writer.lock();
+        if let Some(b) = self
+            .backend_list()
+            .into_iter()
+            .find(|b| b.host == host && b.port == port)
+        {
+            return Err(BasaltError::InvalidDdl(format!(
+                "backend {} already exists",
+                b.address()
+            )));
+        }
+        let backend = BackendMeta {
+            id: self.allocate_id(),
+            host,
+            port,
+        };
+        self.store.commit(vec![
+            Op::PutBackend(backend.id, to_json(&backend)?),
+            self.counter_op(),
+        ])?;
+        self.state
+            .write()
+            .backends
+            .insert(backend.id, backend.clone());
+        Ok(backend)
+    }
+
+    pub(crate) fn remove_backend(&self, address: &str) -> Result<()> {
+        let (host, port) = parse_backend_address(address)?;
+        let _w = self.writer.lock();
+        let backend = self
+            .backend_list()
+            .into_iter()
+            .find(|b| b.host == host && b.port == port)
+            .ok_or_else(|| BasaltError::InvalidDdl(format!("backend {address} does not exist")))?;
+        let held = {
+            let s = self.state.read();
+            tablets_per_backend(s.tables.values().flat_map(|t| t.values()).map(|t| &**t))
+                .get(&backend.id)
+                .copied()
+                .unwrap_or(0)
+        };
+        if held > 0 {
+            return Err(BasaltError::InvalidDdl(format!(
+                "backend {address} holds {held} tablet replica(s); moving them to other backends \
+                 (decommission) is not supported yet: drop or truncate those tables first"
+            )));
+        }
+        self.store.commit(vec![Op::DeleteBackend(backend.id)])?;
+        self.state.write().backends.remove(&backend.id);
+        Ok(())
+    }
+}

@@ -1,0 +1,110 @@
+//! `basalt backend`: the process that holds tablets and runs plan fragments. One gRPC port
+//! serves the distributed engine's worker (plan fragments, shuffles) and the segment service
+//! (loads' segment files, heartbeats); both admit only requests carrying the cluster secret.
+
+use crate::backend_catalog::BackendCatalog;
+use crate::channels::SecretChannelResolver;
+use crate::scan_codec::TabletScanCodec;
+use crate::secret::ClusterSecret;
+use crate::segment_service::SegmentService;
+use arrow_flight::flight_service_server::FlightServiceServer;
+use basalt_common::config::Config;
+use basalt_common::{BasaltError, Result};
+use basalt_query::BackendStorage;
+use basalt_storage::StorageEngine;
+use datafusion::execution::runtime_env::RuntimeEnv;
+use datafusion::prelude::SessionContext;
+use datafusion_distributed::{
+    DistributedExt, Worker, WorkerPlanRewriteEvent, WorkerPlanRewriteEventResponse,
+    WorkerPlanRewriteHandler, WorkerQueryContext,
+};
+use std::sync::Arc;
+use tonic::service::interceptor::InterceptedService;
+
+/// Largest gRPC message a backend accepts (a segment write's batches arrive split far below).
+const MAX_MESSAGE_BYTES: usize = 256 << 20;
+
+/// Basalt's LIKE kernel on the fragments a backend runs (the frontend leaves it out: its
+/// expressions do not travel).
+struct FastLike;
+
+impl WorkerPlanRewriteHandler for FastLike {
+    fn rewrite_worker_plan(
+        &self,
+        ev: WorkerPlanRewriteEvent,
+    ) -> datafusion::common::Result<WorkerPlanRewriteEventResponse> {
+        use datafusion::physical_optimizer::PhysicalOptimizerRule;
+        let plan = basalt_query::FastLikeRule.optimize(ev.plan, ev.session_config.options())?;
+        Ok(WorkerPlanRewriteEventResponse::new(plan))
+    }
+}
+
+/// Serves a backend on `config.bind`:`port` until `shutdown` completes.
+pub async fn run_backend(
+    config: &Config,
+    port: u16,
+    secret: ClusterSecret,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> Result<()> {
+    std::fs::create_dir_all(&config.data_dir)?;
+    let data_dir = std::fs::canonicalize(&config.data_dir)?;
+    let storage = StorageEngine::open_backend(
+        &data_dir,
+        Arc::new(BackendCatalog::default()),
+        config.column_cache_bytes(),
+        config.row_cache_bytes().map_err(BasaltError::InvalidData)?,
+    )?;
+    let runtime = Arc::new(RuntimeEnv::default());
+    basalt_query::register_segment_store(&runtime, &storage);
+    let backend_storage = Arc::new(BackendStorage::new(storage.clone()));
+    let channels = SecretChannelResolver::new(secret.clone());
+    let session_storage = backend_storage.clone();
+    let worker = Worker::from_session_builder(move |ctx: WorkerQueryContext| {
+        let storage = session_storage.clone();
+        let channels = channels.clone();
+        async move {
+            let mut builder = ctx
+                .builder
+                .with_distributed_user_codec(TabletScanCodec)
+                .with_distributed_channel_resolver(channels)
+                .with_distributed_worker_plan_rewrite_handler(FastLike);
+            builder
+                .config()
+                .get_or_insert_default()
+                .set_extension(storage);
+            // Basalt's functions, so fragments that call them decode and run here.
+            let functions = SessionContext::new_with_state(builder.build());
+            basalt_functions::register_all(&functions);
+            for f in basalt_functions::wire::fragment_functions() {
+                functions.register_udf(f);
+            }
+            Ok(functions.state())
+        }
+    })
+    .with_runtime_env(runtime)
+    .with_max_message_size(MAX_MESSAGE_BYTES);
+    let check = secret.interceptor();
+    let worker_service = InterceptedService::new(worker.into_worker_server(), check.clone());
+    let segments = FlightServiceServer::new(SegmentService::new(storage, backend_storage))
+        .max_decoding_message_size(MAX_MESSAGE_BYTES)
+        .max_encoding_message_size(MAX_MESSAGE_BYTES);
+    let segment_service = InterceptedService::new(segments, check);
+    let addr = format!("{}:{port}", config.bind);
+    let listener = tokio::net::TcpListener::bind(&addr)
+        .await
+        .map_err(|e| BasaltError::Internal(format!("cannot listen on {addr}: {e}")))?;
+    tracing::info!(
+        "Basalt backend ready on {}, data in {}",
+        listener.local_addr()?,
+        data_dir.display()
+    );
+    tonic::transport::Server::builder()
+        .add_service(worker_service)
+        .add_service(segment_service)
+        .serve_with_incoming_shutdown(
+            tokio_stream::wrappers::TcpListenerStream::new(listener),
+            shutdown,
+        )
+        .await
+        .map_err(|e| BasaltError::Internal(format!("backend server: {e}")))
+}

@@ -1,0 +1,201 @@
+//! The cluster as a frontend sees it: the backends in its catalog, their liveness from
+//! heartbeats, and authenticated connections to them. It resolves the distributed engine's
+//! workers (the backends) and is how loads reach the backends' segment services.
+
+use crate::channels::SecretChannelResolver;
+use crate::secret::ClusterSecret;
+use crate::segment_protocol::{BackendStatus, STATUS};
+use arrow_flight::{Action, FlightClient};
+use basalt_catalog::{BackendId, BackendMeta, Catalog};
+use basalt_common::{BasaltError, Result};
+use datafusion::common::DataFusionError;
+use datafusion_distributed::grpc::BoxCloneSyncChannel;
+use datafusion_distributed::WorkerResolver;
+use futures::StreamExt;
+use parking_lot::RwLock;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+use url::Url;
+
+/// How often the frontend asks every backend how it is.
+const HEARTBEAT_INTERVAL: Duration = Duration::from_secs(1);
+/// A backend that does not answer within this is reported dead.
+const HEARTBEAT_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// What the last heartbeat said about one backend.
+#[derive(Debug, Clone, Default)]
+pub struct BackendHealth {
+    pub alive: bool,
+    /// Unix milliseconds of the last answered heartbeat.
+    pub last_heartbeat_ms: Option<i64>,
+    pub status: BackendStatus,
+    /// Why the last heartbeat failed.
+    pub error: String,
+}
+
+/// The frontend's view of its backends.
+pub struct Cluster {
+    catalog: Arc<dyn Catalog>,
+    channels: SecretChannelResolver,
+    health: RwLock<BTreeMap<BackendId, BackendHealth>>,
+    runtime: tokio::runtime::Handle,
+}
+
+impl std::fmt::Debug for Cluster {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cluster").finish_non_exhaustive()
+    }
+}
+
+/// The address the distributed engine and the segment service reach a backend at.
+pub fn backend_url(backend: &BackendMeta) -> Result<Url> {
+    Url::parse(&format!("http://{}:{}", backend.host, backend.port))
+        .map_err(|e| BasaltError::InvalidDdl(format!("backend {}: {e}", backend.address())))
+}
+
+impl Cluster {
+    /// Must be called inside the runtime the cluster's connections run on.
+    pub fn new(catalog: Arc<dyn Catalog>, secret: ClusterSecret) -> Arc<Cluster> {
+        Arc::new(Cluster {
+            catalog,
+            channels: SecretChannelResolver::new(secret),
+            health: RwLock::new(BTreeMap::new()),
+            runtime: tokio::runtime::Handle::current(),
+        })
+    }
+
+    pub fn channels(&self) -> &SecretChannelResolver {
+        &self.channels
+    }
+
+    pub(crate) fn runtime(&self) -> &tokio::runtime::Handle {
+        &self.runtime
+    }
+
+    /// The backends, in id order.
+    pub fn backends(&self) -> Vec<BackendMeta> {
+        self.catalog.backends()
+    }
+
+    pub fn backend(&self, id: BackendId) -> Result<BackendMeta> {
+        self.backends()
+            .into_iter()
+            .find(|b| b.id == id)
+            .ok_or_else(|| BasaltError::Internal(format!("tablet replica on unknown backend {id}")))
+    }
+
+    /// Each backend with what its last heartbeat said.
+    pub fn health(&self) -> Vec<(BackendMeta, BackendHealth)> {
+        let health = self.health.read();
+        self.backends()
+            .into_iter()
+            .map(|b| {
+                let h = health.get(&b.id).cloned().unwrap_or_default();
+                (b, h)
+            })
+            .collect()
+    }
+
+    /// An authenticated Arrow Flight client of a backend's segment service.
+    pub(crate) async fn flight(
+        &self,
+        backend: &BackendMeta,
+    ) -> Result<FlightClient<BoxCloneSyncChannel>> {
+        let url = backend_url(backend)?;
+        let channel = self.channels.channel(&url).await.map_err(|e| {
+            BasaltError::Execution(format!("backend {} unreachable: {e}", backend.address()))
+        })?;
+        Ok(FlightClient::new(channel))
+    }
+
+    async fn heartbeat(&self, backend: &BackendMeta) -> Result<BackendStatus> {
+        let mut client = self.flight(backend).await?;
+        let action = Action::new(STATUS, "");
+        let mut answers = client
+            .do_action(action)
+            .await
+            .map_err(|e| BasaltError::Execution(e.to_string()))?;
+        let body = answers
+            .next()
+            .await
+            .ok_or_else(|| BasaltError::Execution("empty heartbeat answer".into()))?
+            .map_err(|e| BasaltError::Execution(e.to_string()))?;
+        serde_json::from_slice(&body).map_err(|e| BasaltError::Execution(e.to_string()))
+    }
+
+    /// Asks every backend once and records the answers.
+    pub async fn heartbeat_all(&self) {
+        for backend in self.backends() {
+            let answer = tokio::time::timeout(HEARTBEAT_TIMEOUT, self.heartbeat(&backend)).await;
+            let mut health = self.health.write();
+            let entry = health.entry(backend.id).or_default();
+            match answer {
+                Ok(Ok(status)) => {
+                    entry.alive = true;
+                    entry.last_heartbeat_ms = Some(now_ms());
+                    entry.status = status;
+                    entry.error.clear();
+                }
+                Ok(Err(e)) => {
+                    entry.alive = false;
+                    entry.error = e.to_string();
+                }
+                Err(_) => {
+                    entry.alive = false;
+                    entry.error = "heartbeat timed out".into();
+                }
+            }
+        }
+    }
+
+    /// Heartbeats every backend from now on, in the background.
+    pub fn start_heartbeats(self: &Arc<Self>) {
+        let cluster = Arc::downgrade(self);
+        self.runtime.spawn(async move {
+            loop {
+                let Some(c) = cluster.upgrade() else { return };
+                c.heartbeat_all().await;
+                drop(c);
+                tokio::time::sleep(HEARTBEAT_INTERVAL).await;
+            }
+        });
+    }
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// The distributed engine's workers: the backends, in id order.
+///
+/// A cluster of one backend lists it twice: the distributed planner folds a stage that would
+/// run as one task into the frontend's own part of the plan, and the frontend holds no
+/// tablets, so scans must always run as at least two tasks (the second, on the same backend,
+/// gets no tablets).
+pub struct BackendWorkers(pub Arc<Cluster>);
+
+impl WorkerResolver for BackendWorkers {
+    fn get_urls(&self) -> std::result::Result<Vec<Url>, DataFusionError> {
+        let mut urls = self
+            .0
+            .backends()
+            .iter()
+            .map(backend_url)
+            .collect::<Result<Vec<_>>>()
+            .map_err(|e| DataFusionError::External(Box::new(e)))?;
+        if urls.is_empty() {
+            return Err(DataFusionError::Plan(
+                "the cluster has no backends: add one with ALTER SYSTEM ADD BACKEND \"host:port\""
+                    .into(),
+            ));
+        }
+        if urls.len() == 1 {
+            urls.push(urls[0].clone());
+        }
+        Ok(urls)
+    }
+}

@@ -1,0 +1,24 @@
+//! Basalt's scale-out on datafusion-distributed (pinned exactly, named nowhere else): a frontend
+//! plans and hands physical plans to the distributed engine, whose workers are the backends;
+//! tablet scans travel with their own codec and run on the backends holding the tablets; loads
+//! write their segments on those backends through the segment service; frontend and backends
+//! authenticate each other with the cluster secret.
+
+mod backend;
+mod backend_catalog;
+mod channels;
+mod cluster;
+mod planning;
+mod scan_codec;
+mod scan_tasks;
+mod secret;
+mod segment_client;
+mod segment_protocol;
+mod segment_service;
+
+pub use backend::run_backend;
+pub use cluster::{BackendHealth, Cluster};
+pub use planning::distributed_session;
+pub use secret::ClusterSecret;
+pub use segment_client::BackendSegments;
+pub use segment_protocol::BackendStatus;

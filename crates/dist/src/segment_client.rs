@@ -1,0 +1,119 @@
+//! A frontend's loads write their segments on the backends holding each tablet's replicas
+//! (storage's [`RemoteSegments`] seam), through the backends' segment services.
+
+use crate::cluster::Cluster;
+use crate::segment_protocol::{WriteSegment, REMOVE_SEGMENTS};
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+use arrow_flight::encode::FlightDataEncoderBuilder;
+use arrow_flight::{Action, FlightDescriptor};
+use basalt_catalog::{BackendId, BackendMeta, SegmentMeta, TabletMeta};
+use basalt_common::{BasaltError, Result};
+use basalt_storage::remote::RemoteSegments;
+use futures::TryStreamExt;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+pub struct BackendSegments(pub Arc<Cluster>);
+
+impl BackendSegments {
+    async fn put(
+        &self,
+        backend: &BackendMeta,
+        command: &WriteSegment,
+        schema: &SchemaRef,
+        batches: Vec<RecordBatch>,
+    ) -> Result<SegmentMeta> {
+        let failed = |e: &dyn std::fmt::Display| {
+            BasaltError::Storage(format!(
+                "writing segment {} on backend {}: {e}",
+                command.path,
+                backend.address()
+            ))
+        };
+        let mut client = self.0.flight(backend).await?;
+        let cmd = serde_json::to_vec(command).map_err(|e| failed(&e))?;
+        let data = FlightDataEncoderBuilder::new()
+            .with_schema(schema.clone())
+            .with_flight_descriptor(Some(FlightDescriptor::new_cmd(cmd)))
+            .build(futures::stream::iter(batches.into_iter().map(Ok)));
+        let mut answers = client.do_put(data).await.map_err(|e| failed(&e))?;
+        let answer = answers
+            .try_next()
+            .await
+            .map_err(|e| failed(&e))?
+            .ok_or_else(|| failed(&"no answer"))?;
+        serde_json::from_slice(&answer.app_metadata).map_err(|e| failed(&e))
+    }
+}
+
+impl RemoteSegments for BackendSegments {
+    fn write(
+        &self,
+        tablet: &TabletMeta,
+        rel: &Path,
+        schema: &SchemaRef,
+        batches: &[RecordBatch],
+        bloom_filter_columns: &[String],
+        row_store: bool,
+    ) -> Result<SegmentMeta> {
+        if tablet.replicas.is_empty() {
+            return Err(BasaltError::Internal(format!(
+                "tablet {} has no replicas on any backend",
+                tablet.id
+            )));
+        }
+        let command = WriteSegment {
+            path: rel.to_string_lossy().into_owned(),
+            bloom_filter_columns: bloom_filter_columns.to_vec(),
+            row_store,
+        };
+        let backends: Vec<BackendMeta> = tablet
+            .replicas
+            .iter()
+            .map(|id| self.0.backend(*id))
+            .collect::<Result<_>>()?;
+        // Every replica is written before the load may publish; they are written together.
+        let written = self.0.runtime().block_on(futures::future::join_all(
+            backends
+                .iter()
+                .map(|b| self.put(b, &command, schema, batches.to_vec())),
+        ));
+        let mut metas = written.into_iter().collect::<Result<Vec<_>>>()?;
+        Ok(metas.swap_remove(0))
+    }
+
+    fn remove(&self, files: Vec<(Vec<BackendId>, String)>) {
+        let mut by_backend: BTreeMap<BackendId, Vec<String>> = BTreeMap::new();
+        for (replicas, path) in files {
+            for id in replicas {
+                by_backend.entry(id).or_default().push(path.clone());
+            }
+        }
+        for (id, paths) in by_backend {
+            let cluster = self.0.clone();
+            self.0.runtime().spawn(async move {
+                let result = async {
+                    let backend = cluster.backend(id)?;
+                    let body = serde_json::to_vec(&paths)
+                        .map_err(|e| BasaltError::Internal(e.to_string()))?;
+                    let mut client = cluster.flight(&backend).await?;
+                    let answers = client
+                        .do_action(Action::new(REMOVE_SEGMENTS, body))
+                        .await
+                        .map_err(|e| BasaltError::Execution(e.to_string()))?;
+                    answers
+                        .map_err(|e| BasaltError::Execution(e.to_string()))
+                        .try_collect::<Vec<_>>()
+                        .await?;
+                    Ok::<_, BasaltError>(())
+                }
+                .await;
+                if let Err(e) = result {
+                    tracing::warn!("could not remove segments on backend {id}: {e}");
+                }
+            });
+        }
+    }
+}

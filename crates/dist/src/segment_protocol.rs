@@ -1,0 +1,31 @@
+//! What the frontend and a backend say about segment files over Arrow Flight: a `do_put` whose
+//! descriptor command is a [`WriteSegment`] and whose batches are the segment's sorted rows
+//! (answered with the written [`basalt_catalog::SegmentMeta`]), and two actions.
+
+use serde::{Deserialize, Serialize};
+
+/// The command of a segment `do_put`.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct WriteSegment {
+    /// The catalog path (`data/<table>/<tablet>/<load>_<n>.parquet`).
+    pub path: String,
+    pub bloom_filter_columns: Vec<String>,
+    pub row_store: bool,
+}
+
+/// Action: delete segment files; body: a JSON list of catalog paths.
+pub const REMOVE_SEGMENTS: &str = "remove_segments";
+
+/// Action: the backend's state; answered with a JSON [`BackendStatus`].
+pub const STATUS: &str = "status";
+
+/// A backend's answer to a heartbeat.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct BackendStatus {
+    /// Tablets with at least one segment file here.
+    pub tablets: u64,
+    /// Bytes of segment files here.
+    pub data_bytes: u64,
+    /// Tablets this backend has scanned since it started, ascending.
+    pub scanned_tablets: Vec<u64>,
+}

@@ -1,0 +1,213 @@
+//! A backend's segment service (Arrow Flight): writes the segments a frontend's load sends for
+//! the tablets this backend holds, durably, and removes those of aborted loads and dropped
+//! tablets; answers heartbeats with what it holds.
+
+use crate::segment_protocol::{BackendStatus, WriteSegment, REMOVE_SEGMENTS, STATUS};
+use arrow_flight::decode::FlightRecordBatchStream;
+use arrow_flight::error::FlightError;
+use arrow_flight::flight_service_server::FlightService;
+use arrow_flight::{
+    Action, ActionType, Criteria, Empty, FlightData, FlightDescriptor, FlightInfo,
+    HandshakeRequest, HandshakeResponse, PollInfo, PutResult, SchemaResult, Ticket,
+};
+use basalt_query::BackendStorage;
+use basalt_storage::files::check_segment_path;
+use basalt_storage::StorageEngine;
+use futures::stream::BoxStream;
+use futures::{StreamExt, TryStreamExt};
+use std::path::Path;
+use std::sync::Arc;
+use tonic::{Request, Response, Status, Streaming};
+
+pub struct SegmentService {
+    storage: Arc<StorageEngine>,
+    scans: Arc<BackendStorage>,
+}
+
+impl SegmentService {
+    pub fn new(storage: Arc<StorageEngine>, scans: Arc<BackendStorage>) -> SegmentService {
+        SegmentService { storage, scans }
+    }
+
+    fn status(&self) -> BackendStatus {
+        let mut status = BackendStatus {
+            scanned_tablets: self.scans.scanned(),
+            ..Default::default()
+        };
+        let data = self.storage.data_dir().join("data");
+        for table in read_dir(&data) {
+            for tablet in read_dir(&table) {
+                let mut any = false;
+                for file in read_dir(&tablet) {
+                    if let Ok(meta) = std::fs::metadata(&file) {
+                        status.data_bytes += meta.len();
+                        any |= file.extension().is_some_and(|e| e == "parquet");
+                    }
+                }
+                status.tablets += u64::from(any);
+            }
+        }
+        status
+    }
+}
+
+fn read_dir(dir: &Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default()
+}
+
+fn bad_request(e: impl std::fmt::Display) -> Status {
+    Status::invalid_argument(e.to_string())
+}
+
+type Stream<T> = BoxStream<'static, Result<T, Status>>;
+
+#[tonic::async_trait]
+impl FlightService for SegmentService {
+    type HandshakeStream = Stream<HandshakeResponse>;
+    type ListFlightsStream = Stream<FlightInfo>;
+    type DoGetStream = Stream<FlightData>;
+    type DoPutStream = Stream<PutResult>;
+    type DoExchangeStream = Stream<FlightData>;
+    type DoActionStream = Stream<arrow_flight::Result>;
+    type ListActionsStream = Stream<ActionType>;
+
+    async fn do_put(
+        &self,
+        request: Request<Streaming<FlightData>>,
+    ) -> Result<Response<Self::DoPutStream>, Status> {
+        let mut input = request.into_inner().peekable();
+        let first = std::pin::Pin::new(&mut input)
+            .peek()
+            .await
+            .ok_or_else(|| bad_request("empty segment write"))?
+            .as_ref()
+            .map_err(|e| e.clone())?;
+        let command: WriteSegment = match &first.flight_descriptor {
+            Some(d) => serde_json::from_slice(&d.cmd).map_err(bad_request)?,
+            None => return Err(bad_request("a segment write needs a descriptor")),
+        };
+        let rel = check_segment_path(&command.path).map_err(bad_request)?;
+        let batches = FlightRecordBatchStream::new_from_flight_data(
+            input.map_err(|e| FlightError::Tonic(Box::new(e))),
+        );
+        let mut schema = None;
+        let mut stream = batches;
+        let mut rows = Vec::new();
+        while let Some(batch) = stream.next().await {
+            let batch = batch.map_err(|e| Status::internal(e.to_string()))?;
+            schema.get_or_insert_with(|| batch.schema());
+            rows.push(batch);
+        }
+        let schema = match (schema, stream.schema()) {
+            (Some(s), _) => s,
+            (None, Some(s)) => s.clone(),
+            (None, None) => return Err(bad_request("a segment write without a schema")),
+        };
+        let data_dir = self.storage.data_dir().to_path_buf();
+        let meta = tokio::task::spawn_blocking(move || {
+            basalt_storage::segment::write_segment(
+                &data_dir,
+                &rel,
+                &schema,
+                &rows,
+                &command.bloom_filter_columns,
+                command.row_store,
+            )
+        })
+        .await
+        .map_err(|e| Status::internal(e.to_string()))?
+        .map_err(|e| Status::internal(e.to_string()))?;
+        let answer = PutResult {
+            app_metadata: serde_json::to_vec(&meta)
+                .map_err(|e| Status::internal(e.to_string()))?
+                .into(),
+        };
+        Ok(Response::new(
+            futures::stream::once(async { Ok(answer) }).boxed(),
+        ))
+    }
+
+    async fn do_action(
+        &self,
+        request: Request<Action>,
+    ) -> Result<Response<Self::DoActionStream>, Status> {
+        let action = request.into_inner();
+        let body = match action.r#type.as_str() {
+            REMOVE_SEGMENTS => {
+                let paths: Vec<String> =
+                    serde_json::from_slice(&action.body).map_err(bad_request)?;
+                for p in &paths {
+                    check_segment_path(p).map_err(bad_request)?;
+                }
+                self.storage.remove_segments(&paths);
+                Vec::new()
+            }
+            STATUS => {
+                serde_json::to_vec(&self.status()).map_err(|e| Status::internal(e.to_string()))?
+            }
+            other => return Err(Status::unimplemented(format!("no action '{other}'"))),
+        };
+        let result = arrow_flight::Result { body: body.into() };
+        Ok(Response::new(
+            futures::stream::once(async { Ok(result) }).boxed(),
+        ))
+    }
+
+    async fn handshake(
+        &self,
+        _request: Request<Streaming<HandshakeRequest>>,
+    ) -> Result<Response<Self::HandshakeStream>, Status> {
+        Err(Status::unimplemented("handshake"))
+    }
+
+    async fn list_flights(
+        &self,
+        _request: Request<Criteria>,
+    ) -> Result<Response<Self::ListFlightsStream>, Status> {
+        Err(Status::unimplemented("list_flights"))
+    }
+
+    async fn get_flight_info(
+        &self,
+        _request: Request<FlightDescriptor>,
+    ) -> Result<Response<FlightInfo>, Status> {
+        Err(Status::unimplemented("get_flight_info"))
+    }
+
+    async fn poll_flight_info(
+        &self,
+        _request: Request<FlightDescriptor>,
+    ) -> Result<Response<PollInfo>, Status> {
+        Err(Status::unimplemented("poll_flight_info"))
+    }
+
+    async fn get_schema(
+        &self,
+        _request: Request<FlightDescriptor>,
+    ) -> Result<Response<SchemaResult>, Status> {
+        Err(Status::unimplemented("get_schema"))
+    }
+
+    async fn do_get(
+        &self,
+        _request: Request<Ticket>,
+    ) -> Result<Response<Self::DoGetStream>, Status> {
+        Err(Status::unimplemented("do_get"))
+    }
+
+    async fn do_exchange(
+        &self,
+        _request: Request<Streaming<FlightData>>,
+    ) -> Result<Response<Self::DoExchangeStream>, Status> {
+        Err(Status::unimplemented("do_exchange"))
+    }
+
+    async fn list_actions(
+        &self,
+        _request: Request<Empty>,
+    ) -> Result<Response<Self::ListActionsStream>, Status> {
+        Err(Status::unimplemented("list_actions"))
+    }
+}

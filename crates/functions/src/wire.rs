@@ -1,0 +1,35 @@
+//! Scalar functions that analyzer rules build with parameters (the result type of checked
+//! integer arithmetic, the decimals MySQL's `/` adds) are in no registry, yet plan fragments
+//! name them when they travel to another node. Each takes its parameter from the call's own
+//! result type, which travels with the call, so one registered instance per name runs every
+//! call: [`fragment_functions`] are those instances, for the nodes that run fragments.
+
+use datafusion::arrow::datatypes::DataType;
+use datafusion::logical_expr::ScalarUDF;
+
+/// The parameterized functions under their names, for a node that runs plan fragments.
+pub fn fragment_functions() -> Vec<ScalarUDF> {
+    let mut v: Vec<ScalarUDF> = ["checked_add", "checked_sub", "checked_mul"]
+        .iter()
+        .filter_map(|name| crate::checked_arithmetic::CheckedOp::named(name, DataType::Int64))
+        .collect();
+    v.push(crate::exact_division::ExactDivide::udf(0));
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_parameterized_function_has_an_instance() {
+        let names: Vec<String> = fragment_functions()
+            .iter()
+            .map(|f| f.name().to_string())
+            .collect();
+        assert_eq!(
+            names,
+            ["checked_add", "checked_sub", "checked_mul", "mysql_divide"]
+        );
+    }
+}

@@ -1,0 +1,248 @@
+//! [`TabletScanExec`]: the scan a cluster's frontend plans — chosen tablets at a snapshot (their
+//! visible rowsets and delete bitmaps), projection, filters and limit, and nothing that needs a
+//! segment file. It runs on a backend that holds the tablets: there it builds the ordinary local
+//! scan ([`crate::scan::plan_scan`]) over its own storage and streams it.
+
+use crate::provider::{table_schema, BasaltTable};
+use crate::sink::GeneratedIds;
+use basalt_catalog::TableMeta;
+use basalt_storage::StorageEngine;
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::common::stats::Precision;
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::common::{exec_err, Result, Statistics};
+use datafusion::execution::session_state::SessionStateBuilder;
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::logical_expr::Expr;
+use datafusion::physical_expr::{EquivalenceProperties, Partitioning, PhysicalExpr};
+use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::repartition::RepartitionExec;
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::{
+    DisplayAs, DisplayFormatType, ExecutionPlan, ExecutionPlanProperties, PlanProperties,
+};
+use futures::TryStreamExt;
+use std::sync::Arc;
+use tokio::sync::OnceCell;
+
+/// Marks a frontend's session whose tables live on backends: scans are planned as
+/// [`TabletScanExec`] and never open segment files here.
+#[derive(Debug, Default)]
+pub struct ClusterScans;
+
+/// A backend's storage, as its worker sessions carry it: where [`TabletScanExec`] reads from,
+/// and which tablets it has scanned (reported to the frontend).
+#[derive(Debug)]
+pub struct BackendStorage {
+    pub storage: Arc<StorageEngine>,
+    scanned: parking_lot::Mutex<std::collections::BTreeSet<u64>>,
+}
+
+impl BackendStorage {
+    pub fn new(storage: Arc<StorageEngine>) -> BackendStorage {
+        BackendStorage {
+            storage,
+            scanned: Default::default(),
+        }
+    }
+
+    /// The tablets scanned here since the backend started, ascending.
+    pub fn scanned(&self) -> Vec<u64> {
+        self.scanned.lock().iter().copied().collect()
+    }
+}
+
+/// What a scan of some tablets of a table needs, and nothing more.
+#[derive(Debug, Clone)]
+pub struct TabletScanSpec {
+    /// The table with only the scanned partitions and tablets (each with its visible rowsets
+    /// and delete bitmaps: the snapshot the frontend planned with).
+    pub table: Arc<TableMeta>,
+    pub projection: Option<Vec<usize>>,
+    pub filters: Vec<Expr>,
+    pub limit: Option<usize>,
+    /// Output partitions.
+    pub partitions: usize,
+    /// The backend this share of a scan was placed on (by the distributed planner's split).
+    pub placed_on: Option<u64>,
+}
+
+/// A scan of chosen tablets that runs where they are stored (see the module doc).
+#[derive(Debug)]
+pub struct TabletScanExec {
+    spec: TabletScanSpec,
+    schema: SchemaRef,
+    properties: Arc<PlanProperties>,
+    /// The local scan, planned on first execution (shared by all partitions).
+    local: Arc<OnceCell<Arc<dyn ExecutionPlan>>>,
+}
+
+impl TabletScanExec {
+    pub fn try_new(spec: TabletScanSpec) -> Result<TabletScanExec> {
+        let full = table_schema(&spec.table);
+        let schema = match &spec.projection {
+            Some(p) => Arc::new(full.project(p)?),
+            None => full,
+        };
+        let properties = Arc::new(PlanProperties::new(
+            EquivalenceProperties::new(schema.clone()),
+            Partitioning::UnknownPartitioning(spec.partitions.max(1)),
+            EmissionType::Incremental,
+            Boundedness::Bounded,
+        ));
+        Ok(TabletScanExec {
+            spec,
+            schema,
+            properties,
+            local: Arc::new(OnceCell::new()),
+        })
+    }
+
+    pub fn spec(&self) -> &TabletScanSpec {
+        &self.spec
+    }
+
+    /// The same scan over only `table`'s tablets (a subset of this scan's, with the same
+    /// columns): one task's share.
+    pub fn with_table(&self, table: Arc<TableMeta>) -> Result<TabletScanExec> {
+        TabletScanExec::try_new(TabletScanSpec {
+            table,
+            ..self.spec.clone()
+        })
+    }
+
+    /// Records the backend this share runs on.
+    pub fn place_on(&mut self, backend: u64) {
+        self.spec.placed_on = Some(backend);
+    }
+
+    async fn local_plan(&self, ctx: &Arc<TaskContext>) -> Result<Arc<dyn ExecutionPlan>> {
+        let Some(storage) = ctx.session_config().get_extension::<BackendStorage>() else {
+            return exec_err!(
+                "a tablet scan runs on the backends that hold the tablets; this node holds none"
+            );
+        };
+        let state = SessionStateBuilder::new()
+            .with_config(ctx.session_config().clone())
+            .with_runtime_env(ctx.runtime_env())
+            .with_scalar_functions(ctx.scalar_functions().values().cloned().collect())
+            .build();
+        storage
+            .scanned
+            .lock()
+            .extend(self.spec.table.tablets().map(|(_, t)| t.id));
+        let storage = storage.storage.clone();
+        let table = BasaltTable::new(
+            self.spec.table.clone(),
+            storage.clone(),
+            Arc::new(storage.begin_read()),
+            Arc::new(GeneratedIds::default()),
+            "+00:00",
+        );
+        let plan = crate::scan::plan_scan(
+            &table,
+            &state,
+            self.spec.projection.as_ref(),
+            &self.spec.filters,
+            self.spec.limit,
+        )
+        .await?;
+        let wanted = self.properties.output_partitioning().partition_count();
+        if plan.output_partitioning().partition_count() == wanted {
+            return Ok(plan);
+        }
+        Ok(Arc::new(RepartitionExec::try_new(
+            plan,
+            Partitioning::RoundRobinBatch(wanted),
+        )?))
+    }
+
+    fn num_rows(&self) -> u64 {
+        self.spec.table.tablets().map(|(_, t)| t.num_rows()).sum()
+    }
+}
+
+impl DisplayAs for TabletScanExec {
+    fn fmt_as(&self, _t: DisplayFormatType, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        let ids: Vec<String> = self
+            .spec
+            .table
+            .tablets()
+            .map(|(_, t)| t.id.to_string())
+            .collect();
+        write!(
+            f,
+            "TabletScanExec: {}.{} tablets=[{}]",
+            self.spec.table.database,
+            self.spec.table.name,
+            ids.join(", ")
+        )?;
+        if let Some(limit) = self.spec.limit {
+            write!(f, ", limit={limit}")?;
+        }
+        Ok(())
+    }
+}
+
+impl ExecutionPlan for TabletScanExec {
+    fn name(&self) -> &str {
+        "TabletScanExec"
+    }
+
+    fn properties(&self) -> &Arc<PlanProperties> {
+        &self.properties
+    }
+
+    fn children(&self) -> Vec<&Arc<dyn ExecutionPlan>> {
+        vec![]
+    }
+
+    fn apply_expressions(
+        &self,
+        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
+    ) -> Result<TreeNodeRecursion> {
+        Ok(TreeNodeRecursion::Continue)
+    }
+
+    fn with_new_children(
+        self: Arc<Self>,
+        _children: Vec<Arc<dyn ExecutionPlan>>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        Ok(self)
+    }
+
+    fn partition_statistics(&self, partition: Option<usize>) -> Result<Arc<Statistics>> {
+        let mut stats = Statistics::new_unknown(&self.schema);
+        if partition.is_none() {
+            stats.num_rows = Precision::Inexact(self.num_rows() as usize);
+        }
+        Ok(Arc::new(stats))
+    }
+
+    fn execute(
+        &self,
+        partition: usize,
+        context: Arc<TaskContext>,
+    ) -> Result<SendableRecordBatchStream> {
+        // The partitions share one local plan, planned by whichever runs first; the stream
+        // owns a copy of this node that shares the cell.
+        let this = TabletScanExec {
+            spec: self.spec.clone(),
+            schema: self.schema.clone(),
+            properties: self.properties.clone(),
+            local: self.local.clone(),
+        };
+        let this = Arc::new(this);
+        let schema = self.schema.clone();
+        let stream = futures::stream::once(async move {
+            let plan = this
+                .local
+                .get_or_try_init(|| this.local_plan(&context))
+                .await?
+                .clone();
+            plan.execute(partition, context)
+        })
+        .try_flatten();
+        Ok(Box::pin(RecordBatchStreamAdapter::new(schema, stream)))
+    }
+}

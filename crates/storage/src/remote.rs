@@ -1,0 +1,29 @@
+//! The seam between storage and scale-out: on a frontend whose tablets live on backends, a
+//! load's segments are written (and an aborted load's or dropped table's removed) through
+//! [`RemoteSegments`] on the backends holding each tablet's replicas, never on local disk.
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+use basalt_catalog::{BackendId, SegmentMeta, TabletMeta};
+use basalt_common::Result;
+use std::path::Path;
+
+/// Segment files on the backends that hold a tablet's replicas.
+pub trait RemoteSegments: Send + Sync {
+    /// Writes one sorted segment of `tablet` as `rel` on every backend holding a replica of
+    /// it; when this returns Ok the file is durable on all of them. Called from storage's
+    /// writer threads (outside the async runtime), so it blocks.
+    fn write(
+        &self,
+        tablet: &TabletMeta,
+        rel: &Path,
+        schema: &SchemaRef,
+        batches: &[RecordBatch],
+        bloom_filter_columns: &[String],
+        row_store: bool,
+    ) -> Result<SegmentMeta>;
+
+    /// Deletes segment files (each with the backends holding it) of aborted loads and dropped
+    /// tablets. Best effort: a backend that cannot be reached keeps its files.
+    fn remove(&self, files: Vec<(Vec<BackendId>, String)>);
+}

@@ -1,0 +1,345 @@
+//! Scale-out: a cluster of real processes (one `basalt frontend`, three `basalt backend`s, each
+//! with its own data directory) answers as the all-in-one server does, keeps every tablet's
+//! files on the backends that hold it, and refuses strangers.
+
+use crate::harness::{code, exec, parse_ready_line, rows, TestServer};
+use mysql_async::{Conn, OptsBuilder};
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const SECRET: &str = "e2e-cluster-secret-0123456789";
+
+/// A child process killed when dropped, and the data directory it owns.
+struct Node {
+    child: Child,
+    dir: tempfile::TempDir,
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `basalt <args>` and returns it with what `ready` found in its log.
+fn spawn<T: Send + 'static>(
+    args: &[&str],
+    secret: &str,
+    ready: fn(&str) -> Option<T>,
+) -> (Node, T) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
+        .args(args)
+        .arg("--data-dir")
+        .arg(dir.path())
+        .env("BASALT_CLUSTER_SECRET", secret)
+        .env("BASALT_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("start basalt");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            eprintln!("[basalt {}] {line}", std::process::id());
+            if let Some(found) = ready(&line) {
+                let _ = tx.send(found);
+            }
+        }
+    });
+    let found = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("node did not report ready within 60 s");
+    (Node { child, dir }, found)
+}
+
+fn backend_port(line: &str) -> Option<u16> {
+    let rest = &line[line.find("Basalt backend ready on ")? + 24..];
+    rest.split([',', ' '])
+        .next()?
+        .rsplit(':')
+        .next()?
+        .parse()
+        .ok()
+}
+
+struct Cluster {
+    frontend: Node,
+    backends: Vec<(Node, u16)>,
+    mysql_port: u16,
+    http_port: u16,
+}
+
+impl Cluster {
+    fn start(backends: usize) -> Cluster {
+        let backends: Vec<(Node, u16)> = (0..backends)
+            .map(|_| spawn(&["backend", "--port", "0"], SECRET, backend_port))
+            .collect();
+        let list: Vec<String> = backends
+            .iter()
+            .map(|(_, p)| format!("127.0.0.1:{p}"))
+            .collect();
+        let list = list.join(",");
+        let (frontend, (mysql_port, http_port)) = spawn(
+            &[
+                "frontend",
+                "--mysql-port",
+                "0",
+                "--http-port",
+                "0",
+                "--backends",
+                &list,
+            ],
+            SECRET,
+            parse_ready_line,
+        );
+        Cluster {
+            frontend,
+            backends,
+            mysql_port,
+            http_port,
+        }
+    }
+
+    async fn connect(&self) -> Conn {
+        let opts = OptsBuilder::default()
+            .ip_or_hostname("127.0.0.1")
+            .tcp_port(self.mysql_port)
+            .user(Some("root"))
+            .prefer_socket(false);
+        Conn::new(opts).await.expect("connect to the frontend")
+    }
+}
+
+/// Segment files under `dir`, as paths relative to it.
+fn segments(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "parquet") {
+                out.push(p.strip_prefix(dir).unwrap_or(&p).to_path_buf());
+            }
+        }
+    }
+    out
+}
+
+const SETUP: &[&str] = &[
+    "CREATE DATABASE s",
+    "CREATE TABLE s.orders (id INT, customer INT, status VARCHAR(10), amount BIGINT, note VARCHAR(40)) \
+     DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 6",
+    "CREATE TABLE s.customers (id INT, name VARCHAR(20), region VARCHAR(10)) \
+     DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 3 PROPERTIES ('replication_num' = '{R}')",
+    "CREATE TABLE s.totals (customer INT, spent BIGINT SUM, orders BIGINT SUM) \
+     AGGREGATE KEY(customer) DISTRIBUTED BY HASH(customer) BUCKETS 4",
+    "INSERT INTO s.customers VALUES (1,'ann','north'),(2,'bob','south'),(3,'cy','north'),(4,'dee','east')",
+    "INSERT INTO s.orders SELECT n, n % 5, IF(n % 3 = 0, 'open', 'done'), n * 7 - 300, \
+     CONCAT('order ', n) FROM numbers('number' = '2000') t(n)",
+    "INSERT INTO s.orders VALUES (5000, 1, 'open', 12, 'rush order'), (5001, 9, 'done', NULL, NULL)",
+    "INSERT INTO s.totals SELECT customer, amount, 1 FROM s.orders WHERE amount IS NOT NULL",
+    "INSERT INTO s.totals SELECT customer, amount, 1 FROM s.orders WHERE id < 100",
+];
+
+const QUERIES: &[&str] = &[
+    "SELECT COUNT(*), SUM(amount), MIN(note), MAX(amount) FROM s.orders",
+    "SELECT status, COUNT(*), SUM(amount), AVG(amount) FROM s.orders GROUP BY status ORDER BY status",
+    "SELECT c.region, COUNT(*), SUM(o.amount) FROM s.orders o JOIN s.customers c ON o.customer = c.id \
+     GROUP BY c.region ORDER BY c.region",
+    "SELECT o.id, c.name FROM s.orders o LEFT JOIN s.customers c ON o.customer = c.id \
+     WHERE o.id BETWEEN 10 AND 14 OR o.id > 4999 ORDER BY o.id",
+    "SELECT * FROM s.totals ORDER BY customer",
+    "SELECT id, amount / 3, amount * 2 + 1 FROM s.orders WHERE note LIKE '%rush%' OR id = 7 ORDER BY id",
+    "SELECT COUNT(*) FROM s.orders WHERE customer IN (SELECT id FROM s.customers WHERE region = 'north')",
+    "SELECT id FROM s.customers UNION ALL SELECT customer FROM s.totals ORDER BY 1",
+    "SELECT id, amount FROM s.orders ORDER BY amount DESC, id LIMIT 5",
+    "SELECT COUNT(DISTINCT customer), COUNT(DISTINCT status) FROM s.orders WHERE id % 2 = 0",
+];
+
+async fn answers(conn: &mut Conn) -> Vec<Vec<Vec<Option<String>>>> {
+    let mut out = Vec::new();
+    for q in QUERIES {
+        out.push(rows(conn, q).await);
+    }
+    out
+}
+
+#[tokio::test]
+async fn a_cluster_answers_as_the_single_node_does() {
+    let single = TestServer::start().await;
+    let cluster = Cluster::start(3);
+    let mut one = single.connect().await;
+    let mut many = cluster.connect().await;
+    // Two replicas on the cluster; one node holds one.
+    for sql in SETUP {
+        exec(&mut one, &sql.replace("{R}", "1")).await;
+        exec(&mut many, &sql.replace("{R}", "2")).await;
+    }
+    // A Stream Load through the frontend's HTTP port too.
+    for port in [single.http_port, cluster.http_port] {
+        let out = Command::new("curl")
+            .args([
+                "-sS",
+                "-u",
+                "root:",
+                "-H",
+                "label:more",
+                "-H",
+                "column_separator:,",
+            ])
+            .args([
+                "-T",
+                "-",
+                &format!("http://127.0.0.1:{port}/api/s/orders/_stream_load"),
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                use std::io::Write;
+                c.stdin
+                    .take()
+                    .expect("stdin")
+                    .write_all(b"7001,2,open,5,late\n7002,3,done,6,late\n")?;
+                c.wait_with_output()
+            })
+            .expect("curl");
+        let body = String::from_utf8_lossy(&out.stdout);
+        assert!(body.contains("\"Status\":\"Success\""), "{body}");
+    }
+    assert_eq!(answers(&mut many).await, answers(&mut one).await);
+
+    // Every tablet's segments are on the backends that hold its replicas, none on the frontend.
+    assert!(segments(cluster.frontend.dir.path()).is_empty());
+    let tablets = rows(&mut many, "SHOW TABLETS FROM s.customers").await;
+    let ids = rows(&mut many, "SHOW BACKENDS").await;
+    let mut held_files = 0;
+    for (i, (backend, _)) in cluster.backends.iter().enumerate() {
+        let backend_id = ids[i][0].clone().expect("backend id");
+        let files = segments(backend.dir.path());
+        for t in &tablets {
+            let tablet = t[0].clone().expect("tablet id");
+            let holders = t[10].clone().unwrap_or_default();
+            let holds = holders.split(',').any(|b| b == backend_id);
+            let has = files.iter().any(|f| {
+                f.iter()
+                    .nth(2)
+                    .is_some_and(|c| c.to_str() == Some(tablet.as_str()))
+            });
+            assert_eq!(
+                holds, has,
+                "tablet {tablet} on backend {backend_id}: {files:?}"
+            );
+            held_files += usize::from(has);
+        }
+    }
+    assert_eq!(held_files, tablets.len() * 2, "replication_num = 2");
+    for b in &ids {
+        assert_eq!(b[5].as_deref(), Some("true"), "alive: {b:?}");
+    }
+
+    // Unique-key loads are refused on a cluster for now, with a clear error.
+    exec(
+        &mut many,
+        "CREATE TABLE s.users (id INT, name VARCHAR(10)) UNIQUE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 2",
+    )
+    .await;
+    let err = mysql_async::prelude::Queryable::query_drop(
+        &mut many,
+        "INSERT INTO s.users VALUES (1, 'a')",
+    )
+    .await
+    .expect_err("not built yet");
+    assert_ne!(code(err), 0);
+}
+
+#[tokio::test]
+async fn a_load_that_fails_on_one_backend_leaves_nothing() {
+    let mut cluster = Cluster::start(2);
+    let mut conn = cluster.connect().await;
+    exec(&mut conn, "CREATE DATABASE s").await;
+    exec(
+        &mut conn,
+        "CREATE TABLE s.t (k INT, v INT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 4 \
+         PROPERTIES ('replication_num' = '1')",
+    )
+    .await;
+    exec(
+        &mut conn,
+        "INSERT INTO s.t SELECT n, n FROM numbers('number' = '100') t(n)",
+    )
+    .await;
+    let (mut dead, _) = cluster.backends.remove(1);
+    let _ = dead.child.kill();
+    let _ = dead.child.wait();
+    // Rows go to tablets on both backends: the write to the dead one fails the whole load.
+    let err = mysql_async::prelude::Queryable::query_drop(
+        &mut conn,
+        "INSERT INTO s.t SELECT n + 1000, n FROM numbers('number' = '100') t(n)",
+    )
+    .await
+    .expect_err("a backend is down");
+    assert_ne!(code(err), 0);
+    // And a query that needs its tablets fails; it never answers short.
+    let err = mysql_async::prelude::Queryable::query_drop(&mut conn, "SELECT COUNT(*) FROM s.t")
+        .await
+        .expect_err("a backend is down");
+    assert_ne!(code(err), 0);
+    // The frontend's catalog shows only the first load.
+    let counts = rows(&mut conn, "SHOW TABLETS FROM s.t").await;
+    let total: u64 = counts
+        .iter()
+        .map(|r| r[6].as_deref().unwrap_or("0").parse::<u64>().unwrap_or(0))
+        .sum();
+    assert_eq!(total, 100);
+    drop(dead);
+}
+
+#[tokio::test]
+async fn a_backend_refuses_a_frontend_without_the_secret() {
+    let (_backend, port) = spawn(
+        &["backend", "--port", "0"],
+        "another-secret-entirely-42",
+        backend_port,
+    );
+    let (_frontend, (mysql_port, _)) = spawn(
+        &[
+            "frontend",
+            "--mysql-port",
+            "0",
+            "--http-port",
+            "0",
+            "--backends",
+            &format!("127.0.0.1:{port}"),
+        ],
+        SECRET,
+        parse_ready_line,
+    );
+    let opts = OptsBuilder::default()
+        .ip_or_hostname("127.0.0.1")
+        .tcp_port(mysql_port)
+        .user(Some("root"))
+        .prefer_socket(false);
+    let mut conn = Conn::new(opts).await.expect("connect");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let b = rows(&mut conn, "SHOW BACKENDS").await;
+        let err = b[0][9].clone().unwrap_or_default();
+        if err.contains("cluster secret") {
+            assert_eq!(b[0][5].as_deref(), Some("false"));
+            break;
+        }
+        assert!(Instant::now() < deadline, "backend not refused: {b:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}

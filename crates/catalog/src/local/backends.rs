@@ -18,8 +18,12 @@ impl LocalCatalog {
     pub(super) fn place(&self, table: &mut TableMeta) -> Result<()> {
         let s = self.state.read();
         let backends: Vec<BackendMeta> = s.backends.values().cloned().collect();
-        let mut load =
-            tablets_per_backend(s.tables.values().flat_map(|t| t.values()).map(|t| &**t));
+        // A single node only checks replication_num: nothing to balance.
+        let mut load = if backends.is_empty() {
+            Default::default()
+        } else {
+            tablets_per_backend(s.tables.values().flat_map(|t| t.values()).map(|t| &**t))
+        };
         place_tablets(table, &backends, &mut load)
     }
 

@@ -13,6 +13,7 @@ mod models;
 mod privileges;
 mod robustness;
 mod scale_out;
+mod scale_out_tpch;
 mod scan;
 mod schema_change;
 mod serving;

@@ -70,15 +70,15 @@ fn backend_port(line: &str) -> Option<u16> {
         .ok()
 }
 
-struct Cluster {
+pub struct Cluster {
     frontend: Node,
     backends: Vec<(Node, u16)>,
-    mysql_port: u16,
-    http_port: u16,
+    pub mysql_port: u16,
+    pub http_port: u16,
 }
 
 impl Cluster {
-    fn start(backends: usize) -> Cluster {
+    pub fn start(backends: usize) -> Cluster {
         let backends: Vec<(Node, u16)> = (0..backends)
             .map(|_| spawn(&["backend", "--port", "0"], SECRET, backend_port))
             .collect();
@@ -108,7 +108,7 @@ impl Cluster {
         }
     }
 
-    async fn connect(&self) -> Conn {
+    pub async fn connect(&self) -> Conn {
         let opts = OptsBuilder::default()
             .ip_or_hostname("127.0.0.1")
             .tcp_port(self.mysql_port)

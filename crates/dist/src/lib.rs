@@ -15,6 +15,7 @@ mod secret;
 mod segment_client;
 mod segment_protocol;
 mod segment_service;
+mod single_task_inputs;
 
 pub use backend::run_backend;
 pub use cluster::{BackendHealth, Cluster};
@@ -22,3 +23,4 @@ pub use planning::distributed_session;
 pub use secret::ClusterSecret;
 pub use segment_client::BackendSegments;
 pub use segment_protocol::BackendStatus;
+pub use single_task_inputs::GatherSingleTaskInputs;

@@ -76,31 +76,51 @@ fn split(
     task_count: usize,
 ) -> Result<ScaleUpLeafNodeEventResponse> {
     let backends: Vec<BackendMeta> = cluster.backends();
-    let n = backends.len();
-    if n == 0 || task_count < n {
-        return Err(plan_datafusion_err!(
-            "a tablet scan over {n} backend(s) cannot run as {task_count} task(s)"
-        ));
-    }
-    // Slot i runs on backends[i % n]; a backend's tablets are dealt over its slots.
     let table = &scan.spec().table;
-    let mut shares: Vec<Vec<(usize, TabletMeta)>> = vec![Vec::new(); task_count];
-    let mut next_slot: Vec<usize> = (0..n).collect();
+    let mut placed: Vec<(usize, TabletMeta, BackendId)> = Vec::new();
     for (pi, partition) in table.partitions.iter().enumerate() {
         for tablet in &partition.tablets {
             let replica = chosen_replica(tablet).ok_or_else(|| {
                 plan_datafusion_err!("tablet {} has no replica on any backend", tablet.id)
             })?;
-            let b = backends
-                .iter()
-                .position(|b| b.id == replica)
-                .ok_or_else(|| {
-                    plan_datafusion_err!("tablet {} is on unknown backend {replica}", tablet.id)
-                })?;
-            let slot = next_slot[b];
-            next_slot[b] = if slot + n < task_count { slot + n } else { b };
-            shares[slot].push((pi, tablet.clone()));
+            if !backends.iter().any(|b| b.id == replica) {
+                return Err(plan_datafusion_err!(
+                    "tablet {} is on unknown backend {replica}",
+                    tablet.id
+                ));
+            }
+            placed.push((pi, tablet.clone(), replica));
         }
+    }
+    // Which backend each task slot runs on: every backend in turn when the stage has a slot
+    // for each; else (a stage the planner keeps narrow) only the backends this scan needs.
+    let mut order: Vec<BackendId> = backends.iter().map(|b| b.id).collect();
+    if task_count < order.len() {
+        order.retain(|id| placed.iter().any(|(_, _, r)| r == id));
+    }
+    if order.is_empty() {
+        order = backends.iter().map(|b| b.id).take(1).collect();
+    }
+    if task_count == 0 || task_count < order.len() {
+        return Err(plan_datafusion_err!(
+            "a scan of tablets on {} backend(s) cannot run as {task_count} task(s)",
+            order.len()
+        ));
+    }
+    let slot_backend: Vec<BackendId> = (0..task_count).map(|i| order[i % order.len()]).collect();
+    // A backend's tablets are dealt over its slots.
+    let mut shares: Vec<Vec<(usize, TabletMeta)>> = vec![Vec::new(); task_count];
+    let mut dealt: std::collections::HashMap<BackendId, usize> = Default::default();
+    for (pi, tablet, replica) in placed {
+        let slots: Vec<usize> = (0..task_count)
+            .filter(|i| slot_backend[*i] == replica)
+            .collect();
+        let turn = dealt.entry(replica).or_default();
+        let slot = *slots
+            .get(*turn % slots.len().max(1))
+            .ok_or_else(|| plan_datafusion_err!("no task slot on backend {replica}"))?;
+        *turn += 1;
+        shares[slot].push((pi, tablet));
     }
     let variants = shares
         .into_iter()
@@ -116,7 +136,7 @@ fn split(
             }
             share.partitions.retain(|p| !p.tablets.is_empty());
             let mut exec = scan.with_table(Arc::new(share))?;
-            exec.place_on(backends[slot % n].id);
+            exec.place_on(slot_backend[slot]);
             Ok(Arc::new(exec) as Arc<dyn ExecutionPlan>)
         })
         .collect::<Result<Vec<_>>>()?;

@@ -153,7 +153,9 @@ fn physical_optimizer_rules(
     cluster: bool,
 ) -> Vec<Arc<dyn datafusion::physical_optimizer::PhysicalOptimizerRule + Send + Sync>> {
     let mut rules = datafusion::physical_optimizer::optimizer::PhysicalOptimizer::new().rules;
-    if !cluster {
+    if cluster {
+        rules.push(Arc::new(basalt_dist::GatherSingleTaskInputs));
+    } else {
         rules.push(Arc::new(basalt_query::FastLikeRule));
     }
     with_checkpoints(rules, Arc::new(PlanningCheckpoint))

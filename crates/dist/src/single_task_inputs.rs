@@ -1,0 +1,82 @@
+//! Keeps tablet scans off the frontend under operators the distributed engine runs in a single
+//! task (a null-aware anti join, i.e. `NOT IN`; a nested-loop join that emits unmatched left
+//! rows): such a stage is folded into the frontend's own part of the plan, and the frontend
+//! holds no tablets. Gathering each input of those operators makes their inputs stages of
+//! their own, which run on the backends; the operator itself then runs on the frontend, as
+//! it would have anyway.
+
+use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::{JoinType, Result};
+use datafusion::config::ConfigOptions;
+use datafusion::physical_optimizer::PhysicalOptimizerRule;
+use datafusion::physical_plan::coalesce_partitions::CoalescePartitionsExec;
+use datafusion::physical_plan::execution_plan::{ChildrenPropertiesMode, ReplaceChildrenOptions};
+use datafusion::physical_plan::joins::{HashJoinExec, NestedLoopJoinExec, PartitionMode};
+use datafusion::physical_plan::ExecutionPlan;
+use std::sync::Arc;
+
+#[derive(Debug, Default)]
+pub struct GatherSingleTaskInputs;
+
+/// Join types whose left (build) side may be split over tasks: they emit no unmatched left row.
+fn left_side_splittable(join_type: &JoinType) -> bool {
+    matches!(
+        join_type,
+        JoinType::Inner | JoinType::Right | JoinType::RightSemi | JoinType::RightAnti
+    )
+}
+
+fn runs_in_one_task(plan: &dyn ExecutionPlan) -> bool {
+    if let Some(join) = plan.downcast_ref::<HashJoinExec>() {
+        return join.mode == PartitionMode::CollectLeft
+            && (join.null_aware || !left_side_splittable(join.join_type()));
+    }
+    if let Some(join) = plan.downcast_ref::<NestedLoopJoinExec>() {
+        return !left_side_splittable(join.join_type());
+    }
+    false
+}
+
+impl PhysicalOptimizerRule for GatherSingleTaskInputs {
+    fn optimize(
+        &self,
+        plan: Arc<dyn ExecutionPlan>,
+        _config: &ConfigOptions,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        plan.transform_up(|node| {
+            if !runs_in_one_task(node.as_ref()) {
+                return Ok(Transformed::no(node));
+            }
+            let mut changed = false;
+            let children = node
+                .children()
+                .into_iter()
+                .map(|c| {
+                    if c.is::<CoalescePartitionsExec>() {
+                        c.clone()
+                    } else {
+                        changed = true;
+                        Arc::new(CoalescePartitionsExec::new(c.clone())) as Arc<dyn ExecutionPlan>
+                    }
+                })
+                .collect();
+            if !changed {
+                return Ok(Transformed::no(node));
+            }
+            // The inputs are gathered into one partition each: recompute what the join offers.
+            Ok(Transformed::yes(node.replace_children(
+                children,
+                ReplaceChildrenOptions::new(ChildrenPropertiesMode::Recompute),
+            )?))
+        })
+        .map(|t| t.data)
+    }
+
+    fn name(&self) -> &str {
+        "basalt_gather_single_task_inputs"
+    }
+
+    fn schema_check(&self) -> bool {
+        true
+    }
+}

@@ -248,6 +248,26 @@ async fn a_cluster_answers_as_the_single_node_does() {
         assert_eq!(b[5].as_deref(), Some("true"), "alive: {b:?}");
     }
 
+    // EXPLAIN shows the stages, their tasks and the backend of each tablet scan.
+    let plan = rows(
+        &mut many,
+        "EXPLAIN SELECT status, COUNT(*) FROM s.orders GROUP BY status",
+    )
+    .await;
+    let drawn = plan
+        .iter()
+        .find(|r| r[0].as_deref() == Some("distributed_plan"))
+        .and_then(|r| r[1].clone())
+        .expect("a distributed_plan row");
+    assert!(
+        drawn.contains("Stage 1") && drawn.contains("tasks=3"),
+        "{drawn}"
+    );
+    for id in &ids {
+        let backend = format!("backend={}", id[0].as_deref().unwrap_or_default());
+        assert!(drawn.contains(&backend), "{drawn}");
+    }
+
     // Unique-key loads are refused on a cluster for now, with a clear error.
     exec(
         &mut many,

@@ -18,6 +18,11 @@ mod segment_service;
 mod single_task_inputs;
 
 pub use backend::run_backend;
+
+/// A distributed physical plan drawn as its stages and their tasks (EXPLAIN on a cluster).
+pub fn display_distributed(plan: &dyn datafusion::physical_plan::ExecutionPlan) -> String {
+    datafusion_distributed::display_plan_ascii(plan, false)
+}
 pub use cluster::{BackendHealth, Cluster};
 pub use planning::distributed_session;
 pub use secret::ClusterSecret;

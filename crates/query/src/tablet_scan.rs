@@ -180,6 +180,9 @@ impl DisplayAs for TabletScanExec {
         if let Some(limit) = self.spec.limit {
             write!(f, ", limit={limit}")?;
         }
+        if let Some(backend) = self.spec.placed_on {
+            write!(f, ", backend={backend}")?;
+        }
         Ok(())
     }
 }

@@ -185,7 +185,20 @@ impl QueryEngine {
             let batches = physical_plan::collect(physical, task)
                 .await
                 .map_err(from_df)?;
-            return Ok(with_scan_reports(batches, session.scan_reports.take()));
+            let mut rows: Vec<(&str, String)> = session
+                .scan_reports
+                .take()
+                .into_iter()
+                .map(|r| ("basalt_scan", r))
+                .collect();
+            // On a cluster: the stages, their tasks and the backend of each tablet scan.
+            if let (Some(_), LogicalPlan::Explain(e)) = (&self.services.cluster, &plan) {
+                let distributed = state.create_physical_plan(&e.plan).await.map_err(from_df)?;
+                session.scan_reports.take();
+                let drawn = basalt_dist::display_distributed(distributed.as_ref());
+                rows.push(("distributed_plan", drawn));
+            }
+            return Ok(with_scan_reports(batches, rows));
         }
         let stream = physical_plan::execute_stream(physical, task).map_err(from_df)?;
         let schema = renamed_schema(stream.schema(), column_names, &shown);
@@ -268,16 +281,17 @@ pub(super) fn renamed_schema(
     }
 }
 
-/// Appends Basalt's pruning lines to DataFusion's EXPLAIN output.
-fn with_scan_reports(batches: Vec<RecordBatch>, reports: Vec<String>) -> Output {
+/// Appends Basalt's rows (pruning lines, a cluster's stages) to DataFusion's EXPLAIN output.
+fn with_scan_reports(batches: Vec<RecordBatch>, reports: Vec<(&str, String)>) -> Output {
     let schema = match batches.first() {
         Some(b) => b.schema(),
         None => return Output::ok(),
     };
     let mut out: Vec<RecordBatch> = batches.into_iter().map(without_checkpoints).collect();
     if !reports.is_empty() && schema.fields().len() == 2 {
-        let plan_type = StringArray::from(vec!["basalt_scan"; reports.len()]);
-        let plan = StringArray::from(reports);
+        let (plan_type, plan): (Vec<&str>, Vec<String>) = reports.into_iter().unzip();
+        let plan_type = StringArray::from(plan_type);
+        let plan = StringArray::from(plan);
         if let Ok(b) =
             RecordBatch::try_new(schema.clone(), vec![Arc::new(plan_type), Arc::new(plan)])
         {

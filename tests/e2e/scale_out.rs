@@ -2,7 +2,7 @@
 //! with its own data directory) answers as the all-in-one server does, keeps every tablet's
 //! files on the backends that hold it, and refuses strangers.
 
-use crate::harness::{code, exec, parse_ready_line, rows, TestServer};
+use crate::harness::{code, exec, parse_ready_line, rows, wait_for_compaction, TestServer};
 use mysql_async::{Conn, OptsBuilder};
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -360,6 +360,80 @@ async fn a_backend_refuses_a_frontend_without_the_secret() {
             break;
         }
         assert!(Instant::now() < deadline, "backend not refused: {b:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test]
+async fn backends_compact_the_tablets_they_hold() {
+    let cluster = Cluster::start(2);
+    let mut conn = cluster.connect().await;
+    exec(&mut conn, "CREATE DATABASE c").await;
+    exec(
+        &mut conn,
+        "CREATE TABLE c.dup (k INT, v INT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2 \
+         PROPERTIES ('replication_num' = '2')",
+    )
+    .await;
+    exec(
+        &mut conn,
+        "CREATE TABLE c.agg (k INT, total BIGINT SUM, high INT MAX) AGGREGATE KEY(k) \
+         DISTRIBUTED BY HASH(k) BUCKETS 2",
+    )
+    .await;
+    for i in 0..40 {
+        exec(
+            &mut conn,
+            &format!("INSERT INTO c.dup VALUES ({i}, {i}), ({}, 1)", i + 100),
+        )
+        .await;
+        exec(
+            &mut conn,
+            &format!("INSERT INTO c.agg VALUES ({}, {i}, {i})", i % 3),
+        )
+        .await;
+    }
+    let before_dup = rows(&mut conn, "SELECT COUNT(*), SUM(v) FROM c.dup").await;
+    let before_agg = rows(&mut conn, "SELECT * FROM c.agg ORDER BY k").await;
+    for table in ["c.dup", "c.agg"] {
+        let tablets = wait_for_compaction(&mut conn, table, 1, Duration::from_secs(60)).await;
+        for t in &tablets {
+            let version = t[3].clone().unwrap_or_default();
+            assert_eq!(t[8], Some(format!("[1-{version}]")), "{table}: {t:?}");
+        }
+    }
+    assert_eq!(
+        rows(&mut conn, "SELECT COUNT(*), SUM(v) FROM c.dup").await,
+        before_dup
+    );
+    assert_eq!(
+        rows(&mut conn, "SELECT * FROM c.agg ORDER BY k").await,
+        before_agg
+    );
+    assert_eq!(
+        before_agg,
+        vec![
+            vec![Some("0".into()), Some("273".into()), Some("39".into())],
+            vec![Some("1".into()), Some("247".into()), Some("37".into())],
+            vec![Some("2".into()), Some("260".into()), Some("38".into())],
+        ]
+    );
+    // Only the compacted segments remain on the backends, once no scan reads the inputs.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let files: Vec<PathBuf> = cluster
+            .backends
+            .iter()
+            .flat_map(|(b, _)| segments(b.dir.path()))
+            .collect();
+        if files.iter().all(|f| {
+            f.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with('c'))
+        }) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "inputs left behind: {files:?}");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }

@@ -2,12 +2,12 @@
 //! (storage's [`RemoteSegments`] seam), through the backends' segment services.
 
 use crate::cluster::Cluster;
-use crate::segment_protocol::{WriteSegment, REMOVE_SEGMENTS};
+use crate::segment_protocol::{CompactTablet, WriteSegment, COMPACT, REMOVE_SEGMENTS};
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use arrow_flight::encode::FlightDataEncoderBuilder;
 use arrow_flight::{Action, FlightDescriptor};
-use basalt_catalog::{BackendId, BackendMeta, SegmentMeta, TabletMeta};
+use basalt_catalog::{BackendId, BackendMeta, SegmentMeta, TableMeta, TabletMeta};
 use basalt_common::{BasaltError, Result};
 use basalt_storage::remote::RemoteSegments;
 use futures::TryStreamExt;
@@ -48,7 +48,73 @@ impl BackendSegments {
     }
 }
 
+impl BackendSegments {
+    async fn compact_on(&self, backend: &BackendMeta, body: Vec<u8>) -> Result<Vec<SegmentMeta>> {
+        let failed = |e: &dyn std::fmt::Display| {
+            BasaltError::Storage(format!("compaction on backend {}: {e}", backend.address()))
+        };
+        let mut client = self.0.flight(backend).await?;
+        let mut answers = client
+            .do_action(Action::new(COMPACT, body))
+            .await
+            .map_err(|e| failed(&e))?;
+        let answer = answers
+            .try_next()
+            .await
+            .map_err(|e| failed(&e))?
+            .ok_or_else(|| failed(&"no answer"))?;
+        serde_json::from_slice(&answer).map_err(|e| failed(&e))
+    }
+}
+
 impl RemoteSegments for BackendSegments {
+    fn compact(
+        &self,
+        table: &TableMeta,
+        tablet: &TabletMeta,
+        inputs: &[SegmentMeta],
+        output_id: u64,
+        segment_rows: usize,
+    ) -> Result<Vec<SegmentMeta>> {
+        // Only the compacted tablet travels with the table's definition.
+        let mut definition = table.clone();
+        for partition in &mut definition.partitions {
+            partition.tablets.retain(|t| t.id == tablet.id);
+        }
+        definition.partitions.retain(|p| !p.tablets.is_empty());
+        let body = serde_json::to_vec(&CompactTablet {
+            table: definition,
+            tablet_id: tablet.id,
+            inputs: inputs.to_vec(),
+            output_id,
+            segment_rows,
+        })
+        .map_err(|e| BasaltError::Internal(e.to_string()))?;
+        let backends: Vec<BackendMeta> = tablet
+            .replicas
+            .iter()
+            .map(|id| self.0.backend(*id))
+            .collect::<Result<_>>()?;
+        let written = self.0.runtime().block_on(futures::future::join_all(
+            backends.iter().map(|b| self.compact_on(b, body.clone())),
+        ));
+        let mut outputs = written.into_iter().collect::<Result<Vec<_>>>()?;
+        let first = outputs.pop().ok_or_else(|| {
+            BasaltError::Internal(format!("tablet {} has no replicas", tablet.id))
+        })?;
+        // The merge is deterministic: every replica wrote the same rows under the same names.
+        let rows = |s: &[SegmentMeta]| -> Vec<(String, u64)> {
+            s.iter().map(|m| (m.path.clone(), m.num_rows)).collect()
+        };
+        if outputs.iter().any(|o| rows(o) != rows(&first)) {
+            return Err(BasaltError::Storage(format!(
+                "the replicas of tablet {} compacted to different outputs",
+                tablet.id
+            )));
+        }
+        Ok(first)
+    }
+
     fn write(
         &self,
         tablet: &TabletMeta,

@@ -16,6 +16,21 @@ pub struct WriteSegment {
 /// Action: delete segment files; body: a JSON list of catalog paths.
 pub const REMOVE_SEGMENTS: &str = "remove_segments";
 
+/// Action: compact segments of one tablet; body: a JSON [`CompactTablet`], answered with the
+/// JSON list of the written [`basalt_catalog::SegmentMeta`]s.
+pub const COMPACT: &str = "compact";
+
+/// What a backend needs to compact a tablet's rowsets: the table's definition (key model,
+/// columns), the tablet, the input segments in version order, and the output's name.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct CompactTablet {
+    pub table: basalt_catalog::TableMeta,
+    pub tablet_id: u64,
+    pub inputs: Vec<basalt_catalog::SegmentMeta>,
+    pub output_id: u64,
+    pub segment_rows: usize,
+}
+
 /// Action: the backend's state; answered with a JSON [`BackendStatus`].
 pub const STATUS: &str = "status";
 

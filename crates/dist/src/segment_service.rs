@@ -2,7 +2,9 @@
 //! the tablets this backend holds, durably, and removes those of aborted loads and dropped
 //! tablets; answers heartbeats with what it holds.
 
-use crate::segment_protocol::{BackendStatus, WriteSegment, REMOVE_SEGMENTS, STATUS};
+use crate::segment_protocol::{
+    BackendStatus, CompactTablet, WriteSegment, COMPACT, REMOVE_SEGMENTS, STATUS,
+};
 use arrow_flight::decode::FlightRecordBatchStream;
 use arrow_flight::error::FlightError;
 use arrow_flight::flight_service_server::FlightService;
@@ -143,6 +145,38 @@ impl FlightService for SegmentService {
                 }
                 self.storage.remove_segments(&paths);
                 Vec::new()
+            }
+            COMPACT => {
+                let job: CompactTablet =
+                    serde_json::from_slice(&action.body).map_err(bad_request)?;
+                for s in &job.inputs {
+                    check_segment_path(&s.path).map_err(bad_request)?;
+                }
+                let storage = self.storage.clone();
+                let written = tokio::task::spawn_blocking(move || {
+                    let tablet = job
+                        .table
+                        .tablets()
+                        .map(|(_, t)| t.clone())
+                        .find(|t| t.id == job.tablet_id)
+                        .ok_or_else(|| {
+                            basalt_common::BasaltError::Storage(format!(
+                                "no tablet {} in the compaction's table",
+                                job.tablet_id
+                            ))
+                        })?;
+                    storage.compact_on_backend(
+                        &job.table,
+                        &tablet,
+                        &job.inputs,
+                        job.output_id,
+                        job.segment_rows,
+                    )
+                })
+                .await
+                .map_err(|e| Status::internal(e.to_string()))?
+                .map_err(|e| Status::internal(e.to_string()))?;
+                serde_json::to_vec(&written).map_err(|e| Status::internal(e.to_string()))?
             }
             STATUS => {
                 serde_json::to_vec(&self.status()).map_err(|e| Status::internal(e.to_string()))?

@@ -1,6 +1,7 @@
 //! The frontend `basalt frontend` runs: the catalog and planning on its data directory, the
 //! tablets on backends. Loads write segments on the backends that hold each tablet; queries
-//! run on them through the distributed engine; heartbeats track them.
+//! run on them through the distributed engine; compactions run on them too; heartbeats track
+//! them.
 
 use crate::engine::QueryEngine;
 use basalt_catalog::{Catalog, LocalCatalog};
@@ -45,6 +46,13 @@ impl QueryEngine {
         let cluster = Cluster::new(catalog.clone(), secret);
         storage.set_remote(Arc::new(BackendSegments(cluster.clone())));
         cluster.start_heartbeats();
+        // The frontend picks compactions from its catalog; the backends holding each tablet
+        // merge its files, and the frontend publishes the result.
+        storage.start_compaction(
+            config.compaction_threads,
+            std::time::Duration::from_millis(config.compaction_interval_ms.max(10)),
+            crate::local_node::compaction_policy(config),
+        )?;
         let load_dir = LoadDir::open(&config.load_dir())?;
         let query_memory = config
             .query_memory_bytes()

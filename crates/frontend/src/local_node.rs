@@ -28,18 +28,10 @@ impl QueryEngine {
             config.column_cache_bytes(),
             config.row_cache_bytes().map_err(BasaltError::InvalidData)?,
         )?;
-        let policy = CompactionPolicy {
-            // Force merges well before loads hit the version bound.
-            force_rowsets: CompactionPolicy::default()
-                .force_rowsets
-                .min(config.max_tablet_versions / 2)
-                .max(2),
-            ..CompactionPolicy::default()
-        };
         storage.start_compaction(
             config.compaction_threads,
             Duration::from_millis(config.compaction_interval_ms.max(10)),
-            policy,
+            compaction_policy(config),
         )?;
         let load_dir = LoadDir::open(&config.load_dir())?;
         tracing::info!("local() reads files under {}", load_dir.path().display());
@@ -52,5 +44,17 @@ impl QueryEngine {
             max_delay: Duration::from_millis(config.login_delay_max_ms),
         });
         Ok(engine)
+    }
+}
+
+/// The compaction policy of a node: the defaults, with merges forced well before loads hit the
+/// version bound.
+pub(crate) fn compaction_policy(config: &Config) -> CompactionPolicy {
+    CompactionPolicy {
+        force_rowsets: CompactionPolicy::default()
+            .force_rowsets
+            .min(config.max_tablet_versions / 2)
+            .max(2),
+        ..CompactionPolicy::default()
     }
 }

@@ -220,6 +220,9 @@ impl StorageEngine {
             .to_vec();
         let input_segments: Vec<&SegmentMeta> =
             inputs.iter().flat_map(|r| r.segments.iter()).collect();
+        if let Some(remote) = self.remote() {
+            return self.compact_on_backends(remote.as_ref(), &job, &inputs);
+        }
         let merged = self.merge_inputs(table, tablet, &input_segments)?;
         let output = self.write_output(table, tablet.id, merged, job.segment_rows)?;
         let compacted = CompactedRowset {
@@ -259,6 +262,89 @@ impl StorageEngine {
             end_version: inputs.last().map(|r| r.version).unwrap_or(0),
             carried_deletes,
         })
+    }
+
+    /// A cluster frontend's compaction: every backend holding the tablet merges the inputs into
+    /// the same output (files named by an id given here), the frontend publishes the swap, then
+    /// the backends delete the inputs.
+    fn compact_on_backends(
+        &self,
+        remote: &dyn crate::remote::RemoteSegments,
+        job: &CompactionJob,
+        inputs: &[Arc<RowsetMeta>],
+    ) -> Result<CompactionStats> {
+        let (table, tablet) = (&job.table, &job.tablet);
+        if table.keys_model == KeysModel::Unique {
+            return Err(BasaltError::NotSupported(
+                "compacting Unique-key tablets on a cluster".into(),
+            ));
+        }
+        let input_segments: Vec<SegmentMeta> = inputs
+            .iter()
+            .flat_map(|r| r.segments.iter().cloned())
+            .collect();
+        let id = self.catalog().allocate_id();
+        let segments = remote.compact(table, tablet, &input_segments, id, job.segment_rows)?;
+        let compacted = CompactedRowset {
+            tablet_id: tablet.id,
+            inputs: inputs.iter().map(|r| r.id).collect(),
+            segments: segments.clone(),
+            delete_bitmaps: Vec::new(),
+            segments_overlap: false,
+        };
+        let removed = match self.catalog().replace_rowsets(table.id, compacted) {
+            Ok((_, removed)) => removed,
+            Err(e) => {
+                let outputs = segments
+                    .iter()
+                    .map(|s| (tablet.replicas.clone(), s.path.clone()))
+                    .collect();
+                remote.remove(outputs);
+                return Err(e);
+            }
+        };
+        remote.remove(
+            removed
+                .iter()
+                .flat_map(|r| r.segments.iter())
+                .map(|s| (tablet.replicas.clone(), s.path.clone()))
+                .collect(),
+        );
+        Ok(CompactionStats {
+            table_id: table.id,
+            tablet_id: tablet.id,
+            reason: job.pick.reason,
+            input_rowsets: inputs.len(),
+            input_rows: inputs.iter().map(|r| r.num_rows()).sum(),
+            output_rows: segments.iter().map(|s| s.num_rows).sum(),
+            output_segments: segments.len(),
+            start_version: inputs.first().map(|r| r.start_version).unwrap_or(0),
+            end_version: inputs.last().map(|r| r.version).unwrap_or(0),
+            carried_deletes: 0,
+        })
+    }
+
+    /// A backend's part of a cluster compaction: merges `inputs` (segments of `tablet` held
+    /// here, in version order) by the table's key model and writes the output as segments
+    /// `c<output_id>_<n>` of at most `segment_rows` rows, durably. The frontend publishes them.
+    pub fn compact_on_backend(
+        &self,
+        table: &TableMeta,
+        tablet: &TabletMeta,
+        inputs: &[SegmentMeta],
+        output_id: u64,
+        segment_rows: usize,
+    ) -> Result<Vec<SegmentMeta>> {
+        if table.keys_model == KeysModel::Unique {
+            return Err(BasaltError::NotSupported(
+                "compacting Unique-key tablets on a backend".into(),
+            ));
+        }
+        let refs: Vec<&SegmentMeta> = inputs.iter().collect();
+        let merged = self.merge_inputs(table, tablet, &refs)?;
+        let output =
+            self.write_output_as(table, tablet.id, merged, segment_rows.max(1), output_id)?;
+        Ok(output.segments)
     }
 
     /// Reads the input segments in version order and merges them by the key model. For Unique
@@ -326,6 +412,19 @@ impl StorageEngine {
         merged: RecordBatch,
         segment_rows: usize,
     ) -> Result<Output> {
+        let id = self.catalog().allocate_id();
+        self.write_output_as(table, tablet_id, merged, segment_rows, id)
+    }
+
+    /// [`StorageEngine::write_output`] with the output's id (its files are `c<id>_<n>`) given.
+    fn write_output_as(
+        &self,
+        table: &TableMeta,
+        tablet_id: TabletId,
+        merged: RecordBatch,
+        segment_rows: usize,
+        id: u64,
+    ) -> Result<Output> {
         let ncols = table.columns.len();
         let origins = if merged.num_columns() > ncols {
             merged
@@ -339,7 +438,6 @@ impl StorageEngine {
         let schema = table.arrow_schema();
         let data = RecordBatch::try_new(schema.clone(), merged.columns()[..ncols].to_vec())
             .map_err(storage_err)?;
-        let id = self.catalog().allocate_id();
         let blooms = bloom_filter_columns(table);
         let mut output = Output {
             segments: Vec::new(),

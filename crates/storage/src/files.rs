@@ -12,14 +12,16 @@ pub fn tablet_dir(table_id: u64, tablet_id: u64) -> PathBuf {
         .join(tablet_id.to_string())
 }
 
-/// Checks that `rel` names a segment file as loads name them (`data/<table>/<tablet>/<load>_<n>
-/// .parquet`), so a path from another node can neither escape the data directory nor name
+/// Checks that `rel` names a segment file as loads and compactions name them
+/// (`data/<table>/<tablet>/[c]<id>_<n>.parquet`), so a path from another node can neither escape the data directory nor name
 /// anything but a segment.
 pub fn check_segment_path(rel: &str) -> Result<PathBuf, String> {
     let parts: Vec<&str> = rel.split('/').collect();
     let digits = |s: &str| !s.is_empty() && s.len() <= 20 && s.bytes().all(|b| b.is_ascii_digit());
+    // A load's segments are `<load>_<n>`, a compaction's `c<id>_<n>`.
     let file_ok = |f: &str| {
         f.strip_suffix(".parquet")
+            .map(|stem| stem.strip_prefix('c').unwrap_or(stem))
             .and_then(|stem| stem.split_once('_'))
             .is_some_and(|(a, b)| digits(a) && digits(b))
     };

@@ -4,7 +4,7 @@
 
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
-use basalt_catalog::{BackendId, SegmentMeta, TabletMeta};
+use basalt_catalog::{BackendId, SegmentMeta, TableMeta, TabletMeta};
 use basalt_common::Result;
 use std::path::Path;
 
@@ -22,6 +22,18 @@ pub trait RemoteSegments: Send + Sync {
         bloom_filter_columns: &[String],
         row_store: bool,
     ) -> Result<SegmentMeta>;
+
+    /// Compacts `inputs` (segments of `tablet`, in version order) on every backend holding a
+    /// replica, each writing the same output segments `c<output_id>_<n>` durably; returns
+    /// them. Blocks, as [`RemoteSegments::write`] does.
+    fn compact(
+        &self,
+        table: &TableMeta,
+        tablet: &TabletMeta,
+        inputs: &[SegmentMeta],
+        output_id: u64,
+        segment_rows: usize,
+    ) -> Result<Vec<SegmentMeta>>;
 
     /// Deletes segment files (each with the backends holding it) of aborted loads and dropped
     /// tablets. Best effort: a backend that cannot be reached keeps its files.

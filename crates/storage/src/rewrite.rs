@@ -46,6 +46,13 @@ impl StorageEngine {
         mut new: TableMeta,
         transform: &RowTransform<'_>,
     ) -> Result<RewriteStats> {
+        if self.remote().is_some() {
+            return Err(BasaltError::NotSupported(format!(
+                "rewriting the rows of table {} on a cluster (a column change that converts \
+                 stored values, or DELETE/UPDATE of a Duplicate or Aggregate table)",
+                old.name
+            )));
+        }
         // Registered before reading, so the files read stay until the rewrite is done.
         let _guard = self.begin_read();
         let mut outputs: Vec<Output> = Vec::new();
@@ -144,6 +151,25 @@ impl StorageEngine {
     /// caches hold of them (and the tablets' primary-key indexes) is forgotten.
     fn retire_rowsets(&self, old: &TableMeta, removed: &[Arc<RowsetMeta>]) {
         if removed.is_empty() {
+            return;
+        }
+        if let Some(remote) = self.remote() {
+            let holders = |tablet: u64| {
+                old.tablets()
+                    .find(|(_, t)| t.id == tablet)
+                    .map(|(_, t)| t.replicas.clone())
+                    .unwrap_or_default()
+            };
+            remote.remove(
+                removed
+                    .iter()
+                    .flat_map(|r| {
+                        r.segments
+                            .iter()
+                            .map(|s| (holders(r.tablet_id), s.path.clone()))
+                    })
+                    .collect(),
+            );
             return;
         }
         self.evict_indexes(old.tablets().map(|(_, t)| t));

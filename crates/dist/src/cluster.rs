@@ -73,6 +73,25 @@ impl Cluster {
         &self.runtime
     }
 
+    /// Runs `work` on the cluster's runtime and waits for it, from any thread: storage calls
+    /// in from its own threads and from tasks of the runtime (where blocking on the runtime
+    /// directly would panic, so a helper thread waits instead).
+    pub(crate) fn wait_for<F>(&self, work: F) -> F::Output
+    where
+        F: std::future::Future + Send,
+        F::Output: Send,
+    {
+        if tokio::runtime::Handle::try_current().is_err() {
+            return self.runtime.block_on(work);
+        }
+        std::thread::scope(|scope| {
+            scope
+                .spawn(|| self.runtime.block_on(work))
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+    }
+
     /// The backends, in id order.
     pub fn backends(&self) -> Vec<BackendMeta> {
         self.catalog.backends()

@@ -2,7 +2,7 @@
 //! (storage's [`RemoteSegments`] seam), through the backends' segment services.
 
 use crate::cluster::Cluster;
-use crate::segment_protocol::{CompactTablet, WriteSegment, COMPACT, REMOVE_SEGMENTS};
+use crate::segment_protocol::{CompactTablet, ReadSegment, WriteSegment, COMPACT, REMOVE_SEGMENTS};
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use arrow_flight::encode::FlightDataEncoderBuilder;
@@ -68,6 +68,32 @@ impl BackendSegments {
 }
 
 impl RemoteSegments for BackendSegments {
+    fn read(&self, tablet: &TabletMeta, rel: &str, columns: &[usize]) -> Result<Vec<RecordBatch>> {
+        let id = tablet.replicas.first().ok_or_else(|| {
+            BasaltError::Internal(format!("tablet {} has no replicas", tablet.id))
+        })?;
+        let backend = self.0.backend(*id)?;
+        let failed = |e: &dyn std::fmt::Display| {
+            BasaltError::Storage(format!(
+                "reading segment {rel} on backend {}: {e}",
+                backend.address()
+            ))
+        };
+        let ticket = serde_json::to_vec(&ReadSegment {
+            path: rel.to_string(),
+            columns: columns.to_vec(),
+        })
+        .map_err(|e| failed(&e))?;
+        self.0.wait_for(async {
+            let mut client = self.0.flight(&backend).await?;
+            let stream = client
+                .do_get(arrow_flight::Ticket::new(ticket))
+                .await
+                .map_err(|e| failed(&e))?;
+            stream.try_collect::<Vec<_>>().await.map_err(|e| failed(&e))
+        })
+    }
+
     fn compact(
         &self,
         table: &TableMeta,
@@ -95,7 +121,7 @@ impl RemoteSegments for BackendSegments {
             .iter()
             .map(|id| self.0.backend(*id))
             .collect::<Result<_>>()?;
-        let written = self.0.runtime().block_on(futures::future::join_all(
+        let written = self.0.wait_for(futures::future::join_all(
             backends.iter().map(|b| self.compact_on(b, body.clone())),
         ));
         let mut outputs = written.into_iter().collect::<Result<Vec<_>>>()?;
@@ -141,7 +167,7 @@ impl RemoteSegments for BackendSegments {
             .map(|id| self.0.backend(*id))
             .collect::<Result<_>>()?;
         // Every replica is written before the load may publish; they are written together.
-        let written = self.0.runtime().block_on(futures::future::join_all(
+        let written = self.0.wait_for(futures::future::join_all(
             backends
                 .iter()
                 .map(|b| self.put(b, &command, schema, batches.to_vec())),

@@ -13,6 +13,14 @@ pub struct WriteSegment {
     pub row_store: bool,
 }
 
+/// The ticket of a `do_get`: columns of one segment (the frontend's merge-on-write index reads
+/// the keys of a tablet's segments).
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ReadSegment {
+    pub path: String,
+    pub columns: Vec<usize>,
+}
+
 /// Action: delete segment files; body: a JSON list of catalog paths.
 pub const REMOVE_SEGMENTS: &str = "remove_segments";
 

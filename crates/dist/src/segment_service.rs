@@ -3,7 +3,7 @@
 //! tablets; answers heartbeats with what it holds.
 
 use crate::segment_protocol::{
-    BackendStatus, CompactTablet, WriteSegment, COMPACT, REMOVE_SEGMENTS, STATUS,
+    BackendStatus, CompactTablet, ReadSegment, WriteSegment, COMPACT, REMOVE_SEGMENTS, STATUS,
 };
 use arrow_flight::decode::FlightRecordBatchStream;
 use arrow_flight::error::FlightError;
@@ -226,9 +226,22 @@ impl FlightService for SegmentService {
 
     async fn do_get(
         &self,
-        _request: Request<Ticket>,
+        request: Request<Ticket>,
     ) -> Result<Response<Self::DoGetStream>, Status> {
-        Err(Status::unimplemented("do_get"))
+        let read: ReadSegment =
+            serde_json::from_slice(&request.into_inner().ticket).map_err(bad_request)?;
+        let rel = check_segment_path(&read.path).map_err(bad_request)?;
+        let file = self.storage.data_dir().join(rel);
+        let batches = tokio::task::spawn_blocking(move || {
+            basalt_storage::segment::read_segment(&file, &read.columns)
+        })
+        .await
+        .map_err(|e| Status::internal(e.to_string()))?
+        .map_err(|e| Status::internal(e.to_string()))?;
+        let stream = arrow_flight::encode::FlightDataEncoderBuilder::new()
+            .build(futures::stream::iter(batches.into_iter().map(Ok)))
+            .map_err(|e| Status::internal(e.to_string()));
+        Ok(Response::new(stream.boxed()))
     }
 
     async fn do_exchange(

@@ -149,6 +149,10 @@ impl StorageEngine {
                     if tablet.rowsets.is_empty() || skip.contains(&tablet.id) {
                         continue;
                     }
+                    // Unique-key compaction does not run on a cluster's backends yet.
+                    if self.remote().is_some() && table.keys_model == KeysModel::Unique {
+                        continue;
+                    }
                     let Some(pick) = policy.pick(&rowset_stats(tablet), now) else {
                         continue;
                     };

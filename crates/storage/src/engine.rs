@@ -259,13 +259,6 @@ impl StorageEngine {
                 table.name
             )));
         }
-        if self.remote().is_some() && table.keys_model == basalt_catalog::KeysModel::Unique {
-            return Err(BasaltError::NotSupported(format!(
-                "loading Unique-key table {} on a cluster (merge-on-write across backends is \
-                 not built yet)",
-                table.name
-            )));
-        }
         let load_id = self.catalog.allocate_id();
         Ok(LoadWriter::new(self.clone(), table, load_id, gate))
     }
@@ -416,6 +409,20 @@ impl StorageEngine {
     }
 
     /// The tablet's primary-key index, current as of the tablet's version (built if needed).
+    /// Columns `columns` of segment `rel` of `tablet`: from this node's files, or on a
+    /// cluster's frontend from a backend holding the tablet.
+    pub(crate) fn read_segment_columns(
+        &self,
+        tablet: &TabletMeta,
+        rel: &str,
+        columns: &[usize],
+    ) -> Result<Vec<arrow::array::RecordBatch>> {
+        match self.remote() {
+            Some(remote) => remote.read(tablet, rel, columns),
+            None => crate::segment::read_segment(&self.segment_path(rel), columns),
+        }
+    }
+
     fn take_pk_index(&self, table: &TableMeta, tablet: &TabletMeta) -> Result<PrimaryKeyIndex> {
         if let Some(index) = self.pk_indexes.write().remove(&tablet.id) {
             if index.version == tablet.version() {

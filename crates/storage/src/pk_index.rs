@@ -4,7 +4,6 @@
 
 use crate::delete_bitmap;
 use crate::engine::StorageEngine;
-use crate::segment::read_segment;
 use crate::storage_err;
 use arrow::array::ArrayRef;
 use arrow::row::{RowConverter, SortField};
@@ -54,7 +53,7 @@ impl PrimaryKeyIndex {
                     None => Default::default(),
                 };
                 let mut offset = 0u32;
-                for batch in read_segment(&engine.segment_path(&seg.path), &key_cols)? {
+                for batch in engine.read_segment_columns(tablet, &seg.path, &key_cols)? {
                     let n = batch.num_rows() as u32;
                     index.add_rows(
                         &seg.path,

@@ -23,6 +23,10 @@ pub trait RemoteSegments: Send + Sync {
         row_store: bool,
     ) -> Result<SegmentMeta>;
 
+    /// Reads columns `columns` of segment `rel` of `tablet` from a backend holding it (a
+    /// merge-on-write load's primary-key index reads the keys of the tablet's segments).
+    fn read(&self, tablet: &TabletMeta, rel: &str, columns: &[usize]) -> Result<Vec<RecordBatch>>;
+
     /// Compacts `inputs` (segments of `tablet`, in version order) on every backend holding a
     /// replica, each writing the same output segments `c<output_id>_<n>` durably; returns
     /// them. Blocks, as [`RemoteSegments::write`] does.

@@ -5,6 +5,7 @@ DuckDB, chdb and datafusion-python run the same queries over the same Parquet fi
 Basalt result is checked against DuckDB's.
 
 Usage: bench/run tpch [--sf 1] [--runs 5] [--engines basalt,duckdb,chdb,datafusion]
+       [--backends 1,3]  (also on clusters of one frontend and N backends)
 """
 
 import argparse
@@ -109,7 +110,10 @@ def main():
     ap.add_argument("--engines", default="basalt,duckdb,chdb,datafusion")
     ap.add_argument("--queries", default="", help="e.g. Q1,Q6 (default: all 22)")
     ap.add_argument("--data", default=None)
+    ap.add_argument("--backends", default="",
+                    help="also run on clusters of 1 frontend + N backends, e.g. 1,3")
     args = ap.parse_args()
+    args.backends = [int(n) for n in args.backends.split(",") if n.strip()]
     args.engines = args.engines.split(",")
     data_dir = args.data or os.path.join("bench", "data", f"tpch-sf{args.sf:g}")
     tables = generate(args.sf, data_dir)

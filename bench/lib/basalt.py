@@ -5,6 +5,7 @@ with PyMySQL."""
 import json
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 import time
@@ -63,13 +64,80 @@ class BasaltServer:
         stop_server(self.proc, self.work)
 
 
-def run_queries(server, database, queries, runs, log=print):
+def _wait_for(proc, pattern, what):
+    """The match of `pattern` in the first log line of `proc` that has it."""
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        line = proc.stdout.readline()
+        m = re.search(pattern, line)
+        if m:
+            return m
+        if not line and proc.poll() is not None:
+            break
+    proc.kill()
+    raise RuntimeError(f"{what} did not start")
+
+
+class BasaltCluster:
+    """A cluster of the same binary: one `basalt frontend` and `backends` x `basalt backend`,
+    each with its own data directory. With taskset, backend i runs on its own share of the
+    cores (the frontend on all of them), so the same command shows speed-up on a machine with
+    cores enough; on a small machine the shares overlap."""
+
+    SECRET = "bench-cluster-secret-0123456789"
+
+    def __init__(self, binary, backends):
+        self.work = tempfile.mkdtemp(prefix="basalt-cluster-bench-")
+        env = dict(os.environ, BASALT_CLUSTER_SECRET=self.SECRET)
+        cores = os.cpu_count() or 1
+        share = max(1, cores // backends)
+        self.procs, addresses = [], []
+        for i in range(backends):
+            args = [binary, "backend", "--data-dir", os.path.join(self.work, f"be{i}"),
+                    "--port", "0"]
+            if shutil.which("taskset"):
+                cpus = ",".join(str((i * share + c) % cores) for c in range(share))
+                args = ["taskset", "-c", cpus] + args
+            proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                    text=True, env=env)
+            self.procs.append(proc)
+            m = _wait_for(proc, r"Basalt backend ready on [\d.]+:(\d+)", f"backend {i}")
+            addresses.append(f"127.0.0.1:{m.group(1)}")
+        self.proc = subprocess.Popen(
+            [binary, "frontend", "--data-dir", os.path.join(self.work, "fe"), "--mysql-port", "0",
+             "--http-port", "0", "--backends", ",".join(addresses)],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+        self.procs.append(self.proc)
+        m = _wait_for(self.proc, r"MySQL protocol on ([\d.]+):(\d+), HTTP on ([\d.]+):(\d+)",
+                      "frontend")
+        self.mysql_port, self.http_port = int(m.group(2)), int(m.group(4))
+        self.pid = self.proc.pid
+        self.pids = [p.pid for p in self.procs]
+
+    connect = BasaltServer.connect
+    stream_load = BasaltServer.stream_load
+
+    def stop(self):
+        for p in self.procs:
+            p.terminate()
+        for p in self.procs:
+            try:
+                p.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
+def run_queries(server, database, queries, runs, log=print, engine="basalt"):
     """Warm-up + `runs` timed runs per query (execute + fetch every row through PyMySQL).
     Returns the same shape as a peer's result."""
     conn = server.connect(database)
     cur = conn.cursor()
-    reset_peak_rss(server.pid)
-    cpu0 = cpu_seconds(server.pid)
+    # Every process of the subject: one server, or a cluster's frontend and backends.
+    pids = getattr(server, "pids", [server.pid])
+    for pid in pids:
+        reset_peak_rss(pid)
+    cpu0 = sum(cpu_seconds(pid) for pid in pids)
     out = []
     for name, sql in queries:
         entry = {"name": name, "times": [], "rows": None, "error": None}
@@ -86,13 +154,13 @@ def run_queries(server, database, queries, runs, log=print):
             if not conn.open:
                 conn = server.connect(database)
                 cur = conn.cursor()
-        log(f"  basalt {name}: "
+        log(f"  {engine} {name}: "
             + (f"{min(entry['times']):.3f} s" if entry["times"] else f"ERROR {entry['error']}"))
         out.append(entry)
     conn.close()
     return {
-        "engine": "basalt",
-        "cpu_s": cpu_seconds(server.pid) - cpu0,
-        "peak_rss_mb": peak_rss_mb(server.pid),
+        "engine": engine,
+        "cpu_s": sum(cpu_seconds(pid) for pid in pids) - cpu0,
+        "peak_rss_mb": sum(peak_rss_mb(pid) for pid in pids),
         "queries": out,
     }

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 
-from lib.basalt import BasaltServer, run_queries
+from lib.basalt import BasaltCluster, BasaltServer, run_queries
 from lib.results import compare
 
 PEERS = ["duckdb", "chdb", "datafusion"]
@@ -78,6 +78,18 @@ def run_suite(suite, args, tables, load_basalt, queries_for, title, notes=(), ch
             results["basalt"]["load"] = load_facts
         finally:
             server.stop()
+    # The same load and queries on clusters of 1 frontend + N backends (`--backends 1,3`).
+    for n in getattr(args, "backends", None) or []:
+        name = f"basalt-{n}be"
+        print(f"== {name}", flush=True)
+        cluster = BasaltCluster(args.basalt, n)
+        try:
+            load_facts = load_basalt(cluster)
+            results[name] = run_queries(cluster, "bench", queries_for("basalt"), args.runs,
+                                        engine=name)
+            results[name]["load"] = load_facts
+        finally:
+            cluster.stop()
     for peer in peers:
         print(f"== {peer}", flush=True)
         r = run_peer(peer, tables, queries_for(peer), args.runs, args.threads)
@@ -90,7 +102,9 @@ def run_suite(suite, args, tables, load_basalt, queries_for, title, notes=(), ch
 
 
 def report(suite, args, results, queries_for, title, notes, check=None):
-    engines = [e for e in ["basalt"] + PEERS if e in results]
+    clusters = sorted((e for e in results if e.startswith("basalt-")),
+                      key=lambda e: int(e[len("basalt-"):-len("be")]))
+    engines = [e for e in ["basalt"] + clusters + PEERS if e in results]
     names = [n for n, _ in queries_for("basalt")]
     sql_of = dict(queries_for(REFERENCE))
     by_engine = {e: {q["name"]: q for q in results[e]["queries"]} for e in engines}
@@ -148,6 +162,17 @@ def report(suite, args, results, queries_for, title, notes, check=None):
         ratio = gm["basalt"] / gm[e] if "basalt" in gm and gm[e] else float("nan")
         lines.append(f"| {e} | {gm[e]:.4f} | {ratio:.2f} | {results[e]['cpu_s']:.1f} | "
                      f"{results[e]['peak_rss_mb']:.0f} | {', '.join(failed) or '-'} |")
+    # A cluster must answer exactly as the all-in-one server.
+    for e in clusters:
+        differ = [n for n in names
+                  if (by_engine[e].get(n) or {}).get("rows") != (by_engine["basalt"].get(n) or {}).get("rows")
+                  or (by_engine[e].get(n) or {}).get("error")]
+        for n in differ:
+            checks[n] = (False, f"{e} differs from the all-in-one server")
+        cpu = results[e]["cpu_s"] / results["basalt"]["cpu_s"] if results["basalt"]["cpu_s"] else float("nan")
+        lines.append("")
+        lines.append(f"{e}: {len(names) - len(differ)} of {len(names)} answers equal the all-in-one "
+                     f"server's; CPU seconds of all its processes {cpu:.2f}x the all-in-one run's")
     mismatches = [n for n, (ok, _) in checks.items() if ok is False]
     unchecked = [n for n, (ok, _) in checks.items() if ok is None]
     matched = len(checks) - len(mismatches) - len(unchecked)

@@ -18,6 +18,7 @@ use datafusion_distributed::{
     DistributedExt, Worker, WorkerPlanRewriteEvent, WorkerPlanRewriteEventResponse,
     WorkerPlanRewriteHandler, WorkerQueryContext,
 };
+use futures::StreamExt;
 use std::sync::Arc;
 use tonic::service::interceptor::InterceptedService;
 
@@ -102,7 +103,14 @@ pub async fn run_backend(
         .add_service(worker_service)
         .add_service(segment_service)
         .serve_with_incoming_shutdown(
-            tokio_stream::wrappers::TcpListenerStream::new(listener),
+            // Without TCP_NODELAY, small gRPC messages wait for delayed ACKs (~40 ms a
+            // round trip).
+            tokio_stream::wrappers::TcpListenerStream::new(listener).map(|conn| {
+                if let Ok(c) = &conn {
+                    let _ = c.set_nodelay(true);
+                }
+                conn
+            }),
             shutdown,
         )
         .await

@@ -257,6 +257,34 @@ async fn a_cluster_answers_as_the_single_node_does() {
     for b in &ids {
         assert_eq!(b[5].as_deref(), Some("true"), "alive: {b:?}");
     }
+    // Each backend scanned only tablets it holds (as the next heartbeat reports).
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let mut holders: std::collections::HashMap<String, Vec<String>> = Default::default();
+    for table in ["s.orders", "s.customers", "s.totals", "s.users"] {
+        for t in rows(&mut many, &format!("SHOW TABLETS FROM {table}")).await {
+            let tablet = t[0].clone().unwrap_or_default();
+            let list = t[10].clone().unwrap_or_default();
+            holders.insert(tablet, list.split(',').map(str::to_string).collect());
+        }
+    }
+    for b in rows(&mut many, "SHOW BACKENDS").await {
+        let backend = b[0].clone().unwrap_or_default();
+        let scanned: Vec<&str> = b[12]
+            .as_deref()
+            .unwrap_or_default()
+            .split(',')
+            .filter(|t| !t.is_empty())
+            .collect();
+        // s.orders has two loaded tablets on every backend.
+        assert!(!scanned.is_empty(), "backend {backend} scanned nothing");
+        for tablet in scanned {
+            let owners = holders.get(tablet).cloned().unwrap_or_default();
+            assert!(
+                owners.contains(&backend),
+                "backend {backend} scanned tablet {tablet} of {owners:?}"
+            );
+        }
+    }
 
     // EXPLAIN shows the stages, their tasks and the backend of each tablet scan.
     let plan = rows(

@@ -45,6 +45,8 @@ pub fn show(services: &Services) -> Output {
         Col::str("ErrMsg"),
         Col::str("Version"),
         Col::str("NodeRole"),
+        // Basalt's: the tablets the backend has scanned since it started (only ones it holds).
+        Col::str("ScannedTablets"),
     ]);
     let Some(cluster) = &services.cluster else {
         return b.into_output();
@@ -78,6 +80,14 @@ pub fn show(services: &Services) -> Output {
             health.error.clone().into(),
             env!("CARGO_PKG_VERSION").to_string().into(),
             "mix".to_string().into(),
+            health
+                .status
+                .scanned_tablets
+                .iter()
+                .map(|t| t.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+                .into(),
         ]);
     }
     b.into_output()

@@ -99,10 +99,15 @@ impl QueryEngine {
 
     /// Makes this a cluster's frontend: tablets live on `cluster`'s backends (set once, at
     /// startup, before any session).
-    pub(crate) fn set_cluster(self: &mut Arc<Self>, cluster: Arc<basalt_dist::Cluster>) {
-        if let Some(engine) = Arc::get_mut(self) {
-            engine.services.cluster = Some(cluster);
-        }
+    pub(crate) fn set_cluster(
+        self: &mut Arc<Self>,
+        cluster: Arc<basalt_dist::Cluster>,
+    ) -> Result<()> {
+        let engine = Arc::get_mut(self).ok_or_else(|| {
+            basalt_common::BasaltError::Internal("the engine is shared before startup ended".into())
+        })?;
+        engine.services.cluster = Some(cluster);
+        Ok(())
     }
 
     /// The backends, on a cluster's frontend.

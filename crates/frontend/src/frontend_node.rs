@@ -58,7 +58,7 @@ impl QueryEngine {
             .query_memory_bytes()
             .map_err(BasaltError::InvalidData)?;
         let mut engine = QueryEngine::new(catalog, storage, Some(load_dir), query_memory)?;
-        engine.set_cluster(cluster);
+        engine.set_cluster(cluster)?;
         engine.set_login_policy(crate::LoginPolicy {
             failure_threshold: config.login_failure_threshold,
             max_delay: std::time::Duration::from_millis(config.login_delay_max_ms),

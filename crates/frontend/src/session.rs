@@ -146,9 +146,10 @@ fn optimizer_rules() -> Vec<Arc<dyn datafusion::optimizer::OptimizerRule + Send 
     with_checkpoints(rules, Arc::new(PlanningCheckpoint))
 }
 
-/// DataFusion's physical optimizer rules and Basalt's, each after a planning checkpoint.
-/// The physical rules; on a cluster's frontend without the LIKE kernel, whose expressions do
-/// not travel in plan fragments (backends apply it to the fragments they run).
+/// DataFusion's physical optimizer rules and Basalt's, each after a planning checkpoint. On a
+/// cluster's frontend the LIKE kernel is left out (its expressions do not travel in plan
+/// fragments; backends apply it to the fragments they run) and single-task operators get
+/// gathered inputs (their scans stay on the backends).
 fn physical_optimizer_rules(
     cluster: bool,
 ) -> Vec<Arc<dyn datafusion::physical_optimizer::PhysicalOptimizerRule + Send + Sync>> {

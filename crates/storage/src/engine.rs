@@ -408,7 +408,6 @@ impl StorageEngine {
         }
     }
 
-    /// The tablet's primary-key index, current as of the tablet's version (built if needed).
     /// Columns `columns` of segment `rel` of `tablet`: from this node's files, or on a
     /// cluster's frontend from a backend holding the tablet.
     pub(crate) fn read_segment_columns(
@@ -423,6 +422,7 @@ impl StorageEngine {
         }
     }
 
+    /// The tablet's primary-key index, current as of the tablet's version (built if needed).
     fn take_pk_index(&self, table: &TableMeta, tablet: &TabletMeta) -> Result<PrimaryKeyIndex> {
         if let Some(index) = self.pk_indexes.write().remove(&tablet.id) {
             if index.version == tablet.version() {

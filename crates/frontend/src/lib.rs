@@ -50,6 +50,8 @@ mod warnings;
 mod workload_groups;
 mod workload_policies;
 
+/// The secret a cluster's frontend shares with its backends.
+pub use basalt_dist::ClusterSecret;
 pub use basalt_load::{LoadDir, StreamLoadRequest, StreamLoadResult};
 
 /// The statements of a multi-statement text, in order.

@@ -53,7 +53,7 @@ pub async fn run(config: Config) -> Result<()> {
 
 /// Runs a cluster's frontend (its tablets on `config.backends` and those added later) until a
 /// shutdown signal.
-pub async fn run_frontend(config: Config, secret: basalt_dist::ClusterSecret) -> Result<()> {
+pub async fn run_frontend(config: Config, secret: basalt_frontend::ClusterSecret) -> Result<()> {
     let server = Server {
         engine: QueryEngine::open_frontend(&config, &config.backends, secret)?,
     };

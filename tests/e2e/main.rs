@@ -1,6 +1,7 @@
 //! End-to-end tests: each test starts the real `basalt` binary on free ports with its own data
 //! directory and talks to it over TCP with the `mysql_async` driver.
 
+mod cluster_harness;
 mod harness;
 
 mod analytics;

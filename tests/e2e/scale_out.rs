@@ -2,121 +2,12 @@
 //! with its own data directory) answers as the all-in-one server does, keeps every tablet's
 //! files on the backends that hold it, and refuses strangers.
 
+use crate::cluster_harness::{backend_port, spawn, Cluster, SECRET};
 use crate::harness::{code, exec, parse_ready_line, rows, wait_for_compaction, TestServer};
 use mysql_async::{Conn, OptsBuilder};
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-const SECRET: &str = "e2e-cluster-secret-0123456789";
-
-/// A child process killed when dropped, and the data directory it owns.
-struct Node {
-    child: Child,
-    dir: tempfile::TempDir,
-}
-
-impl Drop for Node {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts `basalt <args>` and returns it with what `ready` found in its log.
-fn spawn<T: Send + 'static>(
-    args: &[&str],
-    secret: &str,
-    ready: fn(&str) -> Option<T>,
-) -> (Node, T) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
-        .args(args)
-        .arg("--data-dir")
-        .arg(dir.path())
-        .env("BASALT_CLUSTER_SECRET", secret)
-        .env("BASALT_LOG", "info")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("start basalt");
-    let stdout = child.stdout.take().expect("stdout");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stdout)
-            .lines()
-            .map_while(Result::ok)
-        {
-            eprintln!("[basalt {}] {line}", std::process::id());
-            if let Some(found) = ready(&line) {
-                let _ = tx.send(found);
-            }
-        }
-    });
-    let found = rx
-        .recv_timeout(Duration::from_secs(60))
-        .expect("node did not report ready within 60 s");
-    (Node { child, dir }, found)
-}
-
-fn backend_port(line: &str) -> Option<u16> {
-    let rest = &line[line.find("Basalt backend ready on ")? + 24..];
-    rest.split([',', ' '])
-        .next()?
-        .rsplit(':')
-        .next()?
-        .parse()
-        .ok()
-}
-
-pub struct Cluster {
-    frontend: Node,
-    backends: Vec<(Node, u16)>,
-    pub mysql_port: u16,
-    pub http_port: u16,
-}
-
-impl Cluster {
-    pub fn start(backends: usize) -> Cluster {
-        let backends: Vec<(Node, u16)> = (0..backends)
-            .map(|_| spawn(&["backend", "--port", "0"], SECRET, backend_port))
-            .collect();
-        let list: Vec<String> = backends
-            .iter()
-            .map(|(_, p)| format!("127.0.0.1:{p}"))
-            .collect();
-        let list = list.join(",");
-        let (frontend, (mysql_port, http_port)) = spawn(
-            &[
-                "frontend",
-                "--mysql-port",
-                "0",
-                "--http-port",
-                "0",
-                "--backends",
-                &list,
-            ],
-            SECRET,
-            parse_ready_line,
-        );
-        Cluster {
-            frontend,
-            backends,
-            mysql_port,
-            http_port,
-        }
-    }
-
-    pub async fn connect(&self) -> Conn {
-        let opts = OptsBuilder::default()
-            .ip_or_hostname("127.0.0.1")
-            .tcp_port(self.mysql_port)
-            .user(Some("root"))
-            .prefer_socket(false);
-        Conn::new(opts).await.expect("connect to the frontend")
-    }
-}
 
 /// Segment files under `dir`, as paths relative to it.
 fn segments(dir: &Path) -> Vec<PathBuf> {

@@ -2,8 +2,8 @@
 //! queries answer the same on a cluster of one frontend and three backends as on the
 //! all-in-one server.
 
+use crate::cluster_harness::Cluster;
 use crate::harness::{exec, rows, TestServer};
-use crate::scale_out::Cluster;
 use parquet::arrow::ArrowWriter;
 use std::path::Path;
 use std::process::Command;

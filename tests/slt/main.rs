@@ -5,12 +5,22 @@
 //! Results are compared as MySQL's text protocol sends them: NULL is `NULL`, the empty string
 //! is `(empty)`. `statement error <regex>` / `query error <regex>` match the text
 //! `<mysql code> (<sqlstate>): <message>`, so `statement error 1146` checks the error code.
+//!
+//! Every file also runs against a cluster (one `basalt frontend`, two `basalt backend`s), as
+//! `cluster/<path>`, with the label `cluster`: a record a cluster cannot run yet is marked
+//! `skipif cluster`, a whole file with a `# not on a cluster yet: <why>` line.
 
 // The e2e harness starts and stops the server; the SQL files use only part of it.
 #[allow(dead_code)]
 #[path = "../e2e/harness.rs"]
 mod harness;
 
+// A cluster of one frontend and backends, for the files' cluster runs.
+#[allow(dead_code)]
+#[path = "../e2e/cluster_harness.rs"]
+mod cluster_harness;
+
+use cluster_harness::Cluster;
 use harness::TestServer;
 use libtest_mimic::{Arguments, Failed, Trial};
 use mysql_async::consts::ColumnType as MyType;
@@ -111,15 +121,33 @@ impl AsyncDB for Client {
     }
 }
 
-/// Runs one file against a fresh server.
-fn run_file(path: &Path) -> Result<(), Failed> {
+/// Where a file runs: a fresh all-in-one server, or a fresh cluster of one frontend and two
+/// backends (records marked `skipif cluster` are left out there).
+#[derive(Clone, Copy)]
+enum Target {
+    Server,
+    Cluster,
+}
+
+/// Runs one file against a fresh server or cluster.
+fn run_file(path: &Path, target: Target) -> Result<(), Failed> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let server = TestServer::start().await;
-        let opts: Opts = server.opts("root", None, None);
+        let (_server, _cluster, opts): (_, _, Opts) = match target {
+            Target::Server => {
+                let server = TestServer::start().await;
+                let opts = server.opts("root", None, None);
+                (Some(server), None, opts)
+            }
+            Target::Cluster => {
+                let cluster = Cluster::start(2);
+                let opts = cluster.opts();
+                (None, Some(cluster), opts)
+            }
+        };
         let mut runner = sqllogictest::Runner::new(move || {
             let opts = opts.clone();
             async move {
@@ -129,12 +157,18 @@ fn run_file(path: &Path) -> Result<(), Failed> {
             }
         });
         runner.add_label("basalt");
+        if let Target::Cluster = target {
+            runner.add_label("cluster");
+        }
         runner
             .run_file_async(path)
             .await
             .map_err(|e| Failed::from(e.display(true).to_string()))
     })
 }
+
+/// The line that keeps a file's cluster run out (with the reason after it).
+const NOT_ON_A_CLUSTER: &str = "# not on a cluster yet:";
 
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -156,17 +190,29 @@ fn main() {
     let mut paths = Vec::new();
     files(&root, &mut paths);
     paths.sort();
-    let trials = paths
-        .into_iter()
-        .map(|path| {
-            let name = path
-                .strip_prefix(&root)
-                .unwrap_or(&path)
-                .with_extension("")
-                .to_string_lossy()
-                .into_owned();
-            Trial::test(name, move || run_file(&path))
-        })
-        .collect();
+    let mut trials = Vec::new();
+    for path in paths {
+        let name = path
+            .strip_prefix(&root)
+            .unwrap_or(&path)
+            .with_extension("")
+            .to_string_lossy()
+            .into_owned();
+        let cluster_path = path.clone();
+        // A file whose statements a cluster cannot run yet says so in a line
+        // `# not on a cluster yet: <why>`; its cluster run is listed as ignored.
+        let not_yet = std::fs::read_to_string(&path)
+            .map(|text| text.lines().any(|l| l.starts_with(NOT_ON_A_CLUSTER)))
+            .unwrap_or(false);
+        trials.push(Trial::test(name.clone(), move || {
+            run_file(&path, Target::Server)
+        }));
+        trials.push(
+            Trial::test(format!("cluster/{name}"), move || {
+                run_file(&cluster_path, Target::Cluster)
+            })
+            .with_ignored_flag(not_yet),
+        );
+    }
     libtest_mimic::run(&args, trials).exit();
 }

@@ -18,7 +18,7 @@ pub fn from_df(e: DataFusionError) -> BasaltError {
             Ok(b) => *b,
             Err(other) => match other.downcast::<DataFusionError>() {
                 Ok(df) => from_df(*df),
-                Err(other) => BasaltError::Execution(other.to_string()),
+                Err(other) => remote_error(other.to_string()),
             },
         },
         DataFusionError::Context(_, inner) | DataFusionError::Diagnostic(_, inner) => {
@@ -51,6 +51,22 @@ pub fn from_df(e: DataFusionError) -> BasaltError {
             }
             BasaltError::Execution(message)
         }
+    }
+}
+
+/// An error raised where only its text could travel (a plan fragment on a cluster's backend):
+/// MySQL's out-of-range message ("BIGINT value is out of range in '...'") keeps its code 1690;
+/// anything else is a general execution error with the same text.
+fn remote_error(message: String) -> BasaltError {
+    let out_of_range = message
+        .split_once(" value is out of range in ")
+        .is_some_and(|(ty, _)| {
+            !ty.is_empty() && ty.bytes().all(|b| b.is_ascii_uppercase() || b == b' ')
+        });
+    if out_of_range {
+        BasaltError::NumericOverflow(message)
+    } else {
+        BasaltError::Execution(message)
     }
 }
 
@@ -93,4 +109,27 @@ fn strip_prefix(s: String) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod remote_tests {
+    use super::*;
+
+    #[test]
+    fn an_out_of_range_error_from_a_backend_keeps_its_code() {
+        #[derive(Debug)]
+        struct Text(&'static str);
+        impl std::fmt::Display for Text {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.0)
+            }
+        }
+        impl std::error::Error for Text {}
+        let e = from_df(DataFusionError::External(Box::new(Text(
+            "BIGINT value is out of range in '(9223372036854775807 + 1)'",
+        ))));
+        assert!(matches!(e, BasaltError::NumericOverflow(_)), "{e:?}");
+        let e = from_df(DataFusionError::External(Box::new(Text("disk on fire"))));
+        assert!(matches!(e, BasaltError::Execution(_)), "{e:?}");
+    }
 }

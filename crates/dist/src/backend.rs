@@ -25,17 +25,33 @@ use tonic::service::interceptor::InterceptedService;
 /// Largest gRPC message a backend accepts (a segment write's batches arrive split far below).
 const MAX_MESSAGE_BYTES: usize = 256 << 20;
 
-/// Basalt's LIKE kernel on the fragments a backend runs (the frontend leaves it out: its
+/// What a backend does to each fragment before running it: restores the function result
+/// fields the protobuf form dropped ([`crate::fragment_fields`]), restores the orderings its
+/// operators need, then applies Basalt's LIKE kernel (the frontend leaves it out: its
 /// expressions do not travel).
-struct FastLike;
+struct PrepareFragment;
 
-impl WorkerPlanRewriteHandler for FastLike {
+impl WorkerPlanRewriteHandler for PrepareFragment {
     fn rewrite_worker_plan(
         &self,
         ev: WorkerPlanRewriteEvent,
     ) -> datafusion::common::Result<WorkerPlanRewriteEventResponse> {
         use datafusion::physical_optimizer::PhysicalOptimizerRule;
-        let plan = basalt_query::FastLikeRule.optimize(ev.plan, ev.session_config.options())?;
+        let options = ev.session_config.options();
+        let plan = crate::fragment_fields::restore_result_fields(ev.plan)?;
+        // A network boundary forgets what the rows below it were known to be (a column fixed
+        // by a filter in another stage): sorts the fragment's operators rely on are put back.
+        let plan = {
+            use datafusion::common::tree_node::{TransformedResult, TreeNode};
+            use datafusion::physical_optimizer::enforce_sorting::{
+                ensure_sorting, PlanWithCorrespondingSort,
+            };
+            PlanWithCorrespondingSort::new_default(plan)
+                .transform_up(ensure_sorting)
+                .data()?
+                .plan
+        };
+        let plan = basalt_query::FastLikeRule.optimize(plan, options)?;
         Ok(WorkerPlanRewriteEventResponse::new(plan))
     }
 }
@@ -68,7 +84,7 @@ pub async fn run_backend(
                 .builder
                 .with_distributed_user_codec(TabletScanCodec)
                 .with_distributed_channel_resolver(channels)
-                .with_distributed_worker_plan_rewrite_handler(FastLike);
+                .with_distributed_worker_plan_rewrite_handler(PrepareFragment);
             builder
                 .config()
                 .get_or_insert_default()

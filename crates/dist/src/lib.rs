@@ -8,6 +8,7 @@ mod backend;
 mod backend_catalog;
 mod channels;
 mod cluster;
+mod fragment_fields;
 mod planning;
 mod scan_codec;
 mod scan_tasks;

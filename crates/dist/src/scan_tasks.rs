@@ -8,7 +8,9 @@ use basalt_catalog::{BackendId, BackendMeta, TableMeta, TabletMeta};
 use basalt_query::TabletScanExec;
 use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
 use datafusion::common::{plan_datafusion_err, DataFusionError, Result};
-use datafusion::physical_plan::ExecutionPlan;
+use datafusion::physical_plan::empty::EmptyExec;
+use datafusion::physical_plan::placeholder_row::PlaceholderRowExec;
+use datafusion::physical_plan::{ExecutionPlan, ExecutionPlanProperties};
 use datafusion_distributed::{
     DesiredTaskCountEvent, DesiredTaskCountEventResponse, DesiredTaskCountHandler,
     DistributedLeafExec, NetworkBoundaryExt, RouteTasksEvent, RouteTasksEventResponse,
@@ -26,14 +28,45 @@ impl DesiredTaskCountHandler for ScanTasks {
         &self,
         ev: DesiredTaskCountEvent<'_>,
     ) -> Option<Result<DesiredTaskCountEventResponse>> {
+        if is_constant_leaf(ev.plan) {
+            // Any task count: one task produces the rows (see `scale_up_leaf`).
+            return Some(Ok(DesiredTaskCountEventResponse::desired(1)));
+        }
         desired_task_count(&self.0, ev)
     }
 }
 
 impl ScaleUpLeafNodeHandler for ScanTasks {
     fn handle(&self, ev: ScaleUpLeafNodeEvent) -> Option<Result<ScaleUpLeafNodeEventResponse>> {
+        if is_constant_leaf(ev.plan) {
+            return Some(once_in_first_task(ev.plan, ev.task_count));
+        }
         scale_up_leaf(&self.0, ev)
     }
+}
+
+/// A leaf whose rows are in the plan itself (`SELECT 7`, an empty relation). Left to the
+/// distributed engine, it would hold its whole stage to one task — and a stage of one task
+/// runs on the frontend, which cannot scan tablets (`... UNION ALL SELECT 7`).
+fn is_constant_leaf(plan: &Arc<dyn ExecutionPlan>) -> bool {
+    plan.is::<PlaceholderRowExec>() || plan.is::<EmptyExec>()
+}
+
+/// The leaf in the first of `task_count` tasks and nothing in the others: its rows once.
+fn once_in_first_task(
+    plan: &Arc<dyn ExecutionPlan>,
+    task_count: usize,
+) -> Result<ScaleUpLeafNodeEventResponse> {
+    if task_count <= 1 {
+        return Ok(ScaleUpLeafNodeEventResponse::new(plan.clone()));
+    }
+    let partitions = plan.output_partitioning().partition_count();
+    let nothing: Arc<dyn ExecutionPlan> =
+        Arc::new(EmptyExec::new(plan.schema()).with_partitions(partitions));
+    let variants =
+        std::iter::once(plan.clone()).chain(std::iter::repeat_n(nothing, task_count - 1));
+    let leaf = DistributedLeafExec::try_new(plan.clone(), variants)?;
+    Ok(ScaleUpLeafNodeEventResponse::new(Arc::new(leaf)))
 }
 
 impl RouteTasksHandler for ScanTasks {

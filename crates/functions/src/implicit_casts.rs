@@ -249,12 +249,12 @@ fn to_double(e: Expr) -> Expr {
     call(string_to_double(), e)
 }
 
-fn string_to_double() -> &'static ScalarUDF {
+pub(crate) fn string_to_double() -> &'static ScalarUDF {
     static F: OnceLock<ScalarUDF> = OnceLock::new();
     F.get_or_init(|| ScalarUDF::new_from_impl(StringToNumber::new(Target::Double)))
 }
 
-fn string_to_bigint() -> &'static ScalarUDF {
+pub(crate) fn string_to_bigint() -> &'static ScalarUDF {
     static F: OnceLock<ScalarUDF> = OnceLock::new();
     F.get_or_init(|| ScalarUDF::new_from_impl(StringToNumber::new(Target::BigInt)))
 }

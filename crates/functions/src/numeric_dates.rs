@@ -266,12 +266,20 @@ fn parse(n: i64) -> Option<NaiveDateTime> {
 
 /// `mysql_number_to_date(n)` / `mysql_number_to_datetime(n)`: [`parse`] over a column.
 #[derive(Debug, PartialEq, Eq, Hash)]
-struct NumberToDate {
+pub(crate) struct NumberToDate {
     target: Target,
     signature: Signature,
 }
 
 impl NumberToDate {
+    /// `mysql_number_to_date` and `mysql_number_to_datetime`.
+    pub(crate) fn functions() -> Vec<ScalarUDF> {
+        [Target::Date, Target::DateTime]
+            .into_iter()
+            .map(|t| ScalarUDF::new_from_impl(NumberToDate::new(t)))
+            .collect()
+    }
+
     fn new(target: Target) -> NumberToDate {
         NumberToDate {
             target,

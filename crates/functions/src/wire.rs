@@ -1,8 +1,9 @@
-//! Scalar functions that analyzer rules build with parameters (the result type of checked
-//! integer arithmetic, the decimals MySQL's `/` adds) are in no registry, yet plan fragments
-//! name them when they travel to another node. Each takes its parameter from the call's own
-//! result type, which travels with the call, so one registered instance per name runs every
-//! call: [`fragment_functions`] are those instances, for the nodes that run fragments.
+//! Scalar functions that analyzer rules build (implicit string-to-number and number-to-date
+//! conversions, checked integer arithmetic, MySQL's `/`) are in no registry, yet plan
+//! fragments name them when they travel to another node. Those with a parameter (a result
+//! type, the decimals `/` adds) take it from the call's own result type, which travels with
+//! the call, so one registered instance per name runs every call: [`fragment_functions`] are
+//! those instances, for the nodes that run fragments.
 
 use datafusion::arrow::datatypes::DataType;
 use datafusion::logical_expr::ScalarUDF;
@@ -14,6 +15,9 @@ pub fn fragment_functions() -> Vec<ScalarUDF> {
         .filter_map(|name| crate::checked_arithmetic::CheckedOp::named(name, DataType::Int64))
         .collect();
     v.push(crate::exact_division::ExactDivide::udf(0));
+    v.push(crate::implicit_casts::string_to_double().clone());
+    v.push(crate::implicit_casts::string_to_bigint().clone());
+    v.extend(crate::numeric_dates::NumberToDate::functions());
     v
 }
 
@@ -29,7 +33,16 @@ mod tests {
             .collect();
         assert_eq!(
             names,
-            ["checked_add", "checked_sub", "checked_mul", "mysql_divide"]
+            [
+                "checked_add",
+                "checked_sub",
+                "checked_mul",
+                "mysql_divide",
+                "mysql_string_to_double",
+                "mysql_string_to_bigint",
+                "mysql_number_to_date",
+                "mysql_number_to_datetime"
+            ]
         );
     }
 }

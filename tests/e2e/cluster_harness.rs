@@ -1,0 +1,124 @@
+//! Starting a cluster of real `basalt` processes for a test: one `basalt frontend` and N
+//! `basalt backend`s on loopback ports the OS picks, each with its own data directory, sharing
+//! a cluster secret.
+
+use crate::harness::parse_ready_line;
+use mysql_async::{Conn, Opts, OptsBuilder};
+use std::io::BufRead;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+pub const SECRET: &str = "e2e-cluster-secret-0123456789";
+
+/// A child process killed when dropped, and the data directory it owns.
+pub struct Node {
+    pub child: Child,
+    pub dir: tempfile::TempDir,
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `basalt <args>` and returns it with what `ready` found in its log.
+pub fn spawn<T: Send + 'static>(
+    args: &[&str],
+    secret: &str,
+    ready: fn(&str) -> Option<T>,
+) -> (Node, T) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
+        .args(args)
+        .arg("--data-dir")
+        .arg(dir.path())
+        .env("BASALT_CLUSTER_SECRET", secret)
+        .env("BASALT_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("start basalt");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            eprintln!("[basalt {}] {line}", std::process::id());
+            if let Some(found) = ready(&line) {
+                let _ = tx.send(found);
+            }
+        }
+    });
+    let found = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("node did not report ready within 60 s");
+    (Node { child, dir }, found)
+}
+
+pub fn backend_port(line: &str) -> Option<u16> {
+    let rest = &line[line.find("Basalt backend ready on ")? + 24..];
+    rest.split([',', ' '])
+        .next()?
+        .rsplit(':')
+        .next()?
+        .parse()
+        .ok()
+}
+
+pub struct Cluster {
+    pub frontend: Node,
+    pub backends: Vec<(Node, u16)>,
+    pub mysql_port: u16,
+    pub http_port: u16,
+}
+
+impl Cluster {
+    pub fn start(backends: usize) -> Cluster {
+        let backends: Vec<(Node, u16)> = (0..backends)
+            .map(|_| spawn(&["backend", "--port", "0"], SECRET, backend_port))
+            .collect();
+        let list: Vec<String> = backends
+            .iter()
+            .map(|(_, p)| format!("127.0.0.1:{p}"))
+            .collect();
+        let list = list.join(",");
+        let (frontend, (mysql_port, http_port)) = spawn(
+            &[
+                "frontend",
+                "--mysql-port",
+                "0",
+                "--http-port",
+                "0",
+                "--backends",
+                &list,
+            ],
+            SECRET,
+            parse_ready_line,
+        );
+        Cluster {
+            frontend,
+            backends,
+            mysql_port,
+            http_port,
+        }
+    }
+
+    pub fn opts(&self) -> Opts {
+        OptsBuilder::default()
+            .ip_or_hostname("127.0.0.1")
+            .tcp_port(self.mysql_port)
+            .user(Some("root"))
+            .prefer_socket(false)
+            .into()
+    }
+
+    pub async fn connect(&self) -> Conn {
+        Conn::new(self.opts())
+            .await
+            .expect("connect to the frontend")
+    }
+}

@@ -28,7 +28,7 @@ use crate::engine::StorageEngine;
 use crate::files::tablet_dir;
 use crate::merge::{sort_and_merge, MergeSpec};
 use crate::read_tracker::ReadGuard;
-use crate::segment::{bloom_filter_columns, read_segment, write_segment};
+use crate::segment::{bloom_filter_columns, write_segment};
 use crate::storage_err;
 use arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch, UInt64Array};
 use arrow::compute::{concat_batches, filter_record_batch};
@@ -83,10 +83,25 @@ pub(crate) struct Output {
     files: Vec<PathBuf>,
     /// Rows per output segment (all but the last).
     segment_rows: usize,
+    /// On a cluster's frontend: where the files were written (the backends holding the
+    /// tablet); `files` are then catalog paths.
+    remote: Option<(
+        Arc<dyn crate::remote::RemoteSegments>,
+        Vec<basalt_catalog::BackendId>,
+    )>,
 }
 
 impl Output {
     pub(crate) fn remove_files(&self) {
+        if let Some((remote, replicas)) = &self.remote {
+            remote.remove(
+                self.files
+                    .iter()
+                    .map(|f| (replicas.clone(), f.to_string_lossy().into_owned()))
+                    .collect(),
+            );
+            return;
+        }
         for f in &self.files {
             if let Err(e) = crate::files::remove_segment_files(f) {
                 tracing::warn!(
@@ -375,7 +390,7 @@ impl StorageEngine {
                 _ => RoaringBitmap::new(),
             };
             let mut first_row = 0u64;
-            for batch in read_segment(&self.segment_path(&seg.path), &all)? {
+            for batch in self.read_segment_columns(tablet, &seg.path, &all)? {
                 let n = batch.num_rows() as u64;
                 let rows = first_row..first_row + n;
                 first_row += n;
@@ -443,12 +458,28 @@ impl StorageEngine {
         let data = RecordBatch::try_new(schema.clone(), merged.columns()[..ncols].to_vec())
             .map_err(storage_err)?;
         let blooms = bloom_filter_columns(table);
+        // On a cluster's frontend (a rewrite): the segments go to the tablet's backends.
+        let remote = match self.remote() {
+            None => None,
+            Some(remote) => {
+                let tablet = table
+                    .tablets()
+                    .map(|(_, t)| t)
+                    .find(|t| t.id == tablet_id)
+                    .cloned()
+                    .ok_or_else(|| BasaltError::Internal(format!("no tablet {tablet_id}")))?;
+                Some((remote.clone(), tablet))
+            }
+        };
         let mut output = Output {
             segments: Vec::new(),
             batches: Vec::new(),
             origins,
             files: Vec::new(),
             segment_rows,
+            remote: remote
+                .as_ref()
+                .map(|(r, t)| (r.clone(), t.replicas.clone())),
         };
         let mut offset = 0;
         while offset < data.num_rows() {
@@ -456,15 +487,30 @@ impl StorageEngine {
             let part = data.slice(offset, len);
             let rel = tablet_dir(table.id, tablet_id)
                 .join(format!("c{id}_{}.parquet", output.segments.len()));
-            output.files.push(self.data_dir().join(&rel));
-            let written = write_segment(
-                self.data_dir(),
-                &rel,
-                &schema,
-                std::slice::from_ref(&part),
-                &blooms,
-                table.stores_rows(),
-            );
+            let written = match &remote {
+                None => {
+                    output.files.push(self.data_dir().join(&rel));
+                    write_segment(
+                        self.data_dir(),
+                        &rel,
+                        &schema,
+                        std::slice::from_ref(&part),
+                        &blooms,
+                        table.stores_rows(),
+                    )
+                }
+                Some((remote, tablet)) => {
+                    output.files.push(rel.clone());
+                    remote.write(
+                        tablet,
+                        &rel,
+                        &schema,
+                        std::slice::from_ref(&part),
+                        &blooms,
+                        table.stores_rows(),
+                    )
+                }
+            };
             match written {
                 Ok(meta) => output.segments.push(meta),
                 Err(e) => {

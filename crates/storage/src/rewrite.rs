@@ -46,13 +46,8 @@ impl StorageEngine {
         mut new: TableMeta,
         transform: &RowTransform<'_>,
     ) -> Result<RewriteStats> {
-        if self.remote().is_some() {
-            return Err(BasaltError::NotSupported(format!(
-                "rewriting the rows of table {} on a cluster (a column change that converts \
-                 stored values, or DELETE/UPDATE of a Duplicate or Aggregate table)",
-                old.name
-            )));
-        }
+        // On a cluster's frontend the rows come from the backends holding each tablet and the
+        // rewritten segments go back to them (the whole table passes through the frontend).
         // Registered before reading, so the files read stay until the rewrite is done.
         let _guard = self.begin_read();
         let mut outputs: Vec<Output> = Vec::new();
@@ -153,6 +148,9 @@ impl StorageEngine {
         if removed.is_empty() {
             return;
         }
+        // The rewritten rows live at new places (a cluster's frontend keeps the key indexes
+        // of its Unique tablets too).
+        self.evict_indexes(old.tablets().map(|(_, t)| t));
         if let Some(remote) = self.remote() {
             let holders = |tablet: u64| {
                 old.tablets()
@@ -172,7 +170,6 @@ impl StorageEngine {
             );
             return;
         }
-        self.evict_indexes(old.tablets().map(|(_, t)| t));
         let segments = || removed.iter().flat_map(|r| r.segments.iter());
         self.forget_segment_caches(segments().map(|s| s.path.as_str()));
         let files = segments().map(|s| self.segment_path(&s.path)).collect();

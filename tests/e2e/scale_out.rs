@@ -296,6 +296,12 @@ async fn backends_compact_the_tablets_they_hold() {
          DISTRIBUTED BY HASH(k) BUCKETS 2",
     )
     .await;
+    exec(
+        &mut conn,
+        "CREATE TABLE c.uniq (k INT, v INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2 \
+         PROPERTIES ('replication_num' = '2')",
+    )
+    .await;
     for i in 0..40 {
         exec(
             &mut conn,
@@ -307,10 +313,21 @@ async fn backends_compact_the_tablets_they_hold() {
             &format!("INSERT INTO c.agg VALUES ({}, {i}, {i})", i % 3),
         )
         .await;
+        exec(
+            &mut conn,
+            &format!("INSERT INTO c.uniq VALUES ({}, {i})", i % 5),
+        )
+        .await;
     }
+    exec(&mut conn, "DELETE FROM c.uniq WHERE k = 4").await;
+    let uniq = "SELECT * FROM c.uniq ORDER BY k";
+    let expected_uniq: Vec<Vec<Option<String>>> = (0..4)
+        .map(|k| vec![Some(k.to_string()), Some((35 + k).to_string())])
+        .collect();
+    assert_eq!(rows(&mut conn, uniq).await, expected_uniq);
     let before_dup = rows(&mut conn, "SELECT COUNT(*), SUM(v) FROM c.dup").await;
     let before_agg = rows(&mut conn, "SELECT * FROM c.agg ORDER BY k").await;
-    for table in ["c.dup", "c.agg"] {
+    for table in ["c.dup", "c.agg", "c.uniq"] {
         let tablets = wait_for_compaction(&mut conn, table, 1, Duration::from_secs(60)).await;
         for t in &tablets {
             let version = t[3].clone().unwrap_or_default();
@@ -324,6 +341,20 @@ async fn backends_compact_the_tablets_they_hold() {
     assert_eq!(
         rows(&mut conn, "SELECT * FROM c.agg ORDER BY k").await,
         before_agg
+    );
+    assert_eq!(rows(&mut conn, uniq).await, expected_uniq);
+    // Upserts after compaction still replace the compacted rows.
+    exec(&mut conn, "INSERT INTO c.uniq VALUES (0, 100), (4, 4)").await;
+    assert_eq!(
+        rows(
+            &mut conn,
+            "SELECT k, v FROM c.uniq WHERE k IN (0, 4) ORDER BY k"
+        )
+        .await,
+        vec![
+            vec![Some("0".into()), Some("100".into())],
+            vec![Some("4".into()), Some("4".into())],
+        ]
     );
     assert_eq!(
         before_agg,

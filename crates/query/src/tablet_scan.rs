@@ -21,9 +21,8 @@ use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, ExecutionPlanProperties, PlanProperties,
 };
-use futures::TryStreamExt;
-use std::sync::Arc;
-use tokio::sync::OnceCell;
+use futures::{StreamExt, TryStreamExt};
+use std::sync::{Arc, Weak};
 
 /// Marks a frontend's session whose tables live on backends: scans are planned as
 /// [`TabletScanExec`] and never open segment files here.
@@ -67,14 +66,19 @@ pub struct TabletScanSpec {
     pub placed_on: Option<u64>,
 }
 
+/// The type an empty `Weak<dyn ExecutionPlan>` is made from (nothing is ever planned as it).
+type EmptyPlan = datafusion::physical_plan::empty::EmptyExec;
+
 /// A scan of chosen tablets that runs where they are stored (see the module doc).
 #[derive(Debug)]
 pub struct TabletScanExec {
     spec: TabletScanSpec,
     schema: SchemaRef,
     properties: Arc<PlanProperties>,
-    /// The local scan, planned on first execution (shared by all partitions).
-    local: Arc<OnceCell<Arc<dyn ExecutionPlan>>>,
+    /// The local scan while any partition runs it (planned by the first, shared by the
+    /// others). Only running streams keep it: the plan holds the snapshot's read guard, which
+    /// keeps replaced segment files on disk, and the distributed engine keeps finished plans.
+    local: Arc<tokio::sync::Mutex<Weak<dyn ExecutionPlan>>>,
 }
 
 impl TabletScanExec {
@@ -94,7 +98,7 @@ impl TabletScanExec {
             spec,
             schema,
             properties,
-            local: Arc::new(OnceCell::new()),
+            local: Arc::new(tokio::sync::Mutex::new(Weak::<EmptyPlan>::new())),
         })
     }
 
@@ -238,12 +242,23 @@ impl ExecutionPlan for TabletScanExec {
         let this = Arc::new(this);
         let schema = self.schema.clone();
         let stream = futures::stream::once(async move {
-            let plan = this
-                .local
-                .get_or_try_init(|| this.local_plan(&context))
-                .await?
-                .clone();
-            plan.execute(partition, context)
+            let plan = {
+                let mut shared = this.local.lock().await;
+                match shared.upgrade() {
+                    Some(plan) => plan,
+                    None => {
+                        let plan = this.local_plan(&context).await?;
+                        *shared = Arc::downgrade(&plan);
+                        plan
+                    }
+                }
+            };
+            let rows = plan.execute(partition, context)?;
+            // The stream keeps the plan (and its read guard) until it ends.
+            Ok::<_, datafusion::common::DataFusionError>(rows.map(move |batch| {
+                let _ = &plan;
+                batch
+            }))
         })
         .try_flatten();
         Ok(Box::pin(RecordBatchStreamAdapter::new(schema, stream)))

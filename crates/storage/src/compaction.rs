@@ -164,10 +164,6 @@ impl StorageEngine {
                     if tablet.rowsets.is_empty() || skip.contains(&tablet.id) {
                         continue;
                     }
-                    // Unique-key compaction does not run on a cluster's backends yet.
-                    if self.remote().is_some() && table.keys_model == KeysModel::Unique {
-                        continue;
-                    }
                     let Some(pick) = policy.pick(&rowset_stats(tablet), now) else {
                         continue;
                     };
@@ -239,8 +235,13 @@ impl StorageEngine {
             .to_vec();
         let input_segments: Vec<&SegmentMeta> =
             inputs.iter().flat_map(|r| r.segments.iter()).collect();
+        // On a cluster the backends merge Duplicate and Aggregate tablets themselves; a Unique
+        // tablet's merge needs the frontend's key index, so its rows pass through the
+        // frontend (read from a replica, written back to all).
         if let Some(remote) = self.remote() {
-            return self.compact_on_backends(remote.as_ref(), &job, &inputs);
+            if table.keys_model != KeysModel::Unique {
+                return self.compact_on_backends(remote.as_ref(), &job, &inputs);
+            }
         }
         let merged = self.merge_inputs(table, tablet, &input_segments)?;
         let output = self.write_output(table, tablet.id, merged, job.segment_rows)?;
@@ -266,9 +267,17 @@ impl StorageEngine {
             }
         };
         let segments = || removed.iter().flat_map(|r| r.segments.iter());
-        self.forget_segment_caches(segments().map(|s| s.path.as_str()));
-        let files = segments().map(|s| self.segment_path(&s.path)).collect();
-        self.reads.delete_when_unread(files);
+        if let Some(remote) = self.remote() {
+            remote.remove(
+                segments()
+                    .map(|s| (tablet.replicas.clone(), s.path.clone()))
+                    .collect(),
+            );
+        } else {
+            self.forget_segment_caches(segments().map(|s| s.path.as_str()));
+            let files = segments().map(|s| self.segment_path(&s.path)).collect();
+            self.reads.delete_when_unread(files);
+        }
         Ok(CompactionStats {
             table_id: table.id,
             tablet_id: tablet.id,

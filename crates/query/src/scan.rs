@@ -181,16 +181,15 @@ fn cluster_scan(
         }
     }
     meta.partitions = partitions;
-    Ok(Arc::new(crate::tablet_scan::TabletScanExec::try_new(
-        crate::tablet_scan::TabletScanSpec {
-            table: Arc::new(meta),
-            projection: projection.cloned(),
-            filters: filters.to_vec(),
-            limit,
-            partitions: state.config().target_partitions(),
-            placed_on: None,
-        },
-    )?))
+    let scan = crate::tablet_scan::TabletScanExec::try_new(crate::tablet_scan::TabletScanSpec {
+        table: Arc::new(meta),
+        projection: projection.cloned(),
+        filters: filters.to_vec(),
+        limit,
+        partitions: state.config().target_partitions(),
+        placed_on: None,
+    })?;
+    Ok(Arc::new(scan.holding(table.read_guard.clone())))
 }
 
 async fn parquet_scan(

@@ -6,7 +6,7 @@
 use crate::provider::{table_schema, BasaltTable};
 use crate::sink::GeneratedIds;
 use basalt_catalog::TableMeta;
-use basalt_storage::StorageEngine;
+use basalt_storage::{ReadGuard, StorageEngine};
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::common::stats::Precision;
 use datafusion::common::tree_node::TreeNodeRecursion;
@@ -79,6 +79,10 @@ pub struct TabletScanExec {
     /// others). Only running streams keep it: the plan holds the snapshot's read guard, which
     /// keeps replaced segment files on disk, and the distributed engine keeps finished plans.
     local: Arc<tokio::sync::Mutex<Weak<dyn ExecutionPlan>>>,
+    /// On the frontend: the planning snapshot's read guard, so that files the backends hold
+    /// for it are not deleted (compaction, DROP) before the statement has scanned them. It
+    /// does not travel.
+    guard: Option<Arc<ReadGuard>>,
 }
 
 impl TabletScanExec {
@@ -99,6 +103,7 @@ impl TabletScanExec {
             schema,
             properties,
             local: Arc::new(tokio::sync::Mutex::new(Weak::<EmptyPlan>::new())),
+            guard: None,
         })
     }
 
@@ -109,10 +114,18 @@ impl TabletScanExec {
     /// The same scan over only `table`'s tablets (a subset of this scan's, with the same
     /// columns): one task's share.
     pub fn with_table(&self, table: Arc<TableMeta>) -> Result<TabletScanExec> {
-        TabletScanExec::try_new(TabletScanSpec {
+        let mut share = TabletScanExec::try_new(TabletScanSpec {
             table,
             ..self.spec.clone()
-        })
+        })?;
+        share.guard = self.guard.clone();
+        Ok(share)
+    }
+
+    /// Keeps `guard` (the planning snapshot's) for as long as this plan exists.
+    pub fn holding(mut self, guard: Arc<ReadGuard>) -> TabletScanExec {
+        self.guard = Some(guard);
+        self
     }
 
     /// Records the backend this share runs on.
@@ -238,6 +251,7 @@ impl ExecutionPlan for TabletScanExec {
             schema: self.schema.clone(),
             properties: self.properties.clone(),
             local: self.local.clone(),
+            guard: self.guard.clone(),
         };
         let this = Arc::new(this);
         let schema = self.schema.clone();

@@ -267,8 +267,8 @@ impl StorageEngine {
             }
         };
         let segments = || removed.iter().flat_map(|r| r.segments.iter());
-        if let Some(remote) = self.remote() {
-            remote.remove(
+        if self.remote().is_some() {
+            self.remove_remote_when_unread(
                 segments()
                     .map(|s| (tablet.replicas.clone(), s.path.clone()))
                     .collect(),
@@ -331,7 +331,7 @@ impl StorageEngine {
                 return Err(e);
             }
         };
-        remote.remove(
+        self.remove_remote_when_unread(
             removed
                 .iter()
                 .flat_map(|r| r.segments.iter())

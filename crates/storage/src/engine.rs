@@ -22,7 +22,7 @@ use arrow::array::ArrayRef;
 use arrow::array::RecordBatch;
 use arrow::compute::concat_batches;
 use basalt_catalog::{
-    KeysModel, LoadJobRecord, NewRowset, PartitionMeta, SegmentMeta, TableId, TableMeta,
+    BackendId, KeysModel, LoadJobRecord, NewRowset, PartitionMeta, SegmentMeta, TableId, TableMeta,
     TabletCatalog, TabletId, TabletMeta,
 };
 use basalt_common::{BasaltError, Result};
@@ -205,6 +205,16 @@ impl StorageEngine {
     /// The backends' segment files, on a scale-out frontend.
     pub fn remote(&self) -> Option<&Arc<dyn crate::remote::RemoteSegments>> {
         self.remote.get()
+    }
+
+    /// On a cluster's frontend: asks the backends to delete `files` (with the backends holding
+    /// each) once no statement here that may still scan them is running.
+    pub(crate) fn remove_remote_when_unread(&self, files: Vec<(Vec<BackendId>, String)>) {
+        if let Some(remote) = self.remote().cloned() {
+            if !files.is_empty() {
+                self.reads.run_when_unread(move || remote.remove(files));
+            }
+        }
     }
 
     pub fn data_dir(&self) -> &Path {
@@ -505,7 +515,7 @@ impl StorageEngine {
                 .flat_map(|t| t.rowsets.iter())
                 .flat_map(|r| r.segments.iter())
         };
-        if let Some(remote) = self.remote() {
+        if self.remote().is_some() {
             let files = tablets
                 .iter()
                 .flat_map(|t| {
@@ -515,7 +525,7 @@ impl StorageEngine {
                         .map(|s| (t.replicas.clone(), s.path.clone()))
                 })
                 .collect();
-            remote.remove(files);
+            self.remove_remote_when_unread(files);
             return;
         }
         self.forget_segment_caches(segments().map(|s| s.path.as_str()));

@@ -1,6 +1,8 @@
 //! Keeps files alive while queries may read them. A query takes a [`ReadGuard`] before it looks
 //! at the catalog; files removed from the catalog (TRUNCATE, DROP, DROP PARTITION) are deleted
-//! only once every query that started before the removal has finished.
+//! only once every query that started before the removal has finished. On a cluster's
+//! frontend the files are the backends': what is deferred is asking them to delete
+//! ([`ReadTracker::run_when_unread`]).
 
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
@@ -14,7 +16,13 @@ struct State {
     /// Running readers per start epoch.
     readers: BTreeMap<u64, usize>,
     /// Files removed from the catalog at an epoch, waiting for older readers to finish.
-    pending: Vec<(u64, Vec<PathBuf>)>,
+    pending: Vec<(u64, Removal)>,
+}
+
+/// What is done once no reader can see the removed files any more.
+enum Removal {
+    Files(Vec<PathBuf>),
+    Run(Box<dyn FnOnce() + Send>),
 }
 
 #[derive(Default)]
@@ -47,11 +55,21 @@ impl ReadTracker {
 
     /// Deletes `files` now if no reader could still see them, else when the last such reader ends.
     pub fn delete_when_unread(&self, files: Vec<PathBuf>) {
+        self.defer(Removal::Files(files));
+    }
+
+    /// Runs `removal` (asking the backends to delete files) now if no reader could still see
+    /// the files, else when the last such reader ends.
+    pub fn run_when_unread(&self, removal: impl FnOnce() + Send + 'static) {
+        self.defer(Removal::Run(Box::new(removal)));
+    }
+
+    fn defer(&self, removal: Removal) {
         let ready = {
             let mut s = self.state.lock();
             let epoch = s.epoch;
             s.epoch += 1;
-            s.pending.push((epoch, files));
+            s.pending.push((epoch, removal));
             take_ready(&mut s)
         };
         remove(ready);
@@ -85,24 +103,27 @@ impl Drop for ReadGuard {
 
 /// Pending deletions that no running reader can see: no reader that started at or before the
 /// removal is still running.
-fn take_ready(s: &mut State) -> Vec<PathBuf> {
+fn take_ready(s: &mut State) -> Vec<Removal> {
     let oldest_reader = s.readers.keys().next().copied();
-    let mut ready = Vec::new();
-    s.pending.retain_mut(|(epoch, files)| {
+    let (ready, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut s.pending)
+        .into_iter()
         // Readers with start epoch <= `epoch` may have seen the files.
-        let still_seen = oldest_reader.is_some_and(|r| r <= *epoch);
-        if !still_seen {
-            ready.append(files);
-        }
-        still_seen
-    });
-    ready
+        .partition(|(epoch, _)| oldest_reader.is_none_or(|r| r > *epoch));
+    s.pending = waiting;
+    ready.into_iter().map(|(_, r)| r).collect()
 }
 
-fn remove(files: Vec<PathBuf>) {
-    for f in files {
-        if let Err(e) = crate::files::remove_segment_files(&f) {
-            tracing::warn!("could not remove {}: {e}", f.display());
+fn remove(ready: Vec<Removal>) {
+    for removal in ready {
+        match removal {
+            Removal::Files(files) => {
+                for f in files {
+                    if let Err(e) = crate::files::remove_segment_files(&f) {
+                        tracing::warn!("could not remove {}: {e}", f.display());
+                    }
+                }
+            }
+            Removal::Run(run) => run(),
         }
     }
 }

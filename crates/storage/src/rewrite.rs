@@ -151,14 +151,14 @@ impl StorageEngine {
         // The rewritten rows live at new places (a cluster's frontend keeps the key indexes
         // of its Unique tablets too).
         self.evict_indexes(old.tablets().map(|(_, t)| t));
-        if let Some(remote) = self.remote() {
+        if self.remote().is_some() {
             let holders = |tablet: u64| {
                 old.tablets()
                     .find(|(_, t)| t.id == tablet)
                     .map(|(_, t)| t.replicas.clone())
                     .unwrap_or_default()
             };
-            remote.remove(
+            self.remove_remote_when_unread(
                 removed
                     .iter()
                     .flat_map(|r| {

@@ -68,8 +68,13 @@ pub fn place_tablets(
     backends: &[BackendMeta],
     load: &mut HashMap<BackendId, usize>,
 ) -> Result<()> {
+    // A single node holds every tablet itself, one replica: only an explicit replication_num
+    // above one is refused there (as before clusters existed; Doris's replication_allocation
+    // is accepted and has no effect).
+    if backends.is_empty() && !table.properties.contains_key("replication_num") {
+        return Ok(());
+    }
     let replicas = replication_num(table, backends.len())?;
-    // A single node holds every tablet itself: one replica.
     let available = backends.len().max(1);
     if replicas > available {
         return Err(BasaltError::InvalidDdl(format!(

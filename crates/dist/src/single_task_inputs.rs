@@ -1,6 +1,6 @@
-//! Keeps tablet scans off the frontend under operators the distributed engine runs in a single
-//! task (a null-aware anti join, i.e. `NOT IN`; a nested-loop join that emits unmatched left
-//! rows): such a stage is folded into the frontend's own part of the plan, and the frontend
+//! Keeps tablet scans off the frontend under operators that must run in a single task (a
+//! null-aware anti join, i.e. `NOT IN`; a nested-loop join that emits unmatched left rows; an
+//! aggregation over grouping sets without grouping columns): such a stage is folded into the frontend's own part of the plan, and the frontend
 //! holds no tablets. Gathering each input of those operators makes their inputs stages of
 //! their own, which run on the backends; the operator itself then runs on the frontend, as
 //! it would have anyway.
@@ -9,6 +9,7 @@ use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{JoinType, Result};
 use datafusion::config::ConfigOptions;
 use datafusion::physical_optimizer::PhysicalOptimizerRule;
+use datafusion::physical_plan::aggregates::AggregateExec;
 use datafusion::physical_plan::coalesce_partitions::CoalescePartitionsExec;
 use datafusion::physical_plan::execution_plan::{ChildrenPropertiesMode, ReplaceChildrenOptions};
 use datafusion::physical_plan::joins::{HashJoinExec, NestedLoopJoinExec, PartitionMode};
@@ -27,6 +28,13 @@ fn left_side_splittable(join_type: &JoinType) -> bool {
 }
 
 fn runs_in_one_task(plan: &dyn ExecutionPlan) -> bool {
+    // `GROUP BY GROUPING SETS (())`: grouping sets without a grouping column do not survive
+    // DataFusion's protobuf form (the backend's partial aggregate loses the grouping id and
+    // the answer comes back empty), so that aggregation stays on the frontend.
+    if let Some(aggregate) = plan.downcast_ref::<AggregateExec>() {
+        let group_by = aggregate.group_expr();
+        return group_by.has_grouping_set() && group_by.expr().is_empty();
+    }
     if let Some(join) = plan.downcast_ref::<HashJoinExec>() {
         return join.mode == PartitionMode::CollectLeft
             && (join.null_aware || !left_side_splittable(join.join_type()));

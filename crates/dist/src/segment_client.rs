@@ -69,10 +69,7 @@ impl BackendSegments {
 
 impl RemoteSegments for BackendSegments {
     fn read(&self, tablet: &TabletMeta, rel: &str, columns: &[usize]) -> Result<Vec<RecordBatch>> {
-        let id = tablet.replicas.first().ok_or_else(|| {
-            BasaltError::Internal(format!("tablet {} has no replicas", tablet.id))
-        })?;
-        let backend = self.0.backend(*id)?;
+        let backend = self.0.replica_backends(tablet)?.swap_remove(0);
         let failed = |e: &dyn std::fmt::Display| {
             BasaltError::Storage(format!(
                 "reading segment {rel} on backend {}: {e}",
@@ -116,11 +113,7 @@ impl RemoteSegments for BackendSegments {
             segment_rows,
         })
         .map_err(|e| BasaltError::Internal(e.to_string()))?;
-        let backends: Vec<BackendMeta> = tablet
-            .replicas
-            .iter()
-            .map(|id| self.0.backend(*id))
-            .collect::<Result<_>>()?;
+        let backends = self.0.replica_backends(tablet)?;
         let written = self.0.wait_for(futures::future::join_all(
             backends.iter().map(|b| self.compact_on(b, body.clone())),
         ));
@@ -150,22 +143,12 @@ impl RemoteSegments for BackendSegments {
         bloom_filter_columns: &[String],
         row_store: bool,
     ) -> Result<SegmentMeta> {
-        if tablet.replicas.is_empty() {
-            return Err(BasaltError::Internal(format!(
-                "tablet {} has no replicas on any backend",
-                tablet.id
-            )));
-        }
+        let backends = self.0.replica_backends(tablet)?;
         let command = WriteSegment {
             path: rel.to_string_lossy().into_owned(),
             bloom_filter_columns: bloom_filter_columns.to_vec(),
             row_store,
         };
-        let backends: Vec<BackendMeta> = tablet
-            .replicas
-            .iter()
-            .map(|id| self.0.backend(*id))
-            .collect::<Result<_>>()?;
         // Every replica is written before the load may publish; they are written together.
         let written = self.0.wait_for(futures::future::join_all(
             backends

@@ -4,12 +4,12 @@
 //! them.
 
 use crate::engine::QueryEngine;
-use basalt_catalog::{Catalog, LocalCatalog};
+use crate::local_node::{assemble, open_catalog, start_compaction, write_buffer};
+use basalt_catalog::Catalog;
 use basalt_common::config::Config;
-use basalt_common::{BasaltError, Result};
+use basalt_common::Result;
 use basalt_dist::{BackendSegments, Cluster, ClusterSecret};
-use basalt_load::LoadDir;
-use basalt_storage::{StorageEngine, WriteBufferLimits};
+use basalt_storage::StorageEngine;
 use std::sync::Arc;
 
 impl QueryEngine {
@@ -20,10 +20,7 @@ impl QueryEngine {
         backends: &[String],
         secret: ClusterSecret,
     ) -> Result<Arc<QueryEngine>> {
-        std::fs::create_dir_all(&config.data_dir)?;
-        let data_dir = std::fs::canonicalize(&config.data_dir)?;
-        let catalog = Arc::new(LocalCatalog::open(&data_dir.join("meta"))?);
-        catalog.set_max_tablet_versions(config.max_tablet_versions);
+        let (data_dir, catalog) = open_catalog(config)?;
         let known: Vec<String> = catalog.backends().iter().map(|b| b.address()).collect();
         for address in backends {
             let (host, port) = basalt_catalog::parse_backend_address(address)?;
@@ -32,37 +29,14 @@ impl QueryEngine {
             }
         }
         // The frontend's storage engine plans loads (routing, sorting, merging by key model);
-        // it never holds segment files: they go to the backends.
-        let storage = StorageEngine::open(
-            &data_dir,
-            catalog.clone(),
-            WriteBufferLimits {
-                rows_per_tablet: config.write_buffer_rows,
-                bytes: config.write_buffer_mb.saturating_mul(1 << 20),
-            },
-            0,
-            0,
-        )?;
+        // it never holds segment files: they go to the backends (no caches needed here).
+        let storage = StorageEngine::open(&data_dir, catalog.clone(), write_buffer(config), 0, 0)?;
         let cluster = Cluster::new(catalog.clone(), secret);
         storage.set_remote(Arc::new(BackendSegments(cluster.clone())));
         cluster.start_heartbeats();
         // The frontend picks compactions from its catalog; the backends holding each tablet
         // merge its files, and the frontend publishes the result.
-        storage.start_compaction(
-            config.compaction_threads,
-            std::time::Duration::from_millis(config.compaction_interval_ms.max(10)),
-            crate::local_node::compaction_policy(config),
-        )?;
-        let load_dir = LoadDir::open(&config.load_dir())?;
-        let query_memory = config
-            .query_memory_bytes()
-            .map_err(BasaltError::InvalidData)?;
-        let mut engine = QueryEngine::new(catalog, storage, Some(load_dir), query_memory)?;
-        engine.set_cluster(cluster)?;
-        engine.set_login_policy(crate::LoginPolicy {
-            failure_threshold: config.login_failure_threshold,
-            max_delay: std::time::Duration::from_millis(config.login_delay_max_ms),
-        });
-        Ok(engine)
+        start_compaction(&storage, config)?;
+        assemble(config, catalog, storage, Some(cluster))
     }
 }

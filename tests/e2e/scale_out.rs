@@ -383,3 +383,102 @@ async fn backends_compact_the_tablets_they_hold() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
+
+#[tokio::test]
+async fn point_queries_read_rows_on_the_owning_backend() {
+    use mysql_async::prelude::Queryable;
+    let cluster = Cluster::start(2);
+    let mut conn = cluster.connect().await;
+    exec(&mut conn, "CREATE DATABASE p").await;
+    // One replica of each tablet, and two.
+    for (table, replicas) in [("kv", 1), ("twice", 2)] {
+        exec(
+            &mut conn,
+            &format!(
+                "CREATE TABLE p.{table} (id INT, name VARCHAR(20), score DOUBLE) UNIQUE KEY(id) \
+                 DISTRIBUTED BY HASH(id) BUCKETS 3 \
+                 PROPERTIES ('store_row_column' = 'true', 'replication_num' = '{replicas}')"
+            ),
+        )
+        .await;
+        exec(
+            &mut conn,
+            &format!(
+                "INSERT INTO p.{table} SELECT n, CONCAT('user ', n), n / 4 \
+                 FROM numbers('number' = '60') t(n)"
+            ),
+        )
+        .await;
+        exec(
+            &mut conn,
+            &format!("INSERT INTO p.{table} VALUES (7, 'seven', 7.5), (70, NULL, NULL)"),
+        )
+        .await;
+        exec(&mut conn, &format!("DELETE FROM p.{table} WHERE id = 9")).await;
+    }
+    let frontend_files = segments(cluster.frontend.dir.path());
+    assert!(frontend_files.is_empty(), "{frontend_files:?}");
+    for table in ["kv", "twice"] {
+        let point = format!("SELECT name, score, id FROM p.{table} WHERE id = 7");
+        let plan = rows(&mut conn, &format!("EXPLAIN {point}")).await;
+        assert!(
+            format!("{plan:?}").contains("SHORT-CIRCUIT"),
+            "{table}: {plan:?}"
+        );
+        let cases = [
+            point.clone(),
+            format!("SELECT * FROM p.{table} WHERE id = 70"),
+            format!("SELECT * FROM p.{table} WHERE id = 9"),
+            format!("SELECT * FROM p.{table} WHERE id IN (1, 2, 3, 4, 5, 59, 61)"),
+        ];
+        let mut short = Vec::new();
+        for q in &cases {
+            short.push(rows(&mut conn, q).await);
+        }
+        exec(&mut conn, "SET enable_short_circuit_query = 0").await;
+        let mut general = Vec::new();
+        for q in &cases {
+            general.push(rows(&mut conn, q).await);
+        }
+        exec(&mut conn, "SET enable_short_circuit_query = 1").await;
+        let mut sort = |v: &mut Vec<Vec<Vec<Option<String>>>>| v.iter_mut().for_each(|r| r.sort());
+        sort(&mut short);
+        sort(&mut general);
+        assert_eq!(short, general, "{table}");
+        assert_eq!(
+            short[0],
+            vec![vec![
+                Some("seven".into()),
+                Some("7.5".into()),
+                Some("7".into())
+            ]]
+        );
+        assert!(short[2].is_empty(), "deleted row: {:?}", short[2]);
+        assert_eq!(short[3].len(), 6);
+
+        // A prepared statement binds, looks up on the backend and encodes binary rows.
+        let stmt = conn
+            .prep(format!("SELECT name, score FROM p.{table} WHERE id = ?"))
+            .await
+            .expect("prepare");
+        for id in [7, 30, 9] {
+            let row: Option<(Option<String>, Option<f64>)> =
+                conn.exec_first(&stmt, (id,)).await.expect("execute");
+            let expected = match id {
+                7 => Some((Some("seven".to_string()), Some(7.5))),
+                30 => Some((Some("user 30".to_string()), Some(7.5))),
+                _ => None,
+            };
+            assert_eq!(row, expected, "{table} id {id}");
+        }
+        // An upsert moves the key's live row; the next lookup reads the new one.
+        exec(
+            &mut conn,
+            &format!("INSERT INTO p.{table} VALUES (30, 'thirty', 0)"),
+        )
+        .await;
+        let row: Option<(Option<String>, Option<f64>)> =
+            conn.exec_first(&stmt, (30,)).await.expect("execute");
+        assert_eq!(row, Some((Some("thirty".to_string()), Some(0.0))));
+    }
+}

@@ -2,7 +2,9 @@
 //! (storage's [`RemoteSegments`] seam), through the backends' segment services.
 
 use crate::cluster::Cluster;
-use crate::segment_protocol::{CompactTablet, ReadSegment, WriteSegment, COMPACT, REMOVE_SEGMENTS};
+use crate::segment_protocol::{
+    unframe_rows, CompactTablet, ReadSegment, WriteSegment, COMPACT, READ_ROWS, REMOVE_SEGMENTS,
+};
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use arrow_flight::encode::FlightDataEncoderBuilder;
@@ -88,6 +90,31 @@ impl RemoteSegments for BackendSegments {
                 .await
                 .map_err(|e| failed(&e))?;
             stream.try_collect::<Vec<_>>().await.map_err(|e| failed(&e))
+        })
+    }
+
+    fn read_rows(&self, tablet: &TabletMeta, rows: &[(String, u32)]) -> Result<Vec<Vec<u8>>> {
+        let backend = self.0.replica_backends(tablet)?.swap_remove(0);
+        let failed = |e: &dyn std::fmt::Display| {
+            BasaltError::Storage(format!(
+                "reading rows of tablet {} on backend {}: {e}",
+                tablet.id,
+                backend.address()
+            ))
+        };
+        let body = serde_json::to_vec(rows).map_err(|e| failed(&e))?;
+        self.0.wait_for(async {
+            let mut client = self.0.flight(&backend).await?;
+            let mut answers = client
+                .do_action(Action::new(READ_ROWS, body))
+                .await
+                .map_err(|e| failed(&e))?;
+            let answer = answers
+                .try_next()
+                .await
+                .map_err(|e| failed(&e))?
+                .ok_or_else(|| failed(&"no answer"))?;
+            unframe_rows(&answer).ok_or_else(|| failed(&"a malformed answer"))
         })
     }
 

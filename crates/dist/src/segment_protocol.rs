@@ -39,6 +39,52 @@ pub struct CompactTablet {
     pub segment_rows: usize,
 }
 
+/// Action: read encoded rows (a point query's); body: a JSON list of (catalog segment path,
+/// row number), answered with the rows in order, each as its length (u32, little-endian) and
+/// its bytes.
+pub const READ_ROWS: &str = "read_rows";
+
+/// Frames rows for a [`READ_ROWS`] answer.
+pub fn frame_rows<'a>(rows: impl Iterator<Item = &'a [u8]>) -> Vec<u8> {
+    let mut out = Vec::new();
+    for row in rows {
+        out.extend_from_slice(&(row.len() as u32).to_le_bytes());
+        out.extend_from_slice(row);
+    }
+    out
+}
+
+/// The rows of a [`READ_ROWS`] answer; `None` when it is malformed.
+pub fn unframe_rows(mut body: &[u8]) -> Option<Vec<Vec<u8>>> {
+    let mut rows = Vec::new();
+    while !body.is_empty() {
+        let (len, rest) = body.split_first_chunk::<4>()?;
+        let len = u32::from_le_bytes(*len) as usize;
+        if rest.len() < len {
+            return None;
+        }
+        let (row, rest) = rest.split_at(len);
+        rows.push(row.to_vec());
+        body = rest;
+    }
+    Some(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn framed_rows_round_trip_and_truncation_is_refused() {
+        let rows: Vec<&[u8]> = vec![b"abc", b"", b"\x00\x01"];
+        let framed = frame_rows(rows.iter().copied());
+        let back = unframe_rows(&framed).unwrap();
+        assert_eq!(back, vec![b"abc".to_vec(), Vec::new(), vec![0, 1]]);
+        assert!(unframe_rows(&framed[..framed.len() - 1]).is_none());
+        assert!(unframe_rows(&[1, 0]).is_none());
+    }
+}
+
 /// Action: the backend's state; answered with a JSON [`BackendStatus`].
 pub const STATUS: &str = "status";
 

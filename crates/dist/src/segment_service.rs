@@ -3,7 +3,8 @@
 //! tablets; answers heartbeats with what it holds.
 
 use crate::segment_protocol::{
-    BackendStatus, CompactTablet, ReadSegment, WriteSegment, COMPACT, REMOVE_SEGMENTS, STATUS,
+    frame_rows, BackendStatus, CompactTablet, ReadSegment, WriteSegment, COMPACT, READ_ROWS,
+    REMOVE_SEGMENTS, STATUS,
 };
 use arrow_flight::decode::FlightRecordBatchStream;
 use arrow_flight::error::FlightError;
@@ -177,6 +178,19 @@ impl FlightService for SegmentService {
                 .map_err(|e| Status::internal(e.to_string()))?
                 .map_err(|e| Status::internal(e.to_string()))?;
                 serde_json::to_vec(&written).map_err(|e| Status::internal(e.to_string()))?
+            }
+            READ_ROWS => {
+                let wanted: Vec<(String, u32)> =
+                    serde_json::from_slice(&action.body).map_err(bad_request)?;
+                for (p, _) in &wanted {
+                    check_segment_path(p).map_err(bad_request)?;
+                }
+                let storage = self.storage.clone();
+                let rows = tokio::task::spawn_blocking(move || storage.read_rows_here(&wanted))
+                    .await
+                    .map_err(|e| Status::internal(e.to_string()))?
+                    .map_err(|e| Status::internal(e.to_string()))?;
+                frame_rows(rows.iter().map(|r| r.as_ref()))
             }
             STATUS => {
                 serde_json::to_vec(&self.status()).map_err(|e| Status::internal(e.to_string()))?

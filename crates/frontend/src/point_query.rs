@@ -2,7 +2,9 @@
 //! Unique-key table with a row store, whose WHERE fixes every key column by equality (or an IN
 //! list), skips DataFusion — the key is routed to its tablet, found in the primary-key index and
 //! read from the row cache or row store. Prepared statements keep the plan, so EXECUTE only binds
-//! values, looks up and encodes.
+//! values, looks up and encodes. On a cluster the frontend's primary-key index (which its
+//! merge-on-write loads keep) locates the row and the owning backend reads it from its row
+//! store: one request, no distributed plan.
 
 use crate::catalog_provider::Services;
 use crate::output::Output;
@@ -67,10 +69,6 @@ impl PointQuery {
         database: Option<&str>,
         params: usize,
     ) -> Option<PointQuery> {
-        // On a cluster the rows live on the backends: the general path reads them there.
-        if services.cluster.is_some() {
-            return None;
-        }
         let Statement::Query(q) = stmt else {
             return None;
         };

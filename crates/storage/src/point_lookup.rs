@@ -53,13 +53,79 @@ impl StorageEngine {
                 arrow::compute::take_record_batch(keys, &indices).map_err(storage_err)?
             };
             let locations = self.locate_keys(table, tablet, &tablet_keys)?;
-            for (row, location) in rows.iter().zip(locations) {
-                if let Some(loc) = location {
-                    out[*row as usize] = Some(self.fetch_row(table, &loc)?);
-                }
+            let found: Vec<(u32, RowLocation)> = rows
+                .iter()
+                .zip(locations)
+                .filter_map(|(row, loc)| Some((*row, loc?)))
+                .collect();
+            let fetched = self.fetch_rows(tablet, found.iter().map(|(_, loc)| loc))?;
+            for ((row, _), bytes) in found.iter().zip(fetched) {
+                out[*row as usize] = Some(bytes);
             }
         }
         Ok(out)
+    }
+
+    /// The encoded rows at `locations` of `tablet`: from the row cache, else from the row
+    /// store — here, or on a cluster's frontend from a backend holding the tablet, asked once
+    /// for all the rows the cache misses.
+    fn fetch_rows<'a>(
+        &self,
+        tablet: &TabletMeta,
+        locations: impl Iterator<Item = &'a RowLocation>,
+    ) -> Result<Vec<Arc<[u8]>>> {
+        let Some(remote) = self.remote() else {
+            return locations.map(|loc| self.fetch_row(loc)).collect();
+        };
+        let mut out: Vec<Option<Arc<[u8]>>> = Vec::new();
+        let mut misses: Vec<(usize, RowKey)> = Vec::new();
+        for loc in locations {
+            let key = RowKey {
+                segment: loc.segment.clone(),
+                row: loc.row,
+            };
+            let cached = self.row_cache.get(&key);
+            if cached.is_none() {
+                misses.push((out.len(), key));
+            }
+            out.push(cached);
+        }
+        if !misses.is_empty() {
+            let wanted: Vec<(String, u32)> = misses
+                .iter()
+                .map(|(_, k)| (k.segment.to_string(), k.row))
+                .collect();
+            let rows = remote.read_rows(tablet, &wanted)?;
+            if rows.len() != misses.len() {
+                return Err(BasaltError::Storage(format!(
+                    "a backend returned {} of {} rows of tablet {}",
+                    rows.len(),
+                    misses.len(),
+                    tablet.id
+                )));
+            }
+            for ((slot, key), row) in misses.into_iter().zip(rows) {
+                let row: Arc<[u8]> = row.into();
+                self.row_cache.insert(key, row.clone());
+                out[slot] = Some(row);
+            }
+        }
+        Ok(out.into_iter().flatten().collect())
+    }
+
+    /// On a backend: the encoded rows at `rows` (catalog segment path, row number) of segments
+    /// stored here, for a frontend's point query.
+    pub fn read_rows_here(&self, rows: &[(String, u32)]) -> Result<Vec<Arc<[u8]>>> {
+        let _reading = self.begin_read();
+        rows.iter()
+            .map(|(segment, row)| {
+                crate::files::check_segment_path(segment).map_err(BasaltError::Storage)?;
+                self.fetch_row(&RowLocation {
+                    segment: Arc::from(segment.as_str()),
+                    row: *row,
+                })
+            })
+            .collect()
     }
 
     /// Finds each key of `keys` in the tablet's primary-key index.
@@ -109,7 +175,7 @@ impl StorageEngine {
     }
 
     /// The encoded row at `loc`: from the row cache, else the row store (filling the cache).
-    fn fetch_row(&self, table: &TableMeta, loc: &RowLocation) -> Result<Arc<[u8]>> {
+    fn fetch_row(&self, loc: &RowLocation) -> Result<Arc<[u8]>> {
         let key = RowKey {
             segment: loc.segment.clone(),
             row: loc.row,
@@ -120,19 +186,14 @@ impl StorageEngine {
         let path = self.segment_path(&loc.segment);
         let row: Arc<[u8]> = match self.row_files.read_row(&row_store_path(&path), loc.row)? {
             Some(bytes) => bytes.into(),
-            None => self.read_row_from_segment(table, &path, loc.row)?.into(),
+            None => self.read_row_from_segment(&path, loc.row)?.into(),
         };
         self.row_cache.insert(key, row.clone());
         Ok(row)
     }
 
     /// Reads one row of a segment without a row store, encoded as the row store would hold it.
-    fn read_row_from_segment(
-        &self,
-        table: &TableMeta,
-        path: &std::path::Path,
-        row: u32,
-    ) -> Result<Vec<u8>> {
+    fn read_row_from_segment(&self, path: &std::path::Path, row: u32) -> Result<Vec<u8>> {
         let file = std::fs::File::open(path)?;
         let selection = RowSelection::from(vec![
             RowSelector::skip(row as usize),
@@ -146,8 +207,6 @@ impl StorageEngine {
         for batch in reader {
             let batch = batch.map_err(storage_err)?;
             if batch.num_rows() == 1 {
-                let batch = RecordBatch::try_new(table.arrow_schema(), batch.columns().to_vec())
-                    .map_err(storage_err)?;
                 let mut out = Vec::new();
                 crate::row_store::encode_row(batch.columns(), 0, &mut out)?;
                 return Ok(out);

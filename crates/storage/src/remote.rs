@@ -27,6 +27,10 @@ pub trait RemoteSegments: Send + Sync {
     /// merge-on-write load's primary-key index reads the keys of the tablet's segments).
     fn read(&self, tablet: &TabletMeta, rel: &str, columns: &[usize]) -> Result<Vec<RecordBatch>>;
 
+    /// The encoded rows (see [`crate::row_store`]) at `rows` (segment, row number) of
+    /// `tablet`, read from a backend holding it (a short-circuit point query's rows), in order.
+    fn read_rows(&self, tablet: &TabletMeta, rows: &[(String, u32)]) -> Result<Vec<Vec<u8>>>;
+
     /// Compacts `inputs` (segments of `tablet`, in version order) on every backend holding a
     /// replica, each writing the same output segments `c<output_id>_<n>` durably; returns
     /// them. Blocks, as [`RemoteSegments::write`] does.

@@ -482,3 +482,76 @@ async fn point_queries_read_rows_on_the_owning_backend() {
         assert_eq!(row, Some((Some("thirty".to_string()), Some(0.0))));
     }
 }
+
+#[tokio::test]
+async fn workload_groups_apply_and_report_on_every_backend() {
+    use mysql_async::prelude::Queryable;
+    let cluster = Cluster::start(2);
+    let mut conn = cluster.connect().await;
+    exec(&mut conn, "CREATE DATABASE w").await;
+    exec(
+        &mut conn,
+        "CREATE TABLE w.t (k INT, v INT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 4",
+    )
+    .await;
+    exec(
+        &mut conn,
+        "INSERT INTO w.t SELECT n, n % 1000 FROM numbers('number' = '200000') t(n)",
+    )
+    .await;
+    exec(
+        &mut conn,
+        "CREATE WORKLOAD GROUP wg PROPERTIES ('cpu_hard_limit' = '50%')",
+    )
+    .await;
+    exec(&mut conn, "SET workload_group = 'wg'").await;
+    for _ in 0..3 {
+        assert_eq!(
+            rows(&mut conn, "SELECT COUNT(*) FROM w.t WHERE v % 7 = 1").await,
+            vec![vec![Some("28600".into())]]
+        );
+    }
+    // Each backend ran the scans in the group, under its limit, and says so with its next
+    // heartbeat; the frontend is node 0.
+    let ids: Vec<String> = rows(&mut conn, "SHOW BACKENDS")
+        .await
+        .into_iter()
+        .map(|b| b[0].clone().unwrap_or_default())
+        .collect();
+    let usage = "SELECT be_id, cpu_limit_percent, cpu_time_ms, local_scan_bytes \
+                 FROM information_schema.workload_group_resource_usage \
+                 WHERE workload_group_name = 'wg' ORDER BY be_id";
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let r = rows(&mut conn, usage).await;
+        let on_backends: Vec<&Vec<Option<String>>> = r
+            .iter()
+            .filter(|row| ids.contains(row[0].as_ref().unwrap_or(&String::new())))
+            .collect();
+        let busy = |row: &&Vec<Option<String>>| {
+            let n = |i: usize| -> u64 { row[i].as_deref().unwrap_or("0").parse().unwrap_or(0) };
+            row[1].as_deref() == Some("50") && n(2) > 0 && n(3) > 0
+        };
+        if r.first().and_then(|row| row[0].as_deref()) == Some("0")
+            && on_backends.len() == ids.len()
+            && on_backends.iter().all(busy)
+        {
+            break;
+        }
+        assert!(Instant::now() < deadline, "usage per node: {r:?}");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    // The query's memory limit holds on the backends: a wide aggregation over it fails alone.
+    exec(&mut conn, "SET exec_mem_limit = 1048576").await;
+    let wide = "SELECT COUNT(*) FROM (SELECT k, v, COUNT(*) FROM w.t GROUP BY k, v) x";
+    let err = conn
+        .query_drop(wide)
+        .await
+        .expect_err("over exec_mem_limit");
+    assert!(err.to_string().contains("MEM_LIMIT_EXCEEDED"), "{err}");
+    exec(&mut conn, "SET exec_mem_limit = 2147483648").await;
+    assert_eq!(
+        rows(&mut conn, wide).await,
+        vec![vec![Some("200000".into())]]
+    );
+}

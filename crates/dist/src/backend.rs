@@ -7,11 +7,14 @@ use crate::channels::SecretChannelResolver;
 use crate::scan_codec::TabletScanCodec;
 use crate::secret::ClusterSecret;
 use crate::segment_service::SegmentService;
+use crate::workload_tag::{BackendWorkloads, WorkloadTag};
 use arrow_flight::flight_service_server::FlightServiceServer;
 use basalt_common::config::Config;
 use basalt_common::{BasaltError, Result};
 use basalt_query::BackendStorage;
 use basalt_storage::StorageEngine;
+use basalt_workload::{QueryAccount, WorkloadManager};
+use datafusion::common::DataFusionError;
 use datafusion::execution::runtime_env::RuntimeEnv;
 use datafusion::prelude::SessionContext;
 use datafusion_distributed::{
@@ -26,9 +29,9 @@ use tonic::service::interceptor::InterceptedService;
 const MAX_MESSAGE_BYTES: usize = 256 << 20;
 
 /// What a backend does to each fragment before running it: restores the function result
-/// fields the protobuf form dropped ([`crate::fragment_fields`]), restores the orderings its
-/// operators need, then applies Basalt's LIKE kernel (the frontend leaves it out: its
-/// expressions do not travel).
+/// fields the protobuf form dropped ([`crate::fragment_fields`]), wraps its operators in the
+/// query's workload accounting, restores the orderings its operators need, then applies
+/// Basalt's LIKE kernel (the frontend leaves it out: its expressions do not travel).
 struct PrepareFragment;
 
 impl WorkerPlanRewriteHandler for PrepareFragment {
@@ -38,7 +41,12 @@ impl WorkerPlanRewriteHandler for PrepareFragment {
     ) -> datafusion::common::Result<WorkerPlanRewriteEventResponse> {
         use datafusion::physical_optimizer::PhysicalOptimizerRule;
         let options = ev.session_config.options();
-        let plan = crate::fragment_fields::restore_result_fields(ev.plan)?;
+        let mut plan = crate::fragment_fields::restore_result_fields(ev.plan)?;
+        // Every operator charges the query's workload group here and is paused by its CPU
+        // limit on this node.
+        if let Some(account) = ev.session_config.get_extension::<QueryAccount>() {
+            plan = basalt_workload::account_plan(plan, &account)?;
+        }
         // A network boundary forgets what the rows below it were known to be (a column fixed
         // by a filter in another stage): sorts the fragment's operators rely on are put back.
         let plan = {
@@ -73,22 +81,40 @@ pub async fn run_backend(
     )?;
     let runtime = Arc::new(RuntimeEnv::default());
     basalt_query::register_segment_store(&runtime, &storage);
+    let workloads = Arc::new(BackendWorkloads::new(Arc::new(WorkloadManager::new(
+        Vec::new(),
+        runtime.clone(),
+        config
+            .query_memory_bytes()
+            .map_err(BasaltError::InvalidData)?,
+    )?)));
+    workloads.manager().start_sampler();
     let backend_storage = Arc::new(BackendStorage::new(storage.clone()));
     let channels = SecretChannelResolver::new(secret.clone());
     let session_storage = backend_storage.clone();
+    let session_workloads = workloads.clone();
     let worker = Worker::from_session_builder(move |ctx: WorkerQueryContext| {
         let storage = session_storage.clone();
         let channels = channels.clone();
+        let workloads = session_workloads.clone();
         async move {
+            // The query's workload group, memory pool and account on this node.
+            let tag = WorkloadTag::from_headers(&ctx.headers)
+                .map_err(|e| DataFusionError::External(Box::new(e)))?
+                .unwrap_or_else(WorkloadTag::untagged);
+            let query = workloads
+                .join(&tag)
+                .map_err(|e| DataFusionError::External(Box::new(e)))?;
             let mut builder = ctx
                 .builder
+                .with_runtime_env(query.runtime.clone())
                 .with_distributed_user_codec(TabletScanCodec)
                 .with_distributed_channel_resolver(channels)
                 .with_distributed_worker_plan_rewrite_handler(PrepareFragment);
-            builder
-                .config()
-                .get_or_insert_default()
-                .set_extension(storage);
+            let config = builder.config().get_or_insert_default();
+            config.set_extension(storage);
+            config.set_extension(query.account.clone());
+            config.set_extension(query);
             // Basalt's functions, so fragments that call them decode and run here.
             let functions = SessionContext::new_with_state(builder.build());
             basalt_functions::register_all(&functions);
@@ -102,9 +128,10 @@ pub async fn run_backend(
     .with_max_message_size(MAX_MESSAGE_BYTES);
     let check = secret.interceptor();
     let worker_service = InterceptedService::new(worker.into_worker_server(), check.clone());
-    let segments = FlightServiceServer::new(SegmentService::new(storage, backend_storage))
-        .max_decoding_message_size(MAX_MESSAGE_BYTES)
-        .max_encoding_message_size(MAX_MESSAGE_BYTES);
+    let segments =
+        FlightServiceServer::new(SegmentService::new(storage, backend_storage, workloads))
+            .max_decoding_message_size(MAX_MESSAGE_BYTES)
+            .max_encoding_message_size(MAX_MESSAGE_BYTES);
     let segment_service = InterceptedService::new(segments, check);
     let addr = format!("{}:{port}", config.bind);
     let listener = tokio::net::TcpListener::bind(&addr)

@@ -17,6 +17,7 @@ mod segment_client;
 mod segment_protocol;
 mod segment_service;
 mod single_task_inputs;
+mod workload_tag;
 
 pub use backend::run_backend;
 
@@ -28,5 +29,6 @@ pub use cluster::{BackendHealth, Cluster};
 pub use planning::distributed_session;
 pub use secret::ClusterSecret;
 pub use segment_client::BackendSegments;
-pub use segment_protocol::BackendStatus;
+pub use segment_protocol::{BackendStatus, GroupUsageReport};
 pub use single_task_inputs::GatherSingleTaskInputs;
+pub use workload_tag::WorkloadTag;

@@ -97,4 +97,23 @@ pub struct BackendStatus {
     pub data_bytes: u64,
     /// Tablets this backend has scanned since it started, ascending.
     pub scanned_tablets: Vec<u64>,
+    /// The live usage of each workload group this backend has run queries of.
+    #[serde(default)]
+    pub groups: Vec<GroupUsageReport>,
+}
+
+/// One workload group's usage on one backend, as its usage sampler last measured it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct GroupUsageReport {
+    pub id: u64,
+    pub name: String,
+    pub memory_bytes: u64,
+    /// Percent of this backend's cores over the last sampling interval.
+    pub cpu_percent: f64,
+    pub local_read_bytes_per_second: u64,
+    pub remote_read_bytes_per_second: u64,
+    /// The CPU limit in force on this backend, in percent of its cores.
+    pub cpu_limit_percent: Option<f64>,
+    pub cpu_time_ms: u64,
+    pub local_read_bytes: u64,
 }

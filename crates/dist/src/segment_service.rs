@@ -3,9 +3,10 @@
 //! tablets; answers heartbeats with what it holds.
 
 use crate::segment_protocol::{
-    frame_rows, BackendStatus, CompactTablet, ReadSegment, WriteSegment, COMPACT, READ_ROWS,
-    REMOVE_SEGMENTS, STATUS,
+    frame_rows, BackendStatus, CompactTablet, GroupUsageReport, ReadSegment, WriteSegment, COMPACT,
+    READ_ROWS, REMOVE_SEGMENTS, STATUS,
 };
+use crate::workload_tag::BackendWorkloads;
 use arrow_flight::decode::FlightRecordBatchStream;
 use arrow_flight::error::FlightError;
 use arrow_flight::flight_service_server::FlightService;
@@ -25,16 +26,47 @@ use tonic::{Request, Response, Status, Streaming};
 pub struct SegmentService {
     storage: Arc<StorageEngine>,
     scans: Arc<BackendStorage>,
+    workloads: Arc<BackendWorkloads>,
 }
 
 impl SegmentService {
-    pub fn new(storage: Arc<StorageEngine>, scans: Arc<BackendStorage>) -> SegmentService {
-        SegmentService { storage, scans }
+    pub fn new(
+        storage: Arc<StorageEngine>,
+        scans: Arc<BackendStorage>,
+        workloads: Arc<BackendWorkloads>,
+    ) -> SegmentService {
+        SegmentService {
+            storage,
+            scans,
+            workloads,
+        }
     }
 
     fn status(&self) -> BackendStatus {
+        let groups = self
+            .workloads
+            .manager()
+            .groups()
+            .iter()
+            .map(|g| {
+                let usage = g.usage();
+                let rates = usage.rates();
+                GroupUsageReport {
+                    id: g.id,
+                    name: g.name.clone(),
+                    memory_bytes: g.memory_used() as u64,
+                    cpu_percent: rates.cpu_percent,
+                    local_read_bytes_per_second: rates.local_read_bytes_per_second as u64,
+                    remote_read_bytes_per_second: rates.remote_read_bytes_per_second as u64,
+                    cpu_limit_percent: g.cpu_limit_percent(),
+                    cpu_time_ms: usage.cpu_time().as_millis() as u64,
+                    local_read_bytes: usage.local_read_bytes(),
+                }
+            })
+            .collect();
         let mut status = BackendStatus {
             scanned_tablets: self.scans.scanned(),
+            groups,
             ..Default::default()
         };
         let data = self.storage.data_dir().join("data");

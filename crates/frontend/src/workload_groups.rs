@@ -116,9 +116,12 @@ pub(crate) fn rows(manager: &WorkloadManager, like: Option<&str>) -> ResultBuild
 
 /// The group this session's statements run in: its `workload_group` variable, or `normal` if
 /// the group it named has been dropped since.
-/// `information_schema.workload_group_resource_usage`: each group's live usage, as the usage
-/// sampler last measured it (rates over its last interval).
-pub(crate) fn resource_usage(manager: &WorkloadManager) -> ResultBuilder {
+/// `information_schema.workload_group_resource_usage`: each group's live usage on each node, as
+/// its usage sampler last measured it (rates over its last interval). The all-in-one server is
+/// node 1; a cluster's frontend (which runs the final steps of its queries) is node 0 and each
+/// backend reports under its id with every heartbeat, so summing a group's rows gives its use
+/// of the whole cluster.
+pub(crate) fn resource_usage(services: &crate::catalog_provider::Services) -> ResultBuilder {
     let mut b = ResultBuilder::new(&[
         Col::int("BE_ID"),
         Col::int("WORKLOAD_GROUP_ID"),
@@ -131,21 +134,45 @@ pub(crate) fn resource_usage(manager: &WorkloadManager) -> ResultBuilder {
         Col::int("CPU_TIME_MS"),
         Col::int("LOCAL_SCAN_BYTES"),
     ]);
-    for g in manager.groups() {
+    let this_node: i64 = if services.cluster.is_some() { 0 } else { 1 };
+    let round = |p: f64| (p * 100.0).round() / 100.0;
+    for g in services.workload.groups() {
         let usage = g.usage();
         let rates = usage.rates();
         b.row(vec![
-            1i64.into(),
+            this_node.into(),
             (g.id as i64).into(),
             g.name.clone().into(),
             (g.memory_used() as i64).into(),
-            ((rates.cpu_percent * 100.0).round() / 100.0).into(),
+            round(rates.cpu_percent).into(),
             (rates.local_read_bytes_per_second as i64).into(),
             (rates.remote_read_bytes_per_second as i64).into(),
             g.cpu_limit_percent().into(),
             (usage.cpu_time().as_millis() as i64).into(),
             (usage.local_read_bytes() as i64).into(),
         ]);
+    }
+    let Some(cluster) = &services.cluster else {
+        return b;
+    };
+    for (backend, health) in cluster.health() {
+        if !health.alive {
+            continue;
+        }
+        for g in &health.status.groups {
+            b.row(vec![
+                (backend.id as i64).into(),
+                (g.id as i64).into(),
+                g.name.clone().into(),
+                (g.memory_bytes as i64).into(),
+                round(g.cpu_percent).into(),
+                (g.local_read_bytes_per_second as i64).into(),
+                (g.remote_read_bytes_per_second as i64).into(),
+                g.cpu_limit_percent.into(),
+                (g.cpu_time_ms as i64).into(),
+                (g.local_read_bytes as i64).into(),
+            ]);
+        }
     }
     b
 }

@@ -133,7 +133,7 @@ impl InformationSchema {
         Some(match name {
             "workload_groups" => crate::workload_groups::rows(&self.services.workload, None),
             "workload_group_resource_usage" => {
-                crate::workload_groups::resource_usage(&self.services.workload)
+                crate::workload_groups::resource_usage(&self.services)
             }
             "workload_policy" => crate::workload_policies::rows(&self.services.workload),
             "active_queries" => crate::process_admin::active_queries(

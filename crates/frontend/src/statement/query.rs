@@ -138,6 +138,11 @@ impl QueryEngine {
             session.info.generated_ids.reset();
         }
         state.config_mut().set_extension(account.clone());
+        // On a cluster the group and the query's limits go with every fragment, so they apply
+        // on each backend too.
+        if self.services.cluster.is_some() {
+            basalt_dist::WorkloadTag::for_query(&account).attach(state.config_mut())?;
+        }
         let physical = {
             let (state, plan) = (state.clone(), plan.clone());
             crate::planning_lane::plan(expressions, budget, async move {

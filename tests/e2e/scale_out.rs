@@ -541,6 +541,93 @@ async fn workload_groups_apply_and_report_on_every_backend() {
         assert!(Instant::now() < deadline, "usage per node: {r:?}");
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
+    // A profile shows each backend's part, and the query's totals add every node's.
+    exec(&mut conn, "SET enable_profile = true").await;
+    assert_eq!(
+        rows(&mut conn, "SELECT SUM(v) FROM w.t").await,
+        vec![vec![Some("99900000".into())]]
+    );
+    exec(&mut conn, "SET enable_profile = false").await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let listed = loop {
+        let list = rows(&mut conn, "SHOW QUERY PROFILE").await;
+        if let Some(p) = list
+            .into_iter()
+            .find(|p| p[3].as_deref() == Some("SELECT SUM(v) FROM w.t"))
+        {
+            break p;
+        }
+        assert!(Instant::now() < deadline, "no profile");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(
+        listed[9].as_deref(),
+        Some("200000"),
+        "scan rows: {listed:?}"
+    );
+    let id = listed[0].clone().unwrap_or_default();
+    let per_backend: Vec<Vec<Option<String>>> =
+        rows(&mut conn, &format!("SHOW QUERY PROFILE '/{id}'"))
+            .await
+            .into_iter()
+            .filter(|r| r[2].as_deref().is_some_and(|o| o.starts_with("Backend ")))
+            .collect();
+    assert_eq!(per_backend.len(), ids.len(), "{per_backend:?}");
+    let scanned: u64 = per_backend
+        .iter()
+        .map(|r| r[4].as_deref().unwrap_or("0").parse::<u64>().unwrap_or(0))
+        .sum();
+    assert_eq!(scanned, 200_000);
+    assert!(
+        per_backend
+            .iter()
+            .all(|r| r[10].as_deref().is_some_and(|m| m.contains("wall_ms="))),
+        "{per_backend:?}"
+    );
+
+    // While a query runs, active_queries adds what the backends have used so far (the
+    // frontend scans nothing itself).
+    exec(
+        &mut conn,
+        "CREATE WORKLOAD GROUP crawl PROPERTIES ('cpu_hard_limit' = '1%')",
+    )
+    .await;
+    let mut slow = cluster.connect().await;
+    exec(&mut slow, "SET workload_group = 'crawl'").await;
+    let slow_id = slow.id();
+    let running = tokio::spawn(async move {
+        rows(
+            &mut slow,
+            "SELECT COUNT(DISTINCT k), COUNT(DISTINCT k * 2) FROM w.t",
+        )
+        .await
+    });
+    let mut seen_rows = 0u64;
+    while !running.is_finished() && seen_rows == 0 {
+        let r = rows(
+            &mut conn,
+            &format!(
+                "SELECT scan_rows FROM information_schema.active_queries \
+                 WHERE connection_id = {slow_id}"
+            ),
+        )
+        .await;
+        seen_rows = r
+            .first()
+            .and_then(|row| row[0].as_deref())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(
+        seen_rows > 0,
+        "active_queries never showed the backends' scans"
+    );
+    assert_eq!(
+        running.await.expect("slow query"),
+        vec![vec![Some("200000".into()), Some("200000".into())]]
+    );
+
     // The query's memory limit holds on the backends: a wide aggregation over it fails alone.
     exec(&mut conn, "SET exec_mem_limit = 1048576").await;
     let wide = "SELECT COUNT(*) FROM (SELECT k, v, COUNT(*) FROM w.t GROUP BY k, v) x";

@@ -4,7 +4,8 @@
 
 use crate::channels::SecretChannelResolver;
 use crate::secret::ClusterSecret;
-use crate::segment_protocol::{BackendStatus, STATUS};
+use crate::segment_protocol::{BackendStatus, QUERY_USAGE, STATUS};
+use crate::workload_tag::QueryUsage;
 use arrow_flight::{Action, FlightClient};
 use basalt_catalog::{BackendId, BackendMeta, Catalog};
 use basalt_common::{BasaltError, Result};
@@ -140,6 +141,29 @@ impl Cluster {
             BasaltError::Execution(format!("backend {} unreachable: {e}", backend.address()))
         })?;
         Ok(FlightClient::new(channel))
+    }
+
+    /// What the query `query` (a [`crate::WorkloadTag`]'s id) used on each backend it ran on.
+    pub async fn query_usage(&self, query: &str) -> Vec<(BackendMeta, QueryUsage)> {
+        let body = serde_json::to_vec(&[query]).unwrap_or_default();
+        let asks = self.backends().into_iter().map(|backend| {
+            let body = body.clone();
+            async move {
+                let mut client = self.flight(&backend).await.ok()?;
+                let mut answers = client
+                    .do_action(Action::new(QUERY_USAGE, body))
+                    .await
+                    .ok()?;
+                let answer = answers.next().await?.ok()?;
+                let usage: Vec<QueryUsage> = serde_json::from_slice(&answer).ok()?;
+                Some((backend, usage.into_iter().next()?))
+            }
+        });
+        futures::future::join_all(asks)
+            .await
+            .into_iter()
+            .flatten()
+            .collect()
     }
 
     async fn heartbeat(&self, backend: &BackendMeta) -> Result<BackendStatus> {

@@ -31,4 +31,21 @@ pub use secret::ClusterSecret;
 pub use segment_client::BackendSegments;
 pub use segment_protocol::{BackendStatus, GroupUsageReport};
 pub use single_task_inputs::GatherSingleTaskInputs;
-pub use workload_tag::WorkloadTag;
+pub use workload_tag::{QueryUsage, WorkloadTag};
+
+/// `plan` with the metrics of the operators that ran on the backends (summed over their
+/// tasks), once every task has reported them; `plan` itself if it is not distributed, or when
+/// the metrics do not arrive within `wait`.
+pub async fn with_backend_metrics(
+    plan: std::sync::Arc<dyn datafusion::physical_plan::ExecutionPlan>,
+    wait: std::time::Duration,
+) -> std::sync::Arc<dyn datafusion::physical_plan::ExecutionPlan> {
+    let rewritten = datafusion_distributed::rewrite_distributed_plan_with_metrics(
+        plan.clone(),
+        datafusion_distributed::DistributedMetricsFormat::Aggregated,
+    );
+    match tokio::time::timeout(wait, rewritten).await {
+        Ok(Ok(with_metrics)) => with_metrics,
+        _ => plan,
+    }
+}

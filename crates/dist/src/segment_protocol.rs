@@ -85,6 +85,11 @@ mod tests {
     }
 }
 
+/// Action: what queries used on this backend; body: a JSON list of query ids (as a
+/// [`crate::WorkloadTag`] names them), answered with a JSON list of
+/// [`crate::workload_tag::QueryUsage`] for those that ran here.
+pub const QUERY_USAGE: &str = "query_usage";
+
 /// Action: the backend's state; answered with a JSON [`BackendStatus`].
 pub const STATUS: &str = "status";
 
@@ -100,6 +105,9 @@ pub struct BackendStatus {
     /// The live usage of each workload group this backend has run queries of.
     #[serde(default)]
     pub groups: Vec<GroupUsageReport>,
+    /// What each query running here now has used here.
+    #[serde(default)]
+    pub queries: Vec<crate::workload_tag::QueryUsage>,
 }
 
 /// One workload group's usage on one backend, as its usage sampler last measured it.

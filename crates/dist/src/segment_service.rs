@@ -1,10 +1,11 @@
 //! A backend's segment service (Arrow Flight): writes the segments a frontend's load sends for
 //! the tablets this backend holds, durably, and removes those of aborted loads and dropped
-//! tablets; answers heartbeats with what it holds.
+//! tablets; reads rows for point queries; runs compactions; answers heartbeats with what it
+//! holds and its workload groups' usage, and profiles with what each query used here.
 
 use crate::segment_protocol::{
     frame_rows, BackendStatus, CompactTablet, GroupUsageReport, ReadSegment, WriteSegment, COMPACT,
-    READ_ROWS, REMOVE_SEGMENTS, STATUS,
+    QUERY_USAGE, READ_ROWS, REMOVE_SEGMENTS, STATUS,
 };
 use crate::workload_tag::BackendWorkloads;
 use arrow_flight::decode::FlightRecordBatchStream;
@@ -67,6 +68,7 @@ impl SegmentService {
         let mut status = BackendStatus {
             scanned_tablets: self.scans.scanned(),
             groups,
+            queries: self.workloads.running(),
             ..Default::default()
         };
         let data = self.storage.data_dir().join("data");
@@ -223,6 +225,12 @@ impl FlightService for SegmentService {
                     .map_err(|e| Status::internal(e.to_string()))?
                     .map_err(|e| Status::internal(e.to_string()))?;
                 frame_rows(rows.iter().map(|r| r.as_ref()))
+            }
+            QUERY_USAGE => {
+                let queries: Vec<String> =
+                    serde_json::from_slice(&action.body).map_err(bad_request)?;
+                serde_json::to_vec(&self.workloads.usage(&queries))
+                    .map_err(|e| Status::internal(e.to_string()))?
             }
             STATUS => {
                 serde_json::to_vec(&self.status()).map_err(|e| Status::internal(e.to_string()))?

@@ -12,7 +12,7 @@ use datafusion_distributed::DistributedExt;
 use http::{HeaderMap, HeaderValue};
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
@@ -22,7 +22,8 @@ const HEADER: &str = "x-basalt-workload";
 /// Which group a distributed query runs in, and what it may use.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorkloadTag {
-    /// Unique per query on its frontend (the frontend's start time and a counter).
+    /// Unique per query on its frontend (the frontend's start time and a counter); kept on
+    /// the query's account, so every statement part of one query shares it.
     pub query: String,
     pub user: String,
     pub group_id: u64,
@@ -45,8 +46,10 @@ impl WorkloadTag {
                 .unwrap_or(0)
         });
         let group = account.group();
+        let query =
+            account.cluster_id(|| format!("{started:x}-{}", NEXT.fetch_add(1, Ordering::Relaxed)));
         WorkloadTag {
-            query: format!("{started:x}-{}", NEXT.fetch_add(1, Ordering::Relaxed)),
+            query: query.to_string(),
             user: account.user().to_string(),
             group_id: group.id,
             group: group.name.clone(),
@@ -113,11 +116,69 @@ fn from_hex(text: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
+/// How many finished queries' usage a backend keeps for profiles.
+const KEPT_FINISHED: usize = 1000;
+
 /// One query's share of a backend: its account (charged by the fragments' operators and
-/// scans here) and the execution environment with its group's memory pool.
+/// scans here) and the execution environment with its group's memory pool. When its last
+/// fragment ends, its usage is kept among the finished queries.
 pub struct BackendQuery {
+    pub id: String,
     pub account: Arc<QueryAccount>,
     pub runtime: Arc<RuntimeEnv>,
+    finished: Arc<Mutex<VecDeque<QueryUsage>>>,
+}
+
+impl BackendQuery {
+    fn usage(&self, finished: bool) -> QueryUsage {
+        let a = &self.account;
+        QueryUsage {
+            query: self.id.clone(),
+            finished,
+            wall_ms: a.active_time().as_millis() as u64,
+            cpu_ms: a.cpu_time().as_millis() as u64,
+            scan_rows: a.scan_rows(),
+            scan_bytes: a.scan_bytes(),
+            memory_bytes: a.memory() as u64,
+            peak_memory_bytes: a.peak_memory() as u64,
+        }
+    }
+}
+
+impl Drop for BackendQuery {
+    fn drop(&mut self) {
+        let usage = self.usage(true);
+        let mut finished = self.finished.lock();
+        // A query whose fragments here did not overlap ran here more than once: one record.
+        if let Some(earlier) = finished.iter_mut().rev().find(|u| u.query == usage.query) {
+            earlier.wall_ms = earlier.wall_ms.max(usage.wall_ms);
+            earlier.cpu_ms += usage.cpu_ms;
+            earlier.scan_rows += usage.scan_rows;
+            earlier.scan_bytes += usage.scan_bytes;
+            earlier.peak_memory_bytes = earlier.peak_memory_bytes.max(usage.peak_memory_bytes);
+            return;
+        }
+        if finished.len() >= KEPT_FINISHED {
+            finished.pop_front();
+        }
+        finished.push_back(usage);
+    }
+}
+
+/// What one query used on one backend: from its first fragment here to its last (or to now,
+/// while it runs).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct QueryUsage {
+    pub query: String,
+    /// False while a fragment of the query still runs here.
+    pub finished: bool,
+    /// From its first fragment's start here to the end of its last operator's work.
+    pub wall_ms: u64,
+    pub cpu_ms: u64,
+    pub scan_rows: u64,
+    pub scan_bytes: u64,
+    pub memory_bytes: u64,
+    pub peak_memory_bytes: u64,
 }
 
 /// A backend's workload groups and the queries running in them.
@@ -125,6 +186,8 @@ pub struct BackendWorkloads {
     manager: Arc<WorkloadManager>,
     /// By query id; an entry lives while a fragment of the query does.
     queries: Mutex<HashMap<String, Weak<BackendQuery>>>,
+    /// The most recently finished queries' usage, oldest first.
+    finished: Arc<Mutex<VecDeque<QueryUsage>>>,
 }
 
 impl BackendWorkloads {
@@ -132,7 +195,41 @@ impl BackendWorkloads {
         BackendWorkloads {
             manager,
             queries: Mutex::new(HashMap::new()),
+            finished: Default::default(),
         }
+    }
+
+    /// The usage here of every query running here now.
+    pub fn running(&self) -> Vec<QueryUsage> {
+        let running: Vec<Arc<BackendQuery>> = self
+            .queries
+            .lock()
+            .values()
+            .filter_map(Weak::upgrade)
+            .collect();
+        running.iter().map(|q| q.usage(false)).collect()
+    }
+
+    /// The usage here of each of `queries` that has run here (running or finished).
+    pub fn usage(&self, queries: &[String]) -> Vec<QueryUsage> {
+        let running: Vec<Arc<BackendQuery>> = {
+            let live = self.queries.lock();
+            queries
+                .iter()
+                .filter_map(|q| live.get(q).and_then(Weak::upgrade))
+                .collect()
+        };
+        let mut out: Vec<QueryUsage> = running.iter().map(|q| q.usage(false)).collect();
+        drop(running);
+        let finished = self.finished.lock();
+        for q in queries {
+            if out.iter().all(|u| &u.query != q) {
+                if let Some(u) = finished.iter().rev().find(|u| &u.query == q) {
+                    out.push(u.clone());
+                }
+            }
+        }
+        out
     }
 
     pub fn manager(&self) -> &Arc<WorkloadManager> {
@@ -152,8 +249,10 @@ impl BackendWorkloads {
         account.set_memory_limit(tag.memory_limit);
         self.manager.track(&account);
         let query = Arc::new(BackendQuery {
+            id: tag.query.clone(),
             runtime: group.query_runtime(&account),
             account,
+            finished: self.finished.clone(),
         });
         queries.insert(tag.query.clone(), Arc::downgrade(&query));
         Ok(query)

@@ -1,7 +1,10 @@
 //! Query profiles. With `enable_profile` on, a statement's executed physical plan is walked when
 //! its results are finished and a per-operator summary (rows, compute time, memory, bytes read,
 //! spills, and every metric DataFusion kept) is stored in a process-wide ring of the most recent
-//! profiles; `SHOW QUERY PROFILE` lists them and `SHOW QUERY PROFILE '/<id>'` shows one.
+//! profiles; `SHOW QUERY PROFILE` lists them and `SHOW QUERY PROFILE '/<id>'` shows one. On a
+//! cluster the operators that ran on backends carry their metrics summed over their tasks, the
+//! totals (CPU, rows and bytes scanned, peak memory) add every node's, and each backend the
+//! query ran on gets a row of its own (wall and CPU time, rows and bytes scanned, peak memory).
 
 use crate::output::Output;
 use crate::show::{Col, ResultBuilder};
@@ -55,7 +58,12 @@ pub struct QueryProfile {
     pub scan_bytes: u64,
     pub peak_memory: u64,
     pub operators: Vec<OperatorProfile>,
+    /// On a cluster: what the query used on each backend it ran on.
+    pub backends: Vec<(basalt_catalog::BackendMeta, basalt_dist::QueryUsage)>,
 }
+
+/// On a cluster, how long a finished query's profile waits for the backends' metrics.
+const BACKEND_METRICS_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The most recent profiles of the process.
 #[derive(Debug, Default)]
@@ -95,6 +103,8 @@ pub struct ProfileRecorder {
     started: Instant,
     started_ms: i64,
     failed: Option<String>,
+    /// On a cluster: the cluster and the query's id there.
+    cluster: Option<(Arc<basalt_dist::Cluster>, String)>,
 }
 
 impl ProfileRecorder {
@@ -120,7 +130,15 @@ impl ProfileRecorder {
             started: Instant::now(),
             started_ms,
             failed: None,
+            cluster: None,
         }
+    }
+
+    /// Profiles a query that runs on `cluster`'s backends as `query`: its profile is kept once
+    /// the backends have reported their operators' metrics and usage.
+    pub fn on_cluster(mut self, cluster: Arc<basalt_dist::Cluster>, query: String) -> Self {
+        self.cluster = Some((cluster, query));
+        self
     }
 
     /// Marks the statement failed (the profile still shows how far it got).
@@ -132,10 +150,8 @@ impl ProfileRecorder {
 impl Drop for ProfileRecorder {
     fn drop(&mut self) {
         let n = self.store.next_id.fetch_add(1, Ordering::Relaxed) + 1;
-        let mut operators = Vec::new();
-        collect(&self.plan, None, 0, &mut operators);
         let account = &self.account;
-        self.store.add(QueryProfile {
+        let profile = QueryProfile {
             id: format!("{:x}-{n}", self.started_ms),
             user: self.user.clone(),
             database: self.database.clone(),
@@ -151,8 +167,59 @@ impl Drop for ProfileRecorder {
             scan_rows: account.scan_rows(),
             scan_bytes: account.scan_bytes(),
             peak_memory: account.peak_memory() as u64,
-            operators,
-        });
+            operators: Vec::new(),
+            backends: Vec::new(),
+        };
+        let plan = self.plan.clone();
+        let store = self.store.clone();
+        let runtime = tokio::runtime::Handle::try_current();
+        match (self.cluster.take(), runtime) {
+            (Some((cluster, query)), Ok(runtime)) => {
+                runtime.spawn(async move {
+                    let plan = basalt_dist::with_backend_metrics(plan, BACKEND_METRICS_WAIT).await;
+                    let backends = finished_usage(&cluster, &query).await;
+                    // The query's totals are the frontend's and every backend's together.
+                    let sum = |f: fn(&basalt_dist::QueryUsage) -> u64| -> u64 {
+                        backends.iter().map(|(_, u)| f(u)).sum()
+                    };
+                    store.add(QueryProfile {
+                        operators: operators(&plan),
+                        cpu_ms: profile.cpu_ms + sum(|u| u.cpu_ms),
+                        scan_rows: profile.scan_rows + sum(|u| u.scan_rows),
+                        scan_bytes: profile.scan_bytes + sum(|u| u.scan_bytes),
+                        peak_memory: profile.peak_memory + sum(|u| u.peak_memory_bytes),
+                        backends,
+                        ..profile
+                    });
+                });
+            }
+            _ => store.add(QueryProfile {
+                operators: operators(&plan),
+                ..profile
+            }),
+        }
+    }
+}
+
+fn operators(plan: &Arc<dyn ExecutionPlan>) -> Vec<OperatorProfile> {
+    let mut out = Vec::new();
+    collect(plan, None, 0, &mut out);
+    out
+}
+
+/// What `query` used on each backend, once every backend has seen its fragments end (or
+/// after a short wait, as far as they got).
+async fn finished_usage(
+    cluster: &basalt_dist::Cluster,
+    query: &str,
+) -> Vec<(basalt_catalog::BackendMeta, basalt_dist::QueryUsage)> {
+    let deadline = Instant::now() + std::time::Duration::from_secs(2);
+    loop {
+        let usage = cluster.query_usage(query).await;
+        if usage.iter().all(|(_, u)| u.finished) || Instant::now() >= deadline {
+            return usage;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
 }
 
@@ -275,6 +342,32 @@ pub fn show_one(store: &ProfileStore, viewer: Option<&str>, id: &str) -> Result<
             int(op.spilled_bytes).into(),
             op.metrics.clone().into(),
         ]);
+    }
+    // On a cluster: one row per backend the query ran on, after its operators.
+    let mut id = profile.operators.len() as i64;
+    for (backend, usage) in &profile.backends {
+        b.row(vec![
+            id.into(),
+            None::<i64>.into(),
+            format!("Backend {} ({})", backend.id, backend.address()).into(),
+            None::<i64>.into(),
+            (usage.scan_rows.min(i64::MAX as u64) as i64).into(),
+            (usage.cpu_ms as f64).into(),
+            (usage.peak_memory_bytes.min(i64::MAX as u64) as i64).into(),
+            (usage.scan_bytes.min(i64::MAX as u64) as i64).into(),
+            None::<i64>.into(),
+            None::<i64>.into(),
+            format!(
+                "wall_ms={}, cpu_ms={}, scan_rows={}, scan_bytes={}, peak_memory_bytes={}",
+                usage.wall_ms,
+                usage.cpu_ms,
+                usage.scan_rows,
+                usage.scan_bytes,
+                usage.peak_memory_bytes
+            )
+            .into(),
+        ]);
+        id += 1;
     }
     Ok(b.into_output())
 }

@@ -54,6 +54,10 @@ pub struct QueryAccount {
     /// The most bytes the query may hold (the session's `exec_mem_limit`); `usize::MAX` for
     /// no limit of its own.
     memory_limit: AtomicUsize,
+    /// Nanoseconds from `started` to the end of the last poll of any of its operators.
+    active_until_ns: AtomicU64,
+    /// The id the query is known by on the other nodes of a cluster, once it has run there.
+    cluster_id: std::sync::OnceLock<String>,
     /// The admission slot the query runs in, in the group it is charged to now.
     slot: Mutex<Option<crate::Permit>>,
 }
@@ -78,6 +82,8 @@ impl QueryAccount {
             memory: AtomicUsize::new(0),
             peak_memory: AtomicUsize::new(0),
             memory_limit: AtomicUsize::new(usize::MAX),
+            active_until_ns: AtomicU64::new(0),
+            cluster_id: std::sync::OnceLock::new(),
             slot: Mutex::new(None),
         })
     }
@@ -134,6 +140,22 @@ impl QueryAccount {
 
     pub fn elapsed(&self) -> Duration {
         self.started.elapsed()
+    }
+
+    /// The id the query is known by on a cluster's other nodes, made by `make` the first time.
+    pub fn cluster_id(&self, make: impl FnOnce() -> String) -> &str {
+        self.cluster_id.get_or_init(make)
+    }
+
+    /// The id the query is known by on a cluster's other nodes, if it has run there.
+    pub fn known_cluster_id(&self) -> Option<&str> {
+        self.cluster_id.get().map(String::as_str)
+    }
+
+    /// From the account's start to the end of the last poll of any of its operators: how
+    /// long the query was at work (a fragment's session may outlive its work).
+    pub fn active_time(&self) -> Duration {
+        Duration::from_nanos(self.active_until_ns.load(Ordering::Relaxed))
     }
 
     pub fn cpu_time(&self) -> Duration {
@@ -310,6 +332,10 @@ impl Drop for PollFrame<'_> {
         }
         if depth == 0 {
             LAST_EXIT.set((address(self.account), CHARGED_CPU.get()));
+            let active = self.account.started.elapsed().as_nanos() as u64;
+            self.account
+                .active_until_ns
+                .fetch_max(active, Ordering::Relaxed);
         }
     }
 }

@@ -140,9 +140,14 @@ impl QueryEngine {
         state.config_mut().set_extension(account.clone());
         // On a cluster the group and the query's limits go with every fragment, so they apply
         // on each backend too.
-        if self.services.cluster.is_some() {
-            basalt_dist::WorkloadTag::for_query(&account).attach(state.config_mut())?;
-        }
+        let cluster_query = match &self.services.cluster {
+            Some(cluster) => {
+                let tag = basalt_dist::WorkloadTag::for_query(&account);
+                tag.attach(state.config_mut())?;
+                Some((cluster.clone(), tag.query))
+            }
+            None => None,
+        };
         let physical = {
             let (state, plan) = (state.clone(), plan.clone());
             crate::planning_lane::plan(expressions, budget, async move {
@@ -154,14 +159,18 @@ impl QueryEngine {
         let physical = basalt_workload::account_plan(physical, &account).map_err(from_df)?;
         let task = Arc::new(TaskContext::from(&state).with_runtime(group.query_runtime(&account)));
         let mut profile = session.profile_enabled().then(|| {
-            crate::profile::ProfileRecorder::new(
+            let recorder = crate::profile::ProfileRecorder::new(
                 self.services.profiles.clone(),
                 physical.clone(),
                 account.clone(),
                 session.user(),
                 session.info.database(),
                 session.process.activity().sql.unwrap_or_default(),
-            )
+            );
+            match cluster_query {
+                Some((cluster, query)) => recorder.on_cluster(cluster, query),
+                None => recorder,
+            }
         });
         if is_insert {
             let batches = physical_plan::collect(physical, task)

@@ -344,8 +344,8 @@ pub fn show_one(store: &ProfileStore, viewer: Option<&str>, id: &str) -> Result<
         ]);
     }
     // On a cluster: one row per backend the query ran on, after its operators.
-    let mut id = profile.operators.len() as i64;
-    for (backend, usage) in &profile.backends {
+    let first_id = profile.operators.len() as i64;
+    for (id, (backend, usage)) in (first_id..).zip(&profile.backends) {
         b.row(vec![
             id.into(),
             None::<i64>.into(),
@@ -367,7 +367,6 @@ pub fn show_one(store: &ProfileStore, viewer: Option<&str>, id: &str) -> Result<
             )
             .into(),
         ]);
-        id += 1;
     }
     Ok(b.into_output())
 }

@@ -642,3 +642,40 @@ async fn workload_groups_apply_and_report_on_every_backend() {
         vec![vec![Some("200000".into())]]
     );
 }
+
+#[tokio::test]
+async fn tables_wait_for_a_backend_to_hold_them() {
+    let (_frontend, (mysql_port, _)) = spawn(
+        &["frontend", "--mysql-port", "0", "--http-port", "0"],
+        SECRET,
+        parse_ready_line,
+    );
+    let opts = OptsBuilder::default()
+        .ip_or_hostname("127.0.0.1")
+        .tcp_port(mysql_port)
+        .user(Some("root"))
+        .prefer_socket(false);
+    let mut conn = Conn::new(opts).await.expect("connect");
+    exec(&mut conn, "CREATE DATABASE e").await;
+    let create =
+        "CREATE TABLE e.t (k INT, v INT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2";
+    let err = mysql_async::prelude::Queryable::query_drop(&mut conn, create)
+        .await
+        .expect_err("no backend to hold the tablets");
+    assert!(
+        err.to_string().contains("ALTER SYSTEM ADD BACKEND"),
+        "{err}"
+    );
+    let (_backend, port) = spawn(&["backend", "--port", "0"], SECRET, backend_port);
+    exec(
+        &mut conn,
+        &format!("ALTER SYSTEM ADD BACKEND \"127.0.0.1:{port}\""),
+    )
+    .await;
+    exec(&mut conn, create).await;
+    exec(&mut conn, "INSERT INTO e.t VALUES (1, 10), (2, 20)").await;
+    assert_eq!(
+        rows(&mut conn, "SELECT SUM(v) FROM e.t").await,
+        vec![vec![Some("30".into())]]
+    );
+}

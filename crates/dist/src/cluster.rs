@@ -111,8 +111,9 @@ impl Cluster {
         tablet: &basalt_catalog::TabletMeta,
     ) -> Result<Vec<BackendMeta>> {
         if tablet.replicas.is_empty() {
-            return Err(BasaltError::Internal(format!(
-                "tablet {} has no replicas on any backend",
+            return Err(BasaltError::Storage(format!(
+                "tablet {} has no replica on any backend (it was made while the cluster had \
+                 none); drop and re-create its table or partition",
                 tablet.id
             )));
         }
@@ -227,7 +228,8 @@ fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
-/// The distributed engine's workers: the backends, in id order.
+/// The distributed engine's workers: the backends, in id order (none before the first is
+/// added).
 ///
 /// A cluster of one backend lists it twice: the distributed planner folds a stage that would
 /// run as one task into the frontend's own part of the plan, and the frontend holds no
@@ -244,12 +246,8 @@ impl WorkerResolver for BackendWorkers {
             .map(backend_url)
             .collect::<Result<Vec<_>>>()
             .map_err(|e| DataFusionError::External(Box::new(e)))?;
-        if urls.is_empty() {
-            return Err(DataFusionError::Plan(
-                "the cluster has no backends: add one with ALTER SYSTEM ADD BACKEND \"host:port\""
-                    .into(),
-            ));
-        }
+        // Without backends no table has tablets to scan (CREATE TABLE waits for one): plans
+        // then run whole on the frontend (constant queries, system tables, a client's probes).
         if urls.len() == 1 {
             urls.push(urls[0].clone());
         }

@@ -127,6 +127,7 @@ impl QueryEngine {
                     Some(d) => d.to_lowercase(),
                     None => require_database(session)?,
                 };
+                self.require_backends()?;
                 if !crate::table_def::create_table(catalog.as_ref(), &db, &ct)? {
                     session.info.warnings.note(
                         1050,
@@ -139,6 +140,7 @@ impl QueryEngine {
                 let db = database_of(session, &table.database)?;
                 match op {
                     basalt_sql::PartitionOp::Add(def) => {
+                        self.require_backends()?;
                         crate::table_def::add_partition(catalog.as_ref(), &db, &table.table, &def)?
                     }
                     basalt_sql::PartitionOp::Drop { name, if_exists } => {
@@ -152,6 +154,18 @@ impl QueryEngine {
                 Ok(Output::ok())
             }
             _ => Err(misrouted()),
+        }
+    }
+
+    /// On a cluster's frontend, new tablets need backends to be placed on.
+    fn require_backends(&self) -> Result<()> {
+        match &self.services.cluster {
+            Some(cluster) if cluster.backends().is_empty() => Err(BasaltError::InvalidDdl(
+                "Failed to find enough backend: the cluster has no backends to place the new \
+                 tablets on; add one with ALTER SYSTEM ADD BACKEND \"host:port\""
+                    .into(),
+            )),
+            _ => Ok(()),
         }
     }
 

@@ -29,9 +29,9 @@ use tonic::service::interceptor::InterceptedService;
 const MAX_MESSAGE_BYTES: usize = 256 << 20;
 
 /// What a backend does to each fragment before running it: restores the function result
-/// fields the protobuf form dropped ([`crate::fragment_fields`]), wraps its operators in the
-/// query's workload accounting, restores the orderings its operators need, then applies
-/// Basalt's LIKE kernel (the frontend leaves it out: its expressions do not travel).
+/// fields the protobuf form dropped ([`crate::fragment_fields`]), restores the orderings its
+/// operators need, applies Basalt's LIKE kernel (the frontend leaves it out: its expressions
+/// do not travel), then wraps its operators in the query's workload accounting.
 struct PrepareFragment;
 
 impl WorkerPlanRewriteHandler for PrepareFragment {
@@ -41,12 +41,7 @@ impl WorkerPlanRewriteHandler for PrepareFragment {
     ) -> datafusion::common::Result<WorkerPlanRewriteEventResponse> {
         use datafusion::physical_optimizer::PhysicalOptimizerRule;
         let options = ev.session_config.options();
-        let mut plan = crate::fragment_fields::restore_result_fields(ev.plan)?;
-        // Every operator charges the query's workload group here and is paused by its CPU
-        // limit on this node.
-        if let Some(account) = ev.session_config.get_extension::<QueryAccount>() {
-            plan = basalt_workload::account_plan(plan, &account)?;
-        }
+        let plan = crate::fragment_fields::restore_result_fields(ev.plan)?;
         // A network boundary forgets what the rows below it were known to be (a column fixed
         // by a filter in another stage): sorts the fragment's operators rely on are put back.
         let plan = {
@@ -59,7 +54,12 @@ impl WorkerPlanRewriteHandler for PrepareFragment {
                 .data()?
                 .plan
         };
-        let plan = basalt_query::FastLikeRule.optimize(plan, options)?;
+        let mut plan = basalt_query::FastLikeRule.optimize(plan, options)?;
+        // Last, once the plan is final: every operator charges the query's workload group
+        // here and is paused by its CPU limit on this node.
+        if let Some(account) = ev.session_config.get_extension::<QueryAccount>() {
+            plan = basalt_workload::account_plan(plan, &account)?;
+        }
         Ok(WorkerPlanRewriteEventResponse::new(plan))
     }
 }

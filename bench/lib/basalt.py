@@ -128,6 +128,36 @@ class BasaltCluster:
         shutil.rmtree(self.work, ignore_errors=True)
 
 
+_UNITS = {"B": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40}
+
+
+def shuffled_bytes(cur, sql):
+    """Bytes a cluster's query moved between nodes: the query runs once more with a profile,
+    and the `bytes_transferred` of its network operators (shuffles, coalesces, broadcasts)
+    are added up. The profile is kept once every backend has reported, so it is waited for."""
+    cur.execute("SET enable_profile = true")
+    cur.execute(sql)
+    cur.fetchall()
+    cur.execute("SET enable_profile = false")
+    profile = None
+    for _ in range(200):
+        cur.execute("SHOW QUERY PROFILE")
+        profile = next((r for r in cur.fetchall() if r[3] == sql), None)
+        if profile:
+            break
+        time.sleep(0.05)
+    if profile is None:
+        return None
+    cur.execute(f"SHOW QUERY PROFILE '/{profile[0]}'")
+    total = 0.0
+    for row in cur.fetchall():
+        if "Network" not in str(row[2]):
+            continue
+        for value, unit in re.findall(r"bytes_transferred=([\d.]+) ?([KMGT]?B)", str(row[10])):
+            total += float(value) * _UNITS[unit]
+    return int(total)
+
+
 def run_queries(server, database, queries, runs, log=print, engine="basalt"):
     """Warm-up + `runs` timed runs per query (execute + fetch every row through PyMySQL).
     Returns the same shape as a peer's result."""
@@ -157,10 +187,18 @@ def run_queries(server, database, queries, runs, log=print, engine="basalt"):
         log(f"  {engine} {name}: "
             + (f"{min(entry['times']):.3f} s" if entry["times"] else f"ERROR {entry['error']}"))
         out.append(entry)
+    cpu_s = sum(cpu_seconds(pid) for pid in pids) - cpu0
+    peak = sum(peak_rss_mb(pid) for pid in pids)
+    # On a cluster, one more (profiled) run per query measures the bytes it shuffles; after
+    # the CPU figure, which it must not inflate.
+    if hasattr(server, "pids"):
+        for (name, sql), entry in zip(queries, out):
+            if not entry["error"]:
+                entry["shuffled_bytes"] = shuffled_bytes(cur, sql)
     conn.close()
     return {
         "engine": engine,
-        "cpu_s": sum(cpu_seconds(pid) for pid in pids) - cpu0,
-        "peak_rss_mb": sum(peak_rss_mb(pid) for pid in pids),
+        "cpu_s": cpu_s,
+        "peak_rss_mb": peak,
         "queries": out,
     }

@@ -173,6 +173,23 @@ def report(suite, args, results, queries_for, title, notes, check=None):
         lines.append("")
         lines.append(f"{e}: {len(names) - len(differ)} of {len(names)} answers equal the all-in-one "
                      f"server's; CPU seconds of all its processes {cpu:.2f}x the all-in-one run's")
+    # What each cluster moved between its nodes per query (from the query's profile).
+    if clusters:
+        lines += ["", "Bytes shuffled between nodes per query (network operators' "
+                  "bytes_transferred, from one profiled run):", "",
+                  "| query | " + " | ".join(f"{e} MB" for e in clusters) + " |",
+                  "|---" * (1 + len(clusters)) + "|"]
+        for n in names:
+            cells = []
+            for e in clusters:
+                b = (by_engine[e].get(n) or {}).get("shuffled_bytes")
+                cells.append(f"{b / 1e6:.2f}" if b is not None else "-")
+            lines.append(f"| {n} | " + " | ".join(cells) + " |")
+        totals = []
+        for e in clusters:
+            total = sum((by_engine[e].get(n) or {}).get("shuffled_bytes") or 0 for n in names)
+            totals.append(f"{total / 1e6:.1f}")
+        lines.append("| total | " + " | ".join(totals) + " |")
     mismatches = [n for n, (ok, _) in checks.items() if ok is False]
     unchecked = [n for n, (ok, _) in checks.items() if ok is None]
     matched = len(checks) - len(mismatches) - len(unchecked)

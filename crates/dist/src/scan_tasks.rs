@@ -32,6 +32,9 @@ impl DesiredTaskCountHandler for ScanTasks {
             // Any task count: one task produces the rows (see `scale_up_leaf`).
             return Some(Ok(DesiredTaskCountEventResponse::desired(1)));
         }
+        if crate::single_task_inputs::runs_in_one_task(ev.plan.as_ref()) {
+            return Some(Ok(DesiredTaskCountEventResponse::maximum(1)));
+        }
         desired_task_count(&self.0, ev)
     }
 }

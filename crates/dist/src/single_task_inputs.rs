@@ -1,10 +1,12 @@
 //! Keeps tablet scans off the frontend under operators that must run in a single task (a
 //! null-aware anti join, i.e. `NOT IN`; a nested-loop join that emits unmatched left rows; an
-//! aggregation over grouping sets without grouping columns): such a stage is folded into the frontend's own part of the plan, and the frontend
+//! aggregation over grouping sets without grouping columns; a subquery evaluated per outer
+//! row): such a stage is folded into the frontend's own part of the plan, and the frontend
 //! holds no tablets. Gathering each input of those operators makes their inputs stages of
 //! their own, which run on the backends; the operator itself then runs on the frontend, as
 //! it would have anyway.
 
+use basalt_query::SubqueryApplyExec;
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{JoinType, Result};
 use datafusion::config::ConfigOptions;
@@ -13,7 +15,8 @@ use datafusion::physical_plan::aggregates::AggregateExec;
 use datafusion::physical_plan::coalesce_partitions::CoalescePartitionsExec;
 use datafusion::physical_plan::execution_plan::{ChildrenPropertiesMode, ReplaceChildrenOptions};
 use datafusion::physical_plan::joins::{HashJoinExec, NestedLoopJoinExec, PartitionMode};
-use datafusion::physical_plan::ExecutionPlan;
+use datafusion::physical_plan::sorts::sort_preserving_merge::SortPreservingMergeExec;
+use datafusion::physical_plan::{ExecutionPlan, ExecutionPlanProperties};
 use std::sync::Arc;
 
 #[derive(Debug, Default)]
@@ -27,7 +30,12 @@ fn left_side_splittable(join_type: &JoinType) -> bool {
     )
 }
 
-fn runs_in_one_task(plan: &dyn ExecutionPlan) -> bool {
+pub(crate) fn runs_in_one_task(plan: &dyn ExecutionPlan) -> bool {
+    // A subquery run per outer row plans and runs each evaluation as a query of its own (a
+    // distributed one, whose scans run on the backends); it has no wire form itself.
+    if plan.is::<SubqueryApplyExec>() {
+        return true;
+    }
     // `GROUP BY GROUPING SETS (())`: grouping sets without a grouping column do not survive
     // DataFusion's protobuf form (the backend's partial aggregate loses the grouping id and
     // the answer comes back empty), so that aggregation stays on the frontend.
@@ -60,11 +68,18 @@ impl PhysicalOptimizerRule for GatherSingleTaskInputs {
                 .children()
                 .into_iter()
                 .map(|c| {
-                    if c.is::<CoalescePartitionsExec>() {
-                        c.clone()
-                    } else {
-                        changed = true;
-                        Arc::new(CoalescePartitionsExec::new(c.clone())) as Arc<dyn ExecutionPlan>
+                    if c.is::<CoalescePartitionsExec>() || c.is::<SortPreservingMergeExec>() {
+                        return c.clone();
+                    }
+                    changed = true;
+                    // Sorted input stays sorted (the operator may pass the order up to a
+                    // merge that relies on it).
+                    match c.output_ordering() {
+                        Some(ordering) => {
+                            Arc::new(SortPreservingMergeExec::new(ordering.clone(), c.clone()))
+                                as Arc<dyn ExecutionPlan>
+                        }
+                        None => Arc::new(CoalescePartitionsExec::new(c.clone())),
                     }
                 })
                 .collect();

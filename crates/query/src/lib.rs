@@ -21,5 +21,7 @@ pub use provider::{table_schema, BasaltTable};
 pub use query_planner::BasaltQueryPlanner;
 pub use scan::{register_segment_store, ScanReports};
 pub use sink::{delete_rows, GeneratedIds};
-pub use subquery_apply::{ApplyRefusedSubqueries, ApplyRemainingSubqueries, SubqueryApply};
+pub use subquery_apply::{
+    ApplyRefusedSubqueries, ApplyRemainingSubqueries, SubqueryApply, SubqueryApplyExec,
+};
 pub use tablet_scan::{BackendStorage, ClusterScans, TabletScanExec, TabletScanSpec};

@@ -12,7 +12,7 @@ use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::Session;
 use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
-use datafusion::common::{internal_err, not_impl_err, Column, Result, ScalarValue};
+use datafusion::common::{internal_err, Column, Result, ScalarValue};
 use datafusion::execution::context::SessionState;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::logical_expr::expr::{Exists, InSubquery, SetComparison};
@@ -62,17 +62,6 @@ impl ExtensionPlanner for SubqueryApplyPlanner {
         let Some(state) = session.as_any().downcast_ref::<SessionState>() else {
             return internal_err!("SubqueryApply needs a SessionState to plan its subqueries");
         };
-        // A cluster's frontend would run each evaluation as a distributed query inside
-        // another one; until that is made to work, refuse rather than risk the answer.
-        if session
-            .config()
-            .get_extension::<crate::tablet_scan::ClusterScans>()
-            .is_some()
-        {
-            return not_impl_err!(
-                "a correlated subquery that must be evaluated row by row, on a cluster"
-            );
-        }
         let physical = |e: &Expr| {
             planner.create_physical_expr(e, logical_input.schema(), session, planning_ctx)
         };

@@ -16,6 +16,6 @@ mod exec;
 mod node;
 mod rules;
 
-pub use exec::SubqueryApplyPlanner;
+pub use exec::{SubqueryApplyExec, SubqueryApplyPlanner};
 pub use node::SubqueryApply;
 pub use rules::{ApplyRefusedSubqueries, ApplyRemainingSubqueries};

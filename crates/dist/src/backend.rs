@@ -42,18 +42,9 @@ impl WorkerPlanRewriteHandler for PrepareFragment {
         use datafusion::physical_optimizer::PhysicalOptimizerRule;
         let options = ev.session_config.options();
         let plan = crate::fragment_fields::restore_result_fields(ev.plan)?;
-        // A network boundary forgets what the rows below it were known to be (a column fixed
-        // by a filter in another stage): sorts the fragment's operators rely on are put back.
-        let plan = {
-            use datafusion::common::tree_node::{TransformedResult, TreeNode};
-            use datafusion::physical_optimizer::enforce_sorting::{
-                ensure_sorting, PlanWithCorrespondingSort,
-            };
-            PlanWithCorrespondingSort::new_default(plan)
-                .transform_up(ensure_sorting)
-                .data()?
-                .plan
-        };
+        // A network boundary forgets what the rows below it were known to be: sorts the
+        // fragment's operators rely on are put back (and nothing else is changed).
+        let plan = crate::required_orderings::restore_required_orderings(plan)?;
         let mut plan = basalt_query::FastLikeRule.optimize(plan, options)?;
         // Last, once the plan is final: every operator charges the query's workload group
         // here and is paused by its CPU limit on this node.

@@ -23,13 +23,31 @@ impl Drop for Node {
     }
 }
 
+impl Node {
+    /// Kills the process (as `kill -9` does) and hands over its data directory.
+    pub fn kill(mut self) -> tempfile::TempDir {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        std::mem::replace(&mut self.dir, tempfile::tempdir().expect("tempdir"))
+    }
+}
+
 /// Starts `basalt <args>` and returns it with what `ready` found in its log.
 pub fn spawn<T: Send + 'static>(
     args: &[&str],
     secret: &str,
     ready: fn(&str) -> Option<T>,
 ) -> (Node, T) {
-    let dir = tempfile::tempdir().expect("tempdir");
+    spawn_in(tempfile::tempdir().expect("tempdir"), args, secret, ready)
+}
+
+/// Like [`spawn`], on an existing data directory (a restart).
+pub fn spawn_in<T: Send + 'static>(
+    dir: tempfile::TempDir,
+    args: &[&str],
+    secret: &str,
+    ready: fn(&str) -> Option<T>,
+) -> (Node, T) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
         .args(args)
         .arg("--data-dir")

@@ -679,3 +679,69 @@ async fn tables_wait_for_a_backend_to_hold_them() {
         vec![vec![Some("30".into())]]
     );
 }
+
+#[tokio::test]
+async fn a_restarted_frontend_has_orphaned_segments_removed() {
+    let cluster = Cluster::start(1);
+    let mut conn = cluster.connect().await;
+    exec(&mut conn, "CREATE DATABASE o").await;
+    exec(
+        &mut conn,
+        "CREATE TABLE o.t (k INT, v INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1 \
+         PROPERTIES ('store_row_column' = 'true')",
+    )
+    .await;
+    exec(&mut conn, "INSERT INTO o.t VALUES (1, 10), (2, 20)").await;
+    drop(conn);
+    let Cluster {
+        frontend, backends, ..
+    } = cluster;
+    let frontend_dir = frontend.kill();
+    // What a frontend that died mid-load or mid-compaction leaves on a backend: files no
+    // catalog names, beside the tablet's own and in a tablet that no longer exists.
+    let backend_dir = backends[0].0.dir.path().to_path_buf();
+    let kept = segments(&backend_dir);
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    let tablet_dir = backend_dir.join(kept[0].parent().expect("tablet directory"));
+    let orphans = [
+        tablet_dir.join("987654_0.parquet"),
+        tablet_dir.join("987654_0.rows"),
+        tablet_dir.join("c987655_0.parquet"),
+        backend_dir.join("data/424242/424243/5_0.parquet"),
+    ];
+    for orphan in &orphans {
+        std::fs::create_dir_all(orphan.parent().expect("parent")).expect("mkdir");
+        std::fs::write(orphan, b"left behind").expect("write orphan");
+    }
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let (_frontend, (mysql_port, _)) = crate::cluster_harness::spawn_in(
+        frontend_dir,
+        &["frontend", "--mysql-port", "0", "--http-port", "0"],
+        SECRET,
+        parse_ready_line,
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while orphans.iter().any(|o| o.exists()) {
+        assert!(Instant::now() < deadline, "orphans left: {orphans:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(segments(&backend_dir), kept);
+    let opts = OptsBuilder::default()
+        .ip_or_hostname("127.0.0.1")
+        .tcp_port(mysql_port)
+        .user(Some("root"))
+        .prefer_socket(false);
+    let mut conn = Conn::new(opts).await.expect("connect");
+    assert_eq!(
+        rows(&mut conn, "SELECT * FROM o.t ORDER BY k").await,
+        vec![
+            vec![Some("1".into()), Some("10".into())],
+            vec![Some("2".into()), Some("20".into())],
+        ]
+    );
+    // A point query reads the kept row store.
+    assert_eq!(
+        rows(&mut conn, "SELECT v FROM o.t WHERE k = 2").await,
+        vec![vec![Some("20".into())]]
+    );
+}

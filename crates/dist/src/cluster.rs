@@ -4,7 +4,7 @@
 
 use crate::channels::SecretChannelResolver;
 use crate::secret::ClusterSecret;
-use crate::segment_protocol::{BackendStatus, QUERY_USAGE, STATUS};
+use crate::segment_protocol::{BackendStatus, RemoveOrphans, QUERY_USAGE, REMOVE_ORPHANS, STATUS};
 use crate::workload_tag::QueryUsage;
 use arrow_flight::{Action, FlightClient};
 use basalt_catalog::{BackendId, BackendMeta, Catalog};
@@ -205,6 +205,74 @@ impl Cluster {
                 }
             }
         }
+    }
+
+    /// Has every backend remove the segment files the frontend's catalog did not reference
+    /// when it started (`referenced`, taken then) and that were written before (`started`):
+    /// loads that were never published and compactions never finished, when a frontend died.
+    /// Each backend is asked once, when it first answers a heartbeat, for up to an hour.
+    pub fn remove_orphans_once(
+        self: &Arc<Self>,
+        referenced: std::collections::HashSet<String>,
+        started: std::time::SystemTime,
+    ) {
+        let cluster = Arc::downgrade(self);
+        let written_before_ms = started
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0);
+        let body = match serde_json::to_vec(&RemoveOrphans {
+            referenced,
+            written_before_ms,
+        }) {
+            Ok(body) => body,
+            Err(e) => {
+                tracing::warn!("orphaned segments are not removed: {e}");
+                return;
+            }
+        };
+        self.runtime.spawn(async move {
+            let mut done: std::collections::HashSet<BackendId> = Default::default();
+            let give_up = tokio::time::Instant::now() + Duration::from_secs(3600);
+            while tokio::time::Instant::now() < give_up {
+                let Some(c) = cluster.upgrade() else { return };
+                let alive: Vec<BackendMeta> = c
+                    .health()
+                    .into_iter()
+                    .filter(|(b, h)| h.alive && !done.contains(&b.id))
+                    .map(|(b, _)| b)
+                    .collect();
+                for backend in alive {
+                    let asked = async {
+                        let mut client = c.flight(&backend).await?;
+                        let mut answers = client
+                            .do_action(Action::new(REMOVE_ORPHANS, body.clone()))
+                            .await
+                            .map_err(|e| BasaltError::Execution(e.to_string()))?;
+                        answers
+                            .next()
+                            .await
+                            .ok_or_else(|| BasaltError::Execution("no answer".into()))?
+                            .map_err(|e| BasaltError::Execution(e.to_string()))
+                    };
+                    match asked.await {
+                        Ok(_) => {
+                            done.insert(backend.id);
+                        }
+                        Err(e) => tracing::warn!(
+                            "removing orphaned segments on backend {}: {e}",
+                            backend.address()
+                        ),
+                    }
+                }
+                let all_done = c.backends().iter().all(|b| done.contains(&b.id));
+                drop(c);
+                if all_done {
+                    return;
+                }
+                tokio::time::sleep(HEARTBEAT_INTERVAL).await;
+            }
+        });
     }
 
     /// Heartbeats every backend from now on, in the background.

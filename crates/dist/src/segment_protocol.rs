@@ -90,6 +90,18 @@ mod tests {
 /// [`crate::workload_tag::QueryUsage`] for those that ran here.
 pub const QUERY_USAGE: &str = "query_usage";
 
+/// Action: remove orphaned segment files; body: a JSON [`RemoveOrphans`], answered with the
+/// JSON number of files removed.
+pub const REMOVE_ORPHANS: &str = "remove_orphans";
+
+/// What a frontend's catalog referenced when it started, and when that was.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RemoveOrphans {
+    pub referenced: std::collections::HashSet<String>,
+    /// Unix milliseconds of the frontend's start.
+    pub written_before_ms: u64,
+}
+
 /// Action: the backend's state; answered with a JSON [`BackendStatus`].
 pub const STATUS: &str = "status";
 

@@ -4,8 +4,8 @@
 //! holds and its workload groups' usage, and profiles with what each query used here.
 
 use crate::segment_protocol::{
-    frame_rows, BackendStatus, CompactTablet, GroupUsageReport, ReadSegment, WriteSegment, COMPACT,
-    QUERY_USAGE, READ_ROWS, REMOVE_SEGMENTS, STATUS,
+    frame_rows, BackendStatus, CompactTablet, GroupUsageReport, ReadSegment, RemoveOrphans,
+    WriteSegment, COMPACT, QUERY_USAGE, READ_ROWS, REMOVE_ORPHANS, REMOVE_SEGMENTS, STATUS,
 };
 use crate::workload_tag::BackendWorkloads;
 use arrow_flight::decode::FlightRecordBatchStream;
@@ -225,6 +225,23 @@ impl FlightService for SegmentService {
                     .map_err(|e| Status::internal(e.to_string()))?
                     .map_err(|e| Status::internal(e.to_string()))?;
                 frame_rows(rows.iter().map(|r| r.as_ref()))
+            }
+            REMOVE_ORPHANS => {
+                let job: RemoveOrphans =
+                    serde_json::from_slice(&action.body).map_err(bad_request)?;
+                let before =
+                    std::time::UNIX_EPOCH + std::time::Duration::from_millis(job.written_before_ms);
+                let storage = self.storage.clone();
+                let removed = tokio::task::spawn_blocking(move || {
+                    storage.remove_orphans(&job.referenced, before)
+                })
+                .await
+                .map_err(|e| Status::internal(e.to_string()))?
+                .map_err(|e| Status::internal(e.to_string()))?;
+                if removed > 0 {
+                    tracing::info!("removed {removed} orphaned segment files");
+                }
+                serde_json::to_vec(&removed).map_err(|e| Status::internal(e.to_string()))?
             }
             QUERY_USAGE => {
                 let queries: Vec<String> =

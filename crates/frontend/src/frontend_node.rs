@@ -1,11 +1,11 @@
 //! The frontend `basalt frontend` runs: the catalog and planning on its data directory, the
 //! tablets on backends. Loads write segments on the backends that hold each tablet; queries
 //! run on them through the distributed engine; compactions run on them too; heartbeats track
-//! them.
+//! them; once each answers, it drops the files a previous run of the frontend left orphaned.
 
 use crate::engine::QueryEngine;
 use crate::local_node::{assemble, open_catalog, start_compaction, write_buffer};
-use basalt_catalog::Catalog;
+use basalt_catalog::{Catalog, TabletCatalog};
 use basalt_common::config::Config;
 use basalt_common::Result;
 use basalt_dist::{BackendSegments, Cluster, ClusterSecret};
@@ -20,7 +20,11 @@ impl QueryEngine {
         backends: &[String],
         secret: ClusterSecret,
     ) -> Result<Arc<QueryEngine>> {
+        let started = std::time::SystemTime::now();
         let (data_dir, catalog) = open_catalog(config)?;
+        // What the catalog references before anything runs: files on the backends that it
+        // does not name and that are older than this start can never be named again.
+        let referenced = catalog.referenced_segments();
         let known: Vec<String> = catalog.backends().iter().map(|b| b.address()).collect();
         for address in backends {
             let (host, port) = basalt_catalog::parse_backend_address(address)?;
@@ -34,6 +38,7 @@ impl QueryEngine {
         let cluster = Cluster::new(catalog.clone(), secret);
         storage.set_remote(Arc::new(BackendSegments(cluster.clone())));
         cluster.start_heartbeats();
+        cluster.remove_orphans_once(referenced, started);
         // The frontend picks compactions from its catalog; the backends holding each tablet
         // merge its files, and the frontend publishes the result.
         start_compaction(&storage, config)?;

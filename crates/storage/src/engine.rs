@@ -568,8 +568,36 @@ impl StorageEngine {
     /// load is running (at startup).
     fn collect_garbage(&self) -> Result<usize> {
         let referenced = self.catalog.referenced_segments();
+        self.remove_unreferenced(&referenced, None)
+    }
+
+    /// On a backend: removes the segment files (and their row stores) that `referenced` (the
+    /// frontend's catalog, as it was when it started) does not name and that were written
+    /// before `written_before` (that start): what loads the frontend never published and
+    /// compactions it never finished left behind. Nothing written since can be among them,
+    /// and nothing unnamed then can be named later.
+    pub fn remove_orphans(
+        &self,
+        referenced: &std::collections::HashSet<String>,
+        written_before: std::time::SystemTime,
+    ) -> Result<usize> {
+        self.remove_unreferenced(referenced, Some(written_before))
+    }
+
+    fn remove_unreferenced(
+        &self,
+        referenced: &std::collections::HashSet<String>,
+        written_before: Option<std::time::SystemTime>,
+    ) -> Result<usize> {
         let mut removed = 0;
         for rel in list_files(&self.data_dir, &self.data_dir.join("data"))? {
+            let path = self.data_dir.join(&rel);
+            if let Some(cutoff) = written_before {
+                match std::fs::metadata(&path).and_then(|m| m.modified()) {
+                    Ok(written) if written < cutoff => {}
+                    _ => continue,
+                }
+            }
             // A row store belongs to the segment file of the same name.
             let owner = if rel.extension().is_some_and(|e| e == "rows") {
                 rel.with_extension("parquet")
@@ -577,7 +605,7 @@ impl StorageEngine {
                 rel.clone()
             };
             if !referenced.contains(owner.to_string_lossy().as_ref()) {
-                std::fs::remove_file(self.data_dir.join(&rel))?;
+                std::fs::remove_file(&path)?;
                 removed += 1;
             }
         }

@@ -441,7 +441,7 @@ async fn point_queries_read_rows_on_the_owning_backend() {
             general.push(rows(&mut conn, q).await);
         }
         exec(&mut conn, "SET enable_short_circuit_query = 1").await;
-        let mut sort = |v: &mut Vec<Vec<Vec<Option<String>>>>| v.iter_mut().for_each(|r| r.sort());
+        let sort = |v: &mut Vec<Vec<Vec<Option<String>>>>| v.iter_mut().for_each(|r| r.sort());
         sort(&mut short);
         sort(&mut general);
         assert_eq!(short, general, "{table}");

@@ -60,13 +60,21 @@ pub fn replication_num(table: &TableMeta, backends: usize) -> Result<usize> {
     }
 }
 
+/// What a backend holds: tablet replicas, and the bytes of their segments.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct BackendLoad {
+    pub tablets: usize,
+    pub bytes: u64,
+}
+
 /// Gives every tablet of `table` that has no replicas yet `replication_num` distinct backends,
-/// each time the ones holding the fewest tablets (`load`, updated as tablets are placed).
-/// Does nothing when there are no backends (a single node holds every tablet itself).
+/// each time the ones holding the fewest tablets, then the fewest bytes (`load`, updated as
+/// tablets are placed). Does nothing when there are no backends (a single node holds every
+/// tablet itself).
 pub fn place_tablets(
     table: &mut TableMeta,
     backends: &[BackendMeta],
-    load: &mut HashMap<BackendId, usize>,
+    load: &mut HashMap<BackendId, BackendLoad>,
 ) -> Result<()> {
     // A single node holds every tablet itself, one replica: only an explicit replication_num
     // above one is refused there (as before clusters existed; Doris's replication_allocation
@@ -91,25 +99,33 @@ pub fn place_tablets(
                 continue;
             }
             let mut order: Vec<&BackendMeta> = backends.iter().collect();
-            order.sort_by_key(|b| (load.get(&b.id).copied().unwrap_or(0), b.id));
+            order.sort_by_key(|b| (load.get(&b.id).copied().unwrap_or_default(), b.id));
             tablet.replicas = order[..replicas].iter().map(|b| b.id).collect();
             for id in &tablet.replicas {
-                *load.entry(*id).or_default() += 1;
+                load.entry(*id).or_default().tablets += 1;
             }
         }
     }
     Ok(())
 }
 
-/// Tablet replicas per backend over `tables`.
-pub fn tablets_per_backend<'a>(
+/// Tablet replicas and their bytes per backend over `tables`.
+pub fn load_per_backend<'a>(
     tables: impl Iterator<Item = &'a TableMeta>,
-) -> HashMap<BackendId, usize> {
-    let mut load = HashMap::new();
+) -> HashMap<BackendId, BackendLoad> {
+    let mut load: HashMap<BackendId, BackendLoad> = HashMap::new();
     for table in tables {
         for (_, tablet) in table.tablets() {
+            let bytes: u64 = tablet
+                .rowsets
+                .iter()
+                .flat_map(|r| &r.segments)
+                .map(|s| s.size_bytes)
+                .sum();
             for id in &tablet.replicas {
-                *load.entry(*id).or_default() += 1;
+                let entry = load.entry(*id).or_default();
+                entry.tablets += 1;
+                entry.bytes += bytes;
             }
         }
     }

@@ -552,3 +552,43 @@ fn alter_table_replaces_definition_and_rowsets_together_and_durably() {
     assert_eq!(rowsets, vec!["r0", "late"]);
     assert_eq!(t.partitions[0].tablets[0].version(), 3);
 }
+
+#[test]
+fn new_tablets_go_to_the_backends_holding_fewest_tablets_then_fewest_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = LocalCatalog::open(dir.path()).unwrap();
+    let first = c.add_backend("127.0.0.1:9001").unwrap();
+    let second = c.add_backend("127.0.0.1:9002").unwrap();
+    c.create_database("d", false).unwrap();
+    let mut replicas = |name: &str, buckets: u32| -> Vec<Vec<u64>> {
+        let mut t = int_table(&c, "d", name, KeysModel::Duplicate, buckets);
+        t.properties.insert("replication_num".into(), "1".into());
+        c.create_table(t, false).unwrap();
+        let t = c.table("d", name).unwrap();
+        t.tablets().map(|(_, t)| t.replicas.clone()).collect()
+    };
+    // Equal backends: by id, then the other one.
+    assert_eq!(replicas("a", 2), vec![vec![first.id], vec![second.id]]);
+    // The first backend's tablet gets data: the next tablet goes to the second, which holds
+    // as many tablets but fewer bytes.
+    let a = c.table("d", "a").unwrap();
+    let on_first = a
+        .tablets()
+        .find(|(_, t)| t.replicas == vec![first.id])
+        .unwrap()
+        .1
+        .id;
+    c.publish(
+        a.id,
+        vec![NewRowset {
+            tablet_id: on_first,
+            segments: vec![seg("s0", 100)],
+            delete_bitmaps: vec![],
+            schema_version: 0,
+        }],
+    )
+    .unwrap();
+    assert_eq!(replicas("b", 1), vec![vec![second.id]]);
+    // Now the second holds more tablets: the first gets the next one despite its bytes.
+    assert_eq!(replicas("c", 1), vec![vec![first.id]]);
+}

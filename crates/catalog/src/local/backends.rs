@@ -3,7 +3,7 @@
 
 use super::{to_json, LocalCatalog};
 use crate::api::TabletCatalog;
-use crate::backends::{parse_backend_address, place_tablets, tablets_per_backend, BackendMeta};
+use crate::backends::{load_per_backend, parse_backend_address, place_tablets, BackendMeta};
 use crate::model::TableMeta;
 use crate::store::Op;
 use basalt_common::{BasaltError, Result};
@@ -22,7 +22,7 @@ impl LocalCatalog {
         let mut load = if backends.is_empty() {
             Default::default()
         } else {
-            tablets_per_backend(s.tables.values().flat_map(|t| t.values()).map(|t| &**t))
+            load_per_backend(s.tables.values().flat_map(|t| t.values()).map(|t| &**t))
         };
         place_tablets(table, &backends, &mut load)
     }
@@ -66,10 +66,9 @@ impl LocalCatalog {
             .ok_or_else(|| BasaltError::InvalidDdl(format!("backend {address} does not exist")))?;
         let held = {
             let s = self.state.read();
-            tablets_per_backend(s.tables.values().flat_map(|t| t.values()).map(|t| &**t))
+            load_per_backend(s.tables.values().flat_map(|t| t.values()).map(|t| &**t))
                 .get(&backend.id)
-                .copied()
-                .unwrap_or(0)
+                .map_or(0, |l| l.tablets)
         };
         if held > 0 {
             return Err(BasaltError::InvalidDdl(format!(

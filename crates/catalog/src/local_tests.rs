@@ -560,7 +560,7 @@ fn new_tablets_go_to_the_backends_holding_fewest_tablets_then_fewest_bytes() {
     let first = c.add_backend("127.0.0.1:9001").unwrap();
     let second = c.add_backend("127.0.0.1:9002").unwrap();
     c.create_database("d", false).unwrap();
-    let mut replicas = |name: &str, buckets: u32| -> Vec<Vec<u64>> {
+    let replicas = |name: &str, buckets: u32| -> Vec<Vec<u64>> {
         let mut t = int_table(&c, "d", name, KeysModel::Duplicate, buckets);
         t.properties.insert("replication_num".into(), "1".into());
         c.create_table(t, false).unwrap();

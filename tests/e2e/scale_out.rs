@@ -703,17 +703,27 @@ async fn a_restarted_frontend_has_orphaned_segments_removed() {
     let kept = segments(&backend_dir);
     assert_eq!(kept.len(), 1, "{kept:?}");
     let tablet_dir = backend_dir.join(kept[0].parent().expect("tablet directory"));
+    // Files are named by the load (or compaction) id that wrote them, from the catalog's
+    // counter: orphans have ids the counter has passed.
+    let load_id: u64 = kept[0]
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.split('_').next())
+        .and_then(|id| id.parse().ok())
+        .expect("a load id");
+    assert!(load_id > 2, "{kept:?}");
     let orphans = [
-        tablet_dir.join("987654_0.parquet"),
-        tablet_dir.join("987654_0.rows"),
-        tablet_dir.join("c987655_0.parquet"),
-        backend_dir.join("data/424242/424243/5_0.parquet"),
+        tablet_dir.join(format!("{}_0.parquet", load_id - 1)),
+        tablet_dir.join(format!("{}_0.rows", load_id - 1)),
+        tablet_dir.join(format!("c{}_0.parquet", load_id - 2)),
+        backend_dir.join(format!("data/424242/424243/{}_0.parquet", load_id - 1)),
     ];
-    for orphan in &orphans {
-        std::fs::create_dir_all(orphan.parent().expect("parent")).expect("mkdir");
-        std::fs::write(orphan, b"left behind").expect("write orphan");
+    // A file with an id the counter has not reached could be a load running right now.
+    let future = tablet_dir.join(format!("{}_0.parquet", load_id + 1_000_000));
+    for file in orphans.iter().chain([&future]) {
+        std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
+        std::fs::write(file, b"left behind").expect("write orphan");
     }
-    tokio::time::sleep(Duration::from_millis(50)).await;
     let (_frontend, (mysql_port, _)) = crate::cluster_harness::spawn_in(
         frontend_dir,
         &["frontend", "--mysql-port", "0", "--http-port", "0"],
@@ -725,6 +735,8 @@ async fn a_restarted_frontend_has_orphaned_segments_removed() {
         assert!(Instant::now() < deadline, "orphans left: {orphans:?}");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+    assert!(future.exists());
+    std::fs::remove_file(&future).expect("remove");
     assert_eq!(segments(&backend_dir), kept);
     let opts = OptsBuilder::default()
         .ip_or_hostname("127.0.0.1")

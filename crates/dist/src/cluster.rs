@@ -208,22 +208,19 @@ impl Cluster {
     }
 
     /// Has every backend remove the segment files the frontend's catalog did not reference
-    /// when it started (`referenced`, taken then) and that were written before (`started`):
-    /// loads that were never published and compactions never finished, when a frontend died.
-    /// Each backend is asked once, when it first answers a heartbeat, for up to an hour.
+    /// when it started (`referenced`, taken then) and that are named by an id below
+    /// `ids_below` (allocated then): loads that were never published and compactions never
+    /// finished, when a frontend died. Each backend is asked once, when it first answers a
+    /// heartbeat, for up to an hour.
     pub fn remove_orphans_once(
         self: &Arc<Self>,
         referenced: std::collections::HashSet<String>,
-        started: std::time::SystemTime,
+        ids_below: u64,
     ) {
         let cluster = Arc::downgrade(self);
-        let written_before_ms = started
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0);
         let body = match serde_json::to_vec(&RemoveOrphans {
             referenced,
-            written_before_ms,
+            ids_below,
         }) {
             Ok(body) => body,
             Err(e) => {

@@ -94,12 +94,12 @@ pub const QUERY_USAGE: &str = "query_usage";
 /// JSON number of files removed.
 pub const REMOVE_ORPHANS: &str = "remove_orphans";
 
-/// What a frontend's catalog referenced when it started, and when that was.
+/// What a frontend's catalog referenced when it started, and an id it allocated then (every
+/// load and compaction since names its files with a larger one).
 #[derive(Debug, Serialize, Deserialize)]
 pub struct RemoveOrphans {
     pub referenced: std::collections::HashSet<String>,
-    /// Unix milliseconds of the frontend's start.
-    pub written_before_ms: u64,
+    pub ids_below: u64,
 }
 
 /// Action: the backend's state; answered with a JSON [`BackendStatus`].

@@ -229,11 +229,9 @@ impl FlightService for SegmentService {
             REMOVE_ORPHANS => {
                 let job: RemoveOrphans =
                     serde_json::from_slice(&action.body).map_err(bad_request)?;
-                let before =
-                    std::time::UNIX_EPOCH + std::time::Duration::from_millis(job.written_before_ms);
                 let storage = self.storage.clone();
                 let removed = tokio::task::spawn_blocking(move || {
-                    storage.remove_orphans(&job.referenced, before)
+                    storage.remove_orphans(&job.referenced, job.ids_below)
                 })
                 .await
                 .map_err(|e| Status::internal(e.to_string()))?

@@ -20,11 +20,12 @@ impl QueryEngine {
         backends: &[String],
         secret: ClusterSecret,
     ) -> Result<Arc<QueryEngine>> {
-        let started = std::time::SystemTime::now();
         let (data_dir, catalog) = open_catalog(config)?;
-        // What the catalog references before anything runs: files on the backends that it
-        // does not name and that are older than this start can never be named again.
+        // What the catalog references before anything runs, and an id below every id a load
+        // or compaction names its files with from now on: files on the backends that the
+        // catalog does not name and whose id is lower can never be named again.
         let referenced = catalog.referenced_segments();
+        let ids_below = catalog.allocate_id();
         let known: Vec<String> = catalog.backends().iter().map(|b| b.address()).collect();
         for address in backends {
             let (host, port) = basalt_catalog::parse_backend_address(address)?;
@@ -38,7 +39,7 @@ impl QueryEngine {
         let cluster = Cluster::new(catalog.clone(), secret);
         storage.set_remote(Arc::new(BackendSegments(cluster.clone())));
         cluster.start_heartbeats();
-        cluster.remove_orphans_once(referenced, started);
+        cluster.remove_orphans_once(referenced, ids_below);
         // The frontend picks compactions from its catalog; the backends holding each tablet
         // merge its files, and the frontend publishes the result.
         start_compaction(&storage, config)?;

@@ -572,29 +572,30 @@ impl StorageEngine {
     }
 
     /// On a backend: removes the segment files (and their row stores) that `referenced` (the
-    /// frontend's catalog, as it was when it started) does not name and that were written
-    /// before `written_before` (that start): what loads the frontend never published and
-    /// compactions it never finished left behind. Nothing written since can be among them,
-    /// and nothing unnamed then can be named later.
+    /// frontend's catalog, as it was when it started) does not name and whose load or
+    /// compaction id is below `ids_below` (an id the catalog allocated at that start): what
+    /// loads the frontend never published and compactions it never finished left behind.
+    /// Every file written since has a larger id, and nothing unnamed then can be named later.
+    /// (Ids, not file times: the frontend's and backends' clocks may disagree.)
     pub fn remove_orphans(
         &self,
         referenced: &std::collections::HashSet<String>,
-        written_before: std::time::SystemTime,
+        ids_below: u64,
     ) -> Result<usize> {
-        self.remove_unreferenced(referenced, Some(written_before))
+        self.remove_unreferenced(referenced, Some(ids_below))
     }
 
     fn remove_unreferenced(
         &self,
         referenced: &std::collections::HashSet<String>,
-        written_before: Option<std::time::SystemTime>,
+        ids_below: Option<u64>,
     ) -> Result<usize> {
         let mut removed = 0;
         for rel in list_files(&self.data_dir, &self.data_dir.join("data"))? {
             let path = self.data_dir.join(&rel);
-            if let Some(cutoff) = written_before {
-                match std::fs::metadata(&path).and_then(|m| m.modified()) {
-                    Ok(written) if written < cutoff => {}
+            if let Some(bound) = ids_below {
+                match crate::files::segment_file_id(&rel) {
+                    Some(id) if id < bound => {}
                     _ => continue,
                 }
             }

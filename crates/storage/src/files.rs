@@ -12,6 +12,14 @@ pub fn tablet_dir(table_id: u64, tablet_id: u64) -> PathBuf {
         .join(tablet_id.to_string())
 }
 
+/// The load or compaction id a segment file (or its row store) is named by: `17` for
+/// `.../17_0.parquet`, `.../c17_2.rows`.
+pub fn segment_file_id(rel: &Path) -> Option<u64> {
+    let stem = rel.file_stem()?.to_str()?;
+    let stem = stem.strip_prefix('c').unwrap_or(stem);
+    stem.split_once('_')?.0.parse().ok()
+}
+
 /// Checks that `rel` names a segment file as loads and compactions name them
 /// (`data/<table>/<tablet>/[c]<id>_<n>.parquet`), so a path from another node can neither escape the data directory nor name
 /// anything but a segment.
@@ -124,4 +132,24 @@ pub fn remove_empty_dirs(root: &Path) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segment_files_are_named_by_their_load_or_compaction_id() {
+        assert_eq!(
+            segment_file_id(Path::new("data/1/2/17_0.parquet")),
+            Some(17)
+        );
+        assert_eq!(segment_file_id(Path::new("data/1/2/c17_3.rows")), Some(17));
+        assert_eq!(
+            segment_file_id(Path::new("data/1/2/9_1.parquet.tmp")),
+            Some(9)
+        );
+        assert_eq!(segment_file_id(Path::new("data/1/2/notes.txt")), None);
+        assert_eq!(segment_file_id(Path::new("data/1/2/x_1.parquet")), None);
+    }
 }

@@ -88,6 +88,8 @@ def run_suite(suite, args, tables, load_basalt, queries_for, title, notes=(), ch
             results[name] = run_queries(cluster, "bench", queries_for("basalt"), args.runs,
                                         engine=name)
             results[name]["load"] = load_facts
+            results[name]["setting"] = (f"1 `basalt frontend` + {n} `basalt backend`, same "
+                                        "release build, each backend pinned to its core share")
         finally:
             cluster.stop()
     for peer in peers:

@@ -1,7 +1,7 @@
 //! Keeps tablet scans off the frontend under operators that must run in a single task (a
 //! null-aware anti join, i.e. `NOT IN`; a nested-loop join that emits unmatched left rows; an
 //! aggregation over grouping sets without grouping columns; a subquery evaluated per outer
-//! row): such a stage is folded into the frontend's own part of the plan, and the frontend
+//! row; an async function such as SLEEP): such a stage is folded into the frontend's own part of the plan, and the frontend
 //! holds no tablets. Gathering each input of those operators makes their inputs stages of
 //! their own, which run on the backends; the operator itself then runs on the frontend, as
 //! it would have anyway.
@@ -12,6 +12,7 @@ use datafusion::common::{JoinType, Result};
 use datafusion::config::ConfigOptions;
 use datafusion::physical_optimizer::PhysicalOptimizerRule;
 use datafusion::physical_plan::aggregates::AggregateExec;
+use datafusion::physical_plan::async_func::AsyncFuncExec;
 use datafusion::physical_plan::coalesce_partitions::CoalescePartitionsExec;
 use datafusion::physical_plan::execution_plan::{ChildrenPropertiesMode, ReplaceChildrenOptions};
 use datafusion::physical_plan::joins::{HashJoinExec, NestedLoopJoinExec, PartitionMode};
@@ -34,6 +35,11 @@ pub(crate) fn runs_in_one_task(plan: &dyn ExecutionPlan) -> bool {
     // A subquery run per outer row plans and runs each evaluation as a query of its own (a
     // distributed one, whose scans run on the backends); it has no wire form itself.
     if plan.is::<SubqueryApplyExec>() {
+        return true;
+    }
+    // Async functions (SLEEP): their operator's output columns do not survive DataFusion's
+    // protobuf form when its input has none (`SUM(SLEEP(1))` failed on a backend).
+    if plan.is::<AsyncFuncExec>() {
         return true;
     }
     // `GROUP BY GROUPING SETS (())`: grouping sets without a grouping column do not survive

@@ -637,6 +637,25 @@ async fn workload_groups_apply_and_report_on_every_backend() {
         rows(&mut conn, wide).await,
         vec![vec![Some("200000".into())]]
     );
+
+    // A workload policy judges the whole query: rows scanned on the backends count.
+    exec(
+        &mut conn,
+        "CREATE WORKLOAD POLICY big_scans CONDITIONS(be_scan_rows > 1000) ACTIONS(cancel_query)",
+    )
+    .await;
+    let mut scanner = cluster.connect().await;
+    let mut result = scanner
+        .query_iter("SELECT k, v, REPEAT('x', 200) FROM w.t")
+        .await
+        .expect("start the query");
+    let _first: Option<mysql_async::Row> = result.next().await.expect("first row");
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let rest: Result<Vec<mysql_async::Row>, _> = result.collect().await;
+    let err = rest.expect_err("cancelled by the policy");
+    assert!(err.to_string().contains("big_scans"), "{err}");
+    drop(scanner);
+    exec(&mut conn, "DROP WORKLOAD POLICY big_scans").await;
 }
 
 #[tokio::test]

@@ -10,6 +10,7 @@ use basalt_common::config::Config;
 use basalt_common::Result;
 use basalt_dist::{BackendSegments, Cluster, ClusterSecret};
 use basalt_storage::StorageEngine;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 impl QueryEngine {
@@ -43,6 +44,42 @@ impl QueryEngine {
         // The frontend picks compactions from its catalog; the backends holding each tablet
         // merge its files, and the frontend publishes the result.
         start_compaction(&storage, config)?;
-        assemble(config, catalog, storage, Some(cluster))
+        let engine = assemble(config, catalog, storage, Some(cluster.clone()))?;
+        track_backend_usage(&cluster, &engine.services.workload);
+        Ok(engine)
     }
+}
+
+/// Keeps each running query's account told what it has used on the backends (their sum, as
+/// their heartbeats report it), so workload policies judge the whole query and
+/// `active_queries` shows it.
+fn track_backend_usage(cluster: &Arc<Cluster>, workload: &Arc<basalt_workload::WorkloadManager>) {
+    let (cluster, workload) = (Arc::downgrade(cluster), Arc::downgrade(workload));
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+            let (Some(cluster), Some(workload)) = (cluster.upgrade(), workload.upgrade()) else {
+                return;
+            };
+            let mut sums: HashMap<String, basalt_workload::Elsewhere> = HashMap::new();
+            for (_, health) in cluster.health() {
+                if !health.alive {
+                    continue;
+                }
+                for q in &health.status.queries {
+                    let sum = sums.entry(q.query.clone()).or_default();
+                    sum.cpu_ms += q.cpu_ms;
+                    sum.scan_rows += q.scan_rows;
+                    sum.scan_bytes += q.scan_bytes;
+                    sum.memory_bytes += q.memory_bytes;
+                    sum.peak_memory_bytes += q.peak_memory_bytes;
+                }
+            }
+            for account in workload.live_accounts() {
+                if let Some(sum) = account.known_cluster_id().and_then(|id| sums.get(id)) {
+                    account.set_elsewhere(*sum);
+                }
+            }
+        }
+    });
 }

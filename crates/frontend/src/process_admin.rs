@@ -7,7 +7,6 @@ use crate::session::Session;
 use crate::show::{Cell, Col, ResultBuilder};
 use basalt_common::{BasaltError, Result};
 use basalt_sql::ast::KillType;
-use std::collections::HashMap;
 
 /// `KILL [CONNECTION | QUERY] id`: an administrator may stop any session, others only their
 /// own user's.
@@ -91,21 +90,6 @@ pub(crate) fn active_queries(services: &Services, viewer: Option<&str>) -> Resul
         Col::int("PEAK_MEMORY_BYTES"),
         Col::str("SQL"),
     ]);
-    // On a cluster, what each running query has used on the backends (as of their last
-    // heartbeat), by its id there: the columns sum every node's use.
-    let mut on_backends: HashMap<String, basalt_dist::QueryUsage> = HashMap::new();
-    if let Some(cluster) = &services.cluster {
-        for (_, health) in cluster.health() {
-            for q in &health.status.queries {
-                let sum = on_backends.entry(q.query.clone()).or_default();
-                sum.cpu_ms += q.cpu_ms;
-                sum.scan_rows += q.scan_rows;
-                sum.scan_bytes += q.scan_bytes;
-                sum.memory_bytes += q.memory_bytes;
-                sum.peak_memory_bytes += q.peak_memory_bytes;
-            }
-        }
-    }
     for p in services.processes.all() {
         if viewer.is_some_and(|v| p.session.user != v) {
             continue;
@@ -114,12 +98,11 @@ pub(crate) fn active_queries(services: &Services, viewer: Option<&str>) -> Resul
         let Some(sql) = a.sql else {
             continue;
         };
+        // On a cluster, what the backends reported it has used there counts too.
         let remote = a
             .account
             .as_deref()
-            .and_then(|acc| acc.known_cluster_id())
-            .and_then(|id| on_backends.get(id))
-            .cloned()
+            .map(|acc| acc.elsewhere())
             .unwrap_or_default();
         let usage = |f: fn(&basalt_workload::QueryAccount) -> u64, elsewhere: u64| -> Cell {
             a.account

@@ -35,6 +35,16 @@ impl Drop for HeldSlot {
     }
 }
 
+/// What a query has used on a cluster's other nodes (their sum, as last reported).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Elsewhere {
+    pub cpu_ms: u64,
+    pub scan_rows: u64,
+    pub scan_bytes: u64,
+    pub memory_bytes: u64,
+    pub peak_memory_bytes: u64,
+}
+
 /// One query's usage and the group it is charged to.
 #[derive(Debug)]
 pub struct QueryAccount {
@@ -58,6 +68,8 @@ pub struct QueryAccount {
     active_until_ns: AtomicU64,
     /// The id the query is known by on the other nodes of a cluster, once it has run there.
     cluster_id: std::sync::OnceLock<String>,
+    /// What it has used on a cluster's other nodes, as they last reported.
+    elsewhere: Mutex<Elsewhere>,
     /// The admission slot the query runs in, in the group it is charged to now.
     slot: Mutex<Option<crate::Permit>>,
 }
@@ -84,6 +96,7 @@ impl QueryAccount {
             memory_limit: AtomicUsize::new(usize::MAX),
             active_until_ns: AtomicU64::new(0),
             cluster_id: std::sync::OnceLock::new(),
+            elsewhere: Mutex::new(Elsewhere::default()),
             slot: Mutex::new(None),
         })
     }
@@ -145,6 +158,16 @@ impl QueryAccount {
     /// The id the query is known by on a cluster's other nodes, made by `make` the first time.
     pub fn cluster_id(&self, make: impl FnOnce() -> String) -> &str {
         self.cluster_id.get_or_init(make)
+    }
+
+    /// Records what the query has used on the cluster's other nodes (their latest sum).
+    pub fn set_elsewhere(&self, usage: Elsewhere) {
+        *self.elsewhere.lock() = usage;
+    }
+
+    /// What the query has used on the cluster's other nodes, as last reported.
+    pub fn elsewhere(&self) -> Elsewhere {
+        *self.elsewhere.lock()
     }
 
     /// The id the query is known by on a cluster's other nodes, if it has run there.

@@ -16,7 +16,7 @@ pub mod settings;
 pub mod throttle;
 pub mod usage;
 
-pub use accounting::QueryAccount;
+pub use accounting::{Elsewhere, QueryAccount};
 pub use exec::account_plan;
 pub use memory::{GroupMemoryPool, ProcessMemory, QueryMemoryPool};
 pub use policy::{Policy, PolicyAction, QueryFacts, POLICY_PROPERTY_NAMES};
@@ -420,7 +420,8 @@ impl WorkloadManager {
         }
     }
 
-    fn live_accounts(&self) -> Vec<Arc<QueryAccount>> {
+    /// The accounts of the statements running now.
+    pub fn live_accounts(&self) -> Vec<Arc<QueryAccount>> {
         let mut accounts = self.accounts.lock();
         accounts.retain(|a| a.strong_count() > 0);
         accounts
@@ -472,13 +473,15 @@ impl WorkloadManager {
                 continue;
             }
             let group = account.group();
+            // On a cluster, what its backends reported counts too.
+            let elsewhere = account.elsewhere();
             let facts = QueryFacts {
                 user: account.user(),
                 group: &group.name,
                 query_time_ms: account.elapsed().as_millis() as u64,
-                scan_rows: account.scan_rows(),
-                scan_bytes: account.scan_bytes(),
-                memory_bytes: account.memory() as u64,
+                scan_rows: account.scan_rows() + elsewhere.scan_rows,
+                scan_bytes: account.scan_bytes() + elsewhere.scan_bytes,
+                memory_bytes: account.memory() as u64 + elsewhere.memory_bytes,
             };
             let Some(policy) = policies.iter().find(|p| p.matches(&facts)) else {
                 continue;

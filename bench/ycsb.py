@@ -10,6 +10,8 @@ JDBC statement life cycle (close, re-prepare, with and without the statement cac
 before timing. Reported: QPS and latency for both modes, and their ratio (goal >= 20x).
 
 Usage: bench/run ycsb [--records 1000000] [--threads 8] [--time 30] [--time-off 30]
+       [--backends N]  (on a cluster of one frontend and N backends instead: the short circuit
+       then reads each row from the owning backend; CPU is that of all its processes)
 Needs a JDK (java 11+ runs the single-file client) and network access to Maven Central.
 """
 
@@ -28,7 +30,7 @@ import urllib.request
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lib.basalt import BasaltServer  # noqa: E402
+from lib.basalt import BasaltCluster, BasaltServer  # noqa: E402
 from lib.proc import cpu_seconds  # noqa: E402
 from lib.suite import git_commit, machine, write_report  # noqa: E402
 
@@ -106,9 +108,10 @@ def run_client(jar, server, records, threads, seconds, short_circuit):
     cmd = ["java", "-cp", jar, os.path.join(HERE, "ycsb", "YcsbPointRead.java"), "127.0.0.1",
            str(server.mysql_port), "ycsb", str(records), str(threads), str(seconds),
            str(short_circuit)]
-    cpu0 = cpu_seconds(server.pid)
+    pids = getattr(server, "pids", [server.pid])
+    cpu0 = sum(cpu_seconds(pid) for pid in pids)
     out = subprocess.run(cmd, capture_output=True, text=True)
-    cpu = cpu_seconds(server.pid) - cpu0
+    cpu = sum(cpu_seconds(pid) for pid in pids) - cpu0
     if out.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed:\n{out.stdout}\n{out.stderr}")
     r = json.loads(out.stdout.strip().splitlines()[-1])
@@ -124,11 +127,18 @@ def main():
     ap.add_argument("--time", type=int, default=30, help="seconds with the short-circuit on")
     ap.add_argument("--time-off", type=int, default=30, help="seconds with it off")
     ap.add_argument("--out", default="bench/results")
+    ap.add_argument("--backends", type=int, default=0,
+                    help="run on 1 frontend + N backends instead of the all-in-one server")
     args = ap.parse_args()
     if not shutil.which("java"):
         sys.exit("java not found: apt-get install openjdk-17-jdk-headless")
     jar = connector_jar()
-    server = BasaltServer(args.basalt)
+    if args.backends:
+        server = BasaltCluster(args.basalt, args.backends)
+    else:
+        server = BasaltServer(args.basalt)
+    subject = (f"1 frontend + {args.backends} backend(s)" if args.backends
+               else "the all-in-one server")
     results = {}
     try:
         load_s = load(server, args.records)
@@ -149,9 +159,11 @@ def main():
     on, off = results[1], results[0]
     day = datetime.date.today().isoformat()
     os.makedirs(args.out, exist_ok=True)
-    path = os.path.join(args.out, f"ycsb-point-read-{day}.md")
+    suffix = f"-{args.backends}be" if args.backends else ""
+    path = os.path.join(args.out, f"ycsb-point-read{suffix}-{day}.md")
     lines = [
-        f"# YCSB point reads through JDBC, {args.records} rows, {args.threads} threads ({day})",
+        f"# YCSB point reads through JDBC, {args.records} rows, {args.threads} threads, on "
+        f"{subject} ({day})",
         "",
         f"- commit {git_commit()}; machine: {machine()}",
         f"- MySQL Connector/J {CONNECTOR_VERSION}, `useServerPrepStmts=true&cachePrepStmts=true`; "

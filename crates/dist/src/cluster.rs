@@ -12,7 +12,7 @@ use basalt_common::{BasaltError, Result};
 use datafusion::common::DataFusionError;
 use datafusion_distributed::grpc::BoxCloneSyncChannel;
 use datafusion_distributed::WorkerResolver;
-use futures::StreamExt;
+use futures::TryStreamExt;
 use parking_lot::RwLock;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -144,18 +144,35 @@ impl Cluster {
         Ok(FlightClient::new(channel))
     }
 
+    /// Runs action `kind` with `body` on a backend's segment service and returns its one
+    /// answer. The answer stream is read to its end: a stream dropped early is reset, and a
+    /// server that sees many resets on one connection closes it (HTTP/2 "too many internal
+    /// resets"), failing every call on it — as point queries did under concurrent load.
+    pub(crate) async fn action(
+        &self,
+        backend: &BackendMeta,
+        kind: &str,
+        body: Vec<u8>,
+    ) -> Result<bytes::Bytes> {
+        let failed = |e: &dyn std::fmt::Display| {
+            BasaltError::Execution(format!("{kind} on backend {}: {e}", backend.address()))
+        };
+        let mut client = self.flight(backend).await?;
+        let answers = client
+            .do_action(Action::new(kind.to_string(), body))
+            .await
+            .map_err(|e| failed(&e))?;
+        let all: Vec<bytes::Bytes> = answers.try_collect().await.map_err(|e| failed(&e))?;
+        all.into_iter().next().ok_or_else(|| failed(&"no answer"))
+    }
+
     /// What the query `query` (a [`crate::WorkloadTag`]'s id) used on each backend it ran on.
     pub async fn query_usage(&self, query: &str) -> Vec<(BackendMeta, QueryUsage)> {
         let body = serde_json::to_vec(&[query]).unwrap_or_default();
         let asks = self.backends().into_iter().map(|backend| {
             let body = body.clone();
             async move {
-                let mut client = self.flight(&backend).await.ok()?;
-                let mut answers = client
-                    .do_action(Action::new(QUERY_USAGE, body))
-                    .await
-                    .ok()?;
-                let answer = answers.next().await?.ok()?;
+                let answer = self.action(&backend, QUERY_USAGE, body).await.ok()?;
                 let usage: Vec<QueryUsage> = serde_json::from_slice(&answer).ok()?;
                 Some((backend, usage.into_iter().next()?))
             }
@@ -168,17 +185,7 @@ impl Cluster {
     }
 
     async fn heartbeat(&self, backend: &BackendMeta) -> Result<BackendStatus> {
-        let mut client = self.flight(backend).await?;
-        let action = Action::new(STATUS, "");
-        let mut answers = client
-            .do_action(action)
-            .await
-            .map_err(|e| BasaltError::Execution(e.to_string()))?;
-        let body = answers
-            .next()
-            .await
-            .ok_or_else(|| BasaltError::Execution("empty heartbeat answer".into()))?
-            .map_err(|e| BasaltError::Execution(e.to_string()))?;
+        let body = self.action(backend, STATUS, Vec::new()).await?;
         serde_json::from_slice(&body).map_err(|e| BasaltError::Execution(e.to_string()))
     }
 
@@ -240,19 +247,7 @@ impl Cluster {
                     .map(|(b, _)| b)
                     .collect();
                 for backend in alive {
-                    let asked = async {
-                        let mut client = c.flight(&backend).await?;
-                        let mut answers = client
-                            .do_action(Action::new(REMOVE_ORPHANS, body.clone()))
-                            .await
-                            .map_err(|e| BasaltError::Execution(e.to_string()))?;
-                        answers
-                            .next()
-                            .await
-                            .ok_or_else(|| BasaltError::Execution("no answer".into()))?
-                            .map_err(|e| BasaltError::Execution(e.to_string()))
-                    };
-                    match asked.await {
+                    match c.action(&backend, REMOVE_ORPHANS, body.clone()).await {
                         Ok(_) => {
                             done.insert(backend.id);
                         }

@@ -8,7 +8,7 @@ use crate::segment_protocol::{
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use arrow_flight::encode::FlightDataEncoderBuilder;
-use arrow_flight::{Action, FlightDescriptor};
+use arrow_flight::FlightDescriptor;
 use basalt_catalog::{BackendId, BackendMeta, SegmentMeta, TableMeta, TabletMeta};
 use basalt_common::{BasaltError, Result};
 use basalt_storage::remote::RemoteSegments;
@@ -40,11 +40,12 @@ impl BackendSegments {
             .with_schema(schema.clone())
             .with_flight_descriptor(Some(FlightDescriptor::new_cmd(cmd)))
             .build(futures::stream::iter(batches.into_iter().map(Ok)));
-        let mut answers = client.do_put(data).await.map_err(|e| failed(&e))?;
+        let answers = client.do_put(data).await.map_err(|e| failed(&e))?;
+        // Read to the end: a stream dropped early is reset (see `Cluster::action`).
+        let answers: Vec<_> = answers.try_collect().await.map_err(|e| failed(&e))?;
         let answer = answers
-            .try_next()
-            .await
-            .map_err(|e| failed(&e))?
+            .into_iter()
+            .next()
             .ok_or_else(|| failed(&"no answer"))?;
         serde_json::from_slice(&answer.app_metadata).map_err(|e| failed(&e))
     }
@@ -52,20 +53,10 @@ impl BackendSegments {
 
 impl BackendSegments {
     async fn compact_on(&self, backend: &BackendMeta, body: Vec<u8>) -> Result<Vec<SegmentMeta>> {
-        let failed = |e: &dyn std::fmt::Display| {
+        let answer = self.0.action(backend, COMPACT, body).await?;
+        serde_json::from_slice(&answer).map_err(|e| {
             BasaltError::Storage(format!("compaction on backend {}: {e}", backend.address()))
-        };
-        let mut client = self.0.flight(backend).await?;
-        let mut answers = client
-            .do_action(Action::new(COMPACT, body))
-            .await
-            .map_err(|e| failed(&e))?;
-        let answer = answers
-            .try_next()
-            .await
-            .map_err(|e| failed(&e))?
-            .ok_or_else(|| failed(&"no answer"))?;
-        serde_json::from_slice(&answer).map_err(|e| failed(&e))
+        })
     }
 }
 
@@ -103,19 +94,11 @@ impl RemoteSegments for BackendSegments {
             ))
         };
         let body = serde_json::to_vec(rows).map_err(|e| failed(&e))?;
-        self.0.wait_for(async {
-            let mut client = self.0.flight(&backend).await?;
-            let mut answers = client
-                .do_action(Action::new(READ_ROWS, body))
-                .await
-                .map_err(|e| failed(&e))?;
-            let answer = answers
-                .try_next()
-                .await
-                .map_err(|e| failed(&e))?
-                .ok_or_else(|| failed(&"no answer"))?;
-            unframe_rows(&answer).ok_or_else(|| failed(&"a malformed answer"))
-        })
+        let answer = self
+            .0
+            .wait_for(self.0.action(&backend, READ_ROWS, body))
+            .map_err(|e| failed(&e))?;
+        unframe_rows(&answer).ok_or_else(|| failed(&"a malformed answer"))
     }
 
     fn compact(
@@ -200,16 +183,7 @@ impl RemoteSegments for BackendSegments {
                     let backend = cluster.backend(id)?;
                     let body = serde_json::to_vec(&paths)
                         .map_err(|e| BasaltError::Internal(e.to_string()))?;
-                    let mut client = cluster.flight(&backend).await?;
-                    let answers = client
-                        .do_action(Action::new(REMOVE_SEGMENTS, body))
-                        .await
-                        .map_err(|e| BasaltError::Execution(e.to_string()))?;
-                    answers
-                        .map_err(|e| BasaltError::Execution(e.to_string()))
-                        .try_collect::<Vec<_>>()
-                        .await?;
-                    Ok::<_, BasaltError>(())
+                    cluster.action(&backend, REMOVE_SEGMENTS, body).await
                 }
                 .await;
                 if let Err(e) = result {

@@ -126,12 +126,7 @@ impl Cluster {
     }
 
     pub fn opts(&self) -> Opts {
-        OptsBuilder::default()
-            .ip_or_hostname("127.0.0.1")
-            .tcp_port(self.mysql_port)
-            .user(Some("root"))
-            .prefer_socket(false)
-            .into()
+        root_opts(self.mysql_port)
     }
 
     pub async fn connect(&self) -> Conn {
@@ -139,4 +134,21 @@ impl Cluster {
             .await
             .expect("connect to the frontend")
     }
+}
+
+/// A frontend's MySQL port, as root over TCP.
+fn root_opts(mysql_port: u16) -> Opts {
+    OptsBuilder::default()
+        .ip_or_hostname("127.0.0.1")
+        .tcp_port(mysql_port)
+        .user(Some("root"))
+        .prefer_socket(false)
+        .into()
+}
+
+/// Connects to a frontend (started by hand, not as a [`Cluster`]) as root.
+pub async fn connect_root(mysql_port: u16) -> Conn {
+    Conn::new(root_opts(mysql_port))
+        .await
+        .expect("connect to the frontend")
 }

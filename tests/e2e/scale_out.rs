@@ -2,9 +2,9 @@
 //! with its own data directory) answers as the all-in-one server does, keeps every tablet's
 //! files on the backends that hold it, and refuses strangers.
 
-use crate::cluster_harness::{backend_port, spawn, Cluster, SECRET};
+use crate::cluster_harness::{backend_port, connect_root, spawn, Cluster, SECRET};
 use crate::harness::{code, exec, parse_ready_line, rows, wait_for_compaction, TestServer};
-use mysql_async::{Conn, OptsBuilder};
+use mysql_async::Conn;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -260,12 +260,7 @@ async fn a_backend_refuses_a_frontend_without_the_secret() {
         SECRET,
         parse_ready_line,
     );
-    let opts = OptsBuilder::default()
-        .ip_or_hostname("127.0.0.1")
-        .tcp_port(mysql_port)
-        .user(Some("root"))
-        .prefer_socket(false);
-    let mut conn = Conn::new(opts).await.expect("connect");
+    let mut conn = connect_root(mysql_port).await;
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let b = rows(&mut conn, "SHOW BACKENDS").await;
@@ -665,12 +660,7 @@ async fn tables_wait_for_a_backend_to_hold_them() {
         SECRET,
         parse_ready_line,
     );
-    let opts = OptsBuilder::default()
-        .ip_or_hostname("127.0.0.1")
-        .tcp_port(mysql_port)
-        .user(Some("root"))
-        .prefer_socket(false);
-    let mut conn = Conn::new(opts).await.expect("connect");
+    let mut conn = connect_root(mysql_port).await;
     exec(&mut conn, "CREATE DATABASE e").await;
     let create =
         "CREATE TABLE e.t (k INT, v INT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2";
@@ -753,12 +743,7 @@ async fn a_restarted_frontend_has_orphaned_segments_removed() {
     assert!(future.exists());
     std::fs::remove_file(&future).expect("remove");
     assert_eq!(segments(&backend_dir), kept);
-    let opts = OptsBuilder::default()
-        .ip_or_hostname("127.0.0.1")
-        .tcp_port(mysql_port)
-        .user(Some("root"))
-        .prefer_socket(false);
-    let mut conn = Conn::new(opts).await.expect("connect");
+    let mut conn = connect_root(mysql_port).await;
     assert_eq!(
         rows(&mut conn, "SELECT * FROM o.t ORDER BY k").await,
         vec![

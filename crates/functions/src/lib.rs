@@ -20,6 +20,7 @@ mod element_at;
 mod exact_division;
 mod expr_rules;
 mod fraction_digits;
+mod funnel;
 mod hex;
 mod hll;
 mod implicit_casts;
@@ -106,6 +107,7 @@ pub fn aggregate_functions() -> Vec<AggregateUDF> {
     v.extend(stats::functions());
     v.push(percentile::function());
     v.push(wide_sum::function());
+    v.extend(funnel::functions());
     v
 }
 

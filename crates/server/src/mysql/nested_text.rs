@@ -80,6 +80,15 @@ fn value(array: &dyn Array, row: usize, out: &mut String) -> Result<(), ArrowErr
             out.push('}');
             Ok(())
         }
+        // Doris prints a nested BOOLEAN as 1 or 0, like a top-level one.
+        DataType::Boolean => {
+            out.push(if array.as_boolean().value(row) {
+                '1'
+            } else {
+                '0'
+            });
+            Ok(())
+        }
         other => {
             let options = FormatOptions::new()
                 .with_timestamp_format(Some("%Y-%m-%d %H:%M:%S%.f"))

@@ -17,6 +17,7 @@ mod functions;
 mod fuzz_tests;
 mod grants;
 mod grouping;
+mod having_filter;
 mod identifier_case;
 mod information_schema;
 mod load_context;

@@ -199,6 +199,7 @@ impl QueryEngine {
         )?;
         crate::mysql_compat::rewrite(&mut numbered, &session.sql_settings());
         crate::grouping::rewrite(&mut numbered)?;
+        crate::having_filter::rewrite(&mut numbered, &|name| session.is_aggregate(name));
         session.sync_planner_options();
         let state = session.ctx.state();
         let statement = DfStatement::Statement(Box::new(numbered));

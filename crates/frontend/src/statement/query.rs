@@ -95,6 +95,7 @@ impl QueryEngine {
         let expressions = crate::statement_limits::prepare(&mut stmt)?;
         crate::mysql_compat::rewrite(&mut stmt, &session.sql_settings());
         crate::grouping::rewrite(&mut stmt)?;
+        crate::having_filter::rewrite(&mut stmt, &|name| session.is_aggregate(name));
         crate::local_calls::rewrite_calls(&mut stmt)?;
         session.sync_planner_options();
         let mut state = session.ctx.state();

@@ -1,0 +1,137 @@
+//! MySQL's HAVING on a SELECT that neither groups nor aggregates: a filter on its rows that may
+//! name the select list's aliases (`SELECT a + 1 AS b FROM t HAVING b > 2`). DataFusion wants
+//! such a HAVING to reference grouped columns; with no grouping it means the same as WHERE, so
+//! it becomes part of the WHERE clause, each alias replaced by the expression it names.
+
+use basalt_sql::ast::{
+    BinaryOperator, Expr, Function, GroupByExpr, Query, Select, SelectItem, Statement, Visit,
+    VisitMut, Visitor, VisitorMut,
+};
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+
+/// Moves the HAVING of every SELECT in `stmt` without GROUP BY and without aggregate or window
+/// functions (`is_aggregate` tells the registered aggregates by lower-case name) into WHERE.
+pub fn rewrite(stmt: &mut Statement, is_aggregate: &dyn Fn(&str) -> bool) {
+    let _ = VisitMut::visit(stmt, &mut HavingToWhere { is_aggregate });
+}
+
+struct HavingToWhere<'a> {
+    is_aggregate: &'a dyn Fn(&str) -> bool,
+}
+
+impl VisitorMut for HavingToWhere<'_> {
+    type Break = ();
+
+    fn pre_visit_select(&mut self, select: &mut Select) -> ControlFlow<()> {
+        let Some(having) = &select.having else {
+            return ControlFlow::Continue(());
+        };
+        let ungrouped = matches!(&select.group_by,
+            GroupByExpr::Expressions(exprs, modifiers) if exprs.is_empty() && modifiers.is_empty());
+        if !ungrouped || aggregates(select, self.is_aggregate) {
+            return ControlFlow::Continue(());
+        }
+        let aliases: HashMap<String, Expr> = select
+            .projection
+            .iter()
+            .filter_map(|item| match item {
+                SelectItem::ExprWithAlias { expr, alias } => {
+                    Some((alias.value.to_lowercase(), expr.clone()))
+                }
+                _ => None,
+            })
+            .collect();
+        let mut condition = having.clone();
+        let _ = VisitMut::visit(
+            &mut condition,
+            &mut Aliases {
+                aliases: &aliases,
+                depth: 0,
+            },
+        );
+        let condition = Expr::Nested(Box::new(condition));
+        select.selection = Some(match select.selection.take() {
+            Some(filter) => Expr::BinaryOp {
+                left: Box::new(Expr::Nested(Box::new(filter))),
+                op: BinaryOperator::And,
+                right: Box::new(condition),
+            },
+            None => condition,
+        });
+        select.having = None;
+        ControlFlow::Continue(())
+    }
+}
+
+/// Whether the select list or HAVING calls an aggregate or window function (anywhere, also in
+/// subqueries: then the SELECT is left as written).
+fn aggregates(select: &Select, is_aggregate: &dyn Fn(&str) -> bool) -> bool {
+    let mut finder = AggregateCalls {
+        is_aggregate,
+        found: false,
+    };
+    let _ = Visit::visit(&select.projection, &mut finder);
+    let _ = Visit::visit(&select.having, &mut finder);
+    finder.found
+}
+
+struct AggregateCalls<'a> {
+    is_aggregate: &'a dyn Fn(&str) -> bool,
+    found: bool,
+}
+
+impl Visitor for AggregateCalls<'_> {
+    type Break = ();
+
+    fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
+        if let Expr::Function(f) = e {
+            if f.over.is_some() || (self.is_aggregate)(&function_name(f)) {
+                self.found = true;
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+fn function_name(f: &Function) -> String {
+    f.name
+        .0
+        .last()
+        .and_then(|part| part.as_ident())
+        .map(|ident| ident.value.to_lowercase())
+        .unwrap_or_default()
+}
+
+/// Replaces unqualified names of select aliases by their expressions, outside subqueries (a
+/// subquery's names are its own).
+struct Aliases<'a> {
+    aliases: &'a HashMap<String, Expr>,
+    depth: usize,
+}
+
+impl VisitorMut for Aliases<'_> {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, _query: &mut Query) -> ControlFlow<()> {
+        self.depth += 1;
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_query(&mut self, _query: &mut Query) -> ControlFlow<()> {
+        self.depth -= 1;
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+        if self.depth == 0 {
+            if let Expr::Identifier(ident) = e {
+                if let Some(aliased) = self.aliases.get(&ident.value.to_lowercase()) {
+                    *e = Expr::Nested(Box::new(aliased.clone()));
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}

@@ -21,6 +21,7 @@ mod exact_division;
 mod expr_rules;
 mod fraction_digits;
 mod funnel;
+mod geo;
 mod hex;
 mod hll;
 mod implicit_casts;
@@ -95,6 +96,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.push(regexp_extract::function());
     v.extend(url_codec::functions());
     v.push(array_difference::function());
+    v.extend(geo::functions());
     v
 }
 

@@ -1,6 +1,7 @@
 //! Doris and MySQL functions that are DataFusion functions under another name, or short
 //! expressions over them: `collect_list`/`collect_set` are `array_agg` without NULLs, the
-//! `array_push*`/`array_pop*`/`array_range` family, ELT, and `[not_]null_or_empty`.
+//! `array_push*`/`array_pop*`/`array_range` family, ELT, `[not_]null_or_empty`, and
+//! `group_concat_foreach` (`string_agg_foreach`).
 
 use crate::mysql_compat::{binary, call, number, string};
 use basalt_sql::ast::helpers::attached_token::AttachedToken;
@@ -12,6 +13,11 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
     Some(match name {
         "collect_list" | "collect_set" if args.len() == 1 => {
             without_nulls(name == "collect_set", arg(0))
+        }
+        // Per array position (see basalt_functions::foreach), ',' unless a separator is given.
+        "group_concat_foreach" if (1..=2).contains(&args.len()) => {
+            let separator = args.get(1).cloned().unwrap_or_else(|| string(","));
+            call("string_agg_foreach", vec![arg(0), separator])
         }
         "array_range" if (1..=3).contains(&args.len()) => call("range", args.to_vec()),
         "array_pushback" if args.len() == 2 => call("array_append", args.to_vec()),

@@ -92,11 +92,13 @@ fn register_doris_functions(ctx: &SessionContext) {
             registry.register_udf(f.clone());
         }
         let text_arguments = basalt_functions::numbers_as_text_functions(&registry);
-        (
-            scalars,
-            basalt_functions::aggregate_functions(),
-            text_arguments,
-        )
+        let mut aggregates = basalt_functions::aggregate_functions();
+        for f in &aggregates {
+            registry.register_udaf(f.clone());
+        }
+        // `<aggregate>_foreach` for every aggregate a session has.
+        aggregates.extend(basalt_functions::foreach::functions(&registry));
+        (scalars, aggregates, text_arguments)
     });
     for f in scalars.iter().chain(text_arguments) {
         ctx.register_udf(f.clone());

@@ -19,6 +19,7 @@ pub mod date_round;
 mod element_at;
 mod exact_division;
 mod expr_rules;
+pub mod foreach;
 mod fraction_digits;
 mod funnel;
 mod geo;
@@ -122,5 +123,7 @@ pub fn register_all(ctx: &SessionContext) {
     for f in aggregate_functions() {
         ctx.register_udaf(f);
     }
+    // Last: `<aggregate>_foreach` for every aggregate registered above.
+    foreach::register(ctx);
     accept_numbers_as_text(ctx);
 }

@@ -2,9 +2,11 @@
 //! (`'5' * 2` is 10, `'1.5' + 1` is 2.5), where DataFusion refuses to plan; CAST of a string to
 //! an integer type reads a decimal string and truncates it (`CAST('1212.31' AS INT)` is 1212),
 //! where DataFusion fails the query; a string that is no number, or a value outside the target
-//! type, is NULL (Doris's rule) rather than an error. COALESCE / IFNULL / NVL / NULLIF of a
-//! string beside numbers is a string (MySQL's result type), where DataFusion cast the strings
-//! to the number type and failed on the first that was not one.
+//! type, is NULL (Doris's rule) rather than an error; CAST of a string to DATE or DATETIME reads
+//! MySQL's relaxed forms (`2012/12/31`, `12-12-31`), NULL for no valid date (MySQL and Doris).
+//! COALESCE / IFNULL / NVL / NULLIF of a string beside numbers is a string (MySQL's result
+//! type), where DataFusion cast the strings to the number type and failed on the first that
+//! was not one.
 //!
 //! [`StringArithmeticPlanner`] converts the operands as the SQL is planned (DataFusion refuses
 //! `Utf8 + Int64` while planning); [`ImplicitCasts`], an analyzer rule running before type
@@ -14,7 +16,7 @@
 
 use crate::expr_rules::rewrite_node_expressions;
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, Float64Array, Int64Array};
-use datafusion::arrow::datatypes::DataType;
+use datafusion::arrow::datatypes::{DataType, TimeUnit};
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result};
@@ -220,8 +222,20 @@ fn is_coalesce_family(name: &str) -> bool {
         .any(|n| name.eq_ignore_ascii_case(n))
 }
 
-/// A string cast to a number type, Doris's way; the string back when the target is not one.
+/// A string cast to a number type, Doris's way, or to a DATE / DATETIME, MySQL's way; the
+/// string back when the target is neither.
 fn converted(string: Expr, target: &DataType) -> std::result::Result<Expr, Expr> {
+    match target {
+        DataType::Date32 => return Ok(call(crate::temporal_text::string_to_date(), string)),
+        DataType::Timestamp(_, None) => {
+            let micros = call(crate::temporal_text::string_to_datetime(), string);
+            return Ok(match target {
+                DataType::Timestamp(TimeUnit::Microsecond, None) => micros,
+                _ => Expr::Cast(Cast::new(Box::new(micros), target.clone())),
+            });
+        }
+        _ => {}
+    }
     if target.is_integer() {
         let wide = call(string_to_bigint(), string);
         return Ok(if *target == DataType::Int64 {

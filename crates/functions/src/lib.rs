@@ -43,6 +43,7 @@ mod sleep;
 mod stats;
 pub mod string_size;
 mod substring;
+pub mod temporal_text;
 mod text_arguments;
 mod time_cast;
 pub use text_arguments::{

@@ -1,11 +1,13 @@
 //! Doris and MySQL functions that are DataFusion functions under another name, or short
 //! expressions over them: `collect_list`/`collect_set` are `array_agg` without NULLs, the
 //! `array_push*`/`array_pop*`/`array_range` family, ELT, `[not_]null_or_empty`, and
-//! `group_concat_foreach` (`string_agg_foreach`).
+//! `group_concat_foreach` (`string_agg_foreach`); `array_concat` is NULL when any array is.
 
 use crate::mysql_compat::{binary, call, number, string};
 use basalt_sql::ast::helpers::attached_token::AttachedToken;
-use basalt_sql::ast::{BinaryOperator, CaseWhen, DuplicateTreatment, Expr, FunctionArguments};
+use basalt_sql::ast::{
+    BinaryOperator, CaseWhen, DuplicateTreatment, Expr, FunctionArguments, Value,
+};
 
 /// The rewrite of `name(args)`, if it is one of these functions.
 pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
@@ -19,6 +21,8 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
             let separator = args.get(1).cloned().unwrap_or_else(|| string(","));
             call("string_agg_foreach", vec![arg(0), separator])
         }
+        // Doris: NULL when any array is NULL (DataFusion skips NULL arrays).
+        "array_concat" | "array_cat" if !args.is_empty() => null_if_any_null(args, name),
         "array_range" if (1..=3).contains(&args.len()) => call("range", args.to_vec()),
         "array_pushback" if args.len() == 2 => call("array_append", args.to_vec()),
         "array_pushfront" if args.len() == 2 => call("array_prepend", vec![arg(1), arg(0)]),
@@ -49,6 +53,29 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
         ),
         _ => return None,
     })
+}
+
+/// `name(args)`, NULL when any argument is NULL (at once for a NULL literal).
+fn null_if_any_null(args: &[Expr], name: &str) -> Expr {
+    let null = Expr::value(Value::Null);
+    if args.iter().any(|a| *a == null) {
+        return null;
+    }
+    let any_null = args
+        .iter()
+        .map(|a| Expr::IsNull(Box::new(a.clone())))
+        .reduce(|a, b| binary(a, BinaryOperator::Or, b))
+        .unwrap_or_else(|| Expr::value(Value::Boolean(false)));
+    Expr::Case {
+        case_token: AttachedToken::empty(),
+        end_token: AttachedToken::empty(),
+        operand: None,
+        conditions: vec![CaseWhen {
+            condition: any_null,
+            result: null,
+        }],
+        else_result: Some(Box::new(call(name, args.to_vec()))),
+    }
 }
 
 /// `array_agg([DISTINCT] x) FILTER (WHERE x IS NOT NULL)`: Doris's collect_list / collect_set

@@ -344,14 +344,14 @@ impl Session {
         )
     }
 
-    /// Copies the session variables Basalt's planner rules read (`div_precision_increment`)
-    /// into the planner's options; called before a statement is planned.
     /// Whether `name` (lower case) is an aggregate function of this session.
     pub(crate) fn is_aggregate(&self, name: &str) -> bool {
         use datafusion::execution::FunctionRegistry;
         self.ctx.udaf(name).is_ok()
     }
 
+    /// Copies the session variables Basalt's planner rules read (`div_precision_increment`)
+    /// into the planner's options; called before a statement is planned.
     pub(crate) fn sync_planner_options(&self) {
         use basalt_functions::MySqlOptions;
         let increment = match self.variables().get("div_precision_increment") {

@@ -58,7 +58,7 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
 /// `name(args)`, NULL when any argument is NULL (at once for a NULL literal).
 fn null_if_any_null(args: &[Expr], name: &str) -> Expr {
     let null = Expr::value(Value::Null);
-    if args.iter().any(|a| *a == null) {
+    if args.contains(&null) {
         return null;
     }
     let any_null = args

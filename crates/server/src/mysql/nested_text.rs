@@ -3,7 +3,7 @@
 //! NULL is `null` at any depth, DATETIME has a space before its time.
 
 use arrow::array::{Array, AsArray};
-use arrow::datatypes::DataType;
+use arrow::datatypes::{DataType, Float32Type, Float64Type};
 use arrow::error::ArrowError;
 use arrow::util::display::{ArrayFormatter, FormatOptions};
 use std::fmt::Write;
@@ -78,6 +78,19 @@ fn value(array: &dyn Array, row: usize, out: &mut String) -> Result<(), ArrowErr
                 value(entries.column(1).as_ref(), i, out)?;
             }
             out.push('}');
+            Ok(())
+        }
+        // Numbers in floating point as at the top level (`0`, not `0.0`).
+        DataType::Float64 | DataType::Float32 => {
+            let mut text = Vec::new();
+            match array.as_primitive_opt::<Float64Type>() {
+                Some(f) => super::types::push_f64(&mut text, f.value(row)),
+                None => super::types::push_f32(
+                    &mut text,
+                    array.as_primitive::<Float32Type>().value(row),
+                ),
+            }
+            out.push_str(&String::from_utf8_lossy(&text));
             Ok(())
         }
         // Doris prints a nested BOOLEAN as 1 or 0, like a top-level one.

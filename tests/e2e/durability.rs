@@ -251,3 +251,59 @@ async fn default_relative_data_dir_works() {
         .is_dir());
     c.disconnect().await.unwrap();
 }
+
+/// DECIMALs wider than 38 digits (Decimal256) as keys and SUM/MAX values: compaction merges
+/// them and they read back the same after kill -9.
+#[tokio::test]
+async fn wide_decimals_survive_compaction_and_restart() {
+    let mut server = TestServer::start().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE wd").await;
+    exec(
+        &mut c,
+        "CREATE TABLE wd.t (k DECIMALV3(76, 9) NOT NULL, s DECIMAL(60, 2) SUM, m DECIMAL(39, 0) MAX) \
+         AGGREGATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2",
+    )
+    .await;
+    let big = format!("{}.{}", "9".repeat(67), "9".repeat(9));
+    for i in 1..=4 {
+        exec(
+            &mut c,
+            &format!(
+                "INSERT INTO wd.t VALUES ({big}, {}.25, {}), (-{big}, 1, 1), ({i}, {i}, {i})",
+                "1".repeat(50),
+                "9".repeat(38 + i % 2)
+            ),
+        )
+        .await;
+    }
+    wait_for_compaction(&mut c, "wd.t", 1, std::time::Duration::from_secs(60)).await;
+    let expected = vec![
+        vec![s(&format!("-{big}")), s("4.00"), s("1")],
+        vec![s("1.000000000"), s("1.00"), s("1")],
+        vec![s("2.000000000"), s("2.00"), s("2")],
+        vec![s("3.000000000"), s("3.00"), s("3")],
+        vec![s("4.000000000"), s("4.00"), s("4")],
+        vec![
+            s(&big),
+            s(&format!("{}5.00", "4".repeat(49))),
+            s(&"9".repeat(39)),
+        ],
+    ];
+    let query = "SELECT k, s, m FROM wd.t ORDER BY k";
+    assert_eq!(rows(&mut c, query).await, expected);
+    drop(c);
+    server.kill9();
+    server.restart().await;
+    let mut c = server.connect().await;
+    assert_eq!(rows(&mut c, query).await, expected);
+    assert_eq!(
+        rows(
+            &mut c,
+            &format!("SELECT m FROM wd.t WHERE k >= {}", "9".repeat(66))
+        )
+        .await,
+        vec![vec![s(&"9".repeat(39))]]
+    );
+    c.disconnect().await.unwrap();
+}

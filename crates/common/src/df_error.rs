@@ -41,7 +41,7 @@ pub fn from_df(e: DataFusionError) -> BasaltError {
             other => BasaltError::Execution(other.to_string()),
         },
         DataFusionError::Plan(msg) => plan_error(msg),
-        DataFusionError::ArrowError(ae, _) => BasaltError::Execution(ae.to_string()),
+        DataFusionError::ArrowError(ae, _) => arrow_error(*ae),
         DataFusionError::ResourcesExhausted(msg) => mem_limit_exceeded(&msg),
         DataFusionError::NotImplemented(msg) => BasaltError::NotSupported(msg),
         other => {
@@ -67,6 +67,24 @@ fn remote_error(message: String) -> BasaltError {
         BasaltError::NumericOverflow(message)
     } else {
         BasaltError::Execution(message)
+    }
+}
+
+/// An Arrow error: arithmetic overflow and a DECIMAL value past its precision (a cast or a
+/// kernel's result) are MySQL's out-of-range error 1690; anything else a general error.
+fn arrow_error(e: arrow::error::ArrowError) -> BasaltError {
+    use arrow::error::ArrowError as A;
+    let out_of_range = match &e {
+        A::ArithmeticOverflow(_) => true,
+        A::CastError(m) => m.contains("Overflowing") && m.contains("Decimal"),
+        A::InvalidArgumentError(m) => m.contains("too large to store in a Decimal"),
+        _ => false,
+    };
+    if out_of_range {
+        let detail = e.to_string();
+        BasaltError::NumericOverflow(format!("DECIMAL value is out of range in '{detail}'"))
+    } else {
+        BasaltError::Execution(e.to_string())
     }
 }
 
@@ -130,6 +148,23 @@ mod remote_tests {
         ))));
         assert!(matches!(e, BasaltError::NumericOverflow(_)), "{e:?}");
         let e = from_df(DataFusionError::External(Box::new(Text("disk on fire"))));
+        assert!(matches!(e, BasaltError::Execution(_)), "{e:?}");
+    }
+
+    #[test]
+    fn a_decimal_past_its_precision_is_out_of_range() {
+        use arrow::error::ArrowError;
+        let e = from_df(DataFusionError::ArrowError(
+            Box::new(ArrowError::CastError(
+                "Cannot cast to Decimal256(76, 10). Overflowing on 1".into(),
+            )),
+            None,
+        ));
+        assert_eq!(e.mysql_code(), 1690, "{e:?}");
+        let e = from_df(DataFusionError::ArrowError(
+            Box::new(ArrowError::CastError("Cannot cast string 'x'".into())),
+            None,
+        ));
         assert!(matches!(e, BasaltError::Execution(_)), "{e:?}");
     }
 }

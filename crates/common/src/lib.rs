@@ -12,4 +12,6 @@ pub mod types;
 
 pub use error::{BasaltError, Result};
 pub use params::{Literal, ParamValue};
-pub use types::{fraction_digits, is_json_field, sketch_kind, SqlType, StructField};
+pub use types::{
+    fraction_digits, is_json_field, is_largeint_field, sketch_kind, SqlType, StructField,
+};

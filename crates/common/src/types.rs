@@ -33,6 +33,16 @@ pub fn sketch_kind(field: &Field) -> Option<&str> {
     field.metadata().get(SKETCH_KEY).map(String::as_str)
 }
 
+/// The field metadata key marking a DECIMAL(39, 0) column: it is Decimal256(39, 0) in Arrow,
+/// like LARGEINT, and where only the field is known (a view's columns) the mark tells them apart.
+pub const DECIMAL_KEY: &str = "basalt:decimal";
+
+/// True when an Arrow field is Decimal256(39, 0) holding a LARGEINT, not a DECIMAL(39, 0).
+pub fn is_largeint_field(field: &Field) -> bool {
+    field.data_type() == &DataType::Decimal256(LARGEINT_PRECISION, 0)
+        && !field.metadata().contains_key(DECIMAL_KEY)
+}
+
 /// True when an Arrow field carries JSON documents (Arrow's `arrow.json` extension type).
 pub fn is_json_field(field: &Field) -> bool {
     field
@@ -41,8 +51,13 @@ pub fn is_json_field(field: &Field) -> bool {
         .is_some_and(|name| name == JSON_EXTENSION_NAME)
 }
 
-/// Largest DECIMAL precision Basalt stores (Decimal128).
-pub const MAX_DECIMAL_PRECISION: u8 = 38;
+/// Largest DECIMAL precision Basalt stores: Doris's DECIMALV3(76, s), as Arrow Decimal256.
+pub const MAX_DECIMAL_PRECISION: u8 = 76;
+/// Largest DECIMAL precision stored as Decimal128; wider ones are Decimal256.
+pub const MAX_DECIMAL128_PRECISION: u8 = 38;
+/// Doris's old DECIMALV2 holds at most 27 digits, 9 of them after the point.
+pub const MAX_DECIMALV2_PRECISION: u8 = 27;
+pub const MAX_DECIMALV2_SCALE: u8 = 9;
 /// Digits of LARGEINT: i128 values have up to 39.
 pub const LARGEINT_PRECISION: u8 = 39;
 
@@ -142,6 +157,9 @@ impl SqlType {
             SqlType::LargeInt => DataType::Decimal256(LARGEINT_PRECISION, 0),
             SqlType::Float => DataType::Float32,
             SqlType::Double => DataType::Float64,
+            SqlType::Decimal { precision, scale } if *precision > MAX_DECIMAL128_PRECISION => {
+                DataType::Decimal256(*precision, *scale)
+            }
             SqlType::Decimal { precision, scale } => DataType::Decimal128(*precision, *scale),
             SqlType::Date => DataType::Date32,
             SqlType::DateTime { .. } => DataType::Timestamp(TimeUnit::Microsecond, None),
@@ -188,6 +206,10 @@ impl SqlType {
             SqlType::DateTime { scale } | SqlType::Time { scale } => field.with_metadata(
                 HashMap::from([(FRACTION_DIGITS_KEY.to_string(), scale.to_string())]),
             ),
+            SqlType::Decimal {
+                precision: LARGEINT_PRECISION,
+                scale: 0,
+            } => field.with_metadata(HashMap::from([(DECIMAL_KEY.to_string(), "true".into())])),
             SqlType::Bitmap => {
                 field.with_metadata(HashMap::from([(SKETCH_KEY.to_string(), "bitmap".into())]))
             }
@@ -239,6 +261,27 @@ impl SqlType {
             "LARGEINT" => SqlType::LargeInt,
             "FLOAT" => SqlType::Float,
             "DOUBLE" => SqlType::Double,
+            // Doris's DECIMALV2 (at most 27 digits, 9 after the point) is stored as the DECIMAL
+            // of the same precision and scale.
+            "DECIMALV2" => {
+                let precision = arg(0).unwrap_or(9);
+                let scale = arg(1).unwrap_or(0);
+                if precision == 0 || precision > MAX_DECIMALV2_PRECISION as u64 {
+                    return Err(format!(
+                        "DECIMALV2 precision {precision} out of range 1..={MAX_DECIMALV2_PRECISION}"
+                    ));
+                }
+                if scale > MAX_DECIMALV2_SCALE as u64 || scale > precision {
+                    return Err(format!(
+                        "DECIMALV2 scale {scale} out of range 0..={}",
+                        precision.min(MAX_DECIMALV2_SCALE as u64)
+                    ));
+                }
+                SqlType::Decimal {
+                    precision: precision as u8,
+                    scale: scale as i8,
+                }
+            }
             "DECIMAL" | "DECIMALV3" | "NUMERIC" => {
                 // Doris's DECIMALV3 without a precision is DECIMALV3(38, 9).
                 let (default_precision, default_scale) = match (upper.as_str(), args.len()) {
@@ -430,7 +473,30 @@ mod tests {
                 .arrow_type(),
             DataType::Decimal128(38, 10)
         );
-        assert!(SqlType::from_name("decimal", &[39, 2]).is_err());
+        assert_eq!(
+            SqlType::from_name("decimalv3", &[76, 9])
+                .unwrap()
+                .arrow_type(),
+            DataType::Decimal256(76, 9)
+        );
+        assert_eq!(
+            SqlType::from_name("decimal", &[39, 0]).unwrap().to_string(),
+            "decimal(39,0)"
+        );
+        assert!(SqlType::from_name("decimal", &[77, 2]).is_err());
+        // DECIMAL(39, 0) and LARGEINT share an Arrow type; their fields tell them apart.
+        let decimal39 = SqlType::from_name("decimal", &[39, 0]).unwrap();
+        assert!(!is_largeint_field(&decimal39.arrow_field("d", true)));
+        assert!(is_largeint_field(&SqlType::LargeInt.arrow_field("l", true)));
+        assert_eq!(
+            SqlType::from_name("DECIMALV2", &[27, 9]).unwrap(),
+            SqlType::Decimal {
+                precision: 27,
+                scale: 9
+            }
+        );
+        assert!(SqlType::from_name("decimalv2", &[28, 9]).is_err());
+        assert!(SqlType::from_name("decimalv2", &[27, 10]).is_err());
         assert!(SqlType::from_name("decimal", &[5, 6]).is_err());
         assert!(SqlType::from_name("geometry", &[]).is_err());
         assert_eq!(

@@ -306,7 +306,7 @@ impl QueryEngine {
         for (field, name) in schema.fields().iter().zip(&view.columns) {
             b.row(vec![
                 name.clone().into(),
-                mysql_type(field.data_type()).into(),
+                mysql_type(field).into(),
                 "YES".into(),
                 "".into(),
                 None::<String>.into(),
@@ -351,10 +351,13 @@ impl QueryEngine {
     }
 }
 
-/// How DESCRIBE names the type of a view's column, from the type its SELECT computes.
-fn mysql_type(t: &datafusion::arrow::datatypes::DataType) -> String {
+/// How DESCRIBE names the type of a view's column, from the field its SELECT computes.
+fn mysql_type(field: &datafusion::arrow::datatypes::Field) -> String {
     use datafusion::arrow::datatypes::DataType as D;
-    match t {
+    if basalt_common::is_largeint_field(field) {
+        return "largeint".into();
+    }
+    match field.data_type() {
         D::Boolean => "boolean".into(),
         D::Int8 => "tinyint".into(),
         D::Int16 => "smallint".into(),
@@ -364,7 +367,6 @@ fn mysql_type(t: &datafusion::arrow::datatypes::DataType) -> String {
         D::Float16 | D::Float32 => "float".into(),
         D::Float64 => "double".into(),
         D::Decimal128(p, s) => format!("decimal({p},{s})"),
-        D::Decimal256(p, 0) if *p == basalt_common::types::LARGEINT_PRECISION => "largeint".into(),
         D::Decimal256(p, s) => format!("decimal({p},{s})"),
         D::Date32 | D::Date64 => "date".into(),
         D::Timestamp(..) => "datetime".into(),

@@ -82,7 +82,20 @@ fn checked(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     let wide = match (integer_kind(&lt), integer_kind(&rt)) {
         (Some(Kind::Signed), Some(Kind::Signed)) => DataType::Int64,
         (Some(Kind::Unsigned), Some(Kind::Unsigned)) => DataType::UInt64,
-        _ => return Ok(Transformed::no(e)),
+        _ => {
+            // A DECIMAL wider than 38 digits: Arrow's kernel keeps any 256-bit result, even one
+            // past the declared precision (or wraps); the checked call fails instead.
+            let result_type = e.get_type(schema)?;
+            if matches!(result_type, DataType::Decimal256(..))
+                && is_exact_number(&lt)
+                && is_exact_number(&rt)
+            {
+                let call = ScalarUDF::new_from_impl(CheckedOp::new(op, result_type))
+                    .call(vec![left.as_ref().clone(), right.as_ref().clone()]);
+                return Ok(Transformed::yes(call));
+            }
+            return Ok(Transformed::no(e));
+        }
     };
     let result_type = e.get_type(schema)?;
     let widen = |x: &Expr, t: &DataType| {
@@ -97,6 +110,18 @@ fn checked(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     let call = ScalarUDF::new_from_impl(CheckedOp::new(op, result_type))
         .call(vec![widen(left, &lt), widen(right, &rt)]);
     Ok(Transformed::yes(call))
+}
+
+/// Integers and decimals: the operands whose DECIMAL arithmetic is checked.
+fn is_exact_number(t: &DataType) -> bool {
+    integer_kind(t).is_some()
+        || matches!(
+            t,
+            DataType::Decimal32(..)
+                | DataType::Decimal64(..)
+                | DataType::Decimal128(..)
+                | DataType::Decimal256(..)
+        )
 }
 
 enum Kind {
@@ -184,6 +209,17 @@ impl ScalarUDFImpl for CheckedOp {
             .all(|a| matches!(a, ColumnarValue::Scalar(_)));
         let arrays = ColumnarValue::values_to_arrays(&args.args)?;
         let (a, b) = (&arrays[0], &arrays[1]);
+        let output = args.return_field.data_type().clone();
+        if let DataType::Decimal256(..) = output {
+            let out = decimal_op(self.op, a, b, &output)?;
+            return if scalar {
+                Ok(ColumnarValue::Scalar(
+                    datafusion::common::ScalarValue::try_from_array(&out, 0)?,
+                ))
+            } else {
+                Ok(ColumnarValue::Array(out))
+            };
+        }
         let wide: ArrayRef = match a.data_type() {
             DataType::Int64 => Arc::new(apply::<Int64Type>(
                 self.op,
@@ -204,9 +240,8 @@ impl ScalarUDFImpl for CheckedOp {
                 )))
             }
         };
-        // The call's own result type: the same as `output` where the call was planned, and the
-        // type that travelled with it in a plan fragment run elsewhere.
-        let output = args.return_field.data_type().clone();
+        // The call's own result type (`output` above): the same as `output` where the call was
+        // planned, and the type that travelled with it in a plan fragment run elsewhere.
         let out = narrow(&wide, &output, |i| {
             format!(
                 "({} {} {})",
@@ -223,6 +258,77 @@ impl ScalarUDFImpl for CheckedOp {
             Ok(ColumnarValue::Array(out))
         }
     }
+}
+
+/// An operand as a 256-bit DECIMAL of the same value (integers as DECIMAL(20, 0)).
+fn as_decimal256(a: &ArrayRef) -> Result<ArrayRef> {
+    let to = match a.data_type() {
+        DataType::Decimal256(..) => return Ok(a.clone()),
+        DataType::Decimal32(p, s) | DataType::Decimal64(p, s) | DataType::Decimal128(p, s) => {
+            DataType::Decimal256(*p, *s)
+        }
+        _ => DataType::Decimal256(20, 0),
+    };
+    Ok(datafusion::arrow::compute::cast(a, &to)?)
+}
+
+/// `a op b` of DECIMALs as `output` (a Decimal256(p, s)), failing with 1690 on the first row
+/// whose result overflows 256 bits or has more than p digits.
+fn decimal_op(op: Op, a: &ArrayRef, b: &ArrayRef, output: &DataType) -> Result<ArrayRef> {
+    use datafusion::arrow::compute::kernels::numeric;
+    use datafusion::arrow::compute::{cast_with_options, CastOptions};
+    use datafusion::arrow::datatypes::{Decimal256Type, DecimalType};
+    let (a, b) = (as_decimal256(a)?, as_decimal256(b)?);
+    let what = |i: usize| {
+        format!(
+            "({} {} {})",
+            value_text(&a, i),
+            op.symbol(),
+            value_text(&b, i)
+        )
+    };
+    let compute = |a: &ArrayRef, b: &ArrayRef| -> std::result::Result<ArrayRef, ArrowError> {
+        let out = match op {
+            Op::Add => numeric::add(a, b)?,
+            Op::Sub => numeric::sub(a, b)?,
+            Op::Mul => numeric::mul(a, b)?,
+        };
+        if out.data_type() == output {
+            return Ok(out);
+        }
+        let strict = CastOptions {
+            safe: false,
+            ..Default::default()
+        };
+        cast_with_options(&out, output, &strict)
+    };
+    let out = match compute(&a, &b) {
+        Ok(out) => out,
+        Err(ArrowError::ArithmeticOverflow(_))
+        | Err(ArrowError::InvalidArgumentError(_))
+        | Err(ArrowError::CastError(_))
+        | Err(ArrowError::ComputeError(_)) => {
+            // Name the first row that fails on its own.
+            let row = (0..a.len())
+                .find(|&i| compute(&a.slice(i, 1), &b.slice(i, 1)).is_err())
+                .unwrap_or(0);
+            return Err(out_of_range("DECIMAL", &what(row)));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let DataType::Decimal256(precision, _) = output else {
+        return Err(DataFusionError::Internal(format!(
+            "decimal result {output}"
+        )));
+    };
+    let values = downcast::<Decimal256Type>(&out)?;
+    if let Some(row) = (0..values.len()).find(|&i| {
+        values.is_valid(i)
+            && !Decimal256Type::is_valid_decimal_precision(values.value(i), *precision)
+    }) {
+        return Err(out_of_range("DECIMAL", &what(row)));
+    }
+    Ok(out)
 }
 
 type CheckedFn<N> = fn(N, N) -> Option<N>;

@@ -4,13 +4,13 @@
 //! 0.5000, `2 / 3` is 0.6667), and NULL when the divisor is zero. An analyzer rule running
 //! before type coercion replaces each such division with [`ExactDivide`], which divides the
 //! 128-bit unscaled values exactly; DataFusion's own decimal division truncates (0.6666), and
-//! its integer division drops the fraction. Divisions with a float or a DECIMAL wider than 38
-//! digits stay DataFusion's.
+//! its integer division drops the fraction. A DECIMAL wider than 38 digits divides the same way
+//! in 256 bits (up to 76 digits); divisions with a float stay DataFusion's.
 
 use basalt_common::BasaltError;
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, Decimal128Array};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, Decimal128Array, Decimal256Array};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Decimal128Type};
+use datafusion::arrow::datatypes::{i256, DataType, Decimal128Type, Decimal256Type, DecimalType};
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result, ScalarValue};
@@ -90,21 +90,29 @@ fn as_decimal(t: &DataType) -> Option<(u8, i8)> {
         DataType::Int32 | DataType::UInt32 => (10, 0),
         DataType::Int64 => (19, 0),
         DataType::UInt64 => (20, 0),
-        DataType::Decimal128(p, s) if *s >= 0 => (*p, *s),
+        DataType::Decimal128(p, s) | DataType::Decimal256(p, s) if *s >= 0 => (*p, *s),
         _ => return None,
     })
 }
 
 /// DECIMAL(p, s) of `l / r`: s is the dividend's scale plus `increment`, p as DataFusion sizes
-/// a quotient (capped at 38). None when either side is not an integer or DECIMAL128.
+/// a quotient (capped at 38, or at 76 when either side is a 256-bit DECIMAL). None when either
+/// side is not an integer or DECIMAL.
 fn quotient_type(l: &DataType, r: &DataType, increment: u8) -> Option<DataType> {
     let ((lp, ls), (_, rs)) = (as_decimal(l)?, as_decimal(r)?);
+    let wide = [l, r].iter().any(|t| matches!(t, DataType::Decimal256(..)));
+    let max = if wide { 76 } else { 38 };
     let scale = ls.checked_add(i8::try_from(increment).ok()?)?;
-    if scale > 38 {
+    if scale > max {
         return None;
     }
-    let precision = (lp as i32 - ls as i32 + rs as i32 + scale as i32).clamp(1, 38) as u8;
-    Some(DataType::Decimal128(precision.max(scale as u8), scale))
+    let precision = (lp as i32 - ls as i32 + rs as i32 + scale as i32).clamp(1, max as i32) as u8;
+    let precision = precision.max(scale as u8);
+    Some(if wide {
+        DataType::Decimal256(precision, scale)
+    } else {
+        DataType::Decimal128(precision, scale)
+    })
 }
 
 /// MySQL's `/` on integers and decimals, with `increment` more decimals than the dividend.
@@ -161,7 +169,9 @@ impl ScalarUDFImpl for ExactDivide {
         // The decimals added follow from the call's own result type: the same as `increment`
         // where the call was planned, and what travelled with it in a plan fragment.
         let increment = match (args.return_field.data_type(), as_decimal(l.data_type())) {
-            (DataType::Decimal128(_, out), Some((_, dividend))) if *out >= dividend => {
+            (DataType::Decimal128(_, out) | DataType::Decimal256(_, out), Some((_, dividend)))
+                if *out >= dividend =>
+            {
                 (*out - dividend) as u8
             }
             _ => self.increment,
@@ -181,9 +191,7 @@ fn divide(l: &ArrayRef, r: &ArrayRef, increment: u8) -> Result<ArrayRef> {
     let out_type = quotient_type(l.data_type(), r.data_type(), increment)
         .ok_or_else(|| DataFusionError::Plan("mysql_divide of non-decimals".into()))?;
     let DataType::Decimal128(precision, scale) = out_type else {
-        return Err(DataFusionError::Internal(
-            "quotient is not a decimal".into(),
-        ));
+        return divide256(l, r, increment, &out_type);
     };
     let decimal = |a: &ArrayRef| -> Result<(Decimal128Array, i8)> {
         let (p, s) = as_decimal(a.data_type())
@@ -220,6 +228,61 @@ fn divide(l: &ArrayRef, r: &ArrayRef, increment: u8) -> Result<ArrayRef> {
         values.push(Some(q));
     }
     let out = Decimal128Array::from(values).with_precision_and_scale(precision, scale)?;
+    Ok(Arc::new(out))
+}
+
+/// [`divide`] in 256 bits, for quotients of DECIMALs wider than 38 digits.
+fn divide256(l: &ArrayRef, r: &ArrayRef, increment: u8, out_type: &DataType) -> Result<ArrayRef> {
+    let DataType::Decimal256(precision, scale) = *out_type else {
+        return Err(DataFusionError::Internal(
+            "quotient is not a decimal".into(),
+        ));
+    };
+    let decimal = |a: &ArrayRef| -> Result<(Decimal256Array, i8)> {
+        let (p, s) = as_decimal(a.data_type())
+            .ok_or_else(|| DataFusionError::Plan("mysql_divide of non-decimals".into()))?;
+        let d = cast(a, &DataType::Decimal256(p.max(20), s))?;
+        Ok((d.as_primitive::<Decimal256Type>().clone(), s))
+    };
+    let ((ld, _), (rd, rs)) = (decimal(l)?, decimal(r)?);
+    let overflow = || {
+        DataFusionError::External(Box::new(BasaltError::NumericOverflow(format!(
+            "DECIMAL value is out of range in a division (DECIMAL({precision}, {scale}))"
+        ))))
+    };
+    let ten = i256::from_i128(10);
+    let factor = ten
+        .checked_pow(rs as u32 + increment as u32)
+        .ok_or_else(overflow)?;
+    let mut values = Vec::with_capacity(ld.len());
+    for i in 0..ld.len() {
+        if ld.is_null(i) || rd.is_null(i) || rd.value(i) == i256::ZERO {
+            values.push(None);
+            continue;
+        }
+        let (n, d) = (ld.value(i), rd.value(i));
+        let numerator = n.checked_mul(factor).ok_or_else(overflow)?;
+        let q = numerator.checked_div(d).ok_or_else(overflow)?;
+        let rem = numerator.checked_rem(d).ok_or_else(overflow)?;
+        // Half away from zero: compare twice the remainder with the divisor, in magnitude
+        // (both are below 10^77 in magnitude, so neither doubling nor abs overflows).
+        let twice = rem.wrapping_abs().wrapping_mul(i256::from_i128(2));
+        let q = if twice >= d.wrapping_abs() {
+            let step = if (numerator < i256::ZERO) == (d < i256::ZERO) {
+                i256::ONE
+            } else {
+                i256::MINUS_ONE
+            };
+            q.checked_add(step).ok_or_else(overflow)?
+        } else {
+            q
+        };
+        if !Decimal256Type::is_valid_decimal_precision(q, precision) {
+            return Err(overflow());
+        }
+        values.push(Some(q));
+    }
+    let out = Decimal256Array::from(values).with_precision_and_scale(precision, scale)?;
     Ok(Arc::new(out))
 }
 
@@ -278,5 +341,30 @@ mod tests {
             quotients(vec![Some(1), Some(-1)], vec![Some(20000), Some(20000)]),
             vec![Some("0.0001".to_string()), Some("-0.0001".to_string())]
         );
+    }
+
+    /// 256-bit DECIMALs divide the same way, and a quotient past 76 digits is 1690.
+    #[test]
+    fn wide_decimals_divide_in_256_bits() {
+        let big = |text: &str, p: u8, s: i8| -> ArrayRef {
+            Arc::new(
+                Decimal256Array::from(vec![i256::from_string(text).expect("a number")])
+                    .with_precision_and_scale(p, s)
+                    .expect("fits"),
+            )
+        };
+        let three: ArrayRef = Arc::new(Int64Array::from(vec![3]));
+        // 2 * 10^60 / 3, at 4 more decimals.
+        let l = big(&format!("2{}", "0".repeat(60)), 76, 0);
+        let out = divide(&l, &three, 4).expect("divides");
+        assert_eq!(out.data_type(), &DataType::Decimal256(76, 4));
+        assert_eq!(
+            out.as_primitive::<Decimal256Type>().value_as_string(0),
+            format!("{}.6667", "6".repeat(60))
+        );
+        // A 76-digit dividend scaled by 10^4 leaves 256 bits.
+        let l = big(&"9".repeat(76), 76, 10);
+        let err = divide(&l, &three, 4).expect_err("overflows");
+        assert!(err.to_string().contains("out of range"), "{err}");
     }
 }

@@ -885,3 +885,40 @@ async fn percentiles() {
         table(&[&["1", "2.5"], &["2", "7.0"], &["3", "2.0"], &["4", "NULL"]])
     );
 }
+
+/// SUM of a DECIMAL wider than 38 digits adds with checks, grouped or not, with partial
+/// aggregation or without: a total past 76 digits is an error, never a wrapped value.
+#[tokio::test]
+async fn wide_decimal_sums_are_checked() {
+    let big = "9".repeat(60);
+    for skip_partial in [false, true] {
+        let ctx = context(skip_partial);
+        let r = query(
+            &ctx,
+            &format!(
+                "SELECT g, sum(CAST(v AS DECIMAL(70, 2))) FROM (VALUES (1, '{big}'), (1, '1'),
+                 (2, '-{big}'), (2, NULL), (3, NULL)) AS t(g, v) GROUP BY g ORDER BY g"
+            ),
+        )
+        .await;
+        let over = format!("1{}.00", "0".repeat(60));
+        let under = format!("-{big}.00");
+        assert_eq!(
+            r,
+            table(&[&["1", &over], &["2", &under], &["3", "NULL"]]),
+            "skip_partial={skip_partial}"
+        );
+        let nines = "9".repeat(76);
+        for group_by in ["", " GROUP BY g"] {
+            let e = error(
+                &ctx,
+                &format!(
+                    "SELECT sum(CAST(v AS DECIMAL(76, 0))) FROM (VALUES (1, '{nines}'),
+                     (1, '{nines}')) AS t(g, v){group_by}"
+                ),
+            )
+            .await;
+            assert!(e.contains("out of range"), "{e}");
+        }
+    }
+}

@@ -2,7 +2,8 @@
 //! (MySQL's SUM of an integer is a DECIMAL, Doris's SUM of a BIGINT a LARGEINT) and adds in 128
 //! bits, which 64-bit values cannot overflow below 2^64 rows. Every other argument type is
 //! DataFusion's own SUM, unchanged; for integers its DECIMAL accumulators run on the argument cast
-//! to DECIMAL(38, 0) batch by batch.
+//! to DECIMAL(38, 0) batch by batch. SUM of a DECIMAL wider than 38 digits adds with checks
+//! (DataFusion's would wrap in 256 bits): a total past its precision is error 1690.
 //!
 //! `SUM(x + c)` with a literal `c` is checked like any integer addition, except where two or more
 //! such SUMs of one aggregate share `x` (ClickBench's Q29): the checked-arithmetic rule then
@@ -10,11 +11,14 @@
 //! row is added at all. (DataFusion's own rewrite of that shape would add a DECIMAL and an
 //! integer, so it is not used for integers.)
 
-use datafusion::arrow::array::{ArrayRef, BooleanArray};
+use basalt_common::BasaltError;
+use datafusion::arrow::array::{Array, ArrayRef, BooleanArray, Decimal256Array};
 use datafusion::arrow::compute::cast as cast_array;
+use datafusion::arrow::datatypes::{i256, Decimal256Type, DecimalType};
 use datafusion::arrow::datatypes::{DataType, FieldRef};
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{Column, Result, ScalarValue};
+use datafusion::error::DataFusionError;
 use datafusion::functions_aggregate::count::count;
 use datafusion::functions_aggregate::sum::Sum;
 use datafusion::logical_expr::expr::AggregateFunction;
@@ -69,6 +73,9 @@ impl AggregateUDFImpl for WideSum {
     }
 
     fn accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
+        if let Some((precision, scale)) = decimal256_sum(&args) {
+            return Ok(Box::new(Decimal256Sum::new(precision, scale)));
+        }
         let inner = self.inner.accumulator(args.clone())?;
         Ok(if integer_argument(args.expr_fields) {
             Box::new(WideAccumulator(inner))
@@ -82,13 +89,16 @@ impl AggregateUDFImpl for WideSum {
     }
 
     fn groups_accumulator_supported(&self, args: AccumulatorArgs) -> bool {
-        self.inner.groups_accumulator_supported(args)
+        decimal256_sum(&args).is_some() || self.inner.groups_accumulator_supported(args)
     }
 
     fn create_groups_accumulator(
         &self,
         args: AccumulatorArgs,
     ) -> Result<Box<dyn GroupsAccumulator>> {
+        if let Some((precision, scale)) = decimal256_sum(&args) {
+            return Ok(Box::new(Decimal256GroupsSum::new(precision, scale)));
+        }
         let inner = self.inner.create_groups_accumulator(args.clone())?;
         Ok(if integer_argument(args.expr_fields) {
             Box::new(WideGroupsAccumulator(inner))
@@ -228,6 +238,221 @@ impl GroupsAccumulator for WideGroupsAccumulator {
 
     fn size(&self) -> usize {
         self.0.size()
+    }
+}
+
+/// The result DECIMAL(p, s) of a SUM (not DISTINCT) of a 256-bit DECIMAL: DataFusion's own
+/// accumulators add those wrapping, and keep a total past the result's precision.
+fn decimal256_sum(args: &AccumulatorArgs) -> Option<(u8, i8)> {
+    match (args.return_field.data_type(), args.is_distinct) {
+        (DataType::Decimal256(p, s), false) => Some((*p, *s)),
+        _ => None,
+    }
+}
+
+fn sum_out_of_range(precision: u8, scale: i8) -> DataFusionError {
+    DataFusionError::External(Box::new(BasaltError::NumericOverflow(format!(
+        "DECIMAL value is out of range in SUM (DECIMAL({precision}, {scale}))"
+    ))))
+}
+
+/// The values of a 256-bit DECIMAL argument or state column.
+fn decimal256_values(a: &ArrayRef) -> Result<&Decimal256Array> {
+    a.as_any()
+        .downcast_ref::<Decimal256Array>()
+        .ok_or_else(|| DataFusionError::Internal(format!("SUM of {} as DECIMAL", a.data_type())))
+}
+
+/// Totals as a DECIMAL(p, s) array (NULL where nothing was added); with `check`, a total past p
+/// digits is 1690.
+fn decimal256_totals(
+    totals: Vec<Option<i256>>,
+    precision: u8,
+    scale: i8,
+    check: bool,
+) -> Result<ArrayRef> {
+    if check
+        && totals
+            .iter()
+            .flatten()
+            .any(|v| !Decimal256Type::is_valid_decimal_precision(*v, precision))
+    {
+        return Err(sum_out_of_range(precision, scale));
+    }
+    Ok(std::sync::Arc::new(
+        Decimal256Array::from(totals).with_precision_and_scale(precision, scale)?,
+    ))
+}
+
+/// SUM of a 256-bit DECIMAL with checked additions: a total that leaves 256 bits or the
+/// result's precision is error 1690, never a wrapped or unprintable value.
+#[derive(Debug)]
+struct Decimal256Sum {
+    total: Option<i256>,
+    precision: u8,
+    scale: i8,
+}
+
+impl Decimal256Sum {
+    fn new(precision: u8, scale: i8) -> Self {
+        Decimal256Sum {
+            total: None,
+            precision,
+            scale,
+        }
+    }
+
+    fn add(&mut self, values: &ArrayRef) -> Result<()> {
+        for v in decimal256_values(values)?.iter().flatten() {
+            let total = self.total.unwrap_or(i256::ZERO);
+            self.total = Some(
+                total
+                    .checked_add(v)
+                    .ok_or_else(|| sum_out_of_range(self.precision, self.scale))?,
+            );
+        }
+        Ok(())
+    }
+}
+
+impl Accumulator for Decimal256Sum {
+    fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
+        match values.first() {
+            Some(v) => self.add(v),
+            None => Ok(()),
+        }
+    }
+
+    fn evaluate(&mut self) -> Result<ScalarValue> {
+        let totals = decimal256_totals(vec![self.total], self.precision, self.scale, true)?;
+        ScalarValue::try_from_array(&totals, 0)
+    }
+
+    fn size(&self) -> usize {
+        std::mem::size_of_val(self)
+    }
+
+    fn state(&mut self) -> Result<Vec<ScalarValue>> {
+        Ok(vec![ScalarValue::Decimal256(
+            self.total,
+            self.precision,
+            self.scale,
+        )])
+    }
+
+    fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
+        self.update_batch(states)
+    }
+}
+
+/// The grouped form of [`Decimal256Sum`].
+struct Decimal256GroupsSum {
+    totals: Vec<Option<i256>>,
+    precision: u8,
+    scale: i8,
+}
+
+impl Decimal256GroupsSum {
+    fn new(precision: u8, scale: i8) -> Self {
+        Decimal256GroupsSum {
+            totals: vec![],
+            precision,
+            scale,
+        }
+    }
+
+    fn add(
+        &mut self,
+        values: &ArrayRef,
+        group_indices: &[usize],
+        opt_filter: Option<&BooleanArray>,
+        total_num_groups: usize,
+    ) -> Result<()> {
+        let values = decimal256_values(values)?;
+        if self.totals.len() < total_num_groups {
+            self.totals.resize(total_num_groups, None);
+        }
+        for (row, &group) in group_indices.iter().enumerate() {
+            let selected = opt_filter.is_none_or(|f| f.is_valid(row) && f.value(row));
+            if !selected || values.is_null(row) {
+                continue;
+            }
+            let total = self.totals[group].unwrap_or(i256::ZERO);
+            self.totals[group] = Some(
+                total
+                    .checked_add(values.value(row))
+                    .ok_or_else(|| sum_out_of_range(self.precision, self.scale))?,
+            );
+        }
+        Ok(())
+    }
+}
+
+impl GroupsAccumulator for Decimal256GroupsSum {
+    fn update_batch(
+        &mut self,
+        values: &[ArrayRef],
+        group_indices: &[usize],
+        opt_filter: Option<&BooleanArray>,
+        total_num_groups: usize,
+    ) -> Result<()> {
+        match values.first() {
+            Some(v) => self.add(v, group_indices, opt_filter, total_num_groups),
+            None => Ok(()),
+        }
+    }
+
+    fn evaluate(&mut self, emit_to: EmitTo) -> Result<ArrayRef> {
+        let totals = emit_to.take_needed(&mut self.totals);
+        decimal256_totals(totals, self.precision, self.scale, true)
+    }
+
+    fn state(&mut self, emit_to: EmitTo) -> Result<Vec<ArrayRef>> {
+        // A partial total may pass the precision and come back within it when merged.
+        let totals = emit_to.take_needed(&mut self.totals);
+        Ok(vec![decimal256_totals(
+            totals,
+            self.precision,
+            self.scale,
+            false,
+        )?])
+    }
+
+    fn merge_batch(
+        &mut self,
+        values: &[ArrayRef],
+        group_indices: &[usize],
+        total_num_groups: usize,
+    ) -> Result<()> {
+        self.update_batch(values, group_indices, None, total_num_groups)
+    }
+
+    fn convert_to_state(
+        &self,
+        values: &[ArrayRef],
+        opt_filter: Option<&BooleanArray>,
+    ) -> Result<Vec<ArrayRef>> {
+        let values = decimal256_values(
+            values
+                .first()
+                .ok_or_else(|| DataFusionError::Internal("SUM without an argument".into()))?,
+        )?;
+        let totals = (0..values.len())
+            .map(|row| {
+                let selected = opt_filter.is_none_or(|f| f.is_valid(row) && f.value(row));
+                (selected && values.is_valid(row)).then(|| values.value(row))
+            })
+            .collect();
+        Ok(vec![decimal256_totals(
+            totals,
+            self.precision,
+            self.scale,
+            false,
+        )?])
+    }
+
+    fn size(&self) -> usize {
+        self.totals.capacity() * std::mem::size_of::<Option<i256>>()
     }
 }
 

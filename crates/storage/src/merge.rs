@@ -12,7 +12,7 @@ use arrow::compute::{
 };
 use arrow::datatypes::*;
 use basalt_catalog::{AggKind, KeysModel, TableMeta};
-use basalt_common::{bitmap_value, hll_value, BasaltError, Result};
+use basalt_common::{bitmap_value, hll_value, BasaltError, Result, SqlType};
 use std::cmp::Ordering;
 use std::ops::Range;
 use std::sync::Arc;
@@ -27,6 +27,10 @@ pub struct MergeSpec {
     /// True when a SUM that overflows its type is an error (loads); false when it wraps
     /// (merging already published rowsets on read, where failing would make rows unreadable).
     pub strict_sum: bool,
+    /// The declared type of each value column, in batch order after the keys (when known): a
+    /// SUM must fit it (LARGEINT and DECIMAL(39, 0) are both Decimal256(39, 0) in Arrow, but
+    /// hold different ranges).
+    pub value_types: Vec<SqlType>,
 }
 
 impl MergeSpec {
@@ -46,6 +50,11 @@ impl MergeSpec {
                 .map(|i| table.columns[*i].agg.unwrap_or(AggKind::Replace))
                 .collect(),
             strict_sum: true,
+            value_types: columns
+                .iter()
+                .skip(table.num_key_columns)
+                .map(|i| table.columns[*i].ty.clone())
+                .collect(),
         }
     }
 }
@@ -101,7 +110,8 @@ pub fn sort_and_merge(batch: &RecordBatch, spec: &MergeSpec) -> Result<RecordBat
                 .get(i - spec.num_keys)
                 .copied()
                 .unwrap_or(AggKind::Replace);
-            aggregate_column(col, &ranges, agg, spec.strict_sum)?
+            let ty = spec.value_types.get(i - spec.num_keys);
+            aggregate_column(col, &ranges, agg, spec.strict_sum, ty)?
         };
         out.push(merged);
     }
@@ -113,6 +123,7 @@ fn aggregate_column(
     ranges: &[Range<usize>],
     agg: AggKind,
     strict: bool,
+    ty: Option<&SqlType>,
 ) -> Result<ArrayRef> {
     let pick = |choose: &dyn Fn(Range<usize>) -> usize| -> Result<ArrayRef> {
         let idx = UInt32Array::from_iter_values(ranges.iter().map(|r| choose(r.clone()) as u32));
@@ -148,7 +159,7 @@ fn aggregate_column(
                 best.unwrap_or(r.start)
             })
         }
-        AggKind::Sum => sum_ranges(col, ranges, strict),
+        AggKind::Sum => sum_ranges(col, ranges, strict, ty),
         AggKind::BitmapUnion => union_ranges(col, ranges, &|v| {
             bitmap_value::union_serialized(v.iter().copied())
         }),
@@ -184,7 +195,12 @@ fn union_ranges(col: &ArrayRef, ranges: &[Range<usize>], union: &SketchUnion) ->
     Ok(Arc::new(out.finish()))
 }
 
-fn sum_ranges(col: &ArrayRef, ranges: &[Range<usize>], strict: bool) -> Result<ArrayRef> {
+fn sum_ranges(
+    col: &ArrayRef,
+    ranges: &[Range<usize>],
+    strict: bool,
+    ty: Option<&SqlType>,
+) -> Result<ArrayRef> {
     macro_rules! sum {
         ($t:ty) => {{
             let a = col
@@ -220,7 +236,7 @@ fn sum_ranges(col: &ArrayRef, ranges: &[Range<usize>], strict: bool) -> Result<A
                 .collect::<PrimitiveArray<$t>>()
                 .with_data_type(col.data_type().clone());
             let out = Arc::new(out) as ArrayRef;
-            if strict && !sum_fits(&out) {
+            if strict && !sum_fits(&out, ty) {
                 return Err(BasaltError::InvalidData(format!(
                     "SUM overflows column type {}",
                     col.data_type()
@@ -247,17 +263,21 @@ fn sum_ranges(col: &ArrayRef, ranges: &[Range<usize>], strict: bool) -> Result<A
 }
 
 /// True if every summed value fits the column: DECIMAL(p, s) within its precision; LARGEINT
-/// (Decimal256 with scale 0) within the 128-bit range.
-fn sum_fits(out: &ArrayRef) -> bool {
+/// (Decimal256(39, 0), like DECIMAL(39, 0), told apart by its declared type) within the 128-bit
+/// range.
+fn sum_fits(out: &ArrayRef, ty: Option<&SqlType>) -> bool {
     match out.data_type() {
         DataType::Decimal128(p, _) => out
             .as_any()
             .downcast_ref::<PrimitiveArray<Decimal128Type>>()
             .is_some_and(|d| d.validate_decimal_precision(*p).is_ok()),
-        DataType::Decimal256(_, _) => out
+        DataType::Decimal256(p, _) => out
             .as_any()
             .downcast_ref::<PrimitiveArray<Decimal256Type>>()
-            .is_some_and(|d| d.iter().flatten().all(|v| v.to_i128().is_some())),
+            .is_some_and(|d| match ty {
+                Some(SqlType::LargeInt) => d.iter().flatten().all(|v| v.to_i128().is_some()),
+                _ => d.validate_decimal_precision(*p).is_ok(),
+            }),
         _ => true,
     }
 }
@@ -265,7 +285,7 @@ fn sum_fits(out: &ArrayRef) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arrow::array::{Int32Array, Int64Array, StringArray};
+    use arrow::array::{AsArray, Int32Array, Int64Array, StringArray};
     use arrow::datatypes::{Field, Schema};
 
     fn batch(keys: Vec<i32>, a: Vec<Option<i64>>, b: Vec<Option<&str>>) -> RecordBatch {
@@ -291,7 +311,56 @@ mod tests {
             num_keys: 1,
             value_aggs: aggs,
             strict_sum: true,
+            value_types: vec![],
         }
+    }
+
+    /// LARGEINT and DECIMAL(39, 0) share an Arrow type; a SUM is held to the declared one.
+    #[test]
+    fn wide_decimal_sums_fit_their_declared_type() {
+        use arrow::array::Decimal256Array;
+        let big = i256::from_i128(i128::MAX);
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("k", DataType::Int32, false),
+            Field::new("v", DataType::Decimal256(39, 0), true),
+        ]));
+        let b = RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(Int32Array::from(vec![1, 1])),
+                Arc::new(
+                    Decimal256Array::from(vec![big, big])
+                        .with_precision_and_scale(39, 0)
+                        .unwrap(),
+                ),
+            ],
+        )
+        .unwrap();
+        let mut s = spec(KeysModel::Aggregate, vec![AggKind::Sum]);
+        s.value_types = vec![SqlType::LargeInt];
+        assert!(sort_and_merge(&b, &s).is_err());
+        s.value_types = vec![SqlType::Decimal {
+            precision: 39,
+            scale: 0,
+        }];
+        let m = sort_and_merge(&b, &s).unwrap();
+        let v = m.column(1).as_primitive::<Decimal256Type>().value(0);
+        assert_eq!(v, big.wrapping_add(big));
+        // Past 39 digits is past DECIMAL(39, 0).
+        let nines = i256::from_string(&"9".repeat(39)).unwrap();
+        let b = RecordBatch::try_new(
+            b.schema(),
+            vec![
+                Arc::new(Int32Array::from(vec![1, 1])),
+                Arc::new(
+                    Decimal256Array::from(vec![nines, i256::ONE])
+                        .with_precision_and_scale(39, 0)
+                        .unwrap(),
+                ),
+            ],
+        )
+        .unwrap();
+        assert!(sort_and_merge(&b, &s).is_err());
     }
 
     #[test]

@@ -228,4 +228,23 @@ mod tests {
         expected.extend_from_slice(&[6, b'-', b'1', b'2', b'.', b'5', b'0']);
         assert_eq!(bytes, expected);
     }
+
+    /// A 76-digit DECIMAL goes as NEWDECIMAL text in the binary protocol, every digit kept.
+    #[test]
+    fn wide_decimal_as_text() {
+        let digits = format!("{}{}", "9".repeat(66), "9".repeat(10));
+        let value = arrow::datatypes::i256::from_string(&digits).unwrap();
+        let bytes = row_bytes(
+            vec![Arc::new(
+                arrow::array::Decimal256Array::from(vec![value])
+                    .with_precision_and_scale(76, 10)
+                    .unwrap(),
+            )],
+            0,
+        );
+        let text = format!("{}.{}", "9".repeat(66), "9".repeat(10));
+        let mut expected = vec![0x00, 0x00, text.len() as u8];
+        expected.extend_from_slice(text.as_bytes());
+        assert_eq!(bytes, expected);
+    }
 }

@@ -7,6 +7,7 @@
 //! Doris's meaning win where names clash (`stddev` and `variance` are population statistics).
 
 mod array_difference;
+mod bit_aggregates;
 mod bitmap_agg;
 mod bitmap_count_distinct;
 mod bitmap_scalar;
@@ -19,6 +20,7 @@ pub mod date_round;
 mod element_at;
 mod exact_division;
 mod expr_rules;
+mod extremum_by;
 pub mod foreach;
 mod fraction_digits;
 mod funnel;
@@ -30,6 +32,7 @@ mod intersect_count;
 mod json;
 pub mod like;
 mod logical_not;
+mod moments;
 mod money_format;
 pub mod murmur3;
 mod murmur_hash;
@@ -102,8 +105,9 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v
 }
 
-/// Every aggregate: BITMAP, `intersect_count`, HLL, the statistics aggregates and the exact
-/// integer `sum`.
+/// Every aggregate: BITMAP, `intersect_count`, HLL, the statistics aggregates (and kurtosis,
+/// skewness), the exact integer `sum`, the funnel family, `max_by`/`min_by` and the
+/// `group_bit_*` family.
 pub fn aggregate_functions() -> Vec<AggregateUDF> {
     let mut v = bitmap_agg::functions();
     v.push(intersect_count::function());
@@ -112,6 +116,9 @@ pub fn aggregate_functions() -> Vec<AggregateUDF> {
     v.push(percentile::function());
     v.push(wide_sum::function());
     v.extend(funnel::functions());
+    v.extend(moments::functions());
+    v.extend(extremum_by::functions());
+    v.extend(bit_aggregates::functions());
     v
 }
 

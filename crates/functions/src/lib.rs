@@ -7,6 +7,7 @@
 //! Doris's meaning win where names clash (`stddev` and `variance` are population statistics).
 
 mod array_difference;
+mod avg_weighted;
 mod bit_aggregates;
 mod bitmap_agg;
 mod bitmap_count_distinct;
@@ -41,6 +42,7 @@ mod nested_casts;
 mod null_concat;
 mod numeric_dates;
 mod percentile;
+mod percentile_array;
 mod regexp_extract;
 mod sleep;
 mod stats;
@@ -119,6 +121,8 @@ pub fn aggregate_functions() -> Vec<AggregateUDF> {
     v.extend(moments::functions());
     v.extend(extremum_by::functions());
     v.extend(bit_aggregates::functions());
+    v.push(percentile_array::function());
+    v.push(avg_weighted::function());
     v
 }
 

@@ -114,7 +114,7 @@ fn percentile_arg(args: &AccumulatorArgs) -> Result<f64> {
 }
 
 /// Doris's exact percentile of `values` (which it sorts).
-fn exact(values: &mut [f64], p: f64) -> Option<f64> {
+pub(crate) fn exact(values: &mut [f64], p: f64) -> Option<f64> {
     if values.is_empty() {
         return None;
     }
@@ -125,7 +125,7 @@ fn exact(values: &mut [f64], p: f64) -> Option<f64> {
     Some(values[lo] + (at - lo as f64) * (values[hi] - values[lo]))
 }
 
-fn list_values(list: &ListArray, row: usize) -> Result<Vec<f64>> {
+pub(crate) fn list_values(list: &ListArray, row: usize) -> Result<Vec<f64>> {
     if list.is_null(row) {
         return Ok(vec![]);
     }

@@ -1,9 +1,9 @@
-//! Scalar functions that analyzer rules build (implicit string-to-number and number-to-date
-//! conversions, checked integer arithmetic, MySQL's `/`) are in no registry, yet plan
-//! fragments name them when they travel to another node. Those with a parameter (a result
-//! type, the decimals `/` adds) take it from the call's own result type, which travels with
-//! the call, so one registered instance per name runs every call: [`fragment_functions`] are
-//! those instances, for the nodes that run fragments.
+//! Scalar functions that analyzer rules build (implicit string-to-number, number-to-date and
+//! string-to-date conversions, checked integer arithmetic, MySQL's `/`) are in no registry,
+//! yet plan fragments name them when they travel to another node. Those with a parameter (a
+//! result type, the decimals `/` adds) take it from the call's own result type, which travels
+//! with the call, so one registered instance per name runs every call: [`fragment_functions`]
+//! are those instances, for the nodes that run fragments.
 
 use datafusion::arrow::datatypes::DataType;
 use datafusion::logical_expr::ScalarUDF;
@@ -18,6 +18,8 @@ pub fn fragment_functions() -> Vec<ScalarUDF> {
     v.push(crate::implicit_casts::string_to_double().clone());
     v.push(crate::implicit_casts::string_to_bigint().clone());
     v.extend(crate::numeric_dates::NumberToDate::functions());
+    v.push(crate::temporal_text::string_to_date().clone());
+    v.push(crate::temporal_text::string_to_datetime().clone());
     v
 }
 
@@ -41,7 +43,9 @@ mod tests {
                 "mysql_string_to_double",
                 "mysql_string_to_bigint",
                 "mysql_number_to_date",
-                "mysql_number_to_datetime"
+                "mysql_number_to_datetime",
+                "mysql_string_to_date",
+                "mysql_string_to_datetime"
             ]
         );
     }

@@ -1164,3 +1164,37 @@ async fn json_nested_and_binary_columns() {
         ]]
     );
 }
+
+/// DATE and DATETIME columns read MySQL's forms (`2012/12/31`, `20240105`, two-digit years);
+/// a value that is no date is NULL without strict mode and a filtered row with it.
+#[tokio::test]
+async fn dates_in_mysql_forms() {
+    let server = TestServer::start().await;
+    let mut c = setup(&server).await;
+    exec(&mut c, "CREATE TABLE d (id INT NOT NULL, d DATE, t DATETIME) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 2").await;
+    let body = b"1,2012/12/31,2012^12^31 11+30+45\n2,24.1.5,20240105101112\n3,garbage,2024-02-30 10:00:00\n";
+    let lenient = load(&server, "d", &[("column_separator", ",")], body);
+    assert_eq!(lenient["Status"], "Success", "{lenient}");
+    assert_eq!(num(&lenient, "NumberLoadedRows"), 3);
+    assert_eq!(
+        rows(&mut c, "SELECT id, d, t FROM d ORDER BY id").await,
+        vec![
+            vec![s("1"), s("2012-12-31"), s("2012-12-31 11:30:45")],
+            vec![s("2"), s("2024-01-05"), s("2024-01-05 10:11:12")],
+            vec![s("3"), None, None],
+        ]
+    );
+    let strict = load(
+        &server,
+        "d",
+        &[
+            ("column_separator", ","),
+            ("strict_mode", "true"),
+            ("max_filter_ratio", "0.5"),
+        ],
+        body,
+    );
+    assert_eq!(strict["Status"], "Success", "{strict}");
+    assert_eq!(num(&strict, "NumberLoadedRows"), 2);
+    assert_eq!(num(&strict, "NumberFilteredRows"), 1);
+}

@@ -3,6 +3,7 @@
 
 pub mod bitmap_value;
 pub mod config;
+pub mod datetime_text;
 pub mod df_error;
 pub mod error;
 pub mod hll_value;

@@ -128,7 +128,10 @@ impl AnalyzerRule for ImplicitCasts {
             .get::<crate::MySqlOptions>()
             .is_none_or(|o| o.lenient_string_casts);
         if matches!(plan, LogicalPlan::Dml(_)) || !lenient {
-            return Ok(plan);
+            // Their strings still read as dates MySQL's way, failing when they are none.
+            return plan
+                .transform_up_with_subqueries(|node| rewrite_node_expressions(node, stored_dates))
+                .map(|t| t.data);
         }
         plan.transform_up_with_subqueries(|node| rewrite_node_expressions(node, casts))
             .map(|t| t.data)
@@ -201,6 +204,61 @@ fn casts(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     }
 }
 
+/// Casts of strings to DATE / DATETIME where values are stored: MySQL's relaxed forms, an
+/// error for a string that is no date (a TRY_CAST stays NULL for it).
+fn stored_dates(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    let is_text = |e: &Expr| e.get_type(schema).ok().as_ref().is_some_and(is_string);
+    Ok(match e {
+        Expr::Cast(Cast { expr, field }) if is_text(&expr) => {
+            match temporal(*expr, field.data_type(), true) {
+                Ok(e) => Transformed::yes(e),
+                Err(expr) => {
+                    Transformed::no(Expr::Cast(Cast::new_from_field(Box::new(expr), field)))
+                }
+            }
+        }
+        Expr::TryCast(TryCast { expr, field }) if is_text(&expr) => {
+            match temporal(*expr, field.data_type(), false) {
+                Ok(e) => Transformed::yes(e),
+                Err(expr) => Transformed::no(Expr::TryCast(TryCast {
+                    expr: Box::new(expr),
+                    field,
+                })),
+            }
+        }
+        other => Transformed::no(other),
+    })
+}
+
+/// A string read as DATE / DATETIME (strict: failing on no date); the string back when the
+/// target is neither.
+fn temporal(string: Expr, target: &DataType, strict: bool) -> std::result::Result<Expr, Expr> {
+    use crate::temporal_text as t;
+    match target {
+        DataType::Date32 => {
+            let f = if strict {
+                t::string_to_date_strict()
+            } else {
+                t::string_to_date()
+            };
+            Ok(call(f, string))
+        }
+        DataType::Timestamp(_, None) => {
+            let f = if strict {
+                t::string_to_datetime_strict()
+            } else {
+                t::string_to_datetime()
+            };
+            let micros = call(f, string);
+            Ok(match target {
+                DataType::Timestamp(TimeUnit::Microsecond, None) => micros,
+                _ => Expr::Cast(Cast::new(Box::new(micros), target.clone())),
+            })
+        }
+        _ => Err(string),
+    }
+}
+
 /// True for operands AND/OR take as they are (booleans, NULL, or of unknown type).
 fn is_logical(e: &Expr, schema: &DFSchema) -> bool {
     e.get_type(schema)
@@ -225,17 +283,10 @@ fn is_coalesce_family(name: &str) -> bool {
 /// A string cast to a number type, Doris's way, or to a DATE / DATETIME, MySQL's way; the
 /// string back when the target is neither.
 fn converted(string: Expr, target: &DataType) -> std::result::Result<Expr, Expr> {
-    match target {
-        DataType::Date32 => return Ok(call(crate::temporal_text::string_to_date(), string)),
-        DataType::Timestamp(_, None) => {
-            let micros = call(crate::temporal_text::string_to_datetime(), string);
-            return Ok(match target {
-                DataType::Timestamp(TimeUnit::Microsecond, None) => micros,
-                _ => Expr::Cast(Cast::new(Box::new(micros), target.clone())),
-            });
-        }
-        _ => {}
-    }
+    let string = match temporal(string, target, false) {
+        Ok(date) => return Ok(date),
+        Err(string) => string,
+    };
     if target.is_integer() {
         let wide = call(string_to_bigint(), string);
         return Ok(if *target == DataType::Int64 {

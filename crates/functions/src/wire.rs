@@ -20,6 +20,8 @@ pub fn fragment_functions() -> Vec<ScalarUDF> {
     v.extend(crate::numeric_dates::NumberToDate::functions());
     v.push(crate::temporal_text::string_to_date().clone());
     v.push(crate::temporal_text::string_to_datetime().clone());
+    v.push(crate::temporal_text::string_to_date_strict().clone());
+    v.push(crate::temporal_text::string_to_datetime_strict().clone());
     v
 }
 
@@ -45,7 +47,9 @@ mod tests {
                 "mysql_number_to_date",
                 "mysql_number_to_datetime",
                 "mysql_string_to_date",
-                "mysql_string_to_datetime"
+                "mysql_string_to_datetime",
+                "mysql_string_to_date_strict",
+                "mysql_string_to_datetime_strict"
             ]
         );
     }

@@ -1,0 +1,209 @@
+//! Text read as a date and time the way MySQL reads it (CAST, INSERT, loads): any punctuation
+//! between the parts (`2012/12/31`, `2012^12^31 11+30+45`, `2012.12.31T10:11:12`), one- or
+//! two-digit parts, two-digit years (70–99 are 19xx, 00–69 20xx), the digit-only forms
+//! `YYYYMMDD`, `YYMMDD`, `YYYYMMDDHHMMSS` and `YYMMDDHHMMSS`, a fraction after the seconds, and
+//! text after a complete date ignored. No valid date (`2012-02-30`, `0000-02-29`: MySQL's year 0
+//! is not a leap year) is None. RFC 3339 text with a zone (`2024-01-01T10:00:00+08:00`) is
+//! converted to UTC.
+
+use chrono::{Datelike, NaiveDate, NaiveDateTime, NaiveTime};
+
+/// The date and time `text` names, or None.
+pub fn parse_datetime(text: &str) -> Option<NaiveDateTime> {
+    let s = text.trim();
+    relaxed(s).or_else(|| {
+        chrono::DateTime::parse_from_rfc3339(s)
+            .ok()
+            .map(|t| t.naive_utc())
+    })
+}
+
+/// MySQL's relaxed forms.
+fn relaxed(s: &str) -> Option<NaiveDateTime> {
+    if !s.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    let leading = s.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = &s[leading..];
+    // Digits only (maybe with a fraction): the compact forms.
+    if rest.is_empty() || (rest.starts_with('.') && leading >= 12) {
+        return compact(&s[..leading], rest);
+    }
+    let mut parts: Vec<u32> = Vec::with_capacity(6);
+    let mut widths: Vec<usize> = Vec::with_capacity(6);
+    let mut fraction = 0u32;
+    let mut pos = 0;
+    let bytes = s.as_bytes();
+    while parts.len() < 6 && pos < bytes.len() {
+        let start = pos;
+        while pos < bytes.len() && bytes[pos].is_ascii_digit() {
+            pos += 1;
+        }
+        if pos == start || pos - start > 4 {
+            break;
+        }
+        parts.push(s[start..pos].parse().ok()?);
+        widths.push(pos - start);
+        if pos >= bytes.len() {
+            break;
+        }
+        // A fraction after the seconds.
+        if parts.len() == 6 {
+            break;
+        }
+        let separator = bytes[pos];
+        if separator.is_ascii_alphanumeric() && !(separator == b'T' && parts.len() == 3) {
+            break;
+        }
+        pos += 1;
+        // One space (or T) between date and time; a run of them is one separator.
+        while parts.len() == 3 && pos < bytes.len() && bytes[pos] == b' ' {
+            pos += 1;
+        }
+    }
+    if parts.len() == 6 && pos < bytes.len() && bytes[pos] == b'.' {
+        let digits = s[pos + 1..].bytes().take_while(u8::is_ascii_digit).count();
+        let kept: String = s[pos + 1..pos + 1 + digits].chars().take(6).collect();
+        fraction = format!("{kept:0<6}").parse().ok()?;
+        pos += 1 + digits;
+    }
+    // A zone after the time is left to the RFC 3339 reading (which applies it).
+    if parts.len() == 6 && is_zone(&s[pos..]) {
+        return None;
+    }
+    if parts.len() < 3 {
+        return None;
+    }
+    let year = full_year(parts[0], widths[0]);
+    let time = [
+        parts.get(3).copied(),
+        parts.get(4).copied(),
+        parts.get(5).copied(),
+    ];
+    build(
+        year,
+        parts[1],
+        parts[2],
+        time[0].unwrap_or(0),
+        time[1].unwrap_or(0),
+        time[2].unwrap_or(0),
+        fraction,
+    )
+}
+
+/// `Z`, `+08:00`, `-0530`: a zone designator.
+fn is_zone(rest: &str) -> bool {
+    let rest = rest.trim();
+    rest.eq_ignore_ascii_case("z")
+        || rest.len() > 1
+            && rest.starts_with(['+', '-'])
+            && rest[1..].bytes().all(|b| b.is_ascii_digit() || b == b':')
+}
+
+/// `YYYYMMDD[HHMMSS]` or `YYMMDD[HHMMSS]`, with `rest` an optional `.fraction`.
+fn compact(digits: &str, rest: &str) -> Option<NaiveDateTime> {
+    let num = |a: usize, b: usize| digits.get(a..b)?.parse::<u32>().ok();
+    let (year, at) = match digits.len() {
+        8 | 14 => (num(0, 4)?, 4),
+        6 | 12 => (full_year(num(0, 2)?, 2), 2),
+        _ => return None,
+    };
+    let (month, day) = (num(at, at + 2)?, num(at + 2, at + 4)?);
+    let (h, m, sec) = if digits.len() > 8 {
+        (
+            num(at + 4, at + 6)?,
+            num(at + 6, at + 8)?,
+            num(at + 8, at + 10)?,
+        )
+    } else {
+        (0, 0, 0)
+    };
+    let fraction = match rest.strip_prefix('.') {
+        Some(f) if f.bytes().all(|b| b.is_ascii_digit()) => {
+            let digits: String = f.chars().take(6).collect();
+            format!("{digits:0<6}").parse().ok()?
+        }
+        Some(_) => return None,
+        None => 0,
+    };
+    build(year, month, day, h, m, sec, fraction)
+}
+
+/// A two-digit year as MySQL reads it: 70–99 are 1970–1999, 00–69 are 2000–2069.
+fn full_year(year: u32, width: usize) -> u32 {
+    match (width, year) {
+        (2, y) if y < 70 => 2000 + y,
+        (2, y) => 1900 + y,
+        (_, y) => y,
+    }
+}
+
+fn build(
+    year: u32,
+    month: u32,
+    day: u32,
+    hour: u32,
+    minute: u32,
+    second: u32,
+    micros: u32,
+) -> Option<NaiveDateTime> {
+    // MySQL's year 0 is not a leap year (chrono's proleptic year 0 is).
+    if year == 0 && month == 2 && day == 29 {
+        return None;
+    }
+    let date = NaiveDate::from_ymd_opt(i32::try_from(year).ok()?, month, day)?;
+    let time = NaiveTime::from_hms_micro_opt(hour, minute, second, micros)?;
+    (date.year() <= 9999).then(|| date.and_time(time))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn show(s: &str) -> Option<String> {
+        parse_datetime(s).map(|t| t.format("%Y-%m-%d %H:%M:%S%.f").to_string())
+    }
+
+    #[test]
+    fn mysql_relaxed_forms() {
+        // Each answer as MariaDB gives it for CAST(s AS DATETIME(6)).
+        let cases = [
+            ("2012/12/31", Some("2012-12-31 00:00:00")),
+            ("2024.12.12", Some("2024-12-12 00:00:00")),
+            ("24.12.12", Some("2024-12-12 00:00:00")),
+            ("2012^12^31 11+30+45", Some("2012-12-31 11:30:45")),
+            ("2012-12-31abc", Some("2012-12-31 00:00:00")),
+            ("1-2-3", Some("0001-02-03 00:00:00")),
+            ("2012-12-31 1:2:3.5", Some("2012-12-31 01:02:03.500")),
+            ("2012-12-31T10:11:12", Some("2012-12-31 10:11:12")),
+            ("121231", Some("2012-12-31 00:00:00")),
+            ("20121231101112", Some("2012-12-31 10:11:12")),
+            ("2012-13-01", None),
+            ("2012-02-30", None),
+            ("0000-02-29", None),
+            ("00000229", None),
+            ("2000-02-29", Some("2000-02-29 00:00:00")),
+            (" 2012-12-31 ", Some("2012-12-31 00:00:00")),
+            ("2012-12", None),
+            ("2012-12-31 25:00:00", None),
+            ("0.0101031417", None),
+            ("99-1-1", Some("1999-01-01 00:00:00")),
+            ("69-1-1", Some("2069-01-01 00:00:00")),
+            ("2012-12-31 10", Some("2012-12-31 10:00:00")),
+            ("2012-12-31 10:11", Some("2012-12-31 10:11:00")),
+            ("1212", None),
+            ("2012/12/31/10/11/12", Some("2012-12-31 10:11:12")),
+            (
+                "2024-01-01 00:00:00.1234567",
+                Some("2024-01-01 00:00:00.123456"),
+            ),
+            ("2024-01-01T10:00:00+08:00", Some("2024-01-01 02:00:00")),
+            ("2024-01-01 10:00:00Z", Some("2024-01-01 10:00:00")),
+            ("abc", None),
+            ("", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(show(text).as_deref(), want, "{text:?}");
+        }
+    }
+}

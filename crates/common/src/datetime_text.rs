@@ -29,12 +29,14 @@ fn relaxed(s: &str) -> Option<NaiveDateTime> {
     if rest.is_empty() || (rest.starts_with('.') && leading >= 12) {
         return compact(&s[..leading], rest);
     }
-    let mut parts: Vec<u32> = Vec::with_capacity(6);
-    let mut widths: Vec<usize> = Vec::with_capacity(6);
+    // Year, month, day, hour, minute, second (unread ones 0) and the digits of each.
+    let mut parts = [0u32; 6];
+    let mut widths = [0usize; 6];
+    let mut n = 0;
     let mut fraction = 0u32;
     let mut pos = 0;
     let bytes = s.as_bytes();
-    while parts.len() < 6 && pos < bytes.len() {
+    while n < 6 && pos < bytes.len() {
         let start = pos;
         while pos < bytes.len() && bytes[pos].is_ascii_digit() {
             pos += 1;
@@ -42,53 +44,53 @@ fn relaxed(s: &str) -> Option<NaiveDateTime> {
         if pos == start || pos - start > 4 {
             break;
         }
-        parts.push(s[start..pos].parse().ok()?);
-        widths.push(pos - start);
+        parts[n] = digits_value(&bytes[start..pos]);
+        widths[n] = pos - start;
+        n += 1;
         if pos >= bytes.len() {
             break;
         }
         // A fraction after the seconds.
-        if parts.len() == 6 {
+        if n == 6 {
             break;
         }
         let separator = bytes[pos];
-        if separator.is_ascii_alphanumeric() && !(separator == b'T' && parts.len() == 3) {
+        if separator.is_ascii_alphanumeric() && !(separator == b'T' && n == 3) {
             break;
         }
         pos += 1;
         // One space (or T) between date and time; a run of them is one separator.
-        while parts.len() == 3 && pos < bytes.len() && bytes[pos] == b' ' {
+        while n == 3 && pos < bytes.len() && bytes[pos] == b' ' {
             pos += 1;
         }
     }
-    if parts.len() == 6 && pos < bytes.len() && bytes[pos] == b'.' {
+    if n == 6 && pos < bytes.len() && bytes[pos] == b'.' {
         let digits = s[pos + 1..].bytes().take_while(u8::is_ascii_digit).count();
-        let kept: String = s[pos + 1..pos + 1 + digits].chars().take(6).collect();
-        fraction = format!("{kept:0<6}").parse().ok()?;
+        fraction = micros(&bytes[pos + 1..pos + 1 + digits]);
         pos += 1 + digits;
     }
     // A zone after the time is left to the RFC 3339 reading (which applies it).
-    if parts.len() == 6 && is_zone(&s[pos..]) {
+    if n == 6 && is_zone(&s[pos..]) {
         return None;
     }
-    if parts.len() < 3 {
+    if n < 3 {
         return None;
     }
     let year = full_year(parts[0], widths[0]);
-    let time = [
-        parts.get(3).copied(),
-        parts.get(4).copied(),
-        parts.get(5).copied(),
-    ];
     build(
-        year,
-        parts[1],
-        parts[2],
-        time[0].unwrap_or(0),
-        time[1].unwrap_or(0),
-        time[2].unwrap_or(0),
-        fraction,
+        year, parts[1], parts[2], parts[3], parts[4], parts[5], fraction,
     )
+}
+
+/// The value of a run of at most 6 ASCII digits.
+fn digits_value(digits: &[u8]) -> u32 {
+    digits.iter().fold(0, |v, d| v * 10 + u32::from(d - b'0'))
+}
+
+/// A fraction's digits as microseconds (digits past the sixth dropped).
+fn micros(digits: &[u8]) -> u32 {
+    let kept = &digits[..digits.len().min(6)];
+    digits_value(kept) * 10u32.pow(6 - kept.len() as u32)
 }
 
 /// `Z`, `+08:00`, `-0530`: a zone designator.
@@ -119,10 +121,7 @@ fn compact(digits: &str, rest: &str) -> Option<NaiveDateTime> {
         (0, 0, 0)
     };
     let fraction = match rest.strip_prefix('.') {
-        Some(f) if f.bytes().all(|b| b.is_ascii_digit()) => {
-            let digits: String = f.chars().take(6).collect();
-            format!("{digits:0<6}").parse().ok()?
-        }
+        Some(f) if f.bytes().all(|b| b.is_ascii_digit()) => micros(f.as_bytes()),
         Some(_) => return None,
         None => 0,
     };

@@ -11,8 +11,9 @@
 //! [`StringArithmeticPlanner`] converts the operands as the SQL is planned (DataFusion refuses
 //! `Utf8 + Int64` while planning); [`ImplicitCasts`], an analyzer rule running before type
 //! coercion, handles the casts and the COALESCE family. INSERT statements and Stream Load
-//! column expressions keep DataFusion's checked conversions (a bad value for a column is an
-//! error there, and a load filters its row).
+//! column expressions keep checked conversions (a bad value for a column is an error there,
+//! and a load filters its row): DataFusion's for numbers, MySQL's date forms for DATE and
+//! DATETIME (strict: a string that is no date fails).
 
 use crate::expr_rules::rewrite_node_expressions;
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, Float64Array, Int64Array};

@@ -1,6 +1,7 @@
 //! Values of partition columns in a form that orders like the column type: integers, dates (days
 //! since epoch) and datetimes (microseconds since epoch) as `i128`, text as `String`.
 
+use basalt_common::datetime_text::UNIX_EPOCH_DAYS_FROM_CE;
 use basalt_common::SqlType;
 use chrono::{NaiveDate, NaiveDateTime};
 use serde::{Deserialize, Serialize};
@@ -11,8 +12,6 @@ pub enum PartitionValue {
     Int(i128),
     Str(String),
 }
-
-const UNIX_EPOCH_DAYS_FROM_CE: i32 = 719_163;
 
 impl PartitionValue {
     /// Parses a literal written in DDL for a column of type `ty`.

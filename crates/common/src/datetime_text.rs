@@ -6,7 +6,44 @@
 //! is not a leap year) is None. RFC 3339 text with a zone (`2024-01-01T10:00:00+08:00`) is
 //! converted to UTC.
 
+use arrow::array::{Array, ArrayRef, Date32Array, StringArray, TimestampMicrosecondArray};
+use arrow::datatypes::{DataType, TimeUnit};
 use chrono::{Datelike, NaiveDate, NaiveDateTime, NaiveTime};
+use std::sync::Arc;
+
+/// Days from 0001-01-01 (day 1 of the common era) to 1970-01-01, the epoch of Arrow's Date32.
+pub const UNIX_EPOCH_DAYS_FROM_CE: i32 = 719_163;
+
+/// `strings` read as DATE (`Date32`) or DATETIME (`Timestamp(Microsecond)` without a zone),
+/// with the rows whose text is no date (NULL in the column); None for another target.
+pub fn parse_column(strings: &StringArray, target: &DataType) -> Option<(ArrayRef, Vec<usize>)> {
+    let mut failed = Vec::new();
+    let mut read = |row: usize| {
+        if strings.is_null(row) {
+            return None;
+        }
+        let parsed = parse_datetime(strings.value(row));
+        if parsed.is_none() {
+            failed.push(row);
+        }
+        parsed
+    };
+    let rows = 0..strings.len();
+    let out: ArrayRef = match target {
+        DataType::Date32 => Arc::new(
+            rows.map(|row| {
+                read(row).map(|t| t.date().num_days_from_ce() - UNIX_EPOCH_DAYS_FROM_CE)
+            })
+            .collect::<Date32Array>(),
+        ),
+        DataType::Timestamp(TimeUnit::Microsecond, None) => Arc::new(
+            rows.map(|row| read(row).map(|t| t.and_utc().timestamp_micros()))
+                .collect::<TimestampMicrosecondArray>(),
+        ),
+        _ => return None,
+    };
+    Some((out, failed))
+}
 
 /// The date and time `text` names, or None.
 pub fn parse_datetime(text: &str) -> Option<NaiveDateTime> {

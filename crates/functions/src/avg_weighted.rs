@@ -1,13 +1,10 @@
 //! `avg_weighted(x, w)`: Doris's weighted mean, sum(x * w) / sum(w) as a DOUBLE. Rows where
 //! either is NULL are skipped; no row gives NULL, weights summing to 0 NaN (Doris's docs).
 
-use std::sync::Arc;
-
 use arrow::array::{Array, ArrayRef, AsArray};
-use arrow::datatypes::{DataType, Field, FieldRef, Float64Type};
+use arrow::datatypes::{DataType, FieldRef, Float64Type};
 use datafusion::common::{exec_err, plan_err, Result, ScalarValue};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
-use datafusion::logical_expr::utils::format_state_name;
 use datafusion::logical_expr::{
     Accumulator, AggregateUDF, AggregateUDFImpl, Signature, Volatility,
 };
@@ -50,16 +47,10 @@ impl AggregateUDFImpl for AvgWeighted {
     }
 
     fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
-        Ok(["weighted_sum", "weight", "rows"]
-            .iter()
-            .map(|part| {
-                Arc::new(Field::new(
-                    format_state_name(args.name, part),
-                    DataType::Float64,
-                    true,
-                ))
-            })
-            .collect())
+        Ok(crate::util::double_state_fields(
+            args.name,
+            &["weighted_sum", "weight", "rows"],
+        ))
     }
 
     fn accumulator(&self, _args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {

@@ -7,13 +7,10 @@
 //! formulas — rather than power sums, which lose every digit to cancellation when the values
 //! are large next to their spread.
 
-use std::sync::Arc;
-
 use arrow::array::{Array, ArrayRef, AsArray};
-use arrow::datatypes::{DataType, Field, FieldRef, Float64Type};
+use arrow::datatypes::{DataType, FieldRef, Float64Type};
 use datafusion::common::{exec_err, plan_err, Result, ScalarValue};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
-use datafusion::logical_expr::utils::format_state_name;
 use datafusion::logical_expr::{
     Accumulator, AggregateUDF, AggregateUDFImpl, Signature, Volatility,
 };
@@ -72,16 +69,10 @@ impl AggregateUDFImpl for ShapeStatistic {
     }
 
     fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
-        Ok(["count", "mean", "m2", "m3", "m4"]
-            .iter()
-            .map(|part| {
-                Arc::new(Field::new(
-                    format_state_name(args.name, part),
-                    DataType::Float64,
-                    true,
-                ))
-            })
-            .collect())
+        Ok(crate::util::double_state_fields(
+            args.name,
+            &["count", "mean", "m2", "m3", "m4"],
+        ))
     }
 
     fn accumulator(&self, _args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {

@@ -4,16 +4,15 @@
 //! date, as in MySQL and Doris; their `_strict` forms, where a value is stored (INSERT), fail on
 //! it instead.
 
-use basalt_common::datetime_text::parse_datetime;
+use basalt_common::datetime_text::parse_column;
 use basalt_common::BasaltError;
-use chrono::Datelike;
-use datafusion::arrow::array::{ArrayRef, AsArray, Date32Array, TimestampMicrosecondArray};
+use datafusion::arrow::array::AsArray;
 use datafusion::arrow::datatypes::{DataType, TimeUnit};
-use datafusion::common::{DataFusionError, Result};
+use datafusion::common::{exec_err, DataFusionError, Result};
 use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Target {
@@ -88,37 +87,22 @@ impl ScalarUDFImpl for StringToTemporal {
         let (arrays, scalar) = crate::util::arguments(&args)?;
         let strings = datafusion::arrow::compute::cast(&arrays[0], &DataType::Utf8)?;
         let strings = strings.as_string::<i32>();
-        if self.strict {
-            if let Some(bad) = strings
-                .iter()
-                .flatten()
-                .find(|s| parse_datetime(s).is_none())
-            {
-                let what = match self.target {
-                    Target::Date => "DATE",
-                    Target::DateTime => "DATETIME",
-                };
-                return Err(DataFusionError::External(Box::new(
-                    BasaltError::InvalidData(format!("Incorrect {what} value: '{bad}'")),
-                )));
-            }
-        }
-        let values = strings.iter().map(|s| s.and_then(parse_datetime));
-        let out: ArrayRef = match self.target {
-            Target::Date => Arc::new(
-                values
-                    .map(|t| t.map(|t| t.date().num_days_from_ce() - EPOCH_DAYS_FROM_CE))
-                    .collect::<Date32Array>(),
-            ),
-            Target::DateTime => Arc::new(
-                values
-                    .map(|t| t.map(|t| t.and_utc().timestamp_micros()))
-                    .collect::<TimestampMicrosecondArray>(),
-            ),
+        let target = self.return_type(&[])?;
+        let Some((out, failed)) = parse_column(strings, &target) else {
+            return exec_err!("{}: cannot produce {target}", self.name());
         };
+        if let (true, Some(&row)) = (self.strict, failed.first()) {
+            let what = match self.target {
+                Target::Date => "DATE",
+                Target::DateTime => "DATETIME",
+            };
+            return Err(DataFusionError::External(Box::new(
+                BasaltError::InvalidData(format!(
+                    "Incorrect {what} value: '{}'",
+                    strings.value(row)
+                )),
+            )));
+        }
         crate::util::output(out, scalar)
     }
 }
-
-/// Days from 0001-01-01 (CE day 1) to 1970-01-01.
-const EPOCH_DAYS_FROM_CE: i32 = 719_163;

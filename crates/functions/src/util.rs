@@ -53,6 +53,23 @@ pub(crate) fn coerce_hash_input(dt: &DataType) -> DataType {
     }
 }
 
+/// State fields of an aggregate whose partial state is a few DOUBLEs, one per named part.
+pub(crate) fn double_state_fields(
+    aggregate: &str,
+    parts: &[&str],
+) -> Vec<datafusion::arrow::datatypes::FieldRef> {
+    parts
+        .iter()
+        .map(|part| {
+            std::sync::Arc::new(datafusion::arrow::datatypes::Field::new(
+                datafusion::logical_expr::utils::format_state_name(aggregate, part),
+                DataType::Float64,
+                true,
+            ))
+        })
+        .collect()
+}
+
 /// Checks the argument count of a user-defined signature.
 pub(crate) fn expect_args(func: &str, types: &[DataType], min: usize, max: usize) -> Result<()> {
     let n = types.len();

@@ -663,7 +663,8 @@ pub fn convert(array: &ArrayRef, target: &DataType) -> Result<(ArrayRef, Vec<usi
         }
     }
     if let Some(strings) = source.as_string_opt::<i32>() {
-        if let Some(done) = mysql_dates(strings, target) {
+        // DATE / DATETIME in MySQL's forms (`2012/12/31`, `20121231`, ..).
+        if let Some(done) = basalt_common::datetime_text::parse_column(strings, target) {
             return Ok(done);
         }
     }
@@ -693,45 +694,6 @@ pub fn convert(array: &ArrayRef, target: &DataType) -> Result<(ArrayRef, Vec<usi
         }
     }
     Ok((out, failed))
-}
-
-/// Text to DATE or DATETIME (microseconds) in MySQL's forms (`2012/12/31`, `20121231`, ..;
-/// see [`basalt_common::datetime_text`]), with the rows that hold no date; None for other
-/// targets.
-fn mysql_dates(strings: &StringArray, target: &DataType) -> Option<(ArrayRef, Vec<usize>)> {
-    use basalt_common::datetime_text::parse_datetime;
-    use chrono::Datelike;
-    use datafusion::arrow::array::{Date32Array, TimestampMicrosecondArray};
-    use datafusion::arrow::datatypes::TimeUnit;
-    const EPOCH_DAYS_FROM_CE: i32 = 719_163;
-    let mut failed = Vec::new();
-    let mut read = |row: usize, v: Option<&str>| {
-        let parsed = v.map(parse_datetime)?;
-        if parsed.is_none() {
-            failed.push(row);
-        }
-        parsed
-    };
-    let out: ArrayRef = match target {
-        DataType::Date32 => Arc::new(
-            strings
-                .iter()
-                .enumerate()
-                .map(|(row, v)| {
-                    read(row, v).map(|t| t.date().num_days_from_ce() - EPOCH_DAYS_FROM_CE)
-                })
-                .collect::<Date32Array>(),
-        ),
-        DataType::Timestamp(TimeUnit::Microsecond, None) => Arc::new(
-            strings
-                .iter()
-                .enumerate()
-                .map(|(row, v)| read(row, v).map(|t| t.and_utc().timestamp_micros()))
-                .collect::<TimestampMicrosecondArray>(),
-        ),
-        _ => return None,
-    };
-    Some((out, failed))
 }
 
 /// Plain decimal text (`-12.345`) to DECIMAL(precision, scale), rounding extra fraction digits

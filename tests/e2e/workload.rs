@@ -319,11 +319,12 @@ async fn the_largest_query_gives_way_when_memory_runs_out() {
     };
     // A builds a large hash table (which cannot spill; about 33 MB, under the 90% of the
     // 43 MB limit at which new queries wait) and keeps it while its result is left unread
-    // after the first row.
+    // after the first row. Its rows are wide (about 150 MB in all, computed after the join),
+    // so no socket buffer can take the whole result and let A finish early.
     let mut a = in_group().await;
     let mut big = a
         .query_iter(
-            "SELECT a.value FROM generate_series(1, 1500000) a \
+            "SELECT a.value, repeat('x', 100) FROM generate_series(1, 1500000) a \
              JOIN generate_series(1, 1500000) b ON a.value = b.value",
         )
         .await

@@ -25,8 +25,10 @@ use std::time::{Duration, Instant};
 /// A hard-limited group at or above this share of its limit is full: new queries wait.
 pub const FULL_FRACTION: f64 = 0.9;
 
-/// How long an operator that cannot spill waits for a cancelled larger query's memory.
-const VICTIM_RELEASE_WAIT: Duration = Duration::from_secs(2);
+/// How long an operator that cannot spill waits for a cancelled larger query's memory. The
+/// victim lets go as soon as its tasks see the cancellation, which on a loaded machine can take
+/// a few seconds; the asker fails with the original refusal if it takes longer.
+const VICTIM_RELEASE_WAIT: Duration = Duration::from_secs(10);
 
 /// Frees up to the bytes asked from the caches; returns the bytes freed.
 pub type Reclaimer = Box<dyn Fn(usize) -> usize + Send + Sync>;

@@ -1,7 +1,7 @@
 //! Doris and MySQL functions that are DataFusion functions under another name, or short
 //! expressions over them: `collect_list`/`collect_set` are `array_agg` without NULLs, the
-//! `array_push*`/`array_pop*`/`array_range` family, ELT, `[not_]null_or_empty`, and
-//! `group_concat_foreach` (`string_agg_foreach`); `array_concat` is NULL when any array is.
+//! `array_push*`/`array_pop*`/`array_range` family, ELT, `[not_]null_or_empty`, and Doris's
+//! `multi_distinct_*` aggregates (the DISTINCT forms); `array_concat` is NULL when any array is.
 
 use crate::mysql_compat::{binary, call, number, string};
 use basalt_sql::ast::helpers::attached_token::AttachedToken;
@@ -16,10 +16,13 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
         "collect_list" | "collect_set" if args.len() == 1 => {
             without_nulls(name == "collect_set", arg(0))
         }
-        // Per array position (see basalt_functions::foreach), ',' unless a separator is given.
-        "group_concat_foreach" if (1..=2).contains(&args.len()) => {
+        // Doris plans DISTINCT aggregates as these; they are the DISTINCT forms.
+        "multi_distinct_sum" if args.len() == 1 => distinct_call("sum", args.to_vec()),
+        "multi_distinct_count" if !args.is_empty() => distinct_call("count", args.to_vec()),
+        "multi_distinct_group_concat" if (1..=2).contains(&args.len()) => {
             let separator = args.get(1).cloned().unwrap_or_else(|| string(","));
-            call("string_agg_foreach", vec![arg(0), separator])
+            let value = call("mysql_concat", vec![arg(0)]);
+            distinct_call("string_agg", vec![value, separator])
         }
         // Doris: NULL when any array is NULL (DataFusion skips NULL arrays).
         "array_concat" | "array_cat" if !args.is_empty() => null_if_any_null(args, name),
@@ -76,6 +79,18 @@ fn null_if_any_null(args: &[Expr], name: &str) -> Expr {
         }],
         else_result: Some(Box::new(call(name, args.to_vec()))),
     }
+}
+
+/// `name(DISTINCT args)`.
+fn distinct_call(name: &str, args: Vec<Expr>) -> Expr {
+    let mut f = match call(name, args) {
+        Expr::Function(f) => f,
+        other => return other,
+    };
+    if let FunctionArguments::List(list) = &mut f.args {
+        list.duplicate_treatment = Some(DuplicateTreatment::Distinct);
+    }
+    Expr::Function(f)
 }
 
 /// `array_agg([DISTINCT] x) FILTER (WHERE x IS NOT NULL)`: Doris's collect_list / collect_set

@@ -21,10 +21,9 @@
 //! registered (the frontend's sessions and the backends that decode plan fragments both do, so a
 //! fragment naming `sum_foreach` decodes anywhere). On-demand resolution in the SQL context
 //! provider would not reach the backends, which look aggregates up by name in their registry.
-//! Doris aggregates that Basalt rewrites into other calls get their own entries:
-//! `collect_list_foreach` / `collect_set_foreach` wrap `array_agg` with NULLs skipped (and
-//! DISTINCT for the set); `group_concat_foreach` is rewritten to `string_agg_foreach` by the
-//! frontend. An `ORDER BY` inside a `_foreach` call is not passed to the inner aggregate.
+//! Doris aggregates that the frontend spells as other calls (`collect_list`, `group_concat`)
+//! are registered as aggregates of their own too, which these wrap. An `ORDER BY` inside a
+//! `_foreach` call is not passed to the inner aggregate.
 
 use arrow::array::{new_empty_array, Array, ArrayRef, AsArray, ListArray, UInt64Array};
 use arrow::buffer::OffsetBuffer;
@@ -46,15 +45,8 @@ pub const SUFFIX: &str = "_foreach";
 /// Aggregates that must not be wrapped (`grouping` is planned specially).
 const NOT_WRAPPED: &[&str] = &["grouping"];
 
-/// Doris aggregates that Basalt spells as another aggregate with options:
-/// (Doris name, inner aggregate, skip NULL elements, DISTINCT).
-const REWRITTEN: &[(&str, &str, bool, bool)] = &[
-    ("collect_list", "array_agg", true, false),
-    ("collect_set", "array_agg", true, true),
-];
-
 /// `<name>_foreach` for every aggregate name and alias `ctx` knows (except those already a
-/// `_foreach`), plus the rewritten Doris aggregates.
+/// `_foreach`).
 pub fn functions(ctx: &SessionContext) -> Vec<AggregateUDF> {
     let state = ctx.state_ref();
     let state = state.read();
@@ -64,16 +56,10 @@ pub fn functions(ctx: &SessionContext) -> Vec<AggregateUDF> {
         .filter(|(n, _)| !n.ends_with(SUFFIX) && !NOT_WRAPPED.contains(&n.as_str()))
         .collect();
     wrapped.sort_by_key(|(n, _)| *n);
-    let mut v: Vec<AggregateUDF> = wrapped
+    wrapped
         .into_iter()
-        .map(|(name, f)| ForEach::udaf(name, f, false, false))
-        .collect();
-    for (name, inner, skip_nulls, distinct) in REWRITTEN {
-        if let Some(f) = registered.get(*inner) {
-            v.push(ForEach::udaf(name, f, *skip_nulls, *distinct));
-        }
-    }
-    v
+        .map(|(name, f)| ForEach::udaf(name, f))
+        .collect()
 }
 
 /// Registers [`functions`] on `ctx`; call after every other aggregate is registered.
@@ -89,26 +75,15 @@ pub struct ForEach {
     name: String,
     inner: AggregateUDF,
     signature: Signature,
-    /// Skip NULL elements (Doris's collect_list / collect_set).
-    skip_nulls: bool,
-    /// The inner aggregate counts distinct values (collect_set).
-    distinct: bool,
 }
 
 impl ForEach {
     /// `<base>_foreach` over `inner`.
-    pub fn udaf(
-        base: &str,
-        inner: &AggregateUDF,
-        skip_nulls: bool,
-        distinct: bool,
-    ) -> AggregateUDF {
+    pub fn udaf(base: &str, inner: &AggregateUDF) -> AggregateUDF {
         AggregateUDF::new_from_impl(ForEach {
             name: format!("{base}{SUFFIX}"),
             inner: inner.clone(),
             signature: Signature::user_defined(inner.signature().volatility),
-            skip_nulls,
-            distinct,
         })
     }
 
@@ -208,7 +183,7 @@ impl AggregateUDFImpl for ForEach {
             input_fields: &input_fields,
             return_field,
             ordering_fields: &[],
-            is_distinct: self.distinct || args.is_distinct,
+            is_distinct: args.is_distinct,
         })?;
         Ok(inner
             .iter()
@@ -278,7 +253,7 @@ impl InnerSpec {
             })
             .collect();
         let return_field = f.inner.return_field(&fields)?;
-        let distinct = f.distinct || args.is_distinct;
+        let distinct = args.is_distinct;
         let state_types = f
             .inner
             .state_fields(StateFieldsArgs {
@@ -300,7 +275,7 @@ impl InnerSpec {
             return_field,
             fields,
             arrays,
-            ignore_nulls: f.skip_nulls || args.ignore_nulls,
+            ignore_nulls: args.ignore_nulls,
             distinct,
             state_types,
         })

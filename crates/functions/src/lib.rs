@@ -15,6 +15,8 @@ mod bitmap_scalar;
 mod bits;
 mod byte_length;
 mod checked_arithmetic;
+mod collect;
+mod count_by_enum;
 pub mod date_arith;
 pub mod date_range;
 pub mod date_round;
@@ -26,13 +28,16 @@ pub mod foreach;
 mod fraction_digits;
 mod funnel;
 mod geo;
+mod group_concat;
 mod hex;
+mod histogram;
 mod hll;
 mod implicit_casts;
 mod intersect_count;
 mod json;
 pub mod like;
 mod logical_not;
+mod map_agg;
 mod moments;
 mod money_format;
 pub mod murmur3;
@@ -56,8 +61,10 @@ pub use text_arguments::{
 };
 mod time_spans;
 pub mod time_zones;
+mod topn;
 mod url_codec;
 mod util;
+mod value_counts;
 mod wide_sum;
 
 #[cfg(test)]
@@ -108,8 +115,9 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
 }
 
 /// Every aggregate: BITMAP, `intersect_count`, HLL, the statistics aggregates (and kurtosis,
-/// skewness), the exact integer `sum`, the funnel family, `max_by`/`min_by` and the
-/// `group_bit_*` family.
+/// skewness), the exact integer `sum`, the funnel family, `max_by`/`min_by`, the
+/// `group_bit_*` family, and the counting ones (`topn*`, `histogram`, `count_by_enum`,
+/// `map_agg`, `collect_list`/`collect_set` with a size, `group_concat`).
 pub fn aggregate_functions() -> Vec<AggregateUDF> {
     let mut v = bitmap_agg::functions();
     v.push(intersect_count::function());
@@ -123,6 +131,12 @@ pub fn aggregate_functions() -> Vec<AggregateUDF> {
     v.extend(bit_aggregates::functions());
     v.push(percentile_array::function());
     v.push(avg_weighted::function());
+    v.extend(topn::functions());
+    v.push(histogram::function());
+    v.push(count_by_enum::function());
+    v.push(map_agg::function());
+    v.extend(collect::functions());
+    v.push(group_concat::function());
     v
 }
 

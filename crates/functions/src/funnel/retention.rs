@@ -47,6 +47,8 @@ impl AggregateUDFImpl for Retention {
             .iter()
             .map(|t| match t {
                 DataType::Boolean | DataType::Null => Ok(DataType::Boolean),
+                // Doris casts a number to BOOLEAN (non-zero is true).
+                t if t.is_numeric() => Ok(DataType::Boolean),
                 _ => plan_err!("{NAME}: a condition must be BOOLEAN, not {t}"),
             })
             .collect()

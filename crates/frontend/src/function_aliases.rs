@@ -1,9 +1,10 @@
 //! Doris and MySQL functions that are DataFusion functions under another name, or short
 //! expressions over them: `collect_list`/`collect_set` are `array_agg` without NULLs, the
-//! `array_push*`/`array_pop*`/`array_range` family, ELT, `[not_]null_or_empty`, and Doris's
-//! `multi_distinct_*` aggregates (the DISTINCT forms); `array_concat` is NULL when any array is.
+//! `array_push*`/`array_pop*`/`array_range` family, ELT, `[not_]null_or_empty`,
+//! `digital_masking`, and Doris's `multi_distinct_*` aggregates (the DISTINCT forms);
+//! `array_concat` is NULL when any array is.
 
-use crate::mysql_compat::{binary, call, number, string};
+use crate::mysql_compat::{binary, call, cast, number, string};
 use basalt_sql::ast::helpers::attached_token::AttachedToken;
 use basalt_sql::ast::{
     BinaryOperator, CaseWhen, DuplicateTreatment, Expr, FunctionArguments, Value,
@@ -44,6 +45,18 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
                 .collect(),
             else_result: None,
         },
+        // DIGITAL_MASKING(n): the first 3 and last 4 digits around '****'.
+        "digital_masking" if args.len() == 1 => {
+            let text = cast(arg(0), basalt_sql::ast::DataType::String(None));
+            call(
+                "concat",
+                vec![
+                    call("left", vec![text.clone(), number(3)]),
+                    string("****"),
+                    call("right", vec![text, number(4)]),
+                ],
+            )
+        }
         "null_or_empty" if args.len() == 1 => binary(
             Expr::IsNull(Box::new(arg(0))),
             BinaryOperator::Or,

@@ -383,7 +383,7 @@ fn utc_time(local: Expr, time_zone: &str) -> Expr {
     )
 }
 
-fn cast(expr: Expr, data_type: DataType) -> Expr {
+pub(crate) fn cast(expr: Expr, data_type: DataType) -> Expr {
     Expr::Cast {
         kind: CastKind::Cast,
         expr: Box::new(expr),
@@ -787,7 +787,6 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
         "struct_element" if args.len() == 2 && is_string_literal(&args[1]) => {
             call("get_field", args)
         }
-        "l2_distance" if args.len() == 2 => call("array_distance", args),
         // Doris: from_second/_millisecond/_microsecond(n) is the DATETIME n units after the
         // epoch in the session's zone; past 9999-12-31 or before the epoch, NULL.
         "from_second" | "from_millisecond" | "from_microsecond" if args.len() == 1 => {
@@ -868,11 +867,12 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
             };
             only_when(inside, call(&name, vec![x]))
         }
-        "sqrt" if args.len() == 1 => {
+        // Doris's DSQRT is the always-nullable SQRT.
+        "sqrt" | "dsqrt" if args.len() == 1 => {
             let x = args[0].clone();
             only_when(
                 binary(x.clone(), BinaryOperator::GtEq, number(0)),
-                call(&name, vec![x]),
+                call("sqrt", vec![x]),
             )
         }
         "ln" | "log2" | "log10" if args.len() == 1 => {
@@ -887,7 +887,22 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
         }
         "day" | "dayofmonth" => date_part("day", one(&args)?),
         "dayofyear" => date_part("doy", one(&args)?),
-        "week" if args.len() == 1 => date_part("week", args[0].clone()),
+        // MySQL's week modes; the default mode is 0 (Sunday weeks counted from 0).
+        "week" | "yearweek" if !args.is_empty() && args.len() <= 2 => {
+            let mode = args.get(1).cloned().unwrap_or_else(|| number(0));
+            call(
+                &format!("mysql_{name}"),
+                vec![
+                    cast(as_temporal(args[0].clone()), DataType::Date),
+                    cast(mode, DataType::BigInt(None)),
+                ],
+            )
+        }
+        // Doris types an integer literal by the narrowest type holding it, and BIT_COUNT
+        // counts the bits of that type: BIT_COUNT(-1) is 8.
+        "bit_count" if args.len() == 1 => call("bit_count", vec![narrowest_integer(&args[0])?]),
+        // WEEK(d, 3): the ISO 8601 week, as DataFusion's `week` part counts.
+        "weekofyear" => date_part("week", one(&args)?),
         // MySQL: 1 = Sunday .. 7 = Saturday; DataFusion's dow: 0 = Sunday.
         "dayofweek" => binary(
             date_part("dow", one(&args)?),
@@ -911,6 +926,23 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
             if args.is_empty() =>
         {
             local_time(utc_now(), time_zone)
+        }
+        // NOW(p): the clock to microseconds, shown with p fractional digits (0 to 6).
+        "now" | "current_timestamp" | "localtime" | "localtimestamp" | "sysdate"
+        | "utc_timestamp"
+            if args.len() == 1 =>
+        {
+            let digits = fraction_digits_arg(&args[0])?;
+            let utc = cast(
+                call("now", vec![]),
+                DataType::Timestamp(Some(6), TimezoneInfo::None),
+            );
+            let clock = if name == "utc_timestamp" {
+                utc
+            } else {
+                local_time(utc, time_zone)
+            };
+            with_digits(clock, digits)
         }
         "curdate" | "current_date" if args.is_empty() => {
             cast(local_time(utc_now(), time_zone), DataType::Date)
@@ -938,7 +970,11 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
             "to_unixtime",
             vec![utc_time(
                 cast(
-                    as_temporal(one(&args)?),
+                    // Doris's UNIX_TIMESTAMP(text, format) reads the text as STR_TO_DATE does.
+                    match args.len() {
+                        2 => call("str_to_date", args.clone()),
+                        _ => as_temporal(one(&args)?),
+                    },
                     DataType::Timestamp(None, TimezoneInfo::None),
                 ),
                 time_zone,
@@ -1047,6 +1083,49 @@ fn unit_arg(e: &Expr) -> Option<Unit> {
 }
 
 /// A literal count (`1`, `-1`, `'1'`), which DataFusion's own intervals take.
+/// An integer literal (maybe negated) cast to the narrowest of TINYINT, SMALLINT and INT that
+/// holds it; None for anything else (which keeps its own type).
+fn narrowest_integer(e: &Expr) -> Option<Expr> {
+    let value: i64 = match e {
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) => n.parse().ok()?,
+            _ => return None,
+        },
+        Expr::UnaryOp {
+            op: basalt_sql::ast::UnaryOperator::Minus,
+            expr,
+        } => match expr.as_ref() {
+            Expr::Value(v) => match &v.value {
+                Value::Number(n, _) => n.parse::<i64>().ok()?.checked_neg()?,
+                _ => return None,
+            },
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let ty = if i8::try_from(value).is_ok() {
+        DataType::TinyInt(None)
+    } else if i16::try_from(value).is_ok() {
+        DataType::SmallInt(None)
+    } else if i32::try_from(value).is_ok() {
+        DataType::Int(None)
+    } else {
+        return None;
+    };
+    Some(cast(e.clone(), ty))
+}
+
+/// The fractional-second digits of NOW(p) and its kin: a literal from 0 to 6.
+fn fraction_digits_arg(e: &Expr) -> Option<u64> {
+    match e {
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) => n.parse::<u64>().ok().filter(|d| *d <= 6),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 fn is_literal(e: &Expr) -> bool {
     match e {
         Expr::Value(_) => true,

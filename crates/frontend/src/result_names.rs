@@ -6,10 +6,12 @@
 use basalt_sql::ast::{Ident, Query, SelectItem, SetExpr, Statement};
 
 /// Gives every unaliased expression in the select lists of the statement's outermost query
-/// (each arm of a UNION, and the source of INSERT .. SELECT) an alias of its own position.
+/// (each arm of a UNION, the source of INSERT .. SELECT, and the statement EXPLAIN shows) an
+/// alias of its own position.
 pub(crate) fn alias_select_items(stmt: &mut Statement) {
     match stmt {
         Statement::Query(q) => alias_query(q),
+        Statement::Explain { statement, .. } => alias_select_items(statement),
         Statement::Insert(insert) => {
             if let Some(q) = insert.source.as_mut() {
                 alias_query(q);

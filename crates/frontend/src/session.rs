@@ -126,6 +126,12 @@ fn analyzer_rules() -> Vec<Arc<dyn datafusion::optimizer::AnalyzerRule + Send + 
         coercion,
         Arc::new(basalt_functions::BitmapCountDistinct::default()),
     );
+    // DATETIME values become MySQL's text, in the query's casts and those coercion added.
+    let coerced = rules
+        .iter()
+        .position(|r| r.name() == "type_coercion")
+        .map_or(rules.len(), |i| i + 1);
+    rules.insert(coerced, Arc::new(basalt_functions::DatetimeTextCasts));
     rules.push(Arc::new(basalt_functions::CheckedIntegerArithmetic));
     rules.push(Arc::new(basalt_query::ApplyRefusedSubqueries));
     with_checkpoints(rules, Arc::new(PlanningCheckpoint))

@@ -6,7 +6,7 @@
 //! MySQL's relaxed forms (`2012/12/31`, `12-12-31`), NULL for no valid date (MySQL and Doris).
 //! COALESCE / IFNULL / NVL / NULLIF of a string beside numbers is a string (MySQL's result
 //! type), where DataFusion cast the strings to the number type and failed on the first that
-//! was not one.
+//! was not one. LIKE matches a number or date operand as its text.
 //!
 //! [`StringArithmeticPlanner`] converts the operands as the SQL is planned (DataFusion refuses
 //! `Utf8 + Int64` while planning); [`ImplicitCasts`], an analyzer rule running before type
@@ -200,6 +200,25 @@ fn casts(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
                 func: f.func,
                 args,
             })))
+        }
+        // MySQL's LIKE compares text: a number or a date on either side is matched as its
+        // text (`dt LIKE '2024-01-%'`, `id LIKE '12%'`).
+        Expr::Like(mut like) => {
+            let as_text = |e: Box<Expr>| match type_of(&e) {
+                Some(t) if !is_string(&t) && !t.is_null() && !t.is_nested() => {
+                    (Box::new(Expr::Cast(Cast::new(e, DataType::Utf8))), true)
+                }
+                _ => (e, false),
+            };
+            let (expr, left) = as_text(like.expr);
+            let (pattern, right) = as_text(like.pattern);
+            like.expr = expr;
+            like.pattern = pattern;
+            Ok(if left || right {
+                Transformed::yes(Expr::Like(like))
+            } else {
+                Transformed::no(Expr::Like(like))
+            })
         }
         other => Ok(Transformed::no(other)),
     }

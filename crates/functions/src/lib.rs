@@ -20,6 +20,7 @@ mod count_by_enum;
 pub mod date_arith;
 pub mod date_range;
 pub mod date_round;
+mod datetime_to_text;
 mod element_at;
 mod exact_division;
 mod expr_rules;
@@ -52,6 +53,7 @@ mod regexp_extract;
 mod sleep;
 mod stats;
 pub mod string_size;
+mod struct_element;
 mod substring;
 pub mod temporal_text;
 mod text_arguments;
@@ -63,8 +65,10 @@ mod time_spans;
 pub mod time_zones;
 mod topn;
 mod url_codec;
+mod vector_distance;
 mod util;
 mod value_counts;
+mod week_modes;
 mod wide_sum;
 
 #[cfg(test)]
@@ -72,6 +76,7 @@ mod sql_tests;
 
 pub use bitmap_count_distinct::BitmapCountDistinct;
 pub use checked_arithmetic::CheckedIntegerArithmetic;
+pub use datetime_to_text::DatetimeTextCasts;
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 pub mod wire;
 use datafusion::prelude::SessionContext;
@@ -111,6 +116,9 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(url_codec::functions());
     v.push(array_difference::function());
     v.extend(geo::functions());
+    v.extend(week_modes::functions());
+    v.extend(vector_distance::functions());
+    v.push(struct_element::function());
     v
 }
 

@@ -22,6 +22,7 @@ pub fn fragment_functions() -> Vec<ScalarUDF> {
     v.push(crate::temporal_text::string_to_datetime().clone());
     v.push(crate::temporal_text::string_to_date_strict().clone());
     v.push(crate::temporal_text::string_to_datetime_strict().clone());
+    v.push(crate::datetime_to_text::function().clone());
     v
 }
 
@@ -49,7 +50,8 @@ mod tests {
                 "mysql_string_to_date",
                 "mysql_string_to_datetime",
                 "mysql_string_to_date_strict",
-                "mysql_string_to_datetime_strict"
+                "mysql_string_to_datetime_strict",
+                "datetime_text"
             ]
         );
     }

@@ -119,3 +119,104 @@ async fn sleep_is_a_timer_ended_by_the_time_limit() {
     assert_eq!((x.expect("a"), y.expect("b")), (Some(0), Some(0)));
     assert!(started.elapsed() < std::time::Duration::from_millis(1900));
 }
+
+/// The schema, table (as the query names it), stored table and stored column of each result
+/// column, as a client reads them from the column definitions.
+async fn column_origins(conn: &mut mysql_async::Conn, sql: &str) -> Vec<String> {
+    use mysql_async::prelude::*;
+    let result = conn.query_iter(sql).await.expect(sql);
+    let described = result
+        .columns()
+        .expect("a result set")
+        .iter()
+        .map(|c| {
+            format!(
+                "{}.{}({}).{}({})",
+                c.schema_str(),
+                c.table_str(),
+                c.org_table_str(),
+                c.name_str(),
+                c.org_name_str()
+            )
+        })
+        .collect();
+    result.drop_result().await.expect(sql);
+    described
+}
+
+/// Result columns read from a table say where they come from (schema, table alias, org_table,
+/// org_name), as in MySQL: PyMySQL's DictCursor keys a join's second `value` column `b.value`
+/// by it, JDBC's getTableName reads it. Computed columns name no table.
+#[tokio::test]
+async fn result_columns_report_the_table_they_come_from() {
+    use mysql_async::prelude::*;
+    let server = TestServer::start().await;
+    let mut conn = server.connect().await;
+    for sql in [
+        "CREATE DATABASE origins",
+        "USE origins",
+        "CREATE TABLE a (id INT, `Value` INT) DISTRIBUTED BY HASH(id) BUCKETS 1",
+        "CREATE TABLE b (id INT NOT NULL, value INT) UNIQUE KEY(id) \
+         DISTRIBUTED BY HASH(id) BUCKETS 1",
+        "INSERT INTO a VALUES (1, 11)",
+        "INSERT INTO b VALUES (1, 22)",
+    ] {
+        conn.query_drop(sql).await.expect(sql);
+    }
+    assert_eq!(
+        column_origins(&mut conn, "SELECT * FROM a JOIN b ON a.id = b.id").await,
+        [
+            "origins.a(a).id(id)",
+            "origins.a(a).Value(Value)",
+            "origins.b(b).id(id)",
+            "origins.b(b).value(value)"
+        ]
+    );
+    // An alias of the table and of the column; an expression; a derived table; GROUP BY.
+    assert_eq!(
+        column_origins(
+            &mut conn,
+            "SELECT x.value AS v, y.id + 1 AS next, y.id FROM a x JOIN origins.b y ON x.id = y.id"
+        )
+        .await,
+        [
+            "origins.x(a).v(Value)",
+            ".().next(next)",
+            "origins.y(b).id(id)"
+        ]
+    );
+    assert_eq!(
+        column_origins(
+            &mut conn,
+            "SELECT d.id FROM (SELECT id FROM a) d ORDER BY 1 LIMIT 5"
+        )
+        .await,
+        ["origins.d(d).id(id)"]
+    );
+    assert_eq!(
+        column_origins(&mut conn, "SELECT id, count(*) AS n FROM a GROUP BY id").await,
+        ["origins.a(a).id(id)", ".().n(n)"]
+    );
+    // A key lookup of a UNIQUE KEY table, and a prepared statement's columns.
+    assert_eq!(
+        column_origins(&mut conn, "SELECT value AS w FROM b WHERE id = 1").await,
+        ["origins.b(b).w(value)"]
+    );
+    let stmt = conn
+        .prep("SELECT x.id FROM a x WHERE x.value = ?")
+        .await
+        .expect("prepare");
+    let described: Vec<String> = stmt
+        .columns()
+        .iter()
+        .map(|c| {
+            format!(
+                "{}.{}({})",
+                c.schema_str(),
+                c.table_str(),
+                c.org_table_str()
+            )
+        })
+        .collect();
+    assert_eq!(described, ["origins.x(a)"]);
+}

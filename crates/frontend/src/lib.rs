@@ -8,6 +8,7 @@ mod access;
 mod backends;
 mod cache_memory;
 mod catalog_provider;
+mod column_origins;
 mod doris_variables;
 mod engine;
 mod frontend_node;

@@ -9,6 +9,7 @@
 use crate::catalog_provider::Services;
 use crate::output::Output;
 use basalt_catalog::{KeysModel, TableId, TableMeta};
+use basalt_common::column_origin::ColumnOrigin;
 use basalt_common::{BasaltError, ParamValue, Result, SqlType};
 use basalt_sql::ast::{
     BinaryOperator, Expr, GroupByExpr, SelectItem, SetExpr, Statement, TableFactor, UnaryOperator,
@@ -163,8 +164,28 @@ impl PointQuery {
             }
         };
 
-        // Projection: plain columns (optionally aliased) or `*`.
-        let storage_schema = table.arrow_schema();
+        // Projection: plain columns (optionally aliased) or `*`, each reporting its origin.
+        let shown_table = alias
+            .as_ref()
+            .map(|a| a.name.value.clone())
+            .unwrap_or_else(|| table_name.clone());
+        let stored_schema = table.arrow_schema();
+        let storage_schema = Schema::new(
+            stored_schema
+                .fields()
+                .iter()
+                .zip(&table.columns)
+                .map(|(field, column)| {
+                    ColumnOrigin {
+                        database: db.clone(),
+                        table: shown_table.clone(),
+                        original_table: table_name.clone(),
+                        column: column.shown_name().to_string(),
+                    }
+                    .attach(field.as_ref().clone())
+                })
+                .collect::<Vec<_>>(),
+        );
         let mut projection = Vec::new();
         let mut fields = Vec::new();
         for item in &select.projection {

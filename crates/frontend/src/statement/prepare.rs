@@ -213,7 +213,16 @@ impl QueryEngine {
                 // Column names and types of a table are for those who may read it.
                 session.access().check_plan(&plan)?;
                 let schema = Arc::new(plan.schema().as_arrow().clone());
-                Ok(Some(renamed_schema(schema, column_names, &shown)))
+                let named_by_plan = column_names.is_none();
+                let schema = renamed_schema(schema, column_names, &shown);
+                let (database, catalog) = (session.database(), self.services.catalog.as_ref());
+                Ok(Some(crate::column_origins::mark(
+                    schema,
+                    &plan,
+                    database.as_deref(),
+                    catalog,
+                    named_by_plan,
+                )))
             }
             Err(e) => {
                 let e = ddl::no_database_hint(&self.services, from_df(e));

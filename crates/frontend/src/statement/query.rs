@@ -216,7 +216,11 @@ impl QueryEngine {
             return Ok(with_scan_reports(batches, rows));
         }
         let stream = physical_plan::execute_stream(physical, task).map_err(from_df)?;
+        let named_by_plan = column_names.is_none();
         let schema = renamed_schema(stream.schema(), column_names, &shown);
+        let (database, catalog) = (session.database(), self.services.catalog.as_ref());
+        let schema =
+            crate::column_origins::mark(schema, &plan, database.as_deref(), catalog, named_by_plan);
         let out_schema = schema.clone();
         let stream = stream.map(move |r| {
             let _slot = &permit;

@@ -7,6 +7,7 @@ use std::io;
 use arrow::array::RecordBatch;
 use arrow::datatypes::{Field, Schema};
 use arrow::error::ArrowError;
+use basalt_common::column_origin::ColumnOrigin;
 use futures::StreamExt;
 use tokio::io::{AsyncRead, AsyncWrite};
 
@@ -20,16 +21,29 @@ use super::BatchStream;
 /// Queued output is written to the socket once it grows past this many bytes.
 pub const FLUSH_THRESHOLD: usize = 64 * 1024;
 
-/// Appends a ColumnDefinition41 payload for `field`. `table` fills both table and org_table;
-/// `with_default` appends the (NULL) default-value field COM_FIELD_LIST responses carry.
+/// Appends a ColumnDefinition41 payload for `field`. A column read from a table reports where
+/// it comes from (schema, table alias, org_table, org_name), as the planner marked it; otherwise
+/// `table` fills both table and org_table. `with_default` appends the (NULL) default-value
+/// field COM_FIELD_LIST responses carry.
 pub fn column_definition(out: &mut Vec<u8>, field: &Field, table: &str, with_default: bool) {
     let meta = column_meta(field);
     put_lenenc_bytes(out, b"def");
-    put_lenenc_bytes(out, b"");
-    put_lenenc_bytes(out, table.as_bytes());
-    put_lenenc_bytes(out, table.as_bytes());
-    put_lenenc_bytes(out, field.name().as_bytes());
-    put_lenenc_bytes(out, field.name().as_bytes());
+    match ColumnOrigin::of(field) {
+        Some(origin) => {
+            put_lenenc_bytes(out, origin.database.as_bytes());
+            put_lenenc_bytes(out, origin.table.as_bytes());
+            put_lenenc_bytes(out, origin.original_table.as_bytes());
+            put_lenenc_bytes(out, field.name().as_bytes());
+            put_lenenc_bytes(out, origin.column.as_bytes());
+        }
+        None => {
+            put_lenenc_bytes(out, b"");
+            put_lenenc_bytes(out, table.as_bytes());
+            put_lenenc_bytes(out, table.as_bytes());
+            put_lenenc_bytes(out, field.name().as_bytes());
+            put_lenenc_bytes(out, field.name().as_bytes());
+        }
+    }
     out.push(0x0c);
     put_u16(out, meta.charset);
     put_u32(out, meta.length);
@@ -309,6 +323,24 @@ mod tests {
         let expected: &[u8] = &[
             3, b'd', b'e', b'f', 0, 1, b't', 1, b't', 1, b'n', 1, b'n', 0x0c, 45, 0, 0xfc, 0x03, 0,
             0, 0xfd, 0, 0, 0, 0, 0, 0xfb,
+        ];
+        assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn column_definition_reports_the_origin_of_a_table_column() {
+        let origin = ColumnOrigin {
+            database: "db".into(),
+            table: "x".into(),
+            original_table: "tb".into(),
+            column: "c".into(),
+        };
+        let field = origin.attach(Field::new("v", DataType::Int32, true));
+        let mut out = Vec::new();
+        column_definition(&mut out, &field, "", false);
+        let expected: &[u8] = &[
+            3, b'd', b'e', b'f', 2, b'd', b'b', 1, b'x', 2, b't', b'b', 1, b'v', 1, b'c', 0x0c, 63,
+            0, 11, 0, 0, 0, 0x03, 0x80, 0x00, 0, 0, 0,
         ];
         assert_eq!(out, expected);
     }

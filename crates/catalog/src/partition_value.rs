@@ -56,7 +56,9 @@ impl PartitionValue {
             | SqlType::Json
             | SqlType::Array(_)
             | SqlType::Map(..)
-            | SqlType::Struct(_) => Err(format!("type {ty} cannot be a partition column")),
+            | SqlType::Struct(_)
+            | SqlType::Ipv4
+            | SqlType::Ipv6 => Err(format!("type {ty} cannot be a partition column")),
         }
     }
 

@@ -55,9 +55,13 @@ pub fn from_df(e: DataFusionError) -> BasaltError {
 }
 
 /// An error raised where only its text could travel (a plan fragment on a cluster's backend):
-/// MySQL's out-of-range message ("BIGINT value is out of range in '...'") keeps its code 1690;
-/// anything else is a general execution error with the same text.
+/// MySQL's out-of-range message ("BIGINT value is out of range in '...'") keeps its code 1690,
+/// an incorrect stored value ("Incorrect IPV4 value: '...'") its code 1366; anything else is a
+/// general execution error with the same text.
 fn remote_error(message: String) -> BasaltError {
+    if message.starts_with("Incorrect ") && message.contains(" value: '") {
+        return BasaltError::InvalidData(message);
+    }
     let out_of_range = message
         .split_once(" value is out of range in ")
         .is_some_and(|(ty, _)| {

@@ -8,6 +8,7 @@ pub mod datetime_text;
 pub mod df_error;
 pub mod error;
 pub mod hll_value;
+pub mod ip_address;
 pub mod params;
 pub mod typed_text;
 pub mod types;

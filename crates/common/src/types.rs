@@ -6,6 +6,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
+use crate::ip_address::IpFamily;
+
 /// The field metadata key of Arrow's extension types, and the canonical JSON extension's name:
 /// a JSON column is UTF-8 text marked with it, so the protocol layer can tell JSON from text.
 pub const EXTENSION_NAME_KEY: &str = "ARROW:extension:name";
@@ -136,6 +138,10 @@ pub enum SqlType {
     Map(Box<SqlType>, Box<SqlType>),
     /// STRUCT<name:T, ...>: named fields, each nullable.
     Struct(Vec<StructField>),
+    /// Doris IPV4: an address stored as Arrow `UInt32` (orders like the addresses).
+    Ipv4,
+    /// Doris IPV6: an address stored as 16 big-endian bytes in Arrow `Binary`.
+    Ipv6,
 }
 
 /// One field of a STRUCT type.
@@ -190,12 +196,23 @@ impl SqlType {
                     .map(|f| f.ty.arrow_field(&f.name, true))
                     .collect(),
             ),
+            SqlType::Ipv4 => IpFamily::V4.arrow_type(),
+            SqlType::Ipv6 => IpFamily::V6.arrow_type(),
+        }
+    }
+
+    /// The address family of an IPV4 / IPV6 column.
+    pub fn ip_family(&self) -> Option<IpFamily> {
+        match self {
+            SqlType::Ipv4 => Some(IpFamily::V4),
+            SqlType::Ipv6 => Some(IpFamily::V6),
+            _ => None,
         }
     }
 
     /// The Arrow field a column (or nested element) of this type is: its Arrow type, for JSON
     /// the `arrow.json` extension marker, for DATETIME(p)/TIME(p) the digits it shows, for
-    /// BITMAP/HLL the sketch kind.
+    /// BITMAP/HLL the sketch kind, for IPV4/IPV6 the address family.
     pub fn arrow_field(&self, name: &str, nullable: bool) -> Field {
         let field = Field::new(name, self.arrow_type(), nullable);
         match self {
@@ -216,6 +233,10 @@ impl SqlType {
             SqlType::Hll => {
                 field.with_metadata(HashMap::from([(SKETCH_KEY.to_string(), "hll".into())]))
             }
+            SqlType::Ipv4 | SqlType::Ipv6 => match self.ip_family() {
+                Some(family) => field.with_metadata(family.metadata()),
+                None => field,
+            },
             _ => field,
         }
     }
@@ -342,6 +363,8 @@ impl SqlType {
             },
             "BLOB" | "TINYBLOB" | "MEDIUMBLOB" | "LONGBLOB" => SqlType::Blob,
             "JSON" | "JSONB" => SqlType::Json,
+            "IPV4" => SqlType::Ipv4,
+            "IPV6" => SqlType::Ipv6,
             other => return Err(format!("unknown column type '{other}'")),
         };
         Ok(ty)
@@ -374,6 +397,8 @@ impl SqlType {
             SqlType::Array(_) => "array",
             SqlType::Map(..) => "map",
             SqlType::Struct(_) => "struct",
+            SqlType::Ipv4 => "ipv4",
+            SqlType::Ipv6 => "ipv6",
         }
     }
 
@@ -433,6 +458,8 @@ impl fmt::Display for SqlType {
             SqlType::Varbinary(n) => write!(f, "varbinary({n})"),
             SqlType::Blob => write!(f, "blob"),
             SqlType::Json => write!(f, "json"),
+            SqlType::Ipv4 => write!(f, "ipv4"),
+            SqlType::Ipv6 => write!(f, "ipv6"),
             SqlType::Array(element) => write!(f, "array<{element}>"),
             SqlType::Map(key, value) => write!(f, "map<{key},{value}>"),
             SqlType::Struct(fields) => {

@@ -625,6 +625,16 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
                 matched
             })
         }
+        // CAST(x AS IPV4 / IPV6): Doris's address types (text that is no address is NULL).
+        Expr::Cast {
+            kind: CastKind::Cast,
+            expr,
+            data_type: DataType::Custom(name, modifiers),
+            format: None,
+            ..
+        } if modifiers.is_empty() && ip_cast(name).is_some() => {
+            ip_cast(name).map(|f| call(f, vec![(**expr).clone()]))
+        }
         // CAST(x AS JSON) reads text as a document (MySQL).
         Expr::Cast {
             kind: CastKind::Cast,
@@ -724,6 +734,15 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
     };
     if let Some(r) = replacement {
         *e = r;
+    }
+}
+
+/// The function casting to the address type `name` (IPV4 or IPV6), if it is one.
+fn ip_cast(name: &ObjectName) -> Option<&'static str> {
+    match name.to_string().to_ascii_lowercase().as_str() {
+        "ipv4" => Some("ip_cast_ipv4"),
+        "ipv6" => Some("ip_cast_ipv6"),
+        _ => None,
     }
 }
 

@@ -109,7 +109,7 @@ fn register_doris_functions(ctx: &SessionContext) {
 }
 
 /// DataFusion's analyzer rules with Doris's COUNT(DISTINCT bitmap) and casts into nested types,
-/// MySQL's implicit casts,
+/// text meeting IPV4/IPV6 values, MySQL's implicit casts,
 /// numbers beside dates and exact division before type coercion, then integer arithmetic that fails on overflow as MySQL's
 /// does.
 fn analyzer_rules() -> Vec<Arc<dyn datafusion::optimizer::AnalyzerRule + Send + Sync>> {
@@ -124,6 +124,10 @@ fn analyzer_rules() -> Vec<Arc<dyn datafusion::optimizer::AnalyzerRule + Send + 
     rules.insert(coercion, Arc::new(basalt_functions::NestedCasts));
     rules.insert(
         coercion,
+        Arc::new(basalt_functions::IpCoercion::before_type_coercion()),
+    );
+    rules.insert(
+        coercion,
         Arc::new(basalt_functions::BitmapCountDistinct::default()),
     );
     // DATETIME values become MySQL's text, in the query's casts and those coercion added.
@@ -132,6 +136,15 @@ fn analyzer_rules() -> Vec<Arc<dyn datafusion::optimizer::AnalyzerRule + Send + 
         .position(|r| r.name() == "type_coercion")
         .map_or(rules.len(), |i| i + 1);
     rules.insert(coerced, Arc::new(basalt_functions::DatetimeTextCasts));
+    // Casts of addresses to text, the query's and those coercion added.
+    let after_coercion = rules
+        .iter()
+        .position(|r| r.name() == "type_coercion")
+        .map_or(rules.len(), |i| i + 1);
+    rules.insert(
+        after_coercion,
+        Arc::new(basalt_functions::IpCoercion::after_type_coercion()),
+    );
     rules.push(Arc::new(basalt_functions::CheckedIntegerArithmetic));
     rules.push(Arc::new(basalt_query::ApplyRefusedSubqueries));
     with_checkpoints(rules, Arc::new(PlanningCheckpoint))

@@ -196,6 +196,8 @@ pub fn type_dimensions(ty: &SqlType) -> (Option<i64>, Option<i64>, Option<i64>) 
         SqlType::Bitmap
         | SqlType::Hll
         | SqlType::Json
+        | SqlType::Ipv4
+        | SqlType::Ipv6
         | SqlType::Array(_)
         | SqlType::Map(..)
         | SqlType::Struct(_) => (None, None, None),

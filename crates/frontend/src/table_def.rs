@@ -568,6 +568,13 @@ fn validate_literal(ty: &SqlType, v: &str) -> std::result::Result<(), String> {
         SqlType::Time { .. } => chrono::NaiveTime::parse_from_str(v.trim(), "%H:%M:%S%.f")
             .map(|_| ())
             .map_err(|_| format!("'{v}' is not a time of day")),
+        SqlType::Ipv4 | SqlType::Ipv6 => match ty.ip_family().and_then(|f| f.parse_text(v)) {
+            Some(_) => Ok(()),
+            None => Err(format!(
+                "'{v}' is not an {} address",
+                ty.to_string().to_uppercase()
+            )),
+        },
         SqlType::Json => serde_json::from_str::<serde_json::Value>(v)
             .map(|_| ())
             .map_err(|e| format!("'{v}' is not a JSON document: {e}")),

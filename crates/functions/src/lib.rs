@@ -35,6 +35,7 @@ mod histogram;
 mod hll;
 mod implicit_casts;
 mod intersect_count;
+mod ip;
 mod json;
 pub mod like;
 mod logical_not;
@@ -82,12 +83,14 @@ pub mod wire;
 use datafusion::prelude::SessionContext;
 pub use exact_division::{ExactDivision, MySqlOptions};
 pub use implicit_casts::{ImplicitCasts, StringArithmeticPlanner};
+pub use ip::IpCoercion;
 pub use json::JsonOperatorPlanner;
 pub use nested_casts::{NestedCasts, TEXT_TO_NESTED};
 pub use numeric_dates::{NumericDates, NumericDatesPlanner};
 
 /// Every scalar function: the BITMAP and HLL scalars, MySQL's date range guard, the
-/// size-bounded REPEAT/LPAD/RPAD, Doris's element_at, HEX/UNHEX and more.
+/// size-bounded REPEAT/LPAD/RPAD, Doris's element_at, HEX/UNHEX, the IP address functions and
+/// more.
 pub fn scalar_functions() -> Vec<ScalarUDF> {
     let mut v = bitmap_scalar::functions();
     v.extend(hll::scalar_functions());
@@ -116,6 +119,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(url_codec::functions());
     v.push(array_difference::function());
     v.extend(geo::functions());
+    v.extend(ip::functions());
     v.extend(week_modes::functions());
     v.extend(vector_distance::functions());
     v.push(struct_element::function());

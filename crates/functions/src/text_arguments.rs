@@ -20,7 +20,7 @@ use datafusion::prelude::SessionContext;
 use std::sync::Arc;
 
 /// The string functions whose text arguments may be numbers.
-const STRING_FUNCTIONS: &[&str] = &[
+pub(crate) const STRING_FUNCTIONS: &[&str] = &[
     "ascii",
     "bit_length",
     "btrim",

@@ -8,6 +8,7 @@ use super::options::{ColumnItem, LoadOptions, MergeType};
 use super::rejects::Rejects;
 use crate::context::LoadExpressions;
 use basalt_catalog::{ColumnDefault, TableMeta};
+use basalt_common::ip_address::{ip_column, IpFamily, IpValue};
 use basalt_common::{BasaltError, Result, SqlType};
 use basalt_storage::conform::{byte_lengths, pad_binary, round_datetime, round_time};
 use datafusion::arrow::array::{
@@ -67,6 +68,9 @@ pub struct LoadPlan {
     source_names: Vec<String>,
     /// The type each data column is converted to before expressions see it.
     source_types: Vec<DataType>,
+    /// The address family of data columns that are IPV4 / IPV6 table columns (read from text
+    /// as addresses).
+    source_families: Vec<Option<IpFamily>>,
     typed_schema: SchemaRef,
     columns: Vec<ColumnSource>,
     /// Schema that `where` and `delete` see: the table's columns, then data-only columns.
@@ -166,6 +170,15 @@ impl LoadPlan {
             })
             .collect();
 
+        let source_families: Vec<Option<IpFamily>> = source_names
+            .iter()
+            .map(|n| {
+                table_cols
+                    .get(n.as_str())
+                    .and_then(|&i| table.columns[i].ty.ip_family())
+            })
+            .collect();
+
         let compile = |sql: &str, schema: &SchemaRef| -> Result<Arc<dyn PhysicalExpr>> {
             let df_schema = DFSchema::try_from(schema.as_ref().clone()).map_err(plan_err)?;
             let expr = (expressions.to_datafusion_sql)(sql)?;
@@ -182,7 +195,11 @@ impl LoadPlan {
                 source_names
                     .iter()
                     .zip(types)
-                    .map(|(n, t)| Field::new(n, t.clone(), true))
+                    .zip(&source_families)
+                    .map(|((n, t), family)| match family {
+                        Some(f) if *t == f.arrow_type() => f.field(n, true),
+                        _ => Field::new(n, t.clone(), true),
+                    })
                     .collect::<Vec<_>>(),
             ))
         };
@@ -237,7 +254,15 @@ impl LoadPlan {
                 }
                 columns.push(ColumnSource::Data(i));
             } else {
+                let address = |v: &str| c.ty.ip_family().and_then(|f| f.parse_text(v));
                 let default: Expr = match &c.default {
+                    Some(ColumnDefault::Literal(v)) if address(v).is_some() => {
+                        match address(v) {
+                            Some(IpValue::V4(a)) => lit(a),
+                            Some(IpValue::V6(a)) => lit(a.to_be_bytes().to_vec()),
+                            None => lit(datafusion::common::ScalarValue::Null),
+                        }
+                    }
                     Some(ColumnDefault::Literal(v)) => cast(lit(v.clone()), c.ty.arrow_type()),
                     Some(ColumnDefault::CurrentTimestamp) => cast(
                         datafusion::functions::datetime::expr_fn::now(),
@@ -307,6 +332,7 @@ impl LoadPlan {
             table_schema,
             source_names,
             source_types,
+            source_families,
             typed_schema,
             columns,
             eval_schema,
@@ -338,7 +364,10 @@ impl LoadPlan {
         let mut typed = Vec::with_capacity(raw.len());
         for (i, array) in raw.iter().enumerate() {
             let target = &self.source_types[i];
-            let (converted, failed) = convert(array, target)?;
+            let (converted, failed) = match self.source_families[i] {
+                Some(family) => convert_address(array, family)?,
+                None => convert(array, target)?,
+            };
             if self.strict {
                 for row in failed {
                     if keep[row] {
@@ -383,7 +412,10 @@ impl LoadPlan {
                     // functions compute: a computed value that does not fit is NULL (and then
                     // filtered only if the column is NOT NULL).
                     let target = self.table_schema.field(ci).data_type();
-                    convert(&v, target)?.0
+                    match meta.ty.ip_family() {
+                        Some(family) => convert_address(&v, family)?.0,
+                        None => convert(&v, target)?.0,
+                    }
                 }
             };
             out.push(array);
@@ -776,6 +808,23 @@ fn parse_plain_decimal(b: &[u8], scale: usize) -> Option<Option<i128>> {
         };
     }
     Some(Some(if neg { -v } else { v }))
+}
+
+/// Values converted to addresses of `family`: text read as addresses, other types cast; rows
+/// that do not convert are NULL and listed.
+fn convert_address(array: &ArrayRef, family: IpFamily) -> Result<(ArrayRef, Vec<usize>)> {
+    let target = family.arrow_type();
+    if array.data_type() == &target {
+        return Ok((array.clone(), Vec::new()));
+    }
+    if matches!(
+        array.data_type(),
+        DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8
+    ) {
+        let text = datafusion::arrow::compute::cast(array, &DataType::Utf8).map_err(plan_err)?;
+        return Ok(ip_column(text.as_string::<i32>(), family));
+    }
+    convert(array, &target)
 }
 
 fn display_value(array: &ArrayRef, row: usize) -> String {

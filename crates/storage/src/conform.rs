@@ -79,9 +79,24 @@ pub fn conform(table: &TableMeta, batch: &RecordBatch) -> Result<Vec<ArrayRef>, 
 }
 
 /// A column's values in its storage type: text read as a nested value where the column is
-/// ARRAY, MAP or STRUCT (a bad value is an error naming the column), a plain cast otherwise.
+/// ARRAY, MAP or STRUCT, or as an address where it is IPV4 or IPV6 (a bad value is an error
+/// naming the column), a plain cast otherwise.
 fn to_storage_type(values: &ArrayRef, ty: &SqlType, column: &str) -> Result<ArrayRef, BasaltError> {
     let target = ty.arrow_type();
+    if let (Some(family), true) = (ty.ip_family(), is_text(values.data_type())) {
+        let text = arrow_cast(values, &DataType::Utf8)
+            .map_err(|e| BasaltError::InvalidData(e.to_string()))?;
+        let strings = text.as_string::<i32>();
+        let (addresses, failed) = basalt_common::ip_address::ip_column(strings, family);
+        if let Some(&row) = failed.first() {
+            return Err(BasaltError::InvalidData(format!(
+                "Incorrect {} value: '{}' for column '{column}'",
+                family.sql_name(),
+                strings.value(row)
+            )));
+        }
+        return Ok(addresses);
+    }
     if ty.is_nested() {
         let text = match values.data_type() {
             DataType::Utf8View | DataType::LargeUtf8 => Some(arrow_cast(values, &DataType::Utf8)),
@@ -103,6 +118,10 @@ fn to_storage_type(values: &ArrayRef, ty: &SqlType, column: &str) -> Result<Arra
         }
     }
     arrow_cast(values, &target).map_err(|e| BasaltError::InvalidData(e.to_string()))
+}
+
+fn is_text(t: &DataType) -> bool {
+    matches!(t, DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8)
 }
 
 /// The length in bytes of each value of a text or byte-string column (None for NULL, and for

@@ -58,6 +58,10 @@ pub(crate) fn encode_row(columns: &[ArrayRef], row: usize, out: &mut Vec<u8>) ->
             DataType::Int32 => {
                 out.extend_from_slice(&col.as_primitive::<Int32Type>().value(row).to_le_bytes())
             }
+            // IPV4 addresses.
+            DataType::UInt32 => {
+                out.extend_from_slice(&col.as_primitive::<UInt32Type>().value(row).to_le_bytes())
+            }
             DataType::Int64 => {
                 out.extend_from_slice(&col.as_primitive::<Int64Type>().value(row).to_le_bytes())
             }
@@ -256,7 +260,7 @@ fn skip_value(r: &mut &[u8], ty: &DataType) -> Result<()> {
     let width = match ty {
         DataType::Boolean | DataType::Int8 => 1,
         DataType::Int16 => 2,
-        DataType::Int32 | DataType::Float32 | DataType::Date32 => 4,
+        DataType::Int32 | DataType::UInt32 | DataType::Float32 | DataType::Date32 => 4,
         DataType::Int64
         | DataType::Float64
         | DataType::Timestamp(TimeUnit::Microsecond, None)
@@ -312,6 +316,7 @@ fn decode_value(r: &mut &[u8], ty: &DataType, b: &mut dyn ArrayBuilder) -> Resul
         DataType::Int8 => prim!(Int8Builder, i8),
         DataType::Int16 => prim!(Int16Builder, i16),
         DataType::Int32 => prim!(Int32Builder, i32),
+        DataType::UInt32 => prim!(arrow::array::UInt32Builder, u32),
         DataType::Int64 => prim!(Int64Builder, i64),
         DataType::Float32 => prim!(Float32Builder, f32),
         DataType::Float64 => prim!(Float64Builder, f64),

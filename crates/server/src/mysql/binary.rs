@@ -9,7 +9,7 @@ use arrow::buffer::NullBuffer;
 use arrow::datatypes::TimeUnit;
 use arrow::error::ArrowError;
 
-use super::types::{civil_from_days, push_decimal, split_seconds, Kind, ValueWriter};
+use super::types::{civil_from_days, push_decimal, put_address, split_seconds, Kind, ValueWriter};
 use super::wire::{put_lenenc_bytes, put_lenenc_with, put_u16, put_u32};
 
 /// Encodes the rows of one batch in the binary protocol.
@@ -25,14 +25,19 @@ struct Column<'a> {
 
 impl<'a> BinaryRowWriter<'a> {
     pub fn new(batch: &'a RecordBatch) -> Result<Self, ArrowError> {
+        let schema = batch.schema_ref();
         let columns = batch
             .columns()
             .iter()
-            .map(|c| {
+            .zip(schema.fields())
+            .map(|(c, field)| {
                 let array: &dyn Array = c.as_ref();
-                let kind = match ValueWriter::kind(array) {
+                let kind = match ValueWriter::address_kind(array, field) {
                     Some(kind) => kind,
-                    None => ValueWriter::formatted(array)?,
+                    None => match ValueWriter::kind(array) {
+                        Some(kind) => kind,
+                        None => ValueWriter::formatted(array)?,
+                    },
                 };
                 Ok(Column {
                     len: array.len(),
@@ -94,6 +99,7 @@ fn write_value(kind: &Kind<'_>, row: usize, out: &mut Vec<u8>) {
         Kind::LargeBinary(a) => put_lenenc_bytes(out, a.value(row)),
         Kind::BinaryView(a) => put_lenenc_bytes(out, a.value(row)),
         Kind::FixedBinary(a) => put_lenenc_bytes(out, a.value(row)),
+        Kind::Ipv4(_) | Kind::Ipv6(_) => put_address(kind, row, out),
         Kind::Nested(n) => put_lenenc_bytes(out, n.text(row).as_bytes()),
         Kind::Formatted(f) => put_lenenc_with(out, |o| {
             let _ = write!(o, "{}", f.value(row));

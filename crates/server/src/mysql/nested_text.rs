@@ -1,9 +1,10 @@
 //! Text of ARRAY, MAP and STRUCT values as Doris shows them: `[1, null, 2]`,
 //! `["abc", "def"]`, `{"k":1}`, `{"col1":1, "col2":"a"}`. Strings, dates and times are quoted,
-//! NULL is `null` at any depth, DATETIME has a space before its time.
+//! NULL is `null` at any depth, DATETIME has a space before its time, IPV4/IPV6 values are
+//! quoted address text.
 
 use arrow::array::{Array, AsArray};
-use arrow::datatypes::{DataType, Float32Type, Float64Type};
+use arrow::datatypes::{DataType, Field, Float32Type, Float64Type};
 use arrow::error::ArrowError;
 use arrow::util::display::{ArrayFormatter, FormatOptions};
 use std::fmt::Write;
@@ -22,7 +23,7 @@ impl<'a> NestedText<'a> {
     /// The text of `row`.
     pub fn text(&self, row: usize) -> String {
         let mut out = String::new();
-        if let Err(e) = value(self.array, row, &mut out) {
+        if let Err(e) = value(self.array, None, row, &mut out) {
             out = format!("<{e}>");
         }
         out
@@ -41,17 +42,28 @@ fn is_nested(t: &DataType) -> bool {
     )
 }
 
-fn value(array: &dyn Array, row: usize, out: &mut String) -> Result<(), ArrowError> {
+/// Writes row `row` of `array`, an element described by `field` when its parent says.
+fn value(
+    array: &dyn Array,
+    field: Option<&Field>,
+    row: usize,
+    out: &mut String,
+) -> Result<(), ArrowError> {
     // A NullArray has no null buffer: its values are null all the same.
     if array.is_null(row) || array.data_type() == &DataType::Null {
         out.push_str("null");
         return Ok(());
     }
+    let family = field.and_then(basalt_common::ip_address::ip_family);
+    if let Some(text) = family.and_then(|f| basalt_common::ip_address::ip_text(array, f, row)) {
+        let _ = write!(out, "\"{text}\"");
+        return Ok(());
+    }
     match array.data_type() {
-        DataType::List(_) => elements(array.as_list::<i32>().value(row).as_ref(), out),
-        DataType::LargeList(_) => elements(array.as_list::<i64>().value(row).as_ref(), out),
-        DataType::FixedSizeList(_, _) => {
-            elements(array.as_fixed_size_list().value(row).as_ref(), out)
+        DataType::List(f) => elements(array.as_list::<i32>().value(row).as_ref(), f, out),
+        DataType::LargeList(f) => elements(array.as_list::<i64>().value(row).as_ref(), f, out),
+        DataType::FixedSizeList(f, _) => {
+            elements(array.as_fixed_size_list().value(row).as_ref(), f, out)
         }
         DataType::Struct(fields) => {
             let s = array.as_struct();
@@ -61,21 +73,32 @@ fn value(array: &dyn Array, row: usize, out: &mut String) -> Result<(), ArrowErr
                     out.push_str(", ");
                 }
                 let _ = write!(out, "\"{}\":", field.name());
-                value(s.column(i).as_ref(), row, out)?;
+                value(s.column(i).as_ref(), Some(field), row, out)?;
             }
             out.push('}');
             Ok(())
         }
         DataType::Map(_, _) => {
             let entries = array.as_map().value(row);
+            let fields = entries.fields().clone();
             out.push('{');
             for i in 0..entries.len() {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                value(entries.column(0).as_ref(), i, out)?;
+                value(
+                    entries.column(0).as_ref(),
+                    fields.first().map(|f| f.as_ref()),
+                    i,
+                    out,
+                )?;
                 out.push(':');
-                value(entries.column(1).as_ref(), i, out)?;
+                value(
+                    entries.column(1).as_ref(),
+                    fields.get(1).map(|f| f.as_ref()),
+                    i,
+                    out,
+                )?;
             }
             out.push('}');
             Ok(())
@@ -119,13 +142,13 @@ fn value(array: &dyn Array, row: usize, out: &mut String) -> Result<(), ArrowErr
     }
 }
 
-fn elements(values: &dyn Array, out: &mut String) -> Result<(), ArrowError> {
+fn elements(values: &dyn Array, field: &Field, out: &mut String) -> Result<(), ArrowError> {
     out.push('[');
     for i in 0..values.len() {
         if i > 0 {
             out.push_str(", ");
         }
-        value(values, i, out)?;
+        value(values, Some(field), i, out)?;
     }
     out.push(']');
     Ok(())

@@ -120,6 +120,8 @@ fn decimal_meta(precision: u8, scale: i8) -> ColumnMeta {
 pub fn column_meta(field: &Field) -> ColumnMeta {
     use column_type as t;
     let mut meta = match field.data_type() {
+        // IPV4 / IPV6 values go as their text.
+        _ if basalt_common::ip_address::ip_family(field).is_some() => ColumnMeta::text(),
         DataType::Null => ColumnMeta::binary(t::NULL, 0, 0),
         DataType::Boolean => ColumnMeta::binary(t::TINY, 1, 0),
         DataType::Int8 => ColumnMeta::binary(t::TINY, 4, 0),
@@ -206,6 +208,10 @@ pub(super) enum Kind<'a> {
     LargeBinary(&'a LargeBinaryArray),
     BinaryView(&'a BinaryViewArray),
     FixedBinary(&'a FixedSizeBinaryArray),
+    /// IPV4 addresses, written as their text.
+    Ipv4(&'a [u32]),
+    /// IPV6 addresses (16 big-endian bytes), written as their text.
+    Ipv6(&'a BinaryArray),
     /// Every value is NULL (the Null type).
     Null,
     /// Arrays, maps and structs, in Doris's text.
@@ -249,7 +255,19 @@ impl<'a> ValueWriter<'a> {
     pub fn for_field(array: &'a dyn Array, field: &Field) -> Result<Self, ArrowError> {
         let mut writer = Self::new(array)?;
         writer.fraction_digits = basalt_common::fraction_digits(field);
+        if let Some(kind) = Self::address_kind(array, field) {
+            writer.kind = kind;
+        }
         Ok(writer)
+    }
+
+    /// How the values of an IPV4 / IPV6 column are read (None for other columns).
+    pub(super) fn address_kind(array: &'a dyn Array, field: &Field) -> Option<Kind<'a>> {
+        use basalt_common::ip_address::{ip_family, IpFamily};
+        match ip_family(field)? {
+            IpFamily::V4 => prim::<UInt32Type>(array).map(Kind::Ipv4),
+            IpFamily::V6 => array.as_binary_opt::<i32>().map(Kind::Ipv6),
+        }
     }
 
     /// The writer of a type without a dedicated one: nested values in Doris's text, others
@@ -360,12 +378,29 @@ impl<'a> ValueWriter<'a> {
             Kind::LargeBinary(a) => put_lenenc_bytes(out, a.value(row)),
             Kind::BinaryView(a) => put_lenenc_bytes(out, a.value(row)),
             Kind::FixedBinary(a) => put_lenenc_bytes(out, a.value(row)),
+            Kind::Ipv4(_) | Kind::Ipv6(_) => put_address(&self.kind, row, out),
             Kind::Nested(n) => put_lenenc_bytes(out, n.text(row).as_bytes()),
             Kind::Formatted(f) => put_lenenc_with(out, |o| {
                 // Writing to a Vec cannot fail; a display error leaves partial text.
                 let _ = write!(o, "{}", f.value(row));
             }),
         }
+    }
+}
+
+/// Writes the address at `row` of an IPV4 / IPV6 kind as a length-encoded string (an IPV6
+/// value that is not 16 bytes goes as its bytes).
+pub(super) fn put_address(kind: &Kind<'_>, row: usize, out: &mut Vec<u8>) {
+    use basalt_common::ip_address::{format_ipv4, format_ipv6, ipv6_from_bytes};
+    match kind {
+        Kind::Ipv4(v) => with_value(out, v, row, |o, x| {
+            o.extend_from_slice(format_ipv4(x).as_bytes())
+        }),
+        Kind::Ipv6(a) => match ipv6_from_bytes(a.value(row)) {
+            Some(v) => put_lenenc_bytes(out, format_ipv6(v).as_bytes()),
+            None => put_lenenc_bytes(out, a.value(row)),
+        },
+        _ => out.push(NULL_MARKER),
     }
 }
 

@@ -4,7 +4,8 @@
 //! that `GROUPING(a, b)` already gives (MySQL's multi-argument GROUPING). A modifier DataFusion
 //! would ignore (ClickHouse's `WITH TOTALS`) is refused rather than dropped. `ORDER BY 2` of a
 //! grouped SELECT sorts by the second select item as written (DataFusion would look for it
-//! among the grouped columns), and `SELECT DISTINCT a + 1 .. ORDER BY a + 1` by that item.
+//! among the grouped columns), and `SELECT DISTINCT a + 1 .. ORDER BY a + 1` by that item. A
+//! grouping set that repeats an expression groups by it once.
 
 use basalt_common::{BasaltError, Result};
 use basalt_sql::ast::{
@@ -124,6 +125,22 @@ impl VisitorMut for Modifiers {
 }
 
 fn apply(exprs: &mut Vec<Expr>, modifiers: Vec<GroupByWithModifier>) -> Result<()> {
+    // A grouping set naming an expression twice groups by it once (DataFusion refuses the
+    // repeat).
+    for e in exprs.iter_mut() {
+        if let Expr::GroupingSets(sets) = e {
+            for set in sets.iter_mut() {
+                let mut seen: Vec<Expr> = Vec::with_capacity(set.len());
+                set.retain(|e| {
+                    let new = !seen.contains(e);
+                    if new {
+                        seen.push(e.clone());
+                    }
+                    new
+                });
+            }
+        }
+    }
     match modifiers.as_slice() {
         [] => Ok(()),
         [GroupByWithModifier::Rollup] => {

@@ -206,9 +206,15 @@ fn divide(l: &ArrayRef, r: &ArrayRef, increment: u8) -> Result<ArrayRef> {
             "DECIMAL value is out of range in a division (DECIMAL({precision}, {scale}))"
         ))))
     };
-    let factor = 10i128
-        .checked_pow(rs as u32 + increment as u32)
-        .ok_or_else(overflow)?;
+    // A quotient that fits 38 digits may still need a wider dividend (3242.5 with 18 decimals
+    // over 7166 with 18, to 22 decimals): then the division runs in 256 bits.
+    let in_256_bits = || -> Result<ArrayRef> {
+        let wide = divide256(l, r, increment, &DataType::Decimal256(precision, scale))?;
+        Ok(cast(&wide, &out_type)?)
+    };
+    let Some(factor) = 10i128.checked_pow(rs as u32 + increment as u32) else {
+        return in_256_bits();
+    };
     let mut values = Vec::with_capacity(ld.len());
     for i in 0..ld.len() {
         if ld.is_null(i) || rd.is_null(i) || rd.value(i) == 0 {
@@ -216,7 +222,9 @@ fn divide(l: &ArrayRef, r: &ArrayRef, increment: u8) -> Result<ArrayRef> {
             continue;
         }
         let (n, d) = (ld.value(i), rd.value(i));
-        let numerator = n.checked_mul(factor).ok_or_else(overflow)?;
+        let Some(numerator) = n.checked_mul(factor) else {
+            return in_256_bits();
+        };
         let (mut q, rem) = (numerator / d, numerator % d);
         // Half away from zero: compare twice the remainder with the divisor, in magnitude.
         if rem.unsigned_abs() >= d.unsigned_abs() - rem.unsigned_abs() {
@@ -341,6 +349,25 @@ mod tests {
             quotients(vec![Some(1), Some(-1)], vec![Some(20000), Some(20000)]),
             vec![Some("0.0001".to_string()), Some("-0.0001".to_string())]
         );
+    }
+
+    /// A quotient that fits 38 digits while the scaled dividend does not is computed in 256
+    /// bits: DECIMAL(38, 18) over DECIMAL(38, 18) gives 22 decimals.
+    #[test]
+    fn narrow_quotients_of_wide_dividends_are_exact() {
+        let decimal = |v: i128| -> ArrayRef {
+            Arc::new(
+                Decimal128Array::from(vec![Some(v)])
+                    .with_precision_and_scale(38, 18)
+                    .expect("valid"),
+            )
+        };
+        let scale18 = 10i128.pow(18);
+        let out = divide(&decimal(32425 * scale18 / 10), &decimal(7166 * scale18), 4)
+            .expect("divides");
+        assert_eq!(out.data_type(), &DataType::Decimal128(38, 22));
+        let d = out.as_primitive::<Decimal128Type>();
+        assert_eq!(d.value_as_string(0), "0.4524839519955344683226");
     }
 
     /// 256-bit DECIMALs divide the same way, and a quotient past 76 digits is 1690.

@@ -2,9 +2,10 @@
 //! MySQL's executable comments expanded. `/*! ... */` is always code; `/*!NNNNN ... */` is code
 //! only when the server's version (`MYSQL_VERSION_ID`, 5.7.99) is at least NNNNN, else a comment
 //! (so `SELECT 1 /*!80001 + 1 */` is 1, as on a 5.7 server, while mysqldump's `/*!40101 SET
-//! ... */` lines run).
+//! ... */` lines run). Doris's join hints (`JOIN [shuffle]`) are dropped.
 
 use crate::dialect::BasaltDialect;
+use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{
     Location, Span, Token, TokenWithSpan, Tokenizer, TokenizerError, Whitespace,
 };
@@ -22,7 +23,7 @@ pub fn tokenize_with(
     sql: &str,
     dialect: &BasaltDialect,
 ) -> Result<Vec<TokenWithSpan>, TokenizerError> {
-    let tokens = Tokenizer::new(dialect, sql).tokenize_with_location()?;
+    let tokens = without_join_hints(Tokenizer::new(dialect, sql).tokenize_with_location()?);
     if !tokens
         .iter()
         .any(|t| executable_comment(&t.token).is_some())
@@ -50,6 +51,36 @@ pub fn tokenize_with(
         }
     }
     Ok(out)
+}
+
+/// Drops Doris's join distribution hints (`JOIN [shuffle]`, `[broadcast]`, `[bucket]`,
+/// `[colocate]`): Basalt's planner chooses how joins are distributed.
+fn without_join_hints(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let is_hint = |w: &Token| {
+        matches!(w, Token::Word(w) if ["shuffle", "broadcast", "bucket", "colocate"]
+            .iter()
+            .any(|h| w.value.eq_ignore_ascii_case(h)))
+    };
+    let mut i = 0;
+    while i < tokens.len() {
+        let is_join = matches!(&tokens[i].token, Token::Word(w) if w.keyword == Keyword::JOIN);
+        if is_join {
+            let code: Vec<usize> = (i + 1..tokens.len())
+                .filter(|&j| !matches!(tokens[j].token, Token::Whitespace(_)))
+                .take(3)
+                .collect();
+            if let [open, hint, close] = code[..] {
+                if tokens[open].token == Token::LBracket
+                    && is_hint(&tokens[hint].token)
+                    && tokens[close].token == Token::RBracket
+                {
+                    tokens.drain(open..=close);
+                }
+            }
+        }
+        i += 1;
+    }
+    tokens
 }
 
 /// The statements of a multi-statement text (COM_QUERY with CLIENT_MULTI_STATEMENTS), split at
@@ -151,6 +182,10 @@ mod tests {
         assert_eq!(words("SELECT 1 /*!80001 + 1 */"), ["SELECT", "1"]);
         assert_eq!(words("SELECT 1 /*!50001 + 1 */"), ["SELECT", "1", "+", "1"]);
         assert_eq!(words("SELECT 1 /*! + 2 */"), ["SELECT", "1", "+", "2"]);
+        assert_eq!(
+            words("a JOIN [shuffle] b JOIN  [Broadcast]c JOIN [x] d"),
+            ["a", "JOIN", "b", "JOIN", "c", "JOIN", "[", "x", "]", "d"]
+        );
         assert_eq!(words("SELECT 1 /*!100000 + 1 */"), ["SELECT", "1"]);
         assert_eq!(words("SELECT 1 /* + 1 */"), ["SELECT", "1"]);
         // A version comment inside a string is part of the string.

@@ -96,7 +96,10 @@ fn values(name: &str, arrays: &[ArrayRef]) -> Result<(u32, Vec<Option<i128>>)> {
 }
 
 fn shift_signature() -> Signature {
-    Signature::exact(vec![DataType::Int64, DataType::Int64], Volatility::Immutable)
+    Signature::exact(
+        vec![DataType::Int64, DataType::Int64],
+        Volatility::Immutable,
+    )
 }
 
 fn shift(args: &ScalarFunctionArgs, by: fn(u64, u32) -> u64) -> Result<ColumnarValue> {
@@ -173,7 +176,6 @@ impl ScalarUDFImpl for BitCount {
         };
         crate::util::output(out, scalar)
     }
-
 }
 
 #[derive(Debug, PartialEq, Eq, Hash)]

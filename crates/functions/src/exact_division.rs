@@ -363,8 +363,8 @@ mod tests {
             )
         };
         let scale18 = 10i128.pow(18);
-        let out = divide(&decimal(32425 * scale18 / 10), &decimal(7166 * scale18), 4)
-            .expect("divides");
+        let out =
+            divide(&decimal(32425 * scale18 / 10), &decimal(7166 * scale18), 4).expect("divides");
         assert_eq!(out.data_type(), &DataType::Decimal128(38, 22));
         let d = out.as_primitive::<Decimal128Type>();
         assert_eq!(d.value_as_string(0), "0.4524839519955344683226");

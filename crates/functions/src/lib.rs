@@ -66,9 +66,9 @@ mod time_spans;
 pub mod time_zones;
 mod topn;
 mod url_codec;
-mod vector_distance;
 mod util;
 mod value_counts;
+mod vector_distance;
 mod week_modes;
 mod wide_sum;
 

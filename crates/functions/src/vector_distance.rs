@@ -12,20 +12,15 @@ use datafusion::logical_expr::{
 use std::sync::Arc;
 
 pub fn functions() -> Vec<ScalarUDF> {
-    [
-        Metric::L1,
-        Metric::L2,
-        Metric::Cosine,
-        Metric::InnerProduct,
-    ]
-    .into_iter()
-    .map(|metric| {
-        ScalarUDF::new_from_impl(VectorDistance {
-            metric,
-            signature: Signature::user_defined(Volatility::Immutable),
+    [Metric::L1, Metric::L2, Metric::Cosine, Metric::InnerProduct]
+        .into_iter()
+        .map(|metric| {
+            ScalarUDF::new_from_impl(VectorDistance {
+                metric,
+                signature: Signature::user_defined(Volatility::Immutable),
+            })
         })
-    })
-    .collect()
+        .collect()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

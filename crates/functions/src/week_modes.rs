@@ -9,7 +9,9 @@ use crate::util::{arguments, output, plain_function};
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, Int64Array};
 use datafusion::arrow::datatypes::{DataType, Date32Type, Int64Type};
 use datafusion::common::Result;
-use datafusion::logical_expr::{ColumnarValue, ScalarFunctionArgs, ScalarUDF, Signature, Volatility};
+use datafusion::logical_expr::{
+    ColumnarValue, ScalarFunctionArgs, ScalarUDF, Signature, Volatility,
+};
 use std::sync::Arc;
 
 /// Days from 0001-01-01 (proleptic Gregorian, day 1) to 1970-01-01.
@@ -41,7 +43,8 @@ fn week(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
 
 fn yearweek(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
     apply(args, |days, mode| {
-        calc_week(days, week_mode(mode) | WEEK_YEAR).map(|(year, week)| year as i64 * 100 + week as i64)
+        calc_week(days, week_mode(mode) | WEEK_YEAR)
+            .map(|(year, week)| year as i64 * 100 + week as i64)
     })
 }
 
@@ -86,7 +89,8 @@ fn days_in_year(year: i32) -> i32 {
 /// The (year, week) of a date given as days since 1970-01-01, per MySQL's `calc_week`; None for
 /// dates outside years 1..=9999.
 fn calc_week(epoch_days: i32, flags: u32) -> Option<(i32, i32)> {
-    let date = chrono::NaiveDate::from_num_days_from_ce_opt(epoch_days.checked_add(EPOCH_FROM_CE)?)?;
+    let date =
+        chrono::NaiveDate::from_num_days_from_ce_opt(epoch_days.checked_add(EPOCH_FROM_CE)?)?;
     use chrono::Datelike;
     let monday_first = flags & MONDAY_FIRST != 0;
     let mut week_year = flags & WEEK_YEAR != 0;
@@ -105,9 +109,8 @@ fn calc_week(epoch_days: i32, flags: u32) -> Option<(i32, i32)> {
         january_first.weekday().num_days_from_sunday()
     } as i32;
     // Does January 1st's week belong to this year?
-    let starts_late = |weekday: i32| {
-        (first_weekday && weekday != 0) || (!first_weekday && weekday >= 4)
-    };
+    let starts_late =
+        |weekday: i32| (first_weekday && weekday != 0) || (!first_weekday && weekday >= 4);
     if date.month() == 1 && (date.day() as i32) <= 7 - weekday {
         if !week_year && starts_late(weekday) {
             return Some((year, 0));

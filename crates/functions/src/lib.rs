@@ -77,8 +77,8 @@ mod sql_tests;
 
 pub use bitmap_count_distinct::BitmapCountDistinct;
 pub use checked_arithmetic::CheckedIntegerArithmetic;
-pub use datetime_to_text::DatetimeTextCasts;
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
+pub use datetime_to_text::DatetimeTextCasts;
 pub mod wire;
 use datafusion::prelude::SessionContext;
 pub use exact_division::{ExactDivision, MySqlOptions};

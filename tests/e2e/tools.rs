@@ -1,7 +1,8 @@
 //! MySQL's own tools against the real server: Debian's `mysqldump` dumps a database of every key
 //! model and type, `mysql` restores the dump into a second, empty server, and both must then
 //! hold the same rows and the same definitions; SQLAlchemy reflects tables of every key model
-//! (tests/py/sqlalchemy_reflect.py). The tools must be installed (`scripts/test` installs them).
+//! (tests/py/sqlalchemy_reflect.py); PyMySQL's own test suite runs (tests/py/pymysql_suite.py).
+//! The tools must be installed (`scripts/test` installs them).
 
 use crate::harness::*;
 use std::process::{Command, Output, Stdio};
@@ -114,6 +115,29 @@ async fn sqlalchemy_reflects_every_key_model() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// PyMySQL's own test suite (tests/py/pymysql_suite.py: the sdist from PyPI, cached under the
+/// target dir) must keep at least the passes its floor records; it lists each failure with the
+/// Basalt gap behind it.
+#[tokio::test]
+async fn pymysql_own_test_suite() {
+    let server = TestServer::start().await;
+    let cache = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("pymysql");
+    let out = Command::new("python3")
+        .arg(repo_root().join("tests/py/pymysql_suite.py"))
+        .arg(server.mysql_port.to_string())
+        .arg("--cache")
+        .arg(&cache)
+        .output()
+        .expect("python3 must be installed");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "PyMySQL's suite failed (pip install pytest; PyPI must be reachable):\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("pymysql suite: "), "{stdout}");
 }
 
 /// MySQL Connector/J's jar: `BASALT_CONNECTOR_J` (set by `scripts/test`, which downloads it

@@ -49,6 +49,7 @@ mod nested_casts;
 mod null_concat;
 mod numeric_dates;
 mod percentile;
+mod percentile_approx_weighted;
 mod percentile_array;
 mod regexp_extract;
 mod sleep;
@@ -56,6 +57,7 @@ mod stats;
 pub mod string_size;
 mod struct_element;
 mod substring;
+mod tdigest;
 pub mod temporal_text;
 mod text_arguments;
 mod time_cast;
@@ -68,6 +70,7 @@ mod topn;
 mod url_codec;
 mod util;
 mod value_counts;
+mod variance;
 mod vector_distance;
 mod week_modes;
 mod wide_sum;
@@ -149,6 +152,7 @@ pub fn aggregate_functions() -> Vec<AggregateUDF> {
     v.push(map_agg::function());
     v.extend(collect::functions());
     v.push(group_concat::function());
+    v.push(percentile_approx_weighted::function());
     v
 }
 

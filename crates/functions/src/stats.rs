@@ -4,12 +4,12 @@
 //! `_percentile.h`) and how it maps:
 //! - `variance` / `var_pop` / `variance_pop` are the POPULATION variance, `stddev` /
 //!   `stddev_pop` the population standard deviation (docs: stddev(85,90,82,88,95) = 4.427...),
-//!   `covar` / `covar_pop` the population covariance: DataFusion's `var_pop`, `stddev_pop`,
-//!   `covar_pop` with Doris aliases. (DataFusion's own `stddev` and `covar` are the sample forms;
-//!   registering these aliases later replaces them.)
-//! - `var_samp` / `variance_samp`, `stddev_samp`, `covar_samp`: sample forms, but Doris returns
-//!   0 (not NULL) for a group with exactly one row (`SampData`: count 0 or 1 inserts the default);
-//!   NULL only when the group has no non-NULL input.
+//!   `var_samp` / `variance_samp` and `stddev_samp` the sample forms: Doris's own update
+//!   formulas, in `variance.rs`, so the last digits agree. (DataFusion's own `stddev` is the
+//!   sample form; registering these names later replaces it.)
+//! - `covar` / `covar_pop`: DataFusion's `covar_pop` with Doris aliases; `covar_samp`: the
+//!   sample form, but Doris returns 0 (not NULL) for a group with exactly one row (`SampData`:
+//!   count 0 or 1 inserts the default); NULL only when the group has no non-NULL input.
 //! - `corr`: Doris returns 0 when either input is constant (or the group has one row) and NULL
 //!   only without input; DataFusion returns NULL in those cases.
 //!   These four wrap DataFusion's function and turn a NULL result into 0.0 when the group saw at
@@ -29,7 +29,6 @@ use datafusion::common::{Result, ScalarValue};
 use datafusion::functions_aggregate::{
     approx_distinct::approx_distinct_udaf, approx_percentile_cont::approx_percentile_cont_udaf,
     correlation::corr_udaf, covariance::covar_pop_udaf, covariance::covar_samp_udaf,
-    stddev::stddev_pop_udaf, stddev::stddev_udaf, variance::var_pop_udaf, variance::var_samp_udaf,
 };
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::{
@@ -38,14 +37,9 @@ use datafusion::logical_expr::{
 
 /// The statistics aggregates with Doris names and semantics.
 pub fn functions() -> Vec<AggregateUDF> {
-    vec![
-        (*var_pop_udaf())
-            .clone()
-            .with_aliases(["variance", "variance_pop"]),
-        (*stddev_pop_udaf()).clone().with_aliases(["stddev"]),
+    let mut v = crate::variance::functions();
+    v.extend([
         (*covar_pop_udaf()).clone().with_aliases(["covar"]),
-        zero_for_single_row(&var_samp_udaf(), "var_samp", &["variance_samp"]),
-        zero_for_single_row(&stddev_udaf(), "stddev_samp", &[]),
         zero_for_single_row(&covar_samp_udaf(), "covar_samp", &[]),
         zero_for_single_row(&corr_udaf(), "corr", &[]),
         (*approx_percentile_cont_udaf())
@@ -54,7 +48,8 @@ pub fn functions() -> Vec<AggregateUDF> {
         (*approx_distinct_udaf())
             .clone()
             .with_aliases(["ndv", "approx_count_distinct"]),
-    ]
+    ]);
+    v
 }
 
 fn zero_for_single_row(inner: &Arc<AggregateUDF>, name: &str, aliases: &[&str]) -> AggregateUDF {

@@ -1198,3 +1198,55 @@ async fn dates_in_mysql_forms() {
     assert_eq!(num(&strict, "NumberLoadedRows"), 2);
     assert_eq!(num(&strict, "NumberFilteredRows"), 1);
 }
+
+#[tokio::test]
+async fn ip_addresses_from_csv_and_json() {
+    let server = TestServer::start().await;
+    let mut c = setup(&server).await;
+    exec(&mut c, "CREATE TABLE ip (id INT NOT NULL, a IPV4, b IPV6 NOT NULL) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 2").await;
+    // No address: NULL (filtered where the column is NOT NULL); a blank value is NULL.
+    let body = b"1,192.168.0.1,2001:DB8::1\n2,bad,::ffff:1.2.3.4\n3,10.0.0.1,zz\n4,,::\n";
+    let lenient = load(
+        &server,
+        "ip",
+        &[("column_separator", ","), ("max_filter_ratio", "0.5")],
+        body,
+    );
+    assert_eq!(lenient["Status"], "Success", "{lenient}");
+    assert_eq!(num(&lenient, "NumberLoadedRows"), 3);
+    assert_eq!(num(&lenient, "NumberFilteredRows"), 1);
+    assert_eq!(
+        rows(&mut c, "SELECT id, a, b FROM ip ORDER BY id").await,
+        vec![
+            vec![s("1"), s("192.168.0.1"), s("2001:db8::1")],
+            vec![s("2"), None, s("::ffff:1.2.3.4")],
+            vec![s("4"), None, s("::")],
+        ]
+    );
+    // Strict mode filters every row with text that is no address.
+    let strict = load(
+        &server,
+        "ip",
+        &[
+            ("column_separator", ","),
+            ("strict_mode", "true"),
+            ("max_filter_ratio", "1"),
+        ],
+        body,
+    );
+    assert_eq!(strict["Status"], "Success", "{strict}");
+    assert_eq!(num(&strict, "NumberLoadedRows"), 2);
+    assert_eq!(num(&strict, "NumberFilteredRows"), 2);
+    let json = br#"[{"id": 5, "a": "8.8.8.8", "b": "2001:4860:4860::8888"}]"#;
+    let v = load(
+        &server,
+        "ip",
+        &[("format", "json"), ("strip_outer_array", "true")],
+        json,
+    );
+    assert_eq!(v["Status"], "Success", "{v}");
+    assert_eq!(
+        rows(&mut c, "SELECT a, b FROM ip WHERE a = '8.8.8.8'").await,
+        vec![vec![s("8.8.8.8"), s("2001:4860:4860::8888")]]
+    );
+}

@@ -375,6 +375,10 @@ impl LoadPlan {
                         rejects.add(
                             || row_text(row),
                             || {
+                                let target = match self.source_families[i] {
+                                    Some(family) => family.sql_name().to_string(),
+                                    None => target.to_string(),
+                                };
                                 format!(
                                     "column '{}': value '{}' cannot be converted to {}",
                                     self.source_names[i],
@@ -810,8 +814,8 @@ fn parse_plain_decimal(b: &[u8], scale: usize) -> Option<Option<i128>> {
     Some(Some(if neg { -v } else { v }))
 }
 
-/// Values converted to addresses of `family`: text read as addresses, other types cast; rows
-/// that do not convert are NULL and listed.
+/// Values converted to addresses of `family`: text read as addresses (a blank value is NULL, as
+/// for numbers), other types cast; rows that do not convert are NULL and listed.
 fn convert_address(array: &ArrayRef, family: IpFamily) -> Result<(ArrayRef, Vec<usize>)> {
     let target = family.arrow_type();
     if array.data_type() == &target {
@@ -822,7 +826,12 @@ fn convert_address(array: &ArrayRef, family: IpFamily) -> Result<(ArrayRef, Vec<
         DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8
     ) {
         let text = datafusion::arrow::compute::cast(array, &DataType::Utf8).map_err(plan_err)?;
-        return Ok(ip_column(text.as_string::<i32>(), family));
+        let values: StringArray = text
+            .as_string::<i32>()
+            .iter()
+            .map(|v| v.filter(|s| !s.trim().is_empty()))
+            .collect();
+        return Ok(ip_column(&values, family));
     }
     convert(array, &target)
 }

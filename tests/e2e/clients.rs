@@ -149,9 +149,19 @@ async fn column_origins(conn: &mut mysql_async::Conn, sql: &str) -> Vec<String> 
 /// by it, JDBC's getTableName reads it. Computed columns name no table.
 #[tokio::test]
 async fn result_columns_report_the_table_they_come_from() {
-    use mysql_async::prelude::*;
     let server = TestServer::start().await;
-    let mut conn = server.connect().await;
+    check_column_origins(server.connect().await).await;
+}
+
+/// The same through a frontend whose backends run the scans.
+#[tokio::test]
+async fn result_columns_report_the_table_they_come_from_on_a_cluster() {
+    let cluster = crate::cluster_harness::Cluster::start(2);
+    check_column_origins(cluster.connect().await).await;
+}
+
+async fn check_column_origins(mut conn: mysql_async::Conn) {
+    use mysql_async::prelude::*;
     for sql in [
         "CREATE DATABASE origins",
         "USE origins",

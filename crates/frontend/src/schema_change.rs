@@ -466,6 +466,9 @@ fn carry_rows(
 
 /// Old values in a column's new type; a value that does not convert fails the ALTER.
 fn convert(values: &ArrayRef, column: &ColumnMeta) -> Result<ArrayRef> {
+    if let Some(addresses) = convert_addresses(values, column)? {
+        return Ok(addresses);
+    }
     let strict = CastOptions {
         safe: false,
         ..Default::default()
@@ -475,6 +478,52 @@ fn convert(values: &ArrayRef, column: &ColumnMeta) -> Result<ArrayRef> {
             "column '{}' can not hold an existing value as {}: {e}",
             column.name, column.ty
         ))
+    })
+}
+
+/// Values into or out of an address column: text read as IPV4 / IPV6 addresses, IPV4 values
+/// as IPV6 ones or as their text (None for other conversions).
+fn convert_addresses(values: &ArrayRef, column: &ColumnMeta) -> Result<Option<ArrayRef>> {
+    use basalt_common::ip_address::{format_ipv4, ip_column, ipv4_to_ipv6, IpFamily};
+    use datafusion::arrow::array::{AsArray, BinaryArray};
+    use datafusion::arrow::datatypes::{DataType, UInt32Type};
+    let is_text = matches!(
+        values.data_type(),
+        DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8
+    );
+    let family = column.ty.ip_family();
+    Ok(match (family, values.data_type()) {
+        (Some(family), _) if is_text => {
+            let strict = CastOptions::default();
+            let text = cast_with_options(values, &DataType::Utf8, &strict)
+                .map_err(|e| BasaltError::Internal(e.to_string()))?;
+            let strings = text.as_string::<i32>();
+            let (addresses, failed) = ip_column(strings, family);
+            if let Some(&row) = failed.first() {
+                return Err(BasaltError::InvalidData(format!(
+                    "column '{}' can not hold an existing value as {}: '{}'",
+                    column.name,
+                    column.ty,
+                    strings.value(row)
+                )));
+            }
+            Some(addresses)
+        }
+        (Some(IpFamily::V6), DataType::UInt32) => Some(Arc::new(
+            values
+                .as_primitive::<UInt32Type>()
+                .iter()
+                .map(|v| v.map(|v| ipv4_to_ipv6(v).to_be_bytes()))
+                .collect::<BinaryArray>(),
+        )),
+        (None, DataType::UInt32) if column.ty.is_string() => Some(Arc::new(
+            values
+                .as_primitive::<UInt32Type>()
+                .iter()
+                .map(|v| v.map(format_ipv4))
+                .collect::<StringArray>(),
+        )),
+        _ => None,
     })
 }
 

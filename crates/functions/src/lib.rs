@@ -49,7 +49,7 @@ mod nested_casts;
 mod null_concat;
 mod numeric_dates;
 mod percentile;
-mod percentile_approx_weighted;
+mod percentile_approx;
 mod percentile_array;
 mod regexp_extract;
 mod sleep;
@@ -152,7 +152,7 @@ pub fn aggregate_functions() -> Vec<AggregateUDF> {
     v.push(map_agg::function());
     v.extend(collect::functions());
     v.push(group_concat::function());
-    v.push(percentile_approx_weighted::function());
+    v.extend(percentile_approx::functions());
     v
 }
 

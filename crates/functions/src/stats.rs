@@ -16,8 +16,8 @@
 //!   least one complete (non-NULL) input row.
 //! - `percentile(expr, p)` lives in `percentile.rs` (DataFusion's `percentile_cont` rounds its
 //!   interpolation weight, Doris does not).
-//! - `percentile_approx(expr, p[, compression])`: DataFusion's t-digest
-//!   `approx_percentile_cont` (the third argument is its centroid count).
+//! - `percentile_approx(expr, p[, compression])` lives in `percentile_approx.rs` (Doris's own
+//!   t-digest, so digits and the meaning of `compression` agree).
 //! - `ndv`, `approx_count_distinct`: DataFusion's `approx_distinct` (HyperLogLog).
 
 use std::sync::Arc;
@@ -27,8 +27,8 @@ use arrow::compute::cast;
 use arrow::datatypes::{DataType, FieldRef, UInt64Type};
 use datafusion::common::{Result, ScalarValue};
 use datafusion::functions_aggregate::{
-    approx_distinct::approx_distinct_udaf, approx_percentile_cont::approx_percentile_cont_udaf,
-    correlation::corr_udaf, covariance::covar_pop_udaf, covariance::covar_samp_udaf,
+    approx_distinct::approx_distinct_udaf, correlation::corr_udaf, covariance::covar_pop_udaf,
+    covariance::covar_samp_udaf,
 };
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::{
@@ -42,9 +42,6 @@ pub fn functions() -> Vec<AggregateUDF> {
         (*covar_pop_udaf()).clone().with_aliases(["covar"]),
         zero_for_single_row(&covar_samp_udaf(), "covar_samp", &[]),
         zero_for_single_row(&corr_udaf(), "corr", &[]),
-        (*approx_percentile_cont_udaf())
-            .clone()
-            .with_aliases(["percentile_approx"]),
         (*approx_distinct_udaf())
             .clone()
             .with_aliases(["ndv", "approx_count_distinct"]),

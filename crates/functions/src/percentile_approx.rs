@@ -1,9 +1,9 @@
-//! Doris's `percentile_approx_weighted(expr, weight, p [, compression])`: the approximate
-//! percentile `p` of `expr`, each row counting `weight` times, from Doris's t-digest
-//! ([`crate::tdigest`]) so results match Doris's digits. `p` must be a constant in [0, 1];
-//! `compression` a constant, 10000 unless given (Doris also takes 10000 for one outside
-//! [2048, 10000]). Rows where a value or weight is NULL, or the weight is not positive, are
-//! skipped; no such row gives NULL.
+//! Doris's `percentile_approx(expr, p [, compression])` and
+//! `percentile_approx_weighted(expr, weight, p [, compression])`: the approximate percentile `p`
+//! of `expr` (each row counting `weight` times) from Doris's t-digest ([`crate::tdigest`]), so
+//! results match Doris's digits. `p` must be a constant in [0, 1]; `compression` a constant,
+//! 10000 unless given (Doris also takes 10000 for one outside [2048, 10000]). Rows where a
+//! value or weight is NULL, or the weight is not positive, are skipped; no such row gives NULL.
 
 use std::sync::Arc;
 
@@ -20,24 +20,45 @@ use crate::tdigest::{Centroid, TDigest};
 use crate::util::expect_args;
 use crate::value_counts::list_scalar;
 
-const NAME: &str = "percentile_approx_weighted";
 const DEFAULT_COMPRESSION: f64 = 10000.0;
 
 #[derive(Debug, PartialEq, Eq, Hash)]
-struct PercentileApproxWeighted {
+struct PercentileApprox {
+    /// percentile_approx_weighted: the second argument is each row's weight.
+    weighted: bool,
     signature: Signature,
 }
 
-/// The `percentile_approx_weighted` aggregate.
-pub fn function() -> AggregateUDF {
-    AggregateUDF::new_from_impl(PercentileApproxWeighted {
-        signature: Signature::user_defined(Volatility::Immutable),
-    })
+/// `percentile_approx` and `percentile_approx_weighted`.
+pub fn functions() -> Vec<AggregateUDF> {
+    [false, true]
+        .into_iter()
+        .map(|weighted| {
+            AggregateUDF::new_from_impl(PercentileApprox {
+                weighted,
+                signature: Signature::user_defined(Volatility::Immutable),
+            })
+        })
+        .collect()
 }
 
-impl AggregateUDFImpl for PercentileApproxWeighted {
+impl PercentileApprox {
+    fn title(&self) -> &'static str {
+        match self.weighted {
+            true => "percentile_approx_weighted",
+            false => "percentile_approx",
+        }
+    }
+
+    /// Where p is among the arguments.
+    fn p_at(&self) -> usize {
+        1 + usize::from(self.weighted)
+    }
+}
+
+impl AggregateUDFImpl for PercentileApprox {
     fn name(&self) -> &str {
-        NAME
+        self.title()
     }
 
     fn signature(&self) -> &Signature {
@@ -45,10 +66,11 @@ impl AggregateUDFImpl for PercentileApproxWeighted {
     }
 
     fn coerce_types(&self, types: &[DataType]) -> Result<Vec<DataType>> {
-        expect_args(NAME, types, 3, 4)?;
+        let name = self.title();
+        expect_args(name, types, self.p_at() + 1, self.p_at() + 2)?;
         for t in types {
             if !(t.is_numeric() || t.is_null()) {
-                return plan_err!("{NAME}: expected numeric arguments, got {t}");
+                return plan_err!("{name}: expected numeric arguments, got {t}");
             }
         }
         Ok(vec![DataType::Float64; types.len()])
@@ -72,21 +94,24 @@ impl AggregateUDFImpl for PercentileApproxWeighted {
     }
 
     fn accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
+        let name = self.title();
         if args.is_distinct {
-            return plan_err!("{NAME}(DISTINCT ...) is not supported");
+            return plan_err!("{name}(DISTINCT ...) is not supported");
         }
-        let p = constant(&args, 2, "the percentile")?;
+        let p = constant(name, &args, self.p_at(), "the percentile")?;
         let Some(p) = p else {
-            return plan_err!("{NAME}: the percentile must not be NULL");
+            return plan_err!("{name}: the percentile must not be NULL");
         };
         if !(0.0..=1.0).contains(&p) {
-            return plan_err!("{NAME}: the percentile must be between 0 and 1, got {p}");
+            return plan_err!("{name}: the percentile must be between 0 and 1, got {p}");
         }
-        let compression = match constant(&args, 3, "the compression")? {
+        let compression = match constant(name, &args, self.p_at() + 1, "the compression")? {
             Some(c) if (2048.0..=10000.0).contains(&c) => c,
             _ => DEFAULT_COMPRESSION,
         };
         Ok(Box::new(WeightedAccumulator {
+            name,
+            weighted: self.weighted,
             p: p as f32,
             digest: TDigest::new(compression as f32),
         }))
@@ -94,7 +119,7 @@ impl AggregateUDFImpl for PercentileApproxWeighted {
 }
 
 /// The constant argument `at` (None when absent or NULL).
-fn constant(args: &AccumulatorArgs, at: usize, what: &str) -> Result<Option<f64>> {
+fn constant(name: &str, args: &AccumulatorArgs, at: usize, what: &str) -> Result<Option<f64>> {
     let Some(expr) = args.exprs.get(at) else {
         return Ok(None);
     };
@@ -102,27 +127,38 @@ fn constant(args: &AccumulatorArgs, at: usize, what: &str) -> Result<Option<f64>
     match expr.evaluate(&empty) {
         Ok(ColumnarValue::Scalar(ScalarValue::Float64(v))) => Ok(v),
         Ok(ColumnarValue::Scalar(ScalarValue::Null)) => Ok(None),
-        _ => plan_err!("{NAME}: {what} must be a constant number"),
+        _ => plan_err!("{name}: {what} must be a constant number"),
     }
 }
 
 #[derive(Debug)]
 struct WeightedAccumulator {
+    name: &'static str,
+    /// Whether the second argument is each row's weight (else every row weighs 1).
+    weighted: bool,
     p: f32,
     digest: TDigest,
 }
 
 impl Accumulator for WeightedAccumulator {
     fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
-        let (Some(xs), Some(ws)) = (
+        let name = self.name;
+        let double = |at: usize| {
             values
-                .first()
-                .and_then(|v| v.as_primitive_opt::<Float64Type>()),
-            values
-                .get(1)
-                .and_then(|v| v.as_primitive_opt::<Float64Type>()),
-        ) else {
-            return exec_err!("{NAME}: expected DOUBLE values and weights");
+                .get(at)
+                .and_then(|v| v.as_primitive_opt::<Float64Type>())
+        };
+        let Some(xs) = double(0) else {
+            return exec_err!("{name}: expected DOUBLE values");
+        };
+        if !self.weighted {
+            for x in xs.iter().flatten() {
+                self.digest.add(x as f32, 1.0);
+            }
+            return Ok(());
+        }
+        let Some(ws) = double(1) else {
+            return exec_err!("{name}: expected DOUBLE weights");
         };
         for (x, w) in xs.iter().zip(ws.iter()) {
             if let (Some(x), Some(w)) = (x, w) {
@@ -134,7 +170,7 @@ impl Accumulator for WeightedAccumulator {
 
     fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
         let [means, weights, mins, maxes] = states else {
-            return exec_err!("{NAME}: malformed partial state");
+            return exec_err!("{}: malformed partial state", self.name);
         };
         let (Some(means), Some(weights), Some(mins), Some(maxes)) = (
             means.as_list_opt::<i32>(),
@@ -142,7 +178,7 @@ impl Accumulator for WeightedAccumulator {
             mins.as_primitive_opt::<Float32Type>(),
             maxes.as_primitive_opt::<Float32Type>(),
         ) else {
-            return exec_err!("{NAME}: malformed partial state");
+            return exec_err!("{}: malformed partial state", self.name);
         };
         for row in 0..means.len() {
             if means.is_null(row) || weights.is_null(row) || mins.is_null(row) {
@@ -153,7 +189,7 @@ impl Accumulator for WeightedAccumulator {
                 m.as_primitive_opt::<Float32Type>(),
                 w.as_primitive_opt::<Float32Type>(),
             ) else {
-                return exec_err!("{NAME}: malformed partial state");
+                return exec_err!("{}: malformed partial state", self.name);
             };
             let centroids: Vec<Centroid> = m
                 .values()

@@ -19,6 +19,7 @@ mod fuzz_tests;
 mod grants;
 mod grouping;
 mod having_filter;
+mod lateral_views;
 mod identifier_case;
 mod information_schema;
 mod load_context;

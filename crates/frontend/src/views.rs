@@ -329,6 +329,7 @@ impl QueryEngine {
             &mut stmt,
         )?;
         crate::statement_limits::prepare(&mut stmt)?;
+        crate::lateral_views::rewrite(&mut stmt)?;
         crate::mysql_compat::rewrite(&mut stmt, &session.sql_settings());
         crate::grouping::rewrite(&mut stmt)?;
         crate::local_calls::rewrite_calls(&mut stmt)?;

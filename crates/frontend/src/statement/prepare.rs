@@ -197,6 +197,7 @@ impl QueryEngine {
             session.database().as_deref(),
             &mut numbered,
         )?;
+        crate::lateral_views::rewrite(&mut numbered)?;
         crate::mysql_compat::rewrite(&mut numbered, &session.sql_settings());
         crate::grouping::rewrite(&mut numbered)?;
         crate::having_filter::rewrite(&mut numbered, &|name| session.is_aggregate(name));

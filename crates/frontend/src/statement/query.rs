@@ -93,6 +93,7 @@ impl QueryEngine {
             &mut stmt,
         )?;
         let expressions = crate::statement_limits::prepare(&mut stmt)?;
+        crate::lateral_views::rewrite(&mut stmt)?;
         crate::mysql_compat::rewrite(&mut stmt, &session.sql_settings());
         crate::grouping::rewrite(&mut stmt)?;
         crate::having_filter::rewrite(&mut stmt, &|name| session.is_aggregate(name));

@@ -1,0 +1,234 @@
+//! Doris's `LATERAL VIEW` as DataFusion plans it. `SELECT .. FROM t LATERAL VIEW explode(arr)
+//! tmp AS e` turns every row of `t` into one row per element of `arr`; DataFusion has no
+//! LATERAL VIEW, but it unnests: each view becomes a derived table under the table's own name,
+//! `(SELECT t.*, unnest(arr) AS e FROM t WHERE arr IS NOT NULL) AS t`, so the query's `t.x`,
+//! `e` and `tmp.e` keep meaning what they meant. Several views nest (their rows multiply, as
+//! in Doris). The table functions:
+//! - `explode(array)`; `explode_split(text, sep)` (the pieces of the text);
+//!   `explode_numbers(n)` (0 to n - 1); `explode_bitmap(bitmap)` (its members);
+//!   `explode_json_array_int / _double / _string(json)` (the JSON array's elements);
+//! - each `_outer` form (or `LATERAL VIEW OUTER`) keeps a row whose array is NULL or empty,
+//!   with NULL for the element.
+//!
+//! A view over a join (more than one table in FROM) or another table function is refused with
+//! a clear error rather than planned wrong.
+
+use basalt_common::{BasaltError, Result};
+use basalt_sql::ast::{
+    Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident, LateralView, OrderByKind, Query,
+    Select, SetExpr, Statement, TableFactor, VisitMut, VisitorMut,
+};
+use std::ops::ControlFlow;
+
+/// Rewrites every SELECT of `stmt` that has lateral views.
+pub fn rewrite(stmt: &mut Statement) -> Result<()> {
+    match stmt.visit(&mut Views) {
+        ControlFlow::Break(e) => Err(e),
+        ControlFlow::Continue(()) => Ok(()),
+    }
+}
+
+struct Views;
+
+impl VisitorMut for Views {
+    type Break = BasaltError;
+
+    fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<BasaltError> {
+        let SetExpr::Select(select) = query.body.as_mut() else {
+            return ControlFlow::Continue(());
+        };
+        if select.lateral_views.is_empty() {
+            return ControlFlow::Continue(());
+        }
+        match rewrite_select(select) {
+            Ok((view_names, table)) => {
+                // `tmp.e` names the derived table's column `t.e`.
+                let mut requalify = Requalify {
+                    view_names,
+                    table: Ident::new(table),
+                };
+                let _ = select.visit(&mut requalify);
+                if let Some(order) = query.order_by.as_mut() {
+                    if let OrderByKind::Expressions(items) = &mut order.kind {
+                        for item in items {
+                            let _ = item.expr.visit(&mut requalify);
+                        }
+                    }
+                }
+                ControlFlow::Continue(())
+            }
+            Err(e) => ControlFlow::Break(e),
+        }
+    }
+}
+
+/// Replaces the select's FROM and lateral views with nested unnesting derived tables; returns
+/// the views' names and the name the derived table goes by.
+fn rewrite_select(select: &mut Select) -> Result<(Vec<String>, String)> {
+    let refused = |why: &str| BasaltError::NotSupported(format!("LATERAL VIEW {why}"));
+    let [from] = select.from.as_slice() else {
+        return Err(refused("over more than one table in FROM"));
+    };
+    if !from.joins.is_empty() {
+        return Err(refused("over a join"));
+    }
+    let name = match &from.relation {
+        TableFactor::Table {
+            alias: Some(alias), ..
+        }
+        | TableFactor::Derived {
+            alias: Some(alias), ..
+        } => alias.name.value.clone(),
+        TableFactor::Table { name, .. } => match name.0.last().and_then(|p| p.as_ident()) {
+            Some(ident) => ident.value.clone(),
+            None => return Err(refused("over this table")),
+        },
+        _ => return Err(refused("over this kind of table")),
+    };
+    let quoted = quote(&name);
+    let mut relation = match &from.relation {
+        // `db.t` goes by `t` inside the derived tables as outside them.
+        TableFactor::Table { alias: None, .. } => format!("{} AS {quoted}", from.relation),
+        other => other.to_string(),
+    };
+    let mut view_names = Vec::new();
+    for view in std::mem::take(&mut select.lateral_views) {
+        let (values, outer) = elements(&view)?;
+        let column = match view.lateral_col_alias.as_slice() {
+            [column] => quote(&column.value),
+            [] => return Err(refused("needs a column alias (AS name)")),
+            _ => return Err(refused("of one column takes one column alias")),
+        };
+        let (unnested, filter) = if outer {
+            // A NULL or empty array gives one row with NULL.
+            (
+                format!(
+                    "unnest(CASE WHEN cardinality({values}) > 0 THEN {values} ELSE make_array(NULL) END)"
+                ),
+                String::new(),
+            )
+        } else {
+            (
+                format!("unnest({values})"),
+                format!(" WHERE {values} IS NOT NULL"),
+            )
+        };
+        let sql = format!("SELECT {quoted}.*, {unnested} AS {column} FROM {relation}{filter}");
+        relation = format!("({sql}) AS {quoted}");
+        view_names.extend(
+            view.lateral_view_name
+                .0
+                .last()
+                .and_then(|p| p.as_ident())
+                .map(|i| i.value.to_ascii_lowercase()),
+        );
+    }
+    let parsed = basalt_sql::parse_one(&format!("SELECT * FROM {relation}"))?;
+    let basalt_sql::Statement::Standard(parsed) = parsed else {
+        return Err(refused("could not be planned"));
+    };
+    let Statement::Query(query) = *parsed else {
+        return Err(refused("could not be planned"));
+    };
+    let SetExpr::Select(inner) = *query.body else {
+        return Err(refused("could not be planned"));
+    };
+    select.from = inner.from;
+    Ok((view_names, name))
+}
+
+/// The array a view's table function unnests, and whether it keeps empty rows (`_outer`).
+fn elements(view: &LateralView) -> Result<(String, bool)> {
+    let Expr::Function(f) = &view.lateral_view else {
+        return Err(BasaltError::NotSupported(format!(
+            "LATERAL VIEW of {}: a table function such as explode(..) is expected",
+            view.lateral_view
+        )));
+    };
+    let name = f.name.to_string().to_ascii_lowercase();
+    let args: Vec<String> = match &f.args {
+        FunctionArguments::List(list) => list
+            .args
+            .iter()
+            .map(|a| match a {
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Ok(e.to_string()),
+                other => Err(BasaltError::NotSupported(format!(
+                    "LATERAL VIEW {name} argument {other}"
+                ))),
+            })
+            .collect::<Result<_>>()?,
+        FunctionArguments::None => vec![],
+        FunctionArguments::Subquery(_) => {
+            return Err(BasaltError::NotSupported(format!(
+                "LATERAL VIEW {name} of a subquery"
+            )))
+        }
+    };
+    let (base, outer) = match name.strip_suffix("_outer") {
+        Some(base) => (base.to_string(), true),
+        None => (name.clone(), view.outer),
+    };
+    let one = || -> Result<&String> {
+        match args.as_slice() {
+            [a] => Ok(a),
+            _ => Err(BasaltError::WrongArguments {
+                function: name.clone(),
+                message: "it takes one argument".into(),
+            }),
+        }
+    };
+    let values = match base.as_str() {
+        "explode" => one()?.clone(),
+        "explode_split" => match args.as_slice() {
+            [text, separator] => format!("string_to_array({text}, {separator})"),
+            _ => {
+                return Err(BasaltError::WrongArguments {
+                    function: name.clone(),
+                    message: "it takes a text and a separator".into(),
+                })
+            }
+        },
+        "explode_numbers" => format!("range({})", one()?),
+        "explode_bitmap" => format!("bitmap_to_array({})", one()?),
+        "explode_json_array_int" => format!("CAST({} AS ARRAY<BIGINT>)", one()?),
+        "explode_json_array_double" => format!("CAST({} AS ARRAY<DOUBLE>)", one()?),
+        "explode_json_array_string" => format!("CAST({} AS ARRAY<STRING>)", one()?),
+        _ => {
+            return Err(BasaltError::NotSupported(format!(
+                "LATERAL VIEW {name}: the table functions are explode, explode_split, \
+                 explode_numbers, explode_bitmap, explode_json_array_int/_double/_string and \
+                 their _outer forms"
+            )))
+        }
+    };
+    Ok((values, outer))
+}
+
+/// A backquoted identifier.
+fn quote(name: &str) -> String {
+    format!("`{}`", name.replace('`', "``"))
+}
+
+/// Rewrites `view.column` into `table.column` for the views' names.
+struct Requalify {
+    view_names: Vec<String>,
+    table: Ident,
+}
+
+impl VisitorMut for Requalify {
+    type Break = ();
+
+    fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        if let Expr::CompoundIdentifier(parts) = expr {
+            if let [qualifier, column] = parts.as_slice() {
+                if self
+                    .view_names
+                    .contains(&qualifier.value.to_ascii_lowercase())
+                {
+                    *expr = Expr::CompoundIdentifier(vec![self.table.clone(), column.clone()]);
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}

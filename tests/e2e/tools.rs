@@ -137,7 +137,8 @@ async fn pymysql_own_test_suite() {
         "PyMySQL's suite failed (pip install pytest; PyPI must be reachable):\n{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(stdout.contains("pymysql suite: "), "{stdout}");
+    let summary = stdout.lines().find(|l| l.starts_with("pymysql suite: "));
+    println!("{}", summary.expect("the suite's summary line"));
 }
 
 /// MySQL Connector/J's jar: `BASALT_CONNECTOR_J` (set by `scripts/test`, which downloads it

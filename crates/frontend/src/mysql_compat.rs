@@ -474,8 +474,12 @@ fn with_digits(value: Expr, digits: u64) -> Expr {
 /// (microseconds, as Basalt stores it, so years up to 9999 fit) and Doris's DATEV2, DATETIMEV2/V1 and
 /// DECIMALV2/V3.
 fn convert_type(t: &DataType) -> Option<DataType> {
+    use basalt_sql::ast::ArrayElemTypeDef;
     let datetime = || DataType::Timestamp(Some(6), TimezoneInfo::None);
     match t {
+        // ARRAY<LARGEINT>, ARRAY<DATEV2>, ...: the element type as it is named here.
+        DataType::Array(ArrayElemTypeDef::AngleBracket(inner)) => convert_type(inner)
+            .map(|inner| DataType::Array(ArrayElemTypeDef::AngleBracket(Box::new(inner)))),
         DataType::Signed | DataType::SignedInteger => Some(DataType::BigInt(None)),
         // Doris: a DECIMAL without precision is DECIMALV3(38, 9) in a CAST (DataFusion's
         // default, (38, 10), was neither Doris's nor MySQL's (10, 0)).
@@ -920,8 +924,14 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
         // Doris types an integer literal by the narrowest type holding it, and BIT_COUNT
         // counts the bits of that type: BIT_COUNT(-1) is 8.
         "bit_count" if args.len() == 1 => call("bit_count", vec![narrowest_integer(&args[0])?]),
-        // WEEK(d, 3): the ISO 8601 week, as DataFusion's `week` part counts.
-        "weekofyear" => date_part("week", one(&args)?),
+        // WEEKOFYEAR(d) is WEEK(d, 3), the ISO 8601 week.
+        "weekofyear" => call(
+            "mysql_week",
+            vec![
+                cast(as_temporal(one(&args)?), DataType::Date),
+                number(3),
+            ],
+        ),
         // MySQL: 1 = Sunday .. 7 = Saturday; DataFusion's dow: 0 = Sunday.
         "dayofweek" => binary(
             date_part("dow", one(&args)?),
@@ -979,10 +989,27 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
                 low: Box::new(number(0)),
                 high: Box::new(number(32536771199)),
             };
-            local_time(
-                only_when(in_range, call("from_unixtime", vec![n])),
+            // A fraction of a second counts too (FROM_UNIXTIME(1.5)): microseconds, shown
+            // with a literal's decimals as MySQL shows them.
+            let literal_decimals = match &n {
+                Expr::Value(v) => match &v.value {
+                    Value::Number(text, _) => text.split_once('.').map(|(_, f)| f.len()),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let micros = cast(
+                binary(n, BinaryOperator::Multiply, number(1_000_000)),
+                DataType::BigInt(None),
+            );
+            let time = local_time(
+                only_when(in_range, call("to_timestamp_micros", vec![micros])),
                 time_zone,
-            )
+            );
+            match literal_decimals {
+                Some(digits) => with_digits(time, digits.min(6) as u64),
+                None => time,
+            }
         }
         "unix_timestamp" if args.is_empty() => call("to_unixtime", vec![call("now", vec![])]),
         "unix_timestamp" => call(

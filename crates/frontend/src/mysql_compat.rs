@@ -927,10 +927,7 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
         // WEEKOFYEAR(d) is WEEK(d, 3), the ISO 8601 week.
         "weekofyear" => call(
             "mysql_week",
-            vec![
-                cast(as_temporal(one(&args)?), DataType::Date),
-                number(3),
-            ],
+            vec![cast(as_temporal(one(&args)?), DataType::Date), number(3)],
         ),
         // MySQL: 1 = Sunday .. 7 = Saturday; DataFusion's dow: 0 = Sunday.
         "dayofweek" => binary(

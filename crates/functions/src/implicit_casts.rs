@@ -17,10 +17,10 @@
 
 use crate::expr_rules::rewrite_node_expressions;
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, Float64Array, Int64Array};
-use datafusion::arrow::datatypes::{DataType, TimeUnit};
+use datafusion::arrow::datatypes::{DataType, IntervalMonthDayNano, TimeUnit};
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::Transformed;
-use datafusion::common::{DFSchema, Result};
+use datafusion::common::{DFSchema, Result, ScalarValue};
 use datafusion::logical_expr::expr::{ScalarFunction, TryCast};
 use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawBinaryExpr};
 use datafusion::logical_expr::{
@@ -58,6 +58,25 @@ impl ExprPlanner for StringArithmeticPlanner {
                 left: truth(expr.left, schema),
                 right: truth(expr.right, schema),
             }));
+        }
+        // Date arithmetic on text (`DATE_SUB(CONCAT(..), INTERVAL 1 YEAR)`, `s + INTERVAL 1
+        // DAY`): MySQL reads the text as a date and answers with text.
+        let is_text = |e: &Expr| operand_type(e, schema).as_ref().is_some_and(is_string);
+        match (
+            &expr.op,
+            interval_literal(&expr.left),
+            interval_literal(&expr.right),
+        ) {
+            (Sql::Plus | Sql::Minus, None, Some(interval)) if is_text(&expr.left) => {
+                let sign = if expr.op == Sql::Plus { 1 } else { -1 };
+                let shifted = crate::text_date_shift::call(expr.left, interval, sign);
+                return Ok(PlannerResult::Planned(shifted));
+            }
+            (Sql::Plus, Some(interval), None) if is_text(&expr.right) => {
+                let shifted = crate::text_date_shift::call(expr.right, interval, 1);
+                return Ok(PlannerResult::Planned(shifted));
+            }
+            _ => {}
         }
         if !matches!(
             expr.op,
@@ -221,6 +240,22 @@ fn casts(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
             })
         }
         other => Ok(Transformed::no(other)),
+    }
+}
+
+/// A constant INTERVAL as months, days and nanoseconds.
+fn interval_literal(e: &Expr) -> Option<IntervalMonthDayNano> {
+    match e {
+        Expr::Literal(ScalarValue::IntervalMonthDayNano(Some(i)), _) => Some(*i),
+        Expr::Literal(ScalarValue::IntervalYearMonth(Some(months)), _) => {
+            Some(IntervalMonthDayNano::new(*months, 0, 0))
+        }
+        Expr::Literal(ScalarValue::IntervalDayTime(Some(d)), _) => Some(IntervalMonthDayNano::new(
+            0,
+            d.days,
+            i64::from(d.milliseconds) * 1_000_000,
+        )),
+        _ => None,
     }
 }
 

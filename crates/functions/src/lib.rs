@@ -60,6 +60,7 @@ mod substring;
 mod tdigest;
 pub mod temporal_text;
 mod text_arguments;
+mod text_date_shift;
 mod time_cast;
 pub use text_arguments::{
     register as accept_numbers_as_text, wrapped as numbers_as_text_functions, TextSubstringPlanner,

@@ -23,6 +23,7 @@ pub fn fragment_functions() -> Vec<ScalarUDF> {
     v.push(crate::temporal_text::string_to_date_strict().clone());
     v.push(crate::temporal_text::string_to_datetime_strict().clone());
     v.push(crate::datetime_to_text::function().clone());
+    v.push(crate::text_date_shift::function().clone());
     v
 }
 
@@ -51,7 +52,8 @@ mod tests {
                 "mysql_string_to_datetime",
                 "mysql_string_to_date_strict",
                 "mysql_string_to_datetime_strict",
-                "datetime_text"
+                "datetime_text",
+                "mysql_text_date_shift"
             ]
         );
     }

@@ -56,9 +56,15 @@ pub fn from_df(e: DataFusionError) -> BasaltError {
 
 /// An error raised where only its text could travel (a plan fragment on a cluster's backend):
 /// MySQL's out-of-range message ("BIGINT value is out of range in '...'") keeps its code 1690,
-/// an incorrect stored value ("Incorrect IPV4 value: '...'") its code 1366; anything else is a
+/// an incorrect stored value ("Incorrect IPV4 value: '...'") its code 1366 (1292 for a date);
+/// anything else is a
 /// general execution error with the same text.
 fn remote_error(message: String) -> BasaltError {
+    if message.starts_with("Incorrect date value: '")
+        || message.starts_with("Incorrect datetime value: '")
+    {
+        return BasaltError::IncorrectDateValue(message);
+    }
     if message.starts_with("Incorrect ") && message.contains(" value: '") {
         return BasaltError::InvalidData(message);
     }

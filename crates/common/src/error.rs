@@ -156,6 +156,10 @@ pub enum BasaltError {
     /// Data that cannot be converted to a column's type.
     #[error("{0}")]
     InvalidData(String),
+    /// Text stored into a DATE or DATETIME column that names no date (MySQL's 1292,
+    /// "Incorrect date value: '..'").
+    #[error("{0}")]
+    IncorrectDateValue(String),
     /// Errors from query planning or execution.
     #[error("{0}")]
     Execution(String),
@@ -291,6 +295,7 @@ impl BasaltError {
             BasaltError::DuplicatePartition(_) => 1517,
             BasaltError::NotSupported(_) => 1235,
             BasaltError::InvalidData(_) => 1366,
+            BasaltError::IncorrectDateValue(_) => 1292,
             // ER_TOO_MANY_CONCURRENT_TRXS: the server is out of room for more write work right
             // now; the client should retry later (Doris reports its E-235 as a generic error).
             BasaltError::TooManyVersions { .. } => 1637,
@@ -330,6 +335,7 @@ impl BasaltError {
             1406 => "22001",
             3140 => "22032",
             1264 | 1690 => "22003",
+            1292 => "22007",
             1045 => "28000",
             1040 => "08004",
             1046 => "3D000",

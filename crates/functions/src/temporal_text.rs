@@ -92,12 +92,13 @@ impl ScalarUDFImpl for StringToTemporal {
             return exec_err!("{}: cannot produce {target}", self.name());
         };
         if let (true, Some(&row)) = (self.strict, failed.first()) {
+            // MySQL's 1292: "Incorrect date value: '2024-13-45'".
             let what = match self.target {
-                Target::Date => "DATE",
-                Target::DateTime => "DATETIME",
+                Target::Date => "date",
+                Target::DateTime => "datetime",
             };
             return Err(DataFusionError::External(Box::new(
-                BasaltError::InvalidData(format!(
+                BasaltError::IncorrectDateValue(format!(
                     "Incorrect {what} value: '{}'",
                     strings.value(row)
                 )),

@@ -197,13 +197,23 @@ impl Access {
     /// Checks a planned query, INSERT or EXPLAIN: SELECT on every table it reads (in
     /// subqueries too), LOAD on the table it writes.
     pub(crate) fn check_plan(&self, plan: &LogicalPlan) -> Result<()> {
+        self.check_plan_with(plan, true)
+    }
+
+    /// [`Access::check_plan`] without LOAD on the table written: CREATE TABLE .. AS SELECT
+    /// fills the table it has just created, which its CREATE privilege covers (as in Doris).
+    pub(crate) fn check_plan_reads(&self, plan: &LogicalPlan) -> Result<()> {
+        self.check_plan_with(plan, false)
+    }
+
+    fn check_plan_with(&self, plan: &LogicalPlan, check_target: bool) -> Result<()> {
         let mut denied = None;
         let _ = plan.apply_with_subqueries(|node| {
             let need = match node {
                 LogicalPlan::TableScan(scan) => {
                     basalt_table(&scan.source).map(|(db, t)| (Privilege::Select, db, t))
                 }
-                LogicalPlan::Dml(dml) => {
+                LogicalPlan::Dml(dml) if check_target => {
                     basalt_table(&dml.target).map(|(db, t)| (Privilege::Load, db, t))
                 }
                 _ => None,
@@ -231,6 +241,12 @@ impl Access {
             B::CreateTable(t) => {
                 let db = database_of(session, &t.name.database)?;
                 self.require_table(Privilege::Create, &db, &t.name.table.to_lowercase())
+            }
+            // SELECT on what the query reads is checked on its plan.
+            B::CreateTableAs(ctas) => {
+                let name = &ctas.table.name;
+                let db = database_of(session, &name.database)?;
+                self.require_table(Privilege::Create, &db, &name.table.to_lowercase())
             }
             B::AlterTable { table, ops } => {
                 let (db, t) = table_of(table)?;

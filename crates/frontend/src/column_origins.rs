@@ -8,7 +8,7 @@ use basalt_catalog::{Catalog, TableMeta};
 use basalt_common::column_origin::ColumnOrigin;
 use datafusion::arrow::datatypes::{Schema, SchemaRef};
 use datafusion::common::Column;
-use datafusion::logical_expr::{Distinct, Expr, LogicalPlan};
+use datafusion::logical_expr::{Distinct, Expr, JoinType, LogicalPlan};
 use std::sync::Arc;
 
 /// `schema` (the result of `plan`) with each column's origin on its field; unchanged when no
@@ -67,17 +67,47 @@ struct Alias {
     over_table: bool,
 }
 
-/// The origin of output column `index` of `plan`: followed down one node at a time (a plan may
-/// be deep, so without recursion) until a table scan, or `None` at anything that computes it.
+/// The stored column a result column is read straight from (as [`mark`] finds it), and whether
+/// an outer join on the way can make it NULL where the table holds none.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct StoredColumn {
+    pub database: String,
+    /// The stored table (not an alias of it, nor of a derived table over it).
+    pub table: String,
+    /// The column's name as the scan reads it.
+    pub column: String,
+    pub null_extended: bool,
+}
+
+/// The stored column behind each column of `plan`'s result (`None` for computed ones).
+pub(crate) fn stored_columns(
+    plan: &LogicalPlan,
+    database: Option<&str>,
+) -> Vec<Option<StoredColumn>> {
+    (0..plan.schema().fields().len())
+        .map(|i| trace(plan, i, database.unwrap_or_default()).map(|(_, stored)| stored))
+        .collect()
+}
+
+/// The origin of output column `index` of `plan`, with the column spelled as created.
 fn origin(
     plan: &LogicalPlan,
     index: usize,
     database: &str,
     spellings: &mut Spellings,
 ) -> Option<ColumnOrigin> {
+    let (mut origin, stored) = trace(plan, index, database)?;
+    origin.column = spellings.spelled(&stored.database, &stored.table, &stored.column);
+    Some(origin)
+}
+
+/// Output column `index` of `plan` followed down one node at a time (a plan may be deep, so
+/// without recursion) until a table scan, or `None` at anything that computes it.
+fn trace(plan: &LogicalPlan, index: usize, database: &str) -> Option<(ColumnOrigin, StoredColumn)> {
     let mut node = plan;
     let mut index = index;
     let mut alias: Option<Alias> = None;
+    let mut null_extended = false;
     loop {
         let next = match node {
             LogicalPlan::Projection(p) => {
@@ -111,10 +141,12 @@ fn origin(
                 match j.left.schema().maybe_index_of_column(&column) {
                     Some(i) => {
                         index = i;
+                        null_extended |= matches!(j.join_type, JoinType::Right | JoinType::Full);
                         &j.left
                     }
                     None => {
                         index = j.right.schema().maybe_index_of_column(&column)?;
+                        null_extended |= matches!(j.join_type, JoinType::Left | JoinType::Full);
                         &j.right
                     }
                 }
@@ -131,12 +163,19 @@ fn origin(
                 };
                 let database = scan.table_name.schema().unwrap_or(database);
                 let folded = scan.projected_schema.fields().get(index)?.name();
-                return Some(ColumnOrigin {
-                    column: spellings.spelled(database, scan.table_name.table(), folded),
+                let origin = ColumnOrigin {
+                    column: folded.clone(),
                     database: database.to_string(),
                     table,
                     original_table,
-                });
+                };
+                let stored = StoredColumn {
+                    database: database.to_string(),
+                    table: scan.table_name.table().to_string(),
+                    column: folded.clone(),
+                    null_extended,
+                };
+                return Some((origin, stored));
             }
             _ => return None,
         };

@@ -321,8 +321,19 @@ impl QueryEngine {
     pub(crate) async fn plan_schema(
         &self,
         session: &Session,
-        mut stmt: ast::Statement,
+        stmt: ast::Statement,
     ) -> Result<datafusion::arrow::datatypes::SchemaRef> {
+        let plan = self.plan_query(session, stmt).await?;
+        Ok(std::sync::Arc::new(plan.schema().as_arrow().clone()))
+    }
+
+    /// The logical plan of a SELECT, planned as the session would plan it (views expanded,
+    /// privileges checked), without running it.
+    pub(crate) async fn plan_query(
+        &self,
+        session: &Session,
+        mut stmt: ast::Statement,
+    ) -> Result<datafusion::logical_expr::LogicalPlan> {
         expand(
             self.services.catalog.as_ref(),
             session.database().as_deref(),
@@ -341,7 +352,7 @@ impl QueryEngine {
             .await
             .map_err(|e| crate::statement::ddl::no_database_hint(&self.services, from_df(e)))?;
         session.access().check_plan(&plan)?;
-        Ok(std::sync::Arc::new(plan.schema().as_arrow().clone()))
+        Ok(plan)
     }
 
     /// Creating or replacing a view takes CREATE on its database (MySQL's CREATE VIEW).

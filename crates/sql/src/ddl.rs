@@ -1,16 +1,19 @@
 //! Grammar of Doris-style `CREATE TABLE` (also accepting MySQL's column list with PRIMARY KEY and
-//! ENGINE) and of partition definitions.
+//! ENGINE), of `CREATE TABLE .. AS SELECT`, and of partition definitions.
 
 use crate::parser::parse_table_name;
 use crate::statement::*;
 use crate::words::{
-    eat_word, eat_words, expect_word, ident, peek_word, string_literal, uint_literal,
+    eat_word, eat_words, expect_word, ident, peek_nth_word, peek_word, string_literal, uint_literal,
 };
 use basalt_common::{SqlType, StructField};
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Location, Token};
 
-pub fn parse_create_table(p: &mut Parser) -> Result<CreateTable, ParserError> {
+/// `CREATE TABLE ..`, or `CREATE TABLE .. [AS] query` (MySQL's and Doris's CTAS): after the
+/// name an optional list of column definitions (MySQL) or of bare names (Doris, renaming the
+/// query's columns), the table options, then the query.
+pub fn parse_create_table_statement(p: &mut Parser) -> Result<Statement, ParserError> {
     expect_word(p, "CREATE")?;
     expect_word(p, "TABLE")?;
     let if_not_exists = eat_words(p, &["IF", "NOT", "EXISTS"]);
@@ -27,9 +30,55 @@ pub fn parse_create_table(p: &mut Parser) -> Result<CreateTable, ParserError> {
         distribution: None,
         properties: Vec::new(),
     };
-    p.expect_token(&Token::LParen)?;
+    let mut column_names = Vec::new();
+    let has_element_list = matches!(p.peek_token().token, Token::LParen) && !query_starts(p);
+    if has_element_list {
+        p.next_token();
+        if is_bare_name(p) {
+            column_names = p.parse_comma_separated(ident)?;
+            p.expect_token(&Token::RParen)?;
+        } else {
+            parse_table_elements(p, &mut table)?;
+        }
+    }
+    parse_table_options(p, &mut table)?;
+    let explicit_as = eat_word(p, "AS");
+    if explicit_as || query_starts(p) {
+        let query = p.parse_query()?;
+        return Ok(Statement::CreateTableAs(Box::new(CreateTableAs {
+            table,
+            column_names,
+            query,
+        })));
+    }
+    if !has_element_list {
+        return p.expected("a column list or AS SELECT", p.peek_token());
+    }
+    if !column_names.is_empty() {
+        return p.expected("a column type", p.peek_token());
+    }
+    Ok(Statement::CreateTable(Box::new(table)))
+}
+
+/// True when a query begins here: SELECT, WITH, or a parenthesis opening one.
+fn query_starts(p: &Parser) -> bool {
+    let mut n = 0;
+    while matches!(p.peek_nth_token(n).token, Token::LParen) {
+        n += 1;
+    }
+    peek_nth_word(p, n, "SELECT") || peek_nth_word(p, n, "WITH")
+}
+
+/// True when the element list holds a bare name (`(a, b)` of Doris's CTAS), not a definition.
+fn is_bare_name(p: &Parser) -> bool {
+    matches!(p.peek_token().token, Token::Word(_))
+        && matches!(p.peek_nth_token(1).token, Token::Comma | Token::RParen)
+}
+
+/// The column definitions, keys and indexes after the opening parenthesis, through the closing one.
+fn parse_table_elements(p: &mut Parser, table: &mut CreateTable) -> Result<(), ParserError> {
     loop {
-        parse_table_element(p, &mut table)?;
+        parse_table_element(p, table)?;
         if p.consume_token(&Token::Comma) {
             // Doris accepts a comma before the closing parenthesis.
             if p.consume_token(&Token::RParen) {
@@ -40,6 +89,12 @@ pub fn parse_create_table(p: &mut Parser) -> Result<CreateTable, ParserError> {
         p.expect_token(&Token::RParen)?;
         break;
     }
+    Ok(())
+}
+
+/// ENGINE, the key clause, COMMENT, PARTITION BY, DISTRIBUTED BY, PROPERTIES and the MySQL
+/// options Basalt ignores, in any order.
+fn parse_table_options(p: &mut Parser, table: &mut CreateTable) -> Result<(), ParserError> {
     loop {
         if eat_word(p, "ENGINE") {
             let _ = p.consume_token(&Token::Eq);
@@ -72,7 +127,7 @@ pub fn parse_create_table(p: &mut Parser) -> Result<CreateTable, ParserError> {
             break;
         }
     }
-    Ok(table)
+    Ok(())
 }
 
 fn parse_keys_model(p: &mut Parser) -> Option<KeysModel> {
@@ -661,6 +716,60 @@ mod tests {
         let e = parse_one("CREATE TABLE t (a INT PRIMARY KEY, b INT PRIMARY KEY)").unwrap_err();
         assert_eq!(e.mysql_code(), 1064);
         assert!(e.to_string().contains("multiple primary keys"), "{e}");
+    }
+
+    fn create_as(sql: &str) -> CreateTableAs {
+        match parse_one(sql).unwrap() {
+            Statement::CreateTableAs(t) => *t,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn create_table_as_select_forms() {
+        let t = create_as("CREATE TABLE c1 AS SELECT k, s FROM t");
+        assert_eq!(t.table.name.table, "c1");
+        assert!(t.table.columns.is_empty() && t.column_names.is_empty());
+        assert_eq!(t.query.to_string(), "SELECT k, s FROM t");
+
+        let t = create_as(
+            "CREATE TABLE IF NOT EXISTS d.c2 (a, `b`) ENGINE=OLAP UNIQUE KEY(a) COMMENT 'x' \
+             DISTRIBUTED BY HASH(a) BUCKETS 2 PROPERTIES ('replication_num' = '1') \
+             AS WITH w AS (SELECT 1 AS k) SELECT k, k FROM w UNION ALL SELECT 2, 3",
+        );
+        assert!(t.table.if_not_exists);
+        assert_eq!(t.table.name.database.as_deref(), Some("d"));
+        assert_eq!(t.column_names, vec!["a".to_string(), "b".to_string()]);
+        assert_eq!(t.table.keys, Some((KeysModel::Unique, vec!["a".into()])));
+        assert_eq!(t.table.distribution.as_ref().unwrap().buckets, Some(2));
+        assert!(t.query.with.is_some());
+
+        // Parenthesized, and MySQL's forms: without AS, with column definitions.
+        let t = create_as("CREATE TABLE c3 AS (SELECT 1 AS k)");
+        assert_eq!(t.query.to_string(), "(SELECT 1 AS k)");
+        let t = create_as("CREATE TABLE c4 (SELECT 1 AS k)");
+        assert!(t.table.columns.is_empty());
+        let t = create_as("CREATE TABLE c5 SELECT 1 AS k");
+        assert!(t.table.columns.is_empty());
+        let t = create_as(
+            "CREATE TABLE c6 (k INT NOT NULL, v VARCHAR(10)) ENGINE=InnoDB SELECT 1 AS k",
+        );
+        assert_eq!(t.table.columns.len(), 2);
+        assert_eq!(t.table.columns[1].ty, SqlType::Varchar(10));
+        assert_eq!(t.table.engine.as_deref(), Some("InnoDB"));
+    }
+
+    #[test]
+    fn create_table_needs_columns_or_a_query() {
+        for sql in [
+            "CREATE TABLE t",
+            "CREATE TABLE t (a, b)",
+            "CREATE TABLE t (a, b INT) AS SELECT 1, 2",
+            "CREATE TABLE t AS SELECT 1 garbage garbage",
+        ] {
+            let e = parse_one(sql).unwrap_err();
+            assert_eq!(e.mysql_code(), 1064, "{sql}: {e}");
+        }
     }
 
     #[test]

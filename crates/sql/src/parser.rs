@@ -77,7 +77,7 @@ pub fn parse_one_with(sql: &str, backslash_escapes: bool) -> Result<Statement> {
 fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
     if peek_word(p, "CREATE") {
         if peek_nth_word(p, 1, "TABLE") {
-            return crate::ddl::parse_create_table(p).map(|t| Statement::CreateTable(Box::new(t)));
+            return crate::ddl::parse_create_table_statement(p);
         }
         if peek_nth_word(p, 1, "USER") {
             return parse_create_user(p);

@@ -10,6 +10,8 @@ pub enum Statement {
     /// Any statement `sqlparser`'s MySQL dialect understands (queries, INSERT, SET, SHOW, ...).
     Standard(Box<ast::Statement>),
     CreateTable(Box<CreateTable>),
+    /// `CREATE TABLE .. AS query` (also MySQL's `CREATE TABLE .. query` without AS).
+    CreateTableAs(Box<CreateTableAs>),
     /// `ALTER TABLE t ADD PARTITION ...` / `DROP PARTITION ...`.
     AlterPartitions {
         table: TableName,
@@ -453,6 +455,18 @@ pub struct CreateTable {
     pub partition: Option<PartitionClause>,
     pub distribution: Option<Distribution>,
     pub properties: Vec<(String, String)>,
+}
+
+/// `CREATE TABLE [IF NOT EXISTS] name [(names) | (definitions)] [options] [AS] query`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreateTableAs {
+    /// The name, the options (keys, partitions, distribution, properties) and MySQL's column
+    /// definitions (`columns`, empty when none are written).
+    pub table: CreateTable,
+    /// Doris's `(name, ..)`: new names for the query's columns, in order (empty: as the query
+    /// names them).
+    pub column_names: Vec<String>,
+    pub query: Box<ast::Query>,
 }
 
 /// One change of `ALTER TABLE t change, change, ..`.

@@ -158,7 +158,7 @@ impl QueryEngine {
     }
 
     /// On a cluster's frontend, new tablets need backends to be placed on.
-    fn require_backends(&self) -> Result<()> {
+    pub(crate) fn require_backends(&self) -> Result<()> {
         match &self.services.cluster {
             Some(cluster) if cluster.backends().is_empty() => Err(BasaltError::InvalidDdl(
                 "Failed to find enough backend: the cluster has no backends to place the new \

@@ -87,6 +87,7 @@ impl QueryEngine {
             | Statement::DropIndex { .. }
             | Statement::CreateTable(_)
             | Statement::AlterPartitions { .. } => self.execute_ddl(session, stmt),
+            Statement::CreateTableAs(ctas) => self.create_table_as(session, *ctas).await,
             Statement::Sync => Ok(Output::ok()),
             Statement::AnalyzeTable { table } => {
                 let db = crate::statement::ddl::database_of(session, &table.database)?;

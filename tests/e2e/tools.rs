@@ -247,6 +247,47 @@ async fn load_data_local_infile_through_the_mysql_client() {
         "1\tann\t2024-01-01\n2\tNULL\t2024-01-02\n3\tcé\tNULL\n4\tx\t2024-01-04\n\
          10\tx,y\t2024-02-02\n11\tz\t2024-02-03\n"
     );
+    // MySQL's escapes work in every field: `\t` and `\n` are a tab and a newline, `\\` a
+    // backslash, and an escaped separator is data (MariaDB loads the same bytes).
+    let escaped = dir.path().join("escaped.tsv");
+    std::fs::write(
+        &escaped,
+        "30\tA\\tB\t2024-03-01\n31\tline\\nbreak\t\\N\n32\tx\\\\y\t2024-03-03\n33\ttab\\\tin\t2024-03-04\n",
+    )
+    .expect("write");
+    let out = ok(
+        load(format!(
+            "LOAD DATA LOCAL INFILE '{}' INTO TABLE t",
+            escaped.display()
+        )),
+        "LOAD DATA (escapes)",
+    );
+    assert!(out.contains("Records: 4"), "{out}");
+    let rows = ok(
+        mysql(
+            server.mysql_port,
+            &[
+                "ld",
+                "-e",
+                "SELECT id, hex(name), day FROM t WHERE id >= 30 ORDER BY id",
+            ],
+            None,
+        ),
+        "reading the escaped rows",
+    );
+    assert_eq!(
+        rows,
+        "30\t410942\t2024-03-01\n31\t6C696E650A627265616B\tNULL\n32\t785C79\t2024-03-03\n\
+         33\t74616209696E\t2024-03-04\n"
+    );
+    ok(
+        mysql(
+            server.mysql_port,
+            &["ld", "-e", "DELETE FROM t WHERE id >= 30"],
+            None,
+        ),
+        "removing the escaped rows",
+    );
     // A file the client cannot read fails on the client's side; the server is still in step.
     let out = load("LOAD DATA LOCAL INFILE '/nonexistent/file' INTO TABLE t; SELECT 1".into());
     assert!(!out.status.success());

@@ -1,7 +1,9 @@
 //! CSV splitting for Stream Load: whole lines of a chunk become string columns in one pass
 //! (values copied once into Arrow buffers), with Doris's rules: `\N` is NULL, optional
 //! enclose and escape characters, multi-byte separators, and a wrong field count filters the
-//! line instead of failing the load.
+//! line instead of failing the load. LOAD DATA asks for MySQL's rules instead: the escape
+//! character works in every field (`\t`, `\n`, `\\`, an escaped separator or line end is
+//! data) and a line's field count may differ.
 
 use super::rejects::Rejects;
 use datafusion::arrow::array::{ArrayRef, StringArray};
@@ -21,6 +23,9 @@ pub struct CsvSplitter {
     /// MySQL's LOAD DATA rule instead of Doris's: a line with too many fields loads its first
     /// ones, a line with too few loads NULL for the rest.
     lenient_field_count: bool,
+    /// MySQL's LOAD DATA escapes instead of Doris's: the escape character escapes in every
+    /// field, not only in enclosed ones, and `\0 \b \n \r \t \Z` stand for their bytes.
+    mysql_escapes: bool,
 }
 
 /// The columns parsed from one chunk, plus the lines that could not be split into the
@@ -118,7 +123,35 @@ impl CsvSplitter {
             escape,
             trim_double_quotes,
             lenient_field_count: false,
+            mysql_escapes: false,
         }
+    }
+
+    /// MySQL's escapes (see [`CsvSplitter::mysql_escapes`]).
+    pub fn with_mysql_escapes(mut self, mysql: bool) -> CsvSplitter {
+        self.mysql_escapes = mysql;
+        self
+    }
+
+    /// The byte an escape sequence stands for: MySQL's table for LOAD DATA, else the byte.
+    fn unescaped(&self, b: u8) -> u8 {
+        if !self.mysql_escapes {
+            return b;
+        }
+        match b {
+            b'0' => 0,
+            b'b' => 0x08,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            b'Z' => 0x1a,
+            other => other,
+        }
+    }
+
+    /// True when the escape character escapes outside enclosed fields too.
+    fn escapes_everywhere(&self) -> bool {
+        self.mysql_escapes && self.escape.is_some()
     }
 
     /// Lines with another number of fields than expected load rather than being filtered
@@ -131,7 +164,7 @@ impl CsvSplitter {
     /// Without an enclose character there is nothing to unescape either: as in Doris, the
     /// escape character only escapes inside enclosed fields.
     fn simple(&self) -> bool {
-        self.enclose.is_none()
+        self.enclose.is_none() && !self.escapes_everywhere()
     }
 
     /// Length of the longest prefix of `data` made of complete lines (0 if none is complete).
@@ -191,6 +224,11 @@ impl CsvSplitter {
                     in_quote = false;
                 }
                 i += 1;
+                continue;
+            }
+            if self.escapes_everywhere() && Some(b) == self.escape {
+                i += 2;
+                field_start = false;
                 continue;
             }
             if field_start && Some(b) == self.enclose {
@@ -371,7 +409,7 @@ impl CsvSplitter {
                 while i < end {
                     let b = data[i];
                     if Some(b) == self.escape && i + 1 < end {
-                        scratch.push(data[i + 1]);
+                        scratch.push(self.unescaped(data[i + 1]));
                         i += 2;
                         continue;
                     }
@@ -389,8 +427,29 @@ impl CsvSplitter {
                 }
             }
             // Unenclosed field (or what follows a closing enclose) up to the separator, taken
-            // as it is.
+            // as it is (MySQL: with its escapes read).
             let rest_start = i;
+            if self.escapes_everywhere() {
+                while i < end && !data[i..end].starts_with(sep) {
+                    if Some(data[i]) == self.escape && i + 1 < end {
+                        scratch.push(self.unescaped(data[i + 1]));
+                        i += 2;
+                    } else {
+                        scratch.push(data[i]);
+                        i += 1;
+                    }
+                }
+                fields.push(Field::Scratch(begin, scratch.len()));
+                if i >= end {
+                    break;
+                }
+                i += sep.len();
+                if i == end {
+                    fields.push(Field::Raw(end, end));
+                    break;
+                }
+                continue;
+            }
             while i < end && !data[i..end].starts_with(sep) {
                 i += 1;
             }
@@ -509,6 +568,43 @@ mod tests {
         // The enclosed newline does not end a line.
         assert_eq!(s.complete_prefix(b"1,\"a\nb"), 0);
         assert_eq!(s.complete_prefix(b"1,\"a\nb\"\n2"), 8);
+    }
+
+    /// LOAD DATA: MySQL's escapes in every field (answers from MariaDB's LOAD DATA).
+    #[test]
+    fn mysql_escapes_everywhere() {
+        let s = CsvSplitter::new(b"\t".to_vec(), b"\n".to_vec(), None, Some(b'\\'), false)
+            .with_mysql_escapes(true);
+        let data = b"1\tA\\tB\n2\t\\N\n3\tline\\nbreak\n4\tback\\\\slash\n5\ttab\\\there\n6\tnew\\\nline\n7\ta\\Nb\n";
+        let c = s.split(data, 2);
+        assert_eq!(
+            col(&c, 1),
+            vec![
+                Some("A\tB".into()),
+                None,
+                Some("line\nbreak".into()),
+                Some("back\\slash".into()),
+                Some("tab\there".into()),
+                Some("new\nline".into()),
+                Some("aNb".into()),
+            ]
+        );
+        assert_eq!(c.rejects.count, 0, "{:?}", c.rejects.samples);
+        // An escaped line end does not end the line.
+        assert_eq!(s.complete_prefix(b"1\tx\\\ny"), 0);
+        // Enclosed fields read the escapes too.
+        let quoted = CsvSplitter::new(
+            b",".to_vec(),
+            b"\n".to_vec(),
+            Some(b'"'),
+            Some(b'\\'),
+            false,
+        )
+        .with_mysql_escapes(true);
+        assert_eq!(
+            col(&quoted.split(b"1,\"a\\tb\"\n", 2), 1),
+            vec![Some("a\tb".into())]
+        );
     }
 
     #[test]

@@ -526,7 +526,8 @@ impl LoadJob {
                     o.escape,
                     o.trim_double_quotes,
                 )
-                .with_lenient_field_count(o.lenient_field_count);
+                .with_lenient_field_count(o.lenient_field_count)
+                .with_mysql_escapes(o.mysql_escapes);
                 let header_lines: usize = match o.format {
                     LoadFormat::CsvWithNames => 1,
                     LoadFormat::CsvWithNamesAndTypes => 2,

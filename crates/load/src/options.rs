@@ -49,6 +49,9 @@ pub struct LoadOptions {
     /// `lenient_field_count`: MySQL's LOAD DATA rule for lines with too many or too few fields
     /// (the extra ones are ignored, missing ones are NULL) instead of filtering them.
     pub lenient_field_count: bool,
+    /// `mysql_escapes`: MySQL's LOAD DATA escapes (the escape character works in every field,
+    /// `\t`, `\n`, ... stand for their bytes) instead of Doris's (only in enclosed fields).
+    pub mysql_escapes: bool,
     pub skip_lines: usize,
     pub columns: Option<Vec<ColumnItem>>,
     pub where_expr: Option<String>,
@@ -86,6 +89,7 @@ impl LoadOptions {
             escape: None,
             trim_double_quotes: false,
             lenient_field_count: false,
+            mysql_escapes: false,
             skip_lines: 0,
             columns: None,
             where_expr: None,
@@ -113,6 +117,7 @@ impl LoadOptions {
                 "escape" => o.escape = single_byte(name, value)?,
                 "trim_double_quotes" => o.trim_double_quotes = boolean(name, value)?,
                 "lenient_field_count" => o.lenient_field_count = boolean(name, value)?,
+                "mysql_escapes" => o.mysql_escapes = boolean(name, value)?,
                 "skip_lines" => {
                     o.skip_lines = value
                         .parse()

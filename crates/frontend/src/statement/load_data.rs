@@ -41,6 +41,7 @@ fn headers(load: &LoadData) -> Vec<(String, String)> {
     let mut headers = vec![
         ("format".to_string(), "csv".to_string()),
         ("lenient_field_count".to_string(), "true".to_string()),
+        ("mysql_escapes".to_string(), "true".to_string()),
         // A value that does not convert is a bad row (the load fails, nothing is published),
         // never a NULL in its place: Basalt keeps no warnings to report it by.
         ("strict_mode".to_string(), "true".to_string()),

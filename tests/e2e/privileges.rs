@@ -142,6 +142,45 @@ async fn accounts_without_grants_can_do_nothing_to_others_data() {
 }
 
 #[tokio::test]
+async fn create_table_as_select_needs_create_and_select() {
+    let server = TestServer::start().await;
+    let mut root = server.connect().await;
+    setup(&mut root).await;
+    let mut u = Conn::new(server.opts("u", Some("pw"), None)).await.unwrap();
+    let ctas = "CREATE TABLE other.copy AS SELECT k, v FROM secret.t";
+    let (code, message) = refused(&mut u, ctas).await;
+    assert_eq!(code, 1142, "{message}");
+    assert!(message.contains("CREATE command denied"), "{message}");
+
+    // CREATE on the database is not enough: the query reads `secret.t`, and the refusal
+    // leaves no table behind.
+    exec(&mut root, "GRANT CREATE ON other.* TO 'u'@'%'").await;
+    let (code, message) = refused(&mut u, ctas).await;
+    assert_eq!(code, 1142, "{message}");
+    assert!(message.contains("SELECT command denied"), "{message}");
+    assert_eq!(
+        rows(&mut root, "SHOW TABLES FROM other").await,
+        vec![vec![s("o")]]
+    );
+
+    // With SELECT on the source the new table is created and filled; loading it needs no LOAD
+    // privilege of its own (a later INSERT does).
+    exec(&mut root, "GRANT SELECT ON secret.t TO 'u'@'%'").await;
+    u.query_drop(ctas).await.unwrap();
+    assert_eq!(u.affected_rows(), 2);
+    assert_eq!(
+        rows(&mut root, "SELECT SUM(v) FROM other.copy").await,
+        vec![vec![s("30")]]
+    );
+    assert_eq!(
+        refused(&mut u, "INSERT INTO other.copy VALUES (3, 30)")
+            .await
+            .0,
+        1142
+    );
+}
+
+#[tokio::test]
 async fn grants_and_roles_open_exactly_what_they_name() {
     let mut server = TestServer::start().await;
     let mut root = server.connect().await;

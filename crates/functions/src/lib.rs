@@ -124,6 +124,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.push(array_difference::function());
     v.extend(geo::functions());
     v.extend(ip::functions());
+    v.extend(ip::value_functions::functions());
     v.extend(week_modes::functions());
     v.extend(vector_distance::functions());
     v.push(struct_element::function());
@@ -143,7 +144,11 @@ pub fn aggregate_functions() -> Vec<AggregateUDF> {
     v.push(wide_sum::function());
     v.extend(funnel::functions());
     v.extend(moments::functions());
-    v.extend(extremum_by::functions());
+    v.extend(
+        extremum_by::functions()
+            .into_iter()
+            .map(ip::aggregates::keeps_addresses),
+    );
     v.extend(bit_aggregates::functions());
     v.push(percentile_array::function());
     v.push(avg_weighted::function());
@@ -151,9 +156,15 @@ pub fn aggregate_functions() -> Vec<AggregateUDF> {
     v.push(histogram::function());
     v.push(count_by_enum::function());
     v.push(map_agg::function());
-    v.extend(collect::functions());
+    v.extend(
+        collect::functions()
+            .into_iter()
+            .map(ip::aggregates::keeps_addresses),
+    );
     v.push(group_concat::function());
     v.extend(percentile_approx::functions());
+    // DataFusion's max, min, array_agg and nth_value, keeping IPV4 / IPV6 values' type.
+    v.extend(ip::aggregates::functions());
     v
 }
 

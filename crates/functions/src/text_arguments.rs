@@ -3,8 +3,9 @@
 //! functions refuse such arguments while the statement is planned (JDBC's metadata queries
 //! apply UPPER to numbers, for one). [`TextArguments`] wraps a string function: arguments it
 //! accepts as they are stay so; otherwise the fewest numbers are given as text that make a
-//! call it accepts.
+//! call it accepts. IPV6 addresses (bytes) are accepted too, as their text.
 
+use basalt_common::ip_address::{ip_family, IpFamily};
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
 use datafusion::common::{plan_err, Result};
 use datafusion::logical_expr::expr::ScalarFunction;
@@ -127,30 +128,25 @@ impl TextArguments {
             .map(|f| f.data_type().clone())
             .collect())
     }
-}
 
-impl ScalarUDFImpl for TextArguments {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-
-    fn aliases(&self) -> &[String] {
-        self.inner.aliases()
-    }
-
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
+    /// The types a call with `arg_types` takes: as they are if the wrapped function accepts
+    /// them, else with the fewest numbers (and, if `bytes_as_text`, bytes) read as text.
+    fn coerced(&self, arg_types: &[DataType], bytes_as_text: bool) -> Result<Vec<DataType>> {
         let refused = match self.accepted(arg_types) {
             Ok(types) => return Ok(types),
             Err(e) => e,
         };
+        // Bytes may be IPV6 addresses, which the analyzer rule gives as their text; they stay
+        // bytes here, and the result field (which sees the mark) refuses other bytes.
         let numbers: Vec<usize> = arg_types
             .iter()
             .enumerate()
-            .filter(|(_, t)| t.is_numeric() || t.is_temporal() || **t == DataType::Boolean)
+            .filter(|(_, t)| {
+                t.is_numeric()
+                    || t.is_temporal()
+                    || **t == DataType::Boolean
+                    || (bytes_as_text && is_bytes(t))
+            })
             .map(|(i, _)| i)
             .collect();
         if numbers.is_empty() || numbers.len() > 4 {
@@ -167,11 +163,38 @@ impl ScalarUDFImpl for TextArguments {
                     _ => t.clone(),
                 })
                 .collect();
-            if let Ok(types) = self.accepted(&tried) {
+            if let Ok(mut types) = self.accepted(&tried) {
+                for (i, t) in arg_types.iter().enumerate() {
+                    if is_bytes(t) && tried[i] == DataType::Utf8 {
+                        types[i] = t.clone();
+                    }
+                }
                 return Ok(types);
             }
         }
         plan_err!("{refused}")
+    }
+}
+
+fn is_bytes(t: &DataType) -> bool {
+    matches!(t, DataType::Binary)
+}
+
+impl ScalarUDFImpl for TextArguments {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn aliases(&self) -> &[String] {
+        self.inner.aliases()
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
+        self.coerced(arg_types, true)
     }
 
     fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
@@ -179,7 +202,25 @@ impl ScalarUDFImpl for TextArguments {
     }
 
     fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
-        self.inner.return_field_from_args(args)
+        // IPV6 addresses are taken as their text (the analyzer rule gives them so).
+        let is_address = |f: &FieldRef| ip_family(f) == Some(IpFamily::V6);
+        let fields: Vec<FieldRef> = args
+            .arg_fields
+            .iter()
+            .map(|f| match is_address(f) {
+                true => Arc::new(Field::new(f.name(), DataType::Utf8, f.is_nullable())),
+                false => f.clone(),
+            })
+            .collect();
+        // Other bytes only as the wrapped function takes them.
+        let types: Vec<DataType> = fields.iter().map(|f| f.data_type().clone()).collect();
+        if types.iter().any(is_bytes) {
+            self.coerced(&types, false)?;
+        }
+        self.inner.return_field_from_args(ReturnFieldArgs {
+            arg_fields: &fields,
+            scalar_arguments: args.scalar_arguments,
+        })
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {

@@ -1,5 +1,6 @@
 //! Scalar functions that analyzer rules build (implicit string-to-number, number-to-date and
-//! string-to-date conversions, checked integer arithmetic, MySQL's `/`) are in no registry,
+//! string-to-date conversions, checked integer arithmetic, MySQL's `/`, the marks keeping
+//! the IPV4 / IPV6 type through COALESCE and CASE) are in no registry,
 //! yet plan fragments name them when they travel to another node. Those with a parameter (a
 //! result type, the decimals `/` adds) take it from the call's own result type, which travels
 //! with the call, so one registered instance per name runs every call: [`fragment_functions`]
@@ -23,6 +24,7 @@ pub fn fragment_functions() -> Vec<ScalarUDF> {
     v.push(crate::temporal_text::string_to_date_strict().clone());
     v.push(crate::temporal_text::string_to_datetime_strict().clone());
     v.push(crate::datetime_to_text::function().clone());
+    v.extend(crate::ip::keep_family::functions());
     v.push(crate::text_date_shift::function().clone());
     v
 }
@@ -53,6 +55,8 @@ mod tests {
                 "mysql_string_to_date_strict",
                 "mysql_string_to_datetime_strict",
                 "datetime_text",
+                "ip_keep_ipv4",
+                "ip_keep_ipv6",
                 "mysql_text_date_shift"
             ]
         );

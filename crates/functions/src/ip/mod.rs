@@ -1,15 +1,20 @@
 //! Doris's IP address functions over its IPV4 and IPV6 types (Arrow `UInt32` and 16-byte
 //! `Binary` marked with their family, see `basalt_common::ip_address`): reading addresses from
 //! text ([`from_text`]), writing them as text ([`to_text`]), tests on text and addresses
-//! ([`predicates`]), subnets ([`ranges`]), and the analyzer rule that makes text meet addresses
-//! in comparisons, casts and INSERTs ([`rule`]).
+//! ([`predicates`]), subnets ([`ranges`]), the analyzer rule that makes text meet addresses
+//! in comparisons, casts and INSERTs ([`rule`]), and what keeps the address type through
+//! COALESCE, CASE and the like ([`keep_family`]), aggregates ([`aggregates`]) and the value
+//! functions' planning ([`value_functions`]).
 
+pub mod aggregates;
 mod arguments;
 mod from_text;
+pub mod keep_family;
 mod predicates;
 mod ranges;
 mod rule;
 mod to_text;
+pub mod value_functions;
 
 pub use rule::IpCoercion;
 

@@ -5,7 +5,8 @@
 //! (`ip_store_ipv4`, error 1366 for text that is no address). After type coercion: any cast of
 //! an address to text, the query's own (`CAST(ip AS STRING)`) or one coercion added
 //! gives the address text rather than the number or bytes, and string functions (CONCAT,
-//! UPPER, ..) take addresses as their text.
+//! UPPER, ..) take addresses as their text. COALESCE, CASE and the like keep the address type
+//! ([`super::keep_family`]).
 
 use crate::expr_rules::rewrite_node_expressions;
 use basalt_common::ip_address::{ip_family, IpFamily};
@@ -93,7 +94,7 @@ fn store_text(family: IpFamily, e: Expr) -> Result<Expr> {
     call(name, vec![e])
 }
 
-fn family_of(e: &Expr, schema: &DFSchema) -> Option<IpFamily> {
+pub(super) fn family_of(e: &Expr, schema: &DFSchema) -> Option<IpFamily> {
     e.to_field(schema).ok().and_then(|(_, f)| ip_family(&f))
 }
 
@@ -106,7 +107,7 @@ fn is_text(e: &Expr, schema: &DFSchema) -> bool {
 }
 
 /// `e` (an IPV4, IPV6 or text value) as a value comparable with an address of `family`.
-fn as_family(e: Expr, family: IpFamily, schema: &DFSchema) -> Result<(Expr, bool)> {
+pub(super) fn as_family(e: Expr, family: IpFamily, schema: &DFSchema) -> Result<(Expr, bool)> {
     Ok(match family_of(&e, schema) {
         Some(IpFamily::V4) if family == IpFamily::V6 => (call("ipv4_to_ipv6", vec![e])?, true),
         None if is_text(&e, schema) => (cast_text(family, e)?, true),
@@ -188,7 +189,8 @@ fn comparisons(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
             }
             Transformed::yes(Expr::ScalarFunction(f))
         }
-        other => Transformed::no(other),
+        // COALESCE, CASE and the like keep the family of the addresses they pass.
+        other => super::keep_family::keep_family(other, schema)?,
     })
 }
 

@@ -4,18 +4,21 @@
 //! row; an async function such as SLEEP): such a stage is folded into the frontend's own part of the plan, and the frontend
 //! holds no tablets. Gathering each input of those operators makes their inputs stages of
 //! their own, which run on the backends; the operator itself then runs on the frontend, as
-//! it would have anyway.
+//! it would have anyway. Where gathering loses an order an operator above requires, a sort
+//! restores it.
 
 use basalt_query::SubqueryApplyExec;
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{JoinType, Result};
 use datafusion::config::ConfigOptions;
+use datafusion::physical_expr_common::sort_expr::{LexOrdering, OrderingRequirements};
 use datafusion::physical_optimizer::PhysicalOptimizerRule;
 use datafusion::physical_plan::aggregates::AggregateExec;
 use datafusion::physical_plan::async_func::AsyncFuncExec;
 use datafusion::physical_plan::coalesce_partitions::CoalescePartitionsExec;
 use datafusion::physical_plan::execution_plan::{ChildrenPropertiesMode, ReplaceChildrenOptions};
 use datafusion::physical_plan::joins::{HashJoinExec, NestedLoopJoinExec, PartitionMode};
+use datafusion::physical_plan::sorts::sort::SortExec;
 use datafusion::physical_plan::sorts::sort_preserving_merge::SortPreservingMergeExec;
 use datafusion::physical_plan::{ExecutionPlan, ExecutionPlanProperties};
 use std::sync::Arc;
@@ -59,6 +62,43 @@ pub(crate) fn runs_in_one_task(plan: &dyn ExecutionPlan) -> bool {
     false
 }
 
+/// Sorts again where gathering lost an order an operator above requires: each partition of a
+/// UNION of constants is sorted, their concatenation in one partition is not, and a merge
+/// above that relied on the partitions' order would pass the rows on unsorted.
+fn restore_required_orderings(plan: Arc<dyn ExecutionPlan>) -> Result<Arc<dyn ExecutionPlan>> {
+    plan.transform_up(|node| {
+        let requirements = node.required_input_ordering();
+        let mut changed = false;
+        let mut children = Vec::with_capacity(requirements.len());
+        for (child, requirement) in node.children().into_iter().zip(requirements) {
+            let Some(OrderingRequirements::Hard(alternatives)) = requirement else {
+                children.push(child.clone());
+                continue;
+            };
+            let properties = child.equivalence_properties();
+            let satisfied = alternatives.iter().any(|r| {
+                properties
+                    .ordering_satisfy_requirement(r.clone())
+                    .unwrap_or(false)
+            });
+            match alternatives.into_iter().next() {
+                Some(required) if !satisfied => {
+                    changed = true;
+                    let sort = SortExec::new(LexOrdering::from(required), child.clone())
+                        .with_preserve_partitioning(true);
+                    children.push(Arc::new(sort) as Arc<dyn ExecutionPlan>);
+                }
+                _ => children.push(child.clone()),
+            }
+        }
+        if !changed {
+            return Ok(Transformed::no(node));
+        }
+        Ok(Transformed::yes(node.with_new_children(children)?))
+    })
+    .map(|t| t.data)
+}
+
 impl PhysicalOptimizerRule for GatherSingleTaskInputs {
     fn optimize(
         &self,
@@ -99,6 +139,7 @@ impl PhysicalOptimizerRule for GatherSingleTaskInputs {
             )?))
         })
         .map(|t| t.data)
+        .and_then(restore_required_orderings)
     }
 
     fn name(&self) -> &str {

@@ -177,6 +177,10 @@ fn physical_optimizer_rules(
     let mut rules = datafusion::physical_optimizer::optimizer::PhysicalOptimizer::new().rules;
     if cluster {
         rules.push(Arc::new(basalt_dist::GatherSingleTaskInputs));
+        // The plan is checked again after the gathering.
+        rules.push(Arc::new(
+            datafusion::physical_optimizer::sanity_checker::SanityCheckPlan::new(),
+        ));
     } else {
         rules.push(Arc::new(basalt_query::FastLikeRule));
     }

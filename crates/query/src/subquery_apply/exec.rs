@@ -119,12 +119,19 @@ impl SubqueryApplyExec {
         schema: SchemaRef,
         state: Arc<SessionState>,
     ) -> Self {
-        // Rows keep their order and place; the added columns come last.
-        let orderings = input
-            .output_ordering()
-            .map(|o| o.iter().cloned().collect::<Vec<_>>());
+        // Rows keep their order and place; the added columns come last, so what holds of the
+        // input's columns (orderings, constants, equalities) holds here too. Keeping only the
+        // orderings lost the constants an ORDER BY above may have been satisfied by.
+        let equivalences = EquivalenceProperties::new(schema.clone())
+            .extend(input.equivalence_properties().clone())
+            .unwrap_or_else(|_| {
+                let orderings = input
+                    .output_ordering()
+                    .map(|o| o.iter().cloned().collect::<Vec<_>>());
+                EquivalenceProperties::new_with_orderings(schema.clone(), orderings)
+            });
         let properties = Arc::new(PlanProperties::new(
-            EquivalenceProperties::new_with_orderings(schema.clone(), orderings),
+            equivalences,
             input.output_partitioning().clone(),
             input.pipeline_behavior(),
             input.boundedness(),

@@ -94,7 +94,10 @@ fn restore_required_orderings(plan: Arc<dyn ExecutionPlan>) -> Result<Arc<dyn Ex
         if !changed {
             return Ok(Transformed::no(node));
         }
-        Ok(Transformed::yes(node.with_new_children(children)?))
+        Ok(Transformed::yes(node.replace_children(
+            children,
+            ReplaceChildrenOptions::new(ChildrenPropertiesMode::Recompute),
+        )?))
     })
     .map(|t| t.data)
 }

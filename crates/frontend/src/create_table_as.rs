@@ -88,7 +88,7 @@ impl QueryEngine {
         query: &mut Box<ast::Query>,
     ) -> Result<Vec<ResultColumn>> {
         let mut select = ast::Statement::Query(query.clone());
-        let written = crate::statement::mysql_column_names(&select);
+        let written = written_names(query);
         let plan = match self.plan_query(session, select.clone()).await {
             Err(e) if e.to_string().contains("unique expression names") => {
                 crate::result_names::alias_select_items(&mut select);
@@ -111,7 +111,11 @@ impl QueryEngine {
         let stored = crate::column_origins::stored_columns(&plan, database.as_deref());
         let names: Vec<String> = match written {
             Some(names) if names.len() == schema.fields().len() => names,
-            _ => schema.fields().iter().map(|f| f.name().clone()).collect(),
+            _ => schema
+                .fields()
+                .iter()
+                .map(|f| unaliased_name(query, f.name()).unwrap_or_else(|| f.name().clone()))
+                .collect(),
         };
         Ok(schema
             .fields()
@@ -183,6 +187,50 @@ struct ResultColumn {
     sketch: Option<basalt_common::SqlType>,
 }
 
+/// The names of the query's columns as written (None with a `*`), as MySQL names them: an
+/// unaliased string literal is named by its text.
+fn written_names(query: &ast::Query) -> Option<Vec<String>> {
+    let select = ast::Statement::Query(Box::new(query.clone()));
+    let mut names = crate::statement::mysql_column_names(&select)?;
+    if let ast::SetExpr::Select(s) = query.body.as_ref() {
+        for (name, item) in names.iter_mut().zip(&s.projection) {
+            if let ast::SelectItem::UnnamedExpr(ast::Expr::Value(v)) = item {
+                if let ast::Value::SingleQuotedString(text) | ast::Value::DoubleQuotedString(text) =
+                    &v.value
+                {
+                    *name = text.clone();
+                }
+            }
+        }
+    }
+    Some(names)
+}
+
+/// The name MySQL gives the select item `result_names` aliased as `name` to plan the query.
+fn unaliased_name(query: &ast::Query, name: &str) -> Option<String> {
+    let position: usize = name
+        .strip_prefix(crate::result_names::INTERNAL_ALIAS_PREFIX)?
+        .parse()
+        .ok()?;
+    let mut body = query.body.as_ref();
+    let select = loop {
+        match body {
+            ast::SetExpr::Select(select) => break select,
+            ast::SetExpr::SetOperation { left, .. } => body = left.as_ref(),
+            ast::SetExpr::Query(q) => body = q.body.as_ref(),
+            _ => return None,
+        }
+    };
+    let ast::SelectItem::ExprWithAlias { expr, .. } = select.projection.get(position)? else {
+        return None;
+    };
+    Some(match expr {
+        ast::Expr::Identifier(i) => i.value.clone(),
+        ast::Expr::CompoundIdentifier(parts) => parts.last()?.value.clone(),
+        other => other.to_string(),
+    })
+}
+
 /// A backquoted identifier.
 fn quote(name: &str) -> String {
     format!("`{}`", name.replace('`', "``"))
@@ -208,6 +256,11 @@ fn table_columns(
             )));
         }
         names = renames.to_vec();
+    }
+    if let Some(bad) = names.iter().find(|n| n.trim().is_empty()) {
+        return Err(BasaltError::InvalidDdl(format!(
+            "Incorrect column name '{bad}': name the column with AS"
+        )));
     }
     let mut seen = HashSet::new();
     if let Some(dup) = names.iter().find(|n| !seen.insert(n.to_lowercase())) {

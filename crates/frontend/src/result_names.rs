@@ -5,6 +5,9 @@
 
 use basalt_sql::ast::{Ident, Query, SelectItem, SetExpr, Statement};
 
+/// The aliases given are this followed by the item's position.
+pub(crate) const INTERNAL_ALIAS_PREFIX: &str = "__basalt_column_";
+
 /// Gives every unaliased expression in the select lists of the statement's outermost query
 /// (each arm of a UNION, the source of INSERT .. SELECT, and the statement EXPLAIN shows) an
 /// alias of its own position.
@@ -31,7 +34,7 @@ fn alias_query(query: &mut Query) {
                     if let SelectItem::UnnamedExpr(e) = item {
                         *item = SelectItem::ExprWithAlias {
                             expr: e.clone(),
-                            alias: Ident::new(format!("__basalt_column_{i}")),
+                            alias: Ident::new(format!("{INTERNAL_ALIAS_PREFIX}{i}")),
                         };
                     }
                 }

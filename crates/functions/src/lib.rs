@@ -152,7 +152,11 @@ pub fn aggregate_functions() -> Vec<AggregateUDF> {
     v.extend(bit_aggregates::functions());
     v.push(percentile_array::function());
     v.push(avg_weighted::function());
-    v.extend(topn::functions());
+    v.extend(
+        topn::functions()
+            .into_iter()
+            .map(ip::aggregates::keeps_addresses),
+    );
     v.push(histogram::function());
     v.push(count_by_enum::function());
     v.push(map_agg::function());

@@ -1,6 +1,6 @@
 //! Aggregates whose result is one of their values (`max`, `min`, `max_by`, `min_by`,
-//! `nth_value`, which also serves `ARRAY_AGG(x)[n]`) or a
-//! list of them (`array_agg`, so `collect_list` / `collect_set`) give an IPV4 / IPV6 value,
+//! `nth_value`, which also serves `ARRAY_AGG(x)[n]`) or a list of them (`array_agg`, so
+//! `collect_list` / `collect_set`, and `topn_array` / `topn_weighted`) give an IPV4 / IPV6 value,
 //! or list element, when their (first) argument is one. [`KeepsAddresses`] wraps such an
 //! aggregate under its own name and changes nothing but the result's field: everything else
 //! (accumulators, statistics answers, the optimizer's min/max special cases, which go by
@@ -88,7 +88,7 @@ fn marked_element(return_field: &Field) -> Option<FieldRef> {
 }
 
 /// A list array with `element` as its element field.
-fn remark(array: ArrayRef, element: &FieldRef) -> Result<ArrayRef> {
+pub(super) fn remark(array: ArrayRef, element: &FieldRef) -> Result<ArrayRef> {
     let Some(list) = array.as_list_opt::<i32>() else {
         return Ok(array);
     };
@@ -101,7 +101,7 @@ fn remark(array: ArrayRef, element: &FieldRef) -> Result<ArrayRef> {
     )?))
 }
 
-fn remark_scalar(value: ScalarValue, element: &FieldRef) -> Result<ScalarValue> {
+pub(super) fn remark_scalar(value: ScalarValue, element: &FieldRef) -> Result<ScalarValue> {
     Ok(match value {
         ScalarValue::List(list) => {
             let array = remark(list as ArrayRef, element)?;
@@ -361,5 +361,45 @@ impl AggregateUDFImpl for KeepsAddresses {
 
     fn documentation(&self) -> Option<&Documentation> {
         self.inner.inner().documentation()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wrapped(name: &str) -> AggregateUDF {
+        functions()
+            .into_iter()
+            .find(|f| f.name() == name)
+            .expect("wrapped")
+    }
+
+    #[test]
+    fn addresses_keep_their_family() {
+        let v4: FieldRef = Arc::new(IpFamily::V4.field("a", true));
+        let max = wrapped("max")
+            .return_field(std::slice::from_ref(&v4))
+            .expect("max");
+        assert_eq!(ip_family(&max), Some(IpFamily::V4));
+        let list = wrapped("array_agg").return_field(&[v4]).expect("array_agg");
+        let DataType::List(element) = list.data_type() else {
+            panic!("not a list: {list:?}")
+        };
+        assert_eq!(ip_family(element), Some(IpFamily::V4));
+    }
+
+    #[test]
+    fn other_values_are_left_as_the_wrapped_aggregate_gives_them() {
+        let plain: FieldRef = Arc::new(Field::new("a", DataType::UInt32, true));
+        let ours = wrapped("max")
+            .return_field(std::slice::from_ref(&plain))
+            .expect("max");
+        let theirs = datafusion::functions_aggregate::min_max::max_udaf()
+            .return_field(&[plain])
+            .expect("max");
+        assert_eq!(ours, theirs);
+        assert_eq!(wrapped("max").is_descending(), Some(true));
+        assert_eq!(wrapped("min").is_descending(), Some(false));
     }
 }

@@ -1,13 +1,14 @@
 //! Addresses that pass through COALESCE, IFNULL / NVL, NULLIF, GREATEST / LEAST, NVL2 and
-//! CASE (so IF), and elements taken from a list of them, stay addresses; LAG / LEAD read
-//! their default value as one. DataFusion builds these expressions' fields without the
+//! CASE (so IF), arrays built of them (`[a, b]`) and elements taken from a list of them stay
+//! addresses; LAG / LEAD read their default value as one, TOPN counts them as their text. DataFusion builds these expressions' fields without the
 //! family mark (and simplifies COALESCE into CASE), so the analyzer rule, before type
 //! coercion, reads their other values as addresses of the family (text, an IPV4 beside
 //! IPV6s) and wraps the expression in `ip_keep_ipv4` / `ip_keep_ipv6`: the identity whose
 //! field carries the mark when its argument has the family's storage type. An address beside
 //! a value of another kind (a number) is an error: the result would be neither.
 
-use super::rule::{as_family, family_of};
+use super::aggregates::{remark, remark_scalar};
+use super::rule::{as_family, call, family_of};
 use basalt_common::ip_address::{ip_family, IpFamily};
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
 use datafusion::common::tree_node::Transformed;
@@ -76,19 +77,39 @@ impl ScalarUDFImpl for KeepFamily {
         let [arg] = args.arg_fields else {
             return exec_err!("{} takes one argument", self.name());
         };
-        // Marked only when coercion left the family's own storage type.
-        Ok(Arc::new(if arg.data_type() == &self.family.arrow_type() {
-            self.family.field(self.name(), arg.is_nullable())
-        } else {
-            Field::new(self.name(), arg.data_type().clone(), arg.is_nullable())
-        }))
+        // Marked only when coercion left the family's own storage type (or a list of it).
+        let storage = self.family.arrow_type();
+        let data_type = match arg.data_type() {
+            t if *t == storage => {
+                return Ok(Arc::new(self.family.field(self.name(), arg.is_nullable())))
+            }
+            DataType::List(element) if *element.data_type() == storage => DataType::List(Arc::new(
+                self.family.field(element.name(), element.is_nullable()),
+            )),
+            other => other.clone(),
+        };
+        Ok(Arc::new(Field::new(
+            self.name(),
+            data_type,
+            arg.is_nullable(),
+        )))
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        match args.args.into_iter().next() {
-            Some(value) => Ok(value),
-            None => exec_err!("{} takes one argument", self.name()),
-        }
+        let element = match args.return_field.data_type() {
+            DataType::List(element) => Some(element.clone()),
+            _ => None,
+        };
+        let value = match args.args.into_iter().next() {
+            Some(value) => value,
+            None => return exec_err!("{} takes one argument", self.name()),
+        };
+        // A list type names its element field: the arrays take the marked one.
+        Ok(match (value, element) {
+            (ColumnarValue::Array(a), Some(e)) => ColumnarValue::Array(remark(a, &e)?),
+            (ColumnarValue::Scalar(s), Some(e)) => ColumnarValue::Scalar(remark_scalar(s, &e)?),
+            (value, None) => value,
+        })
     }
 
     fn output_ordering(&self, inputs: &[ExprProperties]) -> Result<SortProperties> {
@@ -105,7 +126,7 @@ impl ScalarUDFImpl for KeepFamily {
 /// Functions whose result is one of their arguments: which arguments are results.
 pub(super) fn result_arguments(name: &str, arity: usize) -> Option<std::ops::Range<usize>> {
     match name {
-        "coalesce" | "nvl" | "ifnull" | "greatest" | "least" => Some(0..arity),
+        "coalesce" | "nvl" | "ifnull" | "greatest" | "least" | "make_array" => Some(0..arity),
         "nullif" if arity == 2 => Some(0..1),
         "nvl2" if arity == 3 => Some(1..3),
         _ => None,
@@ -218,6 +239,19 @@ pub(super) fn keep_family(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr
                     .is_some() =>
         {
             a.func = Arc::new(super::aggregates::keeps_addresses(a.func.as_ref().clone()));
+            Ok(Transformed::yes(Expr::AggregateFunction(a)))
+        }
+        // TOPN counts values as their text, as Doris does.
+        Expr::AggregateFunction(mut a)
+            if a.func.name() == "topn"
+                && a.params
+                    .args
+                    .first()
+                    .and_then(|x| family_of(x, schema))
+                    .is_some() =>
+        {
+            let value = std::mem::take(&mut a.params.args[0]);
+            a.params.args[0] = call("ip_to_string", vec![value])?;
             Ok(Transformed::yes(Expr::AggregateFunction(a)))
         }
         // LAG / LEAD's default value is read as an address of the value's family.

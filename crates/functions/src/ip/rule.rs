@@ -66,7 +66,7 @@ impl AnalyzerRule for IpCoercion {
 }
 
 /// A call of the IP function `name`.
-fn call(name: &str, args: Vec<Expr>) -> Result<Expr> {
+pub(super) fn call(name: &str, args: Vec<Expr>) -> Result<Expr> {
     static FUNCTIONS: OnceLock<Vec<ScalarUDF>> = OnceLock::new();
     FUNCTIONS
         .get_or_init(super::functions)

@@ -1,5 +1,5 @@
-//! COALESCE, IFNULL / NVL, NULLIF, GREATEST, LEAST and NVL2 over an IPV6 address and text
-//! (`COALESCE(ip6, '::')`), or an IPV4 beside an IPV6: DataFusion refuses to coerce such
+//! COALESCE, IFNULL / NVL, NULLIF, GREATEST, LEAST, NVL2 and MAKE_ARRAY (`[a, b]`) over an
+//! IPV6 address and text (`COALESCE(ip6, '::')`), or an IPV4 beside an IPV6: DataFusion refuses to coerce such
 //! arguments while the statement is planned, before the analyzer rule reads the text (or
 //! IPV4) as an address ([`super::keep_family`]). [`AddressValues`] wraps such a function: a
 //! call it would refuse is accepted as it stands when its results are addresses, text or
@@ -30,6 +30,7 @@ pub fn functions() -> Vec<ScalarUDF> {
         core::greatest(),
         core::least(),
         core::nvl2(),
+        datafusion::functions_nested::make_array::make_array_udf(),
     ]
     .into_iter()
     .map(|inner| {
@@ -143,10 +144,18 @@ impl ScalarUDFImpl for AddressValues {
             Ok(_) => return self.inner.return_field_from_args(args),
             Err(e) => e,
         };
-        match self.address_result(args.arg_fields) {
-            Some(family) => Ok(Arc::new(family.field(self.name(), true))),
-            None => Err(refused),
-        }
+        let family = self.address_result(args.arg_fields).ok_or(refused)?;
+        Ok(Arc::new(if self.name() == "make_array" {
+            // The list the function builds names a plain element field; the rule's mark
+            // around the call marks it.
+            Field::new(
+                self.name(),
+                DataType::new_list(family.arrow_type(), true),
+                true,
+            )
+        } else {
+            family.field(self.name(), true)
+        }))
     }
 
     fn is_strict(&self) -> bool {

@@ -10,6 +10,7 @@ mod array_difference;
 mod avg_weighted;
 mod bit_aggregates;
 mod bitmap_agg;
+mod bitmap_arrays;
 mod bitmap_count_distinct;
 mod bitmap_scalar;
 mod bits;
@@ -97,6 +98,7 @@ pub use numeric_dates::{NumericDates, NumericDatesPlanner};
 /// more.
 pub fn scalar_functions() -> Vec<ScalarUDF> {
     let mut v = bitmap_scalar::functions();
+    v.extend(bitmap_arrays::functions());
     v.extend(hll::scalar_functions());
     v.push(date_range::function());
     v.extend(date_arith::functions());

@@ -1,6 +1,7 @@
 //! Addresses that pass through COALESCE, IFNULL / NVL, NULLIF, GREATEST / LEAST, NVL2 and
 //! CASE (so IF), arrays built of them (`[a, b]`) and elements taken from a list of them stay
-//! addresses; LAG / LEAD read their default value as one, TOPN counts them as their text. DataFusion builds these expressions' fields without the
+//! addresses; LAG / LEAD read their default value as one, TOPN counts them as their text,
+//! HISTOGRAM refuses them. `CASE ip WHEN text ..` reads the text as an address. DataFusion builds these expressions' fields without the
 //! family mark (and simplifies COALESCE into CASE), so the analyzer rule, before type
 //! coercion, reads their other values as addresses of the family (text, an IPV4 beside
 //! IPV6s) and wraps the expression in `ip_keep_ipv4` / `ip_keep_ipv6`: the identity whose
@@ -221,13 +222,16 @@ pub(super) fn keep_family(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr
                 .iter()
                 .map(|(_, then)| then.as_ref())
                 .chain(case.else_expr.as_deref());
-            let Some(family) = common_family(values, schema, "CASE")? else {
+            let family = common_family(values, schema, "CASE")?;
+            let operand_family = case.expr.as_deref().and_then(|e| family_of(e, schema));
+            if family.is_none() && operand_family.is_none() {
                 return Ok(Transformed::no(Expr::Case(case)));
-            };
-            Ok(Transformed::yes(marked(
-                Expr::Case(case_of(case, family, schema)?),
-                family,
-            )))
+            }
+            let case = Expr::Case(case_of(case, family, operand_family, schema)?);
+            Ok(Transformed::yes(match family {
+                Some(family) => marked(case, family),
+                None => case,
+            }))
         }
         // DataFusion plans ARRAY_AGG(x)[n] with its own NTH_VALUE, not the registered one.
         Expr::AggregateFunction(mut a)
@@ -254,6 +258,17 @@ pub(super) fn keep_family(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr
             a.params.args[0] = call("ip_to_string", vec![value])?;
             Ok(Transformed::yes(Expr::AggregateFunction(a)))
         }
+        // HISTOGRAM's buckets would bound numbers or bytes, not addresses.
+        Expr::AggregateFunction(a)
+            if matches!(a.func.name(), "histogram" | "hist")
+                && a.params
+                    .args
+                    .first()
+                    .and_then(|x| family_of(x, schema))
+                    .is_some() =>
+        {
+            plan_err!("HISTOGRAM does not take IPV4 / IPV6 values; CAST them to STRING")
+        }
         // LAG / LEAD's default value is read as an address of the value's family.
         Expr::WindowFunction(mut w)
             if matches!(w.fun.name(), "lag" | "lead") && w.params.args.len() == 3 =>
@@ -277,9 +292,20 @@ fn is_element_access(f: &ScalarFunction) -> bool {
     matches!(f.name(), "element_at" | "array_element") && f.args.len() == 2
 }
 
-/// `case` with its results (and, for `CASE ip WHEN ..`, the compared values) as addresses.
-fn case_of(case: Case, family: IpFamily, schema: &DFSchema) -> Result<Case> {
-    let operand_family = case.expr.as_deref().and_then(|e| family_of(e, schema));
+/// `case` with its results (when `family` says they are addresses) and, for `CASE ip WHEN ..`,
+/// the compared values as addresses.
+fn case_of(
+    case: Case,
+    family: Option<IpFamily>,
+    operand_family: Option<IpFamily>,
+    schema: &DFSchema,
+) -> Result<Case> {
+    let as_result = |e: Expr| -> Result<Expr> {
+        match family {
+            Some(f) => Ok(as_family(e, f, schema)?.0),
+            None => Ok(e),
+        }
+    };
     let when_then_expr = case
         .when_then_expr
         .into_iter()
@@ -288,12 +314,11 @@ fn case_of(case: Case, family: IpFamily, schema: &DFSchema) -> Result<Case> {
                 Some(f) => as_family(*when, f, schema)?.0,
                 None => *when,
             };
-            let then = as_family(*then, family, schema)?.0;
-            Ok((Box::new(when), Box::new(then)))
+            Ok((Box::new(when), Box::new(as_result(*then)?)))
         })
         .collect::<Result<Vec<_>>>()?;
     let else_expr = match case.else_expr {
-        Some(e) => Some(Box::new(as_family(*e, family, schema)?.0)),
+        Some(e) => Some(Box::new(as_result(*e)?)),
         None => None,
     };
     Ok(Case {

@@ -9,15 +9,16 @@
 //! ([`super::keep_family`]).
 
 use crate::expr_rules::rewrite_node_expressions;
-use basalt_common::ip_address::{ip_family, IpFamily};
-use datafusion::arrow::datatypes::DataType;
+use basalt_common::ip_address::{ip_family, IpFamily, IPV4_EXTENSION_NAME, IPV6_EXTENSION_NAME};
+use basalt_common::types::EXTENSION_NAME_KEY;
+use datafusion::arrow::datatypes::{DataType, Field};
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{internal_datafusion_err, DFSchema, Result};
 use datafusion::logical_expr::expr::{Alias, InList, TryCast};
 use datafusion::logical_expr::{
     Between, BinaryExpr, Cast, DmlStatement, Expr, ExprSchemable, LogicalPlan, Operator,
-    Projection, ScalarUDF, Values, WriteOp,
+    Projection, ScalarUDF, Union, Values, WriteOp,
 };
 use datafusion::optimizer::AnalyzerRule;
 use std::sync::{Arc, OnceLock};
@@ -56,7 +57,9 @@ impl AnalyzerRule for IpCoercion {
     fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> Result<LogicalPlan> {
         if self.after_type_coercion {
             return plan
-                .transform_up_with_subqueries(|node| rewrite_node_expressions(node, text_casts))
+                .transform_up_with_subqueries(|node| {
+                    rewrite_node_expressions(node, text_casts)?.transform_data(unmark_text_union)
+                })
                 .map(|t| t.data);
         }
         let plan = stored_text(plan)?;
@@ -310,4 +313,41 @@ fn store_values_column(values: &mut Values, j: usize, family: IpFamily) -> Resul
         }
     }
     Ok(changed)
+}
+
+/// A UNION of addresses and text is text, yet DataFusion's union coercion keeps the
+/// addresses' mark on the column (its inputs, reading the addresses as text, have none, which
+/// the physical planner refuses): the mark is dropped.
+fn unmark_text_union(node: LogicalPlan) -> Result<Transformed<LogicalPlan>> {
+    let LogicalPlan::Union(union) = node else {
+        return Ok(Transformed::no(node));
+    };
+    let stale = |f: &Field| {
+        ip_family(f).is_none()
+            && f.metadata()
+                .get(EXTENSION_NAME_KEY)
+                .is_some_and(|n| n == IPV4_EXTENSION_NAME || n == IPV6_EXTENSION_NAME)
+    };
+    if !union.schema.fields().iter().any(|f| stale(f)) {
+        return Ok(Transformed::no(LogicalPlan::Union(union)));
+    }
+    let fields: Vec<_> = union
+        .schema
+        .iter()
+        .map(|(qualifier, f)| {
+            let f = if stale(f) {
+                let mut metadata = f.metadata().clone();
+                metadata.remove(EXTENSION_NAME_KEY);
+                Arc::new(f.as_ref().clone().with_metadata(metadata))
+            } else {
+                f.clone()
+            };
+            (qualifier.cloned(), f)
+        })
+        .collect();
+    let schema = DFSchema::new_with_metadata(fields, union.schema.metadata().clone())?;
+    Ok(Transformed::yes(LogicalPlan::Union(Union {
+        inputs: union.inputs,
+        schema: Arc::new(schema),
+    })))
 }

@@ -360,7 +360,7 @@ fn only_when(condition: Expr, value: Expr) -> Expr {
 fn utc_now() -> Expr {
     cast(
         call("date_trunc", vec![string("second"), call("now", vec![])]),
-        DataType::Timestamp(None, TimezoneInfo::None),
+        DataType::Timestamp(Some(6), TimezoneInfo::None),
     )
 }
 
@@ -947,11 +947,12 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
         ),
         // The statement's clock reads UTC; the session's zone gives the wall-clock time.
         "utc_date" if args.is_empty() => call("current_date", vec![]),
-        "utc_timestamp" if args.is_empty() => utc_now(),
+        // DATETIME(0), as MySQL types NOW() (the column says so to clients and to CTAS).
+        "utc_timestamp" if args.is_empty() => with_digits(utc_now(), 0),
         "now" | "current_timestamp" | "localtime" | "localtimestamp" | "sysdate"
             if args.is_empty() =>
         {
-            local_time(utc_now(), time_zone)
+            with_digits(local_time(utc_now(), time_zone), 0)
         }
         // NOW(p): the clock to microseconds, shown with p fractional digits (0 to 6).
         "now" | "current_timestamp" | "localtime" | "localtimestamp" | "sysdate"

@@ -1,7 +1,7 @@
 //! Keeps tablet scans off the frontend under operators that must run in a single task (a
 //! null-aware anti join, i.e. `NOT IN`; a nested-loop join that emits unmatched left rows; an
 //! aggregation over grouping sets without grouping columns; a subquery evaluated per outer
-//! row; an async function such as SLEEP): such a stage is folded into the frontend's own part of the plan, and the frontend
+//! row; an async function such as SLEEP; a UNION of a single-partition input and a spread one): such a stage is folded into the frontend's own part of the plan, and the frontend
 //! holds no tablets. Gathering each input of those operators makes their inputs stages of
 //! their own, which run on the backends; the operator itself then runs on the frontend, as
 //! it would have anyway. Where gathering loses an order an operator above requires, a sort
@@ -20,6 +20,7 @@ use datafusion::physical_plan::execution_plan::{ChildrenPropertiesMode, ReplaceC
 use datafusion::physical_plan::joins::{HashJoinExec, NestedLoopJoinExec, PartitionMode};
 use datafusion::physical_plan::sorts::sort::SortExec;
 use datafusion::physical_plan::sorts::sort_preserving_merge::SortPreservingMergeExec;
+use datafusion::physical_plan::union::UnionExec;
 use datafusion::physical_plan::{ExecutionPlan, ExecutionPlanProperties};
 use std::sync::Arc;
 
@@ -58,6 +59,17 @@ pub(crate) fn runs_in_one_task(plan: &dyn ExecutionPlan) -> bool {
     }
     if let Some(join) = plan.downcast_ref::<NestedLoopJoinExec>() {
         return !left_side_splittable(join.join_type());
+    }
+    // A UNION of an input held to one partition (a final aggregate: `SELECT x FROM t UNION
+    // ALL SELECT count(*) FROM t`) and one spread over partitions would put a tablet scan in
+    // a stage of one task, on the frontend: its inputs become stages of their own instead.
+    if plan.is::<UnionExec>() {
+        let partitions: Vec<usize> = plan
+            .children()
+            .iter()
+            .map(|c| c.output_partitioning().partition_count())
+            .collect();
+        return partitions.contains(&1) && partitions.iter().any(|p| *p > 1);
     }
     false
 }

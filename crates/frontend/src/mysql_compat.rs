@@ -595,6 +595,11 @@ fn group_concat(f: &Function) -> Option<Expr> {
 
 fn rewrite_expr(e: &mut Expr, time_zone: &str) {
     let replacement = match e {
+        // N'text': MySQL's national character set is utf8, as every string here.
+        Expr::Value(v) if matches!(v.value, Value::NationalStringLiteral(_)) => match &v.value {
+            Value::NationalStringLiteral(text) => Some(string(text)),
+            _ => None,
+        },
         Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("group_concat") => {
             group_concat(f)
         }

@@ -277,6 +277,11 @@ impl Access {
             B::ShowTablets { .. } | B::ShowBackends | B::AlterSystemBackends { .. } => {
                 self.require_global(Privilege::Admin)
             }
+            // Doris: ADMIN_PRIV or NODE_PRIV.
+            B::ShowProc { .. } => self
+                .require_global(Privilege::Admin)
+                .or_else(|_| self.require_global(Privilege::Node))
+                .map_err(|_| BasaltError::PrivilegeRequired("ADMIN_PRIV/NODE_PRIV".into())),
             B::LoadData(load) => {
                 let (db, t) = table_of(&load.table)?;
                 self.require_table(Privilege::Load, &db, &t)

@@ -34,6 +34,8 @@ pub struct QueryEngine {
     pub(crate) loads: Arc<basalt_load::LoadRegistry>,
     pub(crate) dml_locks: crate::statement::dml::StatementLocks,
     pub(crate) login: crate::login::LoginThrottle,
+    /// Where this frontend listens (SHOW PROC '/frontends'); set once the sockets are bound.
+    pub(crate) listening: std::sync::OnceLock<crate::show_proc::ListenAddresses>,
 }
 
 /// The last part of an object name, lower-cased, and its qualifier if any.
@@ -94,7 +96,15 @@ impl QueryEngine {
             )),
             dml_locks: Default::default(),
             login: Default::default(),
+            listening: Default::default(),
         }))
+    }
+
+    /// Records where the server listens for MySQL clients and HTTP (once, after binding).
+    pub fn set_listen_addresses(&self, query: std::net::SocketAddr, http: std::net::SocketAddr) {
+        let _ = self
+            .listening
+            .set(crate::show_proc::ListenAddresses { query, http });
     }
 
     /// Makes this a cluster's frontend: tablets live on `cluster`'s backends (set once, at

@@ -487,7 +487,7 @@ pub fn show_partitions(t: &TableMeta) -> Output {
 }
 
 /// Bytes as Doris's SHOW DATA prints them (`1.500 KB`).
-fn data_size(bytes: u64) -> String {
+pub(crate) fn data_size(bytes: u64) -> String {
     let units = ["", "KB", "MB", "GB", "TB", "PB"];
     let mut value = bytes as f64;
     let mut unit = 0;

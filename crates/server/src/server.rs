@@ -76,6 +76,9 @@ async fn serve(server: Server, config: Config) -> Result<()> {
         config.data_dir.display()
     );
 
+    server
+        .engine
+        .set_listen_addresses(mysql.local_addr()?, http.local_addr()?);
     let engine = server.engine.clone();
     let limits = crate::http::StreamLoadLimits {
         max_body_bytes: config.stream_load_max_mb.saturating_mul(1 << 20),

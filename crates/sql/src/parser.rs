@@ -141,6 +141,11 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
     if eat_words(p, &["SHOW", "BACKENDS"]) {
         return Ok(Statement::ShowBackends);
     }
+    if eat_words(p, &["SHOW", "PROC"]) {
+        return Ok(Statement::ShowProc {
+            path: string_literal(p)?,
+        });
+    }
     if eat_words(p, &["ALTER", "SYSTEM"]) {
         let add = eat_word(p, "ADD");
         if !add && !eat_word(p, "DROP") && !eat_word(p, "DROPP") {

@@ -77,6 +77,10 @@ pub enum Statement {
     },
     /// `SHOW BACKENDS`: the cluster's backends and their health.
     ShowBackends,
+    /// Doris's `SHOW PROC '/path'`: the administrator's view of the cluster's state.
+    ShowProc {
+        path: String,
+    },
     /// `ALTER SYSTEM {ADD | DROP | DROPP} BACKEND "host:port" [, ...]`.
     AlterSystemBackends {
         add: bool,

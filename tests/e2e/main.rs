@@ -18,6 +18,7 @@ mod scale_out_tpch;
 mod scan;
 mod schema_change;
 mod serving;
+mod show_proc;
 mod stream_load;
 mod tools;
 mod workload;

@@ -98,31 +98,48 @@ pub(crate) fn active_queries(services: &Services, viewer: Option<&str>) -> Resul
         let Some(sql) = a.sql else {
             continue;
         };
-        // On a cluster, what the backends reported it has used there counts too.
-        let remote = a
-            .account
-            .as_deref()
-            .map(|acc| acc.elsewhere())
-            .unwrap_or_default();
-        let usage = |f: fn(&basalt_workload::QueryAccount) -> u64, elsewhere: u64| -> Cell {
-            a.account
-                .as_deref()
-                .map(|acc| (f(acc) + elsewhere).min(i64::MAX as u64) as i64)
-                .into()
-        };
+        let usage = StatementUsage::of(a.account.as_deref());
         b.row(vec![
             (p.id() as i64).into(),
             p.session.user.clone().into(),
             p.session.database().into(),
             a.group.into(),
             (a.elapsed_ms as i64).into(),
-            usage(|acc| acc.cpu_time().as_millis() as u64, remote.cpu_ms),
-            usage(|acc| acc.scan_rows(), remote.scan_rows),
-            usage(|acc| acc.scan_bytes(), remote.scan_bytes),
-            usage(|acc| acc.memory() as u64, remote.memory_bytes),
-            usage(|acc| acc.peak_memory() as u64, remote.peak_memory_bytes),
+            usage.cpu_ms,
+            usage.scan_rows,
+            usage.scan_bytes,
+            usage.memory,
+            usage.peak_memory,
             sql.into(),
         ]);
     }
     b
+}
+
+/// What a running statement has used, as result cells (NULL without an account). On a
+/// cluster, what the backends reported the statement used there counts too.
+pub(crate) struct StatementUsage {
+    pub cpu_ms: Cell,
+    pub scan_rows: Cell,
+    pub scan_bytes: Cell,
+    pub memory: Cell,
+    pub peak_memory: Cell,
+}
+
+impl StatementUsage {
+    pub(crate) fn of(account: Option<&basalt_workload::QueryAccount>) -> StatementUsage {
+        let remote = account.map(|acc| acc.elsewhere()).unwrap_or_default();
+        let cell = |f: &dyn Fn(&basalt_workload::QueryAccount) -> u64, elsewhere: u64| -> Cell {
+            account
+                .map(|acc| f(acc).saturating_add(elsewhere).min(i64::MAX as u64) as i64)
+                .into()
+        };
+        StatementUsage {
+            cpu_ms: cell(&|acc| acc.cpu_time().as_millis() as u64, remote.cpu_ms),
+            scan_rows: cell(&|acc| acc.scan_rows(), remote.scan_rows),
+            scan_bytes: cell(&|acc| acc.scan_bytes(), remote.scan_bytes),
+            memory: cell(&|acc| acc.memory() as u64, remote.memory_bytes),
+            peak_memory: cell(&|acc| acc.peak_memory() as u64, remote.peak_memory_bytes),
+        }
+    }
 }

@@ -377,18 +377,7 @@ fn current_queries(services: &Services) -> Output {
         .collect();
     running.sort_by_key(|(_, a, _)| std::cmp::Reverse(a.elapsed_ms));
     for (p, a, sql) in running {
-        // On a cluster, what the backends reported the statement used there counts too.
-        let remote = a
-            .account
-            .as_deref()
-            .map(|acc| acc.elsewhere())
-            .unwrap_or_default();
-        let usage = |f: fn(&basalt_workload::QueryAccount) -> u64, elsewhere: u64| -> Cell {
-            a.account
-                .as_deref()
-                .map(|acc| (f(acc) + elsewhere).min(i64::MAX as u64) as i64)
-                .into()
-        };
+        let usage = crate::process_admin::StatementUsage::of(a.account.as_deref());
         b.row(vec![
             None::<String>.into(),
             (p.id() as i64).into(),
@@ -398,11 +387,11 @@ fn current_queries(services: &Services) -> Output {
             (a.elapsed_ms as i64).into(),
             None::<String>.into(),
             sql.into(),
-            usage(|acc| acc.scan_rows(), remote.scan_rows),
-            usage(|acc| acc.scan_bytes(), remote.scan_bytes),
-            usage(|acc| acc.cpu_time().as_millis() as u64, remote.cpu_ms),
-            usage(|acc| acc.peak_memory() as u64, remote.peak_memory_bytes),
-            usage(|acc| acc.memory() as u64, remote.memory_bytes),
+            usage.scan_rows,
+            usage.scan_bytes,
+            usage.cpu_ms,
+            usage.peak_memory,
+            usage.memory,
         ]);
     }
     b.into_output()

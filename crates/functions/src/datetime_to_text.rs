@@ -9,7 +9,7 @@
 
 use crate::expr_rules::rewrite_node_expressions;
 use crate::util::{arguments, output};
-use datafusion::arrow::array::{Array, AsArray, StringBuilder};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, StringBuilder};
 use datafusion::arrow::datatypes::{DataType, TimeUnit};
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::Transformed;
@@ -112,37 +112,43 @@ impl ScalarUDFImpl for DatetimeText {
             _ => return exec_err!("{NAME}: the digits must be a constant"),
         };
         let (arrays, scalar) = arguments(&args)?;
-        let DataType::Timestamp(unit, None) = arrays[0].data_type() else {
-            return exec_err!("{NAME} takes a DATETIME, not {}", arrays[0].data_type());
-        };
-        // Every unit as microseconds' worth of digits: ticks per second and their digits.
-        let (per_second, unit_digits) = match unit {
-            TimeUnit::Second => (1i64, 0u8),
-            TimeUnit::Millisecond => (1_000, 3),
-            TimeUnit::Microsecond => (1_000_000, 6),
-            TimeUnit::Nanosecond => (1_000_000_000, 9),
-        };
-        let values = datafusion::arrow::compute::cast(&arrays[0], &DataType::Int64)?;
-        let values = values.as_primitive::<datafusion::arrow::datatypes::Int64Type>();
-        let mut out = StringBuilder::with_capacity(values.len(), values.len() * 26);
-        let mut text = String::with_capacity(32);
-        for v in values.iter() {
-            let Some(v) = v else {
-                out.append_null();
-                continue;
-            };
-            let seconds = v.div_euclid(per_second);
-            let fraction = v.rem_euclid(per_second);
-            let Some(at) = chrono::DateTime::from_timestamp(seconds, 0) else {
-                return exec_err!("{NAME}: {v} is outside the DATETIME range");
-            };
-            text.clear();
-            let _ = write!(text, "{}", at.naive_utc().format("%Y-%m-%d %H:%M:%S"));
-            push_fraction(&mut text, fraction, unit_digits, digits);
-            out.append_value(&text);
-        }
-        output(Arc::new(out.finish()), scalar)
+        output(datetime_strings(&arrays[0], digits)?, scalar)
     }
+}
+
+/// DATETIME values as MySQL's text: `digits` fractional digits when declared (see
+/// [`push_fraction`]), else the unit's digits when the fraction is not zero.
+pub(crate) fn datetime_strings(values: &ArrayRef, digits: Option<u8>) -> Result<ArrayRef> {
+    let DataType::Timestamp(unit, None) = values.data_type() else {
+        return exec_err!("{NAME} takes a DATETIME, not {}", values.data_type());
+    };
+    // Ticks per second and their digits.
+    let (per_second, unit_digits) = match unit {
+        TimeUnit::Second => (1i64, 0u8),
+        TimeUnit::Millisecond => (1_000, 3),
+        TimeUnit::Microsecond => (1_000_000, 6),
+        TimeUnit::Nanosecond => (1_000_000_000, 9),
+    };
+    let ticks = datafusion::arrow::compute::cast(values, &DataType::Int64)?;
+    let ticks = ticks.as_primitive::<datafusion::arrow::datatypes::Int64Type>();
+    let mut out = StringBuilder::with_capacity(ticks.len(), ticks.len() * 26);
+    let mut text = String::with_capacity(32);
+    for v in ticks.iter() {
+        let Some(v) = v else {
+            out.append_null();
+            continue;
+        };
+        let seconds = v.div_euclid(per_second);
+        let fraction = v.rem_euclid(per_second);
+        let Some(at) = chrono::DateTime::from_timestamp(seconds, 0) else {
+            return exec_err!("{NAME}: {v} is outside the DATETIME range");
+        };
+        text.clear();
+        let _ = write!(text, "{}", at.naive_utc().format("%Y-%m-%d %H:%M:%S"));
+        push_fraction(&mut text, fraction, unit_digits, digits);
+        out.append_value(&text);
+    }
+    Ok(Arc::new(out.finish()))
 }
 
 /// Appends the fraction (`fraction` ticks of `unit_digits` digits): `digits` of them when

@@ -29,8 +29,9 @@ fn concat(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
     let rows = arrays.first().map_or(0, |a| a.len());
     let texts: Vec<ArrayRef> = arrays
         .iter()
-        .map(text)
-        .collect::<std::result::Result<_, _>>()?;
+        .zip(&args.arg_fields)
+        .map(|(a, field)| text(a, basalt_common::fraction_digits(field)))
+        .collect::<Result<_>>()?;
     let columns: Vec<_> = texts.iter().map(|a| a.as_string::<i32>()).collect();
     let mut out = StringBuilder::with_capacity(rows, 16 * rows);
     let mut row = String::new();
@@ -48,11 +49,13 @@ fn concat(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
     output(Arc::new(out.finish()), scalar)
 }
 
-/// A value's text as MySQL shows it: DATETIME with a space, booleans as 1 and 0.
-fn text(values: &ArrayRef) -> Result<ArrayRef> {
+/// A value's text as MySQL shows it: DATETIME as `datetime_text` writes it (with the
+/// argument's declared fractional digits), booleans as 1 and 0.
+fn text(values: &ArrayRef, digits: Option<u8>) -> Result<ArrayRef> {
     match values.data_type() {
         DataType::Boolean => Ok(cast(&cast(values, &DataType::Int8)?, &DataType::Utf8)?),
-        DataType::Timestamp(_, _) => {
+        DataType::Timestamp(_, None) => crate::datetime_to_text::datetime_strings(values, digits),
+        DataType::Timestamp(_, Some(_)) => {
             let iso = cast(values, &DataType::Utf8)?;
             let spaced: datafusion::arrow::array::StringArray = iso
                 .as_string::<i32>()

@@ -99,6 +99,7 @@ pub static VARIABLES: &[VarDef] = &[
     def("query_cache_size", Int, Global, "0"),
     def("query_cache_type", Str, Both, "OFF"),
     def("query_timeout", Int, Both, "900"),
+    def("return_object_data_as_binary", Bool, Both, "0"),
     def("sql_auto_is_null", Bool, Both, "0"),
     def(
         "sql_mode",

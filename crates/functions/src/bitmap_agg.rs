@@ -14,6 +14,9 @@
 
 use std::sync::Arc;
 
+use crate::sketch_fields::result_field;
+use basalt_common::SqlType;
+
 use arrow::array::{Array, ArrayRef, BinaryBuilder, BooleanArray, Int64Array};
 use arrow::datatypes::{DataType, Field, FieldRef};
 use basalt_common::bitmap_value::{BitmapValue, EMPTY_SERIALIZED};
@@ -95,6 +98,12 @@ impl AggregateUDFImpl for BitmapAgg {
         } else {
             DataType::Binary
         })
+    }
+
+    fn return_field(&self, arg_fields: &[FieldRef]) -> Result<FieldRef> {
+        let types: Vec<DataType> = arg_fields.iter().map(|f| f.data_type().clone()).collect();
+        let returns = self.return_type(&types)?;
+        Ok(result_field(self.name, returns, SqlType::Bitmap, false))
     }
 
     fn is_nullable(&self) -> bool {

@@ -3,7 +3,7 @@
 //! negative one makes the result NULL as `to_bitmap` of a negative number is). `LATERAL VIEW
 //! explode_bitmap(b)` unnests `bitmap_to_array(b)`.
 
-use crate::util::{arguments, decode_bitmap, output, plain_function, Bytes};
+use crate::util::{arguments, decode_bitmap, output, plain_function, sketch_function, Bytes};
 use basalt_common::bitmap_value::BitmapValue;
 use datafusion::arrow::array::{Array, AsArray, BinaryBuilder, Int64Builder, ListBuilder};
 use datafusion::arrow::datatypes::{DataType, Field, Int64Type};
@@ -21,10 +21,10 @@ pub fn functions() -> Vec<ScalarUDF> {
             DataType::List(Arc::new(Field::new_list_field(DataType::Int64, true))),
             to_array,
         ),
-        plain_function(
+        sketch_function(
             "bitmap_from_array",
             Signature::any(1, Volatility::Immutable),
-            DataType::Binary,
+            basalt_common::SqlType::Bitmap,
             from_array,
         ),
     ]

@@ -23,17 +23,20 @@
 use std::sync::Arc;
 
 use arrow::array::{ArrayRef, BinaryBuilder, BooleanBuilder, Int64Builder, StringBuilder};
-use arrow::datatypes::DataType;
+use arrow::datatypes::{DataType, FieldRef};
 use basalt_common::bitmap_value::{parse_u64, BitmapValue, EMPTY_SERIALIZED};
 use datafusion::common::{plan_err, Result, ScalarValue};
 use datafusion::logical_expr::{
-    ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
+    Volatility,
 };
 
 use crate::murmur3::{murmur3_32, murmur3_x64_64};
+use crate::sketch_fields::result_field;
 use crate::util::{
     coerce_hash_input, coerce_id, coerce_sketch, decode_bitmap, expect_args, Bytes, Ids,
 };
+use basalt_common::SqlType;
 
 /// Doris's seed for `bitmap_hash` (HashUtil::MURMUR3_32_SEED).
 const MURMUR3_32_SEED: u32 = 104_729;
@@ -196,6 +199,16 @@ impl ScalarUDFImpl for BitmapScalar {
             | Op::AndNot
             | Op::Remove => DataType::Binary,
         })
+    }
+
+    fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
+        let types: Vec<DataType> = args
+            .arg_fields
+            .iter()
+            .map(|f| f.data_type().clone())
+            .collect();
+        let returns = self.return_type(&types)?;
+        Ok(result_field(self.name, returns, SqlType::Bitmap, true))
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {

@@ -12,6 +12,9 @@
 
 use std::sync::Arc;
 
+use crate::sketch_fields::result_field;
+use basalt_common::SqlType;
+
 use arrow::array::{Array, ArrayRef, BinaryBuilder, BooleanArray, Int64Builder};
 use arrow::datatypes::{DataType, Field, FieldRef};
 use basalt_common::hll_value::HllValue;
@@ -20,7 +23,7 @@ use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::utils::format_state_name;
 use datafusion::logical_expr::{
     Accumulator, AggregateUDF, AggregateUDFImpl, ColumnarValue, EmitTo, GroupsAccumulator,
-    ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+    ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
 
 use crate::util::{bad_value, coerce_hash_input, coerce_sketch, decode_hll, expect_args, Bytes};
@@ -91,6 +94,16 @@ impl ScalarUDFImpl for HllScalar {
             ScalarOp::Cardinality => DataType::Int64,
             ScalarOp::Hash | ScalarOp::Empty => DataType::Binary,
         })
+    }
+
+    fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
+        let types: Vec<DataType> = args
+            .arg_fields
+            .iter()
+            .map(|f| f.data_type().clone())
+            .collect();
+        let returns = self.return_type(&types)?;
+        Ok(result_field(self.name, returns, SqlType::Hll, true))
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
@@ -174,6 +187,12 @@ impl AggregateUDFImpl for HllAgg {
         } else {
             DataType::Binary
         })
+    }
+
+    fn return_field(&self, arg_fields: &[FieldRef]) -> Result<FieldRef> {
+        let types: Vec<DataType> = arg_fields.iter().map(|f| f.data_type().clone()).collect();
+        let returns = self.return_type(&types)?;
+        Ok(result_field(self.name, returns, SqlType::Hll, false))
     }
 
     fn is_nullable(&self) -> bool {

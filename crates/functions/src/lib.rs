@@ -55,6 +55,7 @@ mod percentile_array;
 mod regexp_extract;
 mod sleep;
 mod stats;
+mod sketch_fields;
 pub mod string_size;
 mod struct_element;
 mod substring;

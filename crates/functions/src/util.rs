@@ -223,6 +223,24 @@ pub(crate) fn plain_function(
         name,
         signature,
         returns,
+        sketch: None,
+        body,
+    })
+}
+
+/// A scalar function whose work is `body` and whose result is a `sketch` (BITMAP or HLL) value,
+/// marked so on its result field.
+pub(crate) fn sketch_function(
+    name: &'static str,
+    signature: datafusion::logical_expr::Signature,
+    sketch: basalt_common::SqlType,
+    body: Body,
+) -> datafusion::logical_expr::ScalarUDF {
+    datafusion::logical_expr::ScalarUDF::new_from_impl(PlainFunction {
+        name,
+        signature,
+        returns: sketch.arrow_type(),
+        sketch: Some(sketch),
         body,
     })
 }
@@ -232,6 +250,8 @@ struct PlainFunction {
     name: &'static str,
     signature: datafusion::logical_expr::Signature,
     returns: DataType,
+    /// The sketch kind a function making a BITMAP/HLL marks its result field with.
+    sketch: Option<basalt_common::SqlType>,
     body: Body,
 }
 
@@ -239,8 +259,8 @@ struct PlainFunction {
 // reliably).
 impl PartialEq for PlainFunction {
     fn eq(&self, other: &Self) -> bool {
-        (self.name, &self.signature, &self.returns)
-            == (other.name, &other.signature, &other.returns)
+        (self.name, &self.signature, &self.returns, &self.sketch)
+            == (other.name, &other.signature, &other.returns, &other.sketch)
     }
 }
 
@@ -263,6 +283,16 @@ impl datafusion::logical_expr::ScalarUDFImpl for PlainFunction {
 
     fn return_type(&self, _args: &[DataType]) -> Result<DataType> {
         Ok(self.returns.clone())
+    }
+
+    fn return_field_from_args(
+        &self,
+        _args: datafusion::logical_expr::ReturnFieldArgs,
+    ) -> Result<arrow::datatypes::FieldRef> {
+        Ok(std::sync::Arc::new(match &self.sketch {
+            Some(sketch) => sketch.arrow_field(self.name, true),
+            None => arrow::datatypes::Field::new(self.name, self.returns.clone(), true),
+        }))
     }
 
     fn invoke_with_args(

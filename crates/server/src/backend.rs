@@ -382,6 +382,15 @@ impl Backend for SessionBackend {
             .is_some_and(|s| !s.backslash_escapes())
     }
 
+    fn object_data_as_binary(&self) -> bool {
+        self.session.as_ref().is_some_and(|s| {
+            matches!(
+                s.variables().get("return_object_data_as_binary"),
+                Ok(basalt_frontend::VarValue::Int(n)) if n != 0
+            )
+        })
+    }
+
     fn warning_count(&self) -> u16 {
         self.session
             .as_ref()

@@ -24,20 +24,26 @@ struct Column<'a> {
 }
 
 impl<'a> BinaryRowWriter<'a> {
-    pub fn new(batch: &'a RecordBatch) -> Result<Self, ArrowError> {
+    /// The writer of `batch`'s rows; the columns `hidden` marks go as NULL (BITMAP and HLL
+    /// values Doris does not show).
+    pub fn new(batch: &'a RecordBatch, hidden: &[bool]) -> Result<Self, ArrowError> {
         let schema = batch.schema_ref();
         let columns = batch
             .columns()
             .iter()
             .zip(schema.fields())
-            .map(|(c, field)| {
+            .enumerate()
+            .map(|(i, (c, field))| {
                 let array: &dyn Array = c.as_ref();
-                let kind = match ValueWriter::address_kind(array, field) {
-                    Some(kind) => kind,
-                    None => match ValueWriter::kind(array) {
+                let kind = if hidden.get(i).copied().unwrap_or(false) {
+                    Kind::Null
+                } else if let Some(kind) = ValueWriter::address_kind(array, field) {
+                    kind
+                } else {
+                    match ValueWriter::kind(array) {
                         Some(kind) => kind,
                         None => ValueWriter::formatted(array)?,
-                    },
+                    }
                 };
                 Ok(Column {
                     len: array.len(),
@@ -185,7 +191,7 @@ mod tests {
                 .map(|(i, c)| (format!("c{i}"), c)),
         )
         .unwrap();
-        let w = BinaryRowWriter::new(&batch).unwrap();
+        let w = BinaryRowWriter::new(&batch, &[]).unwrap();
         let mut out = Vec::new();
         w.write(row, &mut out);
         out

@@ -516,7 +516,17 @@ where
             Ok(QueryOutput::ResultSet { schema, stream }) => {
                 let status = self.status();
                 let deprecate_eof = self.deprecate_eof();
-                send_result_set(&mut self.io, &schema, stream, deprecate_eof, status, format).await
+                let objects_as_binary = self.backend.object_data_as_binary();
+                send_result_set(
+                    &mut self.io,
+                    &schema,
+                    stream,
+                    deprecate_eof,
+                    status,
+                    format,
+                    objects_as_binary,
+                )
+                .await
             }
             Err(e) => {
                 self.queue_err(&ErrorReply::from(&e));

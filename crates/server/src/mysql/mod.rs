@@ -116,6 +116,11 @@ pub trait Backend: Send {
     fn no_backslash_escapes(&self) -> bool {
         false
     }
+    /// `return_object_data_as_binary` is on: BITMAP and HLL values go as their serialized
+    /// bytes; otherwise they go as NULL, as Doris shows them.
+    fn object_data_as_binary(&self) -> bool {
+        false
+    }
     /// Notes and warnings the last statement left (reported in its OK or EOF packet).
     fn warning_count(&self) -> u16 {
         0

@@ -80,10 +80,22 @@ pub enum RowFormat {
     Binary,
 }
 
+/// The result columns whose values go as NULL: BITMAP and HLL ones (Doris shows such values
+/// as NULL), unless `objects_as_binary` (the session's `return_object_data_as_binary`) asks
+/// for their serialized bytes.
+pub fn hidden_object_columns(schema: &Schema, objects_as_binary: bool) -> Vec<bool> {
+    schema
+        .fields()
+        .iter()
+        .map(|f| !objects_as_binary && basalt_common::sketch_kind(f).is_some())
+        .collect()
+}
+
 /// Sends a complete result set: column count, column definitions, EOF (unless the client
 /// deprecated it), one packet per row, and the terminator carrying `status` — or an ERR packet
 /// in place of the terminator if the stream fails midway. True when
-/// the result set completed, false when it ended with an ERR packet.
+/// the result set completed, false when it ended with an ERR packet. BITMAP and HLL values go
+/// as NULL unless `objects_as_binary`.
 pub async fn send_result_set<S>(
     io: &mut PacketIo<S>,
     schema: &Schema,
@@ -91,6 +103,7 @@ pub async fn send_result_set<S>(
     deprecate_eof: bool,
     status: u16,
     format: RowFormat,
+    objects_as_binary: bool,
 ) -> io::Result<bool>
 where
     S: AsyncRead + AsyncWrite + Unpin,
@@ -120,6 +133,7 @@ where
     if !deprecate_eof {
         io.packet(|b| response::eof(b, 0, status));
     }
+    let hidden = hidden_object_columns(schema, objects_as_binary);
 
     // Results are produced while the client waits; if it goes away, stop (dropping the stream
     // cancels the query).
@@ -146,7 +160,7 @@ where
         }
         let mut row = 0;
         while row < batch.num_rows() {
-            match write_rows(io, &batch, row, format) {
+            match write_rows(io, &batch, row, format, &hidden) {
                 Ok(next) => row = next,
                 Err(e) => {
                     let reply = ErrorReply::new(1105, "HY000", format!("internal error: {e}"));
@@ -165,12 +179,14 @@ where
 
 /// Queues row packets for `batch` from row `from`, in `format`, until the batch ends or the
 /// output buffer reaches [`FLUSH_THRESHOLD`]; returns the next row to write. Synchronous, so
-/// the per-column writers (which borrow the batch) never live across an await.
+/// the per-column writers (which borrow the batch) never live across an await. The columns
+/// `hidden` marks are written as NULL.
 fn write_rows<S>(
     io: &mut PacketIo<S>,
     batch: &RecordBatch,
     from: usize,
     format: RowFormat,
+    hidden: &[bool],
 ) -> Result<usize, ArrowError>
 where
     S: AsyncRead + AsyncWrite + Unpin,
@@ -183,7 +199,11 @@ where
                 .columns()
                 .iter()
                 .zip(schema.fields())
-                .map(|(c, f)| ValueWriter::for_field(c.as_ref(), f))
+                .enumerate()
+                .map(|(i, (c, f))| match hidden.get(i) {
+                    Some(true) => Ok(ValueWriter::nulls(c.len())),
+                    _ => ValueWriter::for_field(c.as_ref(), f),
+                })
                 .collect::<Result<Vec<_>, _>>()?;
             queue_rows(io, rows, from, |row, b| {
                 for w in &writers {
@@ -192,7 +212,7 @@ where
             })
         }
         RowFormat::Binary => {
-            let writer = BinaryRowWriter::new(batch)?;
+            let writer = BinaryRowWriter::new(batch, hidden)?;
             queue_rows(io, rows, from, |row, b| writer.write(row, b))
         }
     })
@@ -302,6 +322,67 @@ pub fn like_match(pattern: &str, text: &str) -> bool {
 mod tests {
     use super::*;
     use arrow::datatypes::DataType;
+    use std::sync::Arc;
+
+    /// The row packets `write_rows` queues for `batch` (headers stripped).
+    fn row_payloads(batch: &RecordBatch, format: RowFormat, hidden: &[bool]) -> Vec<Vec<u8>> {
+        let (stream, _peer) = tokio::io::duplex(1024);
+        let mut io = PacketIo::new(stream, usize::MAX);
+        let next = write_rows(&mut io, batch, 0, format, hidden).unwrap();
+        assert_eq!(next, batch.num_rows());
+        let mut bytes = &io.buffer()[..];
+        let mut payloads = Vec::new();
+        while bytes.len() >= 4 {
+            let len =
+                usize::from(bytes[0]) | usize::from(bytes[1]) << 8 | usize::from(bytes[2]) << 16;
+            payloads.push(bytes[4..4 + len].to_vec());
+            bytes = &bytes[4 + len..];
+        }
+        payloads
+    }
+
+    #[test]
+    fn bitmap_and_hll_values_go_as_null_unless_asked_for_as_bytes() {
+        use arrow::array::{BinaryArray, Int32Array};
+        use basalt_common::SqlType;
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("id", DataType::Int32, false),
+            SqlType::Bitmap.arrow_field("b", true),
+            SqlType::Hll.arrow_field("h", true),
+            Field::new("raw", DataType::Binary, true),
+        ]));
+        assert_eq!(
+            hidden_object_columns(&schema, false),
+            [false, true, true, false]
+        );
+        assert_eq!(hidden_object_columns(&schema, true), [false; 4]);
+        let bytes = |v: &'static [u8]| Arc::new(BinaryArray::from(vec![Some(v)]));
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![
+                Arc::new(Int32Array::from(vec![7])),
+                bytes(b"\x01\x03\0\0\0"),
+                bytes(b"\x00"),
+                bytes(b"xy"),
+            ],
+        )
+        .unwrap();
+        let hidden = hidden_object_columns(&schema, false);
+        assert_eq!(
+            row_payloads(&batch, RowFormat::Text, &hidden),
+            [vec![1, b'7', 0xfb, 0xfb, 2, b'x', b'y']]
+        );
+        let shown = hidden_object_columns(&schema, true);
+        assert_eq!(
+            row_payloads(&batch, RowFormat::Text, &shown),
+            [vec![1, b'7', 5, 1, 3, 0, 0, 0, 1, 0, 2, b'x', b'y']]
+        );
+        // Binary rows: header, NULL bitmap (columns offset by 2 bits), then the values.
+        assert_eq!(
+            row_payloads(&batch, RowFormat::Binary, &hidden),
+            [vec![0, 0b0001_1000, 7, 0, 0, 0, 2, b'x', b'y']]
+        );
+    }
 
     #[test]
     fn column_definition_bytes() {

@@ -454,7 +454,7 @@ pub(crate) fn parse_double(s: &str) -> Option<f64> {
 }
 
 /// An integer, or a decimal number truncated toward zero, within BIGINT.
-fn parse_bigint(s: &str) -> Option<i64> {
+pub(crate) fn parse_bigint(s: &str) -> Option<i64> {
     let s = s.trim();
     if let Ok(v) = s.parse::<i64>() {
         return Some(v);

@@ -7,6 +7,7 @@
 //! Doris's meaning win where names clash (`stddev` and `variance` are population statistics).
 
 mod array_difference;
+mod array_text;
 mod avg_weighted;
 mod bit_aggregates;
 mod bitmap_agg;

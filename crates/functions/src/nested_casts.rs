@@ -3,8 +3,11 @@
 //! column), and a STRUCT takes another STRUCT's fields by position when their names differ
 //! (`INSERT .. VALUES (struct(1, 'a'))` into `STRUCT<x:INT, y:STRING>`; DataFusion matches
 //! struct fields by name only). An analyzer rule before type coercion swaps those casts for
-//! [`NestedCast`] functions; it also rewrites INSERT's own casts to the column types.
+//! [`NestedCast`] functions; it also rewrites INSERT's own casts to the column types. Text
+//! that is no value of the type is NULL in a query's CAST (Doris's rule) and an error where a
+//! value is stored; an ARRAY of scalars is read item by item ([`crate::array_text`]).
 
+use crate::array_text;
 use crate::expr_rules::rewrite_node_expressions;
 use crate::util::{arguments, output};
 use basalt_common::typed_text;
@@ -16,8 +19,8 @@ use datafusion::common::tree_node::Transformed;
 use datafusion::common::{exec_err, plan_err, DFSchema, Result, ScalarValue};
 use datafusion::logical_expr::expr::{ScalarFunction, TryCast};
 use datafusion::logical_expr::{
-    Cast, ColumnarValue, Expr, ExprSchemable, LogicalPlan, ReturnFieldArgs, ScalarFunctionArgs,
-    ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+    Cast, ColumnarValue, DmlStatement, Expr, ExprSchemable, LogicalPlan, Projection,
+    ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility, WriteOp,
 };
 use datafusion::optimizer::AnalyzerRule;
 use std::str::FromStr;
@@ -32,15 +35,44 @@ impl AnalyzerRule for NestedCasts {
         "doris_nested_casts"
     }
 
+    /// A CAST in a query is NULL for text that is no value of its type, as in Doris; INSERT's
+    /// own casts (the projection right under the INSERT) fail on it instead.
     fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> Result<LogicalPlan> {
-        plan.transform_up_with_subqueries(|node| rewrite_node_expressions(node, nested_casts))
-            .map(|t| t.data)
+        match plan {
+            LogicalPlan::Dml(dml) if matches!(dml.op, WriteOp::Insert(_)) => {
+                let input = match Arc::unwrap_or_clone(dml.input.clone()) {
+                    LogicalPlan::Projection(p) => {
+                        let below = rewrite_casts(Arc::unwrap_or_clone(p.input), false)?;
+                        let projection = Projection::try_new(p.expr, Arc::new(below))?;
+                        rewrite_node_expressions(LogicalPlan::Projection(projection), |e, s| {
+                            nested_casts(e, s, true)
+                        })?
+                        .data
+                    }
+                    other => rewrite_casts(other, false)?,
+                };
+                Ok(LogicalPlan::Dml(DmlStatement {
+                    input: Arc::new(input),
+                    ..dml
+                }))
+            }
+            other => rewrite_casts(other, false),
+        }
     }
 }
 
-fn nested_casts(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+/// `plan` with its casts to nested types swapped for [`NestedCast`]s; `strict` CASTs fail on
+/// text that is no value of their type (TRY_CAST never does).
+fn rewrite_casts(plan: LogicalPlan, strict: bool) -> Result<LogicalPlan> {
+    plan.transform_up_with_subqueries(|node| {
+        rewrite_node_expressions(node, |e, s| nested_casts(e, s, strict))
+    })
+    .map(|t| t.data)
+}
+
+fn nested_casts(e: Expr, schema: &DFSchema, strict_casts: bool) -> Result<Transformed<Expr>> {
     let (inner, target, strict) = match &e {
-        Expr::Cast(Cast { expr, field }) => (expr, field.data_type(), true),
+        Expr::Cast(Cast { expr, field }) => (expr, field.data_type(), strict_casts),
         Expr::TryCast(TryCast { expr, field }) => (expr, field.data_type(), false),
         _ => return Ok(Transformed::no(e)),
     };
@@ -209,8 +241,24 @@ impl ScalarUDFImpl for NestedCast {
 
 fn from_text(input: &ArrayRef, target: &DataType, strict: bool) -> Result<ArrayRef> {
     let text = cast_with_options(input, &DataType::Utf8, &CastOptions::default())?;
-    let (array, failed) = typed_text::nested_column(text.as_string::<i32>(), target)
-        .map_err(datafusion::common::DataFusionError::Execution)?;
+    let strings = text.as_string::<i32>();
+    let (array, failed) = match target {
+        DataType::List(element) if array_text::reads_elements_of(target) => {
+            let (array, rows) = array_text::read_arrays(strings, element)?;
+            let failed = rows
+                .into_iter()
+                .map(|row| {
+                    (
+                        row,
+                        format!("'{}' is not an ARRAY value", strings.value(row)),
+                    )
+                })
+                .collect();
+            (array, failed)
+        }
+        _ => typed_text::nested_column(strings, target)
+            .map_err(datafusion::common::DataFusionError::Execution)?,
+    };
     if strict {
         if let Some((_, reason)) = failed.into_iter().next() {
             return Err(datafusion::common::DataFusionError::External(Box::new(

@@ -99,6 +99,10 @@ pub trait Catalog: TabletCatalog {
     fn set_max_tablet_versions(&self, max: usize);
 
     // ------------------------------------------------------------ databases
+    /// How database, table and view names keep and compare their case
+    /// (`lower_case_table_names`, fixed when the catalog was created). The catalog's lookups
+    /// apply it; callers compare names with it too (privileges, statements naming a table).
+    fn table_name_case(&self) -> basalt_common::TableNameCase;
     fn database_exists(&self, name: &str) -> bool;
     /// Creates a database; false if it existed and `if_not_exists` was given.
     fn create_database(&self, name: &str, if_not_exists: bool) -> Result<bool>;

@@ -11,7 +11,7 @@ use crate::partitions::check_new_partition;
 use crate::privileges::RoleMeta;
 use crate::store::{Op, Store};
 use crate::users::{native_password_hash, UserMeta, WorkloadGroupMeta, WorkloadPolicyMeta};
-use basalt_common::{BasaltError, Result};
+use basalt_common::{BasaltError, Result, TableNameCase};
 use parking_lot::{Mutex, RwLock};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
@@ -19,11 +19,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 mod backends;
+mod name_case;
 mod views;
 
 /// Default bound on a tablet's rowset count (Doris's `max_tablet_version_num`).
 pub const DEFAULT_MAX_TABLET_VERSIONS: usize = 500;
 
+/// The maps of databases, tables and views are keyed by [`TableNameCase::key`] of their names
+/// (the records keep the stored spelling).
 #[derive(Default, Clone)]
 struct State {
     databases: BTreeMap<String, DatabaseMeta>,
@@ -54,6 +57,8 @@ pub struct LocalCatalog {
     max_tablet_versions: AtomicUsize,
     /// When labels were last expired (milliseconds since the epoch).
     labels_expired_ms: std::sync::atomic::AtomicI64,
+    /// `lower_case_table_names`, fixed when the catalog was created.
+    name_case: TableNameCase,
 }
 
 /// How often publishing a load also forgets expired labels.
@@ -89,24 +94,27 @@ fn from_json<T: serde::de::DeserializeOwned>(s: &str) -> Result<T> {
         .map_err(|e| BasaltError::Catalog(format!("corrupt catalog record: {e}")))
 }
 
-/// Database and table names are case-insensitive (stored lower-case).
-pub fn normalize(name: &str) -> String {
-    name.to_lowercase()
-}
-
 impl LocalCatalog {
-    /// Opens (or creates) the catalog under `dir`.
+    /// Opens (or creates) the catalog under `dir`, with the `lower_case_table_names` it was
+    /// created with (a new one: 0).
     pub fn open(dir: &Path) -> Result<LocalCatalog> {
+        LocalCatalog::open_with(dir, None)
+    }
+
+    /// Opens (or creates) the catalog under `dir`; `name_case`, when given, must be the one
+    /// the catalog was created with (a new catalog records it; see `name_case.rs`).
+    pub fn open_with(dir: &Path, name_case: Option<TableNameCase>) -> Result<LocalCatalog> {
         std::fs::create_dir_all(dir)?;
         let store = Store::open(&dir.join("catalog.redb"))?;
         let loaded = store.load()?;
+        let name_case = name_case::settle(&store, &loaded, name_case, dir)?;
         let mut state = State::default();
         let mut max_id = 0u64;
         for d in &loaded.databases {
             let db: DatabaseMeta = from_json(d)?;
             max_id = max_id.max(db.id);
-            state.tables.entry(db.name.clone()).or_default();
-            state.databases.insert(db.name.clone(), db);
+            state.tables.entry(name_case.key(&db.name)).or_default();
+            state.databases.insert(name_case.key(&db.name), db);
         }
         let mut rowsets_by_tablet: HashMap<TabletId, Vec<Arc<RowsetMeta>>> = HashMap::new();
         for r in &loaded.rowsets {
@@ -142,17 +150,17 @@ impl LocalCatalog {
             }
             state
                 .tables
-                .entry(table.database.clone())
+                .entry(name_case.key(&table.database))
                 .or_default()
-                .insert(table.name.clone(), Arc::new(table));
+                .insert(name_case.key(&table.name), Arc::new(table));
         }
         for v in &loaded.views {
             let view: ViewMeta = from_json(v)?;
             state
                 .views
-                .entry(view.database.clone())
+                .entry(name_case.key(&view.database))
                 .or_default()
-                .insert(view.name.clone(), Arc::new(view));
+                .insert(name_case.key(&view.name), Arc::new(view));
         }
         for b in &loaded.backends {
             let backend: crate::backends::BackendMeta = from_json(b)?;
@@ -215,6 +223,7 @@ impl LocalCatalog {
             next_id: Mutex::new(persisted.max(max_id + 1)),
             max_tablet_versions: AtomicUsize::new(DEFAULT_MAX_TABLET_VERSIONS),
             labels_expired_ms: std::sync::atomic::AtomicI64::new(now_ms()),
+            name_case,
         };
         if catalog.state.read().users.is_empty() {
             let root = UserMeta::new("root", "%", "");
@@ -241,9 +250,20 @@ impl LocalCatalog {
 
     fn replace_arc_in_memory(&self, table: Arc<TableMeta>) {
         let mut s = self.state.write();
-        if let Some(tables) = s.tables.get_mut(&table.database) {
-            tables.insert(table.name.clone(), table);
+        if let Some(tables) = s.tables.get_mut(&self.key(&table.database)) {
+            tables.insert(self.key(&table.name), table);
         }
+    }
+
+    /// The map key of a database, table or view name.
+    fn key(&self, name: &str) -> String {
+        self.name_case.key(name)
+    }
+
+    /// The stored spelling of database `name`, if it exists.
+    fn database_named(&self, name: &str) -> Option<String> {
+        let s = self.state.read();
+        s.databases.get(&self.key(name)).map(|d| d.name.clone())
     }
 }
 
@@ -253,26 +273,24 @@ impl TabletCatalog for LocalCatalog {
     }
 
     fn tables(&self, database: &str) -> Result<Vec<Arc<TableMeta>>> {
-        let db = normalize(database);
         let s = self.state.read();
         s.tables
-            .get(&db)
+            .get(&self.key(database))
             .map(|t| t.values().cloned().collect())
-            .ok_or(BasaltError::UnknownDatabase(db))
+            .ok_or_else(|| BasaltError::UnknownDatabase(self.name_case.stored(database)))
     }
 
     fn table(&self, database: &str, name: &str) -> Result<Arc<TableMeta>> {
-        let db = normalize(database);
-        let name = normalize(name);
         let s = self.state.read();
+        let missing = || {
+            let (db, name) = (self.name_case.stored(database), self.name_case.stored(name));
+            BasaltError::UnknownTable(format!("{db}.{name}"))
+        };
         let tables = s
             .tables
-            .get(&db)
-            .ok_or_else(|| BasaltError::UnknownDatabase(db.clone()))?;
-        tables
-            .get(&name)
-            .cloned()
-            .ok_or_else(|| BasaltError::UnknownTable(format!("{db}.{name}")))
+            .get(&self.key(database))
+            .ok_or_else(|| BasaltError::UnknownDatabase(self.name_case.stored(database)))?;
+        tables.get(&self.key(name)).cloned().ok_or_else(missing)
     }
 
     fn table_by_id(&self, id: TableId) -> Option<Arc<TableMeta>> {
@@ -527,20 +545,16 @@ impl TabletCatalog for LocalCatalog {
             )));
         }
         let mut new = TableMeta {
-            name: normalize(&new.name),
+            name: self.name_case.stored(&new.name),
             ..new
         };
         self.place(&mut new)?;
-        if new.name != current.name {
+        if self.key(&new.name) != self.key(&current.name) {
             validate_name(&new.name)?;
             let s = self.state.read();
-            let taken = s
-                .tables
-                .get(&current.database)
-                .is_some_and(|t| t.contains_key(&new.name))
-                || s.views
-                    .get(&current.database)
-                    .is_some_and(|v| v.contains_key(&new.name));
+            let (db, name) = (self.key(&current.database), self.key(&new.name));
+            let taken = s.tables.get(&db).is_some_and(|t| t.contains_key(&name))
+                || s.views.get(&db).is_some_and(|v| v.contains_key(&name));
             if taken {
                 return Err(BasaltError::TableExists(new.name.clone()));
             }
@@ -587,9 +601,14 @@ impl TabletCatalog for LocalCatalog {
         ops.push(self.counter_op());
         self.store.commit(ops)?;
         let new = Arc::new(new);
-        if let Some(tables) = self.state.write().tables.get_mut(&current.database) {
-            tables.remove(&current.name);
-            tables.insert(new.name.clone(), new.clone());
+        if let Some(tables) = self
+            .state
+            .write()
+            .tables
+            .get_mut(&self.key(&current.database))
+        {
+            tables.remove(&self.key(&current.name));
+            tables.insert(self.key(&new.name), new.clone());
         }
         Ok((new, removed))
     }
@@ -623,19 +642,23 @@ impl Catalog for LocalCatalog {
         self.max_tablet_versions.load(Ordering::Relaxed)
     }
 
+    fn table_name_case(&self) -> TableNameCase {
+        self.name_case
+    }
+
     fn database_exists(&self, name: &str) -> bool {
-        self.state.read().databases.contains_key(&normalize(name))
+        self.state.read().databases.contains_key(&self.key(name))
     }
 
     fn create_database(&self, name: &str, if_not_exists: bool) -> Result<bool> {
-        let name = normalize(name);
+        let name = self.name_case.stored(name);
         validate_name(&name)?;
         let _w = self.writer.lock();
-        if self.state.read().databases.contains_key(&name) {
+        if let Some(existing) = self.database_named(&name) {
             return if if_not_exists {
                 Ok(false)
             } else {
-                Err(BasaltError::DatabaseExists(name))
+                Err(BasaltError::DatabaseExists(existing))
             };
         }
         let db = DatabaseMeta {
@@ -648,26 +671,28 @@ impl Catalog for LocalCatalog {
             self.counter_op(),
         ])?;
         let mut s = self.state.write();
-        s.databases.insert(name.clone(), db);
-        s.tables.entry(name).or_default();
+        s.databases.insert(self.key(&name), db);
+        s.tables.entry(self.key(&name)).or_default();
         Ok(true)
     }
 
     fn drop_database(&self, name: &str, if_exists: bool) -> Result<Option<Vec<Arc<TableMeta>>>> {
-        let name = normalize(name);
         let _w = self.writer.lock();
-        if !self.state.read().databases.contains_key(&name) {
+        let Some(name) = self.database_named(name) else {
             return if if_exists {
                 Ok(None)
             } else {
-                Err(BasaltError::DropMissingDatabase(name))
+                Err(BasaltError::DropMissingDatabase(
+                    self.name_case.stored(name),
+                ))
             };
-        }
+        };
+        let key = self.key(&name);
         let tables: Vec<Arc<TableMeta>> = self
             .state
             .read()
             .tables
-            .get(&name)
+            .get(&key)
             .map(|t| t.values().cloned().collect())
             .unwrap_or_default();
         let mut ops = vec![Op::DeleteDatabase(name.clone())];
@@ -687,8 +712,8 @@ impl Catalog for LocalCatalog {
             .state
             .read()
             .views
-            .get(&name)
-            .map(|v| v.keys().cloned().collect())
+            .get(&key)
+            .map(|v| v.values().map(|v| v.name.clone()).collect())
             .unwrap_or_default();
         ops.extend(
             views
@@ -697,9 +722,9 @@ impl Catalog for LocalCatalog {
         );
         self.store.commit(ops)?;
         let mut s = self.state.write();
-        s.databases.remove(&name);
-        s.tables.remove(&name);
-        s.views.remove(&name);
+        s.databases.remove(&key);
+        s.tables.remove(&key);
+        s.views.remove(&key);
         for k in &labels {
             s.load_jobs.remove(k);
         }
@@ -707,18 +732,18 @@ impl Catalog for LocalCatalog {
     }
 
     fn create_table(&self, table: TableMeta, if_not_exists: bool) -> Result<bool> {
-        let db = normalize(&table.database);
-        let name = normalize(&table.name);
+        let name = self.name_case.stored(&table.name);
         validate_name(&name)?;
         let _w = self.writer.lock();
+        let db = self
+            .database_named(&table.database)
+            .ok_or_else(|| BasaltError::UnknownDatabase(self.name_case.stored(&table.database)))?;
         {
             let s = self.state.read();
-            let tables = s
-                .tables
-                .get(&db)
-                .ok_or_else(|| BasaltError::UnknownDatabase(db.clone()))?;
-            let is_view = s.views.get(&db).is_some_and(|v| v.contains_key(&name));
-            if tables.contains_key(&name) || is_view {
+            let (db_key, key) = (self.key(&db), self.key(&name));
+            let is_view = s.views.get(&db_key).is_some_and(|v| v.contains_key(&key));
+            let is_table = s.tables.get(&db_key).is_some_and(|t| t.contains_key(&key));
+            if is_table || is_view {
                 return if if_not_exists {
                     Ok(false)
                 } else {
@@ -739,9 +764,9 @@ impl Catalog for LocalCatalog {
         self.state
             .write()
             .tables
-            .entry(db)
+            .entry(self.key(&db))
             .or_default()
-            .insert(name, Arc::new(table));
+            .insert(self.key(&name), Arc::new(table));
         Ok(true)
     }
 
@@ -758,8 +783,13 @@ impl Catalog for LocalCatalog {
             Err(e) => return Err(e),
         };
         self.store.commit(delete_table_ops(&table))?;
-        if let Some(tables) = self.state.write().tables.get_mut(&table.database) {
-            tables.remove(&table.name);
+        if let Some(tables) = self
+            .state
+            .write()
+            .tables
+            .get_mut(&self.key(&table.database))
+        {
+            tables.remove(&self.key(&table.name));
         }
         Ok(Some(table))
     }
@@ -870,13 +900,15 @@ impl Catalog for LocalCatalog {
     }
 
     fn load_job(&self, database: &str, label: &str) -> Option<Arc<LoadJobRecord>> {
-        let key = LoadJobRecord::key(&normalize(database), label);
+        let key = LoadJobRecord::key(&self.database_named(database)?, label);
         let job = self.state.read().load_jobs.get(&key).cloned()?;
         (!label_expired(&job, now_ms())).then_some(job)
     }
 
     fn load_jobs(&self, database: &str) -> Vec<Arc<LoadJobRecord>> {
-        let db = normalize(database);
+        let Some(db) = self.database_named(database) else {
+            return Vec::new();
+        };
         let mut jobs: Vec<_> = self
             .state
             .read()
@@ -1168,7 +1200,12 @@ impl Catalog for LocalCatalog {
     }
 
     fn global_variables(&self) -> BTreeMap<String, String> {
-        self.state.read().global_variables.clone()
+        let mut variables = self.state.read().global_variables.clone();
+        variables.insert(
+            name_case::VARIABLE.to_string(),
+            self.name_case.setting().to_string(),
+        );
+        variables
     }
 
     fn set_global_variable(&self, name: &str, value: &str) -> Result<()> {

@@ -103,7 +103,8 @@ fn labels_expire_while_running_and_at_reopen() {
 fn catalog_survives_reopen_and_publishes_atomically() {
     let dir = tempfile::tempdir().unwrap();
     {
-        let c = LocalCatalog::open(dir.path()).unwrap();
+        // Names fold to lower case (lower_case_table_names = 1).
+        let c = LocalCatalog::open_with(dir.path(), Some(TableNameCase::Lower)).unwrap();
         c.create_database("Demo", false).unwrap();
         assert!(!c.create_database("demo", true).unwrap());
         assert_eq!(
@@ -445,7 +446,7 @@ fn views_survive_reopen_share_names_with_tables_and_go_with_their_database() {
         created_ms: 0,
     };
     {
-        let c = LocalCatalog::open(dir.path()).unwrap();
+        let c = LocalCatalog::open_with(dir.path(), Some(TableNameCase::Lower)).unwrap();
         c.create_database("demo", false).unwrap();
         c.create_table(int_table(&c, "demo", "t", KeysModel::Duplicate, 1), false)
             .unwrap();
@@ -523,7 +524,9 @@ fn alter_table_replaces_definition_and_rowsets_together_and_durably() {
     );
     let (new, removed) = c.alter_table(&before, after).unwrap();
     assert_eq!(removed.len(), 2);
-    assert_eq!(new.name, "t2");
+    // lower_case_table_names = 0: the new name keeps its case.
+    assert_eq!(new.name, "T2");
+    assert!(c.table("d", "t2").is_err());
     assert_eq!(c.table("d", "t").unwrap_err().mysql_code(), 1146);
     // A load written against the old definition publishes nothing.
     let load = |version: u64| {
@@ -541,7 +544,7 @@ fn alter_table_replaces_definition_and_rowsets_together_and_durably() {
     load(1).unwrap();
     drop(c);
     let c = LocalCatalog::open(dir.path()).unwrap();
-    let t = c.table("d", "t2").unwrap();
+    let t = c.table("d", "T2").unwrap();
     assert_eq!(t.columns.len(), 3);
     assert_eq!(t.schema_version, 1);
     let rowsets: Vec<&str> = t.partitions[0].tablets[0]
@@ -591,4 +594,117 @@ fn new_tablets_go_to_the_backends_holding_fewest_tablets_then_fewest_bytes() {
     assert_eq!(replicas("b", 1), vec![vec![second.id]]);
     // Now the second holds more tablets: the first gets the next one despite its bytes.
     assert_eq!(replicas("c", 1), vec![vec![first.id]]);
+}
+
+#[test]
+fn names_keep_their_case_and_match_exactly_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = LocalCatalog::open(dir.path()).unwrap();
+    assert_eq!(c.table_name_case(), TableNameCase::Exact);
+    assert_eq!(c.global_variables()["lower_case_table_names"], "0");
+    c.create_database("Sales", false).unwrap();
+    c.create_database("sales", false).unwrap();
+    assert_eq!(c.databases().len(), 2);
+    c.create_table(
+        int_table(&c, "Sales", "Foo", KeysModel::Duplicate, 1),
+        false,
+    )
+    .unwrap();
+    c.create_table(
+        int_table(&c, "Sales", "foo", KeysModel::Duplicate, 1),
+        false,
+    )
+    .unwrap();
+    assert_eq!(c.table("Sales", "Foo").unwrap().name, "Foo");
+    assert_eq!(c.table("Sales", "FOO").unwrap_err().mysql_code(), 1146);
+    assert_eq!(c.table("SALES", "Foo").unwrap_err().mysql_code(), 1049);
+    assert!(c.tables("sales").unwrap().is_empty());
+    c.drop_table("Sales", "foo", false).unwrap();
+    assert_eq!(c.tables("Sales").unwrap().len(), 1);
+    c.drop_database("sales", false).unwrap();
+    drop(c);
+    let c = LocalCatalog::open(dir.path()).unwrap();
+    assert_eq!(c.table("Sales", "Foo").unwrap().database, "Sales");
+    assert!(!c.database_exists("sales"));
+}
+
+#[test]
+fn names_keep_their_case_and_match_without_it_under_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = LocalCatalog::open_with(dir.path(), Some(TableNameCase::Insensitive)).unwrap();
+    c.create_database("Sales", false).unwrap();
+    assert_eq!(
+        c.create_database("SALES", false).unwrap_err().mysql_code(),
+        1007
+    );
+    c.create_table(
+        int_table(&c, "sales", "Foo", KeysModel::Duplicate, 1),
+        false,
+    )
+    .unwrap();
+    let t = c.table("SALES", "foo").unwrap();
+    assert_eq!((t.database.as_str(), t.name.as_str()), ("Sales", "Foo"));
+    let clash = int_table(&c, "Sales", "FOO", KeysModel::Duplicate, 1);
+    assert_eq!(c.create_table(clash, false).unwrap_err().mysql_code(), 1050);
+    // Renaming to another spelling of the same name.
+    let before = c.table("Sales", "Foo").unwrap();
+    let mut after = (*before).clone();
+    after.name = "FOO".into();
+    c.alter_table(&before, after).unwrap();
+    drop(c);
+    let c = LocalCatalog::open(dir.path()).unwrap();
+    assert_eq!(c.table_name_case(), TableNameCase::Insensitive);
+    assert_eq!(c.table("sales", "foo").unwrap().name, "FOO");
+    assert_eq!(c.tables("SaLeS").unwrap().len(), 1);
+}
+
+#[test]
+fn the_setting_is_fixed_when_the_catalog_is_created() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(LocalCatalog::open_with(dir.path(), Some(TableNameCase::Lower)).unwrap());
+    let refused = LocalCatalog::open_with(dir.path(), Some(TableNameCase::Exact))
+        .err()
+        .expect("a changed setting is refused");
+    assert!(
+        refused
+            .to_string()
+            .contains("initialized with lower_case_table_names = 1"),
+        "{refused}"
+    );
+    let c = LocalCatalog::open_with(dir.path(), Some(TableNameCase::Lower)).unwrap();
+    assert_eq!(c.table_name_case(), TableNameCase::Lower);
+    drop(c);
+    assert_eq!(
+        LocalCatalog::open(dir.path()).unwrap().table_name_case(),
+        TableNameCase::Lower
+    );
+}
+
+#[test]
+fn a_catalog_from_before_the_setting_keeps_lower_case_names() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        // What an older Basalt left: records (its root account, a lower-case database) but no
+        // setting.
+        let store = Store::open(&dir.path().join("catalog.redb")).unwrap();
+        let root = UserMeta::new("root", "%", "");
+        let db = DatabaseMeta {
+            id: 1,
+            name: "sales".into(),
+            created_ms: 0,
+        };
+        store
+            .commit(vec![
+                Op::PutUser(UserMeta::key("root", "%"), to_json(&root).unwrap()),
+                Op::PutDatabase("sales".into(), to_json(&db).unwrap()),
+            ])
+            .unwrap();
+    }
+    assert!(LocalCatalog::open_with(dir.path(), Some(TableNameCase::Exact)).is_err());
+    let c = LocalCatalog::open(dir.path()).unwrap();
+    assert_eq!(c.table_name_case(), TableNameCase::Lower);
+    assert!(c.database_exists("SALES"));
+    drop(c);
+    let c = LocalCatalog::open(dir.path()).unwrap();
+    assert_eq!(c.global_variables()["lower_case_table_names"], "1");
 }

@@ -54,6 +54,11 @@ pub struct Config {
     pub backend_port: u16,
     /// Scale-out: the backends ("host:port") `basalt frontend` adds at startup.
     pub backends: Vec<String>,
+    /// How database and table names keep and compare their case (MySQL's and Doris's
+    /// `lower_case_table_names`: 0, 1 or 2; see [`crate::name_case`]). A new data directory
+    /// records it (0 when not given); it cannot change afterwards: a start giving another
+    /// value is refused, one giving none uses the recorded one.
+    pub lower_case_table_names: Option<u64>,
 }
 
 impl Default for Config {
@@ -78,6 +83,7 @@ impl Default for Config {
             cluster_secret: None,
             backend_port: 9060,
             backends: Vec::new(),
+            lower_case_table_names: None,
         }
     }
 }
@@ -120,6 +126,17 @@ impl Config {
         self.allowed_load_dir
             .clone()
             .unwrap_or_else(|| self.data_dir.join("load_files"))
+    }
+
+    /// The configured `lower_case_table_names`, if any (an error names a value other than 0, 1
+    /// or 2).
+    pub fn table_name_case(&self) -> Result<Option<crate::TableNameCase>, String> {
+        self.lower_case_table_names
+            .map(|v| {
+                crate::TableNameCase::from_setting(v)
+                    .ok_or_else(|| format!("lower_case_table_names = {v}: expected 0, 1 or 2"))
+            })
+            .transpose()
     }
 
     /// Parses a TOML config file's text; unknown keys are errors.
@@ -199,5 +216,13 @@ mod tests {
         let c = Config::from_toml("row_cache_mem_limit = \"lots\"").unwrap();
         assert!(c.row_cache_bytes().is_err());
         assert!(Config::from_toml("mysql_port = x").is_err());
+        assert_eq!(c.table_name_case(), Ok(None));
+        let c = Config::from_toml("lower_case_table_names = 2").unwrap();
+        assert_eq!(
+            c.table_name_case(),
+            Ok(Some(crate::TableNameCase::Insensitive))
+        );
+        let c = Config::from_toml("lower_case_table_names = 3").unwrap();
+        assert!(c.table_name_case().is_err());
     }
 }

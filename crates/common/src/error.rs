@@ -109,6 +109,9 @@ pub enum BasaltError {
     NumericOverflow(String),
     #[error("Unknown system variable '{0}'")]
     UnknownVariable(String),
+    /// SET of a variable that cannot be set (MySQL's ER_INCORRECT_GLOBAL_LOCAL_VAR).
+    #[error("Variable '{0}' is a read only variable")]
+    ReadOnlyVariable(String),
     #[error("Variable '{name}' can't be set to the value of '{value}'")]
     WrongVariableValue { name: String, value: String },
     #[error("Operation {operation} failed for {user}")]
@@ -279,6 +282,7 @@ impl BasaltError {
             BasaltError::IllegalGrant(_) => 1144,
             BasaltError::UnknownVariable(_) => 1193,
             BasaltError::WrongVariableValue { .. } => 1231,
+            BasaltError::ReadOnlyVariable(_) => 1238,
             BasaltError::UserOperation { .. } => 1396,
             BasaltError::InvalidDdl(_) => 1105,
             BasaltError::ColumnCannotBeNull(_) => 1048,

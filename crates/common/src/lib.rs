@@ -9,12 +9,14 @@ pub mod df_error;
 pub mod error;
 pub mod hll_value;
 pub mod ip_address;
+pub mod name_case;
 pub mod params;
 pub mod typed_text;
 pub mod types;
 
 pub use error::{BasaltError, Result};
 pub use params::{Literal, ParamValue};
+pub use name_case::TableNameCase;
 pub use types::{
     fraction_digits, is_json_field, is_largeint_field, sketch_kind, SqlType, StructField,
 };

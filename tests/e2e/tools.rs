@@ -52,6 +52,8 @@ fn contents(port: u16) -> String {
                SELECT * FROM active_users ORDER BY id; \
                SELECT id, doc, tags, attrs, pos, hex(raw), hex(fixed), hex(body), opens, seen \
                  FROM documents ORDER BY id; \
+               SELECT * FROM line_items ORDER BY order_id, line; \
+               SHOW CREATE TABLE line_items; \
                SHOW CREATE TABLE users; SHOW CREATE TABLE numbers; SHOW CREATE TABLE visits; \
                SHOW CREATE TABLE events; SHOW CREATE TABLE regions; SHOW CREATE TABLE documents;";
     ok(
@@ -71,6 +73,7 @@ async fn mysqldump_round_trip() {
     let expected = contents(source.mysql_port);
     assert!(expected.contains("5,70000") && expected.contains("1,2,3,4294967296"));
     assert!(expected.contains("DEADBEEF00") && expected.contains(r#"["p", null, "q's"]"#));
+    assert!(expected.contains("other\t5\t7\t1"), "{expected}");
 
     for options in [&[][..], &["--single-transaction"][..]] {
         let dump = Command::new("mysqldump")
@@ -87,6 +90,7 @@ async fn mysqldump_round_trip() {
         );
         let text = String::from_utf8_lossy(&dump.stdout);
         assert!(text.contains("INSERT INTO `numbers` VALUES"), "{text}");
+        assert!(text.contains("('first',2,100,1)"), "{text}");
 
         let target = TestServer::start().await;
         ok(

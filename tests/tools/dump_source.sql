@@ -50,4 +50,10 @@ INSERT INTO documents VALUES
    struct(5, 'five'), X'00FF41', 'ab', X'DEADBEEF00', '01:02:03.45', '2024-01-01 00:00:00.123'),
   (2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
   (3, '"text"', [], '{}', named_struct('x', NULL, 'label', ''), '', X'000000', '', '23:59:59', '9999-12-31 23:59:59.999');
+-- A MySQL PRIMARY KEY that does not lead the columns: dumped and restored in declared order.
+CREATE TABLE line_items (
+  note VARCHAR(20), qty INT DEFAULT '1', order_id BIGINT NOT NULL, line INT NOT NULL,
+  PRIMARY KEY (order_id, line)
+);
+INSERT INTO line_items VALUES ('first', 2, 100, 1), (NULL, NULL, 100, 2), ('other', 5, 7, 1);
 CREATE VIEW active_users AS SELECT id, name FROM users WHERE active;

@@ -6,6 +6,7 @@
 
 mod api;
 mod backends;
+mod declared_order;
 mod load_jobs;
 mod local;
 mod model;

@@ -46,6 +46,7 @@ fn int_table(
         comment: String::new(),
         created_ms: 0,
         schema_version: 0,
+        declared_order: vec![],
     }
 }
 

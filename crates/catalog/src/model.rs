@@ -264,6 +264,7 @@ pub struct TableMeta {
     pub id: TableId,
     pub database: String,
     pub name: String,
+    /// In storage order (see `declared_order`).
     pub columns: Vec<ColumnMeta>,
     pub keys_model: KeysModel,
     /// The first `num_key_columns` columns are the key (sort key; merge key for Aggregate/Unique).
@@ -280,6 +281,11 @@ pub struct TableMeta {
     /// schema is refused at publish.
     #[serde(default)]
     pub schema_version: u64,
+    /// The storage index of each column in the order the table was declared with, when that
+    /// differs from `columns` (a MySQL `PRIMARY KEY` naming columns that do not lead the
+    /// declaration); empty otherwise. See `declared_order.rs`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub declared_order: Vec<usize>,
 }
 
 impl ColumnMeta {

@@ -187,7 +187,11 @@ impl QueryEngine {
     /// COM_FIELD_LIST.
     pub fn table_schema(&self, session: &Session, table: &str) -> Result<SchemaRef> {
         let db = require_database(session)?;
-        Ok(self.services.catalog.table(&db, table)?.arrow_schema())
+        Ok(self
+            .services
+            .catalog
+            .table(&db, table)?
+            .declared_arrow_schema())
     }
 
     /// Registers a statement as running in the process list (where SHOW PROCESSLIST shows it

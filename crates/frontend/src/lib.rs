@@ -5,6 +5,7 @@
 //! information_schema.
 
 mod access;
+mod alter_declared_order;
 mod backends;
 mod cache_memory;
 mod catalog_provider;

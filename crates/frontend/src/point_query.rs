@@ -48,6 +48,8 @@ pub struct PointQuery {
     params: usize,
     /// Storage types of all the table's columns (how its rows are encoded).
     row_types: Vec<DataType>,
+    /// The table's definition the plan was made for (an ALTER may move columns).
+    schema_version: u64,
     /// The key columns as the storage lookup takes them.
     key_schema: SchemaRef,
 }
@@ -191,9 +193,14 @@ impl PointQuery {
         for item in &select.projection {
             match item {
                 SelectItem::Wildcard(opts) if is_plain_wildcard(opts) => {
-                    for (i, f) in storage_schema.fields().iter().enumerate() {
+                    for (i, column) in table.declared_columns() {
                         projection.push(i);
-                        fields.push(f.as_ref().clone().with_name(table.columns[i].shown_name()));
+                        fields.push(
+                            storage_schema
+                                .field(i)
+                                .clone()
+                                .with_name(column.shown_name()),
+                        );
                     }
                 }
                 SelectItem::QualifiedWildcard(kind, opts) if is_plain_wildcard(opts) => {
@@ -201,9 +208,14 @@ impl PointQuery {
                     if text != qualifier {
                         return None;
                     }
-                    for (i, f) in storage_schema.fields().iter().enumerate() {
+                    for (i, column) in table.declared_columns() {
                         projection.push(i);
-                        fields.push(f.as_ref().clone().with_name(table.columns[i].shown_name()));
+                        fields.push(
+                            storage_schema
+                                .field(i)
+                                .clone()
+                                .with_name(column.shown_name()),
+                        );
                     }
                 }
                 SelectItem::UnnamedExpr(e) => {
@@ -290,6 +302,7 @@ impl PointQuery {
             schema: Arc::new(Schema::new(fields)),
             params,
             row_types: table.columns.iter().map(|c| c.ty.arrow_type()).collect(),
+            schema_version: table.schema_version,
             key_schema: Arc::new(Schema::new(
                 table
                     .key_columns()
@@ -330,7 +343,10 @@ impl PointQuery {
             });
         }
         let table = services.catalog.table(&self.database, &self.table)?;
-        if table.id != self.table_id || table.columns.len() != self.row_types.len() {
+        if table.id != self.table_id
+            || table.schema_version != self.schema_version
+            || table.columns.len() != self.row_types.len()
+        {
             return Ok(None);
         }
         // Candidate arrays per key column.

@@ -78,8 +78,12 @@ pub(crate) async fn alter_table(
 
 /// Applies `ops` to a copy of `old`.
 fn plan_alter(old: &TableMeta, ops: &[AlterTableOp]) -> Result<AlterPlan> {
-    let mut table = old.clone();
-    let mut sources: Vec<Option<usize>> = (0..old.columns.len()).map(Some).collect();
+    // A table declared in another order than it stores is changed in its declared order.
+    let declared = old.has_declared_order();
+    let (mut table, mut sources) = match declared {
+        true => crate::alter_declared_order::declared_view(old),
+        false => (old.clone(), (0..old.columns.len()).map(Some).collect()),
+    };
     let mut rewrite = false;
     let mut columns_changed = false;
     for op in ops {
@@ -95,7 +99,7 @@ fn plan_alter(old: &TableMeta, ops: &[AlterTableOp]) -> Result<AlterPlan> {
                         // The columns of one ADD COLUMN (..) stay together, in order.
                         (Some(previous), _) => previous + 1,
                         (None, Some(p)) => position_index(&table, p)?,
-                        (None, None) if column.is_key => table.num_key_columns,
+                        (None, None) if column.is_key && !declared => table.num_key_columns,
                         (None, None) => table.columns.len(),
                     };
                     table.columns.insert(index, column);
@@ -186,6 +190,9 @@ fn plan_alter(old: &TableMeta, ops: &[AlterTableOp]) -> Result<AlterPlan> {
             AlterTableOp::Index => {}
         }
         columns_changed |= rewrite;
+    }
+    if declared {
+        crate::alter_declared_order::restore_storage_order(&mut table, &mut sources);
     }
     finish(old, &mut table, &sources)?;
     if columns_changed {

@@ -249,7 +249,7 @@ pub fn describe_result() -> ResultBuilder {
 
 pub fn describe(t: &TableMeta) -> Output {
     let mut b = describe_result();
-    for c in &t.columns {
+    for (_, c) in t.declared_columns() {
         b.row(vec![
             c.shown_name().into(),
             c.ty.to_string().into(),
@@ -289,9 +289,8 @@ fn sql_string(s: &str) -> String {
 pub fn create_table_sql(t: &TableMeta) -> String {
     let mut s = format!("CREATE TABLE `{}` (\n", t.name);
     let mut lines: Vec<String> = t
-        .columns
-        .iter()
-        .map(|c| {
+        .declared_columns()
+        .map(|(_, c)| {
             let mut line = format!("  `{}` {}", c.shown_name(), c.ty);
             if let Some(a) = c.agg {
                 line.push_str(&format!(" {}", a.sql_name()));

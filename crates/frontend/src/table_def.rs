@@ -194,14 +194,13 @@ fn build_table(
             )));
         }
     }
-    for (i, k) in key_names.iter().enumerate() {
+    // Storage keeps the key columns first, in key order; a MySQL PRIMARY KEY may name others,
+    // and the table then remembers its declared order.
+    let mut key_positions = Vec::with_capacity(key_names.len());
+    for k in &key_names {
         let idx = col_index(k)?;
-        if idx != i {
-            return Err(ddl(format!(
-                "Key columns should be a ordered prefix of the schema: key column '{k}' is column {} but must be column {}",
-                idx + 1,
-                i + 1
-            )));
+        if key_positions.contains(&idx) {
+            return Err(BasaltError::DuplicateColumn(k.clone()));
         }
         if !stmt.columns[idx].ty.can_be_key() {
             return Err(ddl(format!(
@@ -214,11 +213,34 @@ fn build_table(
                 "Float or double can not used as a key, use decimal instead: '{k}'"
             )));
         }
+        key_positions.push(idx);
+    }
+    // Doris's key clauses alone keep Doris's rule.
+    let misplaced = key_positions.iter().enumerate().find(|(i, p)| i != *p);
+    if let (Some((i, idx)), None) = (misplaced, &stmt.primary_key) {
+        return Err(ddl(format!(
+            "Key columns should be a ordered prefix of the schema: key column '{}' is column {} but must be column {}",
+            key_names[i],
+            idx + 1,
+            i + 1
+        )));
     }
     let num_keys = key_names.len();
+    // Statement positions in storage order: the keys, then the others as declared.
+    let storage_order: Vec<usize> = key_positions
+        .iter()
+        .copied()
+        .chain((0..stmt.columns.len()).filter(|p| !key_positions.contains(p)))
+        .collect();
+    let mut storage_index = vec![0; stmt.columns.len()];
+    for (s, &p) in storage_order.iter().enumerate() {
+        storage_index[p] = s;
+    }
+    let col_index = |n: &str| col_index(n).map(|p| storage_index[p]);
 
     let mut columns = Vec::with_capacity(stmt.columns.len());
-    for (i, c) in stmt.columns.iter().enumerate() {
+    for (i, &p) in storage_order.iter().enumerate() {
+        let c = &stmt.columns[p];
         let in_pk = stmt
             .primary_key
             .as_ref()
@@ -336,7 +358,7 @@ fn build_table(
         })
         .collect();
 
-    let table = TableMeta {
+    let mut table = TableMeta {
         id: table_id,
         database: database.to_string(),
         name,
@@ -351,7 +373,9 @@ fn build_table(
         comment: stmt.comment.clone().unwrap_or_default(),
         created_ms: now_ms,
         schema_version: 0,
+        declared_order: Vec::new(),
     };
+    table.set_declared_order(storage_index);
     check_row_store(&table)?;
     Ok(table)
 }
@@ -687,6 +711,28 @@ mod tests {
             assert!(create_table(&c, "d", &create_sql(sql)).is_err(), "{sql}");
             assert!(c.table("d", "t").is_err(), "{sql} left a table behind");
         }
+    }
+
+    #[test]
+    fn a_primary_key_may_name_columns_that_do_not_lead() {
+        let (_dir, c) = catalog();
+        let sql = "CREATE TABLE t (a INT, b VARCHAR(5), c INT, PRIMARY KEY (c, a))";
+        create_table(&c, "d", &create_sql(sql)).unwrap();
+        let t = c.table("d", "t").unwrap();
+        let stored: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(stored, ["c", "a", "b"]);
+        assert_eq!(t.num_key_columns, 2);
+        assert!(!t.columns[0].nullable && !t.columns[1].nullable);
+        let declared: Vec<&str> = t.declared_columns().map(|(_, c)| c.name.as_str()).collect();
+        assert_eq!(declared, ["a", "b", "c"]);
+        assert_eq!(t.distribution.columns, [0, 1]);
+        // A key that leads the declaration records no order of its own.
+        let sql = "CREATE TABLE u (id INT, v INT, PRIMARY KEY (id))";
+        create_table(&c, "d", &create_sql(sql)).unwrap();
+        assert!(!c.table("d", "u").unwrap().has_declared_order());
+        // Doris's key clause alone keeps Doris's rule.
+        let sql = "CREATE TABLE w (a INT, b INT) UNIQUE KEY(b)";
+        assert!(create_table(&c, "d", &create_sql(sql)).is_err());
     }
 
     #[test]

@@ -516,7 +516,12 @@ impl LoadJob {
         spool_dir: &std::path::Path,
     ) -> Result<(Parser, Vec<String>, Vec<DataType>, Input)> {
         let o = &self.options;
-        let table_names: Vec<String> = self.table.columns.iter().map(|c| c.name.clone()).collect();
+        // Data without a column list has the table's columns in declared order.
+        let table_names: Vec<String> = self
+            .table
+            .declared_columns()
+            .map(|(_, c)| c.name.clone())
+            .collect();
         match o.format {
             LoadFormat::Csv | LoadFormat::CsvWithNames | LoadFormat::CsvWithNamesAndTypes => {
                 let splitter = CsvSplitter::new(

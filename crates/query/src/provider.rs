@@ -21,7 +21,10 @@ pub struct BasaltTable {
     pub meta: Arc<TableMeta>,
     /// Keeps the snapshot's files from being deleted while plans built from it run.
     pub read_guard: Arc<ReadGuard>,
+    /// The columns as queries see them, in the table's declared order.
     pub schema: SchemaRef,
+    /// The columns in storage order (key columns first), as scans read them.
+    pub storage_schema: SchemaRef,
     pub storage: Arc<StorageEngine>,
     defaults: HashMap<String, Expr>,
     /// A Unique or Aggregate table's key is unique: grouping by it groups the other columns too
@@ -70,17 +73,21 @@ impl BasaltTable {
             };
             defaults.insert(c.name.clone(), e);
         }
-        let schema = table_schema(&meta);
+        let storage_schema = table_schema(&meta);
+        let schema = declared_schema(&meta, &storage_schema);
         let constraints = match meta.keys_model {
             KeysModel::Unique | KeysModel::Aggregate if meta.num_key_columns > 0 => {
                 Constraints::new_unverified(vec![Constraint::Unique(
-                    (0..meta.num_key_columns).collect(),
+                    (0..meta.num_key_columns)
+                        .map(|i| meta.declared_position(i))
+                        .collect(),
                 )])
             }
             _ => Constraints::default(),
         };
         BasaltTable {
             schema,
+            storage_schema,
             constraints,
             meta,
             storage,
@@ -114,6 +121,34 @@ pub fn table_schema(meta: &TableMeta) -> SchemaRef {
     Arc::new(datafusion::arrow::datatypes::Schema::new(fields))
 }
 
+/// `storage` (the table's schema in storage order) in the table's declared order.
+fn declared_schema(meta: &TableMeta, storage: &SchemaRef) -> SchemaRef {
+    if !meta.has_declared_order() {
+        return storage.clone();
+    }
+    let fields: Vec<_> = meta
+        .declared_indexes()
+        .into_iter()
+        .map(|i| storage.field(i).clone())
+        .collect();
+    Arc::new(datafusion::arrow::datatypes::Schema::new(fields))
+}
+
+impl BasaltTable {
+    /// A projection of the declared columns (None: all of them) as storage indexes; `None`
+    /// when the storage order is the declared order and nothing is projected.
+    fn storage_projection(&self, projection: Option<&Vec<usize>>) -> Option<Vec<usize>> {
+        if !self.meta.has_declared_order() {
+            return projection.cloned();
+        }
+        let order = &self.meta.declared_order;
+        Some(match projection {
+            Some(p) => p.iter().map(|&i| order[i]).collect(),
+            None => order.clone(),
+        })
+    }
+}
+
 #[async_trait]
 impl TableProvider for BasaltTable {
     fn schema(&self) -> SchemaRef {
@@ -139,7 +174,8 @@ impl TableProvider for BasaltTable {
         filters: &[Expr],
         limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        crate::scan::plan_scan(self, state, projection, filters, limit).await
+        let projection = self.storage_projection(projection);
+        crate::scan::plan_scan(self, state, projection.as_ref(), filters, limit).await
     }
 
     fn supports_filters_pushdown(

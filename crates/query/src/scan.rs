@@ -72,6 +72,8 @@ impl ScanReports {
     }
 }
 
+/// Plans a scan of `table`; `projection` holds storage indexes (key columns first), and the
+/// plan's columns are the table's storage schema projected by it.
 pub async fn plan_scan(
     table: &BasaltTable,
     state: &dyn DfSession,
@@ -125,8 +127,8 @@ pub async fn plan_scan(
     }
 
     let projected_schema = match projection {
-        Some(p) => Arc::new(table.schema.project(p)?),
-        None => table.schema.clone(),
+        Some(p) => Arc::new(table.storage_schema.project(p)?),
+        None => table.storage_schema.clone(),
     };
     if state
         .config()
@@ -233,8 +235,8 @@ async fn parquet_scan(
     }
     if files.is_empty() {
         let schema = match projection {
-            Some(p) => Arc::new(table.schema.project(p)?),
-            None => table.schema.clone(),
+            Some(p) => Arc::new(table.storage_schema.project(p)?),
+            None => table.storage_schema.clone(),
         };
         return Ok(Arc::new(EmptyExec::new(schema)));
     }
@@ -247,12 +249,12 @@ async fn parquet_scan(
     // Row counts, sizes and each projected column's min/max/null count let the optimizer
     // estimate join sizes, pick build sides and broadcast small inputs, as it does for its
     // own Parquet tables.
-    let statistics = scan_statistics(&footers, &file_rows, &table.schema, projection)?;
+    let statistics = scan_statistics(&footers, &file_rows, &table.storage_schema, projection)?;
     let mut parquet_options = state.config().options().execution.parquet.clone();
     let cache = table.storage.column_cache();
     let columns: Vec<usize> = match projection {
         Some(p) => p.clone(),
-        None => (0..table.schema.fields().len()).collect(),
+        None => (0..table.storage_schema.fields().len()).collect(),
     };
     // A filtered scan of many columns (`SELECT * .. WHERE`) is better served by the Parquet
     // reader's late materialization: it decodes the filter's columns, then the others only
@@ -272,9 +274,9 @@ async fn parquet_scan(
         }
         let scan = SegmentScanExec::try_new(SegmentScanPlan {
             inputs,
-            table_schema: table.schema.clone(),
+            table_schema: table.storage_schema.clone(),
             projection: columns.clone(),
-            predicate: pruning_predicate(state, &table.schema, filters),
+            predicate: pruning_predicate(state, &table.storage_schema, filters),
             partitions: state.config().target_partitions(),
             limit,
             statistics: statistics.project(Some(&columns)),
@@ -291,7 +293,7 @@ async fn parquet_scan(
     for (i, file) in files.into_iter().enumerate() {
         groups[i % n_groups].push(file);
     }
-    let source = ParquetSource::new(table.schema.clone())
+    let source = ParquetSource::new(table.storage_schema.clone())
         .with_table_parquet_options(TableParquetOptions {
             global: parquet_options,
             ..Default::default()
@@ -410,7 +412,7 @@ fn key_predicate(
     let num_keys = table.meta.num_key_columns;
     let key_schema = Arc::new(
         table
-            .schema
+            .storage_schema
             .project(&(0..num_keys).collect::<Vec<_>>())
             .ok()?,
     );

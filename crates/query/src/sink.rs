@@ -50,6 +50,9 @@ pub struct BasaltSink {
     input_schema: SchemaRef,
     /// The table's schema, with its NOT NULL columns, as storage writes it.
     table_schema: SchemaRef,
+    /// For a table declared in another order than it stores (its input comes in declared
+    /// order): the input column of each storage column.
+    storage_columns: Option<Vec<usize>>,
     storage: Arc<StorageEngine>,
     generated: Arc<GeneratedIds>,
 }
@@ -61,8 +64,14 @@ impl BasaltSink {
         storage: Arc<StorageEngine>,
         generated: Arc<GeneratedIds>,
     ) -> BasaltSink {
+        let storage_columns = table.has_declared_order().then(|| {
+            (0..table.columns.len())
+                .map(|i| table.declared_position(i))
+                .collect()
+        });
         BasaltSink {
             table_schema: table.arrow_schema(),
+            storage_columns,
             input_schema,
             table,
             storage,
@@ -117,8 +126,12 @@ impl DataSink for BasaltSink {
             .await
             .map_err(to_df)?;
         while let Some(batch) = data.next().await {
+            let batch = match &self.storage_columns {
+                Some(columns) => batch?.project(columns)?,
+                None => batch?,
+            };
             let (batch, first_id) =
-                fill_auto_increment(self.storage.catalog().as_ref(), &self.table, batch?)
+                fill_auto_increment(self.storage.catalog().as_ref(), &self.table, batch)
                     .map_err(to_df)?;
             if let Some(first) = first_id {
                 self.generated.report(first);

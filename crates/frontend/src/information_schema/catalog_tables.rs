@@ -187,7 +187,7 @@ pub(crate) fn key_index(t: &TableMeta) -> (&'static str, bool) {
 }
 
 /// MySQL's COLUMN_KEY: PRI for a primary-key column, MUL for the first column of a
-/// non-unique index, UNI for a one-column unique index.
+/// non-unique index, UNI for a one-column unique index. `position` is the storage index.
 fn column_key(t: &TableMeta, position: usize) -> &'static str {
     let c = &t.columns[position];
     match (t.keys_model, c.is_key) {
@@ -368,7 +368,7 @@ fn tables(is: &InformationSchema, b: &mut ResultBuilder) {
 
 fn columns(is: &InformationSchema, b: &mut ResultBuilder) {
     for t in is.visible_tables() {
-        for (i, c) in t.columns.iter().enumerate() {
+        for (position, (i, c)) in t.declared_columns().enumerate() {
             let (len, prec, scale) = crate::show::type_dimensions(&c.ty);
             let datetime_precision = match c.ty {
                 SqlType::DateTime { scale } | SqlType::Time { scale } => Some(i64::from(scale)),
@@ -380,7 +380,7 @@ fn columns(is: &InformationSchema, b: &mut ResultBuilder) {
                 t.database.clone().into(),
                 t.name.clone().into(),
                 c.shown_name().into(),
-                (i as i64 + 1).into(),
+                (position as i64 + 1).into(),
                 crate::show::default_text(c).into(),
                 (if c.nullable { "YES" } else { "NO" }).into(),
                 c.ty.data_type_name().into(),

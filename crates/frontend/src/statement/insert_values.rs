@@ -33,7 +33,7 @@ fn rewrite_values(table: &TableMeta, insert: &mut ast::Insert) {
         return;
     }
     let targets: Vec<Option<usize>> = if insert.columns.is_empty() {
-        (0..table.columns.len()).map(Some).collect()
+        table.declared_indexes().into_iter().map(Some).collect()
     } else {
         insert
             .columns

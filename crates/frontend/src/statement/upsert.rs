@@ -88,7 +88,7 @@ fn upsert_insert(
     };
     let mut source = source;
     let mut inserted: Vec<usize> = if insert.columns.is_empty() {
-        (0..table.columns.len()).collect()
+        table.declared_indexes()
     } else {
         insert
             .columns

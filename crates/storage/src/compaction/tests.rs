@@ -67,6 +67,7 @@ fn fixture(keys_model: KeysModel, aggs: [Option<AggKind>; 2]) -> Fixture {
         comment: String::new(),
         created_ms: 0,
         schema_version: 0,
+        declared_order: vec![],
     };
     catalog.create_table(table, false).unwrap();
     let engine = StorageEngine::open(

@@ -1250,3 +1250,38 @@ async fn ip_addresses_from_csv_and_json() {
         vec![vec![s("8.8.8.8"), s("2001:4860:4860::8888")]]
     );
 }
+
+/// A MySQL table whose PRIMARY KEY does not lead its columns takes CSV without a `columns`
+/// header in its declared order (as SELECT * and INSERT without a column list show it), and
+/// CSV with names by name.
+#[tokio::test]
+async fn csv_columns_follow_the_declared_order_of_a_mysql_primary_key_table() {
+    let server = TestServer::start().await;
+    let mut c = setup(&server).await;
+    exec(
+        &mut c,
+        "CREATE TABLE people (name VARCHAR(20), id INT, age INT, PRIMARY KEY (id))",
+    )
+    .await;
+    let v = load(
+        &server,
+        "people",
+        &[("column_separator", ",")],
+        b"ann,1,30\nbob,2,40\n",
+    );
+    assert_eq!(num(&v, "NumberLoadedRows"), 2, "{v}");
+    let v = load(
+        &server,
+        "people",
+        &[("column_separator", ","), ("format", "csv_with_names")],
+        b"age,id,name\n41,2,bea\n",
+    );
+    assert_eq!(num(&v, "NumberLoadedRows"), 1, "{v}");
+    assert_eq!(
+        rows(&mut c, "SELECT * FROM people ORDER BY id").await,
+        vec![
+            vec![s("ann"), s("1"), s("30")],
+            vec![s("bea"), s("2"), s("41")]
+        ]
+    );
+}

@@ -46,6 +46,16 @@ struct Doors {
     allowed_load_dir: Option<PathBuf>,
 }
 
+/// Options of a node that holds the catalog (a server, a cluster's frontend).
+#[derive(clap::Args)]
+struct CatalogOptions {
+    /// How database and table names keep their case: 0 (default for a new data directory)
+    /// stored as written and compared exactly, 1 stored in lower case, 2 stored as written and
+    /// compared without regard to case. Fixed when the data directory is created.
+    #[arg(long)]
+    lower_case_table_names: Option<u64>,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Start the all-in-one server (catalog, tablets and queries in one process).
@@ -54,6 +64,8 @@ enum Command {
         common: Common,
         #[command(flatten)]
         doors: Doors,
+        #[command(flatten)]
+        catalog: CatalogOptions,
     },
     /// Start a cluster's frontend: MySQL/HTTP, the catalog and planning; tablets live on
     /// backends. Needs the cluster secret (`cluster_secret` in the config file, or the
@@ -63,6 +75,8 @@ enum Command {
         common: Common,
         #[command(flatten)]
         doors: Doors,
+        #[command(flatten)]
+        catalog: CatalogOptions,
         /// Backends to add at startup, as host:port,host:port (more with ALTER SYSTEM ADD
         /// BACKEND).
         #[arg(long, value_delimiter = ',')]
@@ -101,6 +115,12 @@ fn load_config(common: &Common) -> Config {
         cfg.bind = v.clone();
     }
     cfg
+}
+
+fn apply_catalog_options(cfg: &mut Config, options: CatalogOptions) {
+    if let Some(v) = options.lower_case_table_names {
+        cfg.lower_case_table_names = Some(v);
+    }
 }
 
 fn apply_doors(cfg: &mut Config, doors: Doors) {
@@ -147,18 +167,25 @@ fn main() {
         .init();
     let cli = Cli::parse();
     let (cfg, role) = match cli.command {
-        Command::Server { common, doors } => {
+        Command::Server {
+            common,
+            doors,
+            catalog,
+        } => {
             let mut cfg = load_config(&common);
             apply_doors(&mut cfg, doors);
+            apply_catalog_options(&mut cfg, catalog);
             (cfg, Role::Server)
         }
         Command::Frontend {
             common,
             doors,
+            catalog,
             backends,
         } => {
             let mut cfg = load_config(&common);
             apply_doors(&mut cfg, doors);
+            apply_catalog_options(&mut cfg, catalog);
             cfg.backends.extend(backends);
             let secret = cluster_secret(&cfg);
             (cfg, Role::Frontend(secret))

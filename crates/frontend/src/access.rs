@@ -59,6 +59,9 @@ pub(crate) struct Access {
     rights: AccessRights,
     user: String,
     host: String,
+    /// Grants name databases and tables by the catalog's key of their names
+    /// (`lower_case_table_names`).
+    names: basalt_common::TableNameCase,
 }
 
 /// The current rights of a session (grants are read at each statement, so a GRANT or REVOKE
@@ -105,6 +108,7 @@ pub(crate) fn account_access(
         rights,
         user: account.user.clone(),
         host: client_host.to_string(),
+        names: catalog.table_name_case(),
     }
 }
 
@@ -121,14 +125,14 @@ impl Access {
 
     pub(crate) fn may_see_database(&self, db: &str) -> bool {
         db.eq_ignore_ascii_case("information_schema")
-            || self.rights.may_see_database(&db.to_lowercase())
+            || self.rights.may_see_database(&self.names.key(db))
     }
 
     pub(crate) fn may_see_table(&self, db: &str, table: &str) -> bool {
         db.eq_ignore_ascii_case("information_schema")
             || self
                 .rights
-                .may_see_table(&db.to_lowercase(), &table.to_lowercase())
+                .may_see_table(&self.names.key(db), &self.names.key(table))
     }
 
     /// A privilege held at `*.*` (1227 naming it otherwise).
@@ -144,7 +148,7 @@ impl Access {
 
     /// A privilege on a database (1044 otherwise).
     pub(crate) fn require_database(&self, privilege: Privilege, db: &str) -> Result<()> {
-        if self.rights.has_on_database(privilege, &db.to_lowercase()) {
+        if self.rights.has_on_database(privilege, &self.names.key(db)) {
             Ok(())
         } else {
             Err(self.database_denied(db))
@@ -155,7 +159,7 @@ impl Access {
     pub(crate) fn require_table(&self, privilege: Privilege, db: &str, table: &str) -> Result<()> {
         if self
             .rights
-            .has_on_table(privilege, &db.to_lowercase(), &table.to_lowercase())
+            .has_on_table(privilege, &self.names.key(db), &self.names.key(table))
         {
             Ok(())
         } else {
@@ -234,26 +238,29 @@ impl Access {
     pub(crate) fn check_statement(&self, session: &Session, stmt: &Statement) -> Result<()> {
         use Statement as B;
         let table_of = |t: &basalt_sql::TableName| -> Result<(String, String)> {
-            Ok((database_of(session, &t.database)?, t.table.to_lowercase()))
+            Ok((
+                database_of(session, &t.database)?,
+                session.stored_name(&t.table),
+            ))
         };
         match stmt {
             B::Standard(s) => self.check_standard(session, s),
             B::CreateTable(t) => {
                 let db = database_of(session, &t.name.database)?;
-                self.require_table(Privilege::Create, &db, &t.name.table.to_lowercase())
+                self.require_table(Privilege::Create, &db, &session.stored_name(&t.name.table))
             }
             // SELECT on what the query reads is checked on its plan.
             B::CreateTableAs(ctas) => {
                 let name = &ctas.table.name;
                 let db = database_of(session, &name.database)?;
-                self.require_table(Privilege::Create, &db, &name.table.to_lowercase())
+                self.require_table(Privilege::Create, &db, &session.stored_name(&name.table))
             }
             B::AlterTable { table, ops } => {
                 let (db, t) = table_of(table)?;
                 self.require_table(Privilege::Alter, &db, &t)?;
                 for op in ops {
                     if let basalt_sql::AlterTableOp::Rename(new_name) = op {
-                        self.require_table(Privilege::Create, &db, &new_name.to_lowercase())?;
+                        self.require_table(Privilege::Create, &db, &session.stored_name(new_name))?;
                     }
                 }
                 Ok(())
@@ -292,7 +299,7 @@ impl Access {
                 ..
             } => {
                 let (db, t) = match database {
-                    Some(db) => (db.to_lowercase(), table.table.to_lowercase()),
+                    Some(db) => (session.stored_name(db), session.stored_name(&table.table)),
                     None => table_of(table)?,
                 };
                 self.require_any_on_table(&db, &t)
@@ -301,7 +308,7 @@ impl Access {
                 database: Some(db), ..
             }
             | B::ShowCreateDatabase { database: db, .. } => {
-                self.require_any_on_database(&db.to_lowercase())
+                self.require_any_on_database(&session.stored_name(db))
             }
             B::ShowData { table: Some(table) } => {
                 let (db, t) = table_of(table)?;
@@ -492,12 +499,12 @@ fn basalt_table(
     Some((table.meta.database.clone(), table.meta.name.clone()))
 }
 
-/// An unqualified object name as the catalog keeps it.
+/// The last part of an object name, as written (grants are compared by the catalog's key).
 fn object_text(name: &ast::ObjectName) -> String {
     name.0
         .last()
         .and_then(|p| p.as_ident())
-        .map(|i| i.value.to_lowercase())
+        .map(|i| i.value.clone())
         .unwrap_or_else(|| name.to_string())
 }
 

@@ -91,20 +91,38 @@ impl CatalogProvider for BasaltCatalogProvider {
                 self.session.clone(),
             )));
         }
-        if !self.services.catalog.database_exists(name) {
+        // The database as stored (the catalog matches `name` as `lower_case_table_names` says).
+        let Some(database) = stored_database(self.services.catalog.as_ref(), name) else {
             let system = crate::system_databases::system_database(name)?;
             return Some(Arc::new(crate::system_databases::SystemDatabase::new(
                 system,
                 self.services.clone(),
                 self.session.clone(),
             )));
-        }
+        };
         Some(Arc::new(DatabaseSchema {
             services: self.services.clone(),
-            database: name.to_lowercase(),
+            database,
             session: self.session.clone(),
         }))
     }
+}
+
+/// The stored spelling of the database `name` names, if it exists.
+pub(crate) fn stored_database(catalog: &dyn Catalog, name: &str) -> Option<String> {
+    if !catalog.database_exists(name) {
+        return None;
+    }
+    let case = catalog.table_name_case();
+    Some(match case {
+        basalt_common::TableNameCase::Insensitive => catalog
+            .databases()
+            .into_iter()
+            .map(|d| d.name)
+            .find(|d| case.same(d, name))
+            .unwrap_or_else(|| name.to_string()),
+        _ => case.stored(name),
+    })
 }
 
 struct DatabaseSchema {

@@ -28,10 +28,10 @@ impl QueryEngine {
             mut query,
         } = ctas;
         let db = match &table.name.database {
-            Some(d) => d.to_lowercase(),
+            Some(d) => session.stored_name(d),
             None => require_database(session)?,
         };
-        let name = table.name.table.to_lowercase();
+        let name = session.stored_name(&table.name.table);
         let catalog = self.services.catalog.as_ref();
         if !catalog.database_exists(&db) {
             return Err(BasaltError::UnknownDatabase(db));
@@ -67,7 +67,7 @@ impl QueryEngine {
 
     /// `IF NOT EXISTS` on an existing table does nothing but leave a note; without it, 1050.
     fn table_exists(&self, session: &Session, table: &CreateTable) -> Result<Output> {
-        let name = table.name.table.to_lowercase();
+        let name = session.stored_name(&table.name.table);
         if !table.if_not_exists {
             return Err(BasaltError::TableExists(name));
         }

@@ -38,13 +38,14 @@ pub struct QueryEngine {
     pub(crate) listening: std::sync::OnceLock<crate::show_proc::ListenAddresses>,
 }
 
-/// The last part of an object name, lower-cased, and its qualifier if any.
+/// The last part of an object name and its qualifier if any, as written (the catalog matches
+/// database and table names as `lower_case_table_names` says).
 pub(crate) fn split_name(name: &ObjectName) -> (Option<String>, String) {
     let parts: Vec<String> = name
         .0
         .iter()
         .filter_map(|p| p.as_ident())
-        .map(|i| i.value.to_lowercase())
+        .map(|i| i.value.clone())
         .collect();
     match parts.as_slice() {
         [db, t] => (Some(db.clone()), t.clone()),

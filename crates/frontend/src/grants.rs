@@ -51,13 +51,18 @@ pub(crate) fn privileges_named(names: &[String], with_grant_option: bool) -> Res
 }
 
 /// The object a GRANT names, resolved against the session's database.
+/// Names are kept as the catalog keys them (`lower_case_table_names`: as written with 0, in
+/// lower case otherwise), so a grant names what the catalog's lookups find.
 fn grant_object(session: &Session, object: &PrivilegeObject) -> Result<GrantObject> {
+    let key = |name: &str| session.name_case().key(name);
     Ok(match object {
         PrivilegeObject::Global => GrantObject::Global,
-        PrivilegeObject::CurrentDatabase => GrantObject::Database(database_of(session, &None)?),
-        PrivilegeObject::Database(db) => GrantObject::Database(db.to_lowercase()),
+        PrivilegeObject::CurrentDatabase => {
+            GrantObject::Database(key(&database_of(session, &None)?))
+        }
+        PrivilegeObject::Database(db) => GrantObject::Database(key(db)),
         PrivilegeObject::Table { database, table } => {
-            GrantObject::Table(database_of(session, database)?, table.to_lowercase())
+            GrantObject::Table(key(&database_of(session, database)?), key(table))
         }
     })
 }

@@ -28,11 +28,17 @@ impl QueryEngine {
     }
 }
 
-/// The absolute data directory (created if missing) and the catalog under it.
+/// The absolute data directory (created if missing) and the catalog under it (refused when
+/// the configured `lower_case_table_names` is not the one it was created with).
 pub(crate) fn open_catalog(config: &Config) -> Result<(PathBuf, Arc<LocalCatalog>)> {
     std::fs::create_dir_all(&config.data_dir)?;
     let data_dir = std::fs::canonicalize(&config.data_dir)?;
-    let catalog = Arc::new(LocalCatalog::open(&data_dir.join("meta"))?);
+    let name_case = config.table_name_case().map_err(BasaltError::InvalidData)?;
+    let catalog = Arc::new(LocalCatalog::open_with(&data_dir.join("meta"), name_case)?);
+    tracing::info!(
+        "lower_case_table_names = {}",
+        catalog.table_name_case().setting()
+    );
     catalog.set_max_tablet_versions(config.max_tablet_versions);
     Ok((data_dir, catalog))
 }

@@ -127,6 +127,8 @@ pub struct SqlSettings {
     /// `sql_mode` has ONLY_FULL_GROUP_BY (otherwise a grouped SELECT may show columns it does
     /// not group by: each shows one of its group's values).
     pub only_full_group_by: bool,
+    /// `lower_case_table_names`: whether table names fold to lower case or keep their spelling.
+    pub table_name_case: basalt_common::TableNameCase,
 }
 
 impl SqlSettings {
@@ -141,6 +143,7 @@ impl SqlSettings {
             time_zone: time_zone.to_string(),
             pipes_as_concat: has("PIPES_AS_CONCAT") || has("ANSI") || has("ORACLE"),
             only_full_group_by: has("ONLY_FULL_GROUP_BY") || has("ANSI") || has("TRADITIONAL"),
+            table_name_case: Default::default(),
         }
     }
 }
@@ -153,7 +156,7 @@ impl Default for SqlSettings {
 
 /// Rewrites `stmt` for planning under the session's `settings`.
 pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
-    crate::identifier_case::fold(stmt);
+    crate::identifier_case::fold(stmt, settings.table_name_case);
     let _ = stmt.visit(&mut DropDual);
     let _ = stmt.visit(&mut ValueConditions);
     if !settings.only_full_group_by {

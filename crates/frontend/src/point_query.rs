@@ -130,7 +130,7 @@ impl PointQuery {
         let parts: Vec<String> = name
             .0
             .iter()
-            .map(|p| p.as_ident().map(|i| i.value.to_lowercase()))
+            .map(|p| p.as_ident().map(|i| i.value.clone()))
             .collect::<Option<_>>()?;
         let (db, table_name) = match parts.as_slice() {
             [t] => (database?.to_string(), t.clone()),
@@ -149,14 +149,17 @@ impl PointQuery {
         let qualifier = alias
             .as_ref()
             .map(|a| a.name.value.to_lowercase())
-            .unwrap_or_else(|| table_name.clone());
+            .unwrap_or_else(|| table_name.to_lowercase());
+        // Qualifiers match without regard to case, as the statement rewrite folds them.
+        let (db_lower, table_lower) = (db.to_lowercase(), table_name.to_lowercase());
         let column_of = |e: &Expr| -> Option<usize> {
             match e {
                 Expr::Identifier(i) => table.column_index(&i.value),
                 Expr::CompoundIdentifier(ids) => match ids.as_slice() {
                     [t, c] if t.value.to_lowercase() == qualifier => table.column_index(&c.value),
                     [d, t, c]
-                        if d.value.to_lowercase() == db && t.value.to_lowercase() == table_name =>
+                        if d.value.to_lowercase() == db_lower
+                            && t.value.to_lowercase() == table_lower =>
                     {
                         table.column_index(&c.value)
                     }

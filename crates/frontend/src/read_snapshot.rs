@@ -16,7 +16,9 @@ use std::sync::Arc;
 /// The tables a session reads while its snapshot lasts.
 #[derive(Debug)]
 pub struct ReadSnapshot {
+    /// By the catalog's keys of their database and name (`lower_case_table_names`).
     tables: HashMap<(String, String), Arc<TableMeta>>,
+    name_case: basalt_common::TableNameCase,
     /// Keeps the pinned versions' files until the snapshot ends.
     guard: Arc<ReadGuard>,
 }
@@ -27,19 +29,24 @@ impl ReadSnapshot {
         // Registered as a reader first, so that nothing published before is deleted.
         let guard = Arc::new(services.storage.begin_read());
         let catalog = &services.catalog;
+        let name_case = catalog.table_name_case();
         let tables = catalog
             .databases()
             .into_iter()
             .flat_map(|db| catalog.tables(&db.name).unwrap_or_default())
-            .map(|t| ((t.database.clone(), t.name.clone()), t))
+            .map(|t| ((name_case.key(&t.database), name_case.key(&t.name)), t))
             .collect();
-        ReadSnapshot { tables, guard }
+        ReadSnapshot {
+            tables,
+            name_case,
+            guard,
+        }
     }
 
     /// The pinned version of a table (None for one created after the snapshot).
     pub fn table(&self, database: &str, name: &str) -> Option<(Arc<TableMeta>, Arc<ReadGuard>)> {
         self.tables
-            .get(&(database.to_string(), name.to_lowercase()))
+            .get(&(self.name_case.key(database), self.name_case.key(name)))
             .map(|t| (t.clone(), self.guard.clone()))
     }
 }

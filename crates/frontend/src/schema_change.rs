@@ -162,7 +162,8 @@ fn plan_alter(old: &TableMeta, ops: &[AlterTableOp]) -> Result<AlterPlan> {
                 // Segments name their columns; renamed columns are written anew.
                 rewrite = true;
             }
-            AlterTableOp::Rename(new_name) => table.name = new_name.to_lowercase(),
+            // The catalog stores it as `lower_case_table_names` says.
+            AlterTableOp::Rename(new_name) => table.name = new_name.clone(),
             AlterTableOp::Comment(comment) => table.comment = comment.clone(),
             AlterTableOp::SetProperties(properties) => {
                 for (k, v) in properties {

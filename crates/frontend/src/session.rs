@@ -440,7 +440,21 @@ impl Session {
             .get("sql_mode")
             .map(|v| v.as_text())
             .unwrap_or_default();
-        crate::mysql_compat::SqlSettings::new(&self.time_zone(), &sql_mode)
+        crate::mysql_compat::SqlSettings {
+            table_name_case: self.name_case(),
+            ..crate::mysql_compat::SqlSettings::new(&self.time_zone(), &sql_mode)
+        }
+    }
+
+    /// `lower_case_table_names`: how database and table names keep and compare their case.
+    pub(crate) fn name_case(&self) -> basalt_common::TableNameCase {
+        self.catalog.table_name_case()
+    }
+
+    /// A database or table name as a statement writes it, as the catalog stores it (folded to
+    /// lower case under `lower_case_table_names` = 1, else as written).
+    pub(crate) fn stored_name(&self, name: &str) -> String {
+        self.name_case().stored(name)
     }
 
     /// False under `sql_mode` NO_BACKSLASH_ESCAPES: `\` is an ordinary character in the

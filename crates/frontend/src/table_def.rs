@@ -57,17 +57,19 @@ pub fn create_table(
     stmt: &sql::CreateTable,
 ) -> Result<bool> {
     if !catalog.database_exists(database) {
-        return Err(BasaltError::UnknownDatabase(database.to_lowercase()));
+        return Err(BasaltError::UnknownDatabase(database.to_string()));
     }
     if catalog.table(database, &stmt.name.table).is_ok() {
         return match stmt.if_not_exists {
             true => Ok(false),
-            false => Err(BasaltError::TableExists(stmt.name.table.to_lowercase())),
+            false => Err(BasaltError::TableExists(
+                catalog.table_name_case().stored(&stmt.name.table),
+            )),
         };
     }
     let table = build_table(
         stmt,
-        &database.to_lowercase(),
+        database,
         catalog.allocate_id(),
         || catalog.allocate_id(),
         now_ms(),
@@ -141,7 +143,8 @@ fn build_table(
     mut next_id: impl FnMut() -> u64,
     now_ms: i64,
 ) -> Result<TableMeta> {
-    let name = stmt.name.table.to_lowercase();
+    // The catalog stores it as `lower_case_table_names` says.
+    let name = stmt.name.table.clone();
     if stmt.columns.is_empty() {
         return Err(ddl("a table needs at least one column"));
     }

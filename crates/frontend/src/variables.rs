@@ -85,7 +85,7 @@ pub static VARIABLES: &[VarDef] = &[
     def("interactive_timeout", Int, Both, "28800"),
     def("license", Str, ReadOnly, "Apache License 2.0"),
     def("log_bin", Bool, ReadOnly, "0"),
-    def("lower_case_table_names", Int, ReadOnly, "1"),
+    def("lower_case_table_names", Int, ReadOnly, "0"),
     def("max_allowed_packet", Int, Both, "67108864"),
     def("max_connections", Int, Global, "1024"),
     def("max_execution_time", Int, Both, "0"),
@@ -221,12 +221,7 @@ impl SessionVariables {
     pub fn set_session(&mut self, name: &str, value: &str) -> Result<()> {
         let def = lookup(name).ok_or_else(|| BasaltError::UnknownVariable(name.to_string()))?;
         match def.scope {
-            ReadOnly => {
-                return Err(BasaltError::Execution(format!(
-                    "Variable '{}' is a read only variable",
-                    def.name
-                )))
-            }
+            ReadOnly => return Err(BasaltError::ReadOnlyVariable(def.name.to_string())),
             Global => {
                 return Err(BasaltError::Execution(format!(
                     "Variable '{}' is a GLOBAL variable and should be set with SET GLOBAL",
@@ -263,10 +258,7 @@ impl SessionVariables {
     pub fn set_global(&mut self, name: &str, value: &str) -> Result<(String, String)> {
         let def = lookup(name).ok_or_else(|| BasaltError::UnknownVariable(name.to_string()))?;
         if def.scope == ReadOnly {
-            return Err(BasaltError::Execution(format!(
-                "Variable '{}' is a read only variable",
-                def.name
-            )));
+            return Err(BasaltError::ReadOnlyVariable(def.name.to_string()));
         }
         let v = coerce(def, value)?;
         let text = v.as_text();

@@ -68,7 +68,7 @@ impl VisitorMut for Expander<'_> {
             return ControlFlow::Continue(());
         };
         let (db, table) = split_name(name);
-        if db.is_none() && self.ctes.contains(&table) {
+        if db.is_none() && self.ctes.contains(&table.to_lowercase()) {
             return ControlFlow::Continue(());
         }
         let Some(db) = db.or_else(|| self.current_db.map(str::to_string)) else {

@@ -13,12 +13,27 @@ use basalt_common::{BasaltError, Result};
 use basalt_sql::ast::{self, ObjectName, ObjectType};
 use basalt_sql::Statement;
 
-/// The database a statement names, or the session's current one.
+/// The database a statement names (as the catalog stores names), or the session's current one.
 pub fn database_of(session: &Session, named: &Option<String>) -> Result<String> {
     match named {
-        Some(d) => Ok(d.to_lowercase()),
+        Some(d) => Ok(session.stored_name(d)),
         None => session.database().ok_or(BasaltError::NoDatabaseSelected),
     }
+}
+
+/// The database a statement names (or the session's current one) as stored, and 1049 when
+/// there is none of the name; information_schema is always `information_schema`.
+pub fn existing_database(
+    services: &Services,
+    session: &Session,
+    named: &Option<String>,
+) -> Result<String> {
+    let db = database_of(session, named)?;
+    if db.eq_ignore_ascii_case(crate::catalog_provider::INFORMATION_SCHEMA) {
+        return Ok(crate::catalog_provider::INFORMATION_SCHEMA.to_string());
+    }
+    crate::catalog_provider::stored_database(services.catalog.as_ref(), &db)
+        .ok_or(BasaltError::UnknownDatabase(db))
 }
 
 /// Global settings, workload groups and other accounts' affairs need ADMIN_PRIV (`what` names
@@ -49,10 +64,10 @@ pub fn drop_object(
             let db = database_of(session, &db)?;
             match services.catalog.drop_table(&db, &n, if_exists)? {
                 Some(t) => services.storage.remove_table_files(&t),
-                None => session
-                    .info
-                    .warnings
-                    .note(1051, format!("Unknown table '{db}.{n}'")),
+                None => session.info.warnings.note(
+                    1051,
+                    format!("Unknown table '{db}.{}'", session.stored_name(&n)),
+                ),
             }
         }
         ObjectType::Database | ObjectType::Schema => {
@@ -61,13 +76,17 @@ pub fn drop_object(
                     for t in tables {
                         services.storage.remove_table_files(&t);
                     }
-                    if session.database().as_deref() == Some(n.as_str()) {
+                    let current = session.database();
+                    if current.is_some_and(|db| session.name_case().same(&db, &n)) {
                         session.set_database(None);
                     }
                 }
                 None => session.info.warnings.note(
                     1008,
-                    format!("Can't drop database '{n}'; database doesn't exist"),
+                    format!(
+                        "Can't drop database '{}'; database doesn't exist",
+                        session.stored_name(&n)
+                    ),
                 ),
             }
         }
@@ -124,14 +143,17 @@ impl QueryEngine {
             }
             Statement::CreateTable(ct) => {
                 let db = match &ct.name.database {
-                    Some(d) => d.to_lowercase(),
+                    Some(d) => session.stored_name(d),
                     None => require_database(session)?,
                 };
                 self.require_backends()?;
                 if !crate::table_def::create_table(catalog.as_ref(), &db, &ct)? {
                     session.info.warnings.note(
                         1050,
-                        format!("Table '{}' already exists", ct.name.table.to_lowercase()),
+                        format!(
+                            "Table '{}' already exists",
+                            session.stored_name(&ct.name.table)
+                        ),
                     );
                 }
                 Ok(Output::ok())
@@ -183,7 +205,7 @@ impl QueryEngine {
                 if_not_exists,
                 ..
             } => {
-                let name = split_name(&db_name).1;
+                let name = session.stored_name(&split_name(&db_name).1);
                 if !catalog.create_database(&name, if_not_exists)? {
                     database_exists_note(session, &name);
                 }
@@ -194,7 +216,7 @@ impl QueryEngine {
                 if_not_exists,
                 ..
             } => {
-                let name = split_name(&n).1;
+                let name = session.stored_name(&split_name(&n).1);
                 if !catalog.create_database(&name, if_not_exists)? {
                     database_exists_note(session, &name);
                 }

@@ -96,7 +96,7 @@ impl QueryEngine {
             ));
         }
         let database = super::ddl::database_of(session, &load.table.database)?;
-        let table = load.table.table.to_lowercase();
+        let table = session.stored_name(&load.table.table);
         self.services.catalog.table(&database, &table)?;
         let request = basalt_load::StreamLoadRequest {
             database,

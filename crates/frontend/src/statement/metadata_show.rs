@@ -221,10 +221,7 @@ impl QueryEngine {
                 database,
                 if_not_exists,
             } => {
-                let db = database.to_lowercase();
-                if db != crate::catalog_provider::INFORMATION_SCHEMA {
-                    self.services.catalog.tables(&db)?;
-                }
+                let db = ddl::existing_database(&self.services, session, &Some(database))?;
                 let mut b =
                     ResultBuilder::new(&[Col::str("Database"), Col::str("Create Database")]);
                 let guard = if if_not_exists {
@@ -247,7 +244,7 @@ impl QueryEngine {
                     ddl::database_of(session, &table.as_ref().and_then(|t| t.database.clone()))?;
                 match table {
                     Some(t) => {
-                        let meta = self.services.catalog.table(&db, &t.table.to_lowercase())?;
+                        let meta = self.services.catalog.table(&db, &t.table)?;
                         Ok(crate::show::show_table_data(&meta))
                     }
                     None => {
@@ -280,13 +277,7 @@ impl QueryEngine {
         table: Option<TableName>,
         filter: Option<ShowFilter>,
     ) -> Result<Output> {
-        let named_db = || -> Result<String> {
-            let db = ddl::database_of(session, &database)?;
-            if db != crate::catalog_provider::INFORMATION_SCHEMA {
-                self.services.catalog.tables(&db)?;
-            }
-            Ok(db)
-        };
+        let named_db = || ddl::existing_database(&self.services, session, &database);
         let schema_is = |column: &str, db: &str| format!("{column} = {}", literal(db));
         let query = match kind {
             MetadataShow::TableStatus => {
@@ -304,11 +295,12 @@ impl QueryEngine {
                     return Err(super::misrouted());
                 };
                 let db = match database {
-                    Some(db) => db.to_lowercase(),
+                    Some(db) => session.stored_name(&db),
                     None => ddl::database_of(session, &table.database)?,
                 };
-                let name = table.table.to_lowercase();
-                self.services.catalog.table(&db, &name)?;
+                // information_schema compares the names as stored.
+                let meta = self.services.catalog.table(&db, &table.table)?;
+                let (db, name) = (meta.database.clone(), meta.name.clone());
                 return self
                     .run_show_query(
                         session,
@@ -434,14 +426,15 @@ impl QueryEngine {
         full: bool,
         filter: Option<ShowFilter>,
     ) -> Result<Output> {
-        self.services.catalog.table(db, table)?;
+        // information_schema compares the names as stored.
+        let meta = self.services.catalog.table(db, table)?;
         let query = ShowQuery {
             columns: if full { FULL_COLUMNS } else { COLUMNS },
             table: "columns",
             condition: format!(
                 "table_schema = {} AND table_name = {}",
-                literal(db),
-                literal(table)
+                literal(&meta.database),
+                literal(&meta.name)
             ),
             like_column: "Field",
             order: "ordinal_position",

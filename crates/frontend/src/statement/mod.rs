@@ -96,9 +96,7 @@ impl QueryEngine {
             }
             Statement::AlterTableKeys { table, .. } => {
                 let db = crate::statement::ddl::database_of(session, &table.database)?;
-                self.services
-                    .catalog
-                    .table(&db, &table.table.to_lowercase())?;
+                self.services.catalog.table(&db, &table.table)?;
                 Ok(Output::ok())
             }
             Statement::AlterTable { table, ops } => {
@@ -253,8 +251,7 @@ impl QueryEngine {
                 let (db, table) = crate::engine::split_name(name);
                 let db = ddl::database_of(session, &db)?;
                 let filter = show::show_filter(show_options.filter_position);
-                self.show_columns(session, &db, &table.to_lowercase(), full, filter)
-                    .await
+                self.show_columns(session, &db, &table, full, filter).await
             }
             // Statements are individually atomic; transactions are accepted.
             S::StartTransaction { .. } | S::Commit { .. } | S::Rollback { .. } => Ok(Output::ok()),
@@ -266,9 +263,9 @@ impl QueryEngine {
             S::LockTables { tables } => {
                 let db = crate::session::require_database(session)?;
                 for lock in tables {
-                    let name = lock.table.value.to_lowercase();
-                    if self.services.catalog.view(&db, &name).is_none() {
-                        self.services.catalog.table(&db, &name)?;
+                    let name = &lock.table.value;
+                    if self.services.catalog.view(&db, name).is_none() {
+                        self.services.catalog.table(&db, name)?;
                     }
                 }
                 Ok(Output::ok())

@@ -13,15 +13,20 @@ use basalt_sql::ast::{Expr as SqlExpr, ObjectName, Value};
 impl QueryEngine {
     /// COM_INIT_DB / USE.
     pub fn use_database(&self, session: &Session, db: &str) -> Result<()> {
-        let name = db.trim().trim_matches('`').to_lowercase();
+        let name = session.stored_name(db.trim().trim_matches('`'));
         // The privilege before existence: a database the account may not see stays unknown.
         session.access().require_any_on_database(&name)?;
-        if name != "information_schema"
-            && crate::system_databases::system_database(&name).is_none()
-            && !self.services.catalog.database_exists(&name)
+        let name = if name.eq_ignore_ascii_case("information_schema") {
+            "information_schema".to_string()
+        } else if let Some(stored) =
+            crate::catalog_provider::stored_database(self.services.catalog.as_ref(), &name)
         {
+            stored
+        } else if crate::system_databases::system_database(&name).is_some() {
+            name
+        } else {
             return Err(BasaltError::UnknownDatabase(name));
-        }
+        };
         session.set_database(Some(name));
         Ok(())
     }

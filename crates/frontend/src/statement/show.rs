@@ -42,12 +42,12 @@ impl QueryEngine {
                 limit,
             } => {
                 let db = match database {
-                    Some(d) => d.to_lowercase(),
+                    Some(d) => session.stored_name(&d),
                     None => require_database(session)?,
                 };
-                if !catalog.database_exists(&db) {
-                    return Err(BasaltError::UnknownDatabase(db));
-                }
+                // Loads record their database as stored.
+                let db = crate::catalog_provider::stored_database(catalog.as_ref(), &db)
+                    .ok_or(BasaltError::UnknownDatabase(db))?;
                 let mut jobs = catalog.load_jobs(&db);
                 jobs.extend(self.loads.failures(&db));
                 jobs.sort_by_key(|j| (j.finished_ms, j.txn_id));
@@ -100,7 +100,7 @@ impl QueryEngine {
                     .as_ref()
                     .and_then(|i| i.parent_name.as_ref())
                 {
-                    Some(n) => split_name(n).1,
+                    Some(n) => session.stored_name(&split_name(n).1),
                     None => require_database(session)?,
                 };
                 let filter = filter_of(&show_options.filter_position);
@@ -113,7 +113,8 @@ impl QueryEngine {
                 let system = (!catalog.database_exists(&db))
                     .then(|| crate::system_databases::system_database(&db))
                     .flatten();
-                let tables: Vec<String> = if db == "information_schema" {
+                let information_schema = db.eq_ignore_ascii_case("information_schema");
+                let tables: Vec<String> = if information_schema {
                     crate::information_schema::table_names()
                         .into_iter()
                         .map(str::to_uppercase)
@@ -130,7 +131,7 @@ impl QueryEngine {
                         .map(|t| t.name.clone())
                         .collect()
                 };
-                let views: Vec<String> = if db == "information_schema" || system.is_some() {
+                let views: Vec<String> = if information_schema || system.is_some() {
                     vec![]
                 } else {
                     let access = session.access();

@@ -20,6 +20,7 @@ mod schema_change;
 mod serving;
 mod show_proc;
 mod stream_load;
+mod table_name_case;
 mod tools;
 mod workload;
 mod workload_limits;

@@ -19,6 +19,7 @@ mod byte_length;
 mod checked_arithmetic;
 mod collect;
 mod count_by_enum;
+mod covariance;
 pub mod date_arith;
 pub mod date_range;
 pub mod date_round;

@@ -7,13 +7,12 @@
 //!   `var_samp` / `variance_samp` and `stddev_samp` the sample forms: Doris's own update
 //!   formulas, in `variance.rs`, so the last digits agree. (DataFusion's own `stddev` is the
 //!   sample form; registering these names later replaces it.)
-//! - `covar` / `covar_pop`: DataFusion's `covar_pop` with Doris aliases; `covar_samp`: the
-//!   sample form, but Doris returns 0 (not NULL) for a group with exactly one row (`SampData`:
-//!   count 0 or 1 inserts the default); NULL only when the group has no non-NULL input.
+//! - `covar` / `covar_pop` and `covar_samp`: Doris's sums formula, in `covariance.rs` (0 for a
+//!   group with exactly one row, NULL only when the group has no non-NULL input).
 //! - `corr`: Doris returns 0 when either input is constant (or the group has one row) and NULL
-//!   only without input; DataFusion returns NULL in those cases.
-//!   These four wrap DataFusion's function and turn a NULL result into 0.0 when the group saw at
-//!   least one complete (non-NULL) input row.
+//!   only without input; DataFusion returns NULL in those cases. It wraps DataFusion's
+//!   function and turns a NULL result into 0.0 when the group saw at least one complete
+//!   (non-NULL) input row.
 //! - `percentile(expr, p)` lives in `percentile.rs` (DataFusion's `percentile_cont` rounds its
 //!   interpolation weight, Doris does not).
 //! - `percentile_approx(expr, p[, compression])` lives in `percentile_approx.rs` (Doris's own
@@ -27,8 +26,7 @@ use arrow::compute::cast;
 use arrow::datatypes::{DataType, FieldRef, UInt64Type};
 use datafusion::common::{Result, ScalarValue};
 use datafusion::functions_aggregate::{
-    approx_distinct::approx_distinct_udaf, correlation::corr_udaf, covariance::covar_pop_udaf,
-    covariance::covar_samp_udaf,
+    approx_distinct::approx_distinct_udaf, correlation::corr_udaf,
 };
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::{
@@ -38,9 +36,8 @@ use datafusion::logical_expr::{
 /// The statistics aggregates with Doris names and semantics.
 pub fn functions() -> Vec<AggregateUDF> {
     let mut v = crate::variance::functions();
+    v.extend(crate::covariance::functions());
     v.extend([
-        (*covar_pop_udaf()).clone().with_aliases(["covar"]),
-        zero_for_single_row(&covar_samp_udaf(), "covar_samp", &[]),
         zero_for_single_row(&corr_udaf(), "corr", &[]),
         (*approx_distinct_udaf())
             .clone()

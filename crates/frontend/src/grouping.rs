@@ -5,12 +5,15 @@
 //! would ignore (ClickHouse's `WITH TOTALS`) is refused rather than dropped. `ORDER BY 2` of a
 //! grouped SELECT sorts by the second select item as written (DataFusion would look for it
 //! among the grouped columns), and `SELECT DISTINCT a + 1 .. ORDER BY a + 1` by that item. A
-//! grouping set that repeats an expression groups by it once.
+//! grouping set that repeats an expression groups by it once. Inside ROLLUP / CUBE / GROUPING
+//! SETS a position names its select item, and GROUPING() of a select alias the sets group by
+//! names the aliased expression.
 
 use basalt_common::{BasaltError, Result};
 use basalt_sql::ast::{
-    Expr, GroupByExpr, GroupByWithModifier, OrderByKind, Query, Select, SelectItem, SetExpr,
-    Statement, Value, VisitMut, VisitorMut,
+    visit_expressions_mut, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr,
+    GroupByWithModifier, OrderByKind, Query, Select, SelectItem, SetExpr, Statement, Value,
+    VisitMut, VisitorMut,
 };
 use std::ops::ControlFlow;
 
@@ -117,10 +120,111 @@ impl VisitorMut for Modifiers {
             GroupByExpr::Expressions(exprs, modifiers) => apply(exprs, std::mem::take(modifiers)),
             GroupByExpr::All(_) => Err(BasaltError::NotSupported("GROUP BY ALL".into())),
         };
+        if result.is_ok() {
+            grouped_items_in_sets(select);
+        }
         match result {
             Ok(()) => ControlFlow::Continue(()),
             Err(e) => ControlFlow::Break(e),
         }
+    }
+}
+
+/// The grouping sets' elements and GROUPING() arguments that name a select item: a position
+/// inside ROLLUP / CUBE / GROUPING SETS (`GROUP BY 1 WITH ROLLUP`) becomes the item's
+/// expression, as a plain `GROUP BY 1` does; so does a select alias that GROUPING() or
+/// GROUPING_ID() names where the sets group by it (`SELECT a + 1 AS b, GROUPING(b) .. GROUP BY
+/// b WITH ROLLUP`; the sets' own aliases are resolved by the planner, GROUPING()'s are not).
+fn grouped_items_in_sets(select: &mut Select) {
+    let GroupByExpr::Expressions(exprs, _) = &mut select.group_by else {
+        return;
+    };
+    let items: Vec<Option<(Expr, Option<String>)>> = {
+        let mut past_wildcard = false;
+        select
+            .projection
+            .iter()
+            .map(|item| match item {
+                SelectItem::UnnamedExpr(e) if !past_wildcard => Some((e.clone(), None)),
+                SelectItem::ExprWithAlias { expr, alias } if !past_wildcard => {
+                    Some((expr.clone(), Some(alias.value.to_lowercase())))
+                }
+                _ => {
+                    past_wildcard = true;
+                    None
+                }
+            })
+            .collect()
+    };
+    let mut set_names = Vec::new();
+    let mut any_set = false;
+    for e in exprs.iter_mut() {
+        let sets: Vec<&mut Vec<Expr>> = match e {
+            Expr::Rollup(sets) | Expr::Cube(sets) | Expr::GroupingSets(sets) => {
+                sets.iter_mut().collect()
+            }
+            _ => continue,
+        };
+        any_set = true;
+        for element in sets.into_iter().flatten() {
+            if let Some((expr, _)) = position(element).and_then(|p| items.get(p).cloned().flatten())
+            {
+                *element = expr;
+            }
+            if let Expr::Identifier(name) = element {
+                set_names.push(name.value.to_lowercase());
+            }
+        }
+    }
+    if !any_set {
+        return;
+    }
+    let aliased = |name: &str| {
+        items.iter().flatten().find_map(|(expr, alias)| {
+            let plain_column =
+                matches!(expr, Expr::Identifier(i) if i.value.eq_ignore_ascii_case(name));
+            (alias.as_deref() == Some(name) && !plain_column).then(|| expr.clone())
+        })
+    };
+    let resolve = |e: &mut Expr| {
+        let Expr::Function(f) = e else {
+            return ControlFlow::<()>::Continue(());
+        };
+        let name = f.name.to_string().to_lowercase();
+        if name != "grouping" && name != "grouping_id" {
+            return ControlFlow::Continue(());
+        }
+        if let FunctionArguments::List(list) = &mut f.args {
+            for arg in &mut list.args {
+                if let FunctionArg::Unnamed(FunctionArgExpr::Expr(arg)) = arg {
+                    let alias = match arg {
+                        Expr::Identifier(i) => i.value.to_lowercase(),
+                        _ => continue,
+                    };
+                    if let (true, Some(expr)) = (set_names.contains(&alias), aliased(&alias)) {
+                        *arg = expr;
+                    }
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    };
+    for item in &mut select.projection {
+        let _ = visit_expressions_mut(item, resolve);
+    }
+    if let Some(having) = &mut select.having {
+        let _ = visit_expressions_mut(having, resolve);
+    }
+}
+
+/// The 0-based select item a number literal names.
+fn position(e: &Expr) -> Option<usize> {
+    match e {
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) => n.parse::<usize>().ok()?.checked_sub(1),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

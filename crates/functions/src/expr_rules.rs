@@ -1,6 +1,7 @@
 //! The walk shared by Basalt's expression-rewriting analyzer rules: every expression of a plan
 //! node (bottom up, subqueries too) goes through a rewrite, keeping the names the node's
-//! expressions had, and a changed node gets its schema recomputed.
+//! expressions had (each expression of a grouping set keeps its own), and a changed node gets
+//! its schema recomputed.
 
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{DFSchema, Result};
@@ -19,7 +20,7 @@ pub(crate) fn rewrite_node_expressions(
     }
     let schema = merge_schema(&node.inputs());
     let preserver = NamePreserver::new(&node);
-    let rewritten = node.map_expressions(|e| {
+    let keeping_name = |e: Expr| {
         let saved = preserver.save(&e);
         let new = e.transform_up(|e| rewrite(e, &schema))?;
         Ok(if new.transformed {
@@ -27,6 +28,12 @@ pub(crate) fn rewrite_node_expressions(
         } else {
             new
         })
+    };
+    let rewritten = node.map_expressions(|e| match e {
+        // ROLLUP / CUBE / GROUPING SETS: each grouped expression keeps its name (the grouping
+        // set has none of its own; the columns above refer to its expressions').
+        Expr::GroupingSet(_) => e.map_children(keeping_name),
+        e => keeping_name(e),
     })?;
     if rewritten.transformed {
         rewritten.map_data(|p| p.recompute_schema())

@@ -42,7 +42,7 @@ def main(port: int) -> None:
         cur.execute("INSERT INTO `Users` (`UserId`, `DisplayName`) VALUES (1, 'x')")
         cur.execute("SELECT * FROM `Users`")
         assert [d[0] for d in cur.description] == ["UserId", "DisplayName"], cur.description
-        cur.execute("SELECT userid, `DISPLAYNAME` AS Shown FROM users")
+        cur.execute("SELECT userid, `DISPLAYNAME` AS Shown FROM Users")
         assert [d[0] for d in cur.description] == ["userid", "Shown"], cur.description
         assert cur.fetchall() == ((1, "x"),)
         conn.ping()

@@ -122,14 +122,15 @@ struct Folder {
 }
 
 impl Folder {
-    /// A table name keeps its spelling (0, 2) unless it names a CTE.
+    /// A table name keeps its spelling (0, 2) unless it names a CTE or is MySQL's `DUAL`.
     fn keeps_spelling(&self, name: &ObjectName) -> bool {
         if self.tables == TableNameCase::Lower {
             return false;
         }
         match name.0.as_slice() {
             [ObjectNamePart::Identifier(only)] => {
-                !self.spellings.ctes.contains(&only.value.to_lowercase())
+                let dual = only.quote_style.is_none() && only.value.eq_ignore_ascii_case("dual");
+                !dual && !self.spellings.ctes.contains(&only.value.to_lowercase())
             }
             _ => true,
         }
@@ -435,6 +436,7 @@ mod tests {
             exact("WITH Recent AS (SELECT 1 AS V) SELECT T.v FROM Recent, Users T, NUMBERS(\"number\" = \"2\") N"),
             "WITH recent AS (SELECT 1 AS v) SELECT t.v FROM recent, `Users` t, numbers(\"number\" = \"2\") n"
         );
+        assert_eq!(exact("SELECT 1 FROM DUAL"), "SELECT 1 FROM dual");
         assert_eq!(
             folded("SELECT Foo.Bx FROM Db.Foo"),
             "SELECT foo.bx FROM db.foo"

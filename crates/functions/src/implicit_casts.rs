@@ -90,6 +90,15 @@ impl ExprPlanner for StringArithmeticPlanner {
         ) else {
             return Ok(PlannerResult::Original(expr));
         };
+        // A DATE or DATETIME beside a number is MySQL's number YYYYMMDD[hhmmss[.f]].
+        let expr = date_operands_as_numbers(expr, (&left, &right), schema);
+        let (left, right) = match (
+            operand_type(&expr.left, schema),
+            operand_type(&expr.right, schema),
+        ) {
+            (Some(left), Some(right)) => (left, right),
+            _ => return Ok(PlannerResult::Original(expr)),
+        };
         let numeric = |t: &DataType| is_string(t) || is_number(t) || t.is_null();
         if !(is_string(&left) || is_string(&right)) || !numeric(&left) || !numeric(&right) {
             return Ok(PlannerResult::Original(expr));
@@ -102,6 +111,44 @@ impl ExprPlanner for StringArithmeticPlanner {
             left: left_expr,
             right: right_expr,
         }))
+    }
+}
+
+/// Arithmetic of a DATE or DATETIME with a number or another date: each date operand becomes
+/// [`crate::date_number`]'s number, with the DATETIME's declared fractional digits (MySQL and
+/// Doris: `d2 - d1` of 2020-02-02 and 2020-01-01 is 101). Date plus an interval stays date
+/// arithmetic.
+fn date_operands_as_numbers(
+    expr: RawBinaryExpr,
+    (left, right): (&DataType, &DataType),
+    schema: &DFSchema,
+) -> RawBinaryExpr {
+    use crate::date_number::is_date_like;
+    let operand = |t: &DataType| is_date_like(t) || is_number(t);
+    let convert = (is_date_like(left) || is_date_like(right)) && operand(left) && operand(right);
+    if !convert {
+        return expr;
+    }
+    let number = |e: Expr, t: &DataType| {
+        if !is_date_like(t) {
+            return e;
+        }
+        let digits = e
+            .to_field(schema)
+            .ok()
+            .and_then(|(_, f)| basalt_common::fraction_digits(&f))
+            .unwrap_or(0);
+        let digits = if matches!(t, DataType::Timestamp(..)) {
+            digits.min(6)
+        } else {
+            0
+        };
+        crate::date_number::call(e, digits)
+    };
+    RawBinaryExpr {
+        op: expr.op,
+        left: number(expr.left, left),
+        right: number(expr.right, right),
     }
 }
 

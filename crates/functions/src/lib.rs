@@ -21,6 +21,7 @@ mod collect;
 mod count_by_enum;
 mod covariance;
 pub mod date_arith;
+mod date_number;
 pub mod date_range;
 pub mod date_round;
 mod datetime_to_text;

@@ -26,6 +26,7 @@ pub fn fragment_functions() -> Vec<ScalarUDF> {
     v.push(crate::datetime_to_text::function().clone());
     v.extend(crate::ip::keep_family::functions());
     v.push(crate::text_date_shift::function().clone());
+    v.push(crate::date_number::function().clone());
     v
 }
 
@@ -57,7 +58,8 @@ mod tests {
                 "datetime_text",
                 "ip_keep_ipv4",
                 "ip_keep_ipv6",
-                "mysql_text_date_shift"
+                "mysql_text_date_shift",
+                "date_number"
             ]
         );
     }

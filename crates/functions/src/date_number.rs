@@ -1,0 +1,203 @@
+//! A DATE or DATETIME in arithmetic is a number in MySQL: `date_col + 1` adds to YYYYMMDD
+//! (`DATE '2020-02-02' + 1` is 20200203, not a date), a DATETIME is YYYYMMDDhhmmss, with its
+//! declared fractional digits after the point (`DATETIME(3)` gives a DECIMAL(17, 3)). Doris
+//! (Nereids) also reads a date-like operand of arithmetic as a BIGINT YYYYMMDD[hhmmss]; it drops
+//! the fraction, where MySQL's DECIMAL is followed here. The arithmetic planner wraps such an
+//! operand in `date_number(value, digits)`; an interval operand keeps date arithmetic.
+
+use crate::util::{arguments, output};
+use chrono::{Datelike, NaiveDate, NaiveDateTime, Timelike};
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, Decimal128Array, Int64Array, TimestampMicrosecondArray,
+};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef, TimeUnit};
+use datafusion::common::{exec_err, plan_err, Result, ScalarValue};
+use datafusion::logical_expr::{
+    ColumnarValue, Expr, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
+    Volatility,
+};
+use std::sync::{Arc, OnceLock};
+
+/// The function's name, as plan fragments carry it to other nodes.
+pub const NAME: &str = "date_number";
+
+/// The one instance (see [`crate::wire`]).
+pub fn function() -> &'static ScalarUDF {
+    static F: OnceLock<ScalarUDF> = OnceLock::new();
+    F.get_or_init(|| {
+        ScalarUDF::new_from_impl(DateNumber {
+            signature: Signature::any(2, Volatility::Immutable),
+        })
+    })
+}
+
+/// Whether a value of type `t` becomes a number in arithmetic (a DATE or a DATETIME).
+pub fn is_date_like(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Date32 | DataType::Date64 | DataType::Timestamp(_, None)
+    )
+}
+
+/// `date_number(value, digits)`: `value` (of a type [`is_date_like`] accepts) as MySQL's
+/// number, with `digits` fractional digits for a DATETIME (its declared ones, 0 if unknown).
+pub fn call(value: Expr, digits: u8) -> Expr {
+    function().call(vec![
+        value,
+        Expr::Literal(ScalarValue::Int64(Some(i64::from(digits))), None),
+    ])
+}
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct DateNumber {
+    signature: Signature,
+}
+
+fn digits_of(scalars: &[Option<&ScalarValue>]) -> Result<u8> {
+    match scalars.get(1) {
+        Some(Some(ScalarValue::Int64(Some(p)))) if (0..=6).contains(p) => Ok(*p as u8),
+        _ => plan_err!("{NAME} needs its fractional digits (0 to 6) as a literal"),
+    }
+}
+
+/// The result type: BIGINT for a DATE and a DATETIME without fraction, DECIMAL(14 + p, p)
+/// for a DATETIME(p).
+fn result_type(input: &DataType, digits: u8) -> DataType {
+    match input {
+        DataType::Timestamp(_, None) if digits > 0 => {
+            DataType::Decimal128(14 + digits, digits as i8)
+        }
+        _ => DataType::Int64,
+    }
+}
+
+impl ScalarUDFImpl for DateNumber {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _types: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Int64)
+    }
+
+    fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
+        let digits = digits_of(args.scalar_arguments)?;
+        let input = args.arg_fields[0].data_type();
+        if !is_date_like(input) && !input.is_null() {
+            return plan_err!("{NAME} takes a DATE or DATETIME, not {input}");
+        }
+        Ok(Arc::new(Field::new(
+            self.name(),
+            result_type(input, digits),
+            true,
+        )))
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let target = args.return_field.data_type().clone();
+        let (arrays, scalar) = arguments(&args)?;
+        let values = &arrays[0];
+        let out: ArrayRef = match values.data_type() {
+            DataType::Date32 | DataType::Date64 => {
+                let days = cast(values, &DataType::Date32)?;
+                let numbers: Int64Array = days
+                    .as_primitive::<datafusion::arrow::datatypes::Date32Type>()
+                    .iter()
+                    .map(|d| d.and_then(date_of_days).map(|d| date_digits(&d)))
+                    .collect();
+                Arc::new(numbers)
+            }
+            DataType::Timestamp(_, None) => {
+                let micros = cast(values, &DataType::Timestamp(TimeUnit::Microsecond, None))?;
+                let micros = micros
+                    .as_any()
+                    .downcast_ref::<TimestampMicrosecondArray>()
+                    .map(|a| a.iter().collect::<Vec<_>>())
+                    .unwrap_or_default();
+                datetime_numbers(&micros, &target)?
+            }
+            DataType::Null => datafusion::arrow::array::new_null_array(&target, values.len()),
+            other => return exec_err!("{NAME} takes a DATE or DATETIME, not {other}"),
+        };
+        output(out, scalar)
+    }
+}
+
+fn date_of_days(days: i32) -> Option<NaiveDate> {
+    NaiveDate::from_num_days_from_ce_opt(days.checked_add(719_163)?)
+}
+
+/// YYYYMMDD.
+fn date_digits(d: &NaiveDate) -> i64 {
+    i64::from(d.year()) * 10_000 + i64::from(d.month()) * 100 + i64::from(d.day())
+}
+
+/// YYYYMMDDhhmmss.
+fn datetime_digits(t: &NaiveDateTime) -> i64 {
+    date_digits(&t.date()) * 1_000_000
+        + i64::from(t.hour()) * 10_000
+        + i64::from(t.minute()) * 100
+        + i64::from(t.second())
+}
+
+/// Microseconds since the epoch as YYYYMMDDhhmmss numbers of the `target` type: BIGINT, or a
+/// DECIMAL whose scale is the fraction's digits (truncated to them).
+fn datetime_numbers(micros: &[Option<i64>], target: &DataType) -> Result<ArrayRef> {
+    let parts = |v: i64| {
+        let t = chrono::DateTime::from_timestamp_micros(v)?.naive_utc();
+        Some((datetime_digits(&t), v.rem_euclid(1_000_000)))
+    };
+    match target {
+        DataType::Decimal128(precision, scale) => {
+            let scale = *scale as u32;
+            let unit = 10_i128.pow(scale);
+            let values: Decimal128Array = micros
+                .iter()
+                .map(|v| {
+                    let (whole, fraction) = parts((*v)?)?;
+                    let fraction = i128::from(fraction) / 10_i128.pow(6 - scale);
+                    Some(i128::from(whole) * unit + fraction)
+                })
+                .collect();
+            Ok(Arc::new(
+                values.with_precision_and_scale(*precision, scale as i8)?,
+            ))
+        }
+        _ => Ok(Arc::new(
+            micros
+                .iter()
+                .map(|v| parts((*v)?).map(|(whole, _)| whole))
+                .collect::<Int64Array>(),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_and_datetimes_become_their_digits() {
+        let d = NaiveDate::from_ymd_opt(2020, 2, 2).unwrap();
+        assert_eq!(date_digits(&d), 20200202);
+        let t = d.and_hms_micro_opt(10, 11, 12, 125_000).unwrap();
+        let micros = t.and_utc().timestamp_micros();
+        let whole = datetime_numbers(&[Some(micros), None], &DataType::Int64).unwrap();
+        let whole = whole.as_primitive::<datafusion::arrow::datatypes::Int64Type>();
+        assert_eq!(whole.value(0), 20200202101112);
+        assert!(whole.is_null(1));
+        let exact = datetime_numbers(&[Some(micros)], &DataType::Decimal128(17, 3)).unwrap();
+        let exact = exact.as_primitive::<datafusion::arrow::datatypes::Decimal128Type>();
+        assert_eq!(exact.value(0), 20200202101112125);
+    }
+
+    #[test]
+    fn dates_before_the_epoch() {
+        assert_eq!(date_of_days(-1).map(|d| date_digits(&d)), Some(19691231));
+    }
+}

@@ -58,7 +58,8 @@ impl PartitionValue {
             | SqlType::Map(..)
             | SqlType::Struct(_)
             | SqlType::Ipv4
-            | SqlType::Ipv6 => Err(format!("type {ty} cannot be a partition column")),
+            | SqlType::Ipv6
+            | SqlType::Variant => Err(format!("type {ty} cannot be a partition column")),
         }
     }
 

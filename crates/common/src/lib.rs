@@ -13,10 +13,11 @@ pub mod name_case;
 pub mod params;
 pub mod typed_text;
 pub mod types;
+pub mod variant;
 
 pub use error::{BasaltError, Result};
-pub use params::{Literal, ParamValue};
 pub use name_case::TableNameCase;
+pub use params::{Literal, ParamValue};
 pub use types::{
     fraction_digits, is_json_field, is_largeint_field, sketch_kind, SqlType, StructField,
 };

@@ -142,6 +142,9 @@ pub enum SqlType {
     Ipv4,
     /// Doris IPV6: an address stored as 16 big-endian bytes in Arrow `Binary`.
     Ipv6,
+    /// Doris VARIANT: semi-structured JSON read by path (`v['a']['b']`), stored like JSON
+    /// (see [`crate::variant`]).
+    Variant,
 }
 
 /// One field of a STRUCT type.
@@ -170,9 +173,11 @@ impl SqlType {
             SqlType::Date => DataType::Date32,
             SqlType::DateTime { .. } => DataType::Timestamp(TimeUnit::Microsecond, None),
             SqlType::Time { .. } => DataType::Time64(TimeUnit::Microsecond),
-            SqlType::Char(_) | SqlType::Varchar(_) | SqlType::String | SqlType::Json => {
-                DataType::Utf8
-            }
+            SqlType::Char(_)
+            | SqlType::Varchar(_)
+            | SqlType::String
+            | SqlType::Json
+            | SqlType::Variant => DataType::Utf8,
             SqlType::Bitmap
             | SqlType::Hll
             | SqlType::Binary(_)
@@ -212,10 +217,12 @@ impl SqlType {
 
     /// The Arrow field a column (or nested element) of this type is: its Arrow type, for JSON
     /// the `arrow.json` extension marker, for DATETIME(p)/TIME(p) the digits it shows, for
-    /// BITMAP/HLL the sketch kind, for IPV4/IPV6 the address family.
+    /// BITMAP/HLL the sketch kind, for IPV4/IPV6 the address family, for VARIANT the JSON
+    /// marker and its own.
     pub fn arrow_field(&self, name: &str, nullable: bool) -> Field {
         let field = Field::new(name, self.arrow_type(), nullable);
         match self {
+            SqlType::Variant => field.with_metadata(crate::variant::column_metadata()),
             SqlType::Json => field.with_metadata(HashMap::from([(
                 EXTENSION_NAME_KEY.to_string(),
                 JSON_EXTENSION_NAME.to_string(),
@@ -250,9 +257,10 @@ impl SqlType {
         )
     }
 
-    /// True for types that cannot be key columns in Doris: sketches, JSON, nested types.
+    /// True for types that cannot be key columns in Doris: sketches, JSON, VARIANT, nested
+    /// types.
     pub fn can_be_key(&self) -> bool {
-        !(self.is_sketch() || self.is_nested() || *self == SqlType::Json)
+        !(self.is_sketch() || self.is_nested() || matches!(self, SqlType::Json | SqlType::Variant))
     }
 
     /// True for byte-string types (BINARY, VARBINARY, BLOB).
@@ -365,6 +373,7 @@ impl SqlType {
             "JSON" | "JSONB" => SqlType::Json,
             "IPV4" => SqlType::Ipv4,
             "IPV6" => SqlType::Ipv6,
+            "VARIANT" => SqlType::Variant,
             other => return Err(format!("unknown column type '{other}'")),
         };
         Ok(ty)
@@ -399,6 +408,7 @@ impl SqlType {
             SqlType::Struct(_) => "struct",
             SqlType::Ipv4 => "ipv4",
             SqlType::Ipv6 => "ipv6",
+            SqlType::Variant => "variant",
         }
     }
 
@@ -460,6 +470,7 @@ impl fmt::Display for SqlType {
             SqlType::Json => write!(f, "json"),
             SqlType::Ipv4 => write!(f, "ipv4"),
             SqlType::Ipv6 => write!(f, "ipv6"),
+            SqlType::Variant => write!(f, "variant"),
             SqlType::Array(element) => write!(f, "array<{element}>"),
             SqlType::Map(key, value) => write!(f, "map<{key},{value}>"),
             SqlType::Struct(fields) => {

@@ -136,6 +136,9 @@ pub(crate) fn sql_type_of(field: &Field) -> Result<SqlType> {
         Some(IpFamily::V6) => return Ok(SqlType::Ipv6),
         None => {}
     }
+    if basalt_common::variant::is_variant_field(field) {
+        return Ok(SqlType::Variant);
+    }
     if is_json_field(field) {
         return Ok(SqlType::Json);
     }
@@ -270,6 +273,7 @@ mod tests {
             SqlType::Hll,
             SqlType::Blob,
             SqlType::Json,
+            SqlType::Variant,
             SqlType::Ipv4,
             SqlType::Ipv6,
             SqlType::Array(Box::new(SqlType::Int)),

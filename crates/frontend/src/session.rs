@@ -242,10 +242,11 @@ impl Session {
             .with_runtime_env(runtime)
             .with_default_features();
         // SUBSTRING/SUBSTR of a number plans before DataFusion's own planner refuses it; so do
-        // the JSON operators -> and ->>.
+        // the JSON operators -> and ->>, and subscripts of VARIANT values (`v['a']`).
         if let Some(planners) = builder.expr_planners() {
             planners.insert(0, Arc::new(basalt_functions::TextSubstringPlanner));
             planners.insert(0, Arc::new(basalt_functions::JsonOperatorPlanner));
+            planners.insert(0, Arc::new(basalt_functions::VariantSubscriptPlanner));
         }
         let builder = builder
             .with_catalog_list(catalog_list)

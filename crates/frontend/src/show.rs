@@ -196,6 +196,7 @@ pub fn type_dimensions(ty: &SqlType) -> (Option<i64>, Option<i64>, Option<i64>) 
         SqlType::Bitmap
         | SqlType::Hll
         | SqlType::Json
+        | SqlType::Variant
         | SqlType::Ipv4
         | SqlType::Ipv6
         | SqlType::Array(_)

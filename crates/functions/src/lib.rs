@@ -77,6 +77,7 @@ mod url_codec;
 mod util;
 mod value_counts;
 mod variance;
+mod variant;
 mod vector_distance;
 mod week_modes;
 mod wide_sum;
@@ -96,6 +97,7 @@ pub use ip::IpCoercion;
 pub use json::JsonOperatorPlanner;
 pub use nested_casts::{NestedCasts, TEXT_TO_NESTED};
 pub use numeric_dates::{NumericDates, NumericDatesPlanner};
+pub use variant::VariantSubscriptPlanner;
 
 /// Every scalar function: the BITMAP and HLL scalars, MySQL's date range guard, the
 /// size-bounded REPEAT/LPAD/RPAD, Doris's element_at, HEX/UNHEX, the IP address functions and
@@ -134,6 +136,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(week_modes::functions());
     v.extend(vector_distance::functions());
     v.push(struct_element::function());
+    v.extend(variant::functions());
     v
 }
 

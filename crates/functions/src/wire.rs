@@ -1,6 +1,6 @@
 //! Scalar functions that analyzer rules build (implicit string-to-number, number-to-date and
 //! string-to-date conversions, checked integer arithmetic, MySQL's `/`, the marks keeping
-//! the IPV4 / IPV6 type through COALESCE and CASE) are in no registry,
+//! the IPV4 / IPV6 type through COALESCE and CASE, VARIANT subscripts) are in no registry,
 //! yet plan fragments name them when they travel to another node. Those with a parameter (a
 //! result type, the decimals `/` adds) take it from the call's own result type, which travels
 //! with the call, so one registered instance per name runs every call: [`fragment_functions`]
@@ -27,6 +27,7 @@ pub fn fragment_functions() -> Vec<ScalarUDF> {
     v.extend(crate::ip::keep_family::functions());
     v.push(crate::text_date_shift::function().clone());
     v.push(crate::date_number::function().clone());
+    v.push(crate::variant::element::function().clone());
     v
 }
 
@@ -59,7 +60,8 @@ mod tests {
                 "ip_keep_ipv4",
                 "ip_keep_ipv6",
                 "mysql_text_date_shift",
-                "date_number"
+                "date_number",
+                "variant_element"
             ]
         );
     }

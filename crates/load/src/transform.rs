@@ -516,6 +516,31 @@ impl LoadPlan {
                         out[ci] = Arc::new(docs);
                     }
                 }
+                // Text that is no JSON document loads NULL (Doris); a NOT NULL column filters
+                // its row.
+                SqlType::Variant => {
+                    if let Some(strings) = col.as_string_opt::<i32>() {
+                        let docs = basalt_common::variant::variant_column(strings);
+                        if !meta.nullable {
+                            for (row, k) in keep.iter_mut().enumerate() {
+                                if *k && strings.is_valid(row) && docs.is_null(row) {
+                                    *k = false;
+                                    rejects.add(
+                                        || row_text(row),
+                                        || {
+                                            format!(
+                                                "column '{}': not a JSON document for a NOT NULL \
+                                                 VARIANT",
+                                                meta.name
+                                            )
+                                        },
+                                    );
+                                }
+                            }
+                        }
+                        out[ci] = Arc::new(docs);
+                    }
+                }
                 SqlType::LargeInt => {
                     if let Some(values) = col.as_any().downcast_ref::<Decimal256Array>() {
                         for (row, k) in keep.iter_mut().enumerate() {

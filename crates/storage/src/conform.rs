@@ -55,6 +55,16 @@ pub fn conform(table: &TableMeta, batch: &RecordBatch) -> Result<Vec<ArrayRef>, 
                     columns[i] = Arc::new(docs);
                 }
             }
+            // Text that is no JSON document is NULL, which a NOT NULL column refuses.
+            SqlType::Variant => {
+                if let Some(strings) = col.as_string_opt::<i32>() {
+                    let docs = basalt_common::variant::variant_column(strings);
+                    if !c.nullable && docs.null_count() > 0 {
+                        return Err(BasaltError::ColumnCannotBeNull(c.name.clone()));
+                    }
+                    columns[i] = Arc::new(docs);
+                }
+            }
             SqlType::LargeInt => {
                 if let Some(values) = col.as_any().downcast_ref::<Decimal256Array>() {
                     if values.iter().flatten().any(|v| v.to_i128().is_none()) {

@@ -149,9 +149,11 @@ pub fn column_meta(field: &Field) -> ColumnMeta {
             let length = if fsp == 0 { 10 } else { 11 + u32::from(fsp) };
             ColumnMeta::binary(t::TIME, length, fsp)
         }
-        // JSON documents go as MySQL's JSON type (binary charset, as MySQL 8 sends them).
+        // JSON documents go as MySQL's JSON type (binary charset, as MySQL 8 sends them); so
+        // do VARIANT values, a document or a value read at a path (as Doris sends them).
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
-            if basalt_common::is_json_field(field) =>
+            if basalt_common::is_json_field(field)
+                || basalt_common::variant::is_variant_field(field) =>
         {
             ColumnMeta {
                 flags: column_flags::BINARY | column_flags::BLOB,

@@ -1285,3 +1285,69 @@ async fn csv_columns_follow_the_declared_order_of_a_mysql_primary_key_table() {
         ]
     );
 }
+
+#[tokio::test]
+async fn json_values_into_variant_columns() {
+    let server = TestServer::start().await;
+    let mut c = setup(&server).await;
+    exec(
+        &mut c,
+        "CREATE TABLE ev (k INT, v VARIANT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1",
+    )
+    .await;
+    // An object or array goes in as it is, a string is parsed, text that is no JSON is NULL.
+    let body = br#"{"k": 1, "v": {"a": 1, "b": {"c": "x"}, "arr": [1, 2]}}
+{"k": 2, "v": "{\"a\": 2}"}
+{"k": 3, "v": 123}
+{"k": 4, "v": "hello"}
+{"k": 5, "v": null}
+{"k": 6, "v": [1, "two"]}
+"#;
+    let v = load(
+        &server,
+        "ev",
+        &[("format", "json"), ("read_json_by_line", "true")],
+        body,
+    );
+    assert_eq!(v["Status"], "Success", "{v}");
+    assert_eq!(num(&v, "NumberLoadedRows"), 6);
+    assert_eq!(
+        rows(
+            &mut c,
+            "SELECT k, v, v['b']['c'], v['a'] + 1 FROM ev ORDER BY k"
+        )
+        .await,
+        vec![
+            vec![
+                s("1"),
+                s(r#"{"a":1,"b":{"c":"x"},"arr":[1,2]}"#),
+                s("x"),
+                s("2")
+            ],
+            vec![s("2"), s(r#"{"a":2}"#), None, s("3")],
+            vec![s("3"), s("123"), None, None],
+            vec![s("4"), None, None, None],
+            vec![s("5"), None, None, None],
+            vec![s("6"), s(r#"[1,"two"]"#), None, None],
+        ]
+    );
+    // A NOT NULL VARIANT filters the rows whose value is no JSON document.
+    exec(&mut c, "CREATE TABLE ev_strict (k INT, v VARIANT NOT NULL) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1").await;
+    let v = load(
+        &server,
+        "ev_strict",
+        &[
+            ("format", "json"),
+            ("read_json_by_line", "true"),
+            ("max_filter_ratio", "0.5"),
+        ],
+        b"{\"k\": 1, \"v\": {\"a\": 1}}\n{\"k\": 2, \"v\": \"hello\"}\n",
+    );
+    assert_eq!(v["Status"], "Success", "{v}");
+    assert_eq!(num(&v, "NumberLoadedRows"), 1);
+    assert_eq!(num(&v, "NumberFilteredRows"), 1);
+    assert_eq!(
+        rows(&mut c, "SELECT k, v FROM ev_strict").await,
+        vec![vec![s("1"), s(r#"{"a":1}"#)]]
+    );
+}

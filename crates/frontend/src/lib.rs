@@ -24,6 +24,7 @@ mod having_filter;
 mod identifier_case;
 mod information_schema;
 mod lateral_views;
+mod lenient_insert;
 mod load_context;
 mod local_calls;
 mod local_node;

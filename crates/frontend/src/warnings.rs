@@ -30,6 +30,16 @@ impl Warnings {
         });
     }
 
+    /// A diagnostic of the given level (`Note` or `Warning`), such as a non-strict INSERT's
+    /// adjusted value.
+    pub fn add(&self, level: &'static str, code: u16, message: String) {
+        self.0.lock().push(Warning {
+            level,
+            code,
+            message,
+        });
+    }
+
     pub fn clear(&self) {
         self.0.lock().clear();
     }

@@ -5,6 +5,7 @@
 mod fast_like;
 mod key_range;
 mod lazy_conjunction;
+mod lenient_store;
 mod merge_exec;
 mod provider;
 mod pruning;
@@ -17,6 +18,7 @@ mod subquery_apply;
 mod tablet_scan;
 
 pub use fast_like::FastLikeRule;
+pub use lenient_store::{StoreWarning, StoreWarnings};
 pub use provider::{table_schema, BasaltTable};
 pub use query_planner::BasaltQueryPlanner;
 pub use scan::{register_segment_store, ScanReports};

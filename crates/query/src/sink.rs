@@ -118,17 +118,27 @@ impl DataSink for BasaltSink {
     async fn write_all(
         &self,
         mut data: SendableRecordBatchStream,
-        _context: &Arc<TaskContext>,
+        context: &Arc<TaskContext>,
     ) -> Result<u64> {
         let mut writer = self
             .storage
             .begin_load(self.table.clone())
             .await
             .map_err(to_df)?;
+        // Outside strict mode, values that do not fit their columns are fitted to them.
+        let lenient = context
+            .session_config()
+            .get_extension::<crate::lenient_store::StoreWarnings>();
         while let Some(batch) = data.next().await {
             let batch = match &self.storage_columns {
                 Some(columns) => batch?.project(columns)?,
                 None => batch?,
+            };
+            let batch = match &lenient {
+                Some(report) => {
+                    crate::lenient_store::fit_batch(&self.table, batch, report).map_err(to_df)?
+                }
+                None => batch,
             };
             let (batch, first_id) =
                 fill_auto_increment(self.storage.catalog().as_ref(), &self.table, batch)

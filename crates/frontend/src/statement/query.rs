@@ -137,6 +137,13 @@ impl QueryEngine {
             false => session.access().check_plan_reads(&plan)?,
         }
         let is_insert = matches!(&plan, LogicalPlan::Dml(_));
+        // Outside strict mode the sink fits the values that do not fit their columns.
+        let lenient = (is_insert && !crate::lenient_insert::strict_inserts(session))
+            .then(|| Arc::new(basalt_query::StoreWarnings::default()));
+        let plan = match lenient {
+            Some(_) => crate::lenient_insert::hand_values_unconverted(plan).map_err(from_df)?,
+            None => plan,
+        };
         // The statement's account (opened when it began, in the session's workload group)
         // decides the group: admission into it (the slot is held until the results are
         // consumed or dropped), its memory pool, and the CPU time and reads charged to it and
@@ -156,6 +163,9 @@ impl QueryEngine {
             session.info.generated_ids.reset();
         }
         state.config_mut().set_extension(account.clone());
+        if let Some(lenient) = &lenient {
+            state.config_mut().set_extension(lenient.clone());
+        }
         // On a cluster the group and the query's limits go with every fragment, so they apply
         // on each backend too.
         let cluster_query = match &self.services.cluster {
@@ -203,6 +213,9 @@ impl QueryEngine {
                         .map(|a| a.value(0))
                 })
                 .unwrap_or(0);
+            if let Some(lenient) = &lenient {
+                crate::lenient_insert::report(session, lenient);
+            }
             let generated = session.info.generated_ids.first();
             if generated != 0 {
                 session.set_last_insert_id(generated);

@@ -1,0 +1,192 @@
+//! INSERT outside strict mode. MySQL's `sql_mode` without STRICT_TRANS_TABLES and
+//! STRICT_ALL_TABLES (TRADITIONAL includes them), or Doris's `enable_insert_strict = false`,
+//! stores a value that does not fit its column as the nearest one that does, with a warning
+//! (see `basalt_query::StoreWarnings`), where strict mode (the default) fails the statement.
+//!
+//! The planned INSERT converts its values to the columns' types, failing on those that do not
+//! fit; [`hand_values_unconverted`] takes those conversions out for the column types the sink
+//! fits leniently (integers, floating point and DECIMAL from text and numbers; DATE and
+//! DATETIME from text), so the sink sees each value as written and can tell which row's value
+//! it adjusts. Other conversions stay in the plan, as strict as ever.
+
+use crate::session::Session;
+use datafusion::arrow::datatypes::DataType;
+use datafusion::common::{DFSchema, Result, ScalarValue};
+use datafusion::logical_expr::expr::Alias;
+use datafusion::logical_expr::{
+    Cast, DmlStatement, Expr, ExprSchemable, LogicalPlan, Projection, Values, WriteOp,
+};
+use std::sync::Arc;
+
+/// Whether the session's INSERTs are strict: `sql_mode` has STRICT_TRANS_TABLES,
+/// STRICT_ALL_TABLES or TRADITIONAL, and `enable_insert_strict` is on.
+pub(crate) fn strict_inserts(session: &Session) -> bool {
+    let vars = session.variables();
+    let sql_mode = vars
+        .get("sql_mode")
+        .map(|v| v.as_text())
+        .unwrap_or_default();
+    let strict_mode = sql_mode.split(',').any(|m| {
+        let m = m.trim();
+        ["STRICT_TRANS_TABLES", "STRICT_ALL_TABLES", "TRADITIONAL"]
+            .iter()
+            .any(|s| m.eq_ignore_ascii_case(s))
+    });
+    let doris_strict = !matches!(
+        vars.get("enable_insert_strict").map(|v| v.as_text()),
+        Ok(v) if v == "0"
+    );
+    strict_mode && doris_strict
+}
+
+/// Moves the session's non-strict INSERT warnings into its diagnostics area.
+pub(crate) fn report(session: &Session, warnings: &basalt_query::StoreWarnings) {
+    let (kept, _count) = warnings.take();
+    for w in kept {
+        session.info.warnings.add(w.level, w.code, w.message);
+    }
+}
+
+/// `plan` (an INSERT) with its values handed to the sink as written where the sink fits them
+/// to their columns.
+pub(crate) fn hand_values_unconverted(plan: LogicalPlan) -> Result<LogicalPlan> {
+    let LogicalPlan::Dml(dml) = plan else {
+        return Ok(plan);
+    };
+    if !matches!(dml.op, WriteOp::Insert(_)) {
+        return Ok(LogicalPlan::Dml(dml));
+    }
+    let LogicalPlan::Projection(projection) = dml.input.as_ref() else {
+        return Ok(LogicalPlan::Dml(dml));
+    };
+    let input = match projection.input.as_ref() {
+        LogicalPlan::Values(values) => Arc::new(LogicalPlan::Values(values_as_written(values)?)),
+        _ => projection.input.clone(),
+    };
+    let exprs = projection
+        .expr
+        .iter()
+        .map(|e| uncast(e.clone(), projection.input.schema()))
+        .collect();
+    let projection = Projection::try_new(exprs, input)?;
+    Ok(LogicalPlan::Dml(DmlStatement::new(
+        dml.table_name.clone(),
+        dml.target.clone(),
+        dml.op.clone(),
+        Arc::new(LogicalPlan::Projection(projection)),
+    )))
+}
+
+fn is_text(t: &DataType) -> bool {
+    matches!(t, DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8)
+}
+
+/// Whether the sink fits a `source` value to a column of arrow type `target` (so the
+/// conversion can be left to it).
+fn sink_fits(source: &DataType, target: &DataType) -> bool {
+    let number_target = matches!(
+        target,
+        DataType::Int8
+            | DataType::Int16
+            | DataType::Int32
+            | DataType::Int64
+            | DataType::Float32
+            | DataType::Float64
+            | DataType::Decimal128(..)
+    );
+    let date_target = matches!(target, DataType::Date32 | DataType::Timestamp(_, None));
+    (number_target && (is_text(source) || source.is_numeric() || source.is_null()))
+        || (date_target && (is_text(source) || source.is_null()))
+}
+
+/// A projection item `Cast(e, T) AS name` as `e AS name` where the sink fits `e` to `T`.
+fn uncast(e: Expr, schema: &DFSchema) -> Expr {
+    let Expr::Alias(Alias {
+        expr,
+        relation,
+        name,
+        metadata,
+    }) = e
+    else {
+        return e;
+    };
+    let inner = match *expr {
+        Expr::Cast(Cast { expr: value, field })
+            if value
+                .get_type(schema)
+                .is_ok_and(|t| sink_fits(&t, field.data_type())) =>
+        {
+            *value
+        }
+        other => other,
+    };
+    Expr::Alias(Alias {
+        expr: Box::new(inner),
+        relation,
+        name,
+        metadata,
+    })
+}
+
+/// VALUES rows typed as written, where the sink fits the column (the planner cast each value
+/// to the column's type): such a column whose rows disagree in type becomes text (each
+/// number's text reads back as that number).
+fn values_as_written(values: &Values) -> Result<Values> {
+    let empty = DFSchema::empty();
+    let mut rows = values.values.clone();
+    let mut fields = Vec::with_capacity(values.schema.fields().len());
+    for (j, field) in values.schema.fields().iter().enumerate() {
+        let target = field.data_type();
+        let written: Vec<Expr> = rows.iter().map(|row| as_written(&row[j])).collect();
+        let types: Vec<Option<DataType>> = written
+            .iter()
+            .map(|e| match is_null(e) {
+                true => Ok(None),
+                false => e.get_type(&empty).map(Some),
+            })
+            .collect::<Result<_>>()?;
+        let fits = types.iter().flatten().all(|t| sink_fits(t, target));
+        let mut present = types.iter().flatten();
+        let column_type = match (fits, present.next()) {
+            (true, Some(first)) if present.all(|t| t == first) => first.clone(),
+            (true, Some(_)) => DataType::Utf8,
+            _ => target.clone(),
+        };
+        if column_type != *target {
+            for ((row, value), t) in rows.iter_mut().zip(written).zip(&types) {
+                row[j] = match t {
+                    None => Expr::Literal(ScalarValue::try_from(&column_type)?, None),
+                    Some(t) if *t == column_type => value,
+                    Some(_) => Expr::Cast(Cast::new(Box::new(value), column_type.clone())),
+                };
+            }
+        }
+        fields.push((
+            None,
+            Arc::new(
+                field
+                    .as_ref()
+                    .clone()
+                    .with_data_type(column_type)
+                    .with_nullable(true),
+            ),
+        ));
+    }
+    let schema = DFSchema::new_with_metadata(fields, values.schema.metadata().clone())?;
+    Ok(Values {
+        schema: Arc::new(schema),
+        values: rows,
+    })
+}
+
+/// A VALUES cell without the cast to the column's type the planner added.
+fn as_written(e: &Expr) -> Expr {
+    match e {
+        Expr::Cast(Cast { expr, .. }) => expr.as_ref().clone(),
+        other => other.clone(),
+    }
+}
+
+fn is_null(e: &Expr) -> bool {
+    matches!(e, Expr::Literal(v, _) if v.is_null())
+}

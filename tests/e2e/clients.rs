@@ -25,6 +25,26 @@ async fn pymysql_works() {
     );
 }
 
+/// SERVER_STATUS_IN_TRANS and SERVER_STATUS_AUTOCOMMIT as PyMySQL reads them after BEGIN,
+/// COMMIT, ROLLBACK, `SET autocommit`, writes with autocommit off and DDL
+/// (tests/py/transaction_flags.py).
+#[tokio::test]
+async fn pymysql_sees_transaction_flags() {
+    let server = TestServer::start().await;
+    let script = repo_root().join("tests/py/transaction_flags.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(server.mysql_port.to_string())
+        .output()
+        .expect("python3 must be installed");
+    assert!(
+        out.status.success(),
+        "transaction flags through PyMySQL:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[tokio::test]
 async fn mariadb_cli_works() {
     let server = TestServer::start().await;

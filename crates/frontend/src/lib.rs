@@ -52,6 +52,7 @@ mod statement_limits;
 mod statement_timeout;
 mod system_databases;
 mod table_def;
+mod transaction;
 mod variables;
 mod views;
 mod warnings;

@@ -42,6 +42,8 @@ pub struct SessionInfo {
     pub(crate) warnings: crate::warnings::Warnings,
     /// The tables as `START TRANSACTION WITH CONSISTENT SNAPSHOT` found them, while it lasts.
     pub(crate) snapshot: parking_lot::Mutex<Option<Arc<crate::read_snapshot::ReadSnapshot>>>,
+    /// Whether a transaction is open (SERVER_STATUS_IN_TRANS).
+    pub(crate) transaction: crate::transaction::TransactionState,
 }
 
 impl SessionInfo {
@@ -208,6 +210,7 @@ impl Session {
             vars: RwLock::new(vars),
             warnings: Default::default(),
             snapshot: Default::default(),
+            transaction: Default::default(),
         });
         let load_dir = services.load_dir.clone();
         let cluster = services.cluster.clone();
@@ -361,6 +364,11 @@ impl Session {
             )
     }
 
+    /// A transaction is open: BEGIN, or a write with autocommit off, not yet committed.
+    pub fn in_transaction(&self) -> bool {
+        self.info.transaction.is_open()
+    }
+
     pub fn autocommit(&self) -> bool {
         matches!(
             self.info.vars.read().get("autocommit"),
@@ -485,6 +493,7 @@ impl Session {
     /// COM_RESET_CONNECTION.
     pub fn reset(&self) {
         self.prepared.lock().clear();
+        crate::transaction::end(self);
         self.info.vars.write().reset();
         self.set_last_insert_id(0);
         let state_ref = self.ctx.state_ref();

@@ -408,4 +408,8 @@ impl Backend for SessionBackend {
             .map(|s| s.autocommit())
             .unwrap_or(true)
     }
+
+    fn in_transaction(&self) -> bool {
+        self.session.as_ref().is_some_and(|s| s.in_transaction())
+    }
 }

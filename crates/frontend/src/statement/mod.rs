@@ -68,10 +68,14 @@ impl QueryEngine {
             session.info.warnings.clear();
         }
         crate::read_snapshot::before_statement(self.services(), session, &stmt.statement);
-        match stmt.statement {
+        let effect = crate::transaction::Effect::of(&stmt.statement);
+        let autocommit_before = session.autocommit();
+        let result = match stmt.statement {
             Statement::Standard(s) => self.execute_standard(session, *s, stmt.point_checked).await,
             other => self.execute_statement(session, other).await,
-        }
+        };
+        crate::transaction::after_statement(session, effect, autocommit_before, result.is_ok());
+        result
     }
 
     async fn execute_statement(&self, session: &Session, stmt: Statement) -> Result<Output> {

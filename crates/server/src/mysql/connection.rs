@@ -12,7 +12,7 @@ use super::handshake::{
     auth_switch_request, initial_handshake, parse_handshake_response, HandshakeError,
     CLIENT_DEPRECATE_EOF, CLIENT_INTERACTIVE, CLIENT_LOCAL_FILES, CLIENT_MULTI_STATEMENTS,
     CLIENT_PLUGIN_AUTH, SERVER_CAPABILITIES, SERVER_MORE_RESULTS_EXISTS, SERVER_STATUS_AUTOCOMMIT,
-    SERVER_STATUS_NO_BACKSLASH_ESCAPES,
+    SERVER_STATUS_IN_TRANS, SERVER_STATUS_NO_BACKSLASH_ESCAPES,
 };
 use super::packet::{is_disconnect, PacketIo, ReadError};
 use super::prepared::{prepare_ok, StatementState};
@@ -153,7 +153,12 @@ where
         } else {
             0
         };
-        autocommit | more | no_backslash_escapes
+        let in_trans = if self.backend.in_transaction() {
+            SERVER_STATUS_IN_TRANS
+        } else {
+            0
+        };
+        autocommit | in_trans | more | no_backslash_escapes
     }
 
     fn deprecate_eof(&self) -> bool {

@@ -40,6 +40,8 @@ pub const SERVER_CAPABILITIES: u32 = CLIENT_LONG_PASSWORD
     | CLIENT_CONNECT_ATTRS
     | CLIENT_DEPRECATE_EOF;
 
+/// A transaction is open (BEGIN, or a write with autocommit off, not yet committed).
+pub const SERVER_STATUS_IN_TRANS: u16 = 0x0001;
 pub const SERVER_STATUS_AUTOCOMMIT: u16 = 0x0002;
 /// Another result set of the same COM_QUERY follows.
 pub const SERVER_MORE_RESULTS_EXISTS: u16 = 0x0008;

@@ -127,6 +127,10 @@ pub trait Backend: Send {
     }
     /// True while autocommit is on (for the SERVER_STATUS_AUTOCOMMIT flag).
     fn autocommit(&self) -> bool;
+    /// True while a transaction is open (for the SERVER_STATUS_IN_TRANS flag).
+    fn in_transaction(&self) -> bool {
+        false
+    }
     /// Completes when the connection should close (KILL CONNECTION); asked once, after
     /// authentication.
     fn kill_signal(&self) -> futures::future::BoxFuture<'static, ()> {

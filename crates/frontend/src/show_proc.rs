@@ -1,28 +1,40 @@
 //! Doris's `SHOW PROC '<path>'`: the administrator's directory of the cluster's state, answered
 //! from Basalt's real catalog, tablets, backends and sessions.
 //!
-//! Served paths: `/` (the directory names), `/dbs`, `/dbs/<db_id>`, `/dbs/<db_id>/<table_id>`,
-//! `.../partitions`, `.../partitions/<partition_id>` (its one index), `.../<index_id>` (its
-//! tablets), `/backends`, `/frontends`, `/current_queries` and `/statistic`. Columns are Doris's;
-//! what Basalt does not track (quotas, consistency checks, transaction counts) is NULL, never
-//! a made-up value.
+//! Served paths: `/` (the directory names), `/dbs`, `/dbs/<db_id>` (tables and views),
+//! `/dbs/<db_id>/<table_id>`, `.../partitions`, `.../partitions/<partition_id>` (its one index),
+//! `.../<index_id>` (its tablets), `/backends`, `/frontends`, `/current_queries`, `/statistic`,
+//! `/transactions[/<db_id>[/running|finished]]` and `/jobs[/<db_id>[/load]]` (`loads`),
+//! `/cluster_health[/tablet_health]` and `/tasks` (`health`), and `/auth` (`auth`). Columns
+//! are Doris's; what Basalt does not track (quotas, consistency checks, transaction counts) is
+//! NULL, never a made-up value.
+
+mod auth;
+mod health;
+mod loads;
 
 use crate::catalog_provider::Services;
 use crate::output::Output;
 use crate::show::{self, Cell, Col, ResultBuilder};
 use basalt_catalog::{DatabaseMeta, PartitionKind, PartitionMeta, TableMeta};
 use basalt_common::{BasaltError, Result};
+use basalt_load::LoadRegistry;
 use std::collections::HashSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 /// The directories `SHOW PROC '/'` lists, in the order it lists them.
-const ROOT: [&str; 5] = [
+const ROOT: [&str; 10] = [
+    "auth",
     "backends",
+    "cluster_health",
     "current_queries",
     "dbs",
     "frontends",
+    "jobs",
     "statistic",
+    "tasks",
+    "transactions",
 ];
 
 /// Where this frontend listens (set by the server once its sockets are bound).
@@ -35,6 +47,7 @@ pub struct ListenAddresses {
 /// Answers `SHOW PROC '<path>'`.
 pub(crate) fn show_proc(
     services: &Services,
+    loads: &LoadRegistry,
     listening: Option<ListenAddresses>,
     path: &str,
 ) -> Result<Output> {
@@ -69,6 +82,23 @@ pub(crate) fn show_proc(
         ["frontends"] => Ok(frontends(services, listening)),
         ["current_queries"] => Ok(current_queries(services)),
         ["statistic"] => Ok(statistic(services)),
+        ["transactions"] => Ok(loads::transaction_databases(services, loads)),
+        ["transactions", db] => Ok(loads::transaction_states(
+            services,
+            loads,
+            &database(services, db)?,
+        )),
+        ["transactions", db, state] => {
+            let db = database(services, db)?;
+            loads::transactions(services, loads, listening, &db, state)
+        }
+        ["jobs"] => Ok(loads::job_databases(services)),
+        ["jobs", db] => Ok(loads::job_counts(services, loads, &database(services, db)?)),
+        ["jobs", db, kind] => loads::jobs_of_type(services, loads, db, kind, path),
+        ["cluster_health"] => Ok(health::cluster_health()),
+        ["cluster_health", "tablet_health"] => Ok(health::tablet_health(services)),
+        ["tasks"] => Ok(health::tasks()),
+        ["auth"] => Ok(auth::auth(services.catalog.as_ref())),
         _ => Err(not_found(path)),
     }
 }
@@ -192,7 +222,9 @@ fn databases(services: &Services) -> Output {
 }
 
 /// `/dbs/<db_id>`: the database's tables (Basalt's tables are all OLAP tables in state
-/// NORMAL; schema changes apply at once). No consistency checks run: that column is NULL.
+/// NORMAL; schema changes apply at once), then its views by name (Type VIEW; a view has no id
+/// in Basalt, and no indexes, partitions, state or replicas, as Doris shows a view: NULL). No
+/// consistency checks run: that column is NULL.
 fn tables(services: &Services, db: &DatabaseMeta) -> Output {
     let mut b = ResultBuilder::new(&[
         Col::int("TableId"),
@@ -225,6 +257,21 @@ fn tables(services: &Services, db: &DatabaseMeta) -> Output {
             None::<String>.into(),
             replica_count(&t).into(),
         ]);
+    }
+    let mut views = services.catalog.views(&db.name);
+    views.sort_by(|a, b| a.name.cmp(&b.name));
+    for v in views {
+        let mut row: Vec<Cell> = vec![None::<i64>.into(), v.name.clone().into()];
+        row.extend([
+            None::<i64>.into(),
+            None::<String>.into(),
+            None::<i64>.into(),
+            None::<String>.into(),
+            "VIEW".into(),
+            None::<String>.into(),
+            None::<i64>.into(),
+        ]);
+        b.row(row);
     }
     b.into_output()
 }

@@ -61,6 +61,19 @@ impl LoadRegistry {
         })
     }
 
+    /// Labels of the loads running now in `database`, sorted.
+    pub fn running_labels(&self, database: &str) -> Vec<String> {
+        let prefix = LoadJobRecord::key(database, "");
+        let mut labels: Vec<String> = self
+            .running
+            .lock()
+            .iter()
+            .filter_map(|key| key.strip_prefix(&prefix).map(str::to_string))
+            .collect();
+        labels.sort();
+        labels
+    }
+
     pub fn remember_failure(&self, record: LoadJobRecord) {
         let mut f = self.failures.lock();
         if f.len() >= RECENT_FAILURES {
@@ -142,4 +155,23 @@ pub(crate) fn write_error_log(
     }
     f.flush()?;
     Ok(format!("{base_url}/api/_load_error_log?file={name}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn running_labels_are_listed_per_database_while_held() {
+        let dir = tempfile::tempdir().unwrap();
+        let registry = Arc::new(LoadRegistry::new(dir.path().to_path_buf()));
+        let a = registry.begin("db", "b_label").unwrap();
+        let _b = registry.begin("db", "a_label").unwrap();
+        let _other = registry.begin("db2", "c_label").unwrap();
+        assert_eq!(registry.running_labels("db"), ["a_label", "b_label"]);
+        assert_eq!(registry.running_labels("db2"), ["c_label"]);
+        assert!(registry.running_labels("d").is_empty());
+        drop(a);
+        assert_eq!(registry.running_labels("db"), ["a_label"]);
+    }
 }

@@ -139,9 +139,12 @@ impl QueryEngine {
             | Statement::ShowTablets { .. }
             | Statement::ShowBackends
             | Statement::ShowLoad { .. } => self.execute_show(session, stmt),
-            Statement::ShowProc { path } => {
-                crate::show_proc::show_proc(&self.services, self.listening.get().copied(), &path)
-            }
+            Statement::ShowProc { path } => crate::show_proc::show_proc(
+                &self.services,
+                &self.loads,
+                self.listening.get().copied(),
+                &path,
+            ),
             Statement::AlterSystemBackends { add, addresses } => {
                 crate::backends::alter_system(&self.services, add, &addresses)
             }

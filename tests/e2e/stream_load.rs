@@ -1199,6 +1199,55 @@ async fn dates_in_mysql_forms() {
     assert_eq!(num(&strict, "NumberFilteredRows"), 1);
 }
 
+/// JSON numbers keep every digit on their way into DECIMAL, LARGEINT and BIGINT columns (a
+/// parser that reads numbers as doubles would round them, or store NULL where the rounded text
+/// is no longer a decimal), and a JSON column keeps the number as written.
+#[tokio::test]
+async fn json_numbers_keep_their_digits() {
+    let server = TestServer::start().await;
+    let mut c = setup(&server).await;
+    exec(&mut c, "CREATE TABLE n (id INT NOT NULL, d DECIMAL(38, 9), big LARGEINT, b BIGINT, f DOUBLE, doc JSON) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 1").await;
+    let json = br#"[{"id": 1, "d": 12345678901234567.123456789, "big": 123456789012345678901234567890, "b": 9007199254740993, "f": 0.1, "doc": {"n": 123456789012345678901234567890, "x": 1.5}},
+{"id": 2, "d": -0.000000001, "big": -170141183460469231731687303715884105728, "b": -9223372036854775808, "f": 1e300, "doc": [9007199254740993]}]"#;
+    let v = load(
+        &server,
+        "n",
+        &[("format", "json"), ("strip_outer_array", "true")],
+        json,
+    );
+    assert_eq!(v["Status"], "Success", "{v}");
+    assert_eq!(num(&v, "NumberLoadedRows"), 2, "{v}");
+    assert_eq!(
+        rows(&mut c, "SELECT id, d, big, b, f, doc FROM n ORDER BY id").await,
+        vec![
+            vec![
+                s("1"),
+                s("12345678901234567.123456789"),
+                s("123456789012345678901234567890"),
+                s("9007199254740993"),
+                s("0.1"),
+                s(r#"{"n":123456789012345678901234567890,"x":1.5}"#),
+            ],
+            vec![
+                s("2"),
+                s("-0.000000001"),
+                s("-170141183460469231731687303715884105728"),
+                s("-9223372036854775808"),
+                s("1e300"),
+                s("[9007199254740993]"),
+            ],
+        ]
+    );
+    // In strict mode a number past the column's range is a filtered row, never a rounded value.
+    let v = load(
+        &server,
+        "n",
+        &[("format", "json"), ("strict_mode", "true")],
+        br#"{"id": 3, "big": 170141183460469231731687303715884105728}"#,
+    );
+    assert_eq!(v["Status"], "Fail", "{v}");
+}
+
 #[tokio::test]
 async fn ip_addresses_from_csv_and_json() {
     let server = TestServer::start().await;

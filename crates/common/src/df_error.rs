@@ -30,6 +30,8 @@ pub fn from_df(e: DataFusionError) -> BasaltError {
             // Still shared (a join's build side fails every partition that waits on it).
             Err(arc) => match arc.find_root() {
                 DataFusionError::ResourcesExhausted(msg) => mem_limit_exceeded(msg),
+                // A Basalt error that cannot be moved out keeps its code through its text.
+                DataFusionError::External(inner) => remote_error(inner.to_string()),
                 _ => BasaltError::Execution(arc.to_string()),
             },
         },

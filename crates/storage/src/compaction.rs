@@ -384,6 +384,20 @@ impl StorageEngine {
         tablet: &TabletMeta,
         segments: &[&SegmentMeta],
     ) -> Result<RecordBatch> {
+        let all_rows = self.stored_rows(table, tablet, segments)?;
+        // A SUM that adds up past its type fails here as it fails on read: the tablet keeps its
+        // rowsets (the scheduler backs off) until the column is widened.
+        sort_and_merge(&all_rows, &MergeSpec::for_table(table))
+    }
+
+    /// The input segments' rows in version order, unmerged (for Unique keys without the rows
+    /// deleted in the snapshot, and with the origin column of [`Self::merge_inputs`]).
+    pub(crate) fn stored_rows(
+        &self,
+        table: &TableMeta,
+        tablet: &TabletMeta,
+        segments: &[&SegmentMeta],
+    ) -> Result<RecordBatch> {
         let all: Vec<usize> = (0..table.columns.len()).collect();
         let unique = table.keys_model == KeysModel::Unique;
         let mut schema = table.arrow_schema();
@@ -422,14 +436,7 @@ impl StorageEngine {
                 }
             }
         }
-        let all_rows = concat_batches(&schema, &batches).map_err(storage_err)?;
-        drop(batches);
-        let spec = MergeSpec {
-            // Published data was accepted: a SUM merges as reads do (wrapping), never fails.
-            strict_sum: false,
-            ..MergeSpec::for_table(table)
-        };
-        sort_and_merge(&all_rows, &spec)
+        concat_batches(&schema, &batches).map_err(storage_err)
     }
 
     /// Writes the merged rows as segments of at most `segment_rows` rows.

@@ -483,11 +483,7 @@ impl StorageEngine {
             }
         }
         let all = concat_batches(&schema, &batches).map_err(storage_err)?;
-        let spec = MergeSpec {
-            strict_sum: false,
-            ..MergeSpec::for_columns(table, columns)
-        };
-        sort_and_merge(&all, &spec)
+        sort_and_merge(&all, &MergeSpec::for_columns(table, columns))
     }
 
     /// Registers a reader: segment files it may see are not deleted until the guard drops. Take

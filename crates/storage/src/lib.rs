@@ -29,7 +29,7 @@ pub use compaction::policy::CompactionPolicy;
 pub use compaction::CompactionStats;
 pub use engine::{KeyFilter, StorageEngine, WriteBufferLimits};
 pub use read_tracker::ReadGuard;
-pub use rewrite::RewriteStats;
+pub use rewrite::{RewriteRows, RewriteStats};
 pub use writer::{no_partition_error, LoadSummary, LoadWriter};
 
 fn storage_err(e: impl std::fmt::Display) -> basalt_common::BasaltError {

@@ -2,6 +2,11 @@
 //! a read combines a tablet's rowsets, and (later) by compaction: sort by the key columns keeping
 //! arrival order among equal keys, then collapse each run of equal keys — the last row wins for
 //! Unique keys, each value column's function for Aggregate keys. Duplicate keys only sort.
+//!
+//! A SUM that leaves its column's type is always an error (MySQL's 1690), never a wrapped value:
+//! when a load's own rows overflow, the load fails; when published loads add up past the type,
+//! reads and compaction of that column fail until the column is widened (a schema change converts
+//! each stored row before merging, see `rewrite.rs`).
 
 use arrow::array::{
     make_comparator, Array, ArrayRef, BinaryArray, BinaryBuilder, PrimitiveArray, RecordBatch,
@@ -24,9 +29,8 @@ pub struct MergeSpec {
     pub num_keys: usize,
     /// For Aggregate keys: the function of each value column, in batch order after the keys.
     pub value_aggs: Vec<AggKind>,
-    /// True when a SUM that overflows its type is an error (loads); false when it wraps
-    /// (merging already published rowsets on read, where failing would make rows unreadable).
-    pub strict_sum: bool,
+    /// The name of each value column, in batch order after the keys (for error messages).
+    pub value_names: Vec<String>,
     /// The declared type of each value column, in batch order after the keys (when known): a
     /// SUM must fit it (LARGEINT and DECIMAL(39, 0) are both Decimal256(39, 0) in Arrow, but
     /// hold different ranges).
@@ -49,7 +53,11 @@ impl MergeSpec {
                 .skip(table.num_key_columns)
                 .map(|i| table.columns[*i].agg.unwrap_or(AggKind::Replace))
                 .collect(),
-            strict_sum: true,
+            value_names: columns
+                .iter()
+                .skip(table.num_key_columns)
+                .map(|i| table.columns[*i].name.clone())
+                .collect(),
             value_types: columns
                 .iter()
                 .skip(table.num_key_columns)
@@ -110,20 +118,46 @@ pub fn sort_and_merge(batch: &RecordBatch, spec: &MergeSpec) -> Result<RecordBat
                 .get(i - spec.num_keys)
                 .copied()
                 .unwrap_or(AggKind::Replace);
-            let ty = spec.value_types.get(i - spec.num_keys);
-            aggregate_column(col, &ranges, agg, spec.strict_sum, ty)?
+            let value = i - spec.num_keys;
+            let column = ValueColumn {
+                name: spec.value_names.get(value).map(String::as_str),
+                ty: spec.value_types.get(value),
+            };
+            aggregate_column(col, &ranges, agg, &column)?
         };
         out.push(merged);
     }
     RecordBatch::try_new(sorted.schema(), out).map_err(err)
 }
 
+/// What the merge knows of a value column beyond its Arrow array.
+struct ValueColumn<'a> {
+    name: Option<&'a str>,
+    ty: Option<&'a SqlType>,
+}
+
+impl ValueColumn<'_> {
+    /// MySQL's out-of-range error for a SUM of this column.
+    fn sum_overflow(&self, col: &ArrayRef) -> BasaltError {
+        let ty = self
+            .ty
+            // MySQL names the type without its parameters (`DECIMAL value is out of range`).
+            .map(|t| t.to_string().to_uppercase())
+            .map(|t| t.split('(').next().unwrap_or_default().trim().to_string())
+            .unwrap_or_else(|| col.data_type().to_string());
+        let name = self.name.unwrap_or("?");
+        BasaltError::NumericOverflow(format!(
+            "{ty} value is out of range in 'SUM(`{name}`)': the rows loaded for a key add up past \
+             the column's type; widen it (ALTER TABLE .. MODIFY COLUMN `{name}` <wider type> SUM)"
+        ))
+    }
+}
+
 fn aggregate_column(
     col: &ArrayRef,
     ranges: &[Range<usize>],
     agg: AggKind,
-    strict: bool,
-    ty: Option<&SqlType>,
+    column: &ValueColumn<'_>,
 ) -> Result<ArrayRef> {
     let pick = |choose: &dyn Fn(Range<usize>) -> usize| -> Result<ArrayRef> {
         let idx = UInt32Array::from_iter_values(ranges.iter().map(|r| choose(r.clone()) as u32));
@@ -159,7 +193,7 @@ fn aggregate_column(
                 best.unwrap_or(r.start)
             })
         }
-        AggKind::Sum => sum_ranges(col, ranges, strict, ty),
+        AggKind::Sum => sum_ranges(col, ranges, column),
         AggKind::BitmapUnion => union_ranges(col, ranges, &|v| {
             bitmap_value::union_serialized(v.iter().copied())
         }),
@@ -198,8 +232,7 @@ fn union_ranges(col: &ArrayRef, ranges: &[Range<usize>], union: &SketchUnion) ->
 fn sum_ranges(
     col: &ArrayRef,
     ranges: &[Range<usize>],
-    strict: bool,
-    ty: Option<&SqlType>,
+    column: &ValueColumn<'_>,
 ) -> Result<ArrayRef> {
     macro_rules! sum {
         ($t:ty) => {{
@@ -216,16 +249,8 @@ fn sum_ranges(
                         let v = a.value(i);
                         acc = Some(match acc {
                             None => v,
-                            Some(s) if !strict => {
-                                arrow::datatypes::ArrowNativeTypeOp::add_wrapping(s, v)
-                            }
                             Some(s) => arrow::datatypes::ArrowNativeTypeOp::add_checked(s, v)
-                                .map_err(|_| {
-                                    BasaltError::InvalidData(format!(
-                                        "SUM overflows column type {}",
-                                        col.data_type()
-                                    ))
-                                })?,
+                                .map_err(|_| column.sum_overflow(col))?,
                         });
                     }
                 }
@@ -236,11 +261,8 @@ fn sum_ranges(
                 .collect::<PrimitiveArray<$t>>()
                 .with_data_type(col.data_type().clone());
             let out = Arc::new(out) as ArrayRef;
-            if strict && !sum_fits(&out, ty) {
-                return Err(BasaltError::InvalidData(format!(
-                    "SUM overflows column type {}",
-                    col.data_type()
-                )));
+            if !sum_fits(&out, column.ty) {
+                return Err(column.sum_overflow(col));
             }
             out
         }};
@@ -310,7 +332,7 @@ mod tests {
             model,
             num_keys: 1,
             value_aggs: aggs,
-            strict_sum: true,
+            value_names: vec![],
             value_types: vec![],
         }
     }
@@ -364,14 +386,17 @@ mod tests {
     }
 
     #[test]
-    fn sum_overflow_fails_loads_and_wraps_on_read() {
+    fn sum_overflow_is_mysqls_out_of_range_error_never_a_wrapped_value() {
         let b = batch(vec![1, 1], vec![Some(i64::MAX), Some(1)], vec![None, None]);
         let mut s = spec(KeysModel::Aggregate, vec![AggKind::Sum, AggKind::Replace]);
-        assert!(sort_and_merge(&b, &s).is_err());
-        s.strict_sum = false;
-        let m = sort_and_merge(&b, &s).unwrap();
-        let a = m.column(1).as_any().downcast_ref::<Int64Array>().unwrap();
-        assert_eq!(a.value(0), i64::MIN);
+        s.value_names = vec!["hits".into(), "b".into()];
+        s.value_types = vec![SqlType::BigInt, SqlType::String];
+        let e = sort_and_merge(&b, &s).unwrap_err();
+        assert_eq!(e.mysql_code(), 1690, "{e}");
+        assert!(e.to_string().contains("SUM(`hits`)"), "{e}");
+        // Past the type in the other direction too.
+        let b = batch(vec![1, 1], vec![Some(i64::MIN), Some(-1)], vec![None, None]);
+        assert_eq!(sort_and_merge(&b, &s).unwrap_err().mysql_code(), 1690);
     }
 
     #[test]

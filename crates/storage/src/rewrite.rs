@@ -7,6 +7,12 @@
 //! or entirely after; a failure anywhere (a value that does not fit its new type, a concurrent
 //! load) publishes nothing and removes the files written.
 //!
+//! A schema change passes each stored row through the transform before merging
+//! ([`RewriteRows::EachStoredRow`]): converting a value commutes with the key models' merge, and an
+//! Aggregate table's SUM whose loads added up past the old type (which reads refuse) merges in the
+//! new, wider type. A DELETE judges the merged rows ([`RewriteRows::Merged`]), since its predicate
+//! may read aggregated values.
+//!
 //! Memory: one tablet's rows at a time, as compaction.
 
 use crate::compaction::{now_ms, Output};
@@ -15,7 +21,7 @@ use crate::engine::StorageEngine;
 use crate::merge::{sort_and_merge, MergeSpec};
 use crate::storage_err;
 use arrow::array::RecordBatch;
-use basalt_catalog::{RowsetMeta, SegmentMeta, TableMeta};
+use basalt_catalog::{KeysModel, RowsetMeta, SegmentMeta, TableMeta};
 use basalt_common::{BasaltError, Result};
 use std::sync::Arc;
 
@@ -25,6 +31,16 @@ const SEGMENT_ROWS: usize = 1 << 20;
 /// Turns a batch of the old definition's columns into the new definition's columns (and may
 /// drop rows).
 pub type RowTransform<'a> = dyn Fn(RecordBatch) -> Result<RecordBatch> + 'a;
+
+/// Which rows of the old definition the transform sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RewriteRows {
+    /// Each tablet's visible rows, merged under the old definition.
+    Merged,
+    /// Each stored row of an Aggregate-key tablet before merging (merged under the new
+    /// definition afterwards); other key models' visible rows, as `Merged`.
+    EachStoredRow,
+}
 
 /// What a rewrite did.
 #[derive(Debug, Clone)]
@@ -44,6 +60,7 @@ impl StorageEngine {
         &self,
         old: &Arc<TableMeta>,
         mut new: TableMeta,
+        rows: RewriteRows,
         transform: &RowTransform<'_>,
     ) -> Result<RewriteStats> {
         // On a cluster's frontend the rows come from the backends holding each tablet and the
@@ -51,7 +68,7 @@ impl StorageEngine {
         // Registered before reading, so the files read stay until the rewrite is done.
         let _guard = self.begin_read();
         let mut outputs: Vec<Output> = Vec::new();
-        let written = self.rewrite_tablets(old, &mut new, transform, &mut outputs);
+        let written = self.rewrite_tablets(old, &mut new, rows, transform, &mut outputs);
         let (rows_before, rows_after) = match written {
             Ok(counts) => counts,
             Err(e) => {
@@ -87,13 +104,13 @@ impl StorageEngine {
         &self,
         old: &TableMeta,
         new: &mut TableMeta,
+        rows: RewriteRows,
         transform: &RowTransform<'_>,
         outputs: &mut Vec<Output>,
     ) -> Result<(u64, u64)> {
-        let spec = MergeSpec {
-            strict_sum: false,
-            ..MergeSpec::for_table(new)
-        };
+        let spec = MergeSpec::for_table(new);
+        let each_stored_row =
+            rows == RewriteRows::EachStoredRow && old.keys_model == KeysModel::Aggregate;
         let ncols = old.columns.len();
         let (mut before, mut after) = (0u64, 0u64);
         let new_definition = new.clone();
@@ -106,7 +123,11 @@ impl StorageEngine {
                 .iter()
                 .flat_map(|r| r.segments.iter())
                 .collect();
-            let merged = self.merge_inputs(old, tablet, &segments)?;
+            let merged = if each_stored_row {
+                self.stored_rows(old, tablet, &segments)?
+            } else {
+                self.merge_inputs(old, tablet, &segments)?
+            };
             // Unique keys carry an origin column for compaction; a rewrite has no use for it.
             let rows = RecordBatch::try_new(old.arrow_schema(), merged.columns()[..ncols].to_vec())
                 .map_err(storage_err)?;

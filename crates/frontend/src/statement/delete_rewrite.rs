@@ -13,6 +13,7 @@ use crate::session::Session;
 use crate::statement::dml::DmlPlan;
 use basalt_common::df_error::from_df;
 use basalt_common::{BasaltError, Result};
+use basalt_storage::RewriteRows;
 use datafusion::arrow::array::{Array, BooleanArray, RecordBatch};
 use datafusion::arrow::compute::{cast, filter_record_batch};
 use datafusion::arrow::datatypes::SchemaRef;
@@ -83,7 +84,12 @@ impl QueryEngine {
             let storage = self.services.storage.clone();
             let transform = transform.clone();
             let done = tokio::task::spawn_blocking(move || {
-                storage.rewrite_table(&table, (*table).clone(), transform.as_ref())
+                storage.rewrite_table(
+                    &table,
+                    (*table).clone(),
+                    RewriteRows::Merged,
+                    transform.as_ref(),
+                )
             })
             .await
             .map_err(|e| BasaltError::Internal(format!("DELETE task failed: {e}")))?;

@@ -75,6 +75,7 @@ where
         statements: foldhash::HashMap::default(),
         more_results: false,
         interactive: false,
+        dump_client: false,
     };
     let result = conn
         .run(&client_host, &opts, max_packet_size as usize)
@@ -110,6 +111,9 @@ struct Connection<S, B> {
     more_results: bool,
     /// The client said it is interactive (its idle limit is `interactive_timeout`).
     interactive: bool,
+    /// The client is mysqldump: BITMAP and HLL values go as their bytes, as with
+    /// `return_object_data_as_binary`, so a dump restores them instead of writing NULLs.
+    dump_client: bool,
 }
 
 impl<S, B> Connection<S, B>
@@ -241,6 +245,7 @@ where
         };
         self.capabilities = hello.capabilities & SERVER_CAPABILITIES;
         self.interactive = hello.capabilities & CLIENT_INTERACTIVE != 0;
+        self.dump_client = hello.program_name.as_deref() == Some("mysqldump");
 
         let mut token = hello.auth_response;
         let other_plugin = hello
@@ -521,7 +526,7 @@ where
             Ok(QueryOutput::ResultSet { schema, stream }) => {
                 let status = self.status();
                 let deprecate_eof = self.deprecate_eof();
-                let objects_as_binary = self.backend.object_data_as_binary();
+                let objects_as_binary = self.dump_client || self.backend.object_data_as_binary();
                 send_result_set(
                     &mut self.io,
                     &schema,

@@ -96,6 +96,8 @@ pub struct HandshakeResponse {
     pub auth_response: Vec<u8>,
     pub database: Option<String>,
     pub auth_plugin: Option<String>,
+    /// The `program_name` connection attribute (CLIENT_CONNECT_ATTRS), e.g. `mysqldump`.
+    pub program_name: Option<String>,
 }
 
 /// Why a handshake response was refused.
@@ -152,7 +154,11 @@ pub fn parse_handshake_response(payload: &[u8]) -> Result<HandshakeResponse, Han
     } else {
         None
     };
-    // Connection attributes (CLIENT_CONNECT_ATTRS) follow; they are not used.
+    let program_name = if caps & CLIENT_CONNECT_ATTRS != 0 && !r.is_empty() {
+        program_name(&mut r)
+    } else {
+        None
+    };
     Ok(HandshakeResponse {
         capabilities: client_caps,
         max_packet_size,
@@ -161,7 +167,23 @@ pub fn parse_handshake_response(payload: &[u8]) -> Result<HandshakeResponse, Han
         auth_response,
         database,
         auth_plugin,
+        program_name,
     })
+}
+
+/// The `program_name` among the connection attributes (a length-encoded block of
+/// length-encoded key/value pairs); a malformed block is read as having none.
+fn program_name(r: &mut Reader<'_>) -> Option<String> {
+    let len = usize::try_from(r.lenenc_int().ok()?).ok()?;
+    let mut attrs = Reader::new(r.take(len).ok()?);
+    while !attrs.is_empty() {
+        let key = attrs.lenenc_bytes().ok()?;
+        let value = attrs.lenenc_bytes().ok()?;
+        if key == b"program_name" {
+            return Some(String::from_utf8_lossy(value).into_owned());
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -199,6 +221,8 @@ mod tests {
             let mut attrs = Vec::new();
             put_lenenc_bytes(&mut attrs, b"_client_name");
             put_lenenc_bytes(&mut attrs, b"test");
+            put_lenenc_bytes(&mut attrs, b"program_name");
+            put_lenenc_bytes(&mut attrs, b"mysqldump");
             put_lenenc_int(&mut p, attrs.len() as u64);
             p.extend_from_slice(&attrs);
         }
@@ -263,6 +287,7 @@ mod tests {
         assert_eq!(r.auth_response, vec![7u8; 20]);
         assert_eq!(r.database.as_deref(), Some("sales"));
         assert_eq!(r.auth_plugin.as_deref(), Some("caching_sha2_password"));
+        assert_eq!(r.program_name.as_deref(), Some("mysqldump"));
     }
 
     #[test]

@@ -252,8 +252,6 @@ impl<'a> ValueWriter<'a> {
         })
     }
 
-    /// The writer of `array`, a column described by `field` (whose metadata may fix the
-    /// fractional digits of times).
     /// A writer of `len` NULLs, whatever the column holds (BITMAP and HLL values Doris does not
     /// show).
     pub fn nulls(len: usize) -> Self {
@@ -265,6 +263,8 @@ impl<'a> ValueWriter<'a> {
         }
     }
 
+    /// The writer of `array`, a column described by `field` (whose metadata may fix the
+    /// fractional digits of times).
     pub fn for_field(array: &'a dyn Array, field: &Field) -> Result<Self, ArrowError> {
         let mut writer = Self::new(array)?;
         writer.fraction_digits = basalt_common::fraction_digits(field);

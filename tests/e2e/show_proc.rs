@@ -131,7 +131,7 @@ async fn show_proc_walks_from_databases_to_tablets() {
     let mut node = Conn::new(server.opts("node", Some("pw"), None))
         .await
         .unwrap();
-    assert_eq!(rows(&mut node, "SHOW PROC '/'").await.len(), 5);
+    assert_eq!(rows(&mut node, "SHOW PROC '/'").await.len(), 10);
 }
 
 #[tokio::test]

@@ -748,7 +748,7 @@ mod tests {
             1050
         );
         let again =
-            create_sql("CREATE TABLE IF NOT EXISTS T (x INT) DISTRIBUTED BY HASH(x) BUCKETS 5");
+            create_sql("CREATE TABLE IF NOT EXISTS t (x INT) DISTRIBUTED BY HASH(x) BUCKETS 5");
         assert!(!create_table(&c, "d", &again).unwrap());
         assert_eq!(c.table("d", "t").unwrap().distribution.buckets, 2);
     }

@@ -463,17 +463,7 @@ fn statistic(services: &Services) -> Output {
         Col::int("CloningTabletNum"),
         Col::int("BadTabletNum"),
     ]);
-    let dead: HashSet<u64> = services
-        .cluster
-        .as_ref()
-        .map(|c| {
-            c.health()
-                .into_iter()
-                .filter(|(_, h)| !h.alive)
-                .map(|(b, _)| b.id)
-                .collect()
-        })
-        .unwrap_or_default();
+    let dead = dead_backends(services);
     let mut total = [0i64; 6];
     let dbs = sorted_databases(services);
     for db in &dbs {
@@ -503,6 +493,21 @@ fn statistic_row(id: String, name: String, counts: [i64; 6]) -> Vec<Cell> {
     row.extend(counts.iter().map(|n| Cell::from(*n)));
     row.extend([None::<i64>.into(), 0i64.into(), None::<i64>.into()]);
     row
+}
+
+/// The ids of the backends the cluster's heartbeats call dead (none on a server).
+pub(super) fn dead_backends(services: &Services) -> HashSet<u64> {
+    services
+        .cluster
+        .as_ref()
+        .map(|c| {
+            c.health()
+                .into_iter()
+                .filter(|(_, h)| !h.alive)
+                .map(|(b, _)| b.id)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

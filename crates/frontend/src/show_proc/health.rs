@@ -115,17 +115,7 @@ pub(super) fn tablet_health(services: &Services) -> Output {
         Col::int("OversizeNum"),
         Col::int("CloningNum"),
     ]);
-    let dead: HashSet<u64> = services
-        .cluster
-        .as_ref()
-        .map(|c| {
-            c.health()
-                .into_iter()
-                .filter(|(_, h)| !h.alive)
-                .map(|(b, _)| b.id)
-                .collect()
-        })
-        .unwrap_or_default();
+    let dead = super::dead_backends(services);
     let mut dbs = sorted_databases(services);
     dbs.sort_by(|a, b| a.name.cmp(&b.name));
     let mut total = TabletHealth::default();

@@ -37,12 +37,6 @@ FLOOR = 126
 ROW_ORDER = ("reads rows without ORDER BY and expects insertion order; Basalt (as Doris) "
              "returns a table's rows in storage order: hash buckets, each sorted by the key")
 KNOWN_GAPS = {
-    "test_DictCursor.py::TestDictCursor::test_DictCursor":
-        "UPDATE of a table without UNIQUE KEY (a Duplicate-key table, as in Doris)",
-    "test_DictCursor.py::TestSSDictCursor::test_DictCursor":
-        "UPDATE of a table without UNIQUE KEY (a Duplicate-key table, as in Doris)",
-    "test_SSCursor.py::TestSSCursor::test_SSCursor":
-        "UPDATE of a table without UNIQUE KEY (a Duplicate-key table, as in Doris)",
     "test_DictCursor.py::TestDictCursor::test_custom_dict": ROW_ORDER,
     "test_DictCursor.py::TestSSDictCursor::test_custom_dict": ROW_ORDER,
     "test_basic.py::TestConversion::test_datatypes": "the BIT column type",

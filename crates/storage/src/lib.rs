@@ -23,6 +23,7 @@ pub mod row_store;
 pub mod segment;
 pub mod segment_lru;
 pub mod segment_store;
+pub mod update_rows;
 mod writer;
 
 pub use compaction::policy::CompactionPolicy;
@@ -30,6 +31,7 @@ pub use compaction::CompactionStats;
 pub use engine::{KeyFilter, StorageEngine, WriteBufferLimits};
 pub use read_tracker::ReadGuard;
 pub use rewrite::{RewriteRows, RewriteStats};
+pub use update_rows::{RowUpdate, UpdateStats, UpdatedRows};
 pub use writer::{no_partition_error, LoadSummary, LoadWriter};
 
 fn storage_err(e: impl std::fmt::Display) -> basalt_common::BasaltError {

@@ -1,8 +1,10 @@
 //! DELETE and UPDATE on Unique-key tables (DELETE on the other key models is a rewrite of the
-//! table without the matching rows: `delete_rewrite`). The rows a statement touches are found by an ordinary
-//! query over the table's current snapshot; they are then written back as one merge-on-write
-//! load (tombstones for DELETE, replacement rows for UPDATE) that publishes atomically, so the
-//! primary-key index, delete bitmaps and row cache move in the same step as any other load.
+//! table without the matching rows: `delete_rewrite`; UPDATE on Duplicate tables a rewrite of
+//! the tablets holding matching rows: `update_rewrite`). The rows a statement touches are
+//! found by an ordinary query over the table's current snapshot; they are then written back
+//! as one merge-on-write load (tombstones for DELETE, replacement rows for UPDATE) that
+//! publishes atomically, so the primary-key index, delete bitmaps and row cache move in the
+//! same step as any other load.
 //!
 //! DELETE and UPDATE statements on one table run one at a time (`StatementLocks`), so
 //! `UPDATE t SET n = n + 1` from two sessions adds 2. Loads and INSERTs are blind upserts and do
@@ -209,7 +211,7 @@ pub(crate) fn plan_update(
     })
 }
 
-/// The one table a DELETE/UPDATE changes; UPDATE needs a UNIQUE KEY (merge-on-write).
+/// The one table a DELETE/UPDATE changes.
 fn target_table(
     services: &Services,
     session: &Session,
@@ -226,14 +228,7 @@ fn target_table(
     };
     let (db, table) = split_name(name);
     let db = database_of(session, &db)?;
-    let meta = services.catalog.table(&db, &table)?;
-    if meta.keys_model != KeysModel::Unique && verb != "DELETE" {
-        return Err(BasaltError::NotSupported(format!(
-            "{verb} on {}.{}: a {:?}-key table; DELETE and UPDATE need a UNIQUE KEY table",
-            meta.database, meta.name, meta.keys_model
-        )));
-    }
-    Ok(meta)
+    services.catalog.table(&db, &table)
 }
 
 /// `SELECT projection FROM from [WHERE ..] [ORDER BY ..] [LIMIT n]`, as the parser makes it.
@@ -331,7 +326,13 @@ impl QueryEngine {
 
     /// `UPDATE t SET .. WHERE ..` on a Unique table: the new rows replace the old ones in one
     /// atomic load (an `INSERT INTO t SELECT ..` over the current rows).
+    /// Other key models rewrite the tablets holding matching rows (`update_rewrite`).
     pub(super) async fn update(&self, session: &Session, update: &ast::Update) -> Result<Output> {
+        let table = target_table(&self.services, session, &update.table, "UPDATE")?;
+        if table.keys_model != KeysModel::Unique {
+            let _serialized = self.dml_locks.lock(table.id).await;
+            return self.update_by_rewrite(session, update, table).await;
+        }
         let plan = crate::statement::dml::plan_update(&self.services, session, update)?;
         let _serialized = self.dml_locks.lock(plan.table.id).await;
         match self.run_datafusion(session, plan.statement, false).await? {

@@ -16,6 +16,7 @@ mod query;
 pub(crate) use query::mysql_column_names;
 mod set;
 mod show;
+mod update_rewrite;
 mod upsert;
 
 use crate::engine::QueryEngine;

@@ -12,8 +12,10 @@
 //! the WHERE leaves out does not fail the statement). Any column may be assigned: a Duplicate
 //! key only sorts rows, and a row whose partition or distribution column changes moves to
 //! its new tablet. Uncorrelated subqueries (in the WHERE or a new value) run once, before the
-//! rewrite, and their results take their place; correlated ones, joins and ORDER BY/LIMIT
-//! are refused (the rows have no identity to pick some of them by). Aggregate-key tables are
+//! rewrite, and their results take their place; correlated ones and joins are refused.
+//! `LIMIT n` updates the first n matching rows found (MySQL leaves which ones open without
+//! ORDER BY); ORDER BY is refused, the rows having no identity to order them by across
+//! tablets before choosing. Aggregate-key tables are
 //! refused: their rows are aggregates of loads, which MySQL has no UPDATE for.
 //!
 //! The affected-row count is MySQL's: the rows whose values changed; the info line gives the
@@ -42,6 +44,7 @@ use datafusion::logical_expr::expr::InList;
 use datafusion::logical_expr::{Expr, ExprSchemable, LogicalPlan};
 use datafusion::physical_expr::PhysicalExpr;
 use datafusion::sql::parser::Statement as DfStatement;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// Attempts before giving up on a table that loads or compactions keep changing.
@@ -69,6 +72,7 @@ impl QueryEngine {
         table: Arc<TableMeta>,
     ) -> Result<Output> {
         let assigned = check_update(&table, update)?;
+        let limit = row_limit(update)?;
         let change = Arc::new(self.plan_change(session, update, &table, assigned).await?);
         let routing = routing_columns(&table);
         let routes_change = change
@@ -98,7 +102,9 @@ impl QueryEngine {
             let storage = self.services.storage.clone();
             let change = change.clone();
             let done = tokio::task::spawn_blocking(move || {
-                let update = |rows: RecordBatch| change.apply(rows);
+                // The rows LIMIT still lets match, counted afresh on each attempt.
+                let left = limit.map(AtomicU64::new);
+                let update = |rows: RecordBatch| change.apply(rows, left.as_ref());
                 storage.update_table(&current, routes_change, &update)
             })
             .await
@@ -195,9 +201,9 @@ fn check_update(table: &TableMeta, update: &ast::Update) -> Result<Vec<Option<Sq
             table.database, table.name
         )));
     }
-    if !update.order_by.is_empty() || update.limit.is_some() {
+    if !update.order_by.is_empty() {
         return Err(BasaltError::NotSupported(format!(
-            "UPDATE .. ORDER BY/LIMIT on {}.{}, a DUPLICATE KEY table (its rows have no identity to pick some of them)",
+            "UPDATE .. ORDER BY on {}.{}, a DUPLICATE KEY table (its rows have no identity to order them by; LIMIT alone updates the first rows found)",
             table.database, table.name
         )));
     }
@@ -226,6 +232,26 @@ fn check_update(table: &TableMeta, update: &ast::Update) -> Result<Vec<Option<Sq
         }
     }
     Ok(values)
+}
+
+/// The most rows `LIMIT n` lets the statement match (`None` without LIMIT).
+fn row_limit(update: &ast::Update) -> Result<Option<u64>> {
+    let Some(limit) = &update.limit else {
+        return Ok(None);
+    };
+    match limit {
+        SqlExpr::Value(v) => match &v.value {
+            ast::Value::Number(n, _) => n.parse::<u64>().map(Some).map_err(|_| {
+                BasaltError::NotSupported(format!("UPDATE .. LIMIT {n} (not a row count)"))
+            }),
+            _ => Err(BasaltError::NotSupported(format!(
+                "UPDATE .. LIMIT {limit} (not a row count)"
+            ))),
+        },
+        _ => Err(BasaltError::NotSupported(format!(
+            "UPDATE .. LIMIT {limit} (not a row count)"
+        ))),
+    }
 }
 
 /// The columns that decide a row's tablet: the partition column and the distribution columns.
@@ -329,8 +355,9 @@ impl PlanShape {
 }
 
 impl RowChange {
-    /// A tablet's rows (the table's columns as stored) with the matching ones updated.
-    fn apply(&self, rows: RecordBatch) -> Result<Option<UpdatedRows>> {
+    /// A tablet's rows (the table's columns as stored) with the matching ones updated; with
+    /// `left` (a LIMIT), only that many more rows match, the first found.
+    fn apply(&self, rows: RecordBatch, left: Option<&AtomicU64>) -> Result<Option<UpdatedRows>> {
         let scan_schema = match (&self.predicate, self.projections.first()) {
             (Some((_, schema)), _) | (None, Some((_, schema))) => schema.clone(),
             (None, None) => return Err(BasaltError::Internal("UPDATE has no new values".into())),
@@ -353,6 +380,10 @@ impl RowChange {
                     .collect::<BooleanArray>()
             }
             None => BooleanArray::from(vec![true; rows.num_rows()]),
+        };
+        let matched = match left {
+            Some(left) => first_matches(&matched, left),
+            None => matched,
         };
         if matched.true_count() == 0 {
             return Ok(None);
@@ -505,6 +536,21 @@ async fn inline_subqueries(state: &SessionState, expr: Expr, schema: &DFSchema) 
     })
     .map(|t| t.data)
     .map_err(from_df)
+}
+
+/// `matched` with only its first `left` true values kept; `left` goes down by as many.
+fn first_matches(matched: &BooleanArray, left: &AtomicU64) -> BooleanArray {
+    let mut allowed = left.load(Ordering::Relaxed);
+    let kept = matched
+        .iter()
+        .map(|m| {
+            let keep = m == Some(true) && allowed > 0;
+            allowed -= u64::from(keep);
+            Some(keep)
+        })
+        .collect();
+    left.store(allowed, Ordering::Relaxed);
+    kept
 }
 
 /// `rows` with each column in the type `schema` gives it (scans give strings as views).

@@ -14,8 +14,8 @@ use std::sync::Arc;
 /// Days from 0001-01-01 (day 1 of the common era) to 1970-01-01, the epoch of Arrow's Date32.
 pub const UNIX_EPOCH_DAYS_FROM_CE: i32 = 719_163;
 
-/// `strings` read as DATE (`Date32`) or DATETIME (`Timestamp(Microsecond)` without a zone),
-/// with the rows whose text is no date (NULL in the column); None for another target.
+/// `strings` read as DATE (`Date32`), DATETIME (`Timestamp(Microsecond)` without a zone) or
+/// TIME (`Time64(Microsecond)`), with the rows whose text is none (NULL in the column); None for another target.
 pub fn parse_column(strings: &StringArray, target: &DataType) -> Option<(ArrayRef, Vec<usize>)> {
     let mut failed = Vec::new();
     let mut read = |row: usize| {
@@ -39,6 +39,20 @@ pub fn parse_column(strings: &StringArray, target: &DataType) -> Option<(ArrayRe
         DataType::Timestamp(TimeUnit::Microsecond, None) => Arc::new(
             rows.map(|row| read(row).map(|t| t.and_utc().timestamp_micros()))
                 .collect::<TimestampMicrosecondArray>(),
+        ),
+        // TIME in MySQL's forms ('-12:30', '120:00:06', '5 00:00:06', ..), clipped to its range.
+        DataType::Time64(TimeUnit::Microsecond) => Arc::new(
+            rows.map(|row| {
+                if strings.is_null(row) {
+                    return None;
+                }
+                let parsed = crate::time_value::parse_text(strings.value(row));
+                if parsed.is_none() {
+                    failed.push(row);
+                }
+                parsed.map(|t| t.micros)
+            })
+            .collect::<arrow::array::Time64MicrosecondArray>(),
         ),
         _ => return None,
     };

@@ -11,6 +11,7 @@ pub mod hll_value;
 pub mod ip_address;
 pub mod name_case;
 pub mod params;
+pub mod time_value;
 pub mod typed_text;
 pub mod types;
 pub mod variant;

@@ -79,16 +79,6 @@ pub fn round_micros(micros: i64, scale: u8) -> i64 {
     }
 }
 
-/// Microseconds in a day: Basalt's TIME values (a time of day) are below it.
-pub const MICROS_PER_DAY: i64 = 86_400_000_000;
-
-/// A time of day (microseconds since midnight) rounded half up to `scale` fractional digits;
-/// None when it rounds up to 24:00:00, past Basalt's one-day TIME.
-pub fn round_time_of_day(micros: i64, scale: u8) -> Option<i64> {
-    let rounded = round_micros(micros, scale);
-    (rounded < MICROS_PER_DAY).then_some(rounded)
-}
-
 /// A column type as declared in DDL.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SqlType {

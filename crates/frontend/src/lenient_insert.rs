@@ -5,7 +5,7 @@
 //!
 //! The planned INSERT converts its values to the columns' types, failing on those that do not
 //! fit; [`hand_values_unconverted`] takes those conversions out for the column types the sink
-//! fits leniently (integers, floating point and DECIMAL from text and numbers; DATE and
+//! fits leniently (integers, floating point, DECIMAL and TIME from text and numbers; DATE and
 //! DATETIME from text), so the sink sees each value as written and can tell which row's value
 //! it adjusts. Other conversions stay in the plan, as strict as ever.
 
@@ -95,7 +95,9 @@ fn sink_fits(source: &DataType, target: &DataType) -> bool {
             | DataType::Decimal128(..)
     );
     let date_target = matches!(target, DataType::Date32 | DataType::Timestamp(_, None));
-    (number_target && (is_text(source) || source.is_numeric() || source.is_null()))
+    let time_target = matches!(target, DataType::Time64(_));
+    ((number_target || time_target)
+        && (is_text(source) || source.is_numeric() || source.is_null()))
         || (date_target && (is_text(source) || source.is_null()))
 }
 

@@ -667,6 +667,11 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
                 (**value).clone()
             })
         }
+        // TIME '-12:30:00': MySQL's TIME (a signed span up to 838:59:59), not a time of day.
+        Expr::TypedString(typed) if matches!(typed.data_type, DataType::Time(..)) => Some(call(
+            basalt_functions::time_cast::NAME,
+            vec![Expr::Value(typed.value.clone())],
+        )),
         // MySQL reads a number or digits cast to TIME as HHMMSS; TIME(p) keeps p digits.
         Expr::Cast {
             kind: CastKind::Cast,
@@ -917,6 +922,14 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
             date_part(&name, one(&args)?)
         }
         "day" | "dayofmonth" => date_part("day", one(&args)?),
+        // MICROSECOND(x): the fraction of x's second (date_part counts the minute's).
+        "microsecond" => binary(
+            date_part("microsecond", one(&args)?),
+            BinaryOperator::Modulo,
+            number(1_000_000),
+        ),
+        // TIME(x): x as MySQL's TIME.
+        "time" => call(basalt_functions::time_cast::NAME, vec![one(&args)?]),
         "dayofyear" => date_part("doy", one(&args)?),
         // MySQL's week modes; the default mode is 0 (Sunday weeks counted from 0).
         "week" | "yearweek" if !args.is_empty() && args.len() <= 2 => {

@@ -138,6 +138,8 @@ fn analyzer_rules() -> Vec<Arc<dyn datafusion::optimizer::AnalyzerRule + Send + 
         .position(|r| r.name() == "type_coercion")
         .map_or(rules.len(), |i| i + 1);
     rules.insert(coerced, Arc::new(basalt_functions::DatetimeTextCasts));
+    // TIME values (signed spans past 24 hours) converted MySQL's way, not as times of day.
+    rules.insert(coerced, Arc::new(basalt_functions::SignedTimeCasts));
     // Casts of addresses to text, the query's and those coercion added.
     let after_coercion = rules
         .iter()

@@ -592,9 +592,10 @@ fn validate_literal(ty: &SqlType, v: &str) -> std::result::Result<(), String> {
         | SqlType::Binary(_)
         | SqlType::Varbinary(_)
         | SqlType::Blob => Ok(()),
-        SqlType::Time { .. } => chrono::NaiveTime::parse_from_str(v.trim(), "%H:%M:%S%.f")
-            .map(|_| ())
-            .map_err(|_| format!("'{v}' is not a time of day")),
+        SqlType::Time { .. } => match basalt_common::time_value::parse_text(v) {
+            Some(t) if !t.clipped => Ok(()),
+            _ => Err(format!("'{v}' is no TIME within -838:59:59 .. 838:59:59")),
+        },
         SqlType::Ipv4 | SqlType::Ipv6 => match ty.ip_family().and_then(|f| f.parse_text(v)) {
             Some(_) => Ok(()),
             None => Err(format!(

@@ -4,8 +4,8 @@
 //! them. Month arithmetic keeps the day where it exists and otherwise takes the month's last
 //! day (2024-01-31 plus one month is 2024-02-29); a result outside years 0000-9999 is NULL.
 //! A DATE plus days or longer stays a DATE; plus hours or shorter it becomes a DATETIME.
-//! `TIMEDIFF(a, b)` is `a - b` as MySQL shows a TIME: `[-]HH:MM:SS[.ffffff]`, hours unbounded
-//! (Doris; MySQL stops at 838:59:59).
+//! `TIMEDIFF(a, b)` is `a - b` of two DATETIMEs or two TIMEs as a TIME, clipped to
+//! ±838:59:59 as MySQL's is.
 
 use chrono::{DateTime, Datelike, Months, NaiveDate, NaiveDateTime, TimeDelta, Timelike};
 use datafusion::arrow::array::{
@@ -331,27 +331,7 @@ impl ScalarUDFImpl for DateDiff {
     }
 }
 
-/// A span of microseconds as MySQL shows a TIME: `[-]HH:MM:SS`, then the fraction without
-/// trailing zeros when there is one.
-pub(crate) fn time_text(micros: i64) -> String {
-    let sign = if micros < 0 { "-" } else { "" };
-    let m = micros.unsigned_abs();
-    let (seconds, fraction) = (m / 1_000_000, m % 1_000_000);
-    let mut text = format!(
-        "{sign}{:02}:{:02}:{:02}",
-        seconds / 3600,
-        seconds / 60 % 60,
-        seconds % 60
-    );
-    if fraction != 0 {
-        let digits = format!("{fraction:06}");
-        text.push('.');
-        text.push_str(digits.trim_end_matches('0'));
-    }
-    text
-}
-
-/// `timediff(a, b)`: `a - b` as a TIME's text.
+/// `timediff(a, b)`: `a - b` as a TIME.
 #[derive(Debug, PartialEq, Eq, Hash)]
 struct TimeDiff {
     signature: Signature,
@@ -367,30 +347,78 @@ impl ScalarUDFImpl for TimeDiff {
     }
 
     fn coerce_types(&self, args: &[DataType]) -> Result<Vec<DataType>> {
+        let time = DataType::Time64(TimeUnit::Microsecond);
         match args {
+            // Two TIMEs (or a TIME and text read as one).
+            [a, b] if is_time(a) || is_time(b) => Ok(vec![time.clone(), time]),
             [a, b] => Ok(vec![temporal_input(a), temporal_input(b)]),
             _ => exec_err!("timediff takes two date-times"),
         }
     }
 
     fn return_type(&self, _args: &[DataType]) -> Result<DataType> {
-        Ok(DataType::Utf8)
+        Ok(DataType::Time64(TimeUnit::Microsecond))
+    }
+
+    /// A TIME with the arguments' largest declared fractional digits (none declared: the
+    /// digits the value needs, as Doris shows `-96:00:00.3337`).
+    fn return_field_from_args(
+        &self,
+        args: datafusion::logical_expr::ReturnFieldArgs,
+    ) -> Result<datafusion::arrow::datatypes::FieldRef> {
+        let digits = args
+            .arg_fields
+            .iter()
+            .map(|f| basalt_common::fraction_digits(f).unwrap_or(0))
+            .max()
+            .unwrap_or(0);
+        Ok(Arc::new(
+            datafusion::arrow::datatypes::Field::new(
+                self.name(),
+                DataType::Time64(TimeUnit::Microsecond),
+                true,
+            )
+            .with_metadata(std::collections::HashMap::from([(
+                basalt_common::types::FRACTION_DIGITS_KEY.to_string(),
+                digits.to_string(),
+            )])),
+        ))
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let (arrays, scalar) = crate::util::arguments(&args)?;
-        let ends = datetimes(&arrays[0])?;
-        let starts = datetimes(&arrays[1])?;
-        let out: datafusion::arrow::array::StringArray = ends
-            .into_iter()
-            .zip(starts)
-            .map(|(end, start)| {
-                let span = (end? - start?).num_microseconds()?;
-                Some(time_text(span))
-            })
-            .collect();
+        let out: datafusion::arrow::array::Time64MicrosecondArray =
+            if is_time(arrays[0].data_type()) {
+                let (ends, starts) = (
+                    arrays[0].as_primitive::<datafusion::arrow::datatypes::Time64MicrosecondType>(),
+                    arrays[1].as_primitive::<datafusion::arrow::datatypes::Time64MicrosecondType>(),
+                );
+                ends.iter()
+                    .zip(starts.iter())
+                    .map(|(end, start)| Some(clip_time(i128::from(end?) - i128::from(start?))))
+                    .collect()
+            } else {
+                let ends = datetimes(&arrays[0])?;
+                let starts = datetimes(&arrays[1])?;
+                ends.into_iter()
+                    .zip(starts)
+                    .map(|(end, start)| {
+                        let span = (end? - start?).num_microseconds()?;
+                        Some(clip_time(i128::from(span)))
+                    })
+                    .collect()
+            };
         crate::util::output(Arc::new(out), scalar)
     }
+}
+
+fn is_time(t: &DataType) -> bool {
+    matches!(t, DataType::Time64(_) | DataType::Time32(_))
+}
+
+/// A span as a TIME: beyond ±838:59:59 it is clipped, as MySQL's TIMEDIFF clips.
+fn clip_time(micros: i128) -> i64 {
+    basalt_common::time_value::clip(micros).0
 }
 
 #[cfg(test)]
@@ -401,7 +429,9 @@ mod tests {
     fn time_differences_as_mysql_shows_them() {
         let us =
             |s: &str| NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S%.f").expect("datetime");
-        let span = |a: &str, b: &str| time_text((us(a) - us(b)).num_microseconds().unwrap());
+        let span = |a: &str, b: &str| {
+            basalt_common::time_value::format((us(a) - us(b)).num_microseconds().unwrap(), Some(0))
+        };
         assert_eq!(
             span("2010-01-01 01:00:00", "2010-01-05 01:00:00"),
             "-96:00:00"

@@ -4,7 +4,8 @@
 //! wraps such casts in `round_fraction(value, p)`.
 
 use crate::util::{arguments, output};
-use basalt_common::types::{round_micros, round_time_of_day, FRACTION_DIGITS_KEY};
+use basalt_common::time_value::MAX_TIME_MICROS;
+use basalt_common::types::{round_micros, FRACTION_DIGITS_KEY};
 use datafusion::arrow::array::{
     Array, ArrayRef, Time64MicrosecondArray, TimestampMicrosecondArray,
 };
@@ -82,18 +83,14 @@ impl ScalarUDFImpl for RoundFraction {
                     }),
                 )
             } else if let Some(times) = values.as_any().downcast_ref::<Time64MicrosecondArray>() {
-                // A time of day that rounds up to 24:00:00 does not fit: an error, as a longer
-                // TIME is.
-                let rounded = times
-                    .iter()
-                    .map(|v| match v.map(|v| round_time_of_day(v, digits)) {
-                        Some(None) => {
-                            exec_err!("TIME value rounds to 24:00:00: Basalt's TIME holds one day")
-                        }
-                        Some(rounded) => Ok(rounded),
-                        None => Ok(None),
+                // A TIME that rounds past 838:59:59 stays at it, as MySQL clips.
+                let rounded: Time64MicrosecondArray = times.unary(|v| {
+                    basalt_common::time_value::round(v, digits).unwrap_or(if v < 0 {
+                        -MAX_TIME_MICROS
+                    } else {
+                        MAX_TIME_MICROS
                     })
-                    .collect::<Result<Time64MicrosecondArray>>()?;
+                });
                 Arc::new(rounded)
             } else {
                 values.clone()

@@ -56,6 +56,7 @@ mod percentile;
 mod percentile_approx;
 mod percentile_array;
 mod regexp_extract;
+mod signed_times;
 mod sketch_fields;
 mod sleep;
 mod stats;
@@ -66,7 +67,8 @@ mod tdigest;
 pub mod temporal_text;
 mod text_arguments;
 mod text_date_shift;
-mod time_cast;
+mod time_arith;
+pub mod time_cast;
 pub use text_arguments::{
     register as accept_numbers_as_text, wrapped as numbers_as_text_functions, TextSubstringPlanner,
 };
@@ -97,6 +99,7 @@ pub use ip::IpCoercion;
 pub use json::JsonOperatorPlanner;
 pub use nested_casts::{NestedCasts, TEXT_TO_NESTED};
 pub use numeric_dates::{NumericDates, NumericDatesPlanner};
+pub use signed_times::SignedTimeCasts;
 pub use variant::VariantSubscriptPlanner;
 
 /// Every scalar function: the BITMAP and HLL scalars, MySQL's date range guard, the
@@ -113,8 +116,10 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(logical_not::functions());
     v.push(null_concat::function());
     v.push(money_format::function());
-    v.push(time_cast::function());
+    v.push(time_cast::function().clone());
+    v.push(time_cast::strict_function().clone());
     v.extend(time_spans::functions());
+    v.extend(time_arith::functions());
     v.extend(bits::functions());
     v.extend(string_size::functions());
     v.push(sleep::function());

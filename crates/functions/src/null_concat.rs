@@ -49,12 +49,15 @@ fn concat(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
     output(Arc::new(out.finish()), scalar)
 }
 
-/// A value's text as MySQL shows it: DATETIME as `datetime_text` writes it (with the
-/// argument's declared fractional digits), booleans as 1 and 0.
+/// A value's text as MySQL shows it: DATETIME as `datetime_text` writes it and TIME as
+/// `time_text` does (with the argument's declared fractional digits), booleans as 1 and 0.
 fn text(values: &ArrayRef, digits: Option<u8>) -> Result<ArrayRef> {
     match values.data_type() {
         DataType::Boolean => Ok(cast(&cast(values, &DataType::Int8)?, &DataType::Utf8)?),
         DataType::Timestamp(_, None) => crate::datetime_to_text::datetime_strings(values, digits),
+        DataType::Time64(_) | DataType::Time32(_) => {
+            crate::signed_times::time_strings(values, digits)
+        }
         DataType::Timestamp(_, Some(_)) => {
             let iso = cast(values, &DataType::Utf8)?;
             let spaced: datafusion::arrow::array::StringArray = iso

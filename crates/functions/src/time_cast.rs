@@ -1,51 +1,83 @@
-//! `CAST(x AS TIME)` as MySQL and Doris read x: a number (or a string of digits) is
-//! `[H]HMMSS[.fraction]` (`123456` is 12:34:56, `56` is 00:00:56), a string with colons is
-//! `H:MM[:SS[.fraction]]`, a DATETIME gives its time of day. Minutes or seconds past 59 are
-//! NULL, as is anything else. DataFusion read the number as a count of nanoseconds. Times are
-//! of one day (00:00:00 to 23:59:59.999999): a longer span (MySQL's TIME reaches 838 hours) is
-//! an error rather than a wrong value. The statement rewrite
-//! sends such casts here (`mysql_time`).
+//! MySQL's TIME from any value (`TIME(x)`, `CAST(x AS TIME)`, a TIME literal, a value stored in
+//! a TIME column): a number or a string of digits is `[-]HHMMSS[.fraction]` (`123456` is
+//! 12:34:56), a string with colons `[-][D ]H:MM[:SS[.fraction]]` (`'-12:30'`, `'120:00:06'`,
+//! `'5 00:00:06'`), a DATETIME gives its time of day. TIME is a signed span within
+//! ±838:59:59 (see [`basalt_common::time_value`]). `mysql_time` clips a value beyond the range
+//! to its end and answers NULL for no time, as MySQL's SELECT does; `mysql_time_strict` (what a
+//! strict INSERT stores) fails with 1292 for either. DataFusion read a number as nanoseconds
+//! and text only as a time of day.
 
 use crate::util::{arguments, output, plain_function};
+use basalt_common::time_value::{self, TimeReading};
+use basalt_common::BasaltError;
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, Time64MicrosecondArray};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Float64Type, TimeUnit};
-use datafusion::common::Result;
+use datafusion::common::{DataFusionError, Result};
 use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDF, Signature, Volatility,
 };
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-use basalt_common::types::MICROS_PER_DAY;
+/// The lenient conversion's name.
+pub const NAME: &str = "mysql_time";
+/// The strict conversion's name.
+pub const STRICT_NAME: &str = "mysql_time_strict";
 
-/// `mysql_time`.
-pub fn function() -> ScalarUDF {
-    plain_function(
-        "mysql_time",
-        Signature::any(1, Volatility::Immutable),
-        DataType::Time64(TimeUnit::Microsecond),
-        to_time,
-    )
+/// `mysql_time`: clipped, NULL for no time.
+pub fn function() -> &'static ScalarUDF {
+    static F: OnceLock<ScalarUDF> = OnceLock::new();
+    F.get_or_init(|| {
+        plain_function(
+            NAME,
+            Signature::any(1, Volatility::Immutable),
+            DataType::Time64(TimeUnit::Microsecond),
+            |args| to_time(args, false),
+        )
+    })
 }
 
-fn to_time(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
+/// `mysql_time_strict`: error 1292 for no time or one beyond the range.
+pub fn strict_function() -> &'static ScalarUDF {
+    static F: OnceLock<ScalarUDF> = OnceLock::new();
+    F.get_or_init(|| {
+        plain_function(
+            STRICT_NAME,
+            Signature::any(1, Volatility::Immutable),
+            DataType::Time64(TimeUnit::Microsecond),
+            |args| to_time(args, true),
+        )
+    })
+}
+
+fn to_time(args: &ScalarFunctionArgs, strict: bool) -> Result<ColumnarValue> {
     let (arrays, scalar) = arguments(args)?;
-    let values = &arrays[0];
+    output(times(&arrays[0], strict)?, scalar)
+}
+
+/// `values` as TIME values (see the module doc).
+pub fn times(values: &ArrayRef, strict: bool) -> Result<ArrayRef> {
     let target = DataType::Time64(TimeUnit::Microsecond);
-    let out: ArrayRef = match values.data_type() {
+    Ok(match values.data_type() {
         DataType::Time32(_) | DataType::Time64(_) | DataType::Timestamp(_, _) | DataType::Null => {
             cast(values, &target)?
         }
-        DataType::Date32 | DataType::Date64 => {
-            Arc::new(Time64MicrosecondArray::from(vec![Some(0); values.len()]))
-        }
+        DataType::Date32 | DataType::Date64 => Arc::new(
+            (0..values.len())
+                .map(|row| values.is_valid(row).then_some(0))
+                .collect::<Time64MicrosecondArray>(),
+        ),
         t if t.is_numeric() => {
             let numbers = cast(values, &DataType::Float64)?;
+            let numbers = numbers.as_primitive::<Float64Type>();
             Arc::new(
                 numbers
-                    .as_primitive::<Float64Type>()
                     .iter()
-                    .map(|v| v.map(from_number).transpose().map(Option::flatten))
+                    .map(|v| {
+                        v.map(|v| checked(time_value::from_number(v), strict, || v.to_string()))
+                            .transpose()
+                            .map(Option::flatten)
+                    })
                     .collect::<Result<Time64MicrosecondArray>>()?,
             )
         }
@@ -55,97 +87,56 @@ fn to_time(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
                 strings
                     .as_string::<i32>()
                     .iter()
-                    .map(|s| s.map(from_text).transpose().map(Option::flatten))
+                    .map(|s| {
+                        s.map(|s| checked(time_value::parse_text(s), strict, || s.to_string()))
+                            .transpose()
+                            .map(Option::flatten)
+                    })
                     .collect::<Result<Time64MicrosecondArray>>()?,
             )
         }
-    };
-    output(out, scalar)
+    })
 }
 
-/// `HHMMSS.ffffff` as microseconds since midnight.
-fn from_number(v: f64) -> Result<Option<i64>> {
-    if !v.is_finite() || v < 0.0 {
-        return Ok(None);
+/// A reading's value; in strict mode no time or a clipped one is MySQL's error 1292.
+fn checked(
+    reading: Option<TimeReading>,
+    strict: bool,
+    text: impl Fn() -> String,
+) -> Result<Option<i64>> {
+    match reading {
+        Some(r) if !(strict && r.clipped) => Ok(Some(r.micros)),
+        _ if strict => Err(DataFusionError::External(Box::new(
+            BasaltError::IncorrectDateValue(format!("Incorrect time value: '{}'", text())),
+        ))),
+        _ => Ok(None),
     }
-    let whole = v.trunc() as i64;
-    let micros = ((v - v.trunc()) * 1e6).round() as i64;
-    clock(whole / 10_000, (whole / 100) % 100, whole % 100, micros)
-}
-
-/// `H:MM[:SS[.ffffff]]`, or digits read as a number.
-fn from_text(s: &str) -> Result<Option<i64>> {
-    let s = s.trim();
-    if !s.contains(':') {
-        return match s.parse::<f64>() {
-            Ok(v) => from_number(v),
-            Err(_) => Ok(None),
-        };
-    }
-    match parse_clock(s) {
-        Some((h, m, sec, micros)) => clock(h, m, sec, micros),
-        None => Ok(None),
-    }
-}
-
-/// The hours, minutes, seconds and microseconds `H:MM[:SS[.ffffff]]` spells.
-fn parse_clock(s: &str) -> Option<(i64, i64, i64, i64)> {
-    let (clock_part, fraction) = match s.split_once('.') {
-        Some((c, f)) => (c, f),
-        None => (s, ""),
-    };
-    let mut parts = clock_part.split(':').map(|p| p.parse::<i64>().ok());
-    let hours = parts.next()??;
-    let minutes = parts.next()??;
-    let seconds = match parts.next() {
-        Some(s) => s?,
-        None => 0,
-    };
-    if parts.next().is_some() || fraction.len() > 6 || !fraction.chars().all(|c| c.is_ascii_digit())
-    {
-        return None;
-    }
-    let micros = if fraction.is_empty() {
-        0
-    } else {
-        format!("{fraction:0<6}").parse().ok()?
-    };
-    Some((hours, minutes, seconds, micros))
-}
-
-fn clock(hours: i64, minutes: i64, seconds: i64, micros: i64) -> Result<Option<i64>> {
-    if minutes > 59 || seconds > 59 || hours < 0 {
-        return Ok(None);
-    }
-    let total = ((hours * 60 + minutes) * 60 + seconds) * 1_000_000 + micros;
-    if total >= MICROS_PER_DAY {
-        return datafusion::common::exec_err!(
-            "TIME {hours}:{minutes:02}:{seconds:02} is 24 hours or more: Basalt's TIME holds one day"
-        );
-    }
-    Ok(Some(total))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use datafusion::arrow::array::{Float64Array, StringArray};
+
+    fn micros(a: &ArrayRef) -> Vec<Option<i64>> {
+        a.as_primitive::<datafusion::arrow::datatypes::Time64MicrosecondType>()
+            .iter()
+            .collect()
+    }
 
     #[test]
-    fn numbers_and_text_as_mysql_reads_them() {
-        let t = |h: i64, m: i64, s: i64| Some(((h * 60 + m) * 60 + s) * 1_000_000);
-        assert_eq!(from_number(123456.0).unwrap(), t(12, 34, 56));
-        assert_eq!(from_number(3456.0).unwrap(), t(0, 34, 56));
-        assert_eq!(from_number(56.0).unwrap(), t(0, 0, 56));
-        assert_eq!(from_number(61.0).unwrap(), None);
-        assert_eq!(from_text("123456").unwrap(), t(12, 34, 56));
-        assert_eq!(from_text("12:34").unwrap(), t(12, 34, 0));
+    fn lenient_clips_and_strict_fails() {
+        let text: ArrayRef = Arc::new(StringArray::from(vec!["-12:30", "900:00:00", "10:60"]));
+        let h = |h: i64, m: i64| (h * 60 + m) * 60_000_000;
         assert_eq!(
-            from_text("1:02:03.5").unwrap(),
-            Some(t(1, 2, 3).unwrap() + 500_000)
+            micros(&times(&text, false).unwrap()),
+            [Some(-h(12, 30)), Some(time_value::MAX_TIME_MICROS), None]
         );
-        assert_eq!(from_text("abc").unwrap(), None);
-        // Past one day: an error, not a wrong value.
-        assert!(from_text("25:00:00").is_err());
-        assert!(from_number(250000.0).is_err());
+        assert!(times(&text, true).is_err());
+        let numbers: ArrayRef = Arc::new(Float64Array::from(vec![-123456.0]));
+        assert_eq!(
+            micros(&times(&numbers, true).unwrap()),
+            [Some(-(h(12, 34) + 56_000_000))]
+        );
     }
 }

@@ -28,6 +28,7 @@ pub fn fragment_functions() -> Vec<ScalarUDF> {
     v.push(crate::text_date_shift::function().clone());
     v.push(crate::date_number::function().clone());
     v.push(crate::variant::element::function().clone());
+    v.extend(crate::signed_times::functions());
     v
 }
 
@@ -61,7 +62,10 @@ mod tests {
                 "ip_keep_ipv6",
                 "mysql_text_date_shift",
                 "date_number",
-                "variant_element"
+                "variant_element",
+                "time_text",
+                "time_number",
+                "time_part"
             ]
         );
     }

@@ -562,14 +562,14 @@ impl LoadPlan {
                 SqlType::DateTime { scale } if scale < 6 => {
                     out[ci] = round_datetime(col, scale);
                 }
-                SqlType::Time { scale } if scale < 6 => {
-                    let (rounded, past_midnight) = round_time(col, scale);
-                    for row in past_midnight {
+                SqlType::Time { scale } => {
+                    let (rounded, out_of_range) = round_time(col, scale);
+                    for row in out_of_range {
                         if keep[row] {
                             keep[row] = false;
                             rejects.add(
                                 || row_text(row),
-                                || format!("column '{}': TIME value rounds to 24:00:00", meta.name),
+                                || format!("column '{}': TIME value rounds past 838:59:59", meta.name),
                             );
                         }
                     }

@@ -190,6 +190,7 @@ fn fit_column(
         }
         SqlType::Char(max) | SqlType::Varchar(max) => texts(values, *max as usize, target),
         SqlType::Date | SqlType::DateTime { .. } => dates(values, &arrow, target),
+        SqlType::Time { .. } => times(values, target),
         _ => return Ok(None),
     };
     fitted.map_err(|e| BasaltError::InvalidData(e.to_string()))
@@ -356,6 +357,49 @@ fn dates(values: &ArrayRef, arrow: &DataType, target: &Target) -> Fitted {
         target.truncated(row, false);
     }
     Ok(Some(parsed))
+}
+
+/// Text and numbers read as TIME values, MySQL's way: beyond ±838:59:59 clipped to the range's
+/// end (1264), no time at all stored as 00:00:00 (1265), as MySQL's non-strict INSERT does.
+fn times(values: &ArrayRef, target: &Target) -> Fitted {
+    use basalt_common::time_value;
+    let numbers = values.data_type().is_numeric();
+    let text = matches!(
+        values.data_type(),
+        DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8
+    );
+    if !(numbers || text) {
+        return Ok(None);
+    }
+    let text = cast(values, &DataType::Utf8)?;
+    let text = text.as_string::<i32>();
+    let fitted: datafusion::arrow::array::Time64MicrosecondArray = text
+        .iter()
+        .enumerate()
+        .map(|(row, v)| {
+            let v = v?;
+            let reading = if numbers {
+                v.parse::<f64>().ok().and_then(time_value::from_number)
+            } else {
+                time_value::parse_text(v)
+            };
+            match reading {
+                Some(r) => {
+                    if r.clipped {
+                        target.out_of_range(row);
+                    } else if r.trailing {
+                        target.truncated(row, false);
+                    }
+                    Some(r.micros)
+                }
+                None => {
+                    target.truncated(row, false);
+                    Some(0)
+                }
+            }
+        })
+        .collect();
+    Ok(Some(Arc::new(fitted)))
 }
 
 /// Types whose values [`read`] takes.

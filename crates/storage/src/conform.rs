@@ -75,9 +75,9 @@ pub fn conform(table: &TableMeta, batch: &RecordBatch) -> Result<Vec<ArrayRef>, 
             SqlType::DateTime { scale } if scale < 6 => {
                 columns[i] = round_datetime(col, scale);
             }
-            SqlType::Time { scale } if scale < 6 => {
-                let (rounded, past_midnight) = round_time(col, scale);
-                if !past_midnight.is_empty() {
+            SqlType::Time { scale } => {
+                let (rounded, out_of_range) = round_time(col, scale);
+                if !out_of_range.is_empty() {
                     return Err(BasaltError::OutOfRange(c.name.clone()));
                 }
                 columns[i] = rounded;
@@ -170,25 +170,25 @@ pub fn pad_binary(col: &ArrayRef, n: u32) -> ArrayRef {
     Arc::new(padded)
 }
 
-/// TIME(scale) keeps `scale` fractional digits, rounded half up; the rows whose value rounds up
-/// to 24:00:00 (past Basalt's one-day TIME) are listed and become NULL.
+/// TIME(scale) keeps `scale` fractional digits, rounded half away from zero; the rows whose
+/// value rounds past ±838:59:59 (MySQL's TIME range) are listed and become NULL.
 pub fn round_time(col: &ArrayRef, scale: u8) -> (ArrayRef, Vec<usize>) {
     let Some(times) = col.as_any().downcast_ref::<Time64MicrosecondArray>() else {
         return (col.clone(), Vec::new());
     };
-    let mut past_midnight = Vec::new();
+    let mut out_of_range = Vec::new();
     let rounded: Time64MicrosecondArray = times
         .iter()
         .enumerate()
         .map(|(row, v)| {
-            let r = basalt_common::types::round_time_of_day(v?, scale);
+            let r = basalt_common::time_value::round(v?, scale);
             if r.is_none() {
-                past_midnight.push(row);
+                out_of_range.push(row);
             }
             r
         })
         .collect();
-    (Arc::new(rounded), past_midnight)
+    (Arc::new(rounded), out_of_range)
 }
 
 /// DATETIME(scale) keeps `scale` fractional digits: the value is rounded to them, half up,

@@ -40,8 +40,6 @@ KNOWN_GAPS = {
     "test_DictCursor.py::TestDictCursor::test_custom_dict": ROW_ORDER,
     "test_DictCursor.py::TestSSDictCursor::test_custom_dict": ROW_ORDER,
     "test_basic.py::TestConversion::test_datatypes": "the BIT column type",
-    "test_basic.py::TestConversion::test_timedelta":
-        "TIME(expr) and negative TIME values (Basalt's TIME is a time of day)",
     "test_issues.py::TestGitHubIssues::test_issue_321":
         "VARCHAR(n) counts bytes, as in Doris (a Cyrillic letter does not fit VARCHAR(1)); "
         "then row order",

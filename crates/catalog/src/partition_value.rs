@@ -59,7 +59,8 @@ impl PartitionValue {
             | SqlType::Struct(_)
             | SqlType::Ipv4
             | SqlType::Ipv6
-            | SqlType::Variant => Err(format!("type {ty} cannot be a partition column")),
+            | SqlType::Variant
+            | SqlType::Bit(_) => Err(format!("type {ty} cannot be a partition column")),
         }
     }
 

@@ -119,8 +119,14 @@ pub enum BasaltError {
     /// A DDL statement that is well-formed SQL but describes an invalid table.
     #[error("{0}")]
     InvalidDdl(String),
-    #[error("Data too long for column '{column}' (at most {max} bytes)")]
-    DataTooLong { column: String, max: u32 },
+    /// A value longer than its column holds: `max` counts `unit`s (characters for CHAR and
+    /// VARCHAR, bytes for BINARY and VARBINARY, bits for BIT).
+    #[error("Data too long for column '{column}' (at most {max} {unit})")]
+    DataTooLong {
+        column: String,
+        max: u32,
+        unit: &'static str,
+    },
     #[error("Out of range value for column '{0}'")]
     OutOfRange(String),
     /// A value for a JSON column that is not a JSON document (MySQL's 3140).

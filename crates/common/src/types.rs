@@ -35,6 +35,47 @@ pub fn sketch_kind(field: &Field) -> Option<&str> {
     field.metadata().get(SKETCH_KEY).map(String::as_str)
 }
 
+/// A BIT(n) column's field is marked as Arrow extension type `basalt.bit`, the declared width
+/// `n` (1..=64) its extension metadata: its values are Arrow `UInt64`, and MySQL clients get
+/// them as `n`-bit strings (MYSQL_TYPE_BIT). A cast drops the mark, as MySQL's CAST gives a
+/// number.
+pub const BIT_EXTENSION_NAME: &str = "basalt.bit";
+/// Arrow's field metadata key of an extension type's parameters (here a BIT's width).
+pub const EXTENSION_METADATA_KEY: &str = "ARROW:extension:metadata";
+
+/// Widest BIT column MySQL declares.
+pub const MAX_BIT_WIDTH: u8 = 64;
+
+/// The field metadata of a BIT(width) column.
+pub fn bit_metadata(width: u8) -> HashMap<String, String> {
+    HashMap::from([
+        (
+            EXTENSION_NAME_KEY.to_string(),
+            BIT_EXTENSION_NAME.to_string(),
+        ),
+        (EXTENSION_METADATA_KEY.to_string(), width.to_string()),
+    ])
+}
+
+/// The declared width of a BIT(n) field, when it is one.
+pub fn bit_width(field: &Field) -> Option<u8> {
+    let metadata = field.metadata();
+    if field.data_type() != &DataType::UInt64
+        || metadata.get(EXTENSION_NAME_KEY).map(String::as_str) != Some(BIT_EXTENSION_NAME)
+    {
+        return None;
+    }
+    metadata
+        .get(EXTENSION_METADATA_KEY)
+        .and_then(|n| n.parse().ok())
+        .filter(|n| (1..=MAX_BIT_WIDTH).contains(n))
+}
+
+/// True when `value` fits in `width` bits.
+pub fn fits_bits(value: u64, width: u8) -> bool {
+    width >= 64 || value >> width == 0
+}
+
 /// The field metadata key marking a DECIMAL(39, 0) column: it is Decimal256(39, 0) in Arrow,
 /// like LARGEINT, and where only the field is known (a view's columns) the mark tells them apart.
 pub const DECIMAL_KEY: &str = "basalt:decimal";
@@ -105,6 +146,9 @@ pub enum SqlType {
     Time {
         scale: u8,
     },
+    /// MySQL's BIT(n): an unsigned number of `n` bits (1..=64), stored as Arrow `UInt64`.
+    Bit(u8),
+    /// CHAR(n) and VARCHAR(n) hold up to `n` characters (UTF-8 code points), as MySQL counts.
     Char(u32),
     Varchar(u32),
     String,
@@ -153,6 +197,7 @@ impl SqlType {
             SqlType::SmallInt => DataType::Int16,
             SqlType::Int => DataType::Int32,
             SqlType::BigInt => DataType::Int64,
+            SqlType::Bit(_) => DataType::UInt64,
             SqlType::LargeInt => DataType::Decimal256(LARGEINT_PRECISION, 0),
             SqlType::Float => DataType::Float32,
             SqlType::Double => DataType::Float64,
@@ -224,6 +269,7 @@ impl SqlType {
                 precision: LARGEINT_PRECISION,
                 scale: 0,
             } => field.with_metadata(HashMap::from([(DECIMAL_KEY.to_string(), "true".into())])),
+            SqlType::Bit(width) => field.with_metadata(bit_metadata(*width)),
             SqlType::Bitmap => {
                 field.with_metadata(HashMap::from([(SKETCH_KEY.to_string(), "bitmap".into())]))
             }
@@ -248,9 +294,11 @@ impl SqlType {
     }
 
     /// True for types that cannot be key columns in Doris: sketches, JSON, VARIANT, nested
-    /// types.
+    /// types; BIT (which Doris has not) is no key either.
     pub fn can_be_key(&self) -> bool {
-        !(self.is_sketch() || self.is_nested() || matches!(self, SqlType::Json | SqlType::Variant))
+        !(self.is_sketch()
+            || self.is_nested()
+            || matches!(self, SqlType::Json | SqlType::Variant | SqlType::Bit(_)))
     }
 
     /// True for byte-string types (BINARY, VARBINARY, BLOB).
@@ -278,6 +326,10 @@ impl SqlType {
             "INT" | "INTEGER" => SqlType::Int,
             "BIGINT" => SqlType::BigInt,
             "LARGEINT" => SqlType::LargeInt,
+            "BIT" => match arg(0).unwrap_or(1) {
+                n @ 1..=64 => SqlType::Bit(n as u8),
+                n => return Err(format!("BIT length {n} out of range 1..={MAX_BIT_WIDTH}")),
+            },
             "FLOAT" => SqlType::Float,
             "DOUBLE" => SqlType::Double,
             // Doris's DECIMALV2 (at most 27 digits, 9 after the point) is stored as the DECIMAL
@@ -377,6 +429,7 @@ impl SqlType {
             SqlType::SmallInt => "smallint",
             SqlType::Int => "int",
             SqlType::BigInt => "bigint",
+            SqlType::Bit(_) => "bit",
             SqlType::LargeInt => "bigint unsigned",
             SqlType::Float => "float",
             SqlType::Double => "double",
@@ -441,6 +494,7 @@ impl fmt::Display for SqlType {
             SqlType::Int => write!(f, "int"),
             SqlType::BigInt => write!(f, "bigint"),
             SqlType::LargeInt => write!(f, "largeint"),
+            SqlType::Bit(n) => write!(f, "bit({n})"),
             SqlType::Float => write!(f, "float"),
             SqlType::Double => write!(f, "double"),
             SqlType::Decimal { precision, scale } => write!(f, "decimal({precision},{scale})"),
@@ -533,5 +587,20 @@ mod tests {
         );
         assert_eq!(SqlType::from_name("STRING", &[]).unwrap(), SqlType::String);
         assert_eq!(SqlType::LargeInt.arrow_type(), DataType::Decimal256(39, 0));
+    }
+
+    #[test]
+    fn bit_columns_keep_their_width() {
+        assert_eq!(SqlType::from_name("bit", &[]).unwrap(), SqlType::Bit(1));
+        assert_eq!(
+            SqlType::from_name("BIT", &[64]).unwrap().to_string(),
+            "bit(64)"
+        );
+        assert!(SqlType::from_name("bit", &[0]).is_err());
+        assert!(SqlType::from_name("bit", &[65]).is_err());
+        let field = SqlType::Bit(3).arrow_field("b", true);
+        assert_eq!(field.data_type(), &DataType::UInt64);
+        assert_eq!(bit_width(&field), Some(3));
+        assert!(fits_bits(7, 3) && !fits_bits(8, 3) && fits_bits(u64::MAX, 64));
     }
 }

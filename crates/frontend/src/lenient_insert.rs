@@ -48,25 +48,32 @@ pub(crate) fn report(session: &Session, warnings: &basalt_query::StoreWarnings) 
 }
 
 /// `plan` (an INSERT) with its values handed to the sink as written where the sink fits them
-/// to their columns.
-pub(crate) fn hand_values_unconverted(plan: LogicalPlan) -> Result<LogicalPlan> {
+/// to their columns: a BIT column's always (it reads text and byte strings by their bytes, as
+/// MySQL does), the others' only outside strict mode (`lenient`).
+pub(crate) fn hand_values_unconverted(plan: LogicalPlan, lenient: bool) -> Result<LogicalPlan> {
     let LogicalPlan::Dml(dml) = plan else {
         return Ok(plan);
     };
-    if !matches!(dml.op, WriteOp::Insert(_)) {
+    let has_bits = || {
+        let table = dml.target.schema();
+        table.fields().iter().any(|f| is_bit_target(f.data_type()))
+    };
+    if !matches!(dml.op, WriteOp::Insert(_)) || !(lenient || has_bits()) {
         return Ok(LogicalPlan::Dml(dml));
     }
     let LogicalPlan::Projection(projection) = dml.input.as_ref() else {
         return Ok(LogicalPlan::Dml(dml));
     };
     let input = match projection.input.as_ref() {
-        LogicalPlan::Values(values) => Arc::new(LogicalPlan::Values(values_as_written(values)?)),
+        LogicalPlan::Values(values) => {
+            Arc::new(LogicalPlan::Values(values_as_written(values, lenient)?))
+        }
         _ => projection.input.clone(),
     };
     let exprs = projection
         .expr
         .iter()
-        .map(|e| uncast(e.clone(), projection.input.schema()))
+        .map(|e| uncast(e.clone(), projection.input.schema(), lenient))
         .collect();
     let projection = Projection::try_new(exprs, input)?;
     Ok(LogicalPlan::Dml(DmlStatement::new(
@@ -81,9 +88,28 @@ fn is_text(t: &DataType) -> bool {
     matches!(t, DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8)
 }
 
+/// A BIT column's Arrow type: no other column type is stored as `UInt64`.
+fn is_bit_target(target: &DataType) -> bool {
+    target == &DataType::UInt64
+}
+
 /// Whether the sink fits a `source` value to a column of arrow type `target` (so the
-/// conversion can be left to it).
-fn sink_fits(source: &DataType, target: &DataType) -> bool {
+/// conversion can be left to it): a BIT column takes numbers, text and byte strings; outside
+/// strict mode (`lenient`) number and date columns take text and numbers.
+fn sink_fits(source: &DataType, target: &DataType, lenient: bool) -> bool {
+    if is_bit_target(target) {
+        return is_text(source)
+            || matches!(
+                source,
+                DataType::Binary | DataType::BinaryView | DataType::LargeBinary
+            )
+            || source.is_numeric()
+            || source.is_null()
+            || source == &DataType::Boolean;
+    }
+    if !lenient {
+        return false;
+    }
     let number_target = matches!(
         target,
         DataType::Int8
@@ -96,13 +122,12 @@ fn sink_fits(source: &DataType, target: &DataType) -> bool {
     );
     let date_target = matches!(target, DataType::Date32 | DataType::Timestamp(_, None));
     let time_target = matches!(target, DataType::Time64(_));
-    ((number_target || time_target)
-        && (is_text(source) || source.is_numeric() || source.is_null()))
+    ((number_target || time_target) && (is_text(source) || source.is_numeric() || source.is_null()))
         || (date_target && (is_text(source) || source.is_null()))
 }
 
 /// A projection item `Cast(e, T) AS name` as `e AS name` where the sink fits `e` to `T`.
-fn uncast(e: Expr, schema: &DFSchema) -> Expr {
+fn uncast(e: Expr, schema: &DFSchema, lenient: bool) -> Expr {
     let Expr::Alias(Alias {
         expr,
         relation,
@@ -116,7 +141,7 @@ fn uncast(e: Expr, schema: &DFSchema) -> Expr {
         Expr::Cast(Cast { expr: value, field })
             if value
                 .get_type(schema)
-                .is_ok_and(|t| sink_fits(&t, field.data_type())) =>
+                .is_ok_and(|t| sink_fits(&t, field.data_type(), lenient)) =>
         {
             *value
         }
@@ -132,8 +157,9 @@ fn uncast(e: Expr, schema: &DFSchema) -> Expr {
 
 /// VALUES rows typed as written, where the sink fits the column (the planner cast each value
 /// to the column's type): such a column whose rows disagree in type becomes text (each
-/// number's text reads back as that number).
-fn values_as_written(values: &Values) -> Result<Values> {
+/// number's text reads back as that number; a BIT column's keeps the planner's casts, as
+/// text would read as bytes).
+fn values_as_written(values: &Values, lenient: bool) -> Result<Values> {
     let empty = DFSchema::empty();
     let mut rows = values.values.clone();
     let mut fields = Vec::with_capacity(values.schema.fields().len());
@@ -147,11 +173,14 @@ fn values_as_written(values: &Values) -> Result<Values> {
                 false => e.get_type(&empty).map(Some),
             })
             .collect::<Result<_>>()?;
-        let fits = types.iter().flatten().all(|t| sink_fits(t, target));
+        let fits = types
+            .iter()
+            .flatten()
+            .all(|t| sink_fits(t, target, lenient));
         let mut present = types.iter().flatten();
         let column_type = match (fits, present.next()) {
             (true, Some(first)) if present.all(|t| t == first) => first.clone(),
-            (true, Some(_)) => DataType::Utf8,
+            (true, Some(_)) if !is_bit_target(target) => DataType::Utf8,
             _ => target.clone(),
         };
         if column_type != *target {

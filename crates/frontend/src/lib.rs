@@ -7,6 +7,7 @@
 mod access;
 mod alter_declared_order;
 mod backends;
+mod bit_literals;
 mod cache_memory;
 mod catalog_provider;
 mod column_origins;

@@ -159,6 +159,7 @@ pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
     crate::identifier_case::fold(stmt, settings.table_name_case);
     let _ = stmt.visit(&mut DropDual);
     let _ = stmt.visit(&mut ValueConditions);
+    crate::bit_literals::rewrite(stmt);
     if !settings.only_full_group_by {
         crate::grouping::show_ungrouped_columns(stmt);
     }

@@ -145,6 +145,9 @@ pub(crate) fn sql_type_of(field: &Field) -> Result<SqlType> {
     if is_largeint_field(field) {
         return Ok(SqlType::LargeInt);
     }
+    if let Some(width) = basalt_common::types::bit_width(field) {
+        return Ok(SqlType::Bit(width));
+    }
     let ty = match field.data_type() {
         // Doris makes a column of NULLs TINYINT.
         DataType::Null => SqlType::TinyInt,

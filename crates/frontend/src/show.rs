@@ -207,6 +207,7 @@ pub fn type_dimensions(ty: &SqlType) -> (Option<i64>, Option<i64>, Option<i64>) 
         SqlType::Int => (None, Some(10), Some(0)),
         SqlType::BigInt => (None, Some(19), Some(0)),
         SqlType::LargeInt => (None, Some(39), Some(0)),
+        SqlType::Bit(n) => (None, Some(i64::from(*n)), None),
         SqlType::Float => (None, Some(12), None),
         SqlType::Double => (None, Some(22), None),
         SqlType::Decimal { precision, scale } => {

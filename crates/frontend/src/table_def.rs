@@ -25,6 +25,7 @@ const KNOWN_PROPERTIES: &[&str] = &[
     "compaction_policy",
     "in_memory",
     "is_being_synced",
+    "enable_duplicate_without_keys_by_default",
     // Accepted and kept for Doris DDL; one process has no colocation groups or replicas to
     // compact singly, and these do not change answers.
     "colocate_with",
@@ -171,12 +172,14 @@ fn build_table(
     };
 
     // Key model and key columns.
+    let keyless = keeps_load_order(stmt)?;
     let (keys_model, key_names): (KeysModel, Vec<String>) = match (&stmt.keys, &stmt.primary_key) {
         (Some((model, cols)), _) => (convert_model(*model), cols.clone()),
         (None, Some(pk)) => (KeysModel::Unique, pk.clone()),
+        (None, None) if keyless => (KeysModel::Duplicate, Vec::new()),
         (None, None) => (KeysModel::Duplicate, default_duplicate_keys(stmt)),
     };
-    if key_names.is_empty() {
+    if key_names.is_empty() && !keyless {
         return Err(ddl("the key column list is empty"));
     }
     // `PRIMARY KEY (..)` beside Doris's key clause (as SHOW CREATE TABLE prints a Unique
@@ -257,6 +260,12 @@ fn build_table(
         let key = check_property(k, v, |c| col_index(c).map(|_| ()))?;
         properties.insert(key, v.clone());
     }
+    if keyless {
+        properties.insert(
+            "enable_duplicate_without_keys_by_default".to_string(),
+            "true".to_string(),
+        );
+    }
     // A MySQL PRIMARY KEY table keeps a row store for point lookups, unless a column is one
     // the row store cannot hold.
     if stmt.primary_key.is_some()
@@ -304,6 +313,12 @@ fn build_table(
                 buckets: d.buckets.unwrap_or_else(auto_buckets),
             }
         }
+        // A table in load order is one tablet unless its DDL says otherwise: rows of
+        // different loads then come back in the order they were loaded.
+        None if keyless => DistributionMeta {
+            columns: Vec::new(),
+            buckets: 1,
+        },
         None => DistributionMeta {
             columns: (0..num_keys).collect(),
             buckets: auto_buckets(),
@@ -499,6 +514,7 @@ pub(crate) fn check_property(
             | "light_schema_change"
             | "disable_auto_compaction"
             | "in_memory"
+            | "enable_duplicate_without_keys_by_default"
     ) && !matches!(v.to_lowercase().as_str(), "true" | "false")
     {
         return Err(ddl(format!(
@@ -592,6 +608,10 @@ fn validate_literal(ty: &SqlType, v: &str) -> std::result::Result<(), String> {
         | SqlType::Binary(_)
         | SqlType::Varbinary(_)
         | SqlType::Blob => Ok(()),
+        SqlType::Bit(width) => match v.trim().parse::<u64>() {
+            Ok(n) if basalt_common::types::fits_bits(n, *width) => Ok(()),
+            _ => Err(format!("'{v}' is no number of at most {width} bits")),
+        },
         SqlType::Time { .. } => match basalt_common::time_value::parse_text(v) {
             Some(t) if !t.clipped => Ok(()),
             _ => Err(format!("'{v}' is no TIME within -838:59:59 .. 838:59:59")),
@@ -617,6 +637,26 @@ fn validate_literal(ty: &SqlType, v: &str) -> std::result::Result<(), String> {
 
 /// Doris's default sort key for a table without a KEY clause: up to three leading columns,
 /// stopping before the first floating point or unbounded string column.
+/// Whether a CREATE TABLE without key clause makes a Duplicate table without sort key, whose
+/// rows stay in load order: a MySQL-style definition (no key clause, PRIMARY KEY or DISTRIBUTED
+/// BY: its users expect `SELECT *` in insertion order, as InnoDB gives), or Doris's property
+/// `enable_duplicate_without_keys_by_default`. A Doris-style definition otherwise gets Doris's
+/// default sort key, its first columns.
+fn keeps_load_order(stmt: &sql::CreateTable) -> Result<bool> {
+    let property = stmt
+        .properties
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("enable_duplicate_without_keys_by_default"))
+        .map(|(_, v)| v.eq_ignore_ascii_case("true"));
+    let declared_keys = stmt.keys.is_some() || stmt.primary_key.is_some();
+    if property == Some(true) && declared_keys {
+        return Err(ddl(
+            "a table with \"enable_duplicate_without_keys_by_default\" = \"true\" takes no key clause",
+        ));
+    }
+    Ok(!declared_keys && property.unwrap_or(stmt.distribution.is_none()))
+}
+
 fn default_duplicate_keys(stmt: &sql::CreateTable) -> Vec<String> {
     let mut keys = Vec::new();
     for c in stmt.columns.iter().take(3) {
@@ -737,6 +777,35 @@ mod tests {
         // Doris's key clause alone keeps Doris's rule.
         let sql = "CREATE TABLE w (a INT, b INT) UNIQUE KEY(b)";
         assert!(create_table(&c, "d", &create_sql(sql)).is_err());
+    }
+
+    #[test]
+    fn a_mysql_table_without_keys_keeps_load_order_and_round_trips() {
+        let (_dir, c) = catalog();
+        let sql = "CREATE TABLE t (name CHAR(20), age INT) ENGINE=InnoDB CHARACTER SET utf8mb4";
+        create_table(&c, "d", &create_sql(sql)).unwrap();
+        let t = c.table("d", "t").unwrap();
+        assert!(t.keeps_load_order());
+        assert!(t.columns.iter().all(|c| !c.is_key));
+        assert!(t.distribution.columns.is_empty());
+        assert_eq!(t.distribution.buckets, 1);
+        let shown = crate::show::create_table_sql(&t);
+        assert_eq!(
+            shown,
+            "CREATE TABLE `t` (\n  `name` char(20) NULL,\n  `age` int NULL\n) ENGINE=OLAP \
+             DISTRIBUTED BY RANDOM BUCKETS 1 PROPERTIES (\"replication_num\" = \"1\", \
+             \"enable_duplicate_without_keys_by_default\" = \"true\")"
+        );
+        // What SHOW CREATE TABLE prints makes the same table.
+        c.drop_table("d", "t", false).unwrap();
+        create_table(&c, "d", &create_sql(&shown)).unwrap();
+        let again = c.table("d", "t").unwrap();
+        assert!(again.keeps_load_order());
+        assert_eq!(crate::show::create_table_sql(&again), shown);
+        // Doris's definitions keep Doris's default sort key.
+        let sql = "CREATE TABLE u (a INT, b VARCHAR(5), x DOUBLE) DISTRIBUTED BY HASH(a) BUCKETS 2";
+        create_table(&c, "d", &create_sql(sql)).unwrap();
+        assert_eq!(c.table("d", "u").unwrap().num_key_columns, 2);
     }
 
     #[test]

@@ -9,7 +9,8 @@ use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::{plan_err, Result};
 use datafusion::logical_expr::{
-    ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, TypeSignature,
+    Volatility,
 };
 use std::fmt::Write;
 use std::sync::Arc;
@@ -28,7 +29,14 @@ pub fn functions() -> Vec<ScalarUDF> {
     vec![
         plain_function(
             "bin",
-            Signature::exact(vec![DataType::Int64], Volatility::Immutable),
+            // BIT(64) values past BIGINT's range come as UInt64.
+            Signature::one_of(
+                vec![
+                    TypeSignature::Exact(vec![DataType::Int64]),
+                    TypeSignature::Exact(vec![DataType::UInt64]),
+                ],
+                Volatility::Immutable,
+            ),
             DataType::Utf8,
             bin,
         ),
@@ -57,7 +65,9 @@ impl ScalarUDFImpl for Hex {
     fn coerce_types(&self, types: &[DataType]) -> Result<Vec<DataType>> {
         expect_args("hex", types, 1, 1)?;
         let t = &types[0];
-        Ok(vec![if is_integer_input(t) {
+        Ok(vec![if t == &DataType::UInt64 {
+            DataType::UInt64
+        } else if is_integer_input(t) {
             DataType::Int64
         } else if t.is_floating()
             || matches!(t, DataType::Decimal128(..) | DataType::Decimal256(..))
@@ -84,15 +94,27 @@ impl ScalarUDFImpl for Hex {
     }
 }
 
-/// MySQL's BIN(n): the two's-complement bits of n as a BIGINT, without leading zeros.
+/// MySQL's BIN(n): the two's-complement bits of n as a BIGINT (an unsigned n's bits), without
+/// leading zeros.
 fn bin(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
     let (arrays, scalar) = arguments(args)?;
-    let out: datafusion::arrow::array::StringArray = arrays[0]
-        .as_primitive::<datafusion::arrow::datatypes::Int64Type>()
-        .iter()
-        .map(|v| v.map(|n| format!("{:b}", n as u64)))
-        .collect();
+    let bits = as_u64_bits(&arrays[0]);
+    let out: datafusion::arrow::array::StringArray =
+        bits.map(|v| v.map(|n| format!("{n:b}"))).collect();
     output(Arc::new(out), scalar)
+}
+
+/// The 64 bits of each value of an Int64 (two's complement) or UInt64 array.
+fn as_u64_bits(values: &ArrayRef) -> Box<dyn Iterator<Item = Option<u64>> + '_> {
+    match values.as_primitive_opt::<datafusion::arrow::datatypes::UInt64Type>() {
+        Some(unsigned) => Box::new(unsigned.iter()),
+        None => Box::new(
+            values
+                .as_primitive::<datafusion::arrow::datatypes::Int64Type>()
+                .iter()
+                .map(|v| v.map(|n| n as u64)),
+        ),
+    }
 }
 
 /// HEX of each value (the argument already coerced to Int64, Float64, Binary or Utf8).
@@ -100,10 +122,10 @@ fn hex(input: &ArrayRef) -> Result<ArrayRef> {
     let mut out = StringBuilder::new();
     let mut digits = String::new();
     match input.data_type() {
-        DataType::Int64 => {
-            for v in input.as_primitive::<datafusion::arrow::datatypes::Int64Type>() {
+        DataType::Int64 | DataType::UInt64 => {
+            for v in as_u64_bits(input) {
                 match v {
-                    Some(n) => out.append_value(format!("{:X}", n as u64)),
+                    Some(n) => out.append_value(format!("{n:X}")),
                     None => out.append_null(),
                 }
             }

@@ -10,7 +10,7 @@ use crate::context::LoadExpressions;
 use basalt_catalog::{ColumnDefault, TableMeta};
 use basalt_common::ip_address::{ip_column, IpFamily, IpValue};
 use basalt_common::{BasaltError, Result, SqlType};
-use basalt_storage::conform::{byte_lengths, pad_binary, round_datetime, round_time};
+use basalt_storage::conform::{length_unit, pad_binary, round_datetime, round_time, value_lengths};
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, BooleanArray, Decimal256Array, RecordBatch, StringArray,
 };
@@ -482,7 +482,7 @@ impl LoadPlan {
                 | SqlType::Varchar(max)
                 | SqlType::Binary(max)
                 | SqlType::Varbinary(max) => {
-                    for (row, len) in byte_lengths(col).enumerate() {
+                    for (row, len) in value_lengths(col).enumerate() {
                         let Some(len) = len else { continue };
                         if keep[row] && len > max as usize {
                             keep[row] = false;
@@ -490,8 +490,10 @@ impl LoadPlan {
                                 || row_text(row),
                                 || {
                                     format!(
-                                        "column '{}': value is {len} bytes, longer than {}",
-                                        meta.name, meta.ty
+                                        "column '{}': value is {len} {}, longer than {}",
+                                        meta.name,
+                                        length_unit(&meta.ty),
+                                        meta.ty
                                     )
                                 },
                             );
@@ -559,6 +561,22 @@ impl LoadPlan {
                         }
                     }
                 }
+                SqlType::Bit(width) => {
+                    for row in basalt_storage::bit_values::wider_rows(col, width) {
+                        if keep[row] {
+                            keep[row] = false;
+                            rejects.add(
+                                || row_text(row),
+                                || {
+                                    format!(
+                                        "column '{}': value is wider than {}",
+                                        meta.name, meta.ty
+                                    )
+                                },
+                            );
+                        }
+                    }
+                }
                 SqlType::DateTime { scale } if scale < 6 => {
                     out[ci] = round_datetime(col, scale);
                 }
@@ -569,7 +587,12 @@ impl LoadPlan {
                             keep[row] = false;
                             rejects.add(
                                 || row_text(row),
-                                || format!("column '{}': TIME value rounds past 838:59:59", meta.name),
+                                || {
+                                    format!(
+                                        "column '{}': TIME value rounds past 838:59:59",
+                                        meta.name
+                                    )
+                                },
                             );
                         }
                     }

@@ -4,9 +4,10 @@
 //! the statement. A number beyond an integer, floating or DECIMAL column's range is clipped to
 //! it (1264); text read as a number takes its numeric prefix (1265 when something follows it,
 //! a note when only spaces do) or 0 when it has none (1366); text longer than a CHAR/VARCHAR
-//! column is cut to it (1265; Basalt's lengths count bytes, as Doris's do, so the cut falls
-//! on the last whole character within them); text that is no date stores NULL in a DATE or
-//! DATETIME column (MySQL stores its zero date, which Basalt has not; 1265). Doris's
+//! column is cut to its declared number of characters, as MySQL counts them (1265); a value
+//! wider than a BIT(n) column stores n one-bits (1264); text that is no date stores NULL in a DATE or
+//! DATETIME column (MySQL stores its zero date, which Basalt has not; 1265); a TIME beyond
+//! ±838:59:59 is clipped to it (1264) and text that is no time stores 00:00:00 (1265). Doris's
 //! non-strict INSERT turns such values into NULL and filters rows; MySQL's behaviour is the
 //! one followed here.
 //!
@@ -189,6 +190,7 @@ fn fit_column(
             decimals(values, *precision, *scale, target)
         }
         SqlType::Char(max) | SqlType::Varchar(max) => texts(values, *max as usize, target),
+        SqlType::Bit(width) => return bits(values, *width, target).map(Some),
         SqlType::Date | SqlType::DateTime { .. } => dates(values, &arrow, target),
         SqlType::Time { .. } => times(values, target),
         _ => return Ok(None),
@@ -307,7 +309,7 @@ fn decimals(values: &ArrayRef, precision: u8, scale: i8, target: &Target) -> Fit
         .map(|a| Some(Arc::new(a) as ArrayRef))
 }
 
-/// Text cut to `max` bytes, on a character boundary.
+/// Text cut to `max` characters.
 fn texts(values: &ArrayRef, max: usize, target: &Target) -> Fitted {
     if !matches!(
         values.data_type(),
@@ -317,7 +319,7 @@ fn texts(values: &ArrayRef, max: usize, target: &Target) -> Fitted {
     }
     let text = cast(values, &DataType::Utf8)?;
     let strings = text.as_string::<i32>();
-    if strings.iter().flatten().all(|s| s.len() <= max) {
+    if strings.iter().flatten().all(|s| cut_at(s, max).is_none()) {
         return Ok(Some(text));
     }
     let cut: StringArray = strings
@@ -325,18 +327,45 @@ fn texts(values: &ArrayRef, max: usize, target: &Target) -> Fitted {
         .enumerate()
         .map(|(row, s)| {
             let s = s?;
-            if s.len() <= max {
-                return Some(s.to_string());
+            match cut_at(s, max) {
+                None => Some(s.to_string()),
+                Some(end) => {
+                    target.truncated(row, false);
+                    Some(s[..end].to_string())
+                }
             }
-            target.truncated(row, false);
-            let mut end = max;
-            while !s.is_char_boundary(end) {
-                end -= 1;
-            }
-            Some(s[..end].to_string())
         })
         .collect();
     Ok(Some(Arc::new(cut)))
+}
+
+/// Where text longer than `max` characters is cut (the byte offset of its character number
+/// `max`), or None when it has at most `max` characters.
+fn cut_at(s: &str, max: usize) -> Option<usize> {
+    s.char_indices().nth(max).map(|(end, _)| end)
+}
+
+/// BIT(width) values; one wider than the column (or negative) stores `width` one-bits.
+fn bits(values: &ArrayRef, width: u8, target: &Target) -> Result<ArrayRef, BasaltError> {
+    let (bits, failed) = basalt_storage::bit_values::bit_column(values)?;
+    let mut clipped = basalt_storage::bit_values::wider_rows(&bits, width);
+    if failed.is_empty() && clipped.is_empty() {
+        return Ok(bits);
+    }
+    clipped.extend(failed);
+    clipped.sort_unstable();
+    let all_ones = u64::MAX >> (64 - u32::from(width));
+    let mut values: Vec<Option<u64>> = bits
+        .as_primitive::<datafusion::arrow::datatypes::UInt64Type>()
+        .iter()
+        .collect();
+    for row in clipped {
+        target.out_of_range(row);
+        values[row] = Some(all_ones);
+    }
+    Ok(Arc::new(datafusion::arrow::array::UInt64Array::from(
+        values,
+    )))
 }
 
 /// Text read as MySQL reads dates; text that is none is NULL.

@@ -1,7 +1,7 @@
 //! Rows in the table's stored form: what every writer (INSERT, DELETE, Stream Load) applies
-//! before handing a batch to a load — NOT NULL, CHAR/VARCHAR/BINARY length, LARGEINT range,
-//! DATETIME precision, JSON validity and nested values from text — and AUTO_INCREMENT ids drawn
-//! from the catalog.
+//! before handing a batch to a load — NOT NULL, CHAR/VARCHAR length in characters, BINARY
+//! length in bytes, BIT width, LARGEINT range, DATETIME precision, JSON validity and nested
+//! values from text — and AUTO_INCREMENT ids drawn from the catalog.
 
 use arrow::array::{
     Array, ArrayRef, AsArray, BinaryArray, Decimal256Array, Int64Array, RecordBatch, StringArray,
@@ -14,8 +14,9 @@ use basalt_common::typed_text;
 use basalt_common::{BasaltError, SqlType};
 use std::sync::Arc;
 
-/// Enforces what the column types declare: NOT NULL (error 1048), CHAR/VARCHAR length in bytes
-/// (error 1406), and DATETIME fractional digits (rounded to the declared ones).
+/// Enforces what the column types declare: NOT NULL (error 1048), CHAR/VARCHAR length in
+/// characters and BINARY/VARBINARY length in bytes (error 1406), BIT(n) values of at most n
+/// bits (error 1406, as MySQL), and DATETIME fractional digits (rounded to the declared ones).
 pub fn conform(table: &TableMeta, batch: &RecordBatch) -> Result<Vec<ArrayRef>, BasaltError> {
     let mut columns = batch.columns().to_vec();
     for (i, c) in table.columns.iter().enumerate() {
@@ -33,10 +34,11 @@ pub fn conform(table: &TableMeta, batch: &RecordBatch) -> Result<Vec<ArrayRef>, 
             | SqlType::Varchar(max)
             | SqlType::Binary(max)
             | SqlType::Varbinary(max) => {
-                if byte_lengths(col).flatten().any(|len| len > max as usize) {
+                if value_lengths(col).flatten().any(|len| len > max as usize) {
                     return Err(BasaltError::DataTooLong {
                         column: c.name.clone(),
                         max,
+                        unit: length_unit(&c.ty),
                     });
                 }
                 if let SqlType::Binary(n) = c.ty {
@@ -72,6 +74,11 @@ pub fn conform(table: &TableMeta, batch: &RecordBatch) -> Result<Vec<ArrayRef>, 
                     }
                 }
             }
+            SqlType::Bit(width) => {
+                if !crate::bit_values::wider_rows(col, width).is_empty() {
+                    return Err(bit_too_long(&c.name, width));
+                }
+            }
             SqlType::DateTime { scale } if scale < 6 => {
                 columns[i] = round_datetime(col, scale);
             }
@@ -93,6 +100,13 @@ pub fn conform(table: &TableMeta, batch: &RecordBatch) -> Result<Vec<ArrayRef>, 
 /// naming the column), a plain cast otherwise.
 fn to_storage_type(values: &ArrayRef, ty: &SqlType, column: &str) -> Result<ArrayRef, BasaltError> {
     let target = ty.arrow_type();
+    if let SqlType::Bit(width) = ty {
+        let (bits, failed) = crate::bit_values::bit_column(values)?;
+        if !failed.is_empty() {
+            return Err(bit_too_long(column, *width));
+        }
+        return Ok(bits);
+    }
     if let (Some(family), true) = (ty.ip_family(), is_text(values.data_type())) {
         let text = arrow_cast(values, &DataType::Utf8)
             .map_err(|e| BasaltError::InvalidData(e.to_string()))?;
@@ -134,11 +148,30 @@ fn is_text(t: &DataType) -> bool {
     matches!(t, DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8)
 }
 
-/// The length in bytes of each value of a text or byte-string column (None for NULL, and for
-/// every row of other types).
-pub fn byte_lengths(col: &ArrayRef) -> Box<dyn Iterator<Item = Option<usize>> + '_> {
+/// MySQL's error for a value wider than a BIT(width) column.
+fn bit_too_long(column: &str, width: u8) -> BasaltError {
+    BasaltError::DataTooLong {
+        column: column.to_string(),
+        max: u32::from(width),
+        unit: "bits",
+    }
+}
+
+/// What a CHAR/VARCHAR/BINARY/VARBINARY column's declared length counts.
+pub fn length_unit(ty: &SqlType) -> &'static str {
+    if ty.is_string() {
+        "characters"
+    } else {
+        "bytes"
+    }
+}
+
+/// The length of each value of a text or byte-string column as MySQL measures it against the
+/// declared length: characters (UTF-8 code points) of text, bytes of byte strings (None for
+/// NULL, and for every row of other types).
+pub fn value_lengths(col: &ArrayRef) -> Box<dyn Iterator<Item = Option<usize>> + '_> {
     if let Some(strings) = col.as_any().downcast_ref::<StringArray>() {
-        Box::new(strings.iter().map(|v| v.map(str::len)))
+        Box::new(strings.iter().map(|v| v.map(|s| s.chars().count())))
     } else if let Some(bytes) = col.as_any().downcast_ref::<BinaryArray>() {
         Box::new(bytes.iter().map(|v| v.map(<[u8]>::len)))
     } else {

@@ -63,6 +63,7 @@ fn combine_column(col: &ArrayRef, hashes: &mut [u64]) -> Result<()> {
         DataType::UInt8 => ints!(UInt8Type),
         DataType::UInt16 => ints!(UInt16Type),
         DataType::UInt32 => ints!(UInt32Type),
+        DataType::UInt64 => ints!(UInt64Type),
         DataType::Date32 => ints!(Date32Type),
         DataType::Timestamp(TimeUnit::Microsecond, _) => ints!(TimestampMicrosecondType),
         DataType::Time64(TimeUnit::Microsecond) => ints!(Time64MicrosecondType),

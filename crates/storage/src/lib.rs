@@ -4,6 +4,7 @@
 //! and removes files nothing references.
 //! Storage knows nothing of SQL.
 
+pub mod bit_values;
 pub mod column_cache;
 pub mod compaction;
 pub mod conform;

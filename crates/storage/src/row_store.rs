@@ -65,6 +65,12 @@ pub(crate) fn encode_row(columns: &[ArrayRef], row: usize, out: &mut Vec<u8>) ->
             DataType::Int64 => {
                 out.extend_from_slice(&col.as_primitive::<Int64Type>().value(row).to_le_bytes())
             }
+            // BIT values.
+            DataType::UInt64 => out.extend_from_slice(
+                &col.as_primitive::<arrow::datatypes::UInt64Type>()
+                    .value(row)
+                    .to_le_bytes(),
+            ),
             DataType::Float32 => {
                 out.extend_from_slice(&col.as_primitive::<Float32Type>().value(row).to_le_bytes())
             }
@@ -262,6 +268,7 @@ fn skip_value(r: &mut &[u8], ty: &DataType) -> Result<()> {
         DataType::Int16 => 2,
         DataType::Int32 | DataType::UInt32 | DataType::Float32 | DataType::Date32 => 4,
         DataType::Int64
+        | DataType::UInt64
         | DataType::Float64
         | DataType::Timestamp(TimeUnit::Microsecond, None)
         | DataType::Time64(TimeUnit::Microsecond) => 8,
@@ -318,6 +325,7 @@ fn decode_value(r: &mut &[u8], ty: &DataType, b: &mut dyn ArrayBuilder) -> Resul
         DataType::Int32 => prim!(Int32Builder, i32),
         DataType::UInt32 => prim!(arrow::array::UInt32Builder, u32),
         DataType::Int64 => prim!(Int64Builder, i64),
+        DataType::UInt64 => prim!(arrow::array::UInt64Builder, u64),
         DataType::Float32 => prim!(Float32Builder, f32),
         DataType::Float64 => prim!(Float64Builder, f64),
         DataType::Date32 => prim!(arrow::array::Date32Builder, i32),

@@ -2,12 +2,14 @@
 //! as Doris's literal text (`'[1, 2]'`, `'{"k": 1}'`). DataFusion types VALUES by the table's
 //! columns and would refuse such a string for a MAP or STRUCT column, and wrap it for an ARRAY
 //! one (`'[1]'` as a one-element list of text); each becomes a call of the function that reads
-//! nested values from text.
+//! nested values from text. A literal for a BIT column is the number its bytes spell
+//! ([`crate::bit_literals::as_bit_number`]).
 
 use crate::engine::split_name;
 use crate::session::Session;
 use crate::statement::ddl::database_of;
 use basalt_catalog::TableMeta;
+use basalt_common::SqlType;
 use basalt_sql::ast::{
     self, Expr, FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, Ident,
     ObjectName, Value,
@@ -29,7 +31,12 @@ impl crate::engine::QueryEngine {
 }
 
 fn rewrite_values(table: &TableMeta, insert: &mut ast::Insert) {
-    if !table.columns.iter().any(|c| c.ty.is_nested()) {
+    let is_bit = |ty: &SqlType| matches!(ty, SqlType::Bit(_));
+    if !table
+        .columns
+        .iter()
+        .any(|c| c.ty.is_nested() || is_bit(&c.ty))
+    {
         return;
     }
     let targets: Vec<Option<usize>> = if insert.columns.is_empty() {
@@ -60,6 +67,8 @@ fn rewrite_values(table: &TableMeta, insert: &mut ast::Insert) {
             if ty.is_nested() && is_string_literal(value) {
                 let text = std::mem::replace(value, Expr::value(Value::Null));
                 *value = call(text, &ty.arrow_type().to_string());
+            } else if is_bit(ty) {
+                crate::bit_literals::as_bit_number(value);
             }
         }
     }

@@ -140,9 +140,10 @@ impl QueryEngine {
         // Outside strict mode the sink fits the values that do not fit their columns.
         let lenient = (is_insert && !crate::lenient_insert::strict_inserts(session))
             .then(|| Arc::new(basalt_query::StoreWarnings::default()));
-        let plan = match lenient {
-            Some(_) => crate::lenient_insert::hand_values_unconverted(plan).map_err(from_df)?,
-            None => plan,
+        let plan = match is_insert {
+            true => crate::lenient_insert::hand_values_unconverted(plan, lenient.is_some())
+                .map_err(from_df)?,
+            false => plan,
         };
         // The statement's account (opened when it began, in the session's workload group)
         // decides the group: admission into it (the slot is held until the results are

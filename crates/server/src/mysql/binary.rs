@@ -9,7 +9,9 @@ use arrow::buffer::NullBuffer;
 use arrow::datatypes::TimeUnit;
 use arrow::error::ArrowError;
 
-use super::types::{civil_from_days, push_decimal, put_address, split_seconds, Kind, ValueWriter};
+use super::types::{
+    civil_from_days, push_decimal, put_address, put_bits, split_seconds, Kind, ValueWriter,
+};
 use super::wire::{put_lenenc_bytes, put_lenenc_with, put_u16, put_u32};
 
 /// Encodes the rows of one batch in the binary protocol.
@@ -106,6 +108,7 @@ fn write_value(kind: &Kind<'_>, row: usize, out: &mut Vec<u8>) {
         Kind::BinaryView(a) => put_lenenc_bytes(out, a.value(row)),
         Kind::FixedBinary(a) => put_lenenc_bytes(out, a.value(row)),
         Kind::Ipv4(_) | Kind::Ipv6(_) => put_address(kind, row, out),
+        Kind::Bits(v, bytes) => put_bits(v[row], *bytes, out),
         Kind::Nested(n) => put_lenenc_bytes(out, n.text(row).as_bytes()),
         Kind::Formatted(f) => put_lenenc_with(out, |o| {
             let _ = write!(o, "{}", f.value(row));

@@ -29,6 +29,7 @@ pub mod column_type {
     pub const FLOAT: u8 = 0x04;
     pub const DOUBLE: u8 = 0x05;
     pub const NULL: u8 = 0x06;
+    pub const BIT: u8 = 0x10;
     pub const TIMESTAMP: u8 = 0x07;
     pub const LONGLONG: u8 = 0x08;
     pub const DATE: u8 = 0x0a;
@@ -122,6 +123,11 @@ pub fn column_meta(field: &Field) -> ColumnMeta {
     let mut meta = match field.data_type() {
         // IPV4 / IPV6 values go as their text.
         _ if basalt_common::ip_address::ip_family(field).is_some() => ColumnMeta::text(),
+        // BIT(n) values go as MySQL's BIT: ceil(n / 8) big-endian bytes, display length n.
+        DataType::UInt64 if basalt_common::types::bit_width(field).is_some() => {
+            let width = basalt_common::types::bit_width(field).unwrap_or(64);
+            ColumnMeta::binary(t::BIT, u32::from(width), 0).unsigned()
+        }
         DataType::Null => ColumnMeta::binary(t::NULL, 0, 0),
         DataType::Boolean => ColumnMeta::binary(t::TINY, 1, 0),
         DataType::Int8 => ColumnMeta::binary(t::TINY, 4, 0),
@@ -214,6 +220,8 @@ pub(super) enum Kind<'a> {
     Ipv4(&'a [u32]),
     /// IPV6 addresses (16 big-endian bytes), written as their text.
     Ipv6(&'a BinaryArray),
+    /// BIT(n) values, written as their last ceil(n / 8) big-endian bytes (the `usize`).
+    Bits(&'a [u64], usize),
     /// Every value is NULL (the Null type).
     Null,
     /// Arrays, maps and structs, in Doris's text.
@@ -274,9 +282,13 @@ impl<'a> ValueWriter<'a> {
         Ok(writer)
     }
 
-    /// How the values of an IPV4 / IPV6 column are read (None for other columns).
+    /// How the values of an IPV4 / IPV6 or BIT column are read (None for other columns).
     pub(super) fn address_kind(array: &'a dyn Array, field: &Field) -> Option<Kind<'a>> {
         use basalt_common::ip_address::{ip_family, IpFamily};
+        if let Some(width) = basalt_common::types::bit_width(field) {
+            let bytes = usize::from(width).div_ceil(8);
+            return prim::<UInt64Type>(array).map(|v| Kind::Bits(v, bytes));
+        }
         match ip_family(field)? {
             IpFamily::V4 => prim::<UInt32Type>(array).map(Kind::Ipv4),
             IpFamily::V6 => array.as_binary_opt::<i32>().map(Kind::Ipv6),
@@ -392,6 +404,7 @@ impl<'a> ValueWriter<'a> {
             Kind::BinaryView(a) => put_lenenc_bytes(out, a.value(row)),
             Kind::FixedBinary(a) => put_lenenc_bytes(out, a.value(row)),
             Kind::Ipv4(_) | Kind::Ipv6(_) => put_address(&self.kind, row, out),
+            Kind::Bits(v, bytes) => put_bits(v[row], *bytes, out),
             Kind::Nested(n) => put_lenenc_bytes(out, n.text(row).as_bytes()),
             Kind::Formatted(f) => put_lenenc_with(out, |o| {
                 // Writing to a Vec cannot fail; a display error leaves partial text.
@@ -415,6 +428,12 @@ pub(super) fn put_address(kind: &Kind<'_>, row: usize, out: &mut Vec<u8>) {
         },
         _ => out.push(NULL_MARKER),
     }
+}
+
+/// Writes a BIT value as a length-encoded string of its last `bytes` big-endian bytes.
+pub(super) fn put_bits(value: u64, bytes: usize, out: &mut Vec<u8>) {
+    let be = value.to_be_bytes();
+    put_lenenc_bytes(out, &be[be.len() - bytes.min(be.len())..]);
 }
 
 /// Writes `values[row]` as a length-encoded field using `push` for the text (NULL if absent).

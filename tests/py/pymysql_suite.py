@@ -39,12 +39,7 @@ ROW_ORDER = ("reads rows without ORDER BY and expects insertion order; Basalt (a
 KNOWN_GAPS = {
     "test_DictCursor.py::TestDictCursor::test_custom_dict": ROW_ORDER,
     "test_DictCursor.py::TestSSDictCursor::test_custom_dict": ROW_ORDER,
-    "test_basic.py::TestConversion::test_datatypes": "the BIT column type",
-    "test_issues.py::TestGitHubIssues::test_issue_321":
-        "VARCHAR(n) counts bytes, as in Doris (a Cyrillic letter does not fit VARCHAR(1)); "
-        "then row order",
-    "test_issues.py::TestGitHubIssues::test_issue_364":
-        "VARCHAR(n) counts bytes, as in Doris ('äöü' does not fit VARCHAR(3))",
+    "test_issues.py::TestGitHubIssues::test_issue_321": ROW_ORDER,
     "test_issues.py::TestGitHubIssues::test_issue_363": "spatial types (LINESTRING, SPATIAL KEY)",
     "test_issues.py::TestGitHubIssues::test_issue_95": "stored procedures",
     "test_MySQLdb_capabilities.py::test_MySQLdb::test_stored_procedures": "stored procedures",

@@ -25,6 +25,25 @@ async fn pymysql_works() {
     );
 }
 
+/// BIT columns reach PyMySQL as MySQL's BIT type with big-endian bytes, and VARCHAR(n) holds n
+/// characters of several bytes (tests/py/bit_columns.py).
+#[tokio::test]
+async fn pymysql_reads_bit_columns_as_bytes() {
+    let server = TestServer::start().await;
+    let script = repo_root().join("tests/py/bit_columns.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(server.mysql_port.to_string())
+        .output()
+        .expect("python3 must be installed");
+    assert!(
+        out.status.success(),
+        "BIT columns through PyMySQL:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// SERVER_STATUS_IN_TRANS and SERVER_STATUS_AUTOCOMMIT as PyMySQL reads them after BEGIN,
 /// COMMIT, ROLLBACK, `SET autocommit`, writes with autocommit off and DDL
 /// (tests/py/transaction_flags.py).

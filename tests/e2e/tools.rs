@@ -53,6 +53,8 @@ fn contents(port: u16) -> String {
                SELECT id, doc, tags, attrs, pos, hex(raw), hex(fixed), hex(body), opens, seen \
                  FROM documents ORDER BY id; \
                SELECT * FROM line_items ORDER BY order_id, line; \
+               SELECT id, b + 0, bin(b12), hex(b64), word FROM flags ORDER BY id; \
+               SHOW CREATE TABLE flags; \
                SHOW CREATE TABLE line_items; \
                SHOW CREATE TABLE users; SHOW CREATE TABLE numbers; SHOW CREATE TABLE visits; \
                SHOW CREATE TABLE events; SHOW CREATE TABLE regions; SHOW CREATE TABLE documents;";
@@ -74,8 +76,11 @@ async fn mysqldump_round_trip() {
     assert!(expected.contains("5,70000") && expected.contains("1,2,3,4294967296"));
     assert!(expected.contains("DEADBEEF00") && expected.contains(r#"["p", null, "q's"]"#));
     assert!(expected.contains("other\t5\t7\t1"), "{expected}");
+    assert!(expected.contains("1\t1\t101010111100\tFFFFFFFFFFFFFFFF\täöü"), "{expected}");
+    assert!(expected.contains("`b12` bit(12) NULL"), "{expected}");
 
-    for options in [&[][..], &["--single-transaction"][..]] {
+    // --hex-blob writes BIT and byte-string values as 0x.. literals.
+    for options in [&[][..], &["--single-transaction"][..], &["--hex-blob"][..]] {
         let dump = Command::new("mysqldump")
             .args(["-h127.0.0.1", "-uroot"])
             .arg(format!("-P{}", source.mysql_port))

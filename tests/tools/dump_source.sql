@@ -56,4 +56,9 @@ CREATE TABLE line_items (
   PRIMARY KEY (order_id, line)
 );
 INSERT INTO line_items VALUES ('first', 2, 100, 1), (NULL, NULL, 100, 2), ('other', 5, 7, 1);
+-- BIT values (dumped as their bytes) and VARCHAR(n) holding n characters of several bytes.
+CREATE TABLE flags (id INT, b BIT, b12 BIT(12), b64 BIT(64), word VARCHAR(3))
+  DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 1;
+INSERT INTO flags VALUES (1, 1, b'101010111100', 18446744073709551615, 'äöü'),
+  (2, 0, 0, 0, 'Жй'), (3, NULL, NULL, NULL, NULL), (4, 1, 4095, 128, '😀');
 CREATE VIEW active_users AS SELECT id, name FROM users WHERE active;

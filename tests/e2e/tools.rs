@@ -76,7 +76,10 @@ async fn mysqldump_round_trip() {
     assert!(expected.contains("5,70000") && expected.contains("1,2,3,4294967296"));
     assert!(expected.contains("DEADBEEF00") && expected.contains(r#"["p", null, "q's"]"#));
     assert!(expected.contains("other\t5\t7\t1"), "{expected}");
-    assert!(expected.contains("1\t1\t101010111100\tFFFFFFFFFFFFFFFF\täöü"), "{expected}");
+    assert!(
+        expected.contains("1\t1\t101010111100\tFFFFFFFFFFFFFFFF\täöü"),
+        "{expected}"
+    );
     assert!(expected.contains("`b12` bit(12) NULL"), "{expected}");
 
     // --hex-blob writes BIT and byte-string values as 0x.. literals.

@@ -1400,3 +1400,62 @@ async fn json_values_into_variant_columns() {
         vec![vec![s("1"), s(r#"{"a":1}"#)]]
     );
 }
+
+/// BIT(n) columns take numbers from Stream Load (a value wider than n bits filters its row) and
+/// VARCHAR(n) n characters of any width; the binary protocol sends BIT values as MySQL's BIT
+/// type with ceil(n / 8) big-endian bytes, as the text protocol does.
+#[tokio::test]
+async fn bit_columns_and_character_lengths() {
+    use mysql_async::consts::ColumnType;
+    let server = TestServer::start().await;
+    let mut c = setup(&server).await;
+    exec(&mut c, "CREATE TABLE t (id INT NOT NULL, b BIT(12), v VARCHAR(2)) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 1").await;
+    // Row 2's 4096 needs 13 bits, row 3's text is three characters.
+    let csv = "1,2748,äö\n2,4096,ab\n3,7,äöü\n4,\\N,Ж\n";
+    let v = load(
+        &server,
+        "t",
+        &[("column_separator", ","), ("max_filter_ratio", "0.5")],
+        csv.as_bytes(),
+    );
+    assert_eq!(v["Status"], "Success", "{v}");
+    assert_eq!(num(&v, "NumberLoadedRows"), 2, "{v}");
+    assert_eq!(num(&v, "NumberFilteredRows"), 2, "{v}");
+    let json = r#"[{"id": 5, "b": 1, "v": "Жй"}, {"id": 6, "b": 8192, "v": "x"}]"#;
+    let v = load(
+        &server,
+        "t",
+        &[
+            ("format", "json"),
+            ("strip_outer_array", "true"),
+            ("max_filter_ratio", "0.5"),
+        ],
+        json.as_bytes(),
+    );
+    assert_eq!(num(&v, "NumberLoadedRows"), 1, "{v}");
+
+    let text: Vec<mysql_async::Row> = c
+        .query("SELECT b, v FROM t ORDER BY id")
+        .await
+        .expect("text select");
+    let binary: Vec<mysql_async::Row> = c
+        .exec("SELECT b, v FROM t WHERE id > ? ORDER BY id", (0,))
+        .await
+        .expect("prepared select");
+    for result in [text, binary] {
+        assert_eq!(
+            result[0].columns_ref()[0].column_type(),
+            ColumnType::MYSQL_TYPE_BIT
+        );
+        let values: Vec<(Option<Vec<u8>>, String)> =
+            result.into_iter().map(mysql_async::from_row).collect();
+        assert_eq!(
+            values,
+            vec![
+                (Some(vec![0x0a, 0xbc]), "äö".to_string()),
+                (None, "Ж".to_string()),
+                (Some(vec![0x00, 0x01]), "Жй".to_string()),
+            ]
+        );
+    }
+}

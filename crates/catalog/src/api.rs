@@ -203,6 +203,25 @@ pub trait Catalog: TabletCatalog {
     /// Drops a view; false when it did not exist and `if_exists` (else 1051).
     fn drop_view(&self, database: &str, name: &str, if_exists: bool) -> Result<bool>;
 
+    // ------------------------------------------------------------ stored procedures
+    /// The procedures of `database`, by lower-case name.
+    fn procedures(&self, database: &str) -> Vec<Arc<crate::procedures::ProcedureMeta>>;
+    /// A procedure by name (names match without regard to case).
+    fn procedure(
+        &self,
+        database: &str,
+        name: &str,
+    ) -> Option<Arc<crate::procedures::ProcedureMeta>>;
+    /// Creates a procedure; false if one of the name existed and `if_not_exists` was given
+    /// (else 1304); 1049 when the database does not exist.
+    fn create_procedure(
+        &self,
+        procedure: crate::procedures::ProcedureMeta,
+        if_not_exists: bool,
+    ) -> Result<bool>;
+    /// Drops a procedure; false when it did not exist and `if_exists` (else 1305).
+    fn drop_procedure(&self, database: &str, name: &str, if_exists: bool) -> Result<bool>;
+
     fn global_variables(&self) -> BTreeMap<String, String>;
 
     // ------------------------------------------------------------ scale-out

@@ -13,6 +13,7 @@ mod model;
 mod partition_value;
 mod partitions;
 mod privileges;
+mod procedures;
 mod store;
 mod users;
 
@@ -24,4 +25,5 @@ pub use model::*;
 pub use partition_value::PartitionValue;
 pub use partitions::check_new_partition;
 pub use privileges::{AccessRights, GrantObject, Grants, Privilege, PrivilegeSet, RoleMeta};
+pub use procedures::{ParameterMode, ProcedureMeta, ProcedureParameter};
 pub use users::{native_password_hash, UserMeta, WorkloadGroupMeta, WorkloadPolicyMeta};

@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 mod backends;
 mod name_case;
+mod procedures;
 mod views;
 
 /// Default bound on a tablet's rowset count (Doris's `max_tablet_version_num`).
@@ -41,6 +42,8 @@ struct State {
     roles: BTreeMap<String, RoleMeta>,
     /// database -> view name -> view
     views: BTreeMap<String, BTreeMap<String, Arc<ViewMeta>>>,
+    /// database -> lower-case procedure name -> procedure
+    procedures: BTreeMap<String, BTreeMap<String, Arc<crate::procedures::ProcedureMeta>>>,
     /// Scale-out: the backends tablets are placed on, by id (empty on a single node).
     backends: BTreeMap<BackendId, crate::backends::BackendMeta>,
 }
@@ -161,6 +164,17 @@ impl LocalCatalog {
                 .entry(name_case.key(&view.database))
                 .or_default()
                 .insert(name_case.key(&view.name), Arc::new(view));
+        }
+        for p in &loaded.procedures {
+            let procedure: crate::procedures::ProcedureMeta = from_json(p)?;
+            state
+                .procedures
+                .entry(name_case.key(&procedure.database))
+                .or_default()
+                .insert(
+                    crate::procedures::ProcedureMeta::key(&procedure.name),
+                    Arc::new(procedure),
+                );
         }
         for b in &loaded.backends {
             let backend: crate::backends::BackendMeta = from_json(b)?;
@@ -720,11 +734,18 @@ impl Catalog for LocalCatalog {
                 .iter()
                 .map(|v| Op::DeleteView(views::view_key(&name, v))),
         );
+        let procedures: Vec<String> = self
+            .procedures_of(&name)
+            .iter()
+            .map(|p| procedures::procedure_key(&name, &p.name))
+            .collect();
+        ops.extend(procedures.into_iter().map(Op::DeleteProcedure));
         self.store.commit(ops)?;
         let mut s = self.state.write();
         s.databases.remove(&key);
         s.tables.remove(&key);
         s.views.remove(&key);
+        s.procedures.remove(&key);
         for k in &labels {
             s.load_jobs.remove(k);
         }
@@ -1185,6 +1206,30 @@ impl Catalog for LocalCatalog {
 
     fn drop_view(&self, database: &str, name: &str, if_exists: bool) -> Result<bool> {
         self.remove_view(database, name, if_exists)
+    }
+
+    fn procedures(&self, database: &str) -> Vec<Arc<crate::procedures::ProcedureMeta>> {
+        self.procedures_of(database)
+    }
+
+    fn procedure(
+        &self,
+        database: &str,
+        name: &str,
+    ) -> Option<Arc<crate::procedures::ProcedureMeta>> {
+        self.procedure_named(database, name)
+    }
+
+    fn create_procedure(
+        &self,
+        procedure: crate::procedures::ProcedureMeta,
+        if_not_exists: bool,
+    ) -> Result<bool> {
+        self.put_procedure(procedure, if_not_exists)
+    }
+
+    fn drop_procedure(&self, database: &str, name: &str, if_exists: bool) -> Result<bool> {
+        self.remove_procedure(database, name, if_exists)
     }
 
     fn backends(&self) -> Vec<crate::backends::BackendMeta> {

@@ -19,6 +19,8 @@ const WORKLOAD_GROUPS: TableDefinition<&str, &str> = TableDefinition::new("workl
 const WORKLOAD_POLICIES: TableDefinition<&str, &str> = TableDefinition::new("workload_policies");
 /// (database NUL view name) -> view record
 const VIEWS: TableDefinition<&str, &str> = TableDefinition::new("views");
+/// (database NUL lower-case procedure name) -> procedure record
+const PROCEDURES: TableDefinition<&str, &str> = TableDefinition::new("procedures");
 /// role name -> role record (its grants)
 const ROLES: TableDefinition<&str, &str> = TableDefinition::new("roles");
 /// backend id -> backend record (scale-out: the backends this frontend places tablets on)
@@ -51,6 +53,8 @@ pub enum Op {
     DeleteRole(String),
     PutView(String, String),
     DeleteView(String),
+    PutProcedure(String, String),
+    DeleteProcedure(String),
     PutBackend(u64, String),
     DeleteBackend(u64),
 }
@@ -70,6 +74,7 @@ pub struct Loaded {
     pub workload_policies: Vec<String>,
     pub roles: Vec<String>,
     pub views: Vec<String>,
+    pub procedures: Vec<String>,
     pub backends: Vec<String>,
 }
 
@@ -98,6 +103,7 @@ impl Store {
         txn.open_table(WORKLOAD_POLICIES).map_err(err)?;
         txn.open_table(ROLES).map_err(err)?;
         txn.open_table(VIEWS).map_err(err)?;
+        txn.open_table(PROCEDURES).map_err(err)?;
         txn.open_table(BACKENDS).map_err(err)?;
         txn.commit().map_err(err)?;
         Ok(Store { db })
@@ -145,6 +151,15 @@ impl Store {
         for item in txn.open_table(VIEWS).map_err(err)?.iter().map_err(err)? {
             let (_, v) = item.map_err(err)?;
             out.views.push(v.value().to_string());
+        }
+        for item in txn
+            .open_table(PROCEDURES)
+            .map_err(err)?
+            .iter()
+            .map_err(err)?
+        {
+            let (_, v) = item.map_err(err)?;
+            out.procedures.push(v.value().to_string());
         }
         for item in txn.open_table(BACKENDS).map_err(err)?.iter().map_err(err)? {
             let (_, v) = item.map_err(err)?;
@@ -210,6 +225,7 @@ impl Store {
             let mut policies = txn.open_table(WORKLOAD_POLICIES).map_err(err)?;
             let mut roles = txn.open_table(ROLES).map_err(err)?;
             let mut views = txn.open_table(VIEWS).map_err(err)?;
+            let mut procedures = txn.open_table(PROCEDURES).map_err(err)?;
             let mut backends = txn.open_table(BACKENDS).map_err(err)?;
             for op in ops {
                 match op {
@@ -237,6 +253,10 @@ impl Store {
                     Op::DeleteRole(k) => drop(roles.remove(k.as_str()).map_err(err)?),
                     Op::PutView(k, v) => drop(views.insert(k.as_str(), v.as_str()).map_err(err)?),
                     Op::DeleteView(k) => drop(views.remove(k.as_str()).map_err(err)?),
+                    Op::PutProcedure(k, v) => {
+                        drop(procedures.insert(k.as_str(), v.as_str()).map_err(err)?)
+                    }
+                    Op::DeleteProcedure(k) => drop(procedures.remove(k.as_str()).map_err(err)?),
                     Op::PutBackend(k, v) => drop(backends.insert(k, v.as_str()).map_err(err)?),
                     Op::DeleteBackend(k) => drop(backends.remove(k).map_err(err)?),
                     Op::PutVariable(k, v) => {

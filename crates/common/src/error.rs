@@ -150,6 +150,23 @@ pub enum BasaltError {
     DuplicatePartition(String),
     #[error("{0} is not supported")]
     NotSupported(String),
+    /// `CREATE PROCEDURE` of a name the database already has (MySQL's 1304).
+    #[error("PROCEDURE {0} already exists")]
+    ProcedureExists(String),
+    /// A procedure that does not exist (MySQL's 1305); the name as `db.name`.
+    #[error("PROCEDURE {0} does not exist")]
+    UnknownProcedure(String),
+    /// `CALL p(..)` with another number of arguments than `p` has parameters (MySQL's 1318).
+    #[error("Incorrect number of arguments for PROCEDURE {name}; expected {expected}, got {got}")]
+    ProcedureArguments {
+        name: String,
+        expected: usize,
+        got: usize,
+    },
+    /// A procedure that calls itself, directly or not (MySQL's 1456 under its default
+    /// `max_sp_recursion_depth` of 0).
+    #[error("Recursive limit 0 (as set by the max_sp_recursion_depth variable) was exceeded for routine {0}")]
+    ProcedureRecursion(String),
     /// A load reused the label of a committed load in the same database.
     #[error("Label [{0}] has already been used")]
     LabelAlreadyExists(String),
@@ -304,6 +321,10 @@ impl BasaltError {
             BasaltError::UnknownPartition(_) => 1735,
             BasaltError::DuplicatePartition(_) => 1517,
             BasaltError::NotSupported(_) => 1235,
+            BasaltError::ProcedureExists(_) => 1304,
+            BasaltError::UnknownProcedure(_) => 1305,
+            BasaltError::ProcedureArguments { .. } => 1318,
+            BasaltError::ProcedureRecursion(_) => 1456,
             BasaltError::InvalidData(_) => 1366,
             BasaltError::IncorrectDateValue(_) => 1292,
             // ER_TOO_MANY_CONCURRENT_TRXS: the server is out of room for more write work right
@@ -339,7 +360,7 @@ impl BasaltError {
     pub fn sqlstate(&self) -> &'static str {
         match self.mysql_code() {
             1055 | 1064 | 1136 | 1049 | 1193 | 1231 | 1227 | 1461 | 1142 | 1044 | 1133 | 1144
-            | 1390 | 1090 | 1091 => "42000",
+            | 1390 | 1090 | 1091 | 1304 | 1305 | 1318 => "42000",
             1060 => "42S21",
             1048 => "23000",
             1138 => "22004",

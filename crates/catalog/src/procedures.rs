@@ -1,0 +1,61 @@
+//! Stored procedures as the catalog keeps them: a name in a database, its parameters, the body
+//! as written and MySQL's characteristics. Procedure names match without regard to case (as
+//! MySQL's routine names do), whatever `lower_case_table_names` says of tables.
+
+use serde::{Deserialize, Serialize};
+
+/// How a procedure parameter passes its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ParameterMode {
+    In,
+    Out,
+    InOut,
+}
+
+impl ParameterMode {
+    /// MySQL's spelling (`IN`, `OUT`, `INOUT`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ParameterMode::In => "IN",
+            ParameterMode::Out => "OUT",
+            ParameterMode::InOut => "INOUT",
+        }
+    }
+}
+
+/// One declared parameter: `[IN|OUT|INOUT] name type`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcedureParameter {
+    pub mode: ParameterMode,
+    pub name: String,
+    /// The type as written (`VARCHAR(255)`, `INT`).
+    pub data_type: String,
+}
+
+/// A stored procedure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcedureMeta {
+    pub database: String,
+    pub name: String,
+    pub parameters: Vec<ProcedureParameter>,
+    /// The body as written (`BEGIN .. END`, or one statement).
+    pub body: String,
+    /// `user@host` of the account that created it.
+    pub definer: String,
+    pub comment: String,
+    pub deterministic: bool,
+    /// `CONTAINS SQL`, `NO SQL`, `READS SQL DATA` or `MODIFIES SQL DATA`.
+    pub data_access: String,
+    /// `DEFINER` or `INVOKER`.
+    pub security: String,
+    /// The session's `sql_mode` when it was created.
+    pub sql_mode: String,
+    pub created_ms: i64,
+}
+
+impl ProcedureMeta {
+    /// The key a procedure is found by within its database.
+    pub fn key(name: &str) -> String {
+        name.to_lowercase()
+    }
+}

@@ -23,7 +23,9 @@ pub fn tokenize_with(
     sql: &str,
     dialect: &BasaltDialect,
 ) -> Result<Vec<TokenWithSpan>, TokenizerError> {
-    let tokens = without_join_hints(Tokenizer::new(dialect, sql).tokenize_with_location()?);
+    let tokens = with_quoted_user_variables(without_join_hints(
+        Tokenizer::new(dialect, sql).tokenize_with_location()?,
+    ));
     if !tokens
         .iter()
         .any(|t| executable_comment(&t.token).is_some())
@@ -83,51 +85,43 @@ fn without_join_hints(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
     tokens
 }
 
+/// MySQL's quoted user variable names, `` @`name` `` (PyMySQL's `callproc` writes them), as
+/// one word `@name`, as `@name` is read.
+fn with_quoted_user_variables(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let mut i = 0;
+    while i + 1 < tokens.len() {
+        let after_at = i > 0 && tokens[i - 1].token == Token::AtSign;
+        let quoted = matches!(&tokens[i + 1].token, Token::Word(w) if w.quote_style == Some('`'));
+        if tokens[i].token == Token::AtSign && quoted && !after_at {
+            if let Token::Word(w) = &tokens[i + 1].token {
+                let mut word = w.clone();
+                word.value = format!("@{}", w.value);
+                word.quote_style = None;
+                let span = Span::new(tokens[i].span.start, tokens[i + 1].span.end);
+                tokens.splice(i..i + 2, [TokenWithSpan::new(Token::Word(word), span)]);
+            }
+        }
+        i += 1;
+    }
+    tokens
+}
+
 /// The statements of a multi-statement text (COM_QUERY with CLIENT_MULTI_STATEMENTS), split at
-/// the `;` outside strings, identifiers and comments; pieces holding only whitespace or
-/// comments are dropped. Text the tokenizer rejects is returned whole, for the parser to
-/// report.
+/// the `;` outside strings, identifiers, comments and the `BEGIN .. END` body of a routine
+/// being created (see `compound`); pieces holding only whitespace or comments are dropped. Text
+/// the tokenizer rejects is returned whole, for the parser to report.
 pub fn split_statements(sql: &str) -> Vec<&str> {
     let dialect = BasaltDialect::default();
     let Ok(tokens) = Tokenizer::new(&dialect, sql).tokenize_with_location() else {
         return vec![sql];
     };
-    // Byte offset of each line's first character.
-    let line_starts: Vec<usize> = std::iter::once(0)
-        .chain(sql.match_indices('\n').map(|(i, _)| i + 1))
-        .collect();
-    let offset = |at: Location| -> Option<usize> {
-        let line_start = *line_starts.get(usize::try_from(at.line).ok()?.checked_sub(1)?)?;
-        let column = usize::try_from(at.column).ok()?.checked_sub(1)?;
-        let within = sql[line_start..]
-            .char_indices()
-            .nth(column)
-            .map_or(sql.len() - line_start, |(i, _)| i);
-        Some(line_start + within)
-    };
-    let mut pieces = vec![];
-    let mut start = 0;
-    let mut has_code = false;
-    for t in &tokens {
-        match &t.token {
-            Token::SemiColon => {
-                let Some(end) = offset(t.span.start) else {
-                    return vec![sql];
-                };
-                if has_code {
-                    pieces.push(sql[start..end].trim());
-                }
-                start = end + 1;
-                has_code = false;
-            }
-            Token::Whitespace(_) | Token::EOF => {}
-            _ => has_code = true,
-        }
+    match crate::compound::statement_ranges(sql, &tokens, false) {
+        Some(ranges) => ranges
+            .into_iter()
+            .map(|(start, end)| sql[start..end].trim())
+            .collect(),
+        None => vec![sql],
     }
-    if has_code {
-        pieces.push(sql[start..].trim());
-    }
-    pieces
 }
 
 /// The text of a `/*! .. */` comment after its `/*`, if `token` is one.
@@ -209,6 +203,17 @@ mod tests {
         assert_eq!(
             split_statements("SELECT 'unterminated; x"),
             ["SELECT 'unterminated; x"]
+        );
+    }
+
+    #[test]
+    fn quoted_user_variables_are_one_word() {
+        assert_eq!(
+            words("SET @`_p_0`='x'; SELECT @` a`, @@x, 'u'@'h'"),
+            [
+                "SET", "@_p_0", "=", "'x'", ";", "SELECT", "@ a", ",", "@@x", ",", "'u'", "@",
+                "'h'"
+            ]
         );
     }
 

@@ -3,6 +3,7 @@
 //! and turns text into typed [`Statement`]s.
 
 mod alter;
+mod compound;
 mod ddl;
 mod dialect;
 mod error;
@@ -11,11 +12,13 @@ mod load_data;
 mod parser;
 mod privileges;
 mod query_bytes;
+mod routines;
 mod statement;
 mod tool_statements;
 mod words;
 mod workload;
 
+pub use compound::procedure_statements;
 pub use lexer::{split_statements, MYSQL_VERSION_ID};
 pub use parser::{
     parse_one, parse_one_with, parse_statements, parse_statements_with, placeholder_offsets,

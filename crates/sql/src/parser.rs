@@ -29,7 +29,12 @@ pub fn parse_statements_with(sql: &str, backslash_escapes: bool) -> Result<Vec<S
         if parser.peek_token().token == Token::EOF {
             break;
         }
-        let stmt = parse_statement(&mut parser).map_err(|e| syntax_error(e, sql))?;
+        let stmt = if crate::routines::at_create_procedure(&parser) {
+            crate::routines::parse_create_procedure(&mut parser, sql)
+        } else {
+            parse_statement(&mut parser)
+        }
+        .map_err(|e| syntax_error(e, sql))?;
         out.push(stmt);
         let next = parser.peek_token();
         if next.token != Token::SemiColon && next.token != Token::EOF {
@@ -205,6 +210,9 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
             label,
             limit,
         });
+    }
+    if let Some(stmt) = crate::routines::parse_routine_statement(p)? {
+        return Ok(stmt);
     }
     if let Some(stmt) = crate::load_data::parse_load_data(p)? {
         return Ok(stmt);

@@ -223,6 +223,58 @@ pub enum Statement {
     SetRole {
         roles: RoleSelection,
     },
+    /// `CREATE PROCEDURE ..`.
+    CreateProcedure(Box<CreateProcedure>),
+    /// `DROP PROCEDURE [IF EXISTS] [db.]name`.
+    DropProcedure {
+        name: TableName,
+        if_exists: bool,
+    },
+    /// `CALL [db.]name[(args)]`.
+    Call {
+        name: TableName,
+        args: Vec<ast::Expr>,
+    },
+    /// `SHOW CREATE PROCEDURE [db.]name`.
+    ShowCreateProcedure {
+        name: TableName,
+    },
+}
+
+/// How a procedure parameter passes its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParameterMode {
+    In,
+    Out,
+    InOut,
+}
+
+/// One parameter of `CREATE PROCEDURE`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcedureParam {
+    pub mode: ParameterMode,
+    pub name: String,
+    /// The type as the parser prints it (`VARCHAR(255)`).
+    pub data_type: String,
+}
+
+/// `CREATE [DEFINER = u] PROCEDURE [IF NOT EXISTS] name (params) [characteristics] body`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CreateProcedure {
+    /// The procedure's name; `table` holds the procedure name.
+    pub name: TableName,
+    pub if_not_exists: bool,
+    /// `None`: the current user (also for `DEFINER = CURRENT_USER`).
+    pub definer: Option<UserName>,
+    pub parameters: Vec<ProcedureParam>,
+    /// The body as written: `BEGIN .. END` or one statement.
+    pub body: String,
+    pub comment: String,
+    pub deterministic: bool,
+    /// `CONTAINS SQL` (the default), `NO SQL`, `READS SQL DATA` or `MODIFIES SQL DATA`.
+    pub data_access: String,
+    /// `DEFINER` (the default) or `INVOKER`.
+    pub security: String,
 }
 
 /// What a GRANT or REVOKE applies to, as written.

@@ -318,6 +318,18 @@ impl Access {
                 self.require_any_on_database(&database_of(session, &None)?)
             }
             B::ShowMetadata { .. } | B::ShowWarningCount | B::StartConsistentSnapshot => Ok(()),
+            // Stored procedures (see `procedures`): MySQL's CREATE ROUTINE is CREATE on the
+            // database, ALTER ROUTINE is DROP there, EXECUTE is any privilege on it.
+            B::CreateProcedure(create) => self.require_database(
+                Privilege::Create,
+                &database_of(session, &create.name.database)?,
+            ),
+            B::DropProcedure { name, .. } => {
+                self.require_database(Privilege::Drop, &database_of(session, &name.database)?)
+            }
+            B::Call { name, .. } | B::ShowCreateProcedure { name } => {
+                self.require_any_on_database(&database_of(session, &name.database)?)
+            }
             B::ShowLoad { database, .. } => {
                 self.require_any_on_database(&database_of(session, database)?)
             }

@@ -37,6 +37,7 @@ mod planning_budget;
 mod planning_lane;
 mod point_query;
 mod prepared;
+mod procedures;
 mod process_admin;
 pub mod processes;
 mod profile;

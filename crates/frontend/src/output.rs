@@ -17,6 +17,9 @@ pub enum Output {
         last_insert_id: u64,
         info: String,
     },
+    /// Several results in order (a CALL: its result sets, then its OK); an error ends them.
+    /// Parts are never `Multiple` themselves.
+    Multiple(Vec<Result<Output, BasaltError>>),
 }
 
 impl Output {

@@ -63,7 +63,9 @@ impl Effect {
             | Statement::Grant { .. }
             | Statement::GrantRole { .. }
             | Statement::CreateRole { .. }
-            | Statement::DropRole { .. } => Effect::End,
+            | Statement::DropRole { .. }
+            | Statement::CreateProcedure(_)
+            | Statement::DropProcedure { .. } => Effect::End,
             _ => Effect::None,
         }
     }

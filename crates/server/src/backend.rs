@@ -213,6 +213,12 @@ fn to_query_output(output: Output) -> QueryOutput {
             last_insert_id,
             info,
         },
+        Output::Multiple(parts) => QueryOutput::Multiple(
+            parts
+                .into_iter()
+                .map(|part| part.map(to_query_output))
+                .collect(),
+        ),
     }
 }
 

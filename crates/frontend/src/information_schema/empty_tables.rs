@@ -1,67 +1,10 @@
-//! information_schema tables for objects Basalt does not have — stored routines, triggers,
+//! information_schema tables for objects Basalt does not have — stored functions, triggers,
 //! events, foreign keys, check constraints, tablespace files, optimizer traces, profiles —
 //! with MySQL 8.0's columns, so that the tools that probe them find them empty.
 
 use super::{TableSpec, I, T};
 
 pub(super) const SPECS: &[TableSpec] = &[
-    TableSpec {
-        name: "routines",
-        columns: &[
-            ("SPECIFIC_NAME", T),
-            ("ROUTINE_CATALOG", T),
-            ("ROUTINE_SCHEMA", T),
-            ("ROUTINE_NAME", T),
-            ("ROUTINE_TYPE", T),
-            ("DATA_TYPE", T),
-            ("CHARACTER_MAXIMUM_LENGTH", I),
-            ("CHARACTER_OCTET_LENGTH", I),
-            ("NUMERIC_PRECISION", I),
-            ("NUMERIC_SCALE", I),
-            ("DATETIME_PRECISION", I),
-            ("CHARACTER_SET_NAME", T),
-            ("COLLATION_NAME", T),
-            ("DTD_IDENTIFIER", T),
-            ("ROUTINE_BODY", T),
-            ("ROUTINE_DEFINITION", T),
-            ("EXTERNAL_NAME", T),
-            ("EXTERNAL_LANGUAGE", T),
-            ("PARAMETER_STYLE", T),
-            ("IS_DETERMINISTIC", T),
-            ("SQL_DATA_ACCESS", T),
-            ("SQL_PATH", T),
-            ("SECURITY_TYPE", T),
-            ("CREATED", T),
-            ("LAST_ALTERED", T),
-            ("SQL_MODE", T),
-            ("ROUTINE_COMMENT", T),
-            ("DEFINER", T),
-            ("CHARACTER_SET_CLIENT", T),
-            ("COLLATION_CONNECTION", T),
-            ("DATABASE_COLLATION", T),
-        ],
-    },
-    TableSpec {
-        name: "parameters",
-        columns: &[
-            ("SPECIFIC_CATALOG", T),
-            ("SPECIFIC_SCHEMA", T),
-            ("SPECIFIC_NAME", T),
-            ("ORDINAL_POSITION", I),
-            ("PARAMETER_MODE", T),
-            ("PARAMETER_NAME", T),
-            ("DATA_TYPE", T),
-            ("CHARACTER_MAXIMUM_LENGTH", I),
-            ("CHARACTER_OCTET_LENGTH", I),
-            ("NUMERIC_PRECISION", I),
-            ("NUMERIC_SCALE", I),
-            ("DATETIME_PRECISION", I),
-            ("CHARACTER_SET_NAME", T),
-            ("COLLATION_NAME", T),
-            ("DTD_IDENTIFIER", T),
-            ("ROUTINE_TYPE", T),
-        ],
-    },
     TableSpec {
         name: "triggers",
         columns: &[

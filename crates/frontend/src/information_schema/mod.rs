@@ -1,12 +1,14 @@
 //! `information_schema`, computed from the catalog, the grants, the workload groups and the
 //! session when queried, with MySQL 8.0's table and column names: the catalog's objects
 //! (`catalog_tables`), the server's fixed facts and live state (`server_tables`), privileges
-//! (`privilege_tables`), the objects Basalt does not have (`empty_tables`, so tools find the
-//! tables they probe, empty), and Basalt's own workload and process tables.
+//! (`privilege_tables`), stored procedures (`routine_tables`), the objects Basalt does not
+//! have (`empty_tables`, so tools find the tables they probe, empty), and Basalt's own workload
+//! and process tables.
 
 mod catalog_tables;
 mod empty_tables;
 mod privilege_tables;
+mod routine_tables;
 mod server_tables;
 
 pub(crate) use privilege_tables::privilege_names;
@@ -65,6 +67,7 @@ pub(crate) fn table_names() -> Vec<&'static str> {
         catalog_tables::SPECS,
         server_tables::SPECS,
         privilege_tables::SPECS,
+        routine_tables::SPECS,
         empty_tables::SPECS,
     ]
     .iter()
@@ -82,6 +85,7 @@ pub(crate) fn column_spellings(table: &str) -> &'static [(&'static str, Kind)] {
         catalog_tables::SPECS,
         server_tables::SPECS,
         privilege_tables::SPECS,
+        routine_tables::SPECS,
         empty_tables::SPECS,
     ]
     .iter()
@@ -125,6 +129,9 @@ impl InformationSchema {
             return Some(b);
         }
         if let Some(b) = privilege_tables::build(self, name) {
+            return Some(b);
+        }
+        if let Some(b) = routine_tables::build(self, name) {
             return Some(b);
         }
         if let Some(spec) = empty_tables::SPECS.iter().find(|s| s.name == name) {

@@ -42,7 +42,7 @@ pub struct ParsedStatement {
 }
 
 impl ParsedStatement {
-    fn new(statement: Statement) -> ParsedStatement {
+    pub(crate) fn new(statement: Statement) -> ParsedStatement {
         ParsedStatement {
             statement,
             point_checked: false,
@@ -149,6 +149,12 @@ impl QueryEngine {
             Statement::AlterSystemBackends { add, addresses } => {
                 crate::backends::alter_system(&self.services, add, &addresses)
             }
+            Statement::CreateProcedure(create) => self.create_procedure(session, *create),
+            Statement::DropProcedure { name, if_exists } => {
+                self.drop_procedure(session, &name, if_exists)
+            }
+            Statement::ShowCreateProcedure { name } => self.show_create_procedure(session, &name),
+            Statement::Call { name, args } => self.call_procedure(session, &name, &args).await,
         }
     }
 

@@ -10,9 +10,9 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use super::auth::{generate_salt, NATIVE_PASSWORD_PLUGIN, SALT_LEN};
 use super::handshake::{
     auth_switch_request, initial_handshake, parse_handshake_response, HandshakeError,
-    CLIENT_DEPRECATE_EOF, CLIENT_INTERACTIVE, CLIENT_LOCAL_FILES, CLIENT_MULTI_STATEMENTS,
-    CLIENT_PLUGIN_AUTH, SERVER_CAPABILITIES, SERVER_MORE_RESULTS_EXISTS, SERVER_STATUS_AUTOCOMMIT,
-    SERVER_STATUS_IN_TRANS, SERVER_STATUS_NO_BACKSLASH_ESCAPES,
+    CLIENT_DEPRECATE_EOF, CLIENT_FOUND_ROWS, CLIENT_INTERACTIVE, CLIENT_LOCAL_FILES,
+    CLIENT_MULTI_STATEMENTS, CLIENT_PLUGIN_AUTH, SERVER_CAPABILITIES, SERVER_MORE_RESULTS_EXISTS,
+    SERVER_STATUS_AUTOCOMMIT, SERVER_STATUS_IN_TRANS, SERVER_STATUS_NO_BACKSLASH_ESCAPES,
 };
 use super::packet::{is_disconnect, PacketIo, ReadError};
 use super::prepared::{prepare_ok, StatementState};
@@ -507,9 +507,34 @@ where
         Ok(())
     }
 
-    /// Queues a statement's result: OK, a result set in `format`, or ERR.
-    /// Queues the response to a statement; true unless it was (or ended with) an error.
+    /// Queues the response to a statement: OK, a result set in `format`, ERR, or several of
+    /// them (a CALL), each but the last flagged "more results" (as is the last when the
+    /// statement is not its text's last); true unless it was (or ended with) an error.
     async fn queue_output(
+        &mut self,
+        result: Result<QueryOutput, basalt_common::BasaltError>,
+        format: RowFormat,
+    ) -> io::Result<bool> {
+        let parts = match result {
+            Ok(QueryOutput::Multiple(parts)) => parts,
+            single => return self.queue_single(single, format).await,
+        };
+        let more_after = self.more_results;
+        let count = parts.len();
+        let mut completed = true;
+        for (i, part) in parts.into_iter().enumerate() {
+            self.more_results = more_after || i + 1 < count;
+            completed = self.queue_single(part, format).await?;
+            if !completed {
+                break;
+            }
+        }
+        self.more_results = more_after;
+        Ok(completed)
+    }
+
+    /// [`Connection::queue_output`] of one result.
+    async fn queue_single(
         &mut self,
         result: Result<QueryOutput, basalt_common::BasaltError>,
         format: RowFormat,
@@ -520,6 +545,8 @@ where
                 last_insert_id,
                 info,
             }) => {
+                let found_rows = self.capabilities & CLIENT_FOUND_ROWS != 0;
+                let affected_rows = response::affected_rows(affected_rows, &info, found_rows);
                 self.queue_ok(affected_rows, last_insert_id, &info);
                 Ok(true)
             }
@@ -537,6 +564,12 @@ where
                     objects_as_binary,
                 )
                 .await
+            }
+            Ok(QueryOutput::Multiple(_)) => {
+                self.queue_err(&ErrorReply::from(&basalt_common::BasaltError::Internal(
+                    "nested multiple results".into(),
+                )));
+                Ok(false)
             }
             Err(e) => {
                 self.queue_err(&ErrorReply::from(&e));

@@ -39,6 +39,9 @@ pub enum QueryOutput {
         last_insert_id: u64,
         info: String,
     },
+    /// Several results in order (a CALL: its result sets, then its OK), each but the last
+    /// flagged SERVER_MORE_RESULTS_EXISTS; an error ends them. Parts are never `Multiple`.
+    Multiple(Vec<Result<QueryOutput, BasaltError>>),
 }
 
 /// A statement COM_STMT_PREPARE created.

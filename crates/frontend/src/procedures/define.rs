@@ -1,0 +1,183 @@
+//! `CREATE PROCEDURE`, `DROP PROCEDURE` and `SHOW CREATE PROCEDURE`.
+
+use crate::engine::QueryEngine;
+use crate::output::Output;
+use crate::session::Session;
+use crate::show::{Col, ResultBuilder};
+use crate::statement::ddl::database_of;
+use basalt_catalog::{ParameterMode, ProcedureMeta, ProcedureParameter};
+use basalt_common::{BasaltError, Result};
+use basalt_sql::{CreateProcedure, TableName};
+
+impl QueryEngine {
+    pub(crate) fn create_procedure(
+        &self,
+        session: &Session,
+        create: CreateProcedure,
+    ) -> Result<Output> {
+        let database = database_of(session, &create.name.database)?;
+        let mut parameters: Vec<ProcedureParameter> = vec![];
+        for p in &create.parameters {
+            if parameters
+                .iter()
+                .any(|seen| seen.name.eq_ignore_ascii_case(&p.name))
+            {
+                return Err(BasaltError::InvalidDdl(format!(
+                    "Duplicate parameter: {}",
+                    p.name
+                )));
+            }
+            let mode = match p.mode {
+                basalt_sql::ParameterMode::In => ParameterMode::In,
+                basalt_sql::ParameterMode::Out => ParameterMode::Out,
+                basalt_sql::ParameterMode::InOut => ParameterMode::InOut,
+            };
+            if mode != ParameterMode::In {
+                return Err(BasaltError::NotSupported(format!(
+                    "{} parameter '{}' (a procedure body cannot assign parameters)",
+                    mode.as_str(),
+                    p.name
+                )));
+            }
+            parameters.push(ProcedureParameter {
+                mode,
+                name: p.name.clone(),
+                data_type: p.data_type.clone(),
+            });
+        }
+        let names: Vec<String> = parameters.iter().map(|p| p.name.clone()).collect();
+        // Every statement must be one Basalt runs, and parse.
+        for statement in basalt_sql::procedure_statements(&create.body, &names)? {
+            basalt_sql::parse_one_with(&statement, session.backslash_escapes())?;
+        }
+        let definer = match &create.definer {
+            Some(user) => format!("{}@{}", user.user, user.host),
+            None => format!("{}@{}", session.user(), session.host()),
+        };
+        let sql_mode = session
+            .variables()
+            .get("sql_mode")
+            .map(|v| v.as_text())
+            .unwrap_or_default();
+        let procedure = ProcedureMeta {
+            database: database.clone(),
+            name: create.name.table.clone(),
+            parameters,
+            body: create.body,
+            definer,
+            comment: create.comment,
+            deterministic: create.deterministic,
+            data_access: create.data_access,
+            security: create.security,
+            sql_mode,
+            created_ms: chrono::Utc::now().timestamp_millis(),
+        };
+        if !self
+            .services
+            .catalog
+            .create_procedure(procedure, create.if_not_exists)?
+        {
+            session.info.warnings.note(
+                1304,
+                format!("PROCEDURE {} already exists", create.name.table),
+            );
+        }
+        Ok(Output::ok())
+    }
+
+    pub(crate) fn drop_procedure(
+        &self,
+        session: &Session,
+        name: &TableName,
+        if_exists: bool,
+    ) -> Result<Output> {
+        let database = database_of(session, &name.database)?;
+        if !self
+            .services
+            .catalog
+            .drop_procedure(&database, &name.table, if_exists)?
+        {
+            session.info.warnings.note(
+                1305,
+                format!("PROCEDURE {database}.{} does not exist", name.table),
+            );
+        }
+        Ok(Output::ok())
+    }
+
+    pub(crate) fn show_create_procedure(
+        &self,
+        session: &Session,
+        name: &TableName,
+    ) -> Result<Output> {
+        let procedure = self.find_procedure(session, name)?;
+        let mut b = ResultBuilder::new(&[
+            Col::str("Procedure"),
+            Col::str("sql_mode"),
+            Col::str("Create Procedure"),
+            Col::str("character_set_client"),
+            Col::str("collation_connection"),
+            Col::str("Database Collation"),
+        ]);
+        b.row(vec![
+            procedure.name.clone().into(),
+            procedure.sql_mode.clone().into(),
+            create_text(&procedure).into(),
+            "utf8mb4".into(),
+            "utf8mb4_0900_bin".into(),
+            "utf8mb4_0900_bin".into(),
+        ]);
+        Ok(b.into_output())
+    }
+
+    /// The procedure `name` names (1305 when there is none).
+    pub(crate) fn find_procedure(
+        &self,
+        session: &Session,
+        name: &TableName,
+    ) -> Result<std::sync::Arc<ProcedureMeta>> {
+        let database = database_of(session, &name.database)?;
+        self.services
+            .catalog
+            .procedure(&database, &name.table)
+            .ok_or_else(|| BasaltError::UnknownProcedure(format!("{database}.{}", name.table)))
+    }
+}
+
+/// `CREATE DEFINER=.. PROCEDURE ..` as SHOW CREATE PROCEDURE gives it.
+pub(crate) fn create_text(p: &ProcedureMeta) -> String {
+    let (user, host) = p.definer.split_once('@').unwrap_or((&p.definer, "%"));
+    let parameters = p
+        .parameters
+        .iter()
+        .map(|param| {
+            let mode = match param.mode {
+                ParameterMode::In => "IN ".to_string(),
+                other => format!("{} ", other.as_str()),
+            };
+            format!("{mode}{} {}", param.name, param.data_type)
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut characteristics = String::new();
+    if !p.comment.is_empty() {
+        characteristics.push_str(&format!(
+            "\n    COMMENT '{}'",
+            p.comment.replace('\\', "\\\\").replace('\'', "''")
+        ));
+    }
+    if p.deterministic {
+        characteristics.push_str("\n    DETERMINISTIC");
+    }
+    if p.data_access != "CONTAINS SQL" {
+        characteristics.push_str(&format!("\n    {}", p.data_access));
+    }
+    if p.security != "DEFINER" {
+        characteristics.push_str(&format!("\n    SQL SECURITY {}", p.security));
+    }
+    format!(
+        "CREATE DEFINER=`{user}`@`{host}` PROCEDURE `{}`({parameters}){characteristics}\n{}",
+        p.name.replace('`', "``"),
+        p.body
+    )
+}

@@ -12,6 +12,7 @@ mod durability;
 mod local_files;
 mod models;
 mod privileges;
+mod procedures;
 mod robustness;
 mod scale_out;
 mod scale_out_tpch;

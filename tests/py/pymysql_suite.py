@@ -41,9 +41,6 @@ KNOWN_GAPS = {
     "test_DictCursor.py::TestSSDictCursor::test_custom_dict": ROW_ORDER,
     "test_issues.py::TestGitHubIssues::test_issue_321": ROW_ORDER,
     "test_issues.py::TestGitHubIssues::test_issue_363": "spatial types (LINESTRING, SPATIAL KEY)",
-    "test_issues.py::TestGitHubIssues::test_issue_95": "stored procedures",
-    "test_MySQLdb_capabilities.py::test_MySQLdb::test_stored_procedures": "stored procedures",
-    "test_MySQLdb_dbapi20.py::test_MySQLdb::test_nextset": "stored procedures",
     **{
         f"test_MySQLdb_capabilities.py::test_MySQLdb::test_{name}": ROW_ORDER
         for name in ["BLOB", "CHAR", "DATE", "DATETIME", "DECIMAL", "INT", "LONG", "LONG_BYTE",

@@ -316,6 +316,12 @@ impl TableMeta {
             .is_some_and(|v| v.eq_ignore_ascii_case("true"))
     }
 
+    /// True for a Duplicate table without a sort key (Doris's
+    /// `enable_duplicate_without_keys_by_default`): rows stay in the order they were loaded.
+    pub fn keeps_load_order(&self) -> bool {
+        self.keys_model == KeysModel::Duplicate && self.num_key_columns == 0
+    }
+
     pub fn key_columns(&self) -> &[ColumnMeta] {
         &self.columns[..self.num_key_columns]
     }

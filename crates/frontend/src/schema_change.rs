@@ -406,7 +406,12 @@ fn finish(old: &TableMeta, table: &mut TableMeta, sources: &[Option<usize>]) -> 
             misplaced.name
         )));
     }
-    if num_keys == 0 {
+    if old.keeps_load_order() && num_keys > 0 {
+        return Err(ddl(
+            "a table in load order (enable_duplicate_without_keys_by_default) takes no key columns",
+        ));
+    }
+    if num_keys == 0 && !old.keeps_load_order() {
         return Err(ddl("a table needs at least one key column"));
     }
     table.num_key_columns = num_keys;

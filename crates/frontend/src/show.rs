@@ -326,11 +326,15 @@ pub fn create_table_sql(t: &TableMeta) -> String {
         lines.push(format!("  PRIMARY KEY ({})", keys.join(", ")));
     }
     s.push_str(&lines.join(",\n"));
-    s.push_str(&format!(
-        "\n) ENGINE=OLAP {} KEY({})",
-        t.keys_model.sql_name(),
-        keys.join(", ")
-    ));
+    s.push_str("\n) ENGINE=OLAP");
+    // A table in load order has no key clause (its property says so).
+    if !t.keeps_load_order() {
+        s.push_str(&format!(
+            " {} KEY({})",
+            t.keys_model.sql_name(),
+            keys.join(", ")
+        ));
+    }
     if !t.comment.is_empty() {
         s.push_str(&format!(" COMMENT {}", sql_string(&t.comment)));
     }

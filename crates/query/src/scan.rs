@@ -286,9 +286,19 @@ async fn parquet_scan(
         })?;
         return Ok(Arc::new(scan));
     }
-    // Largest first, dealt round robin so groups get similar amounts of data.
-    files.sort_by_key(|f| std::cmp::Reverse(f.object_meta.size));
-    let n_groups = state.config().target_partitions().max(1).min(files.len());
+    // A small scan is one group in storage order (as in the cached path); a larger one
+    // deals files largest first, round robin, so groups get similar amounts of data.
+    let rows: usize = footers
+        .iter()
+        .zip(&file_rows)
+        .map(|(f, (_, live))| live.unwrap_or(f.file_metadata().num_rows().max(0) as usize))
+        .sum();
+    let n_groups = if rows <= crate::segment_scan::SMALL_SCAN_ROWS {
+        1
+    } else {
+        files.sort_by_key(|f| std::cmp::Reverse(f.object_meta.size));
+        state.config().target_partitions().max(1).min(files.len())
+    };
     let mut groups: Vec<Vec<PartitionedFile>> = vec![Vec::new(); n_groups];
     for (i, file) in files.into_iter().enumerate() {
         groups[i % n_groups].push(file);

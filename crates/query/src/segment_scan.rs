@@ -103,6 +103,9 @@ pub(crate) struct SegmentScanPlan {
     pub sort_key_columns: usize,
 }
 
+/// Scans of at most this many rows run as one partition, in storage order.
+pub(crate) const SMALL_SCAN_ROWS: usize = 65_536;
+
 impl SegmentScanExec {
     pub(crate) fn try_new(plan: SegmentScanPlan) -> Result<SegmentScanExec> {
         let schema = Arc::new(plan.table_schema.project(&plan.projection)?);
@@ -163,9 +166,17 @@ impl SegmentScanExec {
                 first_row += rows;
             }
         }
-        // Largest first, each to the partition with the fewest rows so far.
+        // A small scan is one partition reading in storage order (load order for a table
+        // without sort key), which is what `SELECT *` without ORDER BY then shows; a larger
+        // one deals its row groups largest first, each to the partition with the fewest rows
+        // so far.
+        let kept_rows: usize = kept.iter().map(|r| r.rows).sum();
+        let partitions = if kept_rows <= SMALL_SCAN_ROWS {
+            1
+        } else {
+            plan.partitions.max(1).min(kept.len().max(1))
+        };
         kept.sort_by_key(|r| std::cmp::Reverse(r.rows));
-        let partitions = plan.partitions.max(1).min(kept.len().max(1));
         let mut work: Vec<Vec<RowGroupRef>> = vec![Vec::new(); partitions];
         let mut rows = vec![0usize; partitions];
         for r in kept {

@@ -165,7 +165,10 @@ impl TabletScanExec {
         )
         .await?;
         let wanted = self.properties.output_partitioning().partition_count();
-        if plan.output_partitioning().partition_count() == wanted {
+        let have = plan.output_partitioning().partition_count();
+        // A small scan stays one stream in storage order (the other partitions are empty).
+        let small = self.num_rows() <= crate::segment_scan::SMALL_SCAN_ROWS as u64;
+        if have == wanted || (have < wanted && small) {
             return Ok(plan);
         }
         Ok(Arc::new(RepartitionExec::try_new(
@@ -267,7 +270,14 @@ impl ExecutionPlan for TabletScanExec {
                     }
                 }
             };
-            let rows = plan.execute(partition, context)?;
+            let rows = if partition < plan.output_partitioning().partition_count() {
+                plan.execute(partition, context)?
+            } else {
+                Box::pin(RecordBatchStreamAdapter::new(
+                    plan.schema(),
+                    futures::stream::empty(),
+                ))
+            };
             // The stream keeps the plan (and its read guard) until it ends.
             Ok::<_, datafusion::common::DataFusionError>(rows.map(move |batch| {
                 let _ = &plan;

@@ -75,7 +75,8 @@ fn err(e: impl std::fmt::Display) -> BasaltError {
 /// `batch` are newer.
 pub fn sort_and_merge(batch: &RecordBatch, spec: &MergeSpec) -> Result<RecordBatch> {
     let n = batch.num_rows();
-    if n == 0 {
+    // A Duplicate table without sort key keeps its rows in load order.
+    if n == 0 || (spec.model == KeysModel::Duplicate && spec.num_keys == 0) {
         return Ok(batch.clone());
     }
     let mut sort_cols: Vec<SortColumn> = (0..spec.num_keys)

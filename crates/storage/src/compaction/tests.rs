@@ -26,6 +26,15 @@ struct Fixture {
 /// Table d.t `(k INT, a BIGINT, s VARCHAR(10))` keyed on `k` in one tablet, with the value
 /// columns' aggregations for Aggregate tables.
 fn fixture(keys_model: KeysModel, aggs: [Option<AggKind>; 2]) -> Fixture {
+    fixture_with_keys(keys_model, aggs, 1)
+}
+
+/// The same table with `num_keys` (0 or 1) key columns.
+fn fixture_with_keys(
+    keys_model: KeysModel,
+    aggs: [Option<AggKind>; 2],
+    num_keys: usize,
+) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let catalog = Arc::new(LocalCatalog::open(&dir.path().join("meta")).unwrap());
     catalog.create_database("d", false).unwrap();
@@ -34,7 +43,7 @@ fn fixture(keys_model: KeysModel, aggs: [Option<AggKind>; 2]) -> Fixture {
         display_name: None,
         ty,
         nullable: true,
-        is_key: agg.is_none() && name == "k",
+        is_key: num_keys > 0 && agg.is_none() && name == "k",
         agg,
         default: None,
         comment: String::new(),
@@ -50,7 +59,7 @@ fn fixture(keys_model: KeysModel, aggs: [Option<AggKind>; 2]) -> Fixture {
             column("s", SqlType::Varchar(10), aggs[1]),
         ],
         keys_model,
-        num_key_columns: 1,
+        num_key_columns: num_keys,
         partition_kind: PartitionKind::Unpartitioned,
         partition_column: None,
         partitions: vec![PartitionMeta::empty(
@@ -60,7 +69,7 @@ fn fixture(keys_model: KeysModel, aggs: [Option<AggKind>; 2]) -> Fixture {
             || catalog.allocate_id(),
         )],
         distribution: DistributionMeta {
-            columns: vec![0],
+            columns: (0..num_keys).collect(),
             buckets: 1,
         },
         properties: Default::default(),
@@ -113,6 +122,13 @@ impl Fixture {
 
     /// Every visible row as text, sorted: delete bitmaps applied, Aggregate merged when needed.
     fn rows(&self) -> Vec<String> {
+        let mut out = self.rows_in_storage_order();
+        out.sort();
+        out
+    }
+
+    /// Every visible row as text, in the order the tablet's rowsets and segments hold them.
+    fn rows_in_storage_order(&self) -> Vec<String> {
         let table = self.table();
         let all: Vec<usize> = (0..table.columns.len()).collect();
         let mut batches = Vec::new();
@@ -142,7 +158,7 @@ impl Fixture {
                 }
             }
         }
-        let mut out: Vec<String> = batches
+        batches
             .iter()
             .flat_map(|b| {
                 (0..b.num_rows()).map(move |i| {
@@ -153,9 +169,7 @@ impl Fixture {
                         .join(",")
                 })
             })
-            .collect();
-        out.sort();
-        out
+            .collect()
     }
 
     /// Compacts until the policy (quiet at once) finds nothing more to do; returns how many ran.
@@ -212,6 +226,22 @@ fn duplicate_keys_keep_every_row() {
     // Loads continue after the compacted range.
     f.load(&[(1, 100, "y")]).unwrap();
     assert_eq!(ranges(&f.tablet()), vec![(1, 30), (31, 31)]);
+}
+
+#[test]
+fn duplicate_without_keys_keeps_load_order() {
+    let f = fixture_with_keys(KeysModel::Duplicate, [None, None], 0);
+    let mut want = Vec::new();
+    for i in 0..20 {
+        // Two rows per load, in descending key order: a sort would reorder them.
+        let rows = [(100 - i, i as i64, "a"), (50 - i, i as i64, "b")];
+        f.load(&rows).unwrap();
+        want.extend(rows.iter().map(|(k, a, s)| format!("{k},{a},{s}")));
+    }
+    assert_eq!(f.rows_in_storage_order(), want);
+    assert!(f.compact_all(&settle()) >= 1);
+    assert_eq!(ranges(&f.tablet()), vec![(1, 20)]);
+    assert_eq!(f.rows_in_storage_order(), want);
 }
 
 #[test]

@@ -104,9 +104,34 @@ fn truncate_on_char_boundary(s: &str, max: usize) -> &str {
     s.get(..end).unwrap_or_default()
 }
 
+/// The affected-row count of an OK packet: for a client with CLIENT_FOUND_ROWS, an UPDATE's
+/// rows matched (its info reads "Rows matched: M  Changed: C  Warnings: W", as MySQL's does)
+/// in place of the rows it changed.
+pub fn affected_rows(affected: u64, info: &str, found_rows: bool) -> u64 {
+    if !found_rows {
+        return affected;
+    }
+    info.strip_prefix("Rows matched: ")
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|matched| matched.parse().ok())
+        .unwrap_or(affected)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn found_rows_clients_get_an_updates_rows_matched() {
+        let info = "Rows matched: 3  Changed: 1  Warnings: 0";
+        assert_eq!(affected_rows(1, info, false), 1);
+        assert_eq!(affected_rows(1, info, true), 3);
+        assert_eq!(affected_rows(4, "", true), 4);
+        assert_eq!(
+            affected_rows(4, "Records: 4  Duplicates: 0  Warnings: 0", true),
+            4
+        );
+    }
 
     #[test]
     fn ok_layout() {

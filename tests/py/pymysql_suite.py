@@ -29,27 +29,17 @@ import xml.etree.ElementTree as ET
 VERSION = "0.10.1"
 SDIST = f"PyMySQL-{VERSION}.tar.gz"
 SDIST_SHA256 = "263040d2779a3b84930f7ac9da5132be0fefcd6f453a885756656103f8ee1fdd"
-# Passes measured against Basalt when this floor was set; MariaDB 10.11 passes 152 (it skips
-# two tests Basalt runs, as it reports a server version below 5.6.4 / 5.7).
-FLOOR = 126
+# Basalt passed 152 when this floor was set, as many as MariaDB 10.11 here (which skips two
+# tests Basalt runs, as it reports a server version below 5.6.4 / 5.7). The floor is two below,
+# a margin for a test that fails by chance on a loaded CI machine, not for a regression.
+FLOOR = 150
 
 # Why each test Basalt fails fails: a feature Basalt does not have, named.
-ROW_ORDER = ("reads rows without ORDER BY and expects insertion order; Basalt (as Doris) "
-             "returns a table's rows in storage order: hash buckets, each sorted by the key")
 KNOWN_GAPS = {
-    "test_DictCursor.py::TestDictCursor::test_custom_dict": ROW_ORDER,
-    "test_DictCursor.py::TestSSDictCursor::test_custom_dict": ROW_ORDER,
-    "test_issues.py::TestGitHubIssues::test_issue_321": ROW_ORDER,
     "test_issues.py::TestGitHubIssues::test_issue_363": "spatial types (LINESTRING, SPATIAL KEY)",
-    **{
-        f"test_MySQLdb_capabilities.py::test_MySQLdb::test_{name}": ROW_ORDER
-        for name in ["BLOB", "CHAR", "DATE", "DATETIME", "DECIMAL", "INT", "LONG", "LONG_BYTE",
-                     "TEXT", "TIME", "TIMESTAMP", "TINYINT", "fractional_TIMESTAMP",
-                     "small_CHAR"]
-    },
     "test_MySQLdb_capabilities.py::test_MySQLdb::test_transactions":
-        "row order, then ROLLBACK: each statement commits on its own (BEGIN, COMMIT and "
-        "ROLLBACK are accepted and do nothing)",
+        "ROLLBACK: each statement commits on its own (BEGIN, COMMIT and ROLLBACK are accepted "
+        "and do nothing), and a transaction's reads do not see its own uncommitted writes",
 }
 
 

@@ -74,10 +74,8 @@ pub fn conform(table: &TableMeta, batch: &RecordBatch) -> Result<Vec<ArrayRef>, 
                     }
                 }
             }
-            SqlType::Bit(width) => {
-                if !crate::bit_values::wider_rows(col, width).is_empty() {
-                    return Err(bit_too_long(&c.name, width));
-                }
+            SqlType::Bit(width) if !crate::bit_values::wider_rows(col, width).is_empty() => {
+                return Err(bit_too_long(&c.name, width));
             }
             SqlType::DateTime { scale } if scale < 6 => {
                 columns[i] = round_datetime(col, scale);

@@ -24,8 +24,7 @@ use basalt_catalog::{KeysModel, TableId, TableMeta};
 use basalt_common::{BasaltError, Result};
 use basalt_sql::ast::helpers::attached_token::AttachedToken;
 use basalt_sql::ast::{
-    self, AssignmentTarget, Expr, FromTable, Ident, ObjectName, SelectItem, TableFactor,
-    TableWithJoins,
+    self, AssignmentTarget, Expr, FromTable, Ident, SelectItem, TableFactor, TableWithJoins,
 };
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -170,41 +169,7 @@ pub(crate) fn plan_update(
         &update.order_by,
         update.limit.clone(),
     );
-    let insert = ast::Insert {
-        insert_token: AttachedToken::empty(),
-        optimizer_hints: vec![],
-        or: None,
-        ignore: false,
-        into: true,
-        table: ast::TableObject::TableName(ObjectName::from(vec![
-            quoted(&table.database),
-            quoted(&table.name),
-        ])),
-        table_alias: None,
-        columns: table
-            .columns
-            .iter()
-            .map(|c| ObjectName::from(vec![quoted(&c.name)]))
-            .collect(),
-        overwrite: false,
-        source: Some(Box::new(rows)),
-        assignments: vec![],
-        partitioned: None,
-        after_columns: vec![],
-        has_table_keyword: false,
-        on: None,
-        returning: None,
-        output: None,
-        replace_into: false,
-        priority: None,
-        insert_alias: None,
-        settings: None,
-        format_clause: None,
-        multi_table_insert_type: None,
-        multi_table_into_clauses: vec![],
-        multi_table_when_clauses: vec![],
-        multi_table_else_clause: None,
-    };
+    let insert = super::update_rewrite::insert_into(&table, rows);
     Ok(DmlPlan {
         table,
         statement: ast::Statement::Insert(insert),

@@ -265,8 +265,9 @@ fn routing_columns(table: &TableMeta) -> Vec<usize> {
         .collect()
 }
 
-/// `INSERT INTO db.t (all columns) <rows>`.
-fn insert_into(table: &TableMeta, rows: ast::Query) -> ast::Insert {
+/// `INSERT INTO db.t (all columns) <rows>`: the statement an UPDATE's rewrite loads (here and
+/// for Unique tables in `dml.rs`).
+pub(super) fn insert_into(table: &TableMeta, rows: ast::Query) -> ast::Insert {
     ast::Insert {
         insert_token: AttachedToken::empty(),
         optimizer_hints: vec![],

@@ -32,6 +32,9 @@ class DuckDB:
         self.version = duckdb.__version__
         self.con = duckdb.connect()
         self.con.execute(f"SET threads={threads}")
+        # The reference for Basalt's answers sorts NULLs as MySQL and Doris do: first in
+        # ascending order, last in descending (DuckDB's default is last in both).
+        self.con.execute("SET default_null_order = 'nulls_first_on_asc_last_on_desc'")
 
     def load(self, name, path):
         self.con.execute(f"CREATE TABLE {name} AS SELECT * FROM read_parquet('{path}')")

@@ -211,8 +211,35 @@ def report(suite, args, results, queries_for, title, notes, check=None):
                 for i, t in enumerate(q["times"]):
                     f.write(f"{e},{q['name']},{i + 1},{t:.4f}\n")
     print(f"written {stem}.md and .csv")
+    append_history(suite, engines, gm, len(common), matched, len(names), args)
     if mismatches or unchecked or len(checks) < len(names):
         sys.exit(1)
+
+
+HISTORY = os.path.join("bench", "results", "history.csv")
+HISTORY_COLUMNS = ["date", "suite", "commit", "build", "queries", "checked_ok", "basalt_geomean_s",
+                   "duckdb_geomean_s", "chdb_geomean_s", "datafusion_geomean_s",
+                   "basalt_duckdb_ratio", "basalt_chdb_ratio", "basalt_datafusion_ratio"]
+
+
+def append_history(suite, engines, gm, common, matched, total, args):
+    """One row per run of a suite in bench/results/history.csv (`bench/run report` plots it):
+    date, commit, the geomeans over the queries every engine ran and Basalt's ratios."""
+    row = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "suite": suite,
+           "commit": git_commit(),
+           "build": "debug" if "/debug/" in str(getattr(args, "basalt", "")) else "release",
+           "queries": common, "checked_ok": f"{matched}/{total}"}
+    for e in ["basalt"] + PEERS:
+        row[f"{e}_geomean_s"] = f"{gm[e]:.4f}" if e in gm else ""
+    for p in PEERS:
+        ok = "basalt" in gm and p in gm and gm[p]
+        row[f"basalt_{p}_ratio"] = f"{gm['basalt'] / gm[p]:.3f}" if ok else ""
+    new = not os.path.exists(HISTORY)
+    with open(HISTORY, "a") as f:
+        if new:
+            f.write(",".join(HISTORY_COLUMNS) + "\n")
+        f.write(",".join(str(row[c]) for c in HISTORY_COLUMNS) + "\n")
+    print(f"appended a row to {HISTORY}")
 
 
 def write_report(path, lines):

@@ -63,8 +63,11 @@ class Chdb:
 
     def run(self, sql):
         sql = sql.rstrip().rstrip(";")
+        # Standard SQL readings ClickHouse makes opt-in (TPC-DS needs them): a bare UNION is
+        # DISTINCT, a derived table in a comma join needs no alias, CAST keeps NULLs.
         return self.sess.query(
-            f"{sql} SETTINGS max_threads = {self.threads}", "ArrowTable"
+            f"{sql} SETTINGS max_threads = {self.threads}, union_default_mode = 'DISTINCT', "
+            "joined_subquery_requires_alias = 0, cast_keep_nullable = 1", "ArrowTable"
         )
 
 

@@ -127,7 +127,7 @@ def report(suite, args, results, queries_for, title, notes, check=None):
              f"- machine: {machine()}",
              f"- method: one warm-up run, then {args.runs} runs per query; median reported; "
              f"peers use {args.threads} threads; one engine at a time",
-             "- Basalt: release build, data loaded through Stream Load, queried over the MySQL "
+             f"- Basalt: {build_kind(args)} build, data loaded through Stream Load, queried over the MySQL "
              "protocol with PyMySQL (time includes protocol and client row decoding)"]
     for e in engines:
         if e != "basalt":
@@ -222,12 +222,19 @@ HISTORY_COLUMNS = ["date", "suite", "commit", "build", "queries", "checked_ok", 
                    "basalt_duckdb_ratio", "basalt_chdb_ratio", "basalt_datafusion_ratio"]
 
 
+def build_kind(args):
+    """`debug` when the binary under test is a debug build (`target/debug/basalt`, or a copy
+    with `debug` in its name), else `release`."""
+    return "debug" if "debug" in os.path.basename(str(getattr(args, "basalt", ""))) \
+        or "/debug/" in str(getattr(args, "basalt", "")) else "release"
+
+
 def append_history(suite, engines, gm, common, matched, total, args):
     """One row per run of a suite in bench/results/history.csv (`bench/run report` plots it):
     date, commit, the geomeans over the queries every engine ran and Basalt's ratios."""
     row = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "suite": suite,
            "commit": git_commit(),
-           "build": "debug" if "/debug/" in str(getattr(args, "basalt", "")) else "release",
+           "build": build_kind(args),
            "queries": common, "checked_ok": f"{matched}/{total}"}
     for e in ["basalt"] + PEERS:
         row[f"{e}_geomean_s"] = f"{gm[e]:.4f}" if e in gm else ""

@@ -164,6 +164,17 @@ def report(suite, args, results, queries_for, title, notes, check=None):
         ratio = gm["basalt"] / gm[e] if "basalt" in gm and gm[e] else float("nan")
         lines.append(f"| {e} | {gm[e]:.4f} | {ratio:.2f} | {results[e]['cpu_s']:.1f} | "
                      f"{results[e]['peak_rss_mb']:.0f} | {', '.join(failed) or '-'} |")
+    # Pairwise: Basalt against each peer over every query both ran (a peer that cannot run
+    # some queries in its dialect then does not shrink Basalt's comparison with the others).
+    if "basalt" in gm:
+        lines.append("")
+        for p in engines:
+            both = [n for n in names if median(by_engine["basalt"].get(n)) and median(by_engine[p].get(n))]
+            if p == "basalt" or not both:
+                continue
+            ratio = (geomean([median(by_engine["basalt"][n]) for n in both])
+                     / geomean([median(by_engine[p][n]) for n in both]))
+            lines.append(f"- basalt/{p} over the {len(both)} queries both ran: {ratio:.2f}")
     # A cluster must answer exactly as the all-in-one server.
     for e in clusters:
         differ = [n for n in names

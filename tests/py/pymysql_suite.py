@@ -37,9 +37,6 @@ FLOOR = 150
 # Why each test Basalt fails fails: a feature Basalt does not have, named.
 KNOWN_GAPS = {
     "test_issues.py::TestGitHubIssues::test_issue_363": "spatial types (LINESTRING, SPATIAL KEY)",
-    "test_MySQLdb_capabilities.py::test_MySQLdb::test_transactions":
-        "ROLLBACK: each statement commits on its own (BEGIN, COMMIT and ROLLBACK are accepted "
-        "and do nothing), and a transaction's reads do not see its own uncommitted writes",
 }
 
 

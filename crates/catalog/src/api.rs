@@ -94,6 +94,15 @@ pub trait TabletCatalog: Send + Sync {
 /// Everything the frontend asks of the catalog: storage's part plus DDL, accounts, workload
 /// administration, variables and load labels.
 pub trait Catalog: TabletCatalog {
+    /// Publishes a SQL transaction: each table's rowsets and delete bitmaps become `new`'s
+    /// (same definition and tablets), all tables in one durable catalog transaction. Fails with
+    /// `BasaltError::ConcurrentDdl` (1412), changing nothing, if any table's definition or
+    /// rowsets changed since its `based_on` was read. Returns the rowsets that left the tables
+    /// (files for the caller to delete).
+    fn publish_tables(
+        &self,
+        changes: Vec<(Arc<TableMeta>, TableMeta)>,
+    ) -> Result<Vec<Arc<RowsetMeta>>>;
     /// The most rowsets a tablet may have; a publish that would pass it fails.
     fn max_tablet_versions(&self) -> usize;
     fn set_max_tablet_versions(&self, max: usize);

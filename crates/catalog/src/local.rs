@@ -573,44 +573,7 @@ impl TabletCatalog for LocalCatalog {
                 return Err(BasaltError::TableExists(new.name.clone()));
             }
         }
-        let mut ops = Vec::new();
-        let mut removed = Vec::new();
-        for (_, old_tablet) in current.tablets() {
-            let replacement = new
-                .tablets()
-                .map(|(_, t)| t)
-                .find(|t| t.id == old_tablet.id)
-                .ok_or_else(|| {
-                    BasaltError::Internal(format!("ALTER lost tablet {}", old_tablet.id))
-                })?;
-            let kept: HashSet<RowsetId> = replacement.rowsets.iter().map(|r| r.id).collect();
-            for r in &old_tablet.rowsets {
-                if !kept.contains(&r.id) {
-                    ops.push(Op::DeleteRowset(old_tablet.id, r.id));
-                    for seg in &r.segments {
-                        if old_tablet.delete_bitmaps.contains_key(&seg.path) {
-                            ops.push(Op::DeleteDeleteBitmap(old_tablet.id, seg.path.clone()));
-                        }
-                    }
-                    removed.push(r.clone());
-                }
-            }
-            let old_ids: HashSet<RowsetId> = old_tablet.rowsets.iter().map(|r| r.id).collect();
-            for r in &replacement.rowsets {
-                if !old_ids.contains(&r.id) {
-                    ops.push(Op::PutRowset(old_tablet.id, r.id, to_json(r.as_ref())?));
-                }
-            }
-            for (seg, bitmap) in &replacement.delete_bitmaps {
-                if old_tablet.delete_bitmaps.get(seg) != Some(bitmap) {
-                    ops.push(Op::PutDeleteBitmap(
-                        old_tablet.id,
-                        seg.clone(),
-                        bitmap.clone(),
-                    ));
-                }
-            }
-        }
+        let (mut ops, removed) = rowset_change_ops(&current, &new, "ALTER")?;
         ops.push(Op::PutTable(new.id, to_json(&new)?));
         ops.push(self.counter_op());
         self.store.commit(ops)?;
@@ -647,6 +610,54 @@ impl TabletCatalog for LocalCatalog {
 }
 
 impl Catalog for LocalCatalog {
+    fn publish_tables(
+        &self,
+        changes: Vec<(Arc<TableMeta>, TableMeta)>,
+    ) -> Result<Vec<Arc<RowsetMeta>>> {
+        let _w = self.writer.lock();
+        let rowset_ids = |t: &TableMeta| -> Vec<(TabletId, Vec<RowsetId>)> {
+            t.tablets()
+                .map(|(_, t)| (t.id, t.rowsets.iter().map(|r| r.id).collect()))
+                .collect()
+        };
+        let mut ops = Vec::new();
+        let mut removed = Vec::new();
+        let mut published = Vec::with_capacity(changes.len());
+        for (based_on, new) in changes {
+            let current = self.table_by_id(based_on.id).ok_or_else(|| {
+                BasaltError::UnknownTable(format!("{}.{}", based_on.database, based_on.name))
+            })?;
+            if current.schema_version != based_on.schema_version
+                || current.schema_version != new.schema_version
+                || rowset_ids(&current) != rowset_ids(&based_on)
+            {
+                return Err(BasaltError::ConcurrentDdl(format!(
+                    "table {} changed while the transaction was committed",
+                    current.name
+                )));
+            }
+            for (_, tablet) in new.tablets() {
+                if tablet.rowsets.len() > self.max_tablet_versions() {
+                    return Err(BasaltError::TooManyVersions {
+                        tablet: tablet.id,
+                        versions: tablet.rowsets.len(),
+                        max: self.max_tablet_versions(),
+                    });
+                }
+            }
+            let (table_ops, table_removed) = rowset_change_ops(&current, &new, "COMMIT")?;
+            ops.extend(table_ops);
+            removed.extend(table_removed);
+            published.push(Arc::new(new));
+        }
+        ops.push(self.counter_op());
+        self.store.commit(ops)?;
+        for table in published {
+            self.replace_arc_in_memory(table);
+        }
+        Ok(removed)
+    }
+
     fn set_max_tablet_versions(&self, max: usize) {
         self.max_tablet_versions
             .store(max.max(1), Ordering::Relaxed);
@@ -1294,6 +1305,54 @@ fn validate_name(name: &str) -> Result<()> {
         return Err(BasaltError::InvalidDdl(format!("Incorrect name '{name}'")));
     }
     Ok(())
+}
+
+/// The store operations that turn `current`'s rowsets and delete bitmaps into `new`'s (same
+/// tablets), and the rowsets that leave the table (files for the caller to delete).
+fn rowset_change_ops(
+    current: &TableMeta,
+    new: &TableMeta,
+    what: &str,
+) -> Result<(Vec<Op>, Vec<Arc<RowsetMeta>>)> {
+    let mut ops = Vec::new();
+    let mut removed = Vec::new();
+    for (_, old_tablet) in current.tablets() {
+        let replacement = new
+            .tablets()
+            .map(|(_, t)| t)
+            .find(|t| t.id == old_tablet.id)
+            .ok_or_else(|| {
+                BasaltError::Internal(format!("{what} lost tablet {}", old_tablet.id))
+            })?;
+        let kept: HashSet<RowsetId> = replacement.rowsets.iter().map(|r| r.id).collect();
+        for r in &old_tablet.rowsets {
+            if !kept.contains(&r.id) {
+                ops.push(Op::DeleteRowset(old_tablet.id, r.id));
+                for seg in &r.segments {
+                    if old_tablet.delete_bitmaps.contains_key(&seg.path) {
+                        ops.push(Op::DeleteDeleteBitmap(old_tablet.id, seg.path.clone()));
+                    }
+                }
+                removed.push(r.clone());
+            }
+        }
+        let old_ids: HashSet<RowsetId> = old_tablet.rowsets.iter().map(|r| r.id).collect();
+        for r in &replacement.rowsets {
+            if !old_ids.contains(&r.id) {
+                ops.push(Op::PutRowset(old_tablet.id, r.id, to_json(r.as_ref())?));
+            }
+        }
+        for (seg, bitmap) in &replacement.delete_bitmaps {
+            if old_tablet.delete_bitmaps.get(seg) != Some(bitmap) {
+                ops.push(Op::PutDeleteBitmap(
+                    old_tablet.id,
+                    seg.clone(),
+                    bitmap.clone(),
+                ));
+            }
+        }
+    }
+    Ok((ops, removed))
 }
 
 #[cfg(test)]

@@ -167,6 +167,11 @@ pub enum BasaltError {
     /// `max_sp_recursion_depth` of 0).
     #[error("Recursive limit 0 (as set by the max_sp_recursion_depth variable) was exceeded for routine {0}")]
     ProcedureRecursion(String),
+    /// A transaction's COMMIT found a table it wrote changed by another session's publish in a
+    /// way its changes cannot be replayed on (MySQL's 1213, ER_LOCK_DEADLOCK); nothing of the
+    /// transaction was published. The string says which table.
+    #[error("Deadlock found when trying to get lock; try restarting transaction")]
+    TransactionConflict(String),
     /// A load reused the label of a committed load in the same database.
     #[error("Label [{0}] has already been used")]
     LabelAlreadyExists(String),
@@ -330,6 +335,7 @@ impl BasaltError {
             // ER_TOO_MANY_CONCURRENT_TRXS: the server is out of room for more write work right
             // now; the client should retry later (Doris reports its E-235 as a generic error).
             BasaltError::TooManyVersions { .. } => 1637,
+            BasaltError::TransactionConflict(_) => 1213,
             BasaltError::WrongArguments { .. } => 1210,
             BasaltError::UnknownPreparedStatement { .. } => 1243,
             BasaltError::TooManyPreparedStatements(_) => 1461,
@@ -362,6 +368,7 @@ impl BasaltError {
             1055 | 1064 | 1136 | 1049 | 1193 | 1231 | 1227 | 1461 | 1142 | 1044 | 1133 | 1144
             | 1390 | 1090 | 1091 | 1304 | 1305 | 1318 => "42000",
             1060 => "42S21",
+            1213 => "40001",
             1048 => "23000",
             1138 => "22004",
             1406 => "22001",

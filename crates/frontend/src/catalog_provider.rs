@@ -155,9 +155,19 @@ impl SchemaProvider for DatabaseSchema {
             .lock()
             .as_ref()
             .and_then(|s| s.table(&self.database, name));
-        let (found, guard) = match pinned {
-            Some((meta, guard)) => (Ok(meta), guard),
-            None => {
+        // Inside a transaction that wrote: its staged copies, written through its storage.
+        let staged = self.session.transaction.staged_writes();
+        let storage = match &staged {
+            Some(writes) => writes.storage.clone(),
+            None => self.services.storage.clone(),
+        };
+        let (found, guard) = match (pinned, staged) {
+            (_, Some(writes)) => (
+                writes.table(&self.database, name),
+                Arc::new(self.services.storage.begin_read()),
+            ),
+            (Some((meta, guard)), None) => (Ok(meta), guard),
+            (None, None) => {
                 // Register as a reader before taking the snapshot, so its files outlive this
                 // query.
                 let guard = Arc::new(self.services.storage.begin_read());
@@ -167,7 +177,7 @@ impl SchemaProvider for DatabaseSchema {
         match found {
             Ok(meta) => Ok(Some(Arc::new(BasaltTable::new(
                 meta,
-                self.services.storage.clone(),
+                storage,
                 guard,
                 self.session.generated_ids.clone(),
                 &self

@@ -358,8 +358,10 @@ impl Session {
     }
 
     pub(crate) fn short_circuit_enabled(&self) -> bool {
-        // A point query reads the newest version; a consistent snapshot must not.
+        // A point query reads the newest version; a consistent snapshot must not, nor a
+        // transaction that staged writes (they are not in the published version).
         self.info.snapshot.lock().is_none()
+            && self.info.transaction.staged_writes().is_none()
             && !matches!(
                 self.info.vars.read().get("enable_short_circuit_query"),
                 Ok(VarValue::Int(0))

@@ -164,6 +164,32 @@ impl StorageEngine {
         Ok(engine)
     }
 
+    /// An engine for one SQL transaction's writes: the same files, caches and readers, but
+    /// publishing to `catalog` (the transaction's staging view of the tables) and keeping its
+    /// own primary-key indexes, table locks and rewrite gates, so what it stages never leaks
+    /// into the shared engine's state. It runs no compaction.
+    pub fn staging(&self, catalog: Arc<dyn TabletCatalog>) -> Arc<StorageEngine> {
+        let engine = StorageEngine {
+            data_dir: self.data_dir.clone(),
+            segments: self.segments.clone(),
+            catalog,
+            write_buffer: self.write_buffer,
+            column_cache: self.column_cache.clone(),
+            pk_indexes: RwLock::new(foldhash::HashMap::default()),
+            row_cache: self.row_cache.clone(),
+            row_files: RowStoreFiles::default(),
+            table_locks: Mutex::new(HashMap::new()),
+            rewrite_gates: Mutex::new(HashMap::new()),
+            reads: self.reads.clone(),
+            compaction: OnceLock::new(),
+            remote: OnceLock::new(),
+        };
+        if let Some(remote) = self.remote() {
+            let _ = engine.remote.set(remote.clone());
+        }
+        Arc::new(engine)
+    }
+
     /// Starts background compaction with `threads` threads (0: none), waking after every publish
     /// and every `interval`. Later calls do nothing.
     pub fn start_compaction(

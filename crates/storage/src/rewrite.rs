@@ -165,7 +165,7 @@ impl StorageEngine {
 
     /// After a publish: the replaced rowsets' files go once no query reads them, and what the
     /// caches hold of them (and the tablets' primary-key indexes) is forgotten.
-    pub(crate) fn retire_rowsets(&self, old: &TableMeta, removed: &[Arc<RowsetMeta>]) {
+    pub fn retire_rowsets(&self, old: &TableMeta, removed: &[Arc<RowsetMeta>]) {
         if removed.is_empty() {
             return;
         }

@@ -56,18 +56,14 @@ impl QueryEngine {
         let transform = move |batch: RecordBatch| remove_matching(&predicate, batch);
         let transform = Arc::new(transform);
         // Running loads finish first; loads that start meanwhile wait for the DELETE.
-        let _gate = self
-            .services
-            .storage
-            .rewrite_gate(plan.table.id)
-            .write_owned()
-            .await;
+        // Inside a transaction: staged, through its storage.
+        let storage = crate::transaction::storage(&self.services, session);
+        let _gate = storage.rewrite_gate(plan.table.id).write_owned().await;
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let table = self
-                .services
-                .catalog
+            let table = storage
+                .catalog()
                 .table_by_id(plan.table.id)
                 .ok_or_else(|| {
                     BasaltError::UnknownTable(format!(
@@ -81,7 +77,7 @@ impl QueryEngine {
                     table.name
                 )));
             }
-            let storage = self.services.storage.clone();
+            let storage = storage.clone();
             let transform = transform.clone();
             let done = tokio::task::spawn_blocking(move || {
                 storage.rewrite_table(

@@ -193,7 +193,10 @@ fn target_table(
     };
     let (db, table) = split_name(name);
     let db = database_of(session, &db)?;
-    services.catalog.table(&db, &table)
+    // Inside a transaction: the table with what it staged.
+    crate::transaction::storage(services, session)
+        .catalog()
+        .table(&db, &table)
 }
 
 /// `SELECT projection FROM from [WHERE ..] [ORDER BY ..] [LIMIT n]`, as the parser makes it.
@@ -274,14 +277,14 @@ impl QueryEngine {
             }
         };
         // The table as of now (not as planned): a load may have published meanwhile.
-        let table = self
-            .services
-            .catalog
+        let storage = crate::transaction::storage(&self.services, session);
+        let table = storage
+            .catalog()
             .table_by_id(plan.table.id)
             .ok_or_else(|| {
                 BasaltError::UnknownTable(format!("{}.{}", plan.table.database, plan.table.name))
             })?;
-        let deleted = basalt_query::delete_rows(&self.services.storage, table, rows).await?;
+        let deleted = basalt_query::delete_rows(&storage, table, rows).await?;
         Ok(Output::Ok {
             affected_rows: deleted,
             last_insert_id: 0,

@@ -71,12 +71,22 @@ impl QueryEngine {
         crate::read_snapshot::before_statement(self.services(), session, &stmt.statement);
         let effect = crate::transaction::Effect::of(&stmt.statement);
         let autocommit_before = session.autocommit();
-        let result = match stmt.statement {
-            Statement::Standard(s) => self.execute_standard(session, *s, stmt.point_checked).await,
-            other => self.execute_statement(session, other).await,
+        let began =
+            crate::transaction::before_statement(self.services(), session, &stmt.statement, effect);
+        let result = match (began, stmt.statement) {
+            (Err(e), _) => Err(e),
+            (Ok(()), Statement::Standard(s)) => {
+                self.execute_standard(session, *s, stmt.point_checked).await
+            }
+            (Ok(()), other) => self.execute_statement(session, other).await,
         };
-        crate::transaction::after_statement(session, effect, autocommit_before, result.is_ok());
-        result
+        crate::transaction::after_statement(
+            self.services(),
+            session,
+            effect,
+            autocommit_before,
+            result,
+        )
     }
 
     async fn execute_statement(&self, session: &Session, stmt: Statement) -> Result<Output> {

@@ -81,16 +81,13 @@ impl QueryEngine {
             .enumerate()
             .any(|(i, a)| *a && routing.contains(&i));
         // Running loads finish first; loads that start meanwhile wait for the UPDATE.
-        let _gate = self
-            .services
-            .storage
-            .rewrite_gate(table.id)
-            .write_owned()
-            .await;
+        // Inside a transaction: staged, through its storage.
+        let storage = crate::transaction::storage(&self.services, session);
+        let _gate = storage.rewrite_gate(table.id).write_owned().await;
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let current = self.services.catalog.table_by_id(table.id).ok_or_else(|| {
+            let current = storage.catalog().table_by_id(table.id).ok_or_else(|| {
                 BasaltError::UnknownTable(format!("{}.{}", table.database, table.name))
             })?;
             if current.schema_version != table.schema_version {
@@ -99,7 +96,7 @@ impl QueryEngine {
                     table.name
                 )));
             }
-            let storage = self.services.storage.clone();
+            let storage = storage.clone();
             let change = change.clone();
             let done = tokio::task::spawn_blocking(move || {
                 // The rows LIMIT still lets match, counted afresh on each attempt.

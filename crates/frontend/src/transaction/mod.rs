@@ -1,27 +1,46 @@
-//! Whether a session is inside a transaction, as MySQL reports it in every OK and EOF packet
-//! (SERVER_STATUS_IN_TRANS) and drivers read it (`in_transaction`, pool resets on return).
+//! A session's transaction: whether one is open, as MySQL reports it in every OK and EOF packet
+//! (SERVER_STATUS_IN_TRANS) and drivers read it (`in_transaction`, pool resets on return), and
+//! the writes it staged.
 //!
 //! BEGIN / START TRANSACTION open one; COMMIT and ROLLBACK (not ROLLBACK TO SAVEPOINT) end it;
-//! with `autocommit` off the first write (INSERT, UPDATE, DELETE, LOAD) opens one; DDL and
-//! account statements end it (MySQL's implicit commit), as does `SET autocommit = 1` when
-//! autocommit was off. Reads never open one (MariaDB's behaviour for SELECT with autocommit
-//! off). Every Basalt statement is atomic on its own and published when it ends, so the flag
-//! describes the session's statement sequence only: COMMIT publishes nothing further and
-//! ROLLBACK undoes nothing.
+//! with `autocommit` off the first write (INSERT, UPDATE, DELETE, REPLACE) opens one; DDL and
+//! account statements end it (MySQL's implicit commit, before they run), as do BEGIN and
+//! `SET autocommit = 1` when autocommit was off.
+//!
+//! Inside a transaction writes are staged, not published ([`staged`], [`overlay`]): other
+//! sessions do not see them, the session's later statements do; COMMIT publishes them all
+//! atomically ([`commit`]) and ROLLBACK — or disconnecting — discards them. Reads open nothing
+//! (MariaDB's behaviour for SELECT with autocommit off) and read the newest published versions
+//! of tables the transaction did not write.
 
+mod commit;
+mod overlay;
+mod staged;
+
+pub(crate) use staged::StagedWrites;
+
+use crate::catalog_provider::Services;
 use crate::session::Session;
+use basalt_common::Result;
 use basalt_sql::{ast, Statement};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
-/// The session's transaction flag.
+/// The session's transaction flag and staged writes.
 #[derive(Debug, Default)]
 pub struct TransactionState {
     open: AtomicBool,
+    staged: parking_lot::Mutex<Option<Arc<StagedWrites>>>,
 }
 
 impl TransactionState {
     pub fn is_open(&self) -> bool {
         self.open.load(Ordering::Relaxed)
+    }
+
+    /// The writes the open transaction staged, if it wrote anything yet.
+    pub(crate) fn staged_writes(&self) -> Option<Arc<StagedWrites>> {
+        self.staged.lock().clone()
     }
 
     fn set(&self, open: bool) {
@@ -100,27 +119,97 @@ fn standard_effect(stmt: &ast::Statement) -> Effect {
     }
 }
 
-/// Ends the session's transaction (COM_RESET_CONNECTION).
+/// The writes the session's open transaction staged, if it wrote anything yet.
+pub(crate) fn staged(session: &Session) -> Option<Arc<StagedWrites>> {
+    session.info.transaction.staged_writes()
+}
+
+/// The storage a session's statements write with (and look tables up in for writing): its
+/// transaction's staging, else the shared engine.
+pub(crate) fn storage(
+    services: &Services,
+    session: &Session,
+) -> Arc<basalt_storage::StorageEngine> {
+    match staged(session) {
+        Some(writes) => writes.storage.clone(),
+        None => services.storage.clone(),
+    }
+}
+
+/// Ends the session's transaction, discarding its writes (COM_RESET_CONNECTION).
 pub(crate) fn end(session: &Session) {
     session.info.transaction.set(false);
+    session.info.transaction.staged.lock().take();
+}
+
+fn is_rollback(stmt: &Statement) -> bool {
+    matches!(stmt, Statement::Standard(s) if matches!(
+        s.as_ref(),
+        ast::Statement::Rollback { savepoint: None, .. }
+    ))
+}
+
+/// Publishes the staged writes, if any (COMMIT and the implicit commits).
+fn commit_staged(services: &Services, session: &Session) -> Result<()> {
+    let taken = session.info.transaction.staged.lock().take();
+    match taken {
+        // Dropping `writes` after a failed COMMIT discards them.
+        Some(writes) => commit::commit(services, &writes),
+        None => Ok(()),
+    }
+}
+
+/// Before a statement runs: COMMIT, DDL and BEGIN publish what the transaction staged (a
+/// failed COMMIT is the statement's error); ROLLBACK discards it; a write inside a transaction
+/// (or with autocommit off) gets the staging it writes through.
+pub(crate) fn before_statement(
+    services: &Services,
+    session: &Session,
+    stmt: &Statement,
+    effect: Effect,
+) -> Result<()> {
+    match effect {
+        Effect::End if is_rollback(stmt) => {
+            session.info.transaction.staged.lock().take();
+            Ok(())
+        }
+        Effect::Begin | Effect::End => commit_staged(services, session),
+        Effect::Write => {
+            let state = &session.info.transaction;
+            if state.is_open() || !session.autocommit() {
+                let mut slot = state.staged.lock();
+                if slot.is_none() {
+                    *slot = Some(Arc::new(StagedWrites::new(services)));
+                }
+            }
+            Ok(())
+        }
+        Effect::Set | Effect::None => Ok(()),
+    }
 }
 
 /// After a statement ran: updates the session's flag. `autocommit_before` is `autocommit` as
 /// the statement began; a statement that failed opens nothing (but a failed COMMIT still ends).
-pub(crate) fn after_statement(
+/// `SET autocommit = 1` inside a transaction commits it (its failure is the statement's).
+pub(crate) fn after_statement<T>(
+    services: &Services,
     session: &Session,
     effect: Effect,
     autocommit_before: bool,
-    succeeded: bool,
-) {
+    result: Result<T>,
+) -> Result<T> {
     let state = &session.info.transaction;
     match effect {
-        Effect::Begin if succeeded => state.set(true),
+        Effect::Begin if result.is_ok() => state.set(true),
         Effect::End => state.set(false),
-        Effect::Write if succeeded && !session.autocommit() => state.set(true),
-        Effect::Set if !autocommit_before && session.autocommit() => state.set(false),
+        Effect::Write if result.is_ok() && !session.autocommit() => state.set(true),
+        Effect::Set if !autocommit_before && session.autocommit() => {
+            state.set(false);
+            commit_staged(services, session)?;
+        }
         _ => {}
     }
+    result
 }
 
 #[cfg(test)]

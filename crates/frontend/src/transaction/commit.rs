@@ -1,0 +1,240 @@
+//! COMMIT: every table the transaction wrote is published in one durable catalog transaction
+//! (`Catalog::publish_tables`), so other sessions see all of its changes or none.
+//!
+//! A table another session published to after the transaction first wrote it: if the
+//! transaction only appended rowsets to a Duplicate or Aggregate table, its rowsets are
+//! appended to the newer version (rebased); anything else — a Unique table (its delete bitmaps
+//! were computed against the older rows), or rows the transaction deleted or rewrote — would
+//! lose one side's changes, so COMMIT fails with 1213 and the transaction is discarded.
+
+use super::overlay::{rowset_ids, StagedTable};
+use super::staged::StagedWrites;
+use crate::catalog_provider::Services;
+use basalt_catalog::{KeysModel, RowsetMeta, TableMeta};
+use basalt_common::{BasaltError, Result};
+use std::sync::Arc;
+
+/// How many times COMMIT rebases when another publish races it.
+const ATTEMPTS: usize = 3;
+
+/// Publishes the transaction's writes; on error nothing of them is published.
+pub(super) fn commit(services: &Services, writes: &StagedWrites) -> Result<()> {
+    let staged: Vec<StagedTable> = writes
+        .overlay
+        .staged()
+        .into_iter()
+        .filter(|t| !Arc::ptr_eq(&t.base, &t.current))
+        .collect();
+    if staged.is_empty() {
+        return Ok(());
+    }
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let mut changes = Vec::with_capacity(staged.len());
+        for table in &staged {
+            let current = services.catalog.table_by_id(table.base.id).ok_or_else(|| {
+                BasaltError::UnknownTable(format!("{}.{}", table.base.database, table.base.name))
+            })?;
+            let new = publishable(table, &current)?;
+            changes.push((current, new));
+        }
+        match services.catalog.publish_tables(changes) {
+            Ok(removed) => {
+                writes.mark_published();
+                retire(services, &staged, &removed);
+                services.storage.notify_compaction();
+                return Ok(());
+            }
+            Err(BasaltError::ConcurrentDdl(_)) if attempt < ATTEMPTS => continue,
+            Err(BasaltError::ConcurrentDdl(_)) => {
+                return Err(BasaltError::TransactionConflict(
+                    "tables kept changing during COMMIT".into(),
+                ))
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// What `table` becomes when the transaction publishes on `current` (the newest version).
+fn publishable(table: &StagedTable, current: &TableMeta) -> Result<TableMeta> {
+    let conflict = || {
+        BasaltError::TransactionConflict(format!(
+            "{}.{} was changed by another session during the transaction",
+            current.database, current.name
+        ))
+    };
+    if current.schema_version != table.base.schema_version {
+        return Err(conflict());
+    }
+    if same_rowsets(current, &table.base) {
+        return Ok((*table.current).clone());
+    }
+    if table.base.keys_model == KeysModel::Unique || !only_appends(table) {
+        return Err(conflict());
+    }
+    rebase(table, current).ok_or_else(conflict)
+}
+
+/// Whether two versions of a table hold the same rowsets and delete bitmaps.
+fn same_rowsets(a: &TableMeta, b: &TableMeta) -> bool {
+    let tablets = |t: &TableMeta| -> Vec<(u64, Vec<u64>)> {
+        t.tablets()
+            .map(|(_, t)| (t.id, t.rowsets.iter().map(|r| r.id).collect()))
+            .collect()
+    };
+    tablets(a) == tablets(b)
+        && a.tablets()
+            .zip(b.tablets())
+            .all(|((_, x), (_, y))| x.delete_bitmaps == y.delete_bitmaps)
+}
+
+/// True when the transaction only added rowsets: every tablet is its base's rowsets followed
+/// by new ones, with the base's delete bitmaps.
+fn only_appends(table: &StagedTable) -> bool {
+    table.base.tablets().all(|(_, base)| {
+        table
+            .current
+            .tablets()
+            .find(|(_, t)| t.id == base.id)
+            .is_some_and(|(_, t)| {
+                t.rowsets.len() >= base.rowsets.len()
+                    && t.rowsets
+                        .iter()
+                        .zip(&base.rowsets)
+                        .all(|(a, b)| a.id == b.id)
+                    && t.delete_bitmaps == base.delete_bitmaps
+            })
+    })
+}
+
+/// `current` with the transaction's new rowsets appended, numbered after its versions.
+fn rebase(table: &StagedTable, current: &TableMeta) -> Option<TableMeta> {
+    let published = rowset_ids(&table.base);
+    let mut new = current.clone();
+    for (_, staged) in table.current.tablets() {
+        let added: Vec<&Arc<RowsetMeta>> = staged
+            .rowsets
+            .iter()
+            .filter(|r| !published.contains(&r.id))
+            .collect();
+        if added.is_empty() {
+            continue;
+        }
+        let tablet = new
+            .partitions
+            .iter_mut()
+            .flat_map(|p| p.tablets.iter_mut())
+            .find(|t| t.id == staged.id)?;
+        for rowset in added {
+            let version = tablet.version() + 1;
+            tablet.rowsets.push(Arc::new(RowsetMeta {
+                start_version: version,
+                version,
+                ..rowset.as_ref().clone()
+            }));
+        }
+    }
+    Some(new)
+}
+
+/// After COMMIT: the files of published rowsets the transaction rewrote go once unread.
+fn retire(services: &Services, staged: &[StagedTable], removed: &[Arc<RowsetMeta>]) {
+    for table in staged {
+        let ids = rowset_ids(&table.base);
+        let mine: Vec<Arc<RowsetMeta>> = removed
+            .iter()
+            .filter(|r| ids.contains(&r.id))
+            .cloned()
+            .collect();
+        if !mine.is_empty() {
+            services.storage.retire_rowsets(&table.base, &mine);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use basalt_catalog::{
+        DistributionMeta, PartitionBound, PartitionKind, PartitionMeta, TabletMeta,
+    };
+
+    fn rowset(id: u64, version: u64) -> Arc<RowsetMeta> {
+        Arc::new(RowsetMeta {
+            id,
+            tablet_id: 1,
+            start_version: version,
+            version,
+            segments_overlap: false,
+            segments: vec![],
+            created_ms: 0,
+        })
+    }
+
+    fn table(keys_model: KeysModel, rowsets: Vec<Arc<RowsetMeta>>) -> Arc<TableMeta> {
+        let tablet = TabletMeta {
+            id: 1,
+            bucket: 0,
+            replicas: vec![],
+            rowsets,
+            delete_bitmaps: Default::default(),
+        };
+        Arc::new(TableMeta {
+            id: 7,
+            database: "d".into(),
+            name: "t".into(),
+            columns: vec![],
+            keys_model,
+            num_key_columns: 0,
+            partition_kind: PartitionKind::Unpartitioned,
+            partition_column: None,
+            partitions: vec![PartitionMeta {
+                id: 2,
+                name: "t".into(),
+                bound: PartitionBound::All,
+                tablets: vec![tablet],
+            }],
+            distribution: DistributionMeta {
+                columns: vec![],
+                buckets: 1,
+            },
+            properties: Default::default(),
+            comment: String::new(),
+            created_ms: 0,
+            schema_version: 0,
+            declared_order: vec![],
+        })
+    }
+
+    #[test]
+    fn appends_rebase_on_a_newer_version_and_other_changes_conflict() {
+        let base = table(KeysModel::Duplicate, vec![rowset(10, 1)]);
+        let staged = StagedTable {
+            base: base.clone(),
+            current: table(KeysModel::Duplicate, vec![rowset(10, 1), rowset(20, 2)]),
+        };
+        let newer = table(KeysModel::Duplicate, vec![rowset(10, 1), rowset(30, 2)]);
+        let rebased = publishable(&staged, &newer).unwrap();
+        let (_, tablet) = rebased.tablets().next().unwrap();
+        let got: Vec<(u64, u64)> = tablet.rowsets.iter().map(|r| (r.id, r.version)).collect();
+        assert_eq!(got, vec![(10, 1), (30, 2), (20, 3)]);
+        // Unchanged base: published as staged.
+        assert!(publishable(&staged, &base).is_ok());
+        // A rewrite (the base rowset replaced) cannot be replayed on a newer version.
+        let rewritten = StagedTable {
+            base: base.clone(),
+            current: table(KeysModel::Duplicate, vec![rowset(20, 2)]),
+        };
+        let err = publishable(&rewritten, &newer).unwrap_err();
+        assert_eq!(err.mysql_code(), 1213);
+        // Nor can a Unique table's append (its delete bitmaps are stale).
+        let unique = StagedTable {
+            base: table(KeysModel::Unique, vec![rowset(10, 1)]),
+            current: table(KeysModel::Unique, vec![rowset(10, 1), rowset(20, 2)]),
+        };
+        let newer = table(KeysModel::Unique, vec![rowset(10, 1), rowset(30, 2)]);
+        assert_eq!(publishable(&unique, &newer).unwrap_err().mysql_code(), 1213);
+    }
+}

@@ -1,0 +1,255 @@
+//! The tables as one open transaction sees them: the catalog's published versions, except that
+//! each table the transaction wrote is its own copy — the version it first wrote on (`base`)
+//! plus the rowsets and delete bitmaps its statements staged. Storage publishes to this view
+//! (through the transaction's own storage engine), so every write path stages instead of
+//! publishing, and the session's reads of these tables see its own writes.
+
+use basalt_catalog::{
+    Catalog, CompactedRowset, DatabaseMeta, LoadJobRecord, NewRowset, RowsetMeta, TableId,
+    TableMeta, TabletCatalog, TabletId, TabletMeta,
+};
+use basalt_common::{BasaltError, Result};
+use parking_lot::Mutex;
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+
+/// One table the transaction wrote.
+#[derive(Debug, Clone)]
+pub(crate) struct StagedTable {
+    /// The published version the transaction's first write to the table was based on.
+    pub base: Arc<TableMeta>,
+    /// `base` with the transaction's changes.
+    pub current: Arc<TableMeta>,
+}
+
+impl StagedTable {
+    /// The rowsets the transaction wrote that are still part of the table, with their tablets.
+    pub fn staged_rowsets(&self) -> Vec<Arc<RowsetMeta>> {
+        let published = rowset_ids(&self.base);
+        self.current
+            .tablets()
+            .flat_map(|(_, t)| t.rowsets.iter())
+            .filter(|r| !published.contains(&r.id))
+            .cloned()
+            .collect()
+    }
+}
+
+/// Every rowset id of a table.
+pub(crate) fn rowset_ids(table: &TableMeta) -> HashSet<u64> {
+    table
+        .tablets()
+        .flat_map(|(_, t)| t.rowsets.iter().map(|r| r.id))
+        .collect()
+}
+
+/// The catalog as the transaction's writes and reads see it.
+pub(crate) struct Overlay {
+    catalog: Arc<dyn Catalog>,
+    /// By table id, in the order of first write.
+    tables: Mutex<BTreeMap<TableId, StagedTable>>,
+}
+
+impl std::fmt::Debug for Overlay {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Overlay")
+            .field("tables", &self.tables.lock().len())
+            .finish()
+    }
+}
+
+impl Overlay {
+    pub fn new(catalog: Arc<dyn Catalog>) -> Overlay {
+        Overlay {
+            catalog,
+            tables: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    /// The tables written so far.
+    pub fn staged(&self) -> Vec<StagedTable> {
+        self.tables.lock().values().cloned().collect()
+    }
+
+    /// Forgets every staged table (after COMMIT or ROLLBACK), returning them.
+    pub fn take(&self) -> Vec<StagedTable> {
+        std::mem::take(&mut *self.tables.lock())
+            .into_values()
+            .collect()
+    }
+
+    fn visible(&self, table: Arc<TableMeta>) -> Arc<TableMeta> {
+        match self.tables.lock().get(&table.id) {
+            Some(staged) => staged.current.clone(),
+            None => table,
+        }
+    }
+
+    /// The table's staged entry, created from the published version on first write.
+    fn entry<'a>(
+        &self,
+        tables: &'a mut BTreeMap<TableId, StagedTable>,
+        table_id: TableId,
+    ) -> Result<&'a mut StagedTable> {
+        match tables.entry(table_id) {
+            std::collections::btree_map::Entry::Occupied(e) => Ok(e.into_mut()),
+            std::collections::btree_map::Entry::Vacant(e) => {
+                let base = self.catalog.table_by_id(table_id).ok_or_else(|| {
+                    BasaltError::UnknownTable(format!(
+                        "table id {table_id} (dropped during the write)"
+                    ))
+                })?;
+                Ok(e.insert(StagedTable {
+                    base: base.clone(),
+                    current: base,
+                }))
+            }
+        }
+    }
+}
+
+fn find_tablet(table: &mut TableMeta, id: TabletId) -> Result<&mut TabletMeta> {
+    table
+        .partitions
+        .iter_mut()
+        .flat_map(|p| p.tablets.iter_mut())
+        .find(|t| t.id == id)
+        .ok_or_else(|| BasaltError::Storage(format!("tablet {id} was dropped during the write")))
+}
+
+impl TabletCatalog for Overlay {
+    fn databases(&self) -> Vec<DatabaseMeta> {
+        self.catalog.databases()
+    }
+
+    fn tables(&self, database: &str) -> Result<Vec<Arc<TableMeta>>> {
+        Ok(self
+            .catalog
+            .tables(database)?
+            .into_iter()
+            .map(|t| self.visible(t))
+            .collect())
+    }
+
+    fn table(&self, database: &str, name: &str) -> Result<Arc<TableMeta>> {
+        Ok(self.visible(self.catalog.table(database, name)?))
+    }
+
+    fn table_by_id(&self, id: TableId) -> Option<Arc<TableMeta>> {
+        if let Some(staged) = self.tables.lock().get(&id) {
+            return Some(staged.current.clone());
+        }
+        self.catalog.table_by_id(id)
+    }
+
+    fn allocate_id(&self) -> u64 {
+        self.catalog.allocate_id()
+    }
+
+    fn check_versions(&self, tablet: &TabletMeta) -> Result<()> {
+        self.catalog.check_versions(tablet)
+    }
+
+    fn reserve_auto_increment(&self, table_id: TableId, count: u64, at_least: u64) -> Result<u64> {
+        self.catalog
+            .reserve_auto_increment(table_id, count, at_least)
+    }
+
+    /// Stages a statement's rowsets: they join the transaction's copy of the table. A label
+    /// (`job`) is not recorded: the transaction, not the statement, publishes.
+    fn publish_load(
+        &self,
+        table_id: TableId,
+        rowsets: Vec<NewRowset>,
+        _job: Option<LoadJobRecord>,
+    ) -> Result<Arc<TableMeta>> {
+        let mut tables = self.tables.lock();
+        let staged = self.entry(&mut tables, table_id)?;
+        let mut new = (*staged.current).clone();
+        let created = chrono_now_ms();
+        for nr in rowsets {
+            if nr.schema_version != new.schema_version {
+                return Err(BasaltError::ConcurrentDdl(format!(
+                    "table {} was altered during the write; nothing was written",
+                    new.name
+                )));
+            }
+            let id = self.catalog.allocate_id();
+            let tablet = find_tablet(&mut new, nr.tablet_id)?;
+            self.catalog.check_versions(tablet)?;
+            let version = tablet.version() + 1;
+            tablet.rowsets.push(Arc::new(RowsetMeta {
+                id,
+                tablet_id: tablet.id,
+                start_version: version,
+                version,
+                segments_overlap: nr.segments.len() > 1,
+                segments: nr.segments,
+                created_ms: created,
+            }));
+            tablet.delete_bitmaps.extend(nr.delete_bitmaps);
+        }
+        let new = Arc::new(new);
+        staged.current = new.clone();
+        Ok(new)
+    }
+
+    fn replace_rowsets(
+        &self,
+        _table_id: TableId,
+        _compacted: CompactedRowset,
+    ) -> Result<(Arc<TableMeta>, Vec<Arc<RowsetMeta>>)> {
+        Err(BasaltError::Internal(
+            "a transaction's storage does not compact".into(),
+        ))
+    }
+
+    /// Stages a rewrite (DELETE or UPDATE on a Duplicate table): the copy becomes `new`.
+    /// Returns only rowsets the transaction itself staged: the published ones stay until COMMIT.
+    fn alter_table(
+        &self,
+        based_on: &TableMeta,
+        new: TableMeta,
+    ) -> Result<(Arc<TableMeta>, Vec<Arc<RowsetMeta>>)> {
+        let mut tables = self.tables.lock();
+        let staged = self.entry(&mut tables, based_on.id)?;
+        let ids = |t: &TableMeta| -> Vec<(TabletId, Vec<u64>)> {
+            t.tablets()
+                .map(|(_, t)| (t.id, t.rowsets.iter().map(|r| r.id).collect()))
+                .collect()
+        };
+        let current = &staged.current;
+        if current.schema_version != based_on.schema_version
+            || current.schema_version != new.schema_version
+            || current.name != new.name
+            || ids(current) != ids(based_on)
+        {
+            return Err(BasaltError::ConcurrentDdl(format!(
+                "table {} changed while it was being rewritten",
+                current.name
+            )));
+        }
+        let kept = rowset_ids(&new);
+        let published = rowset_ids(&staged.base);
+        let removed = current
+            .tablets()
+            .flat_map(|(_, t)| t.rowsets.iter())
+            .filter(|r| !kept.contains(&r.id) && !published.contains(&r.id))
+            .cloned()
+            .collect();
+        let new = Arc::new(new);
+        staged.current = new.clone();
+        Ok((new, removed))
+    }
+
+    fn referenced_segments(&self) -> HashSet<String> {
+        self.catalog.referenced_segments()
+    }
+}
+
+fn chrono_now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}

@@ -59,6 +59,30 @@ pub fn parse_column(strings: &StringArray, target: &DataType) -> Option<(ArrayRe
     Some((out, failed))
 }
 
+/// A number read as MySQL reads a date: YYMMDD, YYYYMMDD, YYMMDDHHMMSS or YYYYMMDDHHMMSS
+/// (two-digit years 70-99 are 19xx, 00-69 are 20xx); `None` when it names no valid date.
+pub fn number_to_datetime(n: i64) -> Option<NaiveDateTime> {
+    if n <= 0 || n >= 100_000_000_000_000 {
+        return None;
+    }
+    let (date, time) = if n < 100_000_000 {
+        (n, 0)
+    } else {
+        (n / 1_000_000, n % 1_000_000)
+    };
+    let mut year = date / 10_000;
+    if date < 1_000_000 {
+        year += if year < 70 { 2000 } else { 1900 };
+    }
+    let (month, day) = ((date / 100) % 100, date % 100);
+    let (hour, minute, second) = (time / 10_000, (time / 100) % 100, time % 100);
+    NaiveDate::from_ymd_opt(year as i32, month as u32, day as u32)?.and_hms_opt(
+        hour as u32,
+        minute as u32,
+        second as u32,
+    )
+}
+
 /// The date and time `text` names, or None.
 pub fn parse_datetime(text: &str) -> Option<NaiveDateTime> {
     let s = text.trim();

@@ -58,8 +58,8 @@ pub fn from_df(e: DataFusionError) -> BasaltError {
 
 /// An error raised where only its text could travel (a plan fragment on a cluster's backend):
 /// MySQL's out-of-range message ("BIGINT value is out of range in '...'") keeps its code 1690,
-/// an incorrect stored value ("Incorrect IPV4 value: '...'") its code 1366 (1292 for a date);
-/// anything else is a
+/// an incorrect stored value ("Incorrect IPV4 value: '...'") its code 1366 (1292 for a date),
+/// a strict write's out-of-range or truncated value its 1264 or 1265; anything else is a
 /// general execution error with the same text.
 fn remote_error(message: String) -> BasaltError {
     if message.starts_with("Incorrect date value: '")
@@ -69,6 +69,16 @@ fn remote_error(message: String) -> BasaltError {
     }
     if message.starts_with("Incorrect ") && message.contains(" value: '") {
         return BasaltError::InvalidData(message);
+    }
+    let stored_code = if message.starts_with("Out of range value for column '") {
+        Some(1264)
+    } else if message.starts_with("Data truncated for column '") {
+        Some(1265)
+    } else {
+        None
+    };
+    if let Some(code) = stored_code {
+        return BasaltError::StoredValue { code, message };
     }
     let out_of_range = message
         .split_once(" value is out of range in ")

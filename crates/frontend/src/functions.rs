@@ -1,5 +1,5 @@
 //! MySQL session functions: DATABASE()/SCHEMA(), USER()/CURRENT_USER(), CONNECTION_ID(),
-//! VERSION(), LAST_INSERT_ID() — each reads the live state of its own session.
+//! VERSION(), LAST_INSERT_ID(), ROW_COUNT() — each reads the live state of its own session.
 
 use crate::session::SessionInfo;
 use crate::variables::SERVER_VERSION;
@@ -19,6 +19,7 @@ enum Kind {
     ConnectionId,
     Version,
     LastInsertId,
+    RowCount,
 }
 
 #[derive(Debug)]
@@ -60,6 +61,7 @@ impl ScalarUDFImpl for SessionFunction {
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
         Ok(match self.kind {
             Kind::ConnectionId | Kind::LastInsertId => DataType::UInt64,
+            Kind::RowCount => DataType::Int64,
             _ => DataType::Utf8,
         })
     }
@@ -73,6 +75,7 @@ impl ScalarUDFImpl for SessionFunction {
             Kind::ConnectionId => ScalarValue::UInt64(Some(info.connection_id as u64)),
             Kind::Version => ScalarValue::Utf8(Some(SERVER_VERSION.to_string())),
             Kind::LastInsertId => ScalarValue::UInt64(Some(info.last_insert_id())),
+            Kind::RowCount => ScalarValue::Int64(Some(info.row_count.value())),
         };
         Ok(ColumnarValue::Scalar(v))
     }
@@ -96,5 +99,6 @@ pub fn session_functions(info: &Arc<SessionInfo>) -> Vec<ScalarUDF> {
         make("connection_id", &[], Kind::ConnectionId),
         make("version", &[], Kind::Version),
         make("last_insert_id", &[], Kind::LastInsertId),
+        make("row_count", &[], Kind::RowCount),
     ]
 }

@@ -397,7 +397,42 @@ pub fn shown_names(
         }
         ControlFlow::<()>::Continue(())
     });
+    let _ = stmt.visit(&mut AliasSpellings(&mut shown));
     shown
+}
+
+/// Adds the spelling of each alias a statement's SELECTs give (`SELECT a AS Total`), for the
+/// columns of derived tables and CTEs that reach the result through `*` (a table column of the
+/// same name keeps its own spelling).
+struct AliasSpellings<'a>(&'a mut HashMap<String, String>);
+
+impl AliasSpellings<'_> {
+    fn add(&mut self, body: &SetExpr) {
+        match body {
+            SetExpr::Select(select) => {
+                for item in &select.projection {
+                    if let SelectItem::ExprWithAlias { alias, .. } = item {
+                        let lower = alias.value.to_lowercase();
+                        if lower != alias.value {
+                            self.0.entry(lower).or_insert_with(|| alias.value.clone());
+                        }
+                    }
+                }
+            }
+            SetExpr::SetOperation { left, .. } => self.add(left),
+            SetExpr::Query(q) => self.add(&q.body),
+            _ => {}
+        }
+    }
+}
+
+impl Visitor for AliasSpellings<'_> {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, query: &Query) -> ControlFlow<()> {
+        self.add(&query.body);
+        ControlFlow::Continue(())
+    }
 }
 
 #[cfg(test)]

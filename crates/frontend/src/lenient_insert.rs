@@ -6,8 +6,12 @@
 //! The planned INSERT converts its values to the columns' types, failing on those that do not
 //! fit; [`hand_values_unconverted`] takes those conversions out for the column types the sink
 //! fits leniently (integers, floating point, DECIMAL and TIME from text and numbers; DATE and
-//! DATETIME from text), so the sink sees each value as written and can tell which row's value
-//! it adjusts. Other conversions stay in the plan, as strict as ever.
+//! DATETIME from text and numbers), so the sink sees each value as written and can tell which
+//! row's value it adjusts. In strict mode it does so for the number columns, and for numbers
+//! into DATE and DATETIME: the sink reads their values the same way and fails on the first
+//! that does not fit with MySQL's error for it (1264, 1265, 1366, 1292 naming the column and
+//! row). Other conversions stay in the
+//! plan, as strict as ever.
 
 use crate::session::Session;
 use datafusion::arrow::datatypes::DataType;
@@ -39,26 +43,50 @@ pub(crate) fn strict_inserts(session: &Session) -> bool {
     strict_mode && doris_strict
 }
 
-/// Moves the session's non-strict INSERT warnings into its diagnostics area.
-pub(crate) fn report(session: &Session, warnings: &basalt_query::StoreWarnings) {
-    let (kept, _count) = warnings.take();
+/// What a write's sink fits its values with: strict or not as the session's INSERTs are.
+pub(crate) fn store_warnings(session: &Session) -> basalt_query::StoreWarnings {
+    match strict_inserts(session) {
+        true => basalt_query::StoreWarnings::strict(),
+        false => basalt_query::StoreWarnings::default(),
+    }
+}
+
+/// Whether an INSERT writes many rows as MySQL counts them for NULL in a NOT NULL column
+/// (outside strict mode their implicit default, with a warning, where one row is an error):
+/// VALUES of more than one row, or the rows of a query (INSERT .. SELECT, UPDATE).
+pub(crate) fn writes_many_rows(plan: &LogicalPlan) -> bool {
+    let LogicalPlan::Dml(dml) = plan else {
+        return false;
+    };
+    let mut node = dml.input.as_ref();
+    while let LogicalPlan::Projection(p) = node {
+        node = p.input.as_ref();
+    }
+    match node {
+        LogicalPlan::Values(values) => values.values.len() > 1,
+        _ => true,
+    }
+}
+
+/// Moves the session's INSERT warnings (and notes) into its diagnostics area.
+/// Returns how many were raised.
+pub(crate) fn report(session: &Session, warnings: &basalt_query::StoreWarnings) -> u64 {
+    let (kept, count) = warnings.take();
     for w in kept {
         session.info.warnings.add(w.level, w.code, w.message);
     }
+    count
 }
 
 /// `plan` (an INSERT) with its values handed to the sink as written where the sink fits them
 /// to their columns: a BIT column's always (it reads text and byte strings by their bytes, as
-/// MySQL does), the others' only outside strict mode (`lenient`).
+/// MySQL does), a number column's always (strictly in strict mode), the others' only outside
+/// strict mode (`lenient`).
 pub(crate) fn hand_values_unconverted(plan: LogicalPlan, lenient: bool) -> Result<LogicalPlan> {
     let LogicalPlan::Dml(dml) = plan else {
         return Ok(plan);
     };
-    let has_bits = || {
-        let table = dml.target.schema();
-        table.fields().iter().any(|f| is_bit_target(f.data_type()))
-    };
-    if !matches!(dml.op, WriteOp::Insert(_)) || !(lenient || has_bits()) {
+    if !matches!(dml.op, WriteOp::Insert(_)) {
         return Ok(LogicalPlan::Dml(dml));
     }
     let LogicalPlan::Projection(projection) = dml.input.as_ref() else {
@@ -95,7 +123,8 @@ fn is_bit_target(target: &DataType) -> bool {
 
 /// Whether the sink fits a `source` value to a column of arrow type `target` (so the
 /// conversion can be left to it): a BIT column takes numbers, text and byte strings; outside
-/// strict mode (`lenient`) number and date columns take text and numbers.
+/// strict mode (`lenient`) date and time columns take text and numbers too; number columns
+/// always do (the sink reads them strictly in strict mode).
 fn sink_fits(source: &DataType, target: &DataType, lenient: bool) -> bool {
     if is_bit_target(target) {
         return is_text(source)
@@ -107,9 +136,6 @@ fn sink_fits(source: &DataType, target: &DataType, lenient: bool) -> bool {
             || source.is_null()
             || source == &DataType::Boolean;
     }
-    if !lenient {
-        return false;
-    }
     let number_target = matches!(
         target,
         DataType::Int8
@@ -120,10 +146,13 @@ fn sink_fits(source: &DataType, target: &DataType, lenient: bool) -> bool {
             | DataType::Float64
             | DataType::Decimal128(..)
     );
+    let number_or_text = is_text(source) || source.is_numeric() || source.is_null();
     let date_target = matches!(target, DataType::Date32 | DataType::Timestamp(_, None));
+    if !lenient {
+        return (number_target && number_or_text) || (date_target && source.is_numeric());
+    }
     let time_target = matches!(target, DataType::Time64(_));
-    ((number_target || time_target) && (is_text(source) || source.is_numeric() || source.is_null()))
-        || (date_target && (is_text(source) || source.is_null()))
+    (number_target || time_target || date_target) && number_or_text
 }
 
 /// A projection item `Cast(e, T) AS name` as `e AS name` where the sink fits `e` to `T`.

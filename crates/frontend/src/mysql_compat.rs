@@ -157,6 +157,7 @@ impl Default for SqlSettings {
 /// Rewrites `stmt` for planning under the session's `settings`.
 pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
     crate::identifier_case::fold(stmt, settings.table_name_case);
+    crate::partition_selection::rewrite(stmt);
     let _ = stmt.visit(&mut DropDual);
     let _ = stmt.visit(&mut ValueConditions);
     crate::bit_literals::rewrite(stmt);

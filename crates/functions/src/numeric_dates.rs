@@ -4,8 +4,11 @@
 //! [`NumericDatesPlanner`] converts such numbers in comparisons as the SQL is planned (where
 //! DataFusion would otherwise refuse `ts = 20240105101112` outright), and an analyzer rule
 //! running before type coercion in BETWEEN, IN lists and CAST(number AS DATE/DATETIME): a
-//! literal at plan time, any other integer expression through [`NumberToDate`]. A number that is not a valid date is NULL
-//! (MySQL warns and compares false).
+//! literal at plan time, any other number through [`NumberToDate`]. A number that is not a
+//! valid date is NULL (MySQL warns and compares false), but a literal that names none is
+//! compared with the date read as a number (YYYYMMDD[hhmmss]), as MySQL compares them. A
+//! DECIMAL or floating-point number loses its fraction (`dt < 20200202.5` is `dt < 2020-02-02`, as MariaDB compares them), so
+//! `dt BETWEEN d AND d + 1.0` (a date in arithmetic is the number YYYYMMDD) compares dates.
 
 use crate::expr_rules::rewrite_node_expressions;
 use chrono::{NaiveDate, NaiveDateTime};
@@ -94,7 +97,7 @@ impl Target {
 fn dates(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     let type_of = |e: &Expr| e.get_type(schema).ok();
     let number_beside = |e: &Expr, target: Option<Target>| -> Option<Target> {
-        target.filter(|_| type_of(e).as_ref().is_some_and(DataType::is_integer))
+        target.filter(|_| type_of(e).as_ref().is_some_and(DataType::is_numeric))
     };
     Ok(match e {
         Expr::BinaryExpr(BinaryExpr { left, op, right }) if is_comparison(&op) => {
@@ -103,7 +106,19 @@ fn dates(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
                 lt.as_ref().and_then(Target::of),
                 rt.as_ref().and_then(Target::of),
             );
-            if let Some(target) = number_beside(&right, lt) {
+            if number_beside(&right, lt).is_some_and(|t| names_no_date(&right, t)) {
+                Transformed::yes(Expr::BinaryExpr(BinaryExpr {
+                    left: Box::new(crate::date_number::call(*left, 0)),
+                    op,
+                    right,
+                }))
+            } else if number_beside(&left, rt).is_some_and(|t| names_no_date(&left, t)) {
+                Transformed::yes(Expr::BinaryExpr(BinaryExpr {
+                    left,
+                    op,
+                    right: Box::new(crate::date_number::call(*right, 0)),
+                }))
+            } else if let Some(target) = number_beside(&right, lt) {
                 Transformed::yes(Expr::BinaryExpr(BinaryExpr {
                     left,
                     op,
@@ -131,6 +146,15 @@ fn dates(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
                 low,
                 high,
             } = between;
+            let no_date = |e: &Expr| number_beside(e, target).is_some_and(|t| names_no_date(e, t));
+            if no_date(&low) || no_date(&high) {
+                return Ok(Transformed::yes(Expr::Between(Between {
+                    expr: Box::new(crate::date_number::call(*expr, 0)),
+                    negated,
+                    low,
+                    high,
+                })));
+            }
             let (low, a) = convert(low);
             let (high, b) = convert(high);
             Transformed::new_transformed(
@@ -205,7 +229,19 @@ fn is_comparison(op: &Operator) -> bool {
     )
 }
 
-/// `e`, an integer expression, as the date (or datetime) MySQL reads it as.
+/// Whether `e` is a number literal that names no date: MySQL then compares the date as a
+/// number (YYYYMMDD[hhmmss]) with it, as `dt BETWEEN 2020.1 AND 20210101` does.
+fn names_no_date(e: &Expr, target: Target) -> bool {
+    match e {
+        Expr::Literal(value, _) if !value.is_null() => match as_temporal(e.clone(), target) {
+            Expr::Literal(date, _) => date.is_null(),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// `e`, a numeric expression, as the date (or datetime) MySQL reads it as.
 fn as_temporal(e: Expr, target: Target) -> Expr {
     if let Expr::Literal(value, _) = &e {
         let n = match value {
@@ -215,9 +251,8 @@ fn as_temporal(e: Expr, target: Target) -> Expr {
                 _ => None,
             }),
         };
-        if let Some(n) = n {
-            return Expr::Literal(literal(n, target), None);
-        }
+        // A number beyond BIGINT names no date.
+        return Expr::Literal(literal(n.unwrap_or(-1), target), None);
     }
     let number = Expr::Cast(Cast::new(Box::new(e), DataType::Int64));
     ScalarUDF::new_from_impl(NumberToDate::new(target)).call(vec![number])
@@ -240,28 +275,9 @@ fn days(d: NaiveDate) -> i32 {
     (d - NaiveDate::default()).num_days() as i32
 }
 
-/// A number read as MySQL reads a date: YYMMDD, YYYYMMDD, YYMMDDHHMMSS or YYYYMMDDHHMMSS
-/// (two-digit years 70-99 are 19xx, 00-69 are 20xx); `None` when it names no valid date.
+/// A number read as MySQL reads a date (see [`basalt_common::datetime_text::number_to_datetime`]).
 fn parse(n: i64) -> Option<NaiveDateTime> {
-    if n <= 0 || n >= 100_000_000_000_000 {
-        return None;
-    }
-    let (date, time) = if n < 100_000_000 {
-        (n, 0)
-    } else {
-        (n / 1_000_000, n % 1_000_000)
-    };
-    let mut year = date / 10_000;
-    if date < 1_000_000 {
-        year += if year < 70 { 2000 } else { 1900 };
-    }
-    let (month, day) = ((date / 100) % 100, date % 100);
-    let (hour, minute, second) = (time / 10_000, (time / 100) % 100, time % 100);
-    NaiveDate::from_ymd_opt(year as i32, month as u32, day as u32)?.and_hms_opt(
-        hour as u32,
-        minute as u32,
-        second as u32,
-    )
+    basalt_common::datetime_text::number_to_datetime(n)
 }
 
 /// `mysql_number_to_date(n)` / `mysql_number_to_datetime(n)`: [`parse`] over a column.

@@ -13,7 +13,10 @@
 //!
 //! The statement's plan hands such values to the sink unconverted; the sink, finding a
 //! [`StoreWarnings`] in the task's session config, fits each batch with [`fit_batch`] and
-//! collects the warnings there for the session to show.
+//! collects the warnings there for the session to show. In strict mode ([`StoreWarnings::strict`])
+//! the same reading decides numbers: the first warning (not note) a value raises is the
+//! statement's error instead, with MySQL's code and message (1264 out of range, 1265
+//! truncated, 1366 no number), naming the column and row.
 
 use basalt_catalog::TableMeta;
 use basalt_common::{BasaltError, SqlType};
@@ -45,12 +48,39 @@ pub struct StoreWarning {
 /// in the session config makes the sink store leniently.
 #[derive(Debug, Default)]
 pub struct StoreWarnings {
+    /// Strict mode: a warning fails the statement (notes are still kept).
+    strict: bool,
+    /// Outside strict mode, a multiple-row INSERT (or INSERT .. SELECT, or UPDATE) stores NULL
+    /// in a NOT NULL column as the type's implicit default (0, '', 00:00:00) with warning 1048.
+    implicit_defaults: bool,
     rows: AtomicU64,
     count: AtomicU64,
     kept: Mutex<Vec<StoreWarning>>,
 }
 
 impl StoreWarnings {
+    /// A strict INSERT's or UPDATE's: a value that would raise a warning is an error.
+    pub fn strict() -> Self {
+        StoreWarnings {
+            strict: true,
+            ..Default::default()
+        }
+    }
+
+    /// `self` storing NULL in a NOT NULL column as its type's implicit default (outside
+    /// strict mode only: a multiple-row write's rule).
+    pub fn with_implicit_defaults(self) -> Self {
+        StoreWarnings {
+            implicit_defaults: !self.strict,
+            ..self
+        }
+    }
+
+    /// Whether a warning fails the statement.
+    pub fn is_strict(&self) -> bool {
+        self.strict
+    }
+
     /// The warnings kept, and how many were raised in all.
     pub fn take(&self) -> (Vec<StoreWarning>, u64) {
         let kept = std::mem::take(&mut *self.kept.lock());
@@ -79,6 +109,8 @@ struct Target<'a> {
     column: &'a str,
     position: usize,
     first_row: u64,
+    /// Strict mode: a value that is no date is MySQL's error 1292 rather than warning 1265.
+    strict: bool,
     warnings: &'a BatchWarnings,
 }
 
@@ -117,6 +149,22 @@ impl Target<'_> {
         self.push(row, level, 1265, message);
     }
 
+    /// A number that names no date: stored as NULL with warning 1265 (MySQL stores its zero
+    /// date), MySQL's error 1292 in strict mode.
+    fn no_date(&self, row: usize, kind: &str, text: &str) {
+        if !self.strict {
+            return self.truncated(row, false);
+        }
+        let message = format!(
+            "Incorrect {kind} value: '{text}' for column `{}`.`{}`.`{}` at row {}",
+            self.table.database,
+            self.table.name,
+            self.column,
+            self.row(row)
+        );
+        self.push(row, "Warning", 1292, message);
+    }
+
     fn incorrect(&self, row: usize, kind: &str, text: &str) {
         let message = format!(
             "Incorrect {kind} value: '{text}' for column `{}`.`{}`.`{}` at row {}",
@@ -151,14 +199,28 @@ pub fn fit_batch(
             column: &c.name,
             position: table.declared_position(i),
             first_row,
+            strict: report.strict,
             warnings: &warnings,
         };
         if let Some(fitted) = fit_column(values, &c.ty, &target)? {
             columns[i] = fitted;
         }
+        if report.implicit_defaults && !c.nullable && columns[i].logical_null_count() > 0 {
+            if let Some(filled) = implicit_defaults(&columns[i], &c.ty, &target) {
+                columns[i] = filled;
+            }
+        }
     }
     let mut warnings = warnings.into_inner();
     warnings.sort_by_key(|(row, column, _)| (*row, *column));
+    if report.strict {
+        if let Some((_, _, w)) = warnings.iter().find(|(_, _, w)| w.level == "Warning") {
+            return Err(BasaltError::StoredValue {
+                code: w.code,
+                message: w.message.clone(),
+            });
+        }
+    }
     for (_, _, w) in warnings {
         report.push(w.level, w.code, w.message);
     }
@@ -179,6 +241,22 @@ fn fit_column(
     target: &Target,
 ) -> Result<Option<ArrayRef>, BasaltError> {
     let arrow = ty.arrow_type();
+    // Strict mode reads numbers (into number, DATE and DATETIME columns) here; the other
+    // columns keep their own checks (1406 for text too long, 1292 for text that is no date).
+    let strictly_read = match ty {
+        SqlType::Date | SqlType::DateTime { .. } => values.data_type().is_numeric(),
+        SqlType::TinyInt
+        | SqlType::SmallInt
+        | SqlType::Int
+        | SqlType::BigInt
+        | SqlType::Float
+        | SqlType::Double
+        | SqlType::Decimal { .. } => true,
+        _ => false,
+    };
+    if target.strict && !strictly_read {
+        return Ok(None);
+    }
     let fitted = match ty {
         SqlType::TinyInt => integers(values, i8::MIN.into(), i8::MAX.into(), &arrow, target),
         SqlType::SmallInt => integers(values, i16::MIN.into(), i16::MAX.into(), &arrow, target),
@@ -196,6 +274,45 @@ fn fit_column(
         _ => return Ok(None),
     };
     fitted.map_err(|e| BasaltError::InvalidData(e.to_string()))
+}
+
+/// `values` with NULL replaced by the implicit default of a NOT NULL column of type `ty`
+/// (warning 1048 for each); None for types without one Basalt can store (MySQL's zero date,
+/// JSON, nested and other types keep NULL, which the column then refuses with error 1048).
+fn implicit_defaults(values: &ArrayRef, ty: &SqlType, target: &Target) -> Option<ArrayRef> {
+    let default = match ty {
+        SqlType::Boolean => ScalarValue::Boolean(Some(false)),
+        SqlType::TinyInt
+        | SqlType::SmallInt
+        | SqlType::Int
+        | SqlType::BigInt
+        | SqlType::LargeInt
+        | SqlType::Float
+        | SqlType::Double
+        | SqlType::Decimal { .. }
+        | SqlType::Bit(_) => ScalarValue::Int64(Some(0)),
+        SqlType::Char(_) | SqlType::Varchar(_) | SqlType::String => {
+            ScalarValue::Utf8(Some(String::new()))
+        }
+        SqlType::Binary(_) | SqlType::Varbinary(_) | SqlType::Blob => {
+            ScalarValue::Binary(Some(Vec::new()))
+        }
+        SqlType::Time { .. } => ScalarValue::Time64Microsecond(Some(0)),
+        _ => return None,
+    };
+    let values = match values.data_type() {
+        DataType::Null => &cast(values, &ty.arrow_type()).ok()?,
+        _ => values,
+    };
+    let default = default.cast_to(values.data_type()).ok()?;
+    let defaults = default.to_array_of_size(values.len()).ok()?;
+    let present = datafusion::arrow::compute::is_not_null(values).ok()?;
+    let filled = datafusion::arrow::compute::kernels::zip::zip(&present, values, &defaults).ok()?;
+    for row in (0..values.len()).filter(|row| values.is_null(*row)) {
+        let message = format!("Column '{}' cannot be null", target.column);
+        target.push(row, "Warning", 1048, message);
+    }
+    Some(filled)
 }
 
 type Fitted = Result<Option<ArrayRef>, datafusion::arrow::error::ArrowError>;
@@ -368,8 +485,11 @@ fn bits(values: &ArrayRef, width: u8, target: &Target) -> Result<ArrayRef, Basal
     )))
 }
 
-/// Text read as MySQL reads dates; text that is none is NULL.
+/// Text and numbers read as MySQL reads dates; those that are none are NULL.
 fn dates(values: &ArrayRef, arrow: &DataType, target: &Target) -> Fitted {
+    if values.data_type().is_numeric() {
+        return number_dates(values, arrow, target);
+    }
     if !matches!(
         values.data_type(),
         DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8
@@ -386,6 +506,69 @@ fn dates(values: &ArrayRef, arrow: &DataType, target: &Target) -> Fitted {
         target.truncated(row, false);
     }
     Ok(Some(parsed))
+}
+
+/// Numbers read as MySQL reads them as dates (YYYYMMDD, YYMMDD, YYYYMMDDhhmmss[.ffffff],
+/// YYMMDDhhmmss): a DATE keeps the date (a note when a time of day is dropped), a DATETIME the
+/// date and time with a fraction after the seconds (a fraction of a number without a time of
+/// day is dropped, with a note). A number that names no date is NULL (see
+/// [`Target::no_date`]).
+fn number_dates(values: &ArrayRef, arrow: &DataType, target: &Target) -> Fitted {
+    const MICROS: i128 = 1_000_000;
+    let exact = cast(values, &DataType::Decimal128(38, 6))?;
+    let exact = exact.as_primitive::<datafusion::arrow::datatypes::Decimal128Type>();
+    let is_date = matches!(arrow, DataType::Date32);
+    let kind = if is_date { "date" } else { "datetime" };
+    let mut out: Vec<Option<i64>> = Vec::with_capacity(values.len());
+    for row in 0..values.len() {
+        if values.is_null(row) {
+            out.push(None);
+            continue;
+        }
+        let read = exact.is_valid(row).then(|| exact.value(row));
+        let parsed = read.and_then(|v| {
+            let whole = i64::try_from(v / MICROS).ok()?;
+            let when = basalt_common::datetime_text::number_to_datetime(whole)?;
+            Some((whole, v % MICROS, when))
+        });
+        let Some((whole, fraction, when)) = parsed else {
+            let text = ScalarValue::try_from_array(values, row)
+                .map(|v| v.to_string())
+                .unwrap_or_default();
+            target.no_date(row, kind, &text);
+            out.push(None);
+            continue;
+        };
+        let has_time = whole >= 100_000_000;
+        if is_date {
+            if has_time || fraction != 0 {
+                target.truncated(row, true);
+            }
+            out.push(Some(when.and_utc().timestamp().div_euclid(86_400)));
+        } else {
+            let fraction = if has_time {
+                fraction as i64
+            } else {
+                if fraction != 0 {
+                    target.truncated(row, true);
+                }
+                0
+            };
+            out.push(Some(when.and_utc().timestamp_micros() + fraction));
+        }
+    }
+    let array: ArrayRef = if is_date {
+        Arc::new(datafusion::arrow::array::Date32Array::from(
+            out.into_iter()
+                .map(|d| d.map(|d| d as i32))
+                .collect::<Vec<_>>(),
+        ))
+    } else {
+        Arc::new(datafusion::arrow::array::TimestampMicrosecondArray::from(
+            out,
+        ))
+    };
+    cast(&array, arrow).map(Some)
 }
 
 /// Text and numbers read as TIME values, MySQL's way: beyond ±838:59:59 clipped to the range's

@@ -18,7 +18,7 @@ mod subquery_apply;
 mod tablet_scan;
 
 pub use fast_like::FastLikeRule;
-pub use lenient_store::{StoreWarning, StoreWarnings};
+pub use lenient_store::{fit_batch, StoreWarning, StoreWarnings};
 pub use provider::{table_schema, BasaltTable};
 pub use query_planner::BasaltQueryPlanner;
 pub use scan::{register_segment_store, ScanReports};

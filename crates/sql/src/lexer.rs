@@ -24,7 +24,9 @@ pub fn tokenize_with(
     dialect: &BasaltDialect,
 ) -> Result<Vec<TokenWithSpan>, TokenizerError> {
     let tokens = with_quoted_user_variables(without_join_hints(
-        Tokenizer::new(dialect, sql).tokenize_with_location()?,
+        crate::partition_words::partition_lists(
+            Tokenizer::new(dialect, sql).tokenize_with_location()?,
+        ),
     ));
     if !tokens
         .iter()

@@ -10,6 +10,7 @@ mod error;
 mod lexer;
 mod load_data;
 mod parser;
+mod partition_words;
 mod privileges;
 mod query_bytes;
 mod routines;

@@ -41,7 +41,11 @@ impl QueryEngine {
             return None;
         }
         stmt.point_checked = true;
-        self.point_answer(session, query).transpose()
+        let answer = self.point_answer(session, query).transpose();
+        if let Some(result) = &answer {
+            session.info.row_count.finish(result);
+        }
+        answer
     }
 
     /// Like [`QueryEngine::try_point_query`] for a prepared statement with its parameters.

@@ -137,13 +137,19 @@ impl QueryEngine {
             false => session.access().check_plan_reads(&plan)?,
         }
         let is_insert = matches!(&plan, LogicalPlan::Dml(_));
-        // Outside strict mode the sink fits the values that do not fit their columns.
-        let lenient = (is_insert && !crate::lenient_insert::strict_inserts(session))
-            .then(|| Arc::new(basalt_query::StoreWarnings::default()));
-        let plan = match is_insert {
-            true => crate::lenient_insert::hand_values_unconverted(plan, lenient.is_some())
+        // The sink fits number values to their columns as MySQL does (outside strict mode
+        // others too, and those that do not fit with a warning instead of an error).
+        let lenient = is_insert.then(|| {
+            let store = crate::lenient_insert::store_warnings(session);
+            Arc::new(match crate::lenient_insert::writes_many_rows(&plan) {
+                true => store.with_implicit_defaults(),
+                false => store,
+            })
+        });
+        let plan = match &lenient {
+            Some(store) => crate::lenient_insert::hand_values_unconverted(plan, !store.is_strict())
                 .map_err(from_df)?,
-            false => plan,
+            None => plan,
         };
         // The statement's account (opened when it began, in the session's workload group)
         // decides the group: admission into it (the slot is held until the results are
@@ -277,15 +283,12 @@ impl QueryEngine {
 
 /// MySQL names an unaliased result column by the expression's text (`SELECT 1+1` gives a
 /// column named `1+1`); DataFusion uses its own rendering. For a plain SELECT without
-/// wildcards, the names MySQL would give.
+/// wildcards (or a UNION, named by its first SELECT), the names MySQL would give.
 pub(crate) fn mysql_column_names(stmt: &ast::Statement) -> Option<Vec<String>> {
     let ast::Statement::Query(q) = stmt else {
         return None;
     };
-    let ast::SetExpr::Select(select) = q.body.as_ref() else {
-        return None;
-    };
-    select
+    first_select(q.body.as_ref())?
         .projection
         .iter()
         .map(|item| match item {
@@ -300,6 +303,16 @@ pub(crate) fn mysql_column_names(stmt: &ast::Statement) -> Option<Vec<String>> {
             _ => None,
         })
         .collect()
+}
+
+/// The SELECT that names a query's columns: the query's own, or a set operation's first.
+fn first_select(body: &ast::SetExpr) -> Option<&ast::Select> {
+    match body {
+        ast::SetExpr::Select(select) => Some(select),
+        ast::SetExpr::SetOperation { left, .. } => first_select(left),
+        ast::SetExpr::Query(q) => first_select(q.body.as_ref()),
+        _ => None,
+    }
 }
 
 /// The result's columns named as MySQL names them: `names` (the select items as written) when

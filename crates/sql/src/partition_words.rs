@@ -1,0 +1,99 @@
+//! Doris's ways of naming the partitions a query reads, as MySQL's `t PARTITION (p1, p2)`:
+//! `t PARTITIONS (p1, p2)` and `t PARTITION p1`. Only after a table's name (a name following
+//! FROM, JOIN, `,` or a qualifier's `.`), so DDL's `PARTITION p1 VALUES ..` and `SHOW
+//! PARTITIONS` keep their meaning.
+
+use sqlparser::keywords::Keyword;
+use sqlparser::tokenizer::{Span, Token, TokenWithSpan};
+
+/// The tokens with each such partition list in MySQL's form.
+pub(crate) fn partition_lists(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let mut i = 0;
+    while i < tokens.len() {
+        if is_partition_word(&tokens[i].token) && follows_table_name(&tokens, i) {
+            tokens[i].token = Token::make_keyword("PARTITION");
+            if let Some(next) = next_code(&tokens, i) {
+                if is_name(&tokens[next].token) {
+                    let span = tokens[next].span;
+                    tokens.insert(next + 1, TokenWithSpan::new(Token::RParen, end_of(span)));
+                    tokens.insert(next, TokenWithSpan::new(Token::LParen, span));
+                }
+            }
+        }
+        i += 1;
+    }
+    tokens
+}
+
+fn is_partition_word(t: &Token) -> bool {
+    matches!(t, Token::Word(w) if w.quote_style.is_none()
+        && (w.value.eq_ignore_ascii_case("PARTITION") || w.value.eq_ignore_ascii_case("PARTITIONS")))
+}
+
+/// A word that can only be a name here: quoted, or no keyword at all.
+fn is_name(t: &Token) -> bool {
+    matches!(t, Token::Word(w) if w.quote_style.is_some() || w.keyword == Keyword::NoKeyword)
+}
+
+/// Whether the word at `i` follows a table's name in a FROM clause.
+fn follows_table_name(tokens: &[TokenWithSpan], i: usize) -> bool {
+    let Some(name) = previous_code(tokens, i) else {
+        return false;
+    };
+    if !is_name(&tokens[name].token) {
+        return false;
+    }
+    let Some(before) = previous_code(tokens, name) else {
+        return false;
+    };
+    match &tokens[before].token {
+        Token::Period | Token::Comma => true,
+        Token::Word(w) => matches!(w.keyword, Keyword::FROM | Keyword::JOIN),
+        _ => false,
+    }
+}
+
+fn previous_code(tokens: &[TokenWithSpan], i: usize) -> Option<usize> {
+    (0..i)
+        .rev()
+        .find(|&j| !matches!(tokens[j].token, Token::Whitespace(_)))
+}
+
+fn next_code(tokens: &[TokenWithSpan], i: usize) -> Option<usize> {
+    (i + 1..tokens.len()).find(|&j| !matches!(tokens[j].token, Token::Whitespace(_)))
+}
+
+fn end_of(span: Span) -> Span {
+    Span::new(span.end, span.end)
+}
+
+#[cfg(test)]
+mod tests {
+    fn parsed(sql: &str) -> String {
+        match crate::parse_one(sql) {
+            Ok(crate::Statement::Standard(s)) => s.to_string(),
+            other => panic!("{sql}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn doris_partition_lists_read_as_mysql_writes_them() {
+        for (doris, mysql) in [
+            (
+                "SELECT * FROM tp PARTITIONS (p1, p3) WHERE k > 1",
+                "SELECT * FROM tp PARTITION (p1, p3) WHERE k > 1",
+            ),
+            (
+                "SELECT * FROM db.tp PARTITION p2 ORDER BY k",
+                "SELECT * FROM db.tp PARTITION (p2) ORDER BY k",
+            ),
+            (
+                "SELECT * FROM a JOIN tp PARTITION `p2` ON a.k = tp.k",
+                "SELECT * FROM a JOIN tp PARTITION (`p2`) ON a.k = tp.k",
+            ),
+        ] {
+            assert_eq!(parsed(doris), parsed(mysql));
+        }
+        assert!(parsed("SELECT * FROM tp PARTITION (p1)").contains("PARTITION (p1)"));
+    }
+}

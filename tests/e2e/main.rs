@@ -23,6 +23,7 @@ mod show_proc;
 mod stream_load;
 mod table_name_case;
 mod tools;
+mod transactions;
 mod tpch_answers;
 mod tpch_data;
 mod workload;

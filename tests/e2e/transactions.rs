@@ -1,0 +1,147 @@
+//! Transactions over two real connections: uncommitted writes stay invisible to the other
+//! session, COMMIT makes all of them visible at once and survives kill -9, ROLLBACK and
+//! disconnect leave nothing (in the tables or on disk), and a COMMIT that would lose another
+//! session's change fails with 1213.
+
+use crate::harness::*;
+use mysql_async::prelude::*;
+
+fn parquet_files(dir: &std::path::Path) -> usize {
+    fn walk(dir: &std::path::Path, n: &mut usize) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, n);
+            } else if path.extension().is_some_and(|e| e == "parquet") {
+                *n += 1;
+            }
+        }
+    }
+    let mut n = 0;
+    walk(dir, &mut n);
+    n
+}
+
+#[tokio::test]
+async fn transactions_are_isolated_atomic_and_durable() {
+    let mut server = TestServer::start().await;
+    let mut a = server.connect().await;
+    let mut b = server.connect().await;
+    exec(&mut a, "CREATE DATABASE tx").await;
+    exec(
+        &mut a,
+        "CREATE TABLE tx.d (k INT, v INT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2 \
+         PROPERTIES ('disable_auto_compaction' = 'true')",
+    )
+    .await;
+    exec(
+        &mut a,
+        "CREATE TABLE tx.u (k INT, v INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2 \
+         PROPERTIES ('disable_auto_compaction' = 'true')",
+    )
+    .await;
+    exec(&mut a, "INSERT INTO tx.u VALUES (1, 1), (2, 2)").await;
+    let files_before = parquet_files(server.data_dir.path());
+
+    // ROLLBACK leaves nothing, in the tables or on disk.
+    exec(&mut a, "BEGIN").await;
+    exec(&mut a, "INSERT INTO tx.d VALUES (1, 10), (2, 20)").await;
+    exec(&mut a, "UPDATE tx.u SET v = 100 WHERE k = 1").await;
+    assert_eq!(
+        rows(&mut b, "SELECT COUNT(*) FROM tx.d").await[0][0],
+        s("0")
+    );
+    assert_eq!(
+        rows(&mut b, "SELECT v FROM tx.u WHERE k = 1").await[0][0],
+        s("1")
+    );
+    assert_eq!(
+        rows(&mut a, "SELECT COUNT(*) FROM tx.d").await[0][0],
+        s("2")
+    );
+    exec(&mut a, "ROLLBACK").await;
+    assert_eq!(
+        rows(&mut a, "SELECT COUNT(*) FROM tx.d").await[0][0],
+        s("0")
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert_eq!(parquet_files(server.data_dir.path()), files_before);
+
+    // A disconnect discards the open transaction as well.
+    let mut c = server.connect().await;
+    exec(&mut c, "BEGIN").await;
+    exec(&mut c, "INSERT INTO tx.d VALUES (7, 7)").await;
+    c.disconnect().await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(
+        rows(&mut b, "SELECT COUNT(*) FROM tx.d").await[0][0],
+        s("0")
+    );
+    assert_eq!(parquet_files(server.data_dir.path()), files_before);
+
+    // COMMIT publishes both tables at once.
+    exec(&mut a, "BEGIN").await;
+    exec(&mut a, "INSERT INTO tx.d VALUES (1, 10), (2, 20)").await;
+    exec(&mut a, "DELETE FROM tx.u WHERE k = 2").await;
+    let seen = rows(
+        &mut b,
+        "SELECT (SELECT COUNT(*) FROM tx.d), (SELECT COUNT(*) FROM tx.u)",
+    )
+    .await;
+    assert_eq!(seen, vec![vec![s("0"), s("2")]]);
+    exec(&mut a, "COMMIT").await;
+    let seen = rows(
+        &mut b,
+        "SELECT (SELECT COUNT(*) FROM tx.d), (SELECT COUNT(*) FROM tx.u)",
+    )
+    .await;
+    assert_eq!(seen, vec![vec![s("2"), s("1")]]);
+
+    // Appends to a Duplicate table by two transactions both survive.
+    exec(&mut a, "BEGIN").await;
+    exec(&mut a, "INSERT INTO tx.d VALUES (3, 30)").await;
+    exec(&mut b, "INSERT INTO tx.d VALUES (4, 40)").await;
+    exec(&mut a, "COMMIT").await;
+    assert_eq!(
+        rows(&mut b, "SELECT SUM(v) FROM tx.d").await[0][0],
+        s("100")
+    );
+
+    // A Unique table changed by another session since the transaction wrote it: 1213.
+    exec(&mut a, "BEGIN").await;
+    exec(&mut a, "INSERT INTO tx.u VALUES (1, 111)").await;
+    exec(&mut b, "INSERT INTO tx.u VALUES (1, 222)").await;
+    let e = a.query_drop("COMMIT").await.unwrap_err();
+    assert_eq!(code(e), 1213);
+    assert_eq!(
+        rows(&mut b, "SELECT v FROM tx.u WHERE k = 1").await[0][0],
+        s("222")
+    );
+    // The failed COMMIT ended the transaction: the session reads the published rows.
+    assert_eq!(
+        rows(&mut a, "SELECT v FROM tx.u WHERE k = 1").await[0][0],
+        s("222")
+    );
+
+    // An acknowledged COMMIT survives kill -9; an open transaction does not.
+    exec(&mut a, "BEGIN").await;
+    exec(&mut a, "INSERT INTO tx.d VALUES (5, 50)").await;
+    exec(&mut a, "INSERT INTO tx.u VALUES (5, 50)").await;
+    exec(&mut a, "COMMIT").await;
+    exec(&mut b, "BEGIN").await;
+    exec(&mut b, "INSERT INTO tx.d VALUES (6, 60)").await;
+    drop(a);
+    drop(b);
+    server.kill9();
+    server.restart().await;
+    let mut a = server.connect().await;
+    assert_eq!(
+        rows(&mut a, "SELECT SUM(v) FROM tx.d").await[0][0],
+        s("150")
+    );
+    assert_eq!(
+        rows(&mut a, "SELECT COUNT(*) FROM tx.u WHERE k = 5").await[0][0],
+        s("1")
+    );
+    a.disconnect().await.unwrap();
+}

@@ -129,6 +129,11 @@ pub enum BasaltError {
     },
     #[error("Out of range value for column '{0}'")]
     OutOfRange(String),
+    /// A value a strict INSERT or UPDATE cannot store as written, with MySQL's error for it and
+    /// its message naming the column and row: 1264 (out of range), 1265 (data truncated), 1366
+    /// (no number at all), as non-strict mode would have warned.
+    #[error("{message}")]
+    StoredValue { code: u16, message: String },
     /// A value for a JSON column that is not a JSON document (MySQL's 3140).
     #[error("Invalid JSON text: \"{reason}\" in value for column '{column}'.")]
     InvalidJson { column: String, reason: String },
@@ -316,6 +321,7 @@ impl BasaltError {
             BasaltError::ColumnCannotBeNull(_) => 1048,
             BasaltError::DataTooLong { .. } => 1406,
             BasaltError::OutOfRange(_) => 1264,
+            BasaltError::StoredValue { code, .. } => *code,
             BasaltError::InvalidJson { .. } => 3140,
             BasaltError::InvalidNestedValue { .. } => 1366,
             BasaltError::NumericOverflow(_) => 1690,
@@ -375,6 +381,7 @@ impl BasaltError {
             3140 => "22032",
             1264 | 1690 => "22003",
             1292 => "22007",
+            1265 => "01000",
             1045 => "28000",
             1040 => "08004",
             1046 => "3D000",

@@ -148,6 +148,8 @@ impl SchemaProvider for DatabaseSchema {
     }
 
     async fn table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
+        // `t PARTITION (p1,p2)`: the table with only those partitions.
+        let (name, selected) = crate::partition_selection::split(name);
         // Inside START TRANSACTION WITH CONSISTENT SNAPSHOT: the version pinned then.
         let pinned = self
             .session
@@ -174,6 +176,12 @@ impl SchemaProvider for DatabaseSchema {
                 (self.services.catalog.table(&self.database, name), guard)
             }
         };
+        let found = match selected {
+            Some(partitions) => {
+                found.and_then(|meta| crate::partition_selection::select(meta, &partitions))
+            }
+            None => found,
+        };
         match found {
             Ok(meta) => Ok(Some(Arc::new(BasaltTable::new(
                 meta,
@@ -194,6 +202,7 @@ impl SchemaProvider for DatabaseSchema {
     }
 
     fn table_exist(&self, name: &str) -> bool {
+        let (name, _) = crate::partition_selection::split(name);
         self.services.catalog.table(&self.database, name).is_ok()
     }
 }

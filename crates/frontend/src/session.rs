@@ -44,6 +44,8 @@ pub struct SessionInfo {
     pub(crate) snapshot: parking_lot::Mutex<Option<Arc<crate::read_snapshot::ReadSnapshot>>>,
     /// Whether a transaction is open (SERVER_STATUS_IN_TRANS).
     pub(crate) transaction: crate::transaction::TransactionState,
+    /// ROW_COUNT(): the rows the previous statement affected.
+    pub(crate) row_count: crate::row_count::RowCount,
 }
 
 impl SessionInfo {
@@ -213,6 +215,7 @@ impl Session {
             warnings: Default::default(),
             snapshot: Default::default(),
             transaction: Default::default(),
+            row_count: Default::default(),
         });
         let load_dir = services.load_dir.clone();
         let cluster = services.cluster.clone();

@@ -312,7 +312,8 @@ impl QueryEngine {
                 affected_rows,
                 last_insert_id,
                 info: format!(
-                    "Rows matched: {affected_rows}  Changed: {affected_rows}  Warnings: 0"
+                    "Rows matched: {affected_rows}  Changed: {affected_rows}  Warnings: {}",
+                    session.info.warnings.count()
                 ),
             }),
             _ => Err(BasaltError::Internal("UPDATE's write gave no count".into())),

@@ -69,6 +69,7 @@ impl QueryEngine {
             session.info.warnings.clear();
         }
         crate::read_snapshot::before_statement(self.services(), session, &stmt.statement);
+        session.info.row_count.begin();
         let effect = crate::transaction::Effect::of(&stmt.statement);
         let autocommit_before = session.autocommit();
         let began =
@@ -80,13 +81,15 @@ impl QueryEngine {
             }
             (Ok(()), other) => self.execute_statement(session, other).await,
         };
-        crate::transaction::after_statement(
+        let result = crate::transaction::after_statement(
             self.services(),
             session,
             effect,
             autocommit_before,
             result,
-        )
+        );
+        session.info.row_count.finish(&result);
+        result
     }
 
     async fn execute_statement(&self, session: &Session, stmt: Statement) -> Result<Output> {

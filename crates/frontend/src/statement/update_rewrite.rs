@@ -6,7 +6,8 @@
 //!
 //! The statement is planned as `INSERT INTO t (all columns) SELECT <each column's new value>
 //! FROM t WHERE ..`, so the new values are converted to their columns exactly as an INSERT
-//! converts them (and the statement needs what that INSERT needs). Its WHERE and its chain of
+//! converts them, strictly or not as `sql_mode` says (and the statement needs what that INSERT
+//! needs). Its WHERE and its chain of
 //! projections are then evaluated over each tablet's rows: a row matches when the WHERE is
 //! true, and only matching rows are given new values (an expression that would fail on a row
 //! the WHERE leaves out does not fail the statement). Any column may be assigned: a Duplicate
@@ -61,6 +62,10 @@ struct RowChange {
     projections: Vec<Compiled>,
     /// Which columns the statement assigns.
     assigned: Vec<bool>,
+    /// The table, whose column types the new values are fitted to as an INSERT fits them.
+    table: Arc<TableMeta>,
+    /// How they are fitted (strictly or not, as the session's INSERTs) and their warnings.
+    store: Arc<basalt_query::StoreWarnings>,
 }
 
 impl QueryEngine {
@@ -74,6 +79,7 @@ impl QueryEngine {
         let assigned = check_update(&table, update)?;
         let limit = row_limit(update)?;
         let change = Arc::new(self.plan_change(session, update, &table, assigned).await?);
+        let store = change.store.clone();
         let routing = routing_columns(&table);
         let routes_change = change
             .assigned
@@ -107,17 +113,21 @@ impl QueryEngine {
             .await
             .map_err(|e| BasaltError::Internal(format!("UPDATE task failed: {e}")))?;
             match done {
-                Err(BasaltError::ConcurrentDdl(_)) if attempt < ATTEMPTS => continue,
+                Err(BasaltError::ConcurrentDdl(_)) if attempt < ATTEMPTS => {
+                    store.take();
+                    continue;
+                }
                 Err(e) => return Err(e),
                 Ok(stats) => {
+                    let warnings = crate::lenient_insert::report(session, &store);
                     return Ok(Output::Ok {
                         affected_rows: stats.changed,
                         last_insert_id: 0,
                         info: format!(
-                            "Rows matched: {}  Changed: {}  Warnings: 0",
+                            "Rows matched: {}  Changed: {}  Warnings: {warnings}",
                             stats.matched, stats.changed
                         ),
-                    })
+                    });
                 }
             }
         }
@@ -160,6 +170,10 @@ impl QueryEngine {
             .await
             .map_err(from_df)?;
         session.access().check_plan(&logical)?;
+        // The new values are fitted to their columns as an INSERT's are (see `lenient_insert`).
+        let store = crate::lenient_insert::store_warnings(session).with_implicit_defaults();
+        let logical = crate::lenient_insert::hand_values_unconverted(logical, !store.is_strict())
+            .map_err(from_df)?;
         let analyzed = state
             .analyzer()
             .execute_and_check(logical, state.config_options(), |_, _| {})
@@ -186,6 +200,8 @@ impl QueryEngine {
             predicate,
             projections,
             assigned,
+            table: Arc::new(table.clone()),
+            store: Arc::new(store),
         })
     }
 }
@@ -399,6 +415,7 @@ impl RowChange {
                 .map_err(from_df)?;
             values = batch_of(columns)?;
         }
+        let values = basalt_query::fit_batch(&self.table, values, &self.store)?;
         if values.num_columns() != rows.num_columns() {
             return Err(BasaltError::Internal(
                 "UPDATE's new rows have another shape".into(),

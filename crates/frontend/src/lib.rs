@@ -57,6 +57,8 @@ mod statement_timeout;
 mod system_databases;
 mod table_def;
 mod transaction;
+mod user_variables;
+mod variable_literals;
 mod variables;
 mod views;
 mod warnings;

@@ -116,8 +116,17 @@ fn register_doris_functions(ctx: &SessionContext) {
 /// text meeting IPV4/IPV6 values, MySQL's implicit casts,
 /// numbers beside dates and exact division before type coercion, then integer arithmetic that fails on overflow as MySQL's
 /// does.
-fn analyzer_rules() -> Vec<Arc<dyn datafusion::optimizer::AnalyzerRule + Send + Sync>> {
+fn analyzer_rules(
+    info: &Arc<SessionInfo>,
+) -> Vec<Arc<dyn datafusion::optimizer::AnalyzerRule + Send + Sync>> {
     let mut rules = datafusion::optimizer::Analyzer::new().rules;
+    rules.insert(
+        0,
+        Arc::new(crate::variable_literals::VariableLiterals {
+            system: Arc::new(SystemVariables(info.clone())),
+            user: Arc::new(UserVariables(info.clone())),
+        }),
+    );
     let coercion = rules
         .iter()
         .position(|r| r.name() == "type_coercion")
@@ -258,7 +267,7 @@ impl Session {
         }
         let builder = builder
             .with_catalog_list(catalog_list)
-            .with_analyzer_rules(analyzer_rules())
+            .with_analyzer_rules(analyzer_rules(&info))
             .with_optimizer_rules(optimizer_rules())
             .with_physical_optimizer_rules(physical_optimizer_rules(cluster.is_some()))
             .with_query_planner(Arc::new(basalt_query::BasaltQueryPlanner));
@@ -531,7 +540,7 @@ fn system_variable_name(names: &[String]) -> (bool, String) {
 fn to_scalar(v: VarValue) -> ScalarValue {
     match v {
         VarValue::Int(i) => ScalarValue::Int64(Some(i)),
-        VarValue::Str(s) => ScalarValue::Utf8(Some(s)),
+        other => ScalarValue::Utf8(Some(other.as_text())),
     }
 }
 
@@ -590,7 +599,7 @@ impl VarProvider for UserVariables {
         let name = var_names.join(".");
         let name = name.trim_start_matches('@');
         Ok(match self.0.vars.read().get_user(name) {
-            Some(v) => to_scalar(v),
+            Some(v) => crate::user_variables::to_scalar(v),
             None => ScalarValue::Utf8(None),
         })
     }
@@ -598,10 +607,9 @@ impl VarProvider for UserVariables {
     fn get_type(&self, var_names: &[String]) -> Option<DataType> {
         let name = var_names.join(".");
         let name = name.trim_start_matches('@');
-        Some(match self.0.vars.read().get_user(name) {
-            Some(VarValue::Int(_)) => DataType::Int64,
-            _ => DataType::Utf8,
-        })
+        Some(crate::user_variables::data_type(
+            self.0.vars.read().get_user(name).as_ref(),
+        ))
     }
 }
 

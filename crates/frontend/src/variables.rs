@@ -7,6 +7,10 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, PartialEq)]
 pub enum VarValue {
     Int(i64),
+    /// DOUBLE, which only user variables hold (`SET @x = 1e3`, `SET @x = RAND()`).
+    Double(f64),
+    /// An exact number in text form (`1.50`), which only user variables hold.
+    Decimal(String),
     Str(String),
 }
 
@@ -14,7 +18,8 @@ impl VarValue {
     pub fn as_text(&self) -> String {
         match self {
             VarValue::Int(i) => i.to_string(),
-            VarValue::Str(s) => s.clone(),
+            VarValue::Double(d) => d.to_string(),
+            VarValue::Decimal(s) | VarValue::Str(s) => s.clone(),
         }
     }
 }

@@ -23,11 +23,11 @@ pub fn tokenize_with(
     sql: &str,
     dialect: &BasaltDialect,
 ) -> Result<Vec<TokenWithSpan>, TokenizerError> {
-    let tokens = with_quoted_user_variables(without_join_hints(
+    let tokens = with_set_assignments(with_quoted_user_variables(without_join_hints(
         crate::partition_words::partition_lists(
             Tokenizer::new(dialect, sql).tokenize_with_location()?,
         ),
-    ));
+    )));
     if !tokens
         .iter()
         .any(|t| executable_comment(&t.token).is_some())
@@ -83,6 +83,30 @@ fn without_join_hints(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
             }
         }
         i += 1;
+    }
+    tokens
+}
+
+/// MySQL's `SET @x := 1` as `SET @x = 1`: in a SET statement, `:=` outside parentheses is the
+/// assignment `=` is.
+fn with_set_assignments(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let mut in_set = false;
+    let mut at_start = true;
+    let mut depth = 0usize;
+    for t in tokens.iter_mut() {
+        match &t.token {
+            Token::Whitespace(_) => continue,
+            Token::SemiColon => {
+                (in_set, at_start, depth) = (false, true, 0);
+                continue;
+            }
+            Token::LParen => depth += 1,
+            Token::RParen => depth = depth.saturating_sub(1),
+            Token::Assignment if in_set && depth == 0 => t.token = Token::Eq,
+            Token::Word(w) if at_start => in_set = w.keyword == Keyword::SET,
+            _ => {}
+        }
+        at_start = false;
     }
     tokens
 }
@@ -188,6 +212,17 @@ mod tests {
         assert_eq!(
             words("SELECT '/*!50001 x */'"),
             ["SELECT", "'/*!50001 x */'"]
+        );
+    }
+
+    #[test]
+    fn set_assigns_with_colon_equals() {
+        assert_eq!(
+            words("SET @a := 1, @b := (@c := 2); SELECT @a := 1"),
+            ["SET", "@a", "=", "1", ",", "@b", "=", "(", "@c", ":=", "2", ")", ";"]
+                .into_iter()
+                .chain(["SELECT", "@a", ":=", "1"])
+                .collect::<Vec<_>>()
         );
     }
 

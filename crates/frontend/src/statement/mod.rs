@@ -244,7 +244,7 @@ impl QueryEngine {
             S::Explain { .. } => self.run_datafusion(session, stmt, true).await,
             S::Delete(delete) => self.delete(session, &delete).await,
             S::Update(update) => self.update(session, &update).await,
-            S::Set(_) | S::Use(_) => self.execute_standard_set(session, stmt),
+            S::Set(_) | S::Use(_) => self.execute_standard_set(session, stmt).await,
             S::CreateDatabase { .. }
             | S::CreateSchema {
                 schema_name: ast::SchemaName::Simple(_),

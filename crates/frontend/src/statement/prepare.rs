@@ -246,6 +246,8 @@ impl QueryEngine {
             .iter()
             .map(|n| match vars.get_user(n) {
                 Some(VarValue::Int(i)) => ParamValue::Int(i),
+                Some(VarValue::Double(d)) => ParamValue::Double(d),
+                Some(VarValue::Decimal(d)) => ParamValue::Decimal(d),
                 Some(VarValue::Str(s)) => ParamValue::Bytes(s.into_bytes()),
                 None => ParamValue::Null,
             })
@@ -264,8 +266,7 @@ impl QueryEngine {
                     basalt_sql::PrepareSource::Text(t) => t,
                     basalt_sql::PrepareSource::Variable(v) => {
                         match session.variables().get_user(&v) {
-                            Some(VarValue::Str(s)) => s,
-                            Some(VarValue::Int(i)) => i.to_string(),
+                            Some(v) => v.as_text(),
                             None => {
                                 return Err(BasaltError::syntax_at(
                                     format!("user variable @{v} holds no statement text"),

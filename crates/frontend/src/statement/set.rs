@@ -6,9 +6,12 @@ use crate::output::Output;
 use crate::session::Session;
 use crate::statement::ddl;
 use crate::variables::VarValue;
+use basalt_common::df_error::from_df;
 use basalt_common::{BasaltError, Result};
 use basalt_sql::ast;
 use basalt_sql::ast::{Expr as SqlExpr, ObjectName, Value};
+use datafusion::common::ScalarValue;
+use futures::TryStreamExt;
 
 impl QueryEngine {
     /// COM_INIT_DB / USE.
@@ -32,14 +35,14 @@ impl QueryEngine {
     }
 
     /// SET and USE of the MySQL grammar.
-    pub(super) fn execute_standard_set(
+    pub(super) async fn execute_standard_set(
         &self,
         session: &Session,
         stmt: ast::Statement,
     ) -> Result<Output> {
         use ast::Statement as S;
         match stmt {
-            S::Set(set) => self.execute_set(session, set),
+            S::Set(set) => self.execute_set(session, set).await,
             S::Use(u) => {
                 let name = match u {
                     ast::Use::Object(n) | ast::Use::Database(n) | ast::Use::Schema(n) => {
@@ -54,7 +57,7 @@ impl QueryEngine {
         }
     }
 
-    fn execute_set(&self, session: &Session, set: ast::Set) -> Result<Output> {
+    async fn execute_set(&self, session: &Session, set: ast::Set) -> Result<Output> {
         match set {
             ast::Set::SetNames { charset_name, .. } => {
                 let mut vars = session.info.vars.write();
@@ -75,28 +78,17 @@ impl QueryEngine {
                 values,
                 ..
             } => {
-                let values: Vec<SqlExpr> = values
-                    .into_iter()
-                    .map(|v| variable_value(session, v))
-                    .collect::<Result<_>>()?;
-                let value = values
-                    .first()
-                    .map(set_value_text)
-                    .transpose()?
-                    .unwrap_or_default();
-                self.assign(session, scope, &variable, &values, value)?;
+                let Some(value) = values.into_iter().next() else {
+                    return Err(BasaltError::NotSupported("SET without a value".into()));
+                };
+                let value = self.set_value(session, &variable, value).await?;
+                self.assign(session, scope, &variable, value)?;
             }
             ast::Set::MultipleAssignments { assignments } => {
-                for mut a in assignments {
-                    a.value = variable_value(session, a.value)?;
-                    let value = set_value_text(&a.value)?;
-                    self.assign(
-                        session,
-                        a.scope,
-                        &a.name,
-                        std::slice::from_ref(&a.value),
-                        value,
-                    )?;
+                // Left to right, each seeing the ones before it (`SET @a = 1, @b = @a + 1`).
+                for a in assignments {
+                    let value = self.set_value(session, &a.name, a.value).await?;
+                    self.assign(session, a.scope, &a.name, value)?;
                 }
             }
             other => return Err(BasaltError::NotSupported(other.to_string())),
@@ -104,39 +96,72 @@ impl QueryEngine {
         Ok(Output::ok())
     }
 
+    /// What `variable` is set to. A user variable takes the typed value of its expression,
+    /// evaluated now; a system variable takes a literal's or a name's text (`ON`, `utf8mb4`,
+    /// `DEFAULT`), or the text of the evaluated expression.
+    async fn set_value(
+        &self,
+        session: &Session,
+        variable: &ObjectName,
+        expr: SqlExpr,
+    ) -> Result<SetValue> {
+        if let Some(value) = variable_value(session, &expr)? {
+            return Ok(SetValue::computed(value));
+        }
+        let user = is_user_variable(&variable_name(variable));
+        match literal(&expr) {
+            Some((v, negative)) => {
+                let typed = crate::user_variables::from_literal(v, negative);
+                let text = set_value_text(&expr)?;
+                return Ok(SetValue { expr, text, typed });
+            }
+            None if !user && is_name(&expr) => {
+                let text = set_value_text(&expr)?;
+                return Ok(SetValue {
+                    expr,
+                    text,
+                    typed: None,
+                });
+            }
+            None => {}
+        }
+        Ok(SetValue::computed(self.evaluate(session, &expr).await?))
+    }
+
+    /// The value of an expression, computed as `SELECT expr` in this session.
+    async fn evaluate(&self, session: &Session, expr: &SqlExpr) -> Result<Option<VarValue>> {
+        let batches = match Box::pin(self.execute(session, &format!("SELECT {expr}"))).await? {
+            Output::Rows { stream, .. } => stream.try_collect::<Vec<_>>().await?,
+            _ => vec![],
+        };
+        let Some(batch) = batches.into_iter().find(|b| b.num_rows() > 0) else {
+            return Ok(None);
+        };
+        let scalar = ScalarValue::try_from_array(batch.column(0), 0).map_err(from_df)?;
+        crate::user_variables::from_scalar(&scalar).map_err(from_df)
+    }
+
     fn assign(
         &self,
         session: &Session,
         scope: Option<ast::ContextModifier>,
         variable: &ObjectName,
-        values: &[SqlExpr],
-        value: String,
+        set: SetValue,
     ) -> Result<()> {
-        let parts: Vec<String> = variable
-            .0
-            .iter()
-            .filter_map(|p| p.as_ident())
-            .map(|i| i.value.clone())
-            .collect();
-        let joined = parts.join(".");
-        // User variable: SET @x = 1
-        if joined.starts_with('@') && !joined.starts_with("@@") {
+        let joined = variable_name(variable);
+        // User variable: SET @x = 1; NULL makes it read as an unset one.
+        if is_user_variable(&joined) {
             let name = joined.trim_start_matches('@');
-            // A NULL user variable reads as an unset one.
-            if matches!(values.first(), Some(SqlExpr::Value(v)) if matches!(v.value, Value::Null)) {
-                session.info.vars.write().unset_user(name);
-                return Ok(());
+            match set.typed {
+                Some(v) => session.info.vars.write().set_user(name, v),
+                None => session.info.vars.write().unset_user(name),
             }
-            let v = match values.first() {
-                Some(SqlExpr::Value(v)) if matches!(v.value, Value::Number(_, _)) => value
-                    .parse::<i64>()
-                    .map(VarValue::Int)
-                    .unwrap_or(VarValue::Str(value)),
-                _ => VarValue::Str(value),
-            };
-            session.info.vars.write().set_user(name, v);
             return Ok(());
         }
+        let SetValue {
+            expr, text: value, ..
+        } = set;
+        let values = std::slice::from_ref(&expr);
         let mut name = joined.trim_start_matches('@').to_lowercase();
         let mut global = matches!(scope, Some(ast::ContextModifier::Global));
         for (prefix, is_global) in [("global.", true), ("session.", false), ("local.", false)] {
@@ -211,20 +236,20 @@ impl QueryEngine {
     }
 }
 
-/// A SET value that names a variable (`@@sql_mode`, `@@session.time_zone`, `@saved`) replaced
-/// by the variable's value now, as a literal (NULL for an unset user variable): dump files save
-/// settings this way and restore them at their end.
-fn variable_value(session: &Session, e: SqlExpr) -> Result<SqlExpr> {
-    let name = match &e {
+/// A SET value that names a variable (`@@sql_mode`, `@@session.time_zone`, `@saved`): the
+/// variable's value now (`Some(None)` for an unset user variable). Dump files save settings
+/// this way and restore them at their end.
+fn variable_value(session: &Session, e: &SqlExpr) -> Result<Option<Option<VarValue>>> {
+    let name = match e {
         SqlExpr::Identifier(i) if i.quote_style.is_none() => i.value.clone(),
         SqlExpr::CompoundIdentifier(parts) => parts
             .iter()
             .map(|p| p.value.as_str())
             .collect::<Vec<_>>()
             .join("."),
-        _ => return Ok(e),
+        _ => return Ok(None),
     };
-    let value = if let Some(system) = name.strip_prefix("@@") {
+    Ok(Some(if let Some(system) = name.strip_prefix("@@") {
         let lower = system.to_ascii_lowercase();
         let vars = session.info.vars.read();
         Some(match lower.split_once('.') {
@@ -235,13 +260,63 @@ fn variable_value(session: &Session, e: SqlExpr) -> Result<SqlExpr> {
     } else if let Some(user) = name.strip_prefix('@') {
         session.info.vars.read().get_user(user)
     } else {
-        return Ok(e);
-    };
-    Ok(SqlExpr::value(match value {
-        None => Value::Null,
-        Some(crate::variables::VarValue::Int(n)) => Value::Number(n.to_string(), false),
-        Some(v) => Value::SingleQuotedString(v.as_text()),
+        return Ok(None);
     }))
+}
+
+/// A value SET assigns: the expression (for `DEFAULT` and booleans), its text for system
+/// variables, and its typed value for user variables (`None`: NULL).
+struct SetValue {
+    expr: SqlExpr,
+    text: String,
+    typed: Option<VarValue>,
+}
+
+impl SetValue {
+    /// A value computed from a variable or an expression, standing as a literal.
+    fn computed(typed: Option<VarValue>) -> SetValue {
+        let expr = SqlExpr::value(match &typed {
+            None => Value::Null,
+            Some(VarValue::Int(n)) => Value::Number(n.to_string(), false),
+            Some(v) => Value::SingleQuotedString(v.as_text()),
+        });
+        let text = typed.as_ref().map(VarValue::as_text).unwrap_or_default();
+        SetValue { expr, text, typed }
+    }
+}
+
+fn variable_name(variable: &ObjectName) -> String {
+    variable
+        .0
+        .iter()
+        .filter_map(|p| p.as_ident())
+        .map(|i| i.value.clone())
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+fn is_user_variable(name: &str) -> bool {
+    name.starts_with('@') && !name.starts_with("@@")
+}
+
+/// A literal, possibly negated (`-5`), and whether it is.
+fn literal(e: &SqlExpr) -> Option<(&Value, bool)> {
+    match e {
+        SqlExpr::Value(v) => Some((&v.value, false)),
+        SqlExpr::UnaryOp {
+            op: ast::UnaryOperator::Minus,
+            expr,
+        } => match expr.as_ref() {
+            SqlExpr::Value(v) if matches!(v.value, Value::Number(..)) => Some((&v.value, true)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A bare name a system variable takes as its value (`ON`, `utf8mb4`, `DEFAULT`).
+fn is_name(e: &SqlExpr) -> bool {
+    matches!(e, SqlExpr::Identifier(_))
 }
 
 /// Text of a SET value expression: literals, identifiers (ON, utf8mb4), and numbers.

@@ -88,3 +88,45 @@ async fn procedures_survive_a_restart_and_go_with_their_database() {
         vec![vec![s("0")]]
     );
 }
+
+#[tokio::test]
+async fn a_loop_without_end_stays_killable_and_leaves_other_sessions_alone() {
+    use mysql_async::prelude::*;
+    let server = TestServer::start().await;
+    let mut a = server.connect().await;
+    exec(&mut a, "CREATE DATABASE spin").await;
+    exec(
+        &mut a,
+        "CREATE PROCEDURE spin.forever() BEGIN DECLARE i INT DEFAULT 0; \
+         LOOP SET i = i + 1; END LOOP; END",
+    )
+    .await;
+    let id: u32 = a
+        .query_first("SELECT CONNECTION_ID()")
+        .await
+        .unwrap()
+        .unwrap();
+    let call = tokio::spawn(async move {
+        let started = std::time::Instant::now();
+        let e = a.query_drop("CALL spin.forever()").await.unwrap_err();
+        (code(e), started.elapsed(), a)
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(700)).await;
+    // Another session is answered at once while the loop runs.
+    let mut b = server.connect().await;
+    let started = std::time::Instant::now();
+    assert_eq!(rows(&mut b, "SELECT 41 + 1").await, vec![vec![s("42")]]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    exec(&mut b, &format!("KILL QUERY {id}")).await;
+    let (killed, _, mut a) = tokio::time::timeout(std::time::Duration::from_secs(10), call)
+        .await
+        .expect("the KILL ends the CALL")
+        .unwrap();
+    assert_eq!(killed, 1317);
+    // The CALL's time limit (query_timeout) stops it too.
+    exec(&mut a, "SET query_timeout = 1").await;
+    let e = a.query_drop("CALL spin.forever()").await.unwrap_err();
+    assert_eq!(code(e), 3024);
+    exec(&mut a, "SET query_timeout = 300").await;
+    assert_eq!(rows(&mut a, "SELECT 1").await, vec![vec![s("1")]]);
+}

@@ -161,3 +161,83 @@ async fn show_proc_on_a_cluster_lists_its_backends_and_replicas() {
     assert_eq!(total[5], s("4"), "TabletNum: {statistic:?}");
     assert_eq!(total[7], s("0"), "UnhealthyTabletNum: {statistic:?}");
 }
+
+/// The column names of a statement's result.
+async fn column_names(conn: &mut Conn, sql: &str) -> Vec<String> {
+    let result = conn.query_iter(sql).await.unwrap();
+    let names = result
+        .columns_ref()
+        .iter()
+        .map(|c| c.name_str().into_owned())
+        .collect();
+    result.drop_result().await.unwrap();
+    names
+}
+
+#[tokio::test]
+async fn show_proc_jobs_counts_loads_and_names_doris_columns() {
+    let server = TestServer::start().await;
+    let mut root = server.connect().await;
+    setup(&mut root).await;
+    // A Stream Load is a recorded load job.
+    let csv = server.data_dir.path().join("jobs.csv");
+    std::fs::write(&csv, "3,3\n4,4\n").unwrap();
+    let out = std::process::Command::new("curl")
+        .args(["-sS", "--location-trusted", "-u", "root:"])
+        .args(["-H", "column_separator:,", "-H", "label:jobs_one", "-T"])
+        .arg(&csv)
+        .arg("-XPUT")
+        .arg(format!(
+            "http://127.0.0.1:{}/api/procdb/t/_stream_load",
+            server.http_port
+        ))
+        .output()
+        .expect("curl must be installed");
+    let body = String::from_utf8_lossy(&out.stdout);
+    assert!(body.contains("\"Success\""), "{body}");
+    // By name as well as by id.
+    let counts = rows(&mut root, "SHOW PROC '/jobs/procdb'").await;
+    assert_eq!(
+        counts[0],
+        [s("load"), s("0"), s("0"), s("1"), s("0"), s("1")],
+        "{counts:?}"
+    );
+    let loads = rows(&mut root, "SHOW PROC '/jobs/procdb/load'").await;
+    assert_eq!(loads.len(), 1, "{loads:?}");
+    assert_eq!(loads[0][1], s("jobs_one"), "{loads:?}");
+    for (kind, first, count) in [
+        ("delete", "TableName", 5),
+        ("rollup", "JobId", 12),
+        ("schema_change", "JobId", 13),
+        ("export", "JobId", 12),
+    ] {
+        let sql = format!("SHOW PROC '/jobs/procdb/{kind}'");
+        let names = column_names(&mut root, &sql).await;
+        assert_eq!(
+            (names[0].as_str(), names.len()),
+            (first, count),
+            "{kind}: {names:?}"
+        );
+        assert!(rows(&mut root, &sql).await.is_empty(), "{kind}");
+    }
+    assert_eq!(
+        column_names(&mut root, "SHOW PROC '/jobs/procdb/schema_change'").await[..5],
+        [
+            "JobId",
+            "TableName",
+            "CreateTime",
+            "FinishTime",
+            "IndexName"
+        ]
+    );
+    assert_eq!(
+        column_names(&mut root, "SHOW PROC '/jobs/procdb/delete'").await,
+        [
+            "TableName",
+            "PartitionName",
+            "CreateTime",
+            "DeleteCondition",
+            "State"
+        ]
+    );
+}

@@ -91,7 +91,16 @@ def main(port: int) -> None:
     cur.execute("SHOW PROCEDURE STATUS LIKE 'tw%'")
     assert [r[1] for r in cur.fetchall()] == ["two"]
 
-    # Privileges: CALL needs a privilege on the database; the body runs with the caller's.
+    # Privileges: CALL needs a privilege on the database; the body runs with its definer's
+    # (SQL SECURITY DEFINER, the default) or the caller's (SQL SECURITY INVOKER).
+    cur.execute("CREATE PROCEDURE add_invoker() SQL SECURITY INVOKER "
+                "INSERT INTO booze VALUES ('i')")
+    cur.execute("SHOW CREATE PROCEDURE add_invoker")
+    assert "SQL SECURITY INVOKER" in cur.fetchone()[2]
+    cur.execute("SELECT security_type, definer FROM information_schema.routines "
+                "WHERE routine_schema = 'pysp' AND routine_name IN ('add_two', 'add_invoker') "
+                "ORDER BY routine_name")
+    assert cur.fetchall() == (("INVOKER", "root@%"), ("DEFINER", "root@%")), "routines"
     cur.execute("DROP USER IF EXISTS 'sp_user'@'%'")
     cur.execute("CREATE USER 'sp_user'@'%' IDENTIFIED BY 'pw'")
     other = connect(port, user="sp_user", password="pw")
@@ -102,8 +111,18 @@ def main(port: int) -> None:
     assert ocur.fetchall() == ((6,),)
     while ocur.nextset():
         pass
-    expect_error(ocur, "CALL pysp.add_two()", 1142)
-    expect_error(ocur, "CREATE PROCEDURE pysp.p() SELECT 1", 1044)
+    # add_two is root's (DEFINER): it inserts for sp_user, who may only SELECT.
+    assert ocur.execute("CALL pysp.add_two()") == 2
+    expect_error(ocur, "CALL pysp.add_invoker()", 1142)
+    ocur.execute("SELECT COUNT(*) FROM pysp.booze WHERE name = 'd'")
+    assert ocur.fetchone() == (2,)
+    # Only an administrator names another definer (MySQL's SET_USER_ID).
+    cur.execute("GRANT CREATE ON pysp.* TO 'sp_user'@'%'")
+    expect_error(ocur, "CREATE DEFINER = 'root'@'%' PROCEDURE pysp.mine() SELECT 1", 1227)
+    ocur.execute("CREATE PROCEDURE pysp.mine() INSERT INTO booze VALUES ('m')")
+    # sp_user's procedure runs with sp_user's rights, also for root.
+    expect_error(cur, "CALL pysp.mine()", 1142)
+    cur.execute("DROP PROCEDURE pysp.mine")
     expect_error(ocur, "DROP PROCEDURE pysp.two", 1044)
     other.close()
     cur.execute("DROP USER 'sp_user'@'%'")

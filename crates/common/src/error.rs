@@ -170,8 +170,13 @@ pub enum BasaltError {
     },
     /// A procedure that calls itself, directly or not (MySQL's 1456 under its default
     /// `max_sp_recursion_depth` of 0).
-    #[error("Recursive limit 0 (as set by the max_sp_recursion_depth variable) was exceeded for routine {0}")]
-    ProcedureRecursion(String),
+    #[error("Recursive limit {limit} (as set by the max_sp_recursion_depth variable) was exceeded for routine {name}")]
+    ProcedureRecursion { name: String, limit: u64 },
+    /// An error of a stored procedure's body with MySQL's code for it (1310 end-label without
+    /// match, 1172 more than one row for SELECT .. INTO, 1329 no data for FETCH, 1339 CASE not
+    /// found, 1414 OUT argument that is no variable, 1324-1326 cursors, ..).
+    #[error("{message}")]
+    Routine { code: u16, message: String },
     /// A transaction's COMMIT found a table it wrote changed by another session's publish in a
     /// way its changes cannot be replayed on (MySQL's 1213, ER_LOCK_DEADLOCK); nothing of the
     /// transaction was published. The string says which table.
@@ -335,7 +340,8 @@ impl BasaltError {
             BasaltError::ProcedureExists(_) => 1304,
             BasaltError::UnknownProcedure(_) => 1305,
             BasaltError::ProcedureArguments { .. } => 1318,
-            BasaltError::ProcedureRecursion(_) => 1456,
+            BasaltError::ProcedureRecursion { .. } => 1456,
+            BasaltError::Routine { code, .. } => *code,
             BasaltError::InvalidData(_) => 1366,
             BasaltError::IncorrectDateValue(_) => 1292,
             // ER_TOO_MANY_CONCURRENT_TRXS: the server is out of room for more write work right
@@ -374,7 +380,11 @@ impl BasaltError {
             1055 | 1064 | 1136 | 1049 | 1193 | 1231 | 1227 | 1461 | 1142 | 1044 | 1133 | 1144
             | 1390 | 1090 | 1091 | 1304 | 1305 | 1318 => "42000",
             1060 => "42S21",
+            1172 | 1308 | 1309 | 1310 | 1313 | 1319 | 1324 | 1327 | 1407 | 1414 => "42000",
+            1329 => "02000",
             1213 => "40001",
+            1339 => "20000",
+            1325 | 1326 => "24000",
             1048 => "23000",
             1138 => "22004",
             1406 => "22001",

@@ -66,8 +66,12 @@ pub(crate) struct Access {
 
 /// The current rights of a session (grants are read at each statement, so a GRANT or REVOKE
 /// applies to running sessions from their next statement).
+/// Inside a `SQL SECURITY DEFINER` procedure they are its definer's.
 pub(crate) fn access(catalog: &dyn Catalog, info: &SessionInfo) -> Access {
-    account_access(catalog, &info.account, &info.host)
+    match info.routine.definer() {
+        Some(definer) => account_access(catalog, &definer, &info.host),
+        None => account_access(catalog, &info.account, &info.host),
+    }
 }
 
 /// The rights `user` has when connecting from `client_host` (with all its roles).

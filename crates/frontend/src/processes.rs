@@ -163,6 +163,18 @@ impl Process {
         self.state.lock().running.as_ref().map(|r| r.cancel.clone())
     }
 
+    /// The error the running statement fails with when it was cancelled (KILL, its time limit,
+    /// a workload policy); `None` while it may go on. For work that checks between its steps
+    /// (a stored procedure's loop).
+    pub fn interruption(&self) -> Option<BasaltError> {
+        let state = self.state.lock();
+        let running = state.running.as_ref()?;
+        if !running.cancel.is_cancelled() {
+            return None;
+        }
+        Some(interruption(&running.timed_out, running.account.as_ref()))
+    }
+
     pub fn activity(&self) -> Activity {
         let state = self.state.lock();
         let account = state.running.as_ref().and_then(|r| r.account.clone());

@@ -46,6 +46,8 @@ pub struct SessionInfo {
     pub(crate) transaction: crate::transaction::TransactionState,
     /// ROW_COUNT(): the rows the previous statement affected.
     pub(crate) row_count: crate::row_count::RowCount,
+    /// The stored procedures running and the definer they run as.
+    pub(crate) routine: crate::procedures::RoutineContext,
 }
 
 impl SessionInfo {
@@ -225,6 +227,7 @@ impl Session {
             snapshot: Default::default(),
             transaction: Default::default(),
             row_count: Default::default(),
+            routine: Default::default(),
         });
         let load_dir = services.load_dir.clone();
         let cluster = services.cluster.clone();

@@ -4,7 +4,8 @@
 //! Served paths: `/` (the directory names), `/dbs`, `/dbs/<db_id>` (tables and views),
 //! `/dbs/<db_id>/<table_id>`, `.../partitions`, `.../partitions/<partition_id>` (its one index),
 //! `.../<index_id>` (its tablets), `/backends`, `/frontends`, `/current_queries`, `/statistic`,
-//! `/transactions[/<db_id>[/running|finished]]` and `/jobs[/<db_id>[/load]]` (`loads`),
+//! `/transactions[/<db_id>[/running|finished]]` and `/jobs[/<db_id or name>[/load|delete|rollup|
+//! schema_change|export]]` (`loads`),
 //! `/cluster_health[/tablet_health]` and `/tasks` (`health`), and `/auth` (`auth`). Columns
 //! are Doris's; what Basalt does not track (quotas, consistency checks, transaction counts) is
 //! NULL, never a made-up value.
@@ -93,7 +94,11 @@ pub(crate) fn show_proc(
             loads::transactions(services, loads, listening, &db, state)
         }
         ["jobs"] => Ok(loads::job_databases(services)),
-        ["jobs", db] => Ok(loads::job_counts(services, loads, &database(services, db)?)),
+        ["jobs", db] => Ok(loads::job_counts(
+            services,
+            loads,
+            &jobs_database(services, db)?,
+        )),
         ["jobs", db, kind] => loads::jobs_of_type(services, loads, db, kind, path),
         ["cluster_health"] => Ok(health::cluster_health()),
         ["cluster_health", "tablet_health"] => Ok(health::tablet_health(services)),
@@ -136,6 +141,22 @@ fn database(services: &Services, id: &str) -> Result<DatabaseMeta> {
         .into_iter()
         .find(|d| d.id == id)
         .ok_or_else(|| BasaltError::Execution(format!("Database {id} does not exist")))
+}
+
+/// The database a `/jobs` path names, by its id or its name (what is neither is an invalid
+/// id, as Doris reports it).
+fn jobs_database(services: &Services, id: &str) -> Result<DatabaseMeta> {
+    if id.parse::<u64>().is_err() {
+        if let Some(db) = services
+            .catalog
+            .databases()
+            .into_iter()
+            .find(|d| d.name == id)
+        {
+            return Ok(db);
+        }
+    }
+    database(services, id)
 }
 
 fn table_of(services: &Services, db: &DatabaseMeta, id: &str) -> Result<Arc<TableMeta>> {

@@ -17,8 +17,23 @@ use std::time::Duration;
 /// Starts the running statement's time limit (the statement is registered in the process
 /// list: its limit cancels its token).
 pub(crate) fn arm(session: &Session, stmt: &ast::Statement) {
+    // Inside a stored procedure the CALL's own limit holds (see `arm_call`).
+    if session.info.routine.active() {
+        return;
+    }
     if let Some((limit, what)) = running_limit(session, stmt) {
         session.process.limit_running(limit, what);
+    }
+}
+
+/// Starts a CALL's time limit (Doris's `query_timeout`; MySQL's `max_execution_time` bounds
+/// SELECTs only, not procedures): the statements of its body are not limited one by one.
+pub(crate) fn arm_call(session: &Session) {
+    if let Some(seconds) = positive(session, "query_timeout") {
+        let limit = Duration::from_secs(seconds);
+        session
+            .process
+            .limit_running(limit, format!("query_timeout = {seconds} s"));
     }
 }
 

@@ -95,6 +95,7 @@ pub static VARIABLES: &[VarDef] = &[
     def("max_connections", Int, Global, "1024"),
     def("max_execution_time", Int, Both, "0"),
     def("max_prepared_stmt_count", Int, Global, "16382"),
+    def("max_sp_recursion_depth", Int, Both, "0"),
     def("nereids_timeout_second", Int, Both, "30"),
     def("net_buffer_length", Int, Both, "16384"),
     def("net_read_timeout", Int, Both, "60"),

@@ -14,6 +14,7 @@ mod partition_words;
 mod privileges;
 mod query_bytes;
 mod routines;
+mod sp_body;
 mod statement;
 mod tool_statements;
 mod words;
@@ -25,6 +26,7 @@ pub use parser::{
     parse_one, parse_one_with, parse_statements, parse_statements_with, placeholder_offsets,
 };
 pub use query_bytes::query_text;
+pub use sp_body::{parse_procedure_body, SpCondition, SpStatement};
 pub use statement::*;
 
 /// Re-export of the sqlparser AST so downstream crates share one version of it.

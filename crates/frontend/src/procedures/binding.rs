@@ -12,18 +12,21 @@ use std::ops::ControlFlow;
 
 /// A parameter's name and the literal it stands for.
 pub(crate) struct Bound {
-    name: String,
-    value: Expr,
+    pub(super) name: String,
+    pub(super) value: Expr,
 }
 
 /// The literals of the arguments, from the one-row result of `SELECT arg, ..` (a missing row or
-/// column binds NULL).
+/// column binds NULL); OUT parameters start as NULL.
 pub(crate) fn bind(parameters: &[ProcedureParameter], row: Option<&RecordBatch>) -> Vec<Bound> {
     parameters
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let text = row.and_then(|batch| cell_text(batch, i));
+            let text = match p.mode {
+                basalt_catalog::ParameterMode::Out => None,
+                _ => row.and_then(|batch| cell_text(batch, 0, i)),
+            };
             Bound {
                 name: p.name.clone(),
                 value: literal(&p.data_type, text),
@@ -32,22 +35,22 @@ pub(crate) fn bind(parameters: &[ProcedureParameter], row: Option<&RecordBatch>)
         .collect()
 }
 
-/// The text of the first row's cell in column `column` (`None` for NULL).
-fn cell_text(batch: &RecordBatch, column: usize) -> Option<String> {
-    if batch.num_rows() == 0 || column >= batch.num_columns() {
+/// The text of the cell at `row`, `column` (`None` for NULL).
+pub(super) fn cell_text(batch: &RecordBatch, row: usize, column: usize) -> Option<String> {
+    if row >= batch.num_rows() || column >= batch.num_columns() {
         return None;
     }
     let array = batch.column(column);
-    if array.is_null(0) {
+    if array.is_null(row) {
         return None;
     }
     if array.data_type() == &DataType::Boolean {
         let b = array
             .as_any()
             .downcast_ref::<datafusion::arrow::array::BooleanArray>()?;
-        return Some(if b.value(0) { "1" } else { "0" }.to_string());
+        return Some(if b.value(row) { "1" } else { "0" }.to_string());
     }
-    let text = cast(array, &DataType::Utf8).ok()?;
+    let text = cast(&array.slice(row, 1), &DataType::Utf8).ok()?;
     let strings = text.as_any().downcast_ref::<StringArray>()?;
     Some(strings.value(0).to_string())
 }
@@ -76,7 +79,7 @@ fn type_class(data_type: &str) -> TypeClass {
 /// The literal of a value (as text) for a parameter of `data_type`: a number for numeric
 /// types (text that is no number reads as its leading number, or 0, as MySQL converts it;
 /// integer types round), a string otherwise.
-fn literal(data_type: &str, text: Option<String>) -> Expr {
+pub(super) fn literal(data_type: &str, text: Option<String>) -> Expr {
     let Some(text) = text else {
         return Expr::value(Value::Null);
     };
@@ -105,7 +108,7 @@ fn literal(data_type: &str, text: Option<String>) -> Expr {
 }
 
 /// The longest prefix of `text` that is a decimal number (`0` when there is none).
-fn leading_number(text: &str) -> String {
+pub(super) fn leading_number(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut end = 0;
     if matches!(bytes.first(), Some(b'-' | b'+')) {

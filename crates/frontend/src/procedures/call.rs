@@ -1,23 +1,27 @@
-//! `CALL name(args)`: the arguments are evaluated once, then the body's statements run in
-//! order through the ordinary statement path (each checked, planned and executed as if the
-//! caller had sent it) with the parameters bound. Each result set a statement produces is kept
-//! and sent as one of the CALL's results; the CALL's own OK ends them, with the affected rows of
-//! the last statement (MySQL's rule). A failing statement ends the CALL with its error after the
-//! result sets already produced. A procedure may call others, but not itself (MySQL's 1456 under
-//! the default `max_sp_recursion_depth` of 0).
+//! `CALL name(args)`: the arguments are evaluated once, then the body runs (see
+//! [`super::interpreter`]) with the parameters bound; each statement goes through the ordinary
+//! statement path, checked as the procedure's security context allows (the definer's account
+//! for `SQL SECURITY DEFINER`, MySQL's default; the caller's for `INVOKER`). Each result set a
+//! statement produces is kept and sent as one of the CALL's results; the CALL's own OK ends them,
+//! with the affected rows of the last statement (MySQL's rule). A failing statement ends the
+//! CALL with its error after the result sets already produced. OUT and INOUT parameters are
+//! assigned to the variables given as their arguments when the body ends. A procedure may call
+//! itself (directly, from another, or through PREPARE/EXECUTE) only as deep as
+//! `max_sp_recursion_depth` allows (MySQL's 1456).
 
-use super::binding::{bind, substitute, substitute_statement};
+use super::frame::{Frame, Local, Scope};
+use super::interpreter::{assignable, Interpreter};
 use crate::engine::QueryEngine;
 use crate::output::Output;
 use crate::session::Session;
-use crate::statement::ParsedStatement;
+use basalt_catalog::{ParameterMode, ProcedureMeta};
 use basalt_common::{BasaltError, Result};
-use basalt_sql::{ast, Statement, TableName};
+use basalt_sql::{ast, TableName};
 use futures::TryStreamExt;
+use std::sync::Arc;
 
-/// The procedures being run by a CALL, outermost first (as `db\0lower-case name`).
-#[derive(Default, Clone)]
-pub(crate) struct CallStack(Vec<String>);
+/// MySQL's largest `max_sp_recursion_depth`.
+const MAX_RECURSION_DEPTH: u64 = 255;
 
 /// Gives the session back its current database when dropped.
 struct RestoreDatabase<'s> {
@@ -33,64 +37,130 @@ impl Drop for RestoreDatabase<'_> {
 
 /// What running a body produced so far.
 #[derive(Default)]
-struct Results {
+pub(super) struct Results {
     outputs: Vec<Result<Output>>,
     /// Affected rows of the last statement that reported a count.
     affected_rows: u64,
     last_insert_id: u64,
 }
 
+/// Refuses a CALL whose OUT or INOUT argument is no variable (MySQL's 1414); `targets` are the
+/// variables the arguments name.
+pub(super) fn check_out_arguments(
+    procedure: &ProcedureMeta,
+    targets: &[Option<String>],
+) -> Result<()> {
+    for (i, (parameter, target)) in procedure.parameters.iter().zip(targets).enumerate() {
+        if parameter.mode != ParameterMode::In && target.is_none() {
+            return Err(BasaltError::Routine {
+                code: 1414,
+                message: format!(
+                    "OUT or INOUT argument {} for routine {}.{} is not a variable or NEW pseudo-variable in BEFORE trigger",
+                    i + 1,
+                    procedure.database,
+                    procedure.name
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 impl QueryEngine {
-    /// `CALL name(args)` of a client.
+    /// `CALL name(args)` of a client (or of PREPARE/EXECUTE, also inside a body): OUT and
+    /// INOUT arguments must be user variables (`@x`), set when the body ends.
     pub(crate) async fn call_procedure(
         &self,
         session: &Session,
         name: &TableName,
         args: &[ast::Expr],
     ) -> Result<Output> {
+        let procedure = self.find_procedure(session, name)?;
+        let targets: Vec<Option<String>> = args
+            .iter()
+            .map(|a| assignable(a).filter(|t| t.starts_with('@') && !t.starts_with("@@")))
+            .collect();
+        if args.len() == procedure.parameters.len() {
+            check_out_arguments(&procedure, &targets)?;
+        }
+        if !session.info.routine.active() {
+            crate::statement_timeout::arm_call(session);
+        }
         let mut results = Results::default();
-        let failed = self
-            .run_call(session, name, args, &CallStack::default(), &mut results)
-            .await
-            .err();
+        let failed = match Box::pin(self.run_call(session, &procedure, args, &mut results)).await {
+            Ok(values) => self
+                .assign_out_arguments(session, &procedure, &targets, values, &mut results)
+                .await
+                .err(),
+            Err(e) => Some(e),
+        };
         let mut outputs = results.outputs;
+        let done = Output::Ok {
+            affected_rows: results.affected_rows,
+            last_insert_id: results.last_insert_id,
+            info: String::new(),
+        };
         match failed {
             // Nothing was sent yet: the CALL fails as any statement does.
             Some(e) if outputs.is_empty() => return Err(e),
             Some(e) => outputs.push(Err(e)),
-            None if outputs.is_empty() => {
-                return Ok(Output::Ok {
-                    affected_rows: results.affected_rows,
-                    last_insert_id: results.last_insert_id,
-                    info: String::new(),
-                })
-            }
-            None => outputs.push(Ok(Output::Ok {
-                affected_rows: results.affected_rows,
-                last_insert_id: results.last_insert_id,
-                info: String::new(),
-            })),
+            None if outputs.is_empty() => return Ok(done),
+            None => outputs.push(Ok(done)),
         }
         Ok(Output::Multiple(outputs))
     }
 
-    /// Runs one procedure's body, adding its result sets to `results`.
-    async fn run_call(
+    /// Sets the user variables given for OUT and INOUT parameters to their final values.
+    async fn assign_out_arguments(
         &self,
         session: &Session,
-        name: &TableName,
-        args: &[ast::Expr],
-        stack: &CallStack,
+        procedure: &ProcedureMeta,
+        targets: &[Option<String>],
+        values: Vec<ast::Expr>,
         results: &mut Results,
     ) -> Result<()> {
-        let procedure = self.find_procedure(session, name)?;
+        let mut interpreter = Interpreter {
+            engine: self,
+            session,
+            results,
+            frame: Frame::default(),
+        };
+        for ((parameter, target), value) in procedure.parameters.iter().zip(targets).zip(values) {
+            if parameter.mode == ParameterMode::In {
+                continue;
+            }
+            if let Some(target) = target {
+                interpreter
+                    .set_user_variable(target.trim_start_matches('@'), &value)
+                    .await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs one procedure's body with `args` (already bound to the caller's variables),
+    /// adding its result sets to `results`; returns the parameters' final values.
+    pub(super) async fn run_call(
+        &self,
+        session: &Session,
+        procedure: &Arc<ProcedureMeta>,
+        args: &[ast::Expr],
+        results: &mut Results,
+    ) -> Result<Vec<ast::Expr>> {
         let key = format!(
             "{}\0{}",
             procedure.database,
             basalt_catalog::ProcedureMeta::key(&procedure.name)
         );
-        if stack.0.contains(&key) {
-            return Err(BasaltError::ProcedureRecursion(procedure.name.clone()));
+        let limit = match session.variables().get("max_sp_recursion_depth") {
+            Ok(crate::variables::VarValue::Int(n)) => n.clamp(0, MAX_RECURSION_DEPTH as i64) as u64,
+            _ => 0,
+        };
+        if session.info.routine.depth_of(&key) as u64 > limit {
+            return Err(BasaltError::ProcedureRecursion {
+                name: procedure.name.clone(),
+                limit,
+            });
         }
         if args.len() != procedure.parameters.len() {
             return Err(BasaltError::ProcedureArguments {
@@ -115,14 +185,33 @@ impl QueryEngine {
             };
             batches.into_iter().find(|b| b.num_rows() > 0)
         };
-        let bound = bind(&procedure.parameters, row.as_ref());
-        let names: Vec<String> = procedure
-            .parameters
-            .iter()
-            .map(|p| p.name.clone())
-            .collect();
-        let mut inner = stack.clone();
-        inner.0.push(key);
+        let bound = super::binding::bind(&procedure.parameters, row.as_ref());
+        let statements = basalt_sql::parse_procedure_body(&procedure.body)?;
+        let parameters = Scope {
+            locals: procedure
+                .parameters
+                .iter()
+                .zip(bound)
+                .map(|(p, b)| Local {
+                    name: p.name.clone(),
+                    data_type: p.data_type.clone(),
+                    value: b.value,
+                })
+                .collect(),
+            ..Scope::default()
+        };
+        let definer = (procedure.security != "INVOKER").then(|| {
+            let (user, host) = procedure
+                .definer
+                .rsplit_once('@')
+                .unwrap_or((&procedure.definer, "%"));
+            crate::access::Account {
+                user: user.to_string(),
+                host: host.to_string(),
+                active_roles: Default::default(),
+            }
+        });
+        let _routine = session.info.routine.enter(key, definer);
         // The body runs in the procedure's database (as MySQL's routines do); the caller's is
         // back afterwards, whatever happened (even a KILL dropping this future).
         let _restore = RestoreDatabase {
@@ -130,43 +219,19 @@ impl QueryEngine {
             database: session.database(),
         };
         session.set_database(Some(procedure.database.clone()));
-        self.run_body(session, &procedure.body, &names, &bound, &inner, results)
-            .await
+        let mut interpreter = Interpreter {
+            engine: self,
+            session,
+            results,
+            frame: Frame {
+                scopes: vec![parameters],
+            },
+        };
+        interpreter.run_list(&statements).await?;
+        Ok(interpreter.parameter_values())
     }
 
-    async fn run_body(
-        &self,
-        session: &Session,
-        body: &str,
-        names: &[String],
-        bound: &[super::binding::Bound],
-        inner: &CallStack,
-        results: &mut Results,
-    ) -> Result<()> {
-        for text in basalt_sql::procedure_statements(body, names)? {
-            let mut statement = basalt_sql::parse_one_with(&text, session.backslash_escapes())?;
-            match &mut statement {
-                Statement::Standard(s) => substitute_statement(s, bound),
-                Statement::Call { args, .. } => {
-                    for arg in args.iter_mut() {
-                        substitute(arg, bound);
-                    }
-                }
-                _ => {}
-            }
-            if let Statement::Call { name, args } = &statement {
-                session.access().check_statement(session, &statement)?;
-                Box::pin(self.run_call(session, name, args, inner, results)).await?;
-                continue;
-            }
-            let output =
-                Box::pin(self.execute_parsed(session, ParsedStatement::new(statement))).await?;
-            self.keep_output(output, results).await?;
-        }
-        Ok(())
-    }
-
-    async fn keep_output(&self, output: Output, results: &mut Results) -> Result<()> {
+    pub(super) async fn keep_output(&self, output: Output, results: &mut Results) -> Result<()> {
         match output {
             Output::Rows { schema, stream } => {
                 let batches = stream.try_collect::<Vec<_>>().await?;

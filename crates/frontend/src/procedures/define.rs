@@ -32,28 +32,33 @@ impl QueryEngine {
                 basalt_sql::ParameterMode::Out => ParameterMode::Out,
                 basalt_sql::ParameterMode::InOut => ParameterMode::InOut,
             };
-            if mode != ParameterMode::In {
-                return Err(BasaltError::NotSupported(format!(
-                    "{} parameter '{}' (a procedure body cannot assign parameters)",
-                    mode.as_str(),
-                    p.name
-                )));
-            }
             parameters.push(ProcedureParameter {
                 mode,
                 name: p.name.clone(),
                 data_type: p.data_type.clone(),
             });
         }
-        let names: Vec<String> = parameters.iter().map(|p| p.name.clone()).collect();
         // Every statement must be one Basalt runs, and parse.
-        for statement in basalt_sql::procedure_statements(&create.body, &names)? {
-            basalt_sql::parse_one_with(&statement, session.backslash_escapes())?;
-        }
-        let definer = match &create.definer {
-            Some(user) => format!("{}@{}", user.user, user.host),
-            None => format!("{}@{}", session.user(), session.host()),
+        let body = basalt_sql::parse_procedure_body(&create.body)?;
+        super::validate::check_body(&body, session.backslash_escapes())?;
+        // The definer is the creating account (CURRENT_USER) unless DEFINER names another,
+        // which takes an administrator (MySQL's SET_USER_ID).
+        let own = (
+            session.info.account.user.clone(),
+            session.info.account.host.clone(),
+        );
+        let (user, host) = match &create.definer {
+            Some(user) => (user.user.clone(), user.host.clone()),
+            None => own.clone(),
         };
+        if (user.as_str(), host.as_str()) != (own.0.as_str(), own.1.as_str())
+            && !session.access().is_admin()
+        {
+            return Err(BasaltError::PrivilegeRequired(
+                "SUPER or SET_USER_ID".into(),
+            ));
+        }
+        let definer = format!("{user}@{host}");
         let sql_mode = session
             .variables()
             .get("sql_mode")

@@ -4,7 +4,7 @@
 //! and remembered in memory since the server started. INSERT statements are transactions too
 //! but Basalt records no label for them, so they are not listed.
 
-use super::{database, not_found, sorted_databases, ListenAddresses};
+use super::{jobs_database, not_found, sorted_databases, ListenAddresses};
 use crate::catalog_provider::Services;
 use crate::output::Output;
 use crate::show::{self, Cell, Col, ResultBuilder};
@@ -213,8 +213,10 @@ pub(super) fn job_counts(services: &Services, loads: &LoadRegistry, db: &Databas
     b.into_output()
 }
 
-/// `/jobs/<db_id>/<type>`: the load jobs as SHOW LOAD lists them; the other types keep no
-/// jobs to list.
+/// `/jobs/<db_id>/<type>`: the load jobs as SHOW LOAD lists them; the other types, with
+/// Doris's columns (SHOW DELETE's, SHOW ALTER TABLE ROLLUP's and COLUMN's, SHOW EXPORT's), list
+/// nothing: Basalt runs DELETE and ALTER TABLE inside their statements without keeping jobs,
+/// and has no rollups or EXPORT.
 pub(super) fn jobs_of_type(
     services: &Services,
     loads: &LoadRegistry,
@@ -222,11 +224,67 @@ pub(super) fn jobs_of_type(
     kind: &str,
     path: &str,
 ) -> Result<Output> {
-    let db = database(services, db_id)?;
+    let db = jobs_database(services, db_id)?;
     match kind {
         "load" => Ok(show::show_load(&finished(services, loads, &db.name), false)),
+        "delete" => Ok(no_jobs(&[
+            "TableName",
+            "PartitionName",
+            "CreateTime",
+            "DeleteCondition",
+            "State",
+        ])),
+        "rollup" => Ok(no_jobs(&[
+            "JobId",
+            "TableName",
+            "CreateTime",
+            "FinishTime",
+            "BaseIndexName",
+            "RollupIndexName",
+            "RollupId",
+            "TransactionId",
+            "State",
+            "Msg",
+            "Progress",
+            "Timeout",
+        ])),
+        "schema_change" => Ok(no_jobs(&[
+            "JobId",
+            "TableName",
+            "CreateTime",
+            "FinishTime",
+            "IndexName",
+            "IndexId",
+            "OriginIndexId",
+            "SchemaVersion",
+            "TransactionId",
+            "State",
+            "Msg",
+            "Progress",
+            "Timeout",
+        ])),
+        "export" => Ok(no_jobs(&[
+            "JobId",
+            "Label",
+            "State",
+            "Progress",
+            "TaskInfo",
+            "Path",
+            "CreateTime",
+            "StartTime",
+            "FinishTime",
+            "Timeout",
+            "ErrorMsg",
+            "OutfileInfo",
+        ])),
         _ => Err(not_found(path)),
     }
+}
+
+/// An empty job list with Doris's column names (all text, as Doris's proc nodes give them).
+fn no_jobs(columns: &[&str]) -> Output {
+    let columns: Vec<Col> = columns.iter().map(|c| Col::str(c)).collect();
+    ResultBuilder::new(&columns).into_output()
 }
 
 #[cfg(test)]

@@ -1,0 +1,73 @@
+//! What a session runs as while it is inside stored procedures: the procedures being run
+//! (outermost first, for MySQL's recursion limit, whichever way a CALL arrives — directly, from
+//! a body, or through PREPARE/EXECUTE), and the definer's account a `SQL SECURITY DEFINER`
+//! procedure runs with (access checks read it in place of the session's own account).
+
+use crate::access::Account;
+use parking_lot::Mutex;
+use std::sync::Arc;
+
+/// A session's stored-procedure state.
+#[derive(Debug, Default)]
+pub(crate) struct RoutineContext {
+    inner: Mutex<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    /// The procedures being run, as `db\0lower-case name`.
+    stack: Vec<String>,
+    /// The account of the innermost DEFINER procedure being run (`None`: the session's own).
+    definer: Option<Arc<Account>>,
+}
+
+impl RoutineContext {
+    /// The account statements run as now, when a procedure's definer stands for the session.
+    pub(crate) fn definer(&self) -> Option<Arc<Account>> {
+        self.inner.lock().definer.clone()
+    }
+
+    /// True while a procedure runs.
+    pub(crate) fn active(&self) -> bool {
+        !self.inner.lock().stack.is_empty()
+    }
+
+    /// How many times `key` is being run already.
+    pub(crate) fn depth_of(&self, key: &str) -> usize {
+        self.inner
+            .lock()
+            .stack
+            .iter()
+            .filter(|k| k.as_str() == key)
+            .count()
+    }
+
+    /// Enters procedure `key`, running as `definer` (`None`: as the caller); everything is as
+    /// before when the guard drops (also when a KILL drops the running CALL).
+    pub(crate) fn enter(&self, key: String, definer: Option<Account>) -> RoutineGuard<'_> {
+        let mut inner = self.inner.lock();
+        inner.stack.push(key);
+        let previous = definer.map(|d| inner.definer.replace(Arc::new(d)));
+        RoutineGuard {
+            context: self,
+            previous,
+        }
+    }
+}
+
+/// Leaves a procedure when dropped.
+pub(crate) struct RoutineGuard<'c> {
+    context: &'c RoutineContext,
+    /// The definer before this procedure replaced it.
+    previous: Option<Option<Arc<Account>>>,
+}
+
+impl Drop for RoutineGuard<'_> {
+    fn drop(&mut self) {
+        let mut inner = self.context.inner.lock();
+        inner.stack.pop();
+        if let Some(previous) = self.previous.take() {
+            inner.definer = previous;
+        }
+    }
+}

@@ -95,6 +95,17 @@ impl QueryEngine {
                 "LOAD DATA .. LINES STARTING BY".into(),
             ));
         }
+        // A load publishes on its own; inside a transaction it could not be rolled back.
+        if session.in_transaction()
+            || !session.autocommit()
+            || crate::transaction::staged(session).is_some()
+        {
+            return Err(BasaltError::NotSupported(
+                "LOAD DATA LOCAL INFILE inside a transaction (or with autocommit off): it \
+                 publishes on its own; COMMIT first and load with autocommit on"
+                    .into(),
+            ));
+        }
         let database = super::ddl::database_of(session, &load.table.database)?;
         let table = session.stored_name(&load.table.table);
         self.services.catalog.table(&database, &table)?;

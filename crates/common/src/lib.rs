@@ -10,6 +10,7 @@ pub mod error;
 pub mod hll_value;
 pub mod ip_address;
 pub mod name_case;
+pub mod nested_times;
 pub mod params;
 pub mod time_value;
 pub mod typed_text;

@@ -81,6 +81,11 @@ pub fn nested_column(
 
 /// Decodes JSON documents (None = NULL) into one array of `target` type.
 fn decode(documents: &[Option<String>], target: &DataType) -> Result<ArrayRef, String> {
+    // TIMEs are decoded as text, then read as MySQL's spans (past 24 hours, negative).
+    if let Some(text) = crate::nested_times::times_as_text(target) {
+        let array = decode(documents, &text)?;
+        return crate::nested_times::text_as_times(&array, target);
+    }
     let schema = Arc::new(Schema::new(vec![Field::new("v", target.clone(), true)]));
     let mut decoder = ReaderBuilder::new(schema)
         .with_batch_size(documents.len().max(1))

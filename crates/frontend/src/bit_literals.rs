@@ -2,10 +2,19 @@
 //! on the left to whole bytes (`b'101'` is the byte 0x05), which is what `x'05'` is. Each
 //! becomes that hex literal, shown by HEX() as `05`, as in MySQL. In an INSERT's VALUES row a
 //! string, hex or bit literal for a BIT column is the number its bytes spell, big-endian, as
-//! MySQL stores it: `b'101'`, `x'05'` and `'\x05'` (how mysqldump writes BIT values) are 5.
+//! MySQL stores it: `b'101'`, `x'05'` and `'\x05'` (how mysqldump writes BIT values) are 5;
+//! so is an UPDATE's new value for a BIT column.
 
 use basalt_sql::ast::{visit_expressions_mut, Expr, Statement, Value};
 use std::ops::ControlFlow;
+
+/// A new value `e` for a column of type `ty` (an UPDATE's assignment): a literal for a BIT
+/// column is the number its bytes spell ([`as_bit_number`]); anything else is left as it is.
+pub fn for_column(ty: &basalt_common::SqlType, e: &mut Expr) {
+    if matches!(ty, basalt_common::SqlType::Bit(_)) {
+        as_bit_number(e);
+    }
+}
 
 /// The literal `e` for a BIT column as the number its bytes spell (one past the largest
 /// BIT(64) value when they are more than 8 bytes, which the column refuses); other

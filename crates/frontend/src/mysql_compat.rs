@@ -478,6 +478,10 @@ fn with_digits(value: Expr, digits: u64) -> Expr {
 /// A CAST target as DataFusion names it: MySQL's SIGNED/UNSIGNED, BINARY, DECIMAL and DATETIME
 /// (microseconds, as Basalt stores it, so years up to 9999 fit) and Doris's DATEV2, DATETIMEV2/V1 and
 /// DECIMALV2/V3.
+fn is_bitmap_type(t: &DataType) -> bool {
+    matches!(t, DataType::Custom(name, _) if name.to_string().eq_ignore_ascii_case("bitmap"))
+}
+
 fn convert_type(t: &DataType) -> Option<DataType> {
     use basalt_sql::ast::ArrayElemTypeDef;
     let datetime = || DataType::Timestamp(Some(6), TimezoneInfo::None);
@@ -733,6 +737,13 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
         {
             Some(shifted((**left).clone(), op.clone(), (**right).clone()))
         }
+        // CAST(x AS BITMAP): Doris casts only a NULL or a BITMAP to it.
+        Expr::Cast {
+            expr, data_type, ..
+        } if is_bitmap_type(data_type) => Some(call(
+            basalt_functions::bitmap_cast::NAME,
+            vec![(**expr).clone()],
+        )),
         Expr::Cast { data_type, .. } => convert_type(data_type).map(|t| {
             let mut c = e.clone();
             if let Expr::Cast { data_type, .. } = &mut c {

@@ -134,6 +134,8 @@ fn analyzer_rules(
         .position(|r| r.name() == "type_coercion")
         .unwrap_or(0);
     rules.insert(coercion, Arc::new(basalt_functions::ExactDivision));
+    rules.insert(coercion, Arc::new(basalt_functions::BitValueNumbers));
+    rules.insert(coercion, Arc::new(basalt_functions::TimeIntervals));
     rules.insert(coercion, Arc::new(basalt_functions::NumericDates));
     rules.insert(coercion, Arc::new(basalt_functions::ImplicitCasts));
     rules.insert(coercion, Arc::new(basalt_functions::NestedCasts));
@@ -287,6 +289,8 @@ impl Session {
         register_doris_functions(&ctx);
         {
             use datafusion::execution::FunctionRegistry;
+            let planner = Arc::new(basalt_functions::BitValueNumbersPlanner);
+            let _ = ctx.state_ref().write().register_expr_planner(planner);
             let planner = Arc::new(basalt_functions::NumericDatesPlanner);
             let _ = ctx.state_ref().write().register_expr_planner(planner);
             let planner = Arc::new(basalt_functions::StringArithmeticPlanner);

@@ -124,6 +124,11 @@ pub fn functions() -> Vec<ScalarUDF> {
         .collect()
 }
 
+/// `<unit>s_add`.
+pub(crate) fn adding(unit: Unit) -> ScalarUDF {
+    ScalarUDF::new_from_impl(DateAdd::new(unit, 1))
+}
+
 fn day_zero() -> NaiveDate {
     NaiveDate::default()
 }
@@ -242,6 +247,7 @@ impl ScalarUDFImpl for DateAdd {
 
     fn coerce_types(&self, args: &[DataType]) -> Result<Vec<DataType>> {
         match args {
+            [d, _] if is_time(d) => Ok(vec![TIME, DataType::Int64]),
             [d, _] => Ok(vec![temporal_input(d), DataType::Int64]),
             _ => exec_err!("{} takes a date and a count", self.name),
         }
@@ -249,13 +255,52 @@ impl ScalarUDFImpl for DateAdd {
 
     fn return_type(&self, args: &[DataType]) -> Result<DataType> {
         Ok(match args.first() {
+            Some(t) if is_time(t) => TIME,
             Some(t) if self.keeps_date(t) => DataType::Date32,
             _ => DataType::Timestamp(TimeUnit::Microsecond, None),
         })
     }
 
+    /// A TIME keeps its declared fraction digits (TIME(1) plus an hour is a TIME(1)), more for
+    /// milliseconds or microseconds.
+    fn return_field_from_args(
+        &self,
+        args: datafusion::logical_expr::ReturnFieldArgs,
+    ) -> Result<datafusion::arrow::datatypes::FieldRef> {
+        let types: Vec<DataType> = args
+            .arg_fields
+            .iter()
+            .map(|f| f.data_type().clone())
+            .collect();
+        let field =
+            datafusion::arrow::datatypes::Field::new(self.name(), self.return_type(&types)?, true);
+        let digits = match args.arg_fields.first() {
+            Some(input) if is_time(input.data_type()) => {
+                basalt_common::types::fraction_digits(input).map(|d| {
+                    d.max(match self.unit {
+                        Unit::Millisecond => 3,
+                        Unit::Microsecond => 6,
+                        _ => 0,
+                    })
+                })
+            }
+            _ => None,
+        };
+        Ok(Arc::new(match digits {
+            Some(d) => field.with_metadata(std::collections::HashMap::from([(
+                basalt_common::types::FRACTION_DIGITS_KEY.to_string(),
+                d.to_string(),
+            )])),
+            None => field,
+        }))
+    }
+
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let (arrays, scalar) = crate::util::arguments(&args)?;
+        if is_time(arrays[0].data_type()) {
+            let moved = shift_times(&arrays[0], &arrays[1], self.unit, self.sign)?;
+            return crate::util::output(moved, scalar);
+        }
         let keeps_date = self.keeps_date(arrays[0].data_type());
         let dates = datetimes(&arrays[0])?;
         let counts: &Int64Array = arrays[1].as_primitive::<Int64Type>();
@@ -278,6 +323,30 @@ impl ScalarUDFImpl for DateAdd {
         };
         crate::util::output(out, scalar)
     }
+}
+
+const TIME: DataType = DataType::Time64(TimeUnit::Microsecond);
+
+/// TIME spans moved by `sign * n` units (MySQL's `TIME '10:00:00' + INTERVAL 1 HOUR` is
+/// 11:00:00, plus one day 34:00:00): NULL past ±838:59:59 and for the calendar units (MySQL
+/// has no month of a span).
+fn shift_times(times: &ArrayRef, counts: &ArrayRef, unit: Unit, sign: i64) -> Result<ArrayRef> {
+    use basalt_common::time_value::MAX_TIME_MICROS;
+    use datafusion::arrow::array::Time64MicrosecondArray;
+    use datafusion::arrow::datatypes::Time64MicrosecondType;
+    let times = cast(times, &TIME)?;
+    let counts = cast(counts, &DataType::Int64)?;
+    let step = unit.micros();
+    let out: Time64MicrosecondArray = times
+        .as_primitive::<Time64MicrosecondType>()
+        .iter()
+        .zip(counts.as_primitive::<Int64Type>().iter())
+        .map(|(t, n)| {
+            let shift = n?.checked_mul(sign)?.checked_mul(step?)?;
+            t?.checked_add(shift).filter(|m| m.abs() <= MAX_TIME_MICROS)
+        })
+        .collect();
+    Ok(Arc::new(out))
 }
 
 /// `<unit>s_diff(end, start)`: whole units from `start` to `end`.

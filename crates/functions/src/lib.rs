@@ -10,8 +10,10 @@ mod array_difference;
 mod array_text;
 mod avg_weighted;
 mod bit_aggregates;
+mod bit_value_numbers;
 mod bitmap_agg;
 mod bitmap_arrays;
+pub mod bitmap_cast;
 mod bitmap_count_distinct;
 mod bitmap_scalar;
 mod bits;
@@ -69,6 +71,7 @@ mod text_arguments;
 mod text_date_shift;
 mod time_arith;
 pub mod time_cast;
+mod time_intervals;
 pub use text_arguments::{
     register as accept_numbers_as_text, wrapped as numbers_as_text_functions, TextSubstringPlanner,
 };
@@ -87,6 +90,7 @@ mod wide_sum;
 #[cfg(test)]
 mod sql_tests;
 
+pub use bit_value_numbers::{BitValueNumbers, BitValueNumbersPlanner};
 pub use bitmap_count_distinct::BitmapCountDistinct;
 pub use checked_arithmetic::CheckedIntegerArithmetic;
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
@@ -100,6 +104,7 @@ pub use json::JsonOperatorPlanner;
 pub use nested_casts::{NestedCasts, TEXT_TO_NESTED};
 pub use numeric_dates::{NumericDates, NumericDatesPlanner};
 pub use signed_times::SignedTimeCasts;
+pub use time_intervals::TimeIntervals;
 pub use variant::VariantSubscriptPlanner;
 
 /// Every scalar function: the BITMAP and HLL scalars, MySQL's date range guard, the
@@ -108,6 +113,7 @@ pub use variant::VariantSubscriptPlanner;
 pub fn scalar_functions() -> Vec<ScalarUDF> {
     let mut v = bitmap_scalar::functions();
     v.extend(bitmap_arrays::functions());
+    v.push(bitmap_cast::function());
     v.extend(hll::scalar_functions());
     v.push(date_range::function());
     v.extend(date_arith::functions());

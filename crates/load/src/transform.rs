@@ -748,8 +748,13 @@ pub fn convert(array: &ArrayRef, target: &DataType) -> Result<(ArrayRef, Vec<usi
     }
     if let Some(strings) = source.as_string_opt::<i32>() {
         // DATE / DATETIME in MySQL's forms (`2012/12/31`, `20121231`, ..).
-        if let Some(done) = basalt_common::datetime_text::parse_column(strings, target) {
-            return Ok(done);
+        if let Some((out, mut failed)) = basalt_common::datetime_text::parse_column(strings, target)
+        {
+            if matches!(target, DataType::Time64(_)) {
+                failed.extend(clipped_times(strings));
+                failed.sort_unstable();
+            }
+            return Ok((out, failed));
         }
     }
     if let (DataType::Decimal128(precision, scale), Some(strings)) =
@@ -778,6 +783,19 @@ pub fn convert(array: &ArrayRef, target: &DataType) -> Result<(ArrayRef, Vec<usi
         }
     }
     Ok((out, failed))
+}
+
+/// The rows whose TIME text lies beyond ±838:59:59: their value is clipped to the range's end,
+/// which strict mode refuses as it refuses any value that does not convert (Doris and MySQL
+/// filter the row; outside strict mode the clipped value is kept).
+fn clipped_times(strings: &StringArray) -> Vec<usize> {
+    (0..strings.len())
+        .filter(|row| {
+            strings.is_valid(*row)
+                && basalt_common::time_value::parse_text(strings.value(*row))
+                    .is_some_and(|t| t.clipped)
+        })
+        .collect()
 }
 
 /// Plain decimal text (`-12.345`) to DECIMAL(precision, scale), rounding extra fraction digits
@@ -920,6 +938,26 @@ fn fill_tombstones(table: &TableMeta, mut columns: Vec<ArrayRef>) -> Result<Vec<
 mod tests {
     use super::*;
     use datafusion::arrow::array::Decimal128Array;
+
+    #[test]
+    fn times_beyond_the_range_fail_but_keep_their_clipped_value() {
+        let input: ArrayRef = Arc::new(StringArray::from(vec![
+            Some("900:00:00"),
+            Some("12:30"),
+            Some("-839:00:00"),
+            Some("abc"),
+            None,
+        ]));
+        let target = DataType::Time64(datafusion::arrow::datatypes::TimeUnit::Microsecond);
+        let (out, failed) = convert(&input, &target).unwrap();
+        assert_eq!(failed, vec![0, 2, 3]);
+        let times = out.as_primitive::<datafusion::arrow::datatypes::Time64MicrosecondType>();
+        let max = basalt_common::time_value::MAX_TIME_MICROS;
+        assert_eq!(times.value(0), max);
+        assert_eq!(times.value(1), 45_000_000_000);
+        assert_eq!(times.value(2), -max);
+        assert!(times.is_null(3) && times.is_null(4));
+    }
 
     #[test]
     fn decimals_parse_round_and_overflow() {

@@ -155,10 +155,14 @@ pub(crate) fn plan_update(
         .iter()
         .zip(&values)
         .map(|(column, value)| match value {
-            Some(expr) => SelectItem::ExprWithAlias {
-                expr: Expr::Nested(Box::new((*expr).clone())),
-                alias: quoted(&column.name),
-            },
+            Some(expr) => {
+                let mut expr = (*expr).clone();
+                crate::bit_literals::for_column(&column.ty, &mut expr);
+                SelectItem::ExprWithAlias {
+                    expr: Expr::Nested(Box::new(expr)),
+                    alias: quoted(&column.name),
+                }
+            }
             None => SelectItem::UnnamedExpr(Expr::Identifier(quoted(&column.name))),
         })
         .collect();

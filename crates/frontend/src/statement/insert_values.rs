@@ -3,7 +3,8 @@
 //! columns and would refuse such a string for a MAP or STRUCT column, and wrap it for an ARRAY
 //! one (`'[1]'` as a one-element list of text); each becomes a call of the function that reads
 //! nested values from text. A literal for a BIT column is the number its bytes spell
-//! ([`crate::bit_literals::as_bit_number`]).
+//! ([`crate::bit_literals::as_bit_number`]); a decimal literal for a TIME column is read as
+//! MySQL's `[-]HHMMSS.frac`.
 
 use crate::engine::split_name;
 use crate::session::Session;
@@ -32,10 +33,11 @@ impl crate::engine::QueryEngine {
 
 fn rewrite_values(table: &TableMeta, insert: &mut ast::Insert) {
     let is_bit = |ty: &SqlType| matches!(ty, SqlType::Bit(_));
+    let is_time = |ty: &SqlType| matches!(ty, SqlType::Time { .. });
     if !table
         .columns
         .iter()
-        .any(|c| c.ty.is_nested() || is_bit(&c.ty))
+        .any(|c| c.ty.is_nested() || is_bit(&c.ty) || is_time(&c.ty))
     {
         return;
     }
@@ -69,9 +71,40 @@ fn rewrite_values(table: &TableMeta, insert: &mut ast::Insert) {
                 *value = call(text, &ty.arrow_type().to_string());
             } else if is_bit(ty) {
                 crate::bit_literals::as_bit_number(value);
+            } else if is_time(ty) {
+                decimal_as_time_text(value);
             }
         }
     }
+}
+
+/// A decimal literal for a TIME column (`123456.5`, `-101112.25`) as the same digits in text,
+/// which MySQL reads alike (`[-]HHMMSS[.frac]`, 12:34:56.5) and which converts to a TIME the
+/// way text does (DataFusion has no cast from a DECIMAL to a TIME and refuses the row).
+fn decimal_as_time_text(value: &mut Expr) {
+    let (negative, number) = match &*value {
+        Expr::UnaryOp {
+            op: ast::UnaryOperator::Minus,
+            expr,
+        } => (true, expr.as_ref()),
+        e => (false, e),
+    };
+    let Expr::Value(v) = number else {
+        return;
+    };
+    let Value::Number(digits, _) = &v.value else {
+        return;
+    };
+    let Some((whole, fraction)) = digits.split_once('.') else {
+        return;
+    };
+    let plain = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if !plain(whole) || !plain(fraction) {
+        return;
+    }
+    let sign = if negative { "-" } else { "" };
+    let text = format!("{sign}{digits}");
+    *value = Expr::value(Value::SingleQuotedString(text));
 }
 
 fn is_string_literal(e: &Expr) -> bool {

@@ -237,7 +237,9 @@ fn check_update(table: &TableMeta, update: &ast::Update) -> Result<Vec<Option<Sq
                 column: column.clone(),
                 context: "field list".into(),
             })?;
-        if values[index].replace(assignment.value.clone()).is_some() {
+        let mut value = assignment.value.clone();
+        crate::bit_literals::for_column(&table.columns[index].ty, &mut value);
+        if values[index].replace(value).is_some() {
             return Err(BasaltError::NotSupported(format!(
                 "column '{}' assigned twice in one UPDATE",
                 table.columns[index].name

@@ -235,11 +235,16 @@ pub fn code(e: mysql_async::Error) -> u16 {
 }
 
 pub async fn rows(conn: &mut Conn, sql: &str) -> Vec<Vec<Option<String>>> {
-    let rows: Vec<mysql_async::Row> = conn
-        .query(sql)
+    try_rows(conn, sql)
         .await
-        .unwrap_or_else(|e| panic!("{sql}: {e}"));
-    rows.into_iter()
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+}
+
+/// The rows of `sql` as text (NULL as `None`), or its error's text.
+pub async fn try_rows(conn: &mut Conn, sql: &str) -> Result<Vec<Vec<Option<String>>>, String> {
+    let rows: Vec<mysql_async::Row> = conn.query(sql).await.map_err(|e| e.to_string())?;
+    Ok(rows
+        .into_iter()
         .map(|r| {
             (0..r.len())
                 .map(|i| match r.as_ref(i) {
@@ -251,7 +256,7 @@ pub async fn rows(conn: &mut Conn, sql: &str) -> Vec<Vec<Option<String>>> {
                 })
                 .collect()
         })
-        .collect()
+        .collect())
 }
 
 pub async fn exec(conn: &mut Conn, sql: &str) {

@@ -92,7 +92,7 @@ async fn tpch_sf001_answers_match_duckdb() {
     let mut failures = Vec::new();
     for (name, sql) in &queries {
         let want = &expected[name];
-        match conn_rows(&mut conn, sql).await {
+        match crate::harness::try_rows(&mut conn, sql).await {
             Ok(got) => {
                 if let Some(why) = mismatch(&got, want) {
                     failures.push(format!("{name}: {why}"));
@@ -106,26 +106,6 @@ async fn tpch_sf001_answers_match_duckdb() {
         "TPC-H SF0.01 answers differ from DuckDB's:\n{}",
         failures.join("\n")
     );
-}
-
-/// The rows of `sql` as text, or its error (so one failing query does not hide the others).
-async fn conn_rows(conn: &mut mysql_async::Conn, sql: &str) -> Result<Rows, String> {
-    use mysql_async::prelude::Queryable;
-    let result: Vec<mysql_async::Row> = conn.query(sql).await.map_err(|e| e.to_string())?;
-    Ok(result
-        .into_iter()
-        .map(|r| {
-            (0..r.len())
-                .map(|i| match r.as_ref(i) {
-                    Some(mysql_async::Value::NULL) | None => None,
-                    Some(mysql_async::Value::Bytes(b)) => {
-                        Some(String::from_utf8_lossy(b).into_owned())
-                    }
-                    Some(v) => Some(v.as_sql(true).trim_matches('\'').to_string()),
-                })
-                .collect()
-        })
-        .collect())
 }
 
 #[test]

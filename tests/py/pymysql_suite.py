@@ -29,10 +29,10 @@ import xml.etree.ElementTree as ET
 VERSION = "0.10.1"
 SDIST = f"PyMySQL-{VERSION}.tar.gz"
 SDIST_SHA256 = "263040d2779a3b84930f7ac9da5132be0fefcd6f453a885756656103f8ee1fdd"
-# Basalt passed 152 when this floor was set, as many as MariaDB 10.11 here (which skips two
+# Basalt passed 153 when this floor was set, one more than MariaDB 10.11 here (which skips two
 # tests Basalt runs, as it reports a server version below 5.6.4 / 5.7). The floor is two below,
 # a margin for a test that fails by chance on a loaded CI machine, not for a regression.
-FLOOR = 150
+FLOOR = 151
 
 # Why each test Basalt fails fails: a feature Basalt does not have, named.
 KNOWN_GAPS = {

@@ -95,17 +95,11 @@ impl QueryEngine {
                 "LOAD DATA .. LINES STARTING BY".into(),
             ));
         }
-        // A load publishes on its own; inside a transaction it could not be rolled back.
-        if session.in_transaction()
-            || !session.autocommit()
-            || crate::transaction::staged(session).is_some()
-        {
-            return Err(BasaltError::NotSupported(
-                "LOAD DATA LOCAL INFILE inside a transaction (or with autocommit off): it \
-                 publishes on its own; COMMIT first and load with autocommit on"
-                    .into(),
-            ));
-        }
+        // A load publishes on its own, so it is not part of a transaction: like DDL it commits
+        // the open one first, and ROLLBACK does not undo it (as with MySQL's
+        // non-transactional tables). PyMySQL and other drivers run with autocommit off, so
+        // refusing it there would refuse most LOAD DATA LOCAL INFILE.
+        crate::transaction::commit_implicitly(&self.services, session)?;
         let database = super::ddl::database_of(session, &load.table.database)?;
         let table = session.stored_name(&load.table.table);
         self.services.catalog.table(&database, &table)?;

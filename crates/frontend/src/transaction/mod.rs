@@ -159,6 +159,15 @@ fn commit_staged(services: &Services, session: &Session) -> Result<()> {
     }
 }
 
+/// The implicit commit of a statement that cannot be part of a transaction (LOAD DATA LOCAL
+/// INFILE, which publishes on its own): what the transaction staged is published first, and
+/// the transaction ends, as DDL ends one.
+pub(crate) fn commit_implicitly(services: &Services, session: &Session) -> Result<()> {
+    let result = commit_staged(services, session);
+    session.info.transaction.set(false);
+    result
+}
+
 /// Before a statement runs: COMMIT, DDL and BEGIN publish what the transaction staged (a
 /// failed COMMIT is the statement's error); ROLLBACK discards it; a write inside a transaction
 /// (or with autocommit off) gets the staging it writes through.

@@ -300,6 +300,28 @@ async fn load_data_local_infile_through_the_mysql_client() {
         ),
         "removing the escaped rows",
     );
+    // With autocommit off (PyMySQL's default) a load commits what the transaction staged and
+    // publishes on its own, as DDL does: ROLLBACK undoes neither.
+    let one = dir.path().join("one.tsv");
+    std::fs::write(&one, "41\tloaded\t2024-04-01\n").expect("write");
+    let out = ok(
+        load(format!(
+            "SET autocommit = 0; INSERT INTO t VALUES (40, 'staged', NULL); \
+             LOAD DATA LOCAL INFILE '{}' INTO TABLE t; ROLLBACK",
+            one.display()
+        )),
+        "LOAD DATA with autocommit off",
+    );
+    assert!(out.contains("Records: 1"), "{out}");
+    assert_eq!(count(), "8\n");
+    ok(
+        mysql(
+            server.mysql_port,
+            &["ld", "-e", "DELETE FROM t WHERE id >= 40"],
+            None,
+        ),
+        "removing the rows of the transaction",
+    );
     // A file the client cannot read fails on the client's side; the server is still in step.
     let out = load("LOAD DATA LOCAL INFILE '/nonexistent/file' INTO TABLE t; SELECT 1".into());
     assert!(!out.status.success());

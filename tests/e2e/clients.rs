@@ -4,24 +4,13 @@
 use crate::harness::*;
 use std::process::Command;
 
-fn repo_root() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 #[tokio::test]
 async fn pymysql_works() {
     let server = TestServer::start().await;
-    let script = repo_root().join("tests/py/clients_smoke.py");
-    let out = Command::new("python3")
-        .arg(&script)
-        .arg(server.mysql_port.to_string())
-        .output()
-        .expect("python3 must be installed");
-    assert!(
-        out.status.success(),
-        "PyMySQL smoke test failed (pip install pymysql):\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    run_python_script(
+        "clients_smoke.py",
+        server.mysql_port,
+        "PyMySQL smoke test failed (pip install pymysql)",
     );
 }
 
@@ -30,17 +19,10 @@ async fn pymysql_works() {
 #[tokio::test]
 async fn pymysql_reads_bit_columns_as_bytes() {
     let server = TestServer::start().await;
-    let script = repo_root().join("tests/py/bit_columns.py");
-    let out = Command::new("python3")
-        .arg(&script)
-        .arg(server.mysql_port.to_string())
-        .output()
-        .expect("python3 must be installed");
-    assert!(
-        out.status.success(),
-        "BIT columns through PyMySQL:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    run_python_script(
+        "bit_columns.py",
+        server.mysql_port,
+        "BIT columns through PyMySQL",
     );
 }
 
@@ -50,17 +32,10 @@ async fn pymysql_reads_bit_columns_as_bytes() {
 #[tokio::test]
 async fn pymysql_sees_transaction_flags() {
     let server = TestServer::start().await;
-    let script = repo_root().join("tests/py/transaction_flags.py");
-    let out = Command::new("python3")
-        .arg(&script)
-        .arg(server.mysql_port.to_string())
-        .output()
-        .expect("python3 must be installed");
-    assert!(
-        out.status.success(),
-        "transaction flags through PyMySQL:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    run_python_script(
+        "transaction_flags.py",
+        server.mysql_port,
+        "transaction flags through PyMySQL",
     );
 }
 

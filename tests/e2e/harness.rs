@@ -308,3 +308,22 @@ pub fn parse_ready_line(line: &str) -> Option<(u16, u16)> {
     };
     Some((port_after("MySQL protocol on ")?, port_after("HTTP on ")?))
 }
+
+/// Runs `tests/py/<script>` with python3 against the server on `port`; the test fails, showing
+/// the script's output, when the script does.
+pub fn run_python_script(script: &str, port: u16, what: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/py")
+        .join(script);
+    let out = Command::new("python3")
+        .arg(&path)
+        .arg(port.to_string())
+        .output()
+        .expect("python3 must be installed");
+    assert!(
+        out.status.success(),
+        "{what}:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -6,24 +6,13 @@ use crate::harness::*;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-fn repo_root() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 #[tokio::test]
 async fn pymysql_reads_every_result_set_of_a_call() {
     let server = TestServer::start().await;
-    let script = repo_root().join("tests/py/procedures.py");
-    let out = Command::new("python3")
-        .arg(&script)
-        .arg(server.mysql_port.to_string())
-        .output()
-        .expect("python3 must be installed");
-    assert!(
-        out.status.success(),
-        "stored procedures through PyMySQL:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    run_python_script(
+        "procedures.py",
+        server.mysql_port,
+        "stored procedures through PyMySQL",
     );
 }
 

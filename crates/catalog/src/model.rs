@@ -131,6 +131,11 @@ pub struct TabletMeta {
     /// the node itself holds every tablet).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub replicas: Vec<BackendId>,
+    /// Replicas (a subset of `replicas`) that missed a published version — their backend was
+    /// down or failed the write — and so serve no reads until they have caught up by copying
+    /// the missing rowsets from a healthy replica.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stale_replicas: Vec<BackendId>,
     /// Visible rowsets in version order; persisted separately, one record per rowset.
     #[serde(skip)]
     pub rowsets: Vec<Arc<RowsetMeta>>,
@@ -148,6 +153,14 @@ pub struct DeleteBitmap {
 }
 
 impl TabletMeta {
+    /// The replicas that hold every published version and may serve reads.
+    pub fn readable_replicas(&self) -> impl Iterator<Item = BackendId> + '_ {
+        self.replicas
+            .iter()
+            .copied()
+            .filter(|id| !self.stale_replicas.contains(id))
+    }
+
     /// The highest published version (0 for an empty tablet).
     pub fn version(&self) -> u64 {
         self.rowsets.last().map(|r| r.version).unwrap_or(0)

@@ -32,6 +32,7 @@ impl PartitionMeta {
                 id: next_id(),
                 bucket,
                 replicas: Vec::new(),
+                stale_replicas: Vec::new(),
                 rowsets: Vec::new(),
                 delete_bitmaps: Default::default(),
             })

@@ -196,6 +196,7 @@ mod tests {
             id: 1,
             bucket: 0,
             replicas,
+            stale_replicas: Vec::new(),
             rowsets: Vec::new(),
             delete_bitmaps: Default::default(),
         }

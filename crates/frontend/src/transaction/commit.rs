@@ -178,6 +178,7 @@ mod tests {
             id: 1,
             bucket: 0,
             replicas: vec![],
+            stale_replicas: vec![],
             rowsets,
             delete_bitmaps: Default::default(),
         };

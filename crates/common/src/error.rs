@@ -251,6 +251,10 @@ pub enum BasaltError {
     NotThreadOwner(u64),
     #[error("storage error: {0}")]
     Storage(String),
+    /// A read needs a tablet none of whose readable replicas is on a live backend, or a
+    /// backend a query ran on stopped answering (Doris: "no queryable replica found").
+    #[error("{0}")]
+    BackendUnavailable(String),
     #[error("catalog error: {0}")]
     Catalog(String),
     /// A DDL statement's checks were made against metadata another statement has changed
@@ -368,6 +372,7 @@ impl BasaltError {
             BasaltError::LabelAlreadyExists(_)
             | BasaltError::Execution(_)
             | BasaltError::Storage(_)
+            | BasaltError::BackendUnavailable(_)
             | BasaltError::Catalog(_)
             | BasaltError::Io(_)
             | BasaltError::Internal(_) => 1105,

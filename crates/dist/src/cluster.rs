@@ -281,6 +281,58 @@ impl Cluster {
     }
 }
 
+/// How long a backend suspected after a failed read or query may take to answer before it is
+/// marked dead (the heartbeats mark it alive again once it answers them).
+const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Which backends reads may use: liveness as the heartbeats (and failed reads) found it.
+impl Cluster {
+    /// Whether reads may go to backend `id`: nothing has found it dead. A backend not asked
+    /// yet (a frontend just started) counts as live; its first heartbeat decides.
+    pub fn is_live(&self, id: BackendId) -> bool {
+        self.health.read().get(&id).is_none_or(|h| h.alive)
+    }
+
+    /// The backends reads may use, in id order.
+    pub fn live_backends(&self) -> Vec<BackendMeta> {
+        let health = self.health.read();
+        self.backends()
+            .into_iter()
+            .filter(|b| health.get(&b.id).is_none_or(|h| h.alive))
+            .collect()
+    }
+
+    /// Marks `id` dead at once (a failed read or query found it not answering), before the
+    /// next heartbeat would; the heartbeats mark it alive again when it answers.
+    pub fn mark_dead(&self, id: BackendId, why: String) {
+        let mut health = self.health.write();
+        let entry = health.entry(id).or_default();
+        if entry.alive || entry.last_heartbeat_ms.is_none() {
+            tracing::warn!("backend {id} marked dead: {why}");
+        }
+        entry.alive = false;
+        entry.error = why;
+    }
+
+    /// Asks every backend believed live whether it answers (within [`PROBE_TIMEOUT`]), after
+    /// a query or read failed; marks those that do not dead and returns them.
+    pub async fn probe_live_backends(&self) -> Vec<BackendMeta> {
+        let asks = self.live_backends().into_iter().map(|backend| async move {
+            match tokio::time::timeout(PROBE_TIMEOUT, self.heartbeat(&backend)).await {
+                Ok(Ok(_)) => None,
+                Ok(Err(e)) => Some((backend, e.to_string())),
+                Err(_) => Some((backend, "did not answer within 2 s".to_string())),
+            }
+        });
+        let mut dead = Vec::new();
+        for (backend, why) in futures::future::join_all(asks).await.into_iter().flatten() {
+            self.mark_dead(backend.id, why);
+            dead.push(backend);
+        }
+        dead
+    }
+}
+
 fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -288,8 +340,9 @@ fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
-/// The distributed engine's workers: the backends, in id order (none before the first is
-/// added).
+/// The distributed engine's workers: the live backends, in id order (none before the first is
+/// added; all of them when none is live, so a scan fails naming the dead backends instead of
+/// running on the frontend).
 ///
 /// A cluster of one backend lists it twice: the distributed planner folds a stage that would
 /// run as one task into the frontend's own part of the plan, and the frontend holds no
@@ -299,9 +352,11 @@ pub struct BackendWorkers(pub Arc<Cluster>);
 
 impl WorkerResolver for BackendWorkers {
     fn get_urls(&self) -> std::result::Result<Vec<Url>, DataFusionError> {
-        let mut urls = self
-            .0
-            .backends()
+        let mut workers = self.0.live_backends();
+        if workers.is_empty() {
+            workers = self.0.backends();
+        }
+        let mut urls = workers
             .iter()
             .map(backend_url)
             .collect::<Result<Vec<_>>>()

@@ -10,6 +10,7 @@ mod channels;
 mod cluster;
 mod fragment_fields;
 mod planning;
+mod replica_choice;
 mod required_orderings;
 mod scan_codec;
 mod scan_tasks;

@@ -1,7 +1,8 @@
 //! How a tablet scan becomes distributed tasks: one task slot per backend (at least two, see
 //! [`crate::cluster::BackendWorkers`]), each tablet scanned by the slot of the backend holding
 //! the replica chosen for it, and each task routed to that backend — so a backend only ever
-//! scans tablets it holds, and the frontend scans none.
+//! scans tablets it holds, and the frontend scans none. Only live backends get tasks, and only
+//! readable (not stale) replicas on them are chosen.
 
 use crate::cluster::{backend_url, Cluster};
 use basalt_catalog::{BackendId, BackendMeta, TableMeta, TabletMeta};
@@ -78,9 +79,9 @@ impl RouteTasksHandler for ScanTasks {
     }
 }
 
-/// Task slots a scan stage asks for: one per backend, at least two.
+/// Task slots a scan stage asks for: one per live backend, at least two.
 fn slots(cluster: &Cluster) -> usize {
-    cluster.backends().len().max(2)
+    cluster.live_backends().len().max(2)
 }
 
 fn desired_task_count(
@@ -91,10 +92,19 @@ fn desired_task_count(
     Some(Ok(DesiredTaskCountEventResponse::desired(slots(cluster))))
 }
 
-/// The replica a scan reads a tablet from (spread over replicas by tablet id).
-fn chosen_replica(tablet: &TabletMeta) -> Option<BackendId> {
-    let n = tablet.replicas.len();
-    (n > 0).then(|| tablet.replicas[(tablet.id % n as u64) as usize])
+/// The replica a scan reads a tablet from: a readable one on a live backend (spread over
+/// those by tablet id); an error naming the table, the tablet and its backends' state when
+/// there is none, so the query fails at once rather than waiting on a dead backend.
+fn chosen_replica(cluster: &Cluster, table: &TableMeta, tablet: &TabletMeta) -> Result<BackendId> {
+    let order = crate::replica_choice::scan_order(cluster, table, tablet).map_err(to_df)?;
+    order
+        .first()
+        .copied()
+        .ok_or_else(|| plan_datafusion_err!("tablet {} has no replica to read", tablet.id))
+}
+
+fn to_df(e: basalt_common::BasaltError) -> DataFusionError {
+    DataFusionError::External(Box::new(e))
 }
 
 fn scale_up_leaf(
@@ -111,14 +121,12 @@ fn split(
     scan: &TabletScanExec,
     task_count: usize,
 ) -> Result<ScaleUpLeafNodeEventResponse> {
-    let backends: Vec<BackendMeta> = cluster.backends();
+    let backends: Vec<BackendMeta> = cluster.live_backends();
     let table = &scan.spec().table;
     let mut placed: Vec<(usize, TabletMeta, BackendId)> = Vec::new();
     for (pi, partition) in table.partitions.iter().enumerate() {
         for tablet in &partition.tablets {
-            let replica = chosen_replica(tablet).ok_or_else(|| {
-                plan_datafusion_err!("tablet {} has no replica on any backend", tablet.id)
-            })?;
+            let replica = chosen_replica(cluster, table, tablet)?;
             if !backends.iter().any(|b| b.id == replica) {
                 return Err(plan_datafusion_err!(
                     "tablet {} is on unknown backend {replica}",
@@ -219,8 +227,10 @@ fn urls(
     cluster: &Cluster,
     placements: Vec<BTreeSet<BackendId>>,
 ) -> Result<RouteTasksEventResponse> {
-    let backends = cluster.backends();
-    let to_df = |e: basalt_common::BasaltError| DataFusionError::External(Box::new(e));
+    let mut backends = cluster.live_backends();
+    if backends.is_empty() {
+        backends = cluster.backends();
+    }
     let mut urls = Vec::with_capacity(placements.len());
     for (slot, placed) in placements.into_iter().enumerate() {
         let backend = match placed.len() {

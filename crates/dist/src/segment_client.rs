@@ -2,6 +2,7 @@
 //! (storage's [`RemoteSegments`] seam), through the backends' segment services.
 
 use crate::cluster::Cluster;
+use crate::replica_choice::read_from_replicas;
 use crate::segment_protocol::{
     unframe_rows, CompactTablet, ReadSegment, WriteSegment, COMPACT, READ_ROWS, REMOVE_SEGMENTS,
 };
@@ -62,43 +63,52 @@ impl BackendSegments {
 
 impl RemoteSegments for BackendSegments {
     fn read(&self, tablet: &TabletMeta, rel: &str, columns: &[usize]) -> Result<Vec<RecordBatch>> {
-        let backend = self.0.replica_backends(tablet)?.swap_remove(0);
-        let failed = |e: &dyn std::fmt::Display| {
-            BasaltError::Storage(format!(
-                "reading segment {rel} on backend {}: {e}",
-                backend.address()
-            ))
-        };
         let ticket = serde_json::to_vec(&ReadSegment {
             path: rel.to_string(),
             columns: columns.to_vec(),
         })
-        .map_err(|e| failed(&e))?;
-        self.0.wait_for(async {
-            let mut client = self.0.flight(&backend).await?;
-            let stream = client
-                .do_get(arrow_flight::Ticket::new(ticket))
-                .await
-                .map_err(|e| failed(&e))?;
-            stream.try_collect::<Vec<_>>().await.map_err(|e| failed(&e))
-        })
+        .map_err(|e| BasaltError::Internal(e.to_string()))?;
+        let read = |backend: BackendMeta| {
+            let ticket = ticket.clone();
+            async move {
+                let failed = |e: &dyn std::fmt::Display| {
+                    BasaltError::Storage(format!(
+                        "reading segment {rel} on backend {}: {e}",
+                        backend.address()
+                    ))
+                };
+                let mut client = self.0.flight(&backend).await?;
+                let stream = client
+                    .do_get(arrow_flight::Ticket::new(ticket))
+                    .await
+                    .map_err(|e| failed(&e))?;
+                stream.try_collect::<Vec<_>>().await.map_err(|e| failed(&e))
+            }
+        };
+        self.0.wait_for(read_from_replicas(&self.0, tablet, read))
     }
 
     fn read_rows(&self, tablet: &TabletMeta, rows: &[(String, u32)]) -> Result<Vec<Vec<u8>>> {
-        let backend = self.0.replica_backends(tablet)?.swap_remove(0);
-        let failed = |e: &dyn std::fmt::Display| {
-            BasaltError::Storage(format!(
-                "reading rows of tablet {} on backend {}: {e}",
-                tablet.id,
-                backend.address()
-            ))
+        let body = serde_json::to_vec(rows).map_err(|e| BasaltError::Internal(e.to_string()))?;
+        let read = |backend: BackendMeta| {
+            let body = body.clone();
+            async move {
+                let failed = |e: &dyn std::fmt::Display| {
+                    BasaltError::Storage(format!(
+                        "reading rows of tablet {} on backend {}: {e}",
+                        tablet.id,
+                        backend.address()
+                    ))
+                };
+                let answer = self
+                    .0
+                    .action(&backend, READ_ROWS, body)
+                    .await
+                    .map_err(|e| failed(&e))?;
+                unframe_rows(&answer).ok_or_else(|| failed(&"a malformed answer"))
+            }
         };
-        let body = serde_json::to_vec(rows).map_err(|e| failed(&e))?;
-        let answer = self
-            .0
-            .wait_for(self.0.action(&backend, READ_ROWS, body))
-            .map_err(|e| failed(&e))?;
-        unframe_rows(&answer).ok_or_else(|| failed(&"a malformed answer"))
+        self.0.wait_for(read_from_replicas(&self.0, tablet, read))
     }
 
     fn compact(

@@ -405,7 +405,19 @@ impl PointQuery {
                 .map_err(|e| BasaltError::Internal(e.to_string()))?;
             let keys = RecordBatch::try_new(self.key_schema.clone(), arrays)
                 .map_err(|e| BasaltError::Internal(e.to_string()))?;
-            let found = services.storage.lookup_rows(table, &keys)?;
+            let found = services
+                .storage
+                .lookup_rows(table, &keys)
+                .map_err(|e| match e {
+                    // On a cluster: which table's tablet has no replica left to read.
+                    BasaltError::BackendUnavailable(why) => {
+                        BasaltError::BackendUnavailable(format!(
+                            "cannot read table `{}`.`{}`: {why}",
+                            table.database, table.name
+                        ))
+                    }
+                    other => other,
+                })?;
             if combos == 1 {
                 rows.extend(found.into_iter().flatten());
             } else {

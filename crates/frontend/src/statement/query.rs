@@ -2,6 +2,7 @@
 //! workload group (admission, memory pool, CPU and read accounting), result columns named as
 //! MySQL names them, EXPLAIN with Basalt's pruning lines; and the short-circuit check.
 
+use crate::backend_failover::{self, AfterFailure, LiveAtStart};
 use crate::engine::QueryEngine;
 use crate::output::Output;
 use crate::point_query::PointQuery;
@@ -183,16 +184,44 @@ impl QueryEngine {
             }
             None => None,
         };
-        let physical = {
-            let (state, plan) = (state.clone(), plan.clone());
-            crate::planning_lane::plan(expressions, budget, async move {
-                state.create_physical_plan(&plan).await
-            })
-            .await?
-        }
-        .map_err(from_df)?;
-        let physical = basalt_workload::account_plan(physical, &account).map_err(from_df)?;
-        let task = Arc::new(TaskContext::from(&state).with_runtime(group.query_runtime(&account)));
+        // On a cluster a query (not an INSERT or EXPLAIN) that fails before its first rows
+        // because a backend stopped answering is planned and run once more without it.
+        let failover = match (&self.services.cluster, is_insert || explain) {
+            (Some(cluster), false) => Some((cluster.clone(), LiveAtStart::now(cluster))),
+            _ => None,
+        };
+        let mut retried = false;
+        let (physical, task, started) = loop {
+            let physical = {
+                let (state, plan, budget) = (state.clone(), plan.clone(), budget.clone());
+                crate::planning_lane::plan(expressions, budget, async move {
+                    state.create_physical_plan(&plan).await
+                })
+                .await?
+            }
+            .map_err(from_df)?;
+            let physical = basalt_workload::account_plan(physical, &account).map_err(from_df)?;
+            let task =
+                Arc::new(TaskContext::from(&state).with_runtime(group.query_runtime(&account)));
+            let Some((cluster, live)) = &failover else {
+                break (physical, task, None);
+            };
+            let stream = physical_plan::execute_stream(physical.clone(), task.clone());
+            let first = match stream {
+                Ok(stream) => backend_failover::first_rows(stream).await,
+                Err(e) => Err(e),
+            };
+            match first {
+                Ok(stream) => break (physical, task, Some(stream)),
+                Err(e) => match backend_failover::after_failure(cluster, live, e, retried).await {
+                    AfterFailure::RunAgain(why) => {
+                        tracing::warn!("running the query again: {why}");
+                        retried = true;
+                    }
+                    AfterFailure::Fail(e) => return Err(e),
+                },
+            }
+        };
         let mut profile = session.profile_enabled().then(|| {
             let recorder = crate::profile::ProfileRecorder::new(
                 self.services.profiles.clone(),
@@ -252,19 +281,34 @@ impl QueryEngine {
             }
             return Ok(with_scan_reports(batches, rows));
         }
-        let stream = physical_plan::execute_stream(physical, task).map_err(from_df)?;
+        let stream = match started {
+            Some(stream) => stream,
+            None => physical_plan::execute_stream(physical, task).map_err(from_df)?,
+        };
         let named_by_plan = column_names.is_none();
         let schema = renamed_schema(stream.schema(), column_names, &shown);
         let (database, catalog) = (session.database(), self.services.catalog.as_ref());
         let schema =
             crate::column_origins::mark(schema, &plan, database.as_deref(), catalog, named_by_plan);
         let out_schema = schema.clone();
+        // A failure after rows were sent names the backends that stopped answering.
+        let stream = stream.then(move |r| {
+            let failover = failover.clone();
+            async move {
+                match (r, failover) {
+                    (Err(e), Some((cluster, live))) => {
+                        Err(backend_failover::explain_failure(&cluster, &live, from_df(e)).await)
+                    }
+                    (r, _) => r.map_err(from_df),
+                }
+            }
+        });
         let stream = stream.map(move |r| {
             let _slot = &permit;
             if let (Some(profile), Err(e)) = (profile.as_mut(), &r) {
                 profile.failed(&e.to_string());
             }
-            let batch = r.map_err(from_df)?;
+            let batch = r?;
             let options = datafusion::arrow::array::RecordBatchOptions::new()
                 .with_row_count(Some(batch.num_rows()));
             RecordBatch::try_new_with_options(

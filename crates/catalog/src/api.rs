@@ -21,6 +21,9 @@ pub struct NewRowset {
     /// The table's `schema_version` the segments were written with; the publish fails if an
     /// ALTER TABLE changed the columns since.
     pub schema_version: u64,
+    /// Scale-out: replicas of the tablet that do not hold the segments (their backend was down
+    /// or failed the write); the publish adds them to the tablet's `stale_replicas`.
+    pub missing_replicas: Vec<BackendId>,
 }
 
 /// The output of compacting a run of adjacent rowsets of one tablet, to replace them.
@@ -35,6 +38,9 @@ pub struct CompactedRowset {
     pub delete_bitmaps: Vec<(String, DeleteBitmap)>,
     /// False when the output segments hold disjoint, ordered key ranges.
     pub segments_overlap: bool,
+    /// Scale-out: replicas that do not hold the output (skipped as stale, or their compaction
+    /// failed); the publish adds them to the tablet's `stale_replicas`.
+    pub missing_replicas: Vec<BackendId>,
 }
 
 /// What the storage engine asks of the catalog: snapshots of tables, fresh ids, and atomic
@@ -106,6 +112,18 @@ pub trait Catalog: TabletCatalog {
     /// The most rowsets a tablet may have; a publish that would pass it fails.
     fn max_tablet_versions(&self) -> usize;
     fn set_max_tablet_versions(&self, max: usize);
+    /// Scale-out catch-up: removes `backend` from the stale replicas of tablet `tablet_id` of
+    /// table `table_id` if it holds (`holds`, catalog segment paths verified on it) every
+    /// segment of the tablet's visible rowsets, in one durable transaction. Ok(false), changing
+    /// nothing, when a load or compaction published segments it does not hold meanwhile (copy
+    /// those and try again) or when it is not stale (any more).
+    fn clear_stale_replica(
+        &self,
+        table_id: TableId,
+        tablet_id: TabletId,
+        backend: BackendId,
+        holds: &HashSet<String>,
+    ) -> Result<bool>;
 
     // ------------------------------------------------------------ databases
     /// How database, table and view names keep and compare their case

@@ -402,6 +402,8 @@ impl TabletCatalog for LocalCatalog {
         let mut new = (*old).clone();
         let mut ops = Vec::new();
         let created = now;
+        // Replicas that missed this version are marked stale in the same transaction.
+        let mut stale_changed = false;
         for nr in rowsets {
             if nr.schema_version != old.schema_version {
                 return Err(BasaltError::ConcurrentDdl(format!(
@@ -421,6 +423,7 @@ impl TabletCatalog for LocalCatalog {
                     ))
                 })?;
             self.check_versions(tablet)?;
+            stale_changed |= tablet.mark_stale(nr.missing_replicas);
             let version = tablet.version() + 1;
             let rs = RowsetMeta {
                 id: self.allocate_id(),
@@ -441,6 +444,9 @@ impl TabletCatalog for LocalCatalog {
                 ));
                 tablet.delete_bitmaps.insert(segment, bitmap);
             }
+        }
+        if stale_changed {
+            ops.push(Op::PutTable(new.id, to_json(&new)?));
         }
         ops.push(self.counter_op());
         ops.extend(expired.iter().cloned().map(Op::DeleteLoadJob));
@@ -499,6 +505,7 @@ impl TabletCatalog for LocalCatalog {
         if !matches {
             return Err(stale("the input rowsets are no longer adjacent"));
         }
+        let stale_changed = tablet.mark_stale(compacted.missing_replicas);
         let removed: Vec<Arc<RowsetMeta>> = tablet.rowsets.drain(start..end).collect();
         let output = RowsetMeta {
             id: self.allocate_id(),
@@ -528,6 +535,9 @@ impl TabletCatalog for LocalCatalog {
             tablet.delete_bitmaps.insert(segment, bitmap);
         }
         tablet.rowsets.insert(start, Arc::new(output));
+        if stale_changed {
+            ops.push(Op::PutTable(new.id, to_json(&new)?));
+        }
         ops.push(self.counter_op());
         self.store.commit(ops)?;
         let new = Arc::new(new);
@@ -647,6 +657,9 @@ impl Catalog for LocalCatalog {
             }
             let (table_ops, table_removed) = rowset_change_ops(&current, &new, "COMMIT")?;
             ops.extend(table_ops);
+            if stale_replicas(&current) != stale_replicas(&new) {
+                ops.push(Op::PutTable(new.id, to_json(&new)?));
+            }
             removed.extend(table_removed);
             published.push(Arc::new(new));
         }
@@ -656,6 +669,38 @@ impl Catalog for LocalCatalog {
             self.replace_arc_in_memory(table);
         }
         Ok(removed)
+    }
+
+    fn clear_stale_replica(
+        &self,
+        table_id: TableId,
+        tablet_id: TabletId,
+        backend: crate::model::BackendId,
+        holds: &HashSet<String>,
+    ) -> Result<bool> {
+        let _w = self.writer.lock();
+        let Some(old) = self.table_by_id(table_id) else {
+            return Ok(false);
+        };
+        let mut new = (*old).clone();
+        let Some(tablet) = new
+            .partitions
+            .iter_mut()
+            .flat_map(|p| p.tablets.iter_mut())
+            .find(|t| t.id == tablet_id)
+        else {
+            return Ok(false);
+        };
+        if !tablet.stale_replicas.contains(&backend)
+            || !tablet.segment_paths().all(|p| holds.contains(p))
+        {
+            return Ok(false);
+        }
+        tablet.stale_replicas.retain(|b| *b != backend);
+        self.store
+            .commit(vec![Op::PutTable(new.id, to_json(&new)?), self.counter_op()])?;
+        self.replace_in_memory(new);
+        Ok(true)
     }
 
     fn set_max_tablet_versions(&self, max: usize) {
@@ -1298,6 +1343,13 @@ fn clear_tablet_ops(tablet: &TabletMeta) -> Vec<Op> {
             .map(|seg| Op::DeleteDeleteBitmap(tablet.id, seg.clone())),
     );
     ops
+}
+
+/// Each tablet's stale replicas (see [`TabletMeta::stale_replicas`]).
+fn stale_replicas(t: &TableMeta) -> Vec<(TabletId, &[crate::model::BackendId])> {
+    t.tablets()
+        .map(|(_, t)| (t.id, t.stale_replicas.as_slice()))
+        .collect()
 }
 
 fn validate_name(name: &str) -> Result<()> {

@@ -129,6 +129,7 @@ fn catalog_survives_reopen_and_publishes_atomically() {
                     }],
                     delete_bitmaps: vec![],
                     schema_version: 0,
+                    missing_replicas: Vec::new(),
                 })
                 .collect(),
         )
@@ -143,12 +144,14 @@ fn catalog_survives_reopen_and_publishes_atomically() {
                     segments: vec![],
                     delete_bitmaps: vec![],
                     schema_version: 0,
+                    missing_replicas: Vec::new(),
                 },
                 NewRowset {
                     tablet_id: 999_999,
                     segments: vec![],
                     delete_bitmaps: vec![],
                     schema_version: 0,
+                    missing_replicas: Vec::new(),
                 },
             ],
         );
@@ -184,6 +187,7 @@ fn catalog_survives_reopen_and_publishes_atomically() {
             }],
             delete_bitmaps: vec![(format!("x/{first}"), bitmap.clone())],
             schema_version: 0,
+            missing_replicas: Vec::new(),
         }],
     )
     .unwrap();
@@ -230,6 +234,7 @@ fn one_tablet_with_loads(dir: &Path, loads: usize) -> (LocalCatalog, TableId, Ta
                 segments: vec![seg(&format!("s{i}"), 2)],
                 delete_bitmaps: vec![],
                 schema_version: 0,
+                missing_replicas: Vec::new(),
             }],
         )
         .unwrap();
@@ -266,6 +271,7 @@ fn compaction_replaces_adjacent_rowsets_atomically_and_durably() {
             segments: vec![seg("s4", 1)],
             delete_bitmaps: vec![("s1".into(), bitmap(1)), ("s3".into(), bitmap(2))],
             schema_version: 0,
+            missing_replicas: Vec::new(),
         }],
     )
     .unwrap();
@@ -283,6 +289,7 @@ fn compaction_replaces_adjacent_rowsets_atomically_and_durably() {
                 segments: vec![seg("c1", 3)],
                 delete_bitmaps: vec![("c1".into(), bitmap(1))],
                 segments_overlap: false,
+                missing_replicas: Vec::new(),
             },
         )
         .unwrap();
@@ -312,6 +319,7 @@ fn compaction_replaces_adjacent_rowsets_atomically_and_durably() {
             segments: vec![seg("c2", 3)],
             delete_bitmaps: vec![],
             segments_overlap: false,
+            missing_replicas: Vec::new(),
         },
     );
     assert!(again.is_err());
@@ -327,6 +335,7 @@ fn compaction_replaces_adjacent_rowsets_atomically_and_durably() {
             segments: vec![seg("s5", 1)],
             delete_bitmaps: vec![],
             schema_version: 0,
+            missing_replicas: Vec::new(),
         }],
     )
     .unwrap();
@@ -347,6 +356,7 @@ fn compaction_fails_unless_inputs_are_exactly_present_and_adjacent() {
                 segments: vec![seg("c", 1)],
                 delete_bitmaps: vec![],
                 segments_overlap: false,
+                missing_replicas: Vec::new(),
             },
         )
     };
@@ -373,6 +383,7 @@ fn compaction_fails_unless_inputs_are_exactly_present_and_adjacent() {
                 segments: vec![],
                 delete_bitmaps: vec![],
                 segments_overlap: false,
+                missing_replicas: Vec::new(),
             }
         )
         .is_err(),
@@ -401,6 +412,7 @@ fn loads_fail_fast_past_the_version_bound() {
                 segments: vec![seg(name, 1)],
                 delete_bitmaps: vec![],
                 schema_version: 0,
+                missing_replicas: Vec::new(),
             }],
         )
     };
@@ -418,6 +430,7 @@ fn loads_fail_fast_past_the_version_bound() {
             segments: vec![seg("c", 6)],
             delete_bitmaps: vec![],
             segments_overlap: false,
+            missing_replicas: Vec::new(),
         },
     )
     .unwrap();
@@ -538,6 +551,7 @@ fn alter_table_replaces_definition_and_rowsets_together_and_durably() {
                 segments: vec![seg("late", 1)],
                 delete_bitmaps: vec![],
                 schema_version: version,
+                missing_replicas: Vec::new(),
             }],
         )
     };
@@ -589,6 +603,7 @@ fn new_tablets_go_to_the_backends_holding_fewest_tablets_then_fewest_bytes() {
             segments: vec![seg("s0", 100)],
             delete_bitmaps: vec![],
             schema_version: 0,
+            missing_replicas: Vec::new(),
         }],
     )
     .unwrap();
@@ -708,4 +723,98 @@ fn a_catalog_from_before_the_setting_keeps_lower_case_names() {
     drop(c);
     let c = LocalCatalog::open(dir.path()).unwrap();
     assert_eq!(c.global_variables()["lower_case_table_names"], "1");
+}
+
+#[test]
+fn missed_replicas_turn_stale_with_the_publish_and_clear_once_they_hold_every_segment() {
+    let dir = tempfile::tempdir().unwrap();
+    let seg = |p: &str| SegmentMeta {
+        path: p.into(),
+        num_rows: 1,
+        size_bytes: 1,
+    };
+    let (table_id, tablet_id, replicas) = {
+        let c = LocalCatalog::open(dir.path()).unwrap();
+        for port in 1..=3 {
+            c.add_backend(&format!("127.0.0.1:{port}")).unwrap();
+        }
+        c.create_database("demo", false).unwrap();
+        let mut t = int_table(&c, "demo", "t", KeysModel::Duplicate, 1);
+        t.properties.insert("replication_num".into(), "3".into());
+        c.create_table(t, false).unwrap();
+        let t = c.table("demo", "t").unwrap();
+        let tablet = t.tablets().next().unwrap().1.clone();
+        assert_eq!(tablet.replicas.len(), 3);
+        let missed = tablet.replicas[2];
+        c.publish(
+            t.id,
+            vec![NewRowset {
+                tablet_id: tablet.id,
+                segments: vec![seg("data/1/2/10_0.parquet")],
+                delete_bitmaps: vec![],
+                schema_version: 0,
+                missing_replicas: vec![missed, 999],
+            }],
+        )
+        .unwrap();
+        (t.id, tablet.id, tablet.replicas)
+    };
+    // Durable: the stale mark survives a reopen; only real replicas are marked.
+    let c = LocalCatalog::open(dir.path()).unwrap();
+    let tablet = |c: &LocalCatalog| {
+        c.table_by_id(table_id)
+            .unwrap()
+            .tablets()
+            .next()
+            .unwrap()
+            .1
+            .clone()
+    };
+    assert_eq!(tablet(&c).stale_replicas, vec![replicas[2]]);
+    assert_eq!(tablet(&c).readable_replicas().count(), 2);
+    // A later load it also missed: the catch-up that copied only the first segment is refused.
+    c.publish(
+        table_id,
+        vec![NewRowset {
+            tablet_id,
+            segments: vec![seg("data/1/2/11_0.parquet")],
+            delete_bitmaps: vec![],
+            schema_version: 0,
+            missing_replicas: vec![replicas[2]],
+        }],
+    )
+    .unwrap();
+    let mut holds: HashSet<String> = ["data/1/2/10_0.parquet".to_string()].into();
+    assert!(!c
+        .clear_stale_replica(table_id, tablet_id, replicas[2], &holds)
+        .unwrap());
+    assert_eq!(tablet(&c).stale_replicas, vec![replicas[2]]);
+    holds.insert("data/1/2/11_0.parquet".into());
+    assert!(c
+        .clear_stale_replica(table_id, tablet_id, replicas[2], &holds)
+        .unwrap());
+    // Not stale any more: nothing to clear.
+    assert!(!c
+        .clear_stale_replica(table_id, tablet_id, replicas[2], &holds)
+        .unwrap());
+    drop(c);
+    let c = LocalCatalog::open(dir.path()).unwrap();
+    assert!(tablet(&c).stale_replicas.is_empty());
+    // A compaction's output that a replica lacks makes it stale too.
+    let inputs: Vec<u64> = tablet(&c).rowsets.iter().map(|r| r.id).collect();
+    c.replace_rowsets(
+        table_id,
+        CompactedRowset {
+            tablet_id,
+            inputs,
+            segments: vec![seg("data/1/2/c12_0.parquet")],
+            delete_bitmaps: vec![],
+            segments_overlap: false,
+            missing_replicas: vec![replicas[0]],
+        },
+    )
+    .unwrap();
+    drop(c);
+    let c = LocalCatalog::open(dir.path()).unwrap();
+    assert_eq!(tablet(&c).stale_replicas, vec![replicas[0]]);
 }

@@ -161,6 +161,27 @@ impl TabletMeta {
             .filter(|id| !self.stale_replicas.contains(id))
     }
 
+    /// Marks those of `missed` that are replicas of this tablet as stale (they lack a published
+    /// version); true when that changed anything.
+    pub fn mark_stale(&mut self, missed: impl IntoIterator<Item = BackendId>) -> bool {
+        let mut changed = false;
+        for id in missed {
+            if self.replicas.contains(&id) && !self.stale_replicas.contains(&id) {
+                self.stale_replicas.push(id);
+                changed = true;
+            }
+        }
+        self.stale_replicas.sort_unstable();
+        changed
+    }
+
+    /// The catalog paths of the segments of the visible rowsets.
+    pub fn segment_paths(&self) -> impl Iterator<Item = &str> + '_ {
+        self.rowsets
+            .iter()
+            .flat_map(|r| r.segments.iter().map(|s| s.path.as_str()))
+    }
+
     /// The highest published version (0 for an empty tablet).
     pub fn version(&self) -> u64 {
         self.rowsets.last().map(|r| r.version).unwrap_or(0)

@@ -19,10 +19,14 @@ use std::sync::Arc;
 use std::time::Duration;
 use url::Url;
 
-/// How often the frontend asks every backend how it is.
+/// How often the frontend asks every backend how it is (a round that runs longer delays the
+/// next, never more than [`HEARTBEAT_TIMEOUT`]).
 const HEARTBEAT_INTERVAL: Duration = Duration::from_secs(1);
-/// A backend that does not answer within this is reported dead.
-const HEARTBEAT_TIMEOUT: Duration = Duration::from_secs(3);
+/// A backend that does not answer within this is reported dead. A backend that stops
+/// answering right after a round is found dead by the next-but-one round at the latest:
+/// within `HEARTBEAT_INTERVAL + 2 * HEARTBEAT_TIMEOUT` = 5 s, since the backends are asked
+/// together, so one that hangs delays no other's verdict.
+const HEARTBEAT_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// What the last heartbeat said about one backend.
 #[derive(Debug, Clone, Default)]
@@ -189,10 +193,13 @@ impl Cluster {
         serde_json::from_slice(&body).map_err(|e| BasaltError::Execution(e.to_string()))
     }
 
-    /// Asks every backend once and records the answers.
+    /// Asks every backend once, all together, and records the answers.
     pub async fn heartbeat_all(&self) {
-        for backend in self.backends() {
+        let asks = self.backends().into_iter().map(|backend| async move {
             let answer = tokio::time::timeout(HEARTBEAT_TIMEOUT, self.heartbeat(&backend)).await;
+            (backend, answer)
+        });
+        for (backend, answer) in futures::future::join_all(asks).await {
             let mut health = self.health.write();
             let entry = health.entry(backend.id).or_default();
             match answer {
@@ -271,11 +278,12 @@ impl Cluster {
     pub fn start_heartbeats(self: &Arc<Self>) {
         let cluster = Arc::downgrade(self);
         self.runtime.spawn(async move {
+            let mut rounds = tokio::time::interval(HEARTBEAT_INTERVAL);
+            rounds.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
+                rounds.tick().await;
                 let Some(c) = cluster.upgrade() else { return };
                 c.heartbeat_all().await;
-                drop(c);
-                tokio::time::sleep(HEARTBEAT_INTERVAL).await;
             }
         });
     }

@@ -11,6 +11,7 @@ mod cluster;
 mod fragment_fields;
 mod planning;
 mod replica_choice;
+mod replica_writes;
 mod required_orderings;
 mod scan_codec;
 mod scan_tasks;

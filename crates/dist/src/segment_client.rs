@@ -3,6 +3,7 @@
 
 use crate::cluster::Cluster;
 use crate::replica_choice::read_from_replicas;
+use crate::replica_writes::write_to_majority;
 use crate::segment_protocol::{
     unframe_rows, CompactTablet, ReadSegment, WriteSegment, COMPACT, READ_ROWS, REMOVE_SEGMENTS,
 };
@@ -12,7 +13,7 @@ use arrow_flight::encode::FlightDataEncoderBuilder;
 use arrow_flight::FlightDescriptor;
 use basalt_catalog::{BackendId, BackendMeta, SegmentMeta, TableMeta, TabletMeta};
 use basalt_common::{BasaltError, Result};
-use basalt_storage::remote::RemoteSegments;
+use basalt_storage::remote::{CompactedSegments, RemoteSegments, WrittenSegment};
 use futures::TryStreamExt;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -118,7 +119,7 @@ impl RemoteSegments for BackendSegments {
         inputs: &[SegmentMeta],
         output_id: u64,
         segment_rows: usize,
-    ) -> Result<Vec<SegmentMeta>> {
+    ) -> Result<CompactedSegments> {
         // Only the compacted tablet travels with the table's definition.
         let mut definition = table.clone();
         for partition in &mut definition.partitions {
@@ -133,50 +134,59 @@ impl RemoteSegments for BackendSegments {
             segment_rows,
         })
         .map_err(|e| BasaltError::Internal(e.to_string()))?;
-        let backends = self.0.replica_backends(tablet)?;
-        let written = self.0.wait_for(futures::future::join_all(
-            backends.iter().map(|b| self.compact_on(b, body.clone())),
-        ));
-        let mut outputs = written.into_iter().collect::<Result<Vec<_>>>()?;
-        let first = outputs.pop().ok_or_else(|| {
+        // Stale replicas lack inputs: they are skipped, and copy the output afterwards.
+        let mut outputs = self
+            .0
+            .wait_for(write_to_majority(&self.0, table, tablet, |b| {
+                let body = body.clone();
+                async move { self.compact_on(&b, body).await }
+            }))?;
+        let replicas: Vec<BackendId> = outputs.iter().map(|(id, _)| *id).collect();
+        let (_, first) = outputs.pop().ok_or_else(|| {
             BasaltError::Internal(format!("tablet {} has no replicas", tablet.id))
         })?;
         // The merge is deterministic: every replica wrote the same rows under the same names.
         let rows = |s: &[SegmentMeta]| -> Vec<(String, u64)> {
             s.iter().map(|m| (m.path.clone(), m.num_rows)).collect()
         };
-        if outputs.iter().any(|o| rows(o) != rows(&first)) {
+        if outputs.iter().any(|(_, o)| rows(o) != rows(&first)) {
             return Err(BasaltError::Storage(format!(
                 "the replicas of tablet {} compacted to different outputs",
                 tablet.id
             )));
         }
-        Ok(first)
+        Ok(CompactedSegments {
+            segments: first,
+            replicas,
+        })
     }
 
     fn write(
         &self,
+        table: &TableMeta,
         tablet: &TabletMeta,
         rel: &Path,
         schema: &SchemaRef,
         batches: &[RecordBatch],
         bloom_filter_columns: &[String],
         row_store: bool,
-    ) -> Result<SegmentMeta> {
-        let backends = self.0.replica_backends(tablet)?;
+    ) -> Result<WrittenSegment> {
         let command = WriteSegment {
             path: rel.to_string_lossy().into_owned(),
             bloom_filter_columns: bloom_filter_columns.to_vec(),
             row_store,
         };
-        // Every replica is written before the load may publish; they are written together.
-        let written = self.0.wait_for(futures::future::join_all(
-            backends
-                .iter()
-                .map(|b| self.put(b, &command, schema, batches.to_vec())),
-        ));
-        let mut metas = written.into_iter().collect::<Result<Vec<_>>>()?;
-        Ok(metas.swap_remove(0))
+        // The replicas are written together; a majority must hold the segment before the load
+        // may publish (the others turn stale with the publish).
+        let mut written = self
+            .0
+            .wait_for(write_to_majority(&self.0, table, tablet, |b| {
+                let command = &command;
+                async move { self.put(&b, command, schema, batches.to_vec()).await }
+            }))?;
+        let replicas = written.iter().map(|(id, _)| *id).collect();
+        let (_, meta) = written.swap_remove(0);
+        Ok(WrittenSegment { meta, replicas })
     }
 
     fn remove(&self, files: Vec<(Vec<BackendId>, String)>) {

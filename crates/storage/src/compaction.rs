@@ -89,6 +89,24 @@ pub(crate) struct Output {
         Arc<dyn crate::remote::RemoteSegments>,
         Vec<basalt_catalog::BackendId>,
     )>,
+    /// On a cluster's frontend: the replicas that hold every output segment.
+    pub(crate) holders: Option<Vec<basalt_catalog::BackendId>>,
+}
+
+impl Output {
+    /// On a cluster's frontend: the replicas of `tablet` that lack the output (a majority must
+    /// hold it, else the error); none elsewhere.
+    pub(crate) fn missing_replicas(
+        &self,
+        table: &TableMeta,
+        tablet: &TabletMeta,
+    ) -> Result<Vec<basalt_catalog::BackendId>> {
+        if self.remote.is_none() || self.segments.is_empty() {
+            return Ok(Vec::new());
+        }
+        let holders = self.holders.clone().unwrap_or_default();
+        crate::remote::missing_replicas(table, tablet, &holders)
+    }
 }
 
 impl Output {
@@ -245,12 +263,20 @@ impl StorageEngine {
         }
         let merged = self.merge_inputs(table, tablet, &input_segments)?;
         let output = self.write_output(table, tablet.id, merged, job.segment_rows)?;
+        let missing_replicas = match output.missing_replicas(table, tablet) {
+            Ok(missing) => missing,
+            Err(e) => {
+                output.remove_files();
+                return Err(e);
+            }
+        };
         let compacted = CompactedRowset {
             tablet_id: tablet.id,
             inputs: inputs.iter().map(|r| r.id).collect(),
             segments: output.segments.clone(),
             delete_bitmaps: Vec::new(),
             segments_overlap: false,
+            missing_replicas,
         };
         let published = if table.keys_model == KeysModel::Unique {
             self.publish_unique_compaction(table, tablet, &input_segments, &output, compacted)
@@ -312,13 +338,18 @@ impl StorageEngine {
             .flat_map(|r| r.segments.iter().cloned())
             .collect();
         let id = self.catalog().allocate_id();
-        let segments = remote.compact(table, tablet, &input_segments, id, job.segment_rows)?;
+        let written = remote.compact(table, tablet, &input_segments, id, job.segment_rows)?;
+        let segments = written.segments;
+        // Replicas that were stale (they lack inputs) or failed: stale after the publish, so
+        // they copy the output instead of serving rows they do not have.
+        let missing_replicas = crate::remote::missing_replicas(table, tablet, &written.replicas)?;
         let compacted = CompactedRowset {
             tablet_id: tablet.id,
             inputs: inputs.iter().map(|r| r.id).collect(),
             segments: segments.clone(),
             delete_bitmaps: Vec::new(),
             segments_overlap: false,
+            missing_replicas,
         };
         let removed = match self.catalog().replace_rowsets(table.id, compacted) {
             Ok((_, removed)) => removed,
@@ -496,6 +527,7 @@ impl StorageEngine {
             remote: remote
                 .as_ref()
                 .map(|(r, t)| (r.clone(), t.replicas.clone())),
+            holders: None,
         };
         let mut offset = 0;
         while offset < data.num_rows() {
@@ -517,14 +549,20 @@ impl StorageEngine {
                 }
                 Some((remote, tablet)) => {
                     output.files.push(rel.clone());
-                    remote.write(
-                        tablet,
-                        &rel,
-                        &schema,
-                        std::slice::from_ref(&part),
-                        &blooms,
-                        table.stores_rows(),
-                    )
+                    remote
+                        .write(
+                            table,
+                            tablet,
+                            &rel,
+                            &schema,
+                            std::slice::from_ref(&part),
+                            &blooms,
+                            table.stores_rows(),
+                        )
+                        .map(|written| {
+                            crate::remote::keep_common(&mut output.holders, &written.replicas);
+                            written.meta
+                        })
                 }
             };
             match written {

@@ -77,6 +77,8 @@ pub struct StorageEngine {
 pub struct UniqueTabletWrite {
     pub tablet_id: TabletId,
     pub segments: Vec<SegmentMeta>,
+    /// Scale-out: the tablet's replicas that do not hold the segments (marked stale).
+    pub missing_replicas: Vec<BackendId>,
     pub keys: Vec<Vec<ArrayRef>>,
     /// Rows of each segment that delete their key: hidden at once, and forgotten by the index.
     pub tombstones: Vec<Vec<u32>>,
@@ -416,6 +418,7 @@ impl StorageEngine {
                 segments: w.segments,
                 delete_bitmaps,
                 schema_version,
+                missing_replicas: w.missing_replicas,
             });
             indexes.push((w.tablet_id, index));
         }

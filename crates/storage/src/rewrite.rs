@@ -139,6 +139,13 @@ impl StorageEngine {
             let remerged = sort_and_merge(&checked, &spec)?;
             after += remerged.num_rows() as u64;
             let output = self.write_output(&new_definition, tablet.id, remerged, SEGMENT_ROWS)?;
+            // On a cluster: replicas that missed the rewritten rows turn stale with the publish.
+            let missing = output.missing_replicas(&new_definition, tablet);
+            outputs.push(output);
+            let missing = missing?;
+            let output = outputs.last().ok_or_else(|| {
+                BasaltError::Internal(format!("rewrite lost tablet {}", tablet.id))
+            })?;
             let rowset = RowsetMeta {
                 id: self.catalog().allocate_id(),
                 tablet_id: tablet.id,
@@ -148,7 +155,6 @@ impl StorageEngine {
                 segments_overlap: false,
                 created_ms: now_ms(),
             };
-            outputs.push(output);
             let target = new
                 .partitions
                 .iter_mut()
@@ -159,6 +165,7 @@ impl StorageEngine {
                 })?;
             target.rowsets = vec![Arc::new(rowset)];
             target.delete_bitmaps.clear();
+            target.mark_stale(missing);
         }
         Ok((before, after))
     }

@@ -26,6 +26,8 @@ type FlushJob = (TabletId, Vec<RecordBatch>, PathBuf);
 struct FlushedSegment {
     tablet: TabletId,
     meta: SegmentMeta,
+    /// On a cluster: the replicas that hold it.
+    replicas: Option<Vec<basalt_catalog::BackendId>>,
     /// Unique keys: the segment's key columns and its tombstone rows.
     unique: Option<(Vec<ArrayRef>, Vec<u32>)>,
 }
@@ -51,6 +53,8 @@ pub struct LoadWriter {
     buffered_rows: HashMap<TabletId, usize>,
     buffered_bytes: usize,
     segments: BTreeMap<TabletId, Vec<SegmentMeta>>,
+    /// On a cluster: per tablet, the replicas that hold every segment written so far.
+    holders: BTreeMap<TabletId, Option<Vec<basalt_catalog::BackendId>>>,
     /// Unique keys: the key columns of each written segment (for the primary-key index).
     segment_keys: BTreeMap<TabletId, Vec<Vec<ArrayRef>>>,
     /// Unique keys: rows of each written segment that delete their key (tombstones).
@@ -83,6 +87,7 @@ impl LoadWriter {
             buffered_rows: HashMap::new(),
             buffered_bytes: 0,
             segments: BTreeMap::new(),
+            holders: BTreeMap::new(),
             segment_keys: BTreeMap::new(),
             segment_tombstones: BTreeMap::new(),
             files: Vec::new(),
@@ -259,6 +264,9 @@ impl LoadWriter {
         results.sort_by_key(|r| r.0);
         for (_, r) in results {
             let f = r?;
+            if let Some(replicas) = &f.replicas {
+                crate::remote::keep_common(self.holders.entry(f.tablet).or_default(), replicas);
+            }
             self.segments.entry(f.tablet).or_default().push(f.meta);
             if let Some((keys, tombstones)) = f.unique {
                 self.segment_keys.entry(f.tablet).or_default().push(keys);
@@ -295,23 +303,30 @@ impl LoadWriter {
             merged = RecordBatch::try_new(schema.clone(), merged.columns().to_vec())
                 .map_err(storage_err)?;
         }
-        let meta = match self.engine.remote() {
-            None => segment::write_segment(
-                self.engine.data_dir(),
-                rel,
-                &schema,
-                std::slice::from_ref(&merged),
-                &self.bloom_filter_columns,
-                self.table.stores_rows(),
-            )?,
-            Some(remote) => remote.write(
-                self.tablet_meta(tablet)?,
-                rel,
-                &schema,
-                std::slice::from_ref(&merged),
-                &self.bloom_filter_columns,
-                self.table.stores_rows(),
-            )?,
+        let (meta, replicas) = match self.engine.remote() {
+            None => (
+                segment::write_segment(
+                    self.engine.data_dir(),
+                    rel,
+                    &schema,
+                    std::slice::from_ref(&merged),
+                    &self.bloom_filter_columns,
+                    self.table.stores_rows(),
+                )?,
+                None,
+            ),
+            Some(remote) => {
+                let written = remote.write(
+                    &self.table,
+                    self.tablet_meta(tablet)?,
+                    rel,
+                    &schema,
+                    std::slice::from_ref(&merged),
+                    &self.bloom_filter_columns,
+                    self.table.stores_rows(),
+                )?;
+                (written.meta, Some(written.replicas))
+            }
         };
         let unique = (self.table.keys_model == KeysModel::Unique).then(|| {
             (
@@ -322,6 +337,7 @@ impl LoadWriter {
         Ok(FlushedSegment {
             tablet,
             meta,
+            replicas,
             unique,
         })
     }
@@ -347,6 +363,24 @@ impl LoadWriter {
         self.check_versions()?;
         self.flush_all()?;
         let segments = std::mem::take(&mut self.segments);
+        // On a cluster: a majority of each tablet's replicas must hold all of its segments;
+        // the others are marked stale by the publish.
+        let mut missing: BTreeMap<TabletId, Vec<basalt_catalog::BackendId>> = BTreeMap::new();
+        if self.engine.remote().is_some() {
+            for tablet in segments.keys() {
+                let holders = self
+                    .holders
+                    .get(tablet)
+                    .cloned()
+                    .flatten()
+                    .unwrap_or_default();
+                let meta = self.tablet_meta(*tablet)?;
+                missing.insert(
+                    *tablet,
+                    crate::remote::missing_replicas(&self.table, meta, &holders)?,
+                );
+            }
+        }
         let summary = LoadSummary {
             rows_loaded: self.rows_loaded,
             tablets_written: segments.len(),
@@ -362,6 +396,7 @@ impl LoadWriter {
                 .into_iter()
                 .map(|(tablet_id, segments)| UniqueTabletWrite {
                     tablet_id,
+                    missing_replicas: missing.remove(&tablet_id).unwrap_or_default(),
                     segments,
                     keys: keys.remove(&tablet_id).unwrap_or_default(),
                     tombstones: tombstones.remove(&tablet_id).unwrap_or_default(),
@@ -377,6 +412,7 @@ impl LoadWriter {
                     segments,
                     delete_bitmaps: Vec::new(),
                     schema_version: self.table.schema_version,
+                    missing_replicas: missing.remove(&tablet_id).unwrap_or_default(),
                 })
                 .collect();
             self.engine

@@ -57,8 +57,22 @@ pub(super) fn commit(services: &Services, writes: &StagedWrites) -> Result<()> {
     }
 }
 
-/// What `table` becomes when the transaction publishes on `current` (the newest version).
+/// What `table` becomes when the transaction publishes on `current` (the newest version),
+/// with the replicas stale in either marked stale: those the transaction's writes missed, and
+/// those loads published meanwhile missed.
 fn publishable(table: &StagedTable, current: &TableMeta) -> Result<TableMeta> {
+    let mut new = publishable_rowsets(table, current)?;
+    for tablet in new.partitions.iter_mut().flat_map(|p| p.tablets.iter_mut()) {
+        for version in [current, table.current.as_ref()] {
+            if let Some((_, t)) = version.tablets().find(|(_, t)| t.id == tablet.id) {
+                tablet.mark_stale(t.stale_replicas.iter().copied());
+            }
+        }
+    }
+    Ok(new)
+}
+
+fn publishable_rowsets(table: &StagedTable, current: &TableMeta) -> Result<TableMeta> {
     let conflict = || {
         BasaltError::TransactionConflict(format!(
             "{}.{} was changed by another session during the transaction",

@@ -177,6 +177,7 @@ impl TabletCatalog for Overlay {
             let id = self.catalog.allocate_id();
             let tablet = find_tablet(&mut new, nr.tablet_id)?;
             self.catalog.check_versions(tablet)?;
+            tablet.mark_stale(nr.missing_replicas);
             let version = tablet.version() + 1;
             tablet.rowsets.push(Arc::new(RowsetMeta {
                 id,

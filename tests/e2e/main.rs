@@ -13,6 +13,7 @@ mod local_files;
 mod models;
 mod privileges;
 mod procedures;
+mod replica_writes;
 mod robustness;
 mod scale_out;
 mod scale_out_tpch;

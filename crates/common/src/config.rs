@@ -54,6 +54,9 @@ pub struct Config {
     pub backend_port: u16,
     /// Scale-out: the backends ("host:port") `basalt frontend` adds at startup.
     pub backends: Vec<String>,
+    /// Scale-out: the most a stale replica's catch-up copies per second, in MiB (one copy
+    /// runs at a time), so foreground queries and loads keep their speed; 0: unbounded.
+    pub catch_up_mb_per_second: u64,
     /// How database and table names keep and compare their case (MySQL's and Doris's
     /// `lower_case_table_names`: 0, 1 or 2; see [`crate::name_case`]). A new data directory
     /// records it (0 when not given); it cannot change afterwards: a start giving another
@@ -83,6 +86,7 @@ impl Default for Config {
             cluster_secret: None,
             backend_port: 9060,
             backends: Vec::new(),
+            catch_up_mb_per_second: 64,
             lower_case_table_names: None,
         }
     }

@@ -119,10 +119,14 @@ pub async fn run_backend(
     .with_max_message_size(MAX_MESSAGE_BYTES);
     let check = secret.interceptor();
     let worker_service = InterceptedService::new(worker.into_worker_server(), check.clone());
-    let segments =
-        FlightServiceServer::new(SegmentService::new(storage, backend_storage, workloads))
-            .max_decoding_message_size(MAX_MESSAGE_BYTES)
-            .max_encoding_message_size(MAX_MESSAGE_BYTES);
+    let segments = FlightServiceServer::new(SegmentService::new(
+        storage,
+        backend_storage,
+        workloads,
+        SecretChannelResolver::new(secret.clone()),
+    ))
+    .max_decoding_message_size(MAX_MESSAGE_BYTES)
+    .max_encoding_message_size(MAX_MESSAGE_BYTES);
     let segment_service = InterceptedService::new(segments, check);
     let addr = format!("{}:{port}", config.bind);
     let listener = tokio::net::TcpListener::bind(&addr)

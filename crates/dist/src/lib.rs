@@ -11,12 +11,14 @@ mod cluster;
 mod fragment_fields;
 mod planning;
 mod replica_choice;
+mod replica_repair;
 mod replica_writes;
 mod required_orderings;
 mod scan_codec;
 mod scan_tasks;
 mod secret;
 mod segment_client;
+mod segment_copy;
 mod segment_protocol;
 mod segment_service;
 mod single_task_inputs;
@@ -30,6 +32,7 @@ pub fn display_distributed(plan: &dyn datafusion::physical_plan::ExecutionPlan) 
 }
 pub use cluster::{BackendHealth, Cluster};
 pub use planning::distributed_session;
+pub use replica_repair::start_replica_repair;
 pub use secret::ClusterSecret;
 pub use segment_client::BackendSegments;
 pub use segment_protocol::{BackendStatus, GroupUsageReport};

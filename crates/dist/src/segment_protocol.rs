@@ -137,3 +137,58 @@ pub struct GroupUsageReport {
     pub cpu_time_ms: u64,
     pub local_read_bytes: u64,
 }
+
+/// Action: the length and CRC-32 of each file of the given segments held here (the segment
+/// and its row store, when it has one); body: a JSON list of catalog segment paths, answered
+/// with a JSON list of [`FileDigest`] (a file not held here is left out).
+pub const SEGMENT_FILES: &str = "segment_files";
+
+/// One file of a segment as a backend holds it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileDigest {
+    /// The catalog segment path.
+    pub segment: String,
+    /// The segment's row store file rather than the segment file itself.
+    pub row_store: bool,
+    pub len: u64,
+    pub crc32: u32,
+}
+
+/// Action: bytes of one segment file; body: a JSON [`FileChunk`], answered with the raw bytes
+/// (fewer than asked at the end of the file).
+pub const READ_FILE_CHUNK: &str = "read_file_chunk";
+
+/// Which bytes of which file a [`READ_FILE_CHUNK`] asks for.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FileChunk {
+    pub segment: String,
+    pub row_store: bool,
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// Action (catch-up of a stale replica): copy the files of `segments` that this backend lacks
+/// (or holds with another length or checksum) from the backend at `source`, verified against
+/// the source's length and CRC-32 and made durable, reading at most `bytes_per_second`; body:
+/// a JSON [`CopySegments`], answered with a JSON [`CopyReport`].
+pub const COPY_SEGMENTS: &str = "copy_segments";
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CopySegments {
+    /// `host:port` of a backend holding a readable replica.
+    pub source: String,
+    /// Catalog segment paths of the tablet's visible rowsets.
+    pub segments: Vec<String>,
+    pub bytes_per_second: u64,
+}
+
+/// What a [`COPY_SEGMENTS`] did.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct CopyReport {
+    /// The segments this backend now holds, every file verified against the source's.
+    pub held: Vec<String>,
+    pub files_copied: u64,
+    pub bytes_copied: u64,
+    /// Files it already held, identical to the source's.
+    pub files_present: u64,
+}

@@ -4,8 +4,9 @@
 //! holds and its workload groups' usage, and profiles with what each query used here.
 
 use crate::segment_protocol::{
-    frame_rows, BackendStatus, CompactTablet, GroupUsageReport, ReadSegment, RemoveOrphans,
-    WriteSegment, COMPACT, QUERY_USAGE, READ_ROWS, REMOVE_ORPHANS, REMOVE_SEGMENTS, STATUS,
+    frame_rows, BackendStatus, CompactTablet, CopySegments, FileChunk, GroupUsageReport,
+    ReadSegment, RemoveOrphans, WriteSegment, COMPACT, COPY_SEGMENTS, QUERY_USAGE, READ_FILE_CHUNK,
+    READ_ROWS, REMOVE_ORPHANS, REMOVE_SEGMENTS, SEGMENT_FILES, STATUS,
 };
 use crate::workload_tag::BackendWorkloads;
 use arrow_flight::decode::FlightRecordBatchStream;
@@ -28,6 +29,8 @@ pub struct SegmentService {
     storage: Arc<StorageEngine>,
     scans: Arc<BackendStorage>,
     workloads: Arc<BackendWorkloads>,
+    /// To other backends (a stale replica's catch-up pulls files from a healthy one).
+    channels: crate::channels::SecretChannelResolver,
 }
 
 impl SegmentService {
@@ -35,11 +38,13 @@ impl SegmentService {
         storage: Arc<StorageEngine>,
         scans: Arc<BackendStorage>,
         workloads: Arc<BackendWorkloads>,
+        channels: crate::channels::SecretChannelResolver,
     ) -> SegmentService {
         SegmentService {
             storage,
             scans,
             workloads,
+            channels,
         }
     }
 
@@ -249,6 +254,40 @@ impl FlightService for SegmentService {
             }
             STATUS => {
                 serde_json::to_vec(&self.status()).map_err(|e| Status::internal(e.to_string()))?
+            }
+            SEGMENT_FILES => {
+                let segments: Vec<String> =
+                    serde_json::from_slice(&action.body).map_err(bad_request)?;
+                let data_dir = self.storage.data_dir().to_path_buf();
+                let digests = tokio::task::spawn_blocking(move || {
+                    crate::segment_copy::segment_files(&data_dir, &segments)
+                })
+                .await
+                .map_err(|e| Status::internal(e.to_string()))?
+                .map_err(bad_request)?;
+                serde_json::to_vec(&digests).map_err(|e| Status::internal(e.to_string()))?
+            }
+            READ_FILE_CHUNK => {
+                let chunk: FileChunk = serde_json::from_slice(&action.body).map_err(bad_request)?;
+                let data_dir = self.storage.data_dir().to_path_buf();
+                tokio::task::spawn_blocking(move || {
+                    crate::segment_copy::read_chunk(&data_dir, &chunk)
+                })
+                .await
+                .map_err(|e| Status::internal(e.to_string()))?
+                .map_err(|e| Status::internal(e.to_string()))?
+            }
+            COPY_SEGMENTS => {
+                let job: CopySegments =
+                    serde_json::from_slice(&action.body).map_err(bad_request)?;
+                let report = crate::segment_copy::copy_segments(
+                    self.storage.data_dir(),
+                    &self.channels,
+                    job,
+                )
+                .await
+                .map_err(|e| Status::internal(e.to_string()))?;
+                serde_json::to_vec(&report).map_err(|e| Status::internal(e.to_string()))?
             }
             other => return Err(Status::unimplemented(format!("no action '{other}'"))),
         };

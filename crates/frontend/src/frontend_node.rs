@@ -1,7 +1,8 @@
 //! The frontend `basalt frontend` runs: the catalog and planning on its data directory, the
 //! tablets on backends. Loads write segments on the backends that hold each tablet; queries
 //! run on them through the distributed engine; compactions run on them too; heartbeats track
-//! them; once each answers, it drops the files a previous run of the frontend left orphaned.
+//! them; once each answers, it drops the files a previous run of the frontend left orphaned;
+//! replicas that missed versions catch up in the background.
 
 use crate::engine::QueryEngine;
 use crate::local_node::{assemble, open_catalog, start_compaction, write_buffer};
@@ -41,6 +42,12 @@ impl QueryEngine {
         storage.set_remote(Arc::new(BackendSegments(cluster.clone())));
         cluster.start_heartbeats();
         cluster.remove_orphans_once(referenced, ids_below);
+        // Stale replicas (they missed a version while down) copy what they lack.
+        basalt_dist::start_replica_repair(
+            &cluster,
+            catalog.clone(),
+            config.catch_up_mb_per_second.saturating_mul(1 << 20),
+        );
         // The frontend picks compactions from its catalog; the backends holding each tablet
         // merge its files, and the frontend publishes the result.
         start_compaction(&storage, config)?;

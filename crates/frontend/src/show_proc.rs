@@ -467,7 +467,8 @@ fn current_queries(services: &Services) -> Output {
 
 /// `/statistic`: per database counts of tables, partitions, indexes, tablets and replicas,
 /// then a Total row (DbId "Total", DbName the number of databases), as Doris shows it.
-/// UnhealthyTabletNum counts tablets with a replica on a backend that is not alive; Basalt
+/// UnhealthyTabletNum counts tablets with a replica on a backend that is not alive or a stale
+/// replica (one that missed a version and is catching up); Basalt
 /// never clones replicas (CloningTabletNum 0) and runs no consistency checks or bad-replica
 /// detection (InconsistentTabletNum, BadTabletNum NULL).
 fn statistic(services: &Services) -> Output {
@@ -495,7 +496,8 @@ fn statistic(services: &Services) -> Output {
             for (_, tablet) in t.tablets() {
                 counts[3] += 1;
                 counts[4] += tablet.replicas.len().max(1) as i64;
-                if tablet.replicas.iter().any(|r| dead.contains(r)) {
+                let stale = !tablet.stale_replicas.is_empty();
+                if stale || tablet.replicas.iter().any(|r| dead.contains(r)) {
                     counts[5] += 1;
                 }
             }

@@ -27,19 +27,23 @@ struct TabletHealth {
     tablets: i64,
     healthy: i64,
     replica_missing: i64,
+    version_incomplete: i64,
     unrecoverable: i64,
     compaction_too_slow: i64,
     oversize: i64,
 }
 
 impl TabletHealth {
-    /// A tablet with every replica on a live backend is healthy (on a single node every tablet
-    /// is); with some replicas on dead backends a replica is missing; with all of them, it
-    /// cannot be recovered.
+    /// A tablet with every replica on a live backend and none stale is healthy (on a single
+    /// node every tablet is); with some replicas on dead backends a replica is missing; with
+    /// all of them, it cannot be recovered; with every backend live but a replica stale (it
+    /// missed a published version and is catching up), its version is incomplete.
     fn count(&mut self, tablet: &TabletMeta, dead: &HashSet<u64>) {
         self.tablets += 1;
         let lost = tablet.replicas.iter().filter(|r| dead.contains(r)).count();
-        if lost == 0 {
+        if lost == 0 && !tablet.stale_replicas.is_empty() {
+            self.version_incomplete += 1;
+        } else if lost == 0 {
             self.healthy += 1;
         } else if lost == tablet.replicas.len() {
             self.unrecoverable += 1;
@@ -59,21 +63,21 @@ impl TabletHealth {
         self.tablets += other.tablets;
         self.healthy += other.healthy;
         self.replica_missing += other.replica_missing;
+        self.version_incomplete += other.version_incomplete;
         self.unrecoverable += other.unrecoverable;
         self.compaction_too_slow += other.compaction_too_slow;
         self.oversize += other.oversize;
     }
 
-    /// The counts after DbId and DbName. Basalt publishes a load to every replica at once and
-    /// never moves, adds, clones or repairs replicas, has no tags and no colocation groups: those
-    /// counts are 0. It runs no consistency checks and keeps no per-replica versions
-    /// (VersionIncompleteNum, InconsistentNum: NULL).
+    /// The counts after DbId and DbName. Basalt never moves, adds or clones replicas (stale
+    /// ones catch up in place), has no tags and no colocation groups: those counts are 0. It
+    /// runs no consistency checks (InconsistentNum: NULL).
     fn cells(&self) -> Vec<Cell> {
         vec![
             self.tablets.into(),
             self.healthy.into(),
             self.replica_missing.into(),
-            None::<i64>.into(),
+            self.version_incomplete.into(),
             0i64.into(),
             0i64.into(),
             0i64.into(),
@@ -213,6 +217,22 @@ mod tests {
         assert_eq!(
             (h.tablets, h.healthy, h.replica_missing, h.unrecoverable),
             (4, 2, 1, 1)
+        );
+    }
+
+    #[test]
+    fn a_tablet_with_a_stale_replica_is_version_incomplete() {
+        let dead: HashSet<u64> = [3].into_iter().collect();
+        let mut stale = tablet(vec![1, 2]);
+        stale.stale_replicas = vec![2];
+        let mut stale_and_down = tablet(vec![1, 3]);
+        stale_and_down.stale_replicas = vec![1];
+        let mut h = TabletHealth::default();
+        h.count(&stale, &dead);
+        h.count(&stale_and_down, &dead);
+        assert_eq!(
+            (h.healthy, h.version_incomplete, h.replica_missing),
+            (0, 1, 1)
         );
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::parser::parse_table_name;
 use crate::statement::*;
+use crate::table_constraints;
 use crate::words::{
     eat_word, eat_words, expect_word, ident, peek_nth_word, peek_word, string_literal, uint_literal,
 };
@@ -148,9 +149,11 @@ fn parse_keys_model(p: &mut Parser) -> Option<KeysModel> {
     Some(model)
 }
 
-/// A column definition, `PRIMARY KEY (..)`, or an index definition (accepted, not used).
+/// A column definition, `[CONSTRAINT [name]] PRIMARY KEY (..)`, or an index, unique key, foreign
+/// key or check constraint (accepted, not used: see [`crate::table_constraints`]).
 fn parse_table_element(p: &mut Parser, table: &mut CreateTable) -> Result<(), ParserError> {
     let start = p.peek_token();
+    let named_constraint = table_constraints::eat_constraint_name(p)?;
     if eat_words(p, &["PRIMARY", "KEY"]) {
         if table.primary_key.is_some() {
             return p.expected(
@@ -158,13 +161,29 @@ fn parse_table_element(p: &mut Parser, table: &mut CreateTable) -> Result<(), Pa
                 start,
             );
         }
+        if eat_word(p, "USING") {
+            ident(p)?;
+        }
         table.primary_key = Some(column_list(p)?);
         return Ok(());
     }
+    if eat_words(p, &["UNIQUE", "KEY"])
+        || eat_words(p, &["UNIQUE", "INDEX"])
+        || eat_word(p, "UNIQUE")
+    {
+        return skip_index_definition(p);
+    }
+    if table_constraints::skip_table_constraint(p)? {
+        return Ok(());
+    }
+    if named_constraint {
+        return p.expected("PRIMARY KEY, UNIQUE, FOREIGN KEY or CHECK", p.peek_token());
+    }
     if eat_word(p, "INDEX")
         || eat_word(p, "KEY")
-        || eat_words(p, &["UNIQUE", "KEY"])
-        || eat_words(p, &["UNIQUE", "INDEX"])
+        || eat_words(p, &["FULLTEXT", "INDEX"])
+        || eat_words(p, &["FULLTEXT", "KEY"])
+        || eat_word(p, "FULLTEXT")
     {
         return skip_index_definition(p);
     }
@@ -186,10 +205,13 @@ fn parse_table_element(p: &mut Parser, table: &mut CreateTable) -> Result<(), Pa
 /// An index after `INDEX`: `[name] (cols) [USING BITMAP|INVERTED|NGRAM_BF] [PROPERTIES (..)]
 /// [COMMENT '..']`. Indexes are accepted and not kept.
 pub(crate) fn skip_index_definition(p: &mut Parser) -> Result<(), ParserError> {
-    if !matches!(p.peek_token().token, Token::LParen) {
+    if !matches!(p.peek_token().token, Token::LParen) && !peek_word(p, "USING") {
         ident(p)?;
     }
-    column_list(p)?;
+    if eat_word(p, "USING") {
+        ident(p)?;
+    }
+    table_constraints::skip_key_parts(p)?;
     if eat_word(p, "USING") {
         ident(p)?;
     }
@@ -241,6 +263,14 @@ pub(crate) fn parse_column_def(p: &mut Parser) -> Result<(ColumnDef, bool), Pars
             primary_key = true;
         } else if eat_word(p, "KEY") {
             col.key = true;
+        } else if eat_word(p, "COLLATE")
+            || eat_words(p, &["CHARACTER", "SET"])
+            || eat_word(p, "CHARSET")
+        {
+            // MySQL's per-column character set and collation: Basalt stores UTF-8 and
+            // compares binary, as for the table's options.
+            ident(p)?;
+        } else if table_constraints::skip_column_constraint(p)? {
         } else {
             break;
         }
@@ -716,6 +746,31 @@ mod tests {
         let e = parse_one("CREATE TABLE t (a INT PRIMARY KEY, b INT PRIMARY KEY)").unwrap_err();
         assert_eq!(e.mysql_code(), 1064);
         assert!(e.to_string().contains("multiple primary keys"), "{e}");
+    }
+
+    #[test]
+    fn mysql_constraints_are_accepted() {
+        let t = create(
+            "CREATE TABLE users (id INTEGER NOT NULL, name VARCHAR(20) COLLATE utf8mb4_bin UNIQUE, \
+             parent_id INTEGER REFERENCES users (id) ON DELETE CASCADE, \
+             test2 INTEGER CONSTRAINT c2 CHECK (test2 > 0), \
+             CONSTRAINT pk_users PRIMARY KEY (id), \
+             CONSTRAINT uq_name UNIQUE (name(10) DESC), \
+             CONSTRAINT fk_parent FOREIGN KEY(parent_id) REFERENCES users (id) ON UPDATE SET NULL ON DELETE NO ACTION, \
+             FOREIGN KEY fk2 (parent_id) REFERENCES other.users (id) MATCH FULL, \
+             CONSTRAINT zz_test2_gt_zero CHECK (test2 > 0), CHECK (test2 <= 1000) NOT ENFORCED, \
+             FULLTEXT INDEX ft (name), INDEX USING BTREE (parent_id)) ENGINE=InnoDB",
+        );
+        assert_eq!(t.primary_key, Some(vec!["id".to_string()]));
+        assert_eq!(t.columns.len(), 4);
+        let e = parse_one("CREATE TABLE t (a INT, CONSTRAINT c INDEX (a))").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("PRIMARY KEY, UNIQUE, FOREIGN KEY or CHECK"),
+            "{e}"
+        );
+        let e = parse_one("CREATE TABLE t (a INT REFERENCES u (a) ON DELETE EXPLODE)").unwrap_err();
+        assert!(e.to_string().contains("CASCADE"), "{e}");
     }
 
     fn create_as(sql: &str) -> CreateTableAs {

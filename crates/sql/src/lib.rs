@@ -4,6 +4,7 @@
 
 mod alter;
 mod compound;
+mod compound_intervals;
 mod ddl;
 mod dialect;
 mod error;
@@ -16,6 +17,7 @@ mod query_bytes;
 mod routines;
 mod sp_body;
 mod statement;
+mod table_constraints;
 mod tool_statements;
 mod words;
 mod workload;

@@ -293,6 +293,17 @@ fn char_prefix(e: Expr, length: &basalt_sql::ast::CharacterLength) -> Option<Exp
 /// a DATETIME, as in MySQL (DataFusion kept the DATE and dropped the time); a result outside
 /// years 0000..9999 is NULL.
 fn shifted(left: Expr, op: BinaryOperator, right: Expr) -> Expr {
+    // A NULL interval (MySQL's for a compound unit's value it cannot read, see
+    // basalt_sql's compound_intervals) makes the result NULL, typed as a zero interval's.
+    if let Some(zero) = null_interval_as_zero(&left).or_else(|| null_interval_as_zero(&right)) {
+        let (left, right) = if matches!(left, Expr::Interval(_)) {
+            (zero, right)
+        } else {
+            (left, zero)
+        };
+        let falsehood = Expr::Value(Value::Boolean(false).into());
+        return only_when(falsehood, shifted(left, op, right));
+    }
     let datetime = || DataType::Timestamp(Some(6), TimezoneInfo::None);
     let (mut left, mut right) = (left, right);
     if has_time_unit(&right) {
@@ -304,6 +315,22 @@ fn shifted(left: Expr, op: BinaryOperator, right: Expr) -> Expr {
         basalt_functions::date_range::NAME,
         vec![binary(left, op, right)],
     )
+}
+
+/// `INTERVAL NULL <unit>` as `INTERVAL '0' <unit>`; None for any other expression.
+fn null_interval_as_zero(e: &Expr) -> Option<Expr> {
+    let Expr::Interval(interval) = e else {
+        return None;
+    };
+    let Expr::Value(v) = interval.value.as_ref() else {
+        return None;
+    };
+    if v.value != Value::Null {
+        return None;
+    }
+    let mut zero = interval.clone();
+    zero.value = Box::new(string("0"));
+    Some(Expr::Interval(zero))
 }
 
 /// True for an INTERVAL of hours, minutes, seconds or finer (alone or in a compound unit).

@@ -28,6 +28,7 @@ pub fn tokenize_with(
             Tokenizer::new(dialect, sql).tokenize_with_location()?,
         ),
     )));
+    let tokens = crate::compound_intervals::single_units(tokens)?;
     if !tokens
         .iter()
         .any(|t| executable_comment(&t.token).is_some())

@@ -4,12 +4,13 @@
 
 use datafusion::arrow::array::{Array, ArrayRef, Date32Array, PrimitiveArray};
 use datafusion::arrow::datatypes::{
-    DataType, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType,
+    DataType, Field, FieldRef, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType,
     TimestampNanosecondType, TimestampSecondType,
 };
 use datafusion::common::{Result, ScalarValue};
 use datafusion::logical_expr::{
-    ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
+    Volatility,
 };
 use std::sync::Arc;
 
@@ -42,6 +43,15 @@ impl ScalarUDFImpl for DateRange {
 
     fn return_type(&self, args: &[DataType]) -> Result<DataType> {
         Ok(args.first().cloned().unwrap_or(DataType::Null))
+    }
+
+    /// The input's field, metadata included: a TIME(1) moved by an interval shows one
+    /// fraction digit.
+    fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
+        Ok(match args.arg_fields.first() {
+            Some(input) => Arc::new(input.as_ref().clone().with_name(NAME).with_nullable(true)),
+            None => Arc::new(Field::new(NAME, DataType::Null, true)),
+        })
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {

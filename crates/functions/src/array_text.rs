@@ -4,7 +4,8 @@
 //! whole value unreadable. Each item is read as its element type on its own, and an item that
 //! is no value of that type is a NULL element: `null` (lower case, unquoted) is NULL, a quoted
 //! item loses its quotes (`'a'`, `"2"`), numbers are read as a CAST from text reads them
-//! (`1.5` as INT is 1), dates in MySQL's forms without quotes too (`[2022-09-01]`).
+//! (`1.5` as INT is 1), dates in MySQL's forms without quotes too (`[2022-09-01]`), times as a
+//! TIME reads text (`["25:30:01.5"]`, beyond 24 hours).
 
 use crate::implicit_casts::{parse_bigint, parse_double};
 use basalt_common::datetime_text::parse_column;
@@ -110,6 +111,19 @@ pub(crate) fn read_arrays(
         offsets.push(end);
     }
     let values = elements(&StringArray::from(texts), element.data_type())?;
+    // A TIME element keeps its declared digits (TIME alone is TIME(0), as CAST rounds it).
+    let values = match values.data_type() {
+        DataType::Time64(_) => {
+            let digits = basalt_common::types::fraction_digits(element).unwrap_or(0);
+            let micros = cast_with_options(&values, &TIME_MICROS, &CastOptions::default())?;
+            cast_with_options(
+                &rounded_times(&micros, digits),
+                element.data_type(),
+                &CastOptions::default(),
+            )?
+        }
+        _ => values,
+    };
     let list = ListArray::try_new(
         element.clone(),
         OffsetBuffer::new(offsets.into()),
@@ -117,6 +131,21 @@ pub(crate) fn read_arrays(
         Some(NullBuffer::from(valid)),
     )?;
     Ok((Arc::new(list), failed))
+}
+
+const TIME_MICROS: DataType = DataType::Time64(TimeUnit::Microsecond);
+
+/// TIME values rounded to `digits` fraction digits, as a TIME(digits) keeps them (NULL past
+/// the range after rounding).
+fn rounded_times(values: &ArrayRef, digits: u8) -> ArrayRef {
+    use datafusion::arrow::array::{AsArray, Time64MicrosecondArray};
+    use datafusion::arrow::datatypes::Time64MicrosecondType;
+    let rounded: Time64MicrosecondArray = values
+        .as_primitive::<Time64MicrosecondType>()
+        .iter()
+        .map(|v| v.and_then(|v| basalt_common::time_value::round(v, digits)))
+        .collect();
+    Arc::new(rounded)
 }
 
 /// `texts` read as values of `target`; a text that is no such value is NULL.
@@ -146,6 +175,11 @@ fn elements(texts: &StringArray, target: &DataType) -> Result<ArrayRef> {
                 None => to_target(Arc::new(texts.clone()))?,
             }
         }
+        // MySQL's TIME text (`'25:30:01.5'`, `'-01:00'`), past 24 hours too; none is NULL.
+        DataType::Time64(_) | DataType::Time32(_) => to_target(crate::time_cast::times(
+            &(Arc::new(texts.clone()) as ArrayRef),
+            false,
+        )?)?,
         _ => to_target(Arc::new(texts.clone()))?,
     })
 }
@@ -218,6 +252,30 @@ mod tests {
         let dates = read("[2022-09-01, x]", DataType::Date32).unwrap();
         assert_eq!(dates.len(), 2);
         assert!(dates.is_valid(0) && dates.is_null(1));
+    }
+
+    #[test]
+    fn times_past_a_day_negative_and_rounded_to_time_0() {
+        use datafusion::arrow::datatypes::Time64MicrosecondType;
+        let times = read(
+            r#"["10:00:00", '25:30:01.5', -01:00, nope, null]"#,
+            DataType::Time64(TimeUnit::Microsecond),
+        )
+        .unwrap();
+        let values: Vec<Option<i64>> = times
+            .as_primitive::<Time64MicrosecondType>()
+            .iter()
+            .collect();
+        assert_eq!(
+            values,
+            [
+                Some(36_000_000_000),
+                Some(91_802_000_000),
+                Some(-3_600_000_000),
+                None,
+                None
+            ]
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Text of ARRAY, MAP and STRUCT values as Doris shows them: `[1, null, 2]`,
 //! `["abc", "def"]`, `{"k":1}`, `{"col1":1, "col2":"a"}`. Strings, dates and times are quoted,
-//! NULL is `null` at any depth, DATETIME has a space before its time, IPV4/IPV6 values are
-//! quoted address text.
+//! NULL is `null` at any depth, DATETIME has a space before its time, a TIME is MySQL's signed
+//! span (`"-01:00:00"`, `"25:30:01"`), IPV4/IPV6 values are quoted address text.
 
 use arrow::array::{Array, AsArray};
 use arrow::datatypes::{DataType, Field, Float32Type, Float64Type};
@@ -114,6 +114,24 @@ fn value(
                 ),
             }
             out.push_str(&String::from_utf8_lossy(&text));
+            Ok(())
+        }
+        // A TIME is a signed span (`-01:00:00`, `25:30:01`), with its declared digits.
+        DataType::Time64(unit) => {
+            let micros = match unit {
+                arrow::datatypes::TimeUnit::Nanosecond => {
+                    array
+                        .as_primitive::<arrow::datatypes::Time64NanosecondType>()
+                        .value(row)
+                        / 1_000
+                }
+                _ => array
+                    .as_primitive::<arrow::datatypes::Time64MicrosecondType>()
+                    .value(row),
+            };
+            let digits = field.and_then(basalt_common::types::fraction_digits);
+            let text = basalt_common::time_value::format(micros, digits);
+            let _ = write!(out, "\"{text}\"");
             Ok(())
         }
         // Doris prints a nested BOOLEAN as 1 or 0, like a top-level one.

@@ -38,6 +38,14 @@ fn to_bitmap(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
             }
         }),
         DataType::Binary if is_bitmap => Ok(value.clone()),
+        DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8 => exec_err!(
+            "cannot cast VARCHAR to BITMAP: build one with BITMAP_FROM_STRING('1,2,3') \
+             (only NULL and BITMAP values cast to BITMAP)"
+        ),
+        other if other.is_numeric() => exec_err!(
+            "cannot cast {other} to BITMAP: build one with TO_BITMAP(n) \
+             (only NULL and BITMAP values cast to BITMAP)"
+        ),
         other => exec_err!("cannot cast {other} to BITMAP (only NULL and BITMAP values can be)"),
     }
 }

@@ -1,6 +1,6 @@
 //! Plans `v['a']['b']` on a VARIANT value as one `variant_element(v, 'a', 'b')` call: a string
 //! subscript of a VARIANT column (or of any value marked VARIANT) starts a call, a string
-//! subscript of such a call adds its key. Other subscripts are left to DataFusion's planner
+//! subscript of such a call adds its key, an integer one (`v['arr'][0]`) an array index. Other subscripts are left to DataFusion's planner
 //! (struct fields, map keys, list indexes). A VARIANT compared with a number is read as a
 //! DOUBLE (Doris casts it to the number's side; DataFusion would cast the text to the number's
 //! own type and fail on `2.5` against an integer).
@@ -53,20 +53,26 @@ impl ExprPlanner for VariantSubscriptPlanner {
         let key = match &access.field_access {
             GetFieldAccess::NamedStructField {
                 name: ScalarValue::Utf8(Some(key)),
-            } => key.clone(),
+            } => lit(key.clone()),
+            // An array's item: `v['arr'][0]` (zero-based, negative from the end, as Doris).
+            GetFieldAccess::ListIndex { key }
+                if key.get_type(schema).is_ok_and(|t| t.is_integer()) =>
+            {
+                key.as_ref().clone()
+            }
             _ => return Ok(PlannerResult::Original(access)),
         };
         match access.expr {
             Expr::ScalarFunction(ScalarFunction { func, mut args })
                 if func.name() == element::NAME =>
             {
-                args.push(lit(key));
+                args.push(key);
                 Ok(PlannerResult::Planned(Expr::ScalarFunction(
                     ScalarFunction { func, args },
                 )))
             }
             base if is_variant(&base, schema) => {
-                Ok(PlannerResult::Planned(element::call(base, vec![lit(key)])))
+                Ok(PlannerResult::Planned(element::call(base, vec![key])))
             }
             base => Ok(PlannerResult::Original(RawFieldAccessExpr {
                 field_access: access.field_access,

@@ -300,19 +300,32 @@ async fn load_data_local_infile_through_the_mysql_client() {
         ),
         "removing the escaped rows",
     );
-    // With autocommit off (PyMySQL's default) a load commits what the transaction staged and
-    // publishes on its own, as DDL does: ROLLBACK undoes neither.
+    // Inside a transaction a load is staged as an INSERT is: with autocommit off (PyMySQL's
+    // default) ROLLBACK undoes the load and the INSERT before it, COMMIT publishes both, and
+    // the loading session reads both before either.
     let one = dir.path().join("one.tsv");
     std::fs::write(&one, "41\tloaded\t2024-04-01\n").expect("write");
     let out = ok(
         load(format!(
             "SET autocommit = 0; INSERT INTO t VALUES (40, 'staged', NULL); \
-             LOAD DATA LOCAL INFILE '{}' INTO TABLE t; ROLLBACK",
+             LOAD DATA LOCAL INFILE '{}' INTO TABLE t; SELECT count(*) FROM t; ROLLBACK",
             one.display()
         )),
-        "LOAD DATA with autocommit off",
+        "LOAD DATA with autocommit off, rolled back",
     );
     assert!(out.contains("Records: 1"), "{out}");
+    assert!(out.contains("\n8\n"), "the session reads its staged load: {out}");
+    assert_eq!(count(), "6\n");
+    let out = ok(
+        load(format!(
+            "BEGIN; INSERT INTO t VALUES (40, 'staged', NULL); \
+             LOAD DATA LOCAL INFILE '{}' INTO TABLE t; \
+             SELECT count(*) FROM t; COMMIT",
+            one.display()
+        )),
+        "LOAD DATA in a transaction, committed",
+    );
+    assert!(out.contains("\n8\n"), "{out}");
     assert_eq!(count(), "8\n");
     ok(
         mysql(

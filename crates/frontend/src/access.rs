@@ -321,7 +321,10 @@ impl Access {
             B::ShowData { table: None } => {
                 self.require_any_on_database(&database_of(session, &None)?)
             }
-            B::ShowMetadata { .. } | B::ShowWarningCount | B::StartConsistentSnapshot => Ok(()),
+            B::ShowMetadata { .. }
+            | B::ShowWarningCount
+            | B::StartConsistentSnapshot
+            | B::BeginWithLabel { .. } => Ok(()),
             // Stored procedures (see `procedures`): MySQL's CREATE ROUTINE is CREATE on the
             // database, ALTER ROUTINE is DROP there, EXECUTE is any privilege on it.
             B::CreateProcedure(create) => self.require_database(

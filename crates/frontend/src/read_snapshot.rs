@@ -1,14 +1,12 @@
-//! `START TRANSACTION WITH CONSISTENT SNAPSHOT` (what `mysqldump --single-transaction` sends):
-//! from then on the session reads every table as it was at that moment — each table's
-//! published version pinned, and its files kept from deletion — until the transaction ends
-//! (COMMIT, ROLLBACK, another START TRANSACTION) or the session writes or changes the schema,
-//! after which it reads the newest versions again. A dump during loads thus sees all of its
-//! tables at one point: each load either in every table it touched or in none.
+//! A transaction's consistent read view (InnoDB's REPEATABLE READ): every table's published
+//! version as it was at one moment — pinned, and its files kept from deletion — which the
+//! session reads (and its writes build on) until the transaction ends. The transaction takes it
+//! at its first statement that reads or writes tables, or at once with `START TRANSACTION WITH
+//! CONSISTENT SNAPSHOT` (what `mysqldump --single-transaction` sends): a dump during loads thus
+//! sees all of its tables at one point, each load in every table it touched or in none.
 
 use crate::catalog_provider::Services;
-use crate::session::Session;
-use basalt_catalog::TableMeta;
-use basalt_sql::{ast, Statement};
+use basalt_catalog::{TableId, TableMeta};
 use basalt_storage::ReadGuard;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -18,6 +16,7 @@ use std::sync::Arc;
 pub struct ReadSnapshot {
     /// By the catalog's keys of their database and name (`lower_case_table_names`).
     tables: HashMap<(String, String), Arc<TableMeta>>,
+    by_id: HashMap<TableId, Arc<TableMeta>>,
     name_case: basalt_common::TableNameCase,
     /// Keeps the pinned versions' files until the snapshot ends.
     guard: Arc<ReadGuard>,
@@ -30,14 +29,19 @@ impl ReadSnapshot {
         let guard = Arc::new(services.storage.begin_read());
         let catalog = &services.catalog;
         let name_case = catalog.table_name_case();
-        let tables = catalog
+        let all: Vec<Arc<TableMeta>> = catalog
             .databases()
             .into_iter()
             .flat_map(|db| catalog.tables(&db.name).unwrap_or_default())
+            .collect();
+        let by_id = all.iter().map(|t| (t.id, t.clone())).collect();
+        let tables = all
+            .into_iter()
             .map(|t| ((name_case.key(&t.database), name_case.key(&t.name)), t))
             .collect();
         ReadSnapshot {
             tables,
+            by_id,
             name_case,
             guard,
         }
@@ -49,76 +53,9 @@ impl ReadSnapshot {
             .get(&(self.name_case.key(database), self.name_case.key(name)))
             .map(|t| (t.clone(), self.guard.clone()))
     }
-}
 
-/// Whether the snapshot outlives `stmt`: reads, SHOW, SET and savepoints keep it; the end of
-/// the transaction, writes and DDL end it.
-fn keeps_snapshot(stmt: &Statement) -> bool {
-    match stmt {
-        Statement::Standard(s) => {
-            matches!(
-                s.as_ref(),
-                ast::Statement::Query(_)
-                    | ast::Statement::Explain { .. }
-                    | ast::Statement::ExplainTable { .. }
-                    | ast::Statement::Set(_)
-                    | ast::Statement::Use(_)
-                    | ast::Statement::Savepoint { .. }
-                    | ast::Statement::ReleaseSavepoint { .. }
-                    | ast::Statement::LockTables { .. }
-                    | ast::Statement::UnlockTables
-                    | ast::Statement::ShowTables { .. }
-                    | ast::Statement::ShowColumns { .. }
-                    | ast::Statement::ShowCreate { .. }
-                    | ast::Statement::ShowVariables { .. }
-                    | ast::Statement::ShowStatus { .. }
-                    | ast::Statement::ShowDatabases { .. }
-            ) || matches!(
-                s.as_ref(),
-                ast::Statement::Rollback {
-                    savepoint: Some(_),
-                    ..
-                }
-            )
-        }
-        Statement::ShowMetadata { .. }
-        | Statement::ShowData { .. }
-        | Statement::ShowCreateDatabase { .. }
-        | Statement::ShowWarnings
-        | Statement::ShowWarningCount
-        | Statement::AlterTableKeys { .. } => true,
-        _ => false,
-    }
-}
-
-/// Before `stmt` runs: a new snapshot for `START TRANSACTION WITH CONSISTENT SNAPSHOT`, the end
-/// of the current one for a statement that does not keep it.
-pub fn before_statement(services: &Services, session: &Session, stmt: &Statement) {
-    let mut slot = session.info.snapshot.lock();
-    if matches!(stmt, Statement::StartConsistentSnapshot) {
-        *slot = Some(Arc::new(ReadSnapshot::take(services)));
-    } else if slot.is_some() && !keeps_snapshot(stmt) {
-        *slot = None;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::keeps_snapshot;
-
-    #[test]
-    fn reads_keep_the_snapshot_and_writes_end_it() {
-        let keeps = |sql: &str| keeps_snapshot(&basalt_sql::parse_one(sql).unwrap());
-        assert!(keeps("SELECT * FROM t"));
-        assert!(keeps("SHOW CREATE TABLE t"));
-        assert!(keeps("SHOW TABLE STATUS LIKE 't'"));
-        assert!(keeps("SAVEPOINT sp"));
-        assert!(keeps("ROLLBACK TO SAVEPOINT sp"));
-        assert!(keeps("SET @x = 1"));
-        assert!(!keeps("COMMIT"));
-        assert!(!keeps("ROLLBACK"));
-        assert!(!keeps("START TRANSACTION"));
-        assert!(!keeps("INSERT INTO t VALUES (1)"));
-        assert!(!keeps("DROP TABLE t"));
+    /// The pinned version of a table by id (None for one created after the snapshot).
+    pub fn table_by_id(&self, id: TableId) -> Option<Arc<TableMeta>> {
+        self.by_id.get(&id).cloned()
     }
 }

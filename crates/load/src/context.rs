@@ -3,7 +3,7 @@
 //! frontend implements [`LoadContext`]; only it parses SQL.
 
 use crate::registry::LoadRegistry;
-use basalt_catalog::Catalog;
+use basalt_catalog::{Catalog, TableMeta};
 use basalt_common::Result;
 use basalt_storage::StorageEngine;
 use datafusion::execution::context::SessionState;
@@ -31,4 +31,9 @@ pub trait LoadContext: Send + Sync {
     fn authorize(&self, user: &str, host: &str, database: &str, table: &str) -> Result<()>;
     /// How `user`'s load plans its expressions.
     fn expressions(&self, user: &str, host: &str) -> LoadExpressions;
+    /// The table the load writes, as the load's writes see it: the newest published version,
+    /// or inside a SQL transaction the transaction's own (staged) version.
+    fn table(&self, database: &str, name: &str) -> Result<Arc<TableMeta>> {
+        self.catalog().table(database, name)
+    }
 }

@@ -129,7 +129,7 @@ pub async fn stream_load(
     if let Err(e) = context.authorize(&req.user, &req.host, &req.database, &req.table) {
         return StreamLoadResult::failed(options.label.as_deref().unwrap_or(""), e.to_string());
     }
-    let mut table = match catalog.table(&req.database, &req.table) {
+    let mut table = match context.table(&req.database, &req.table) {
         Ok(t) => t,
         Err(e) => {
             return StreamLoadResult::failed(options.label.as_deref().unwrap_or(""), e.to_string())
@@ -139,7 +139,7 @@ pub async fn stream_load(
     // The definition is read again when an ALTER TABLE changed it while the load waited.
     let mut began = storage.begin_load(table.clone()).await;
     if let Err(BasaltError::ConcurrentDdl(_)) = began {
-        began = match catalog.table(&req.database, &req.table) {
+        began = match context.table(&req.database, &req.table) {
             Ok(t) => {
                 table = t;
                 storage.begin_load(table.clone()).await

@@ -60,6 +60,11 @@ pub enum Statement {
     /// `START TRANSACTION WITH CONSISTENT SNAPSHOT`: the session reads every table as it was
     /// then, until the transaction ends.
     StartConsistentSnapshot,
+    /// Doris's `BEGIN WITH LABEL l`: a transaction whose BEGIN, writes and COMMIT report the
+    /// label `l`.
+    BeginWithLabel {
+        label: String,
+    },
     /// `SHOW PARTITIONS FROM t`.
     ShowPartitions {
         table: TableName,

@@ -3,7 +3,7 @@
 //! `SHOW PRIVILEGES`, `SHOW TRIGGERS`, `SHOW EVENTS`, `SHOW OPEN TABLES`, `SHOW CREATE
 //! DATABASE`, `SHOW PROCEDURE|FUNCTION STATUS`, `SHOW MASTER STATUS`, `SHOW BINARY LOGS`,
 //! `SHOW PROFILES`, `SHOW COUNT(*) WARNINGS|ERRORS`, Doris's `SHOW DATA [FROM t]`, `ALTER TABLE t DISABLE|ENABLE KEYS` and
-//! `START TRANSACTION WITH CONSISTENT SNAPSHOT`.
+//! `START TRANSACTION WITH CONSISTENT SNAPSHOT`, and Doris's `BEGIN WITH LABEL l`.
 
 use crate::parser::parse_table_name;
 use crate::statement::{MetadataShow, ShowFilter, Statement};
@@ -27,6 +27,13 @@ pub(crate) fn parse_tool_statement(p: &mut Parser) -> Result<Option<Statement>, 
             }
         }
         return Ok(Some(Statement::StartConsistentSnapshot));
+    }
+    if eat_words(p, &["BEGIN", "WITH", "LABEL"]) {
+        let label = match p.peek_token().token {
+            Token::SingleQuotedString(_) | Token::DoubleQuotedString(_) => string_literal(p)?,
+            _ => ident(p)?,
+        };
+        return Ok(Some(Statement::BeginWithLabel { label }));
     }
     if peek_word(p, "ALTER") && peek_nth_word(p, 1, "TABLE") {
         let start = p.index();
@@ -235,6 +242,15 @@ mod tests {
             parse_one("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY").unwrap(),
             Statement::StartConsistentSnapshot
         ));
+        assert!(matches!(
+            parse_one("BEGIN WITH LABEL load_1").unwrap(),
+            Statement::BeginWithLabel { label } if label == "load_1"
+        ));
+        assert!(matches!(
+            parse_one("begin with label 'a-b'").unwrap(),
+            Statement::BeginWithLabel { label } if label == "a-b"
+        ));
+        assert!(parse_one("BEGIN WITH LABEL").is_err());
         assert!(parse_one("SHOW INDEX t").is_err());
         assert!(matches!(
             parse_one("SHOW DATA").unwrap(),

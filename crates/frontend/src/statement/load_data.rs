@@ -95,14 +95,22 @@ impl QueryEngine {
                 "LOAD DATA .. LINES STARTING BY".into(),
             ));
         }
-        // A load publishes on its own, so it is not part of a transaction: like DDL it commits
-        // the open one first, and ROLLBACK does not undo it (as with MySQL's
-        // non-transactional tables). PyMySQL and other drivers run with autocommit off, so
-        // refusing it there would refuse most LOAD DATA LOCAL INFILE.
-        crate::transaction::commit_implicitly(&self.services, session)?;
         let database = super::ddl::database_of(session, &load.table.database)?;
         let table = session.stored_name(&load.table.table);
-        self.services.catalog.table(&database, &table)?;
+        // Inside a transaction (or with autocommit off, as PyMySQL runs) the load is a write
+        // of the transaction, staged as an INSERT is.
+        let stmt = Statement::LoadData(load);
+        let effect = crate::transaction::Effect::Write;
+        let autocommit_before = session.autocommit();
+        crate::transaction::before_statement(&self.services, session, &stmt, effect)?;
+        let Statement::LoadData(load) = stmt else {
+            return Err(BasaltError::Internal("not LOAD DATA LOCAL INFILE".into()));
+        };
+        let staged = crate::transaction::staged(session);
+        match &staged {
+            Some(writes) => writes.table(&database, &table)?,
+            None => self.services.catalog.table(&database, &table)?,
+        };
         let request = basalt_load::StreamLoadRequest {
             database,
             table,
@@ -112,21 +120,40 @@ impl QueryEngine {
             base_url: String::new(),
             max_body_bytes: u64::MAX,
         };
-        let result = self.stream_load(request, data).await;
-        if !result.succeeded() {
-            return Err(BasaltError::InvalidData(format!(
+        let result = match staged {
+            Some(writes) => {
+                let context = crate::transaction::StagedLoad {
+                    engine: self,
+                    writes,
+                };
+                basalt_load::stream_load(&context, request, data).await
+            }
+            None => self.stream_load(request, data).await,
+        };
+        let outcome = if result.succeeded() {
+            Ok(Output::Ok {
+                affected_rows: result.number_loaded_rows,
+                last_insert_id: 0,
+                info: format!(
+                    "Records: {}  Deleted: 0  Skipped: {}  Warnings: {}",
+                    result.number_total_rows,
+                    result.number_filtered_rows,
+                    result.number_filtered_rows
+                ),
+            })
+        } else {
+            Err(BasaltError::InvalidData(format!(
                 "LOAD DATA failed: {} ({} rows read, {} filtered)",
                 result.message, result.number_total_rows, result.number_filtered_rows
-            )));
-        }
-        Ok(Output::Ok {
-            affected_rows: result.number_loaded_rows,
-            last_insert_id: 0,
-            info: format!(
-                "Records: {}  Deleted: 0  Skipped: {}  Warnings: {}",
-                result.number_total_rows, result.number_filtered_rows, result.number_filtered_rows
-            ),
-        })
+            )))
+        };
+        crate::transaction::after_statement(
+            &self.services,
+            session,
+            effect,
+            autocommit_before,
+            outcome,
+        )
     }
 
     /// LOAD DATA reaching the statement path: its file can only come from the client.

@@ -68,10 +68,10 @@ impl QueryEngine {
         if crate::warnings::clears(&stmt.statement) {
             session.info.warnings.clear();
         }
-        crate::read_snapshot::before_statement(self.services(), session, &stmt.statement);
         session.info.row_count.begin();
         let effect = crate::transaction::Effect::of(&stmt.statement);
         let autocommit_before = session.autocommit();
+        let label_kind = crate::transaction::LabelReport::of(&stmt.statement);
         let began =
             crate::transaction::before_statement(self.services(), session, &stmt.statement, effect);
         let result = match (began, stmt.statement) {
@@ -81,13 +81,18 @@ impl QueryEngine {
             }
             (Ok(()), other) => self.execute_statement(session, other).await,
         };
-        let result = crate::transaction::after_statement(
+        let mut result = crate::transaction::after_statement(
             self.services(),
             session,
             effect,
             autocommit_before,
             result,
         );
+        if let Ok(Output::Ok { info, .. }) = &mut result {
+            if let Some(report) = label_kind.and_then(|k| k.report(session)) {
+                *info = report;
+            }
+        }
         session.info.row_count.finish(&result);
         result
     }
@@ -145,7 +150,9 @@ impl QueryEngine {
             | Statement::ShowCreateDatabase { .. }
             | Statement::ShowWarningCount => self.execute_metadata_show(session, stmt).await,
             // The snapshot was taken as the statement began (`read_snapshot`).
-            Statement::StartConsistentSnapshot => Ok(Output::ok()),
+            Statement::StartConsistentSnapshot | Statement::BeginWithLabel { .. } => {
+                Ok(Output::ok())
+            }
             Statement::LoadData(load) => self.load_data_without_file(&load),
             Statement::ShowWorkloadGroups { .. }
             | Statement::ShowWarnings

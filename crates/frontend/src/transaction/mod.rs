@@ -10,16 +10,22 @@
 //! Inside a transaction writes are staged, not published ([`staged`], [`overlay`]): other
 //! sessions do not see them, the session's later statements do; COMMIT publishes them all
 //! atomically ([`commit`]) and ROLLBACK — or disconnecting — discards them. Reads open nothing
-//! (MariaDB's behaviour for SELECT with autocommit off) and read the newest published versions
-//! of tables the transaction did not write.
+//! (MariaDB's behaviour for SELECT with autocommit off), but read as InnoDB's REPEATABLE READ
+//! does: the first statement that reads or writes tables inside a transaction (or with
+//! autocommit off) takes a read view ([`ReadSnapshot`]) — `START TRANSACTION WITH CONSISTENT
+//! SNAPSHOT` takes it at once — and every later statement reads each table at its version
+//! there (plus the transaction's own writes) until COMMIT, ROLLBACK or an implicit commit.
 
 mod commit;
 mod overlay;
 mod staged;
+mod staged_load;
 
 pub(crate) use staged::StagedWrites;
+pub(crate) use staged_load::StagedLoad;
 
 use crate::catalog_provider::Services;
+use crate::read_snapshot::ReadSnapshot;
 use crate::session::Session;
 use basalt_common::Result;
 use basalt_sql::{ast, Statement};
@@ -31,6 +37,11 @@ use std::sync::Arc;
 pub struct TransactionState {
     open: AtomicBool,
     staged: parking_lot::Mutex<Option<Arc<StagedWrites>>>,
+    /// Doris's `BEGIN WITH LABEL l`: the open transaction's label and id.
+    label: parking_lot::Mutex<Option<(String, u64)>>,
+    /// The label, id and end state (VISIBLE or ABORTED) of the labelled transaction the
+    /// statement running now ended, for its OK packet.
+    ended: parking_lot::Mutex<Option<(String, u64, &'static str)>>,
 }
 
 impl TransactionState {
@@ -67,7 +78,7 @@ impl Effect {
     pub(crate) fn of(stmt: &Statement) -> Effect {
         match stmt {
             Statement::Standard(s) => standard_effect(s),
-            Statement::StartConsistentSnapshot => Effect::Begin,
+            Statement::StartConsistentSnapshot | Statement::BeginWithLabel { .. } => Effect::Begin,
             Statement::LoadData(_) => Effect::Write,
             Statement::CreateTable(_)
             | Statement::CreateTableAs(_)
@@ -140,6 +151,94 @@ pub(crate) fn storage(
 pub(crate) fn end(session: &Session) {
     session.info.transaction.set(false);
     session.info.transaction.staged.lock().take();
+    session.info.transaction.label.lock().take();
+    session.info.snapshot.lock().take();
+}
+
+/// The statements whose OK packet reports a labelled transaction as Doris does:
+/// `{'label':'l', 'status':'PREPARE|VISIBLE|ABORTED', 'txnId':'n'}`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum LabelReport {
+    /// `BEGIN WITH LABEL`: the transaction it opened.
+    Began,
+    /// COMMIT / ROLLBACK: the labelled transaction it ended, if any.
+    Ended,
+}
+
+impl LabelReport {
+    pub(crate) fn of(stmt: &Statement) -> Option<LabelReport> {
+        match stmt {
+            Statement::BeginWithLabel { .. } => Some(LabelReport::Began),
+            Statement::Standard(s)
+                if matches!(
+                    s.as_ref(),
+                    ast::Statement::Commit { .. }
+                        | ast::Statement::Rollback {
+                            savepoint: None,
+                            ..
+                        }
+                ) =>
+            {
+                Some(LabelReport::Ended)
+            }
+            _ => None,
+        }
+    }
+
+    /// The report, after the statement ran.
+    pub(crate) fn report(self, session: &Session) -> Option<String> {
+        let state = &session.info.transaction;
+        let (label, id, status) = match self {
+            LabelReport::Began => {
+                let (label, _) = state.label.lock().clone()?;
+                (label, String::new(), "PREPARE")
+            }
+            LabelReport::Ended => {
+                let (label, id, status) = state.ended.lock().take()?;
+                (label, id.to_string(), status)
+            }
+        };
+        Some(format!(
+            "{{'label':'{label}', 'status':'{status}', 'txnId':'{id}'}}"
+        ))
+    }
+}
+
+/// Whether the session's statements are inside a transaction: one is open, or autocommit is
+/// off (where every statement is part of one, MySQL's rule).
+fn in_transaction(session: &Session) -> bool {
+    session.info.transaction.is_open() || !session.autocommit()
+}
+
+/// Whether a statement reads or writes tables (so takes the transaction's read view).
+fn reads_tables(stmt: &Statement) -> bool {
+    match stmt {
+        Statement::Standard(s) => matches!(
+            s.as_ref(),
+            ast::Statement::Query(_)
+                | ast::Statement::Insert(_)
+                | ast::Statement::Update(_)
+                | ast::Statement::Delete(_)
+                | ast::Statement::Explain { .. }
+        ),
+        Statement::LoadData(_) | Statement::Execute { .. } => true,
+        _ => false,
+    }
+}
+
+/// The transaction's read view, taken now if it has none yet.
+fn read_view(services: &Services, session: &Session) -> Arc<ReadSnapshot> {
+    session
+        .info
+        .snapshot
+        .lock()
+        .get_or_insert_with(|| Arc::new(ReadSnapshot::take(services)))
+        .clone()
+}
+
+/// Ends the transaction's read view.
+fn drop_read_view(session: &Session) {
+    session.info.snapshot.lock().take();
 }
 
 fn is_rollback(stmt: &Statement) -> bool {
@@ -159,41 +258,67 @@ fn commit_staged(services: &Services, session: &Session) -> Result<()> {
     }
 }
 
-/// The implicit commit of a statement that cannot be part of a transaction (LOAD DATA LOCAL
-/// INFILE, which publishes on its own): what the transaction staged is published first, and
-/// the transaction ends, as DDL ends one.
-pub(crate) fn commit_implicitly(services: &Services, session: &Session) -> Result<()> {
-    let result = commit_staged(services, session);
-    session.info.transaction.set(false);
-    result
-}
-
 /// Before a statement runs: COMMIT, DDL and BEGIN publish what the transaction staged (a
-/// failed COMMIT is the statement's error); ROLLBACK discards it; a write inside a transaction
-/// (or with autocommit off) gets the staging it writes through.
+/// failed COMMIT is the statement's error) and end its read view; ROLLBACK discards both;
+/// `START TRANSACTION WITH CONSISTENT SNAPSHOT` takes a read view at once, the first statement
+/// inside a transaction that reads or writes tables when it comes; a write inside a
+/// transaction (or with autocommit off) gets the staging it writes through.
 pub(crate) fn before_statement(
     services: &Services,
     session: &Session,
     stmt: &Statement,
     effect: Effect,
 ) -> Result<()> {
+    if !in_transaction(session) && effect != Effect::Begin {
+        // A view left by a transaction that ended without this module's help.
+        drop_read_view(session);
+    }
+    let state = &session.info.transaction;
+    state.ended.lock().take();
     match effect {
         Effect::End if is_rollback(stmt) => {
-            session.info.transaction.staged.lock().take();
+            state.staged.lock().take();
+            drop_read_view(session);
+            if let Some((label, id)) = state.label.lock().take() {
+                *state.ended.lock() = Some((label, id, "ABORTED"));
+            }
             Ok(())
         }
-        Effect::Begin | Effect::End => commit_staged(services, session),
+        Effect::Begin | Effect::End => {
+            let committed = commit_staged(services, session);
+            drop_read_view(session);
+            if let Some((label, id)) = state.label.lock().take() {
+                let status = if committed.is_ok() {
+                    "VISIBLE"
+                } else {
+                    "ABORTED"
+                };
+                *state.ended.lock() = Some((label, id, status));
+            }
+            if let (Ok(()), Statement::BeginWithLabel { label }) = (&committed, stmt) {
+                *state.label.lock() = Some((label.clone(), services.catalog.allocate_id()));
+            }
+            if committed.is_ok() && matches!(stmt, Statement::StartConsistentSnapshot) {
+                read_view(services, session);
+            }
+            committed
+        }
         Effect::Write => {
-            let state = &session.info.transaction;
-            if state.is_open() || !session.autocommit() {
-                let mut slot = state.staged.lock();
+            if in_transaction(session) {
+                let view = read_view(services, session);
+                let mut slot = session.info.transaction.staged.lock();
                 if slot.is_none() {
-                    *slot = Some(Arc::new(StagedWrites::new(services)));
+                    *slot = Some(Arc::new(StagedWrites::new(services, view)));
                 }
             }
             Ok(())
         }
-        Effect::Set | Effect::None => Ok(()),
+        Effect::Set | Effect::None => {
+            if in_transaction(session) && reads_tables(stmt) {
+                read_view(services, session);
+            }
+            Ok(())
+        }
     }
 }
 
@@ -214,6 +339,8 @@ pub(crate) fn after_statement<T>(
         Effect::Write if result.is_ok() && !session.autocommit() => state.set(true),
         Effect::Set if !autocommit_before && session.autocommit() => {
             state.set(false);
+            state.label.lock().take();
+            drop_read_view(session);
             commit_staged(services, session)?;
         }
         _ => {}

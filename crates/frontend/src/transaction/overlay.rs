@@ -1,9 +1,11 @@
-//! The tables as one open transaction sees them: the catalog's published versions, except that
-//! each table the transaction wrote is its own copy — the version it first wrote on (`base`)
-//! plus the rowsets and delete bitmaps its statements staged. Storage publishes to this view
+//! The tables as one open transaction sees them: the versions of its read view (the
+//! transaction's [`ReadSnapshot`]; the newest published ones for tables it does not hold),
+//! except that each table the transaction wrote is its own copy — the version it first wrote
+//! on (`base`, from the read view) plus the rowsets and delete bitmaps its statements staged. Storage publishes to this view
 //! (through the transaction's own storage engine), so every write path stages instead of
 //! publishing, and the session's reads of these tables see its own writes.
 
+use crate::read_snapshot::ReadSnapshot;
 use basalt_catalog::{
     Catalog, CompactedRowset, DatabaseMeta, LoadJobRecord, NewRowset, RowsetMeta, TableId,
     TableMeta, TabletCatalog, TabletId, TabletMeta,
@@ -46,6 +48,8 @@ pub(crate) fn rowset_ids(table: &TableMeta) -> HashSet<u64> {
 /// The catalog as the transaction's writes and reads see it.
 pub(crate) struct Overlay {
     catalog: Arc<dyn Catalog>,
+    /// The transaction's read view.
+    snapshot: Arc<ReadSnapshot>,
     /// By table id, in the order of first write.
     tables: Mutex<BTreeMap<TableId, StagedTable>>,
 }
@@ -59,9 +63,10 @@ impl std::fmt::Debug for Overlay {
 }
 
 impl Overlay {
-    pub fn new(catalog: Arc<dyn Catalog>) -> Overlay {
+    pub fn new(catalog: Arc<dyn Catalog>, snapshot: Arc<ReadSnapshot>) -> Overlay {
         Overlay {
             catalog,
+            snapshot,
             tables: Mutex::new(BTreeMap::new()),
         }
     }
@@ -78,11 +83,13 @@ impl Overlay {
             .collect()
     }
 
-    fn visible(&self, table: Arc<TableMeta>) -> Arc<TableMeta> {
-        match self.tables.lock().get(&table.id) {
-            Some(staged) => staged.current.clone(),
-            None => table,
+    /// A table as the transaction sees it: its staged copy, else its version in the read
+    /// view, else `newest`.
+    fn visible(&self, newest: Arc<TableMeta>) -> Arc<TableMeta> {
+        if let Some(staged) = self.tables.lock().get(&newest.id) {
+            return staged.current.clone();
         }
+        self.snapshot.table_by_id(newest.id).unwrap_or(newest)
     }
 
     /// The table's staged entry, created from the published version on first write.
@@ -94,11 +101,15 @@ impl Overlay {
         match tables.entry(table_id) {
             std::collections::btree_map::Entry::Occupied(e) => Ok(e.into_mut()),
             std::collections::btree_map::Entry::Vacant(e) => {
-                let base = self.catalog.table_by_id(table_id).ok_or_else(|| {
-                    BasaltError::UnknownTable(format!(
-                        "table id {table_id} (dropped during the write)"
-                    ))
-                })?;
+                let base = self
+                    .snapshot
+                    .table_by_id(table_id)
+                    .or_else(|| self.catalog.table_by_id(table_id))
+                    .ok_or_else(|| {
+                        BasaltError::UnknownTable(format!(
+                            "table id {table_id} (dropped during the write)"
+                        ))
+                    })?;
                 Ok(e.insert(StagedTable {
                     base: base.clone(),
                     current: base,
@@ -132,6 +143,9 @@ impl TabletCatalog for Overlay {
     }
 
     fn table(&self, database: &str, name: &str) -> Result<Arc<TableMeta>> {
+        if let Some((pinned, _)) = self.snapshot.table(database, name) {
+            return Ok(self.visible(pinned));
+        }
         Ok(self.visible(self.catalog.table(database, name)?))
     }
 
@@ -139,7 +153,9 @@ impl TabletCatalog for Overlay {
         if let Some(staged) = self.tables.lock().get(&id) {
             return Some(staged.current.clone());
         }
-        self.catalog.table_by_id(id)
+        self.snapshot
+            .table_by_id(id)
+            .or_else(|| self.catalog.table_by_id(id))
     }
 
     fn allocate_id(&self) -> u64 {

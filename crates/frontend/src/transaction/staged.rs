@@ -6,6 +6,7 @@
 
 use super::overlay::{Overlay, StagedTable};
 use crate::catalog_provider::Services;
+use crate::read_snapshot::ReadSnapshot;
 use basalt_catalog::TableMeta;
 use basalt_storage::{ReadGuard, StorageEngine};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -32,9 +33,10 @@ impl std::fmt::Debug for StagedWrites {
 }
 
 impl StagedWrites {
-    pub fn new(services: &Services) -> StagedWrites {
+    /// Staging for a transaction whose read view is `snapshot`.
+    pub fn new(services: &Services, snapshot: Arc<ReadSnapshot>) -> StagedWrites {
         let guard = services.storage.begin_read();
-        let overlay = Arc::new(Overlay::new(services.catalog.clone()));
+        let overlay = Arc::new(Overlay::new(services.catalog.clone(), snapshot));
         let storage = services.storage.staging(overlay.clone());
         StagedWrites {
             overlay,

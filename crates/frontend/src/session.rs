@@ -134,6 +134,7 @@ fn analyzer_rules(
         .position(|r| r.name() == "type_coercion")
         .unwrap_or(0);
     rules.insert(coercion, Arc::new(basalt_functions::ExactDivision));
+    rules.insert(coercion, Arc::new(basalt_functions::LikeEscapes));
     rules.insert(coercion, Arc::new(basalt_functions::BitValueNumbers));
     rules.insert(coercion, Arc::new(basalt_functions::TimeIntervals));
     rules.insert(coercion, Arc::new(basalt_functions::NumericDates));
@@ -183,6 +184,13 @@ fn optimizer_rules() -> Vec<Arc<dyn datafusion::optimizer::OptimizerRule + Send 
         decorrelated,
         Arc::new(basalt_query::ApplyRemainingSubqueries),
     );
+    // Join order from estimated cardinalities, once filters are pushed down and before the
+    // projections are pruned again.
+    let projections = rules
+        .iter()
+        .position(|r| r.name() == "optimize_projections")
+        .unwrap_or(rules.len());
+    rules.insert(projections, Arc::new(basalt_query::ReorderJoins));
     with_checkpoints(rules, Arc::new(PlanningCheckpoint))
 }
 
@@ -405,14 +413,18 @@ impl Session {
         self.ctx.udaf(name).is_ok()
     }
 
-    /// Copies the session variables Basalt's planner rules read (`div_precision_increment`)
-    /// into the planner's options; called before a statement is planned.
+    /// Copies the session variables Basalt's planner rules read (`div_precision_increment`,
+    /// `disable_join_reorder`) into the planner's options; called before a statement is planned.
     pub(crate) fn sync_planner_options(&self) {
         use basalt_functions::MySqlOptions;
         let increment = match self.variables().get("div_precision_increment") {
             Ok(VarValue::Int(n)) => n.clamp(0, 30) as u8,
             _ => 4,
         };
+        let no_reorder = matches!(
+            self.variables().get("disable_join_reorder"),
+            Ok(VarValue::Int(n)) if n != 0
+        );
         let current = self
             .ctx
             .state_ref()
@@ -421,9 +433,9 @@ impl Session {
             .options()
             .extensions
             .get::<MySqlOptions>()
-            .map(|o| o.div_precision_increment);
+            .map(|o| (o.div_precision_increment, o.disable_join_reorder));
         self.sync_parallelism();
-        if current != Some(increment) {
+        if current != Some((increment, no_reorder)) {
             let state_ref = self.ctx.state_ref();
             let mut state = state_ref.write();
             let extensions = &mut state.config_mut().options_mut().extensions;
@@ -432,6 +444,7 @@ impl Session {
             }
             if let Some(o) = extensions.get_mut::<MySqlOptions>() {
                 o.div_precision_increment = increment;
+                o.disable_join_reorder = no_reorder;
             }
         }
     }

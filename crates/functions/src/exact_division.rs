@@ -33,6 +33,8 @@ datafusion::common::extensions_options! {
         /// A string CAST to a number is NULL when it is no number (queries); off, the cast
         /// fails (a Stream Load's column expressions, which filter the row).
         pub lenient_string_casts: bool, default = true
+        /// Doris's `disable_join_reorder`: inner joins run in the order the query names them.
+        pub disable_join_reorder: bool, default = false
     }
 }
 

@@ -3,6 +3,7 @@
 //! physical rules and kernels Basalt adds (LIKE, lazy conjunctions), and the INSERT sink.
 
 mod fast_like;
+mod join_order;
 mod key_range;
 mod lazy_conjunction;
 mod lenient_store;
@@ -15,9 +16,11 @@ mod scan_io;
 mod segment_scan;
 mod sink;
 mod subquery_apply;
+mod table_statistics;
 mod tablet_scan;
 
 pub use fast_like::FastLikeRule;
+pub use join_order::ReorderJoins;
 pub use lenient_store::{fit_batch, StoreWarning, StoreWarnings};
 pub use provider::{table_schema, BasaltTable};
 pub use query_planner::BasaltQueryPlanner;

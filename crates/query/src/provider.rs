@@ -8,13 +8,13 @@ use basalt_storage::{ReadGuard, StorageEngine};
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::datatypes::{DataType, TimeUnit};
 use datafusion::catalog::{Session as DfSession, TableProvider};
-use datafusion::common::{not_impl_err, Constraint, Constraints, Result};
+use datafusion::common::{not_impl_err, Constraint, Constraints, Result, Statistics};
 use datafusion::datasource::sink::DataSinkExec;
 use datafusion::logical_expr::dml::InsertOp;
 use datafusion::logical_expr::{cast, lit, Expr, TableProviderFilterPushDown, TableType};
 use datafusion::physical_plan::ExecutionPlan;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// A snapshot of one table (its visible rowsets at planning time) as a DataFusion table.
 pub struct BasaltTable {
@@ -32,6 +32,8 @@ pub struct BasaltTable {
     constraints: Constraints,
     /// Where INSERT reports the AUTO_INCREMENT ids it generated (the planning session's).
     generated: Arc<GeneratedIds>,
+    /// Row count and column bounds for planning, read on first use (table_statistics.rs).
+    statistics: OnceLock<Statistics>,
 }
 
 impl std::fmt::Debug for BasaltTable {
@@ -94,6 +96,7 @@ impl BasaltTable {
             defaults,
             read_guard,
             generated,
+            statistics: OnceLock::new(),
         }
     }
 }
@@ -165,6 +168,14 @@ impl TableProvider for BasaltTable {
 
     fn get_column_default(&self, column: &str) -> Option<&Expr> {
         self.defaults.get(column)
+    }
+
+    fn statistics(&self) -> Option<Statistics> {
+        Some(
+            self.statistics
+                .get_or_init(|| crate::table_statistics::table_statistics(self))
+                .clone(),
+        )
     }
 
     async fn scan(

@@ -1,0 +1,158 @@
+//! A table's statistics for planning, from metadata it already keeps: the row count from the
+//! catalog's segment records and each column's min/max/null count from the segments' Parquet
+//! footers (read once per segment file, then served from a process-wide cache: segment files
+//! never change once written). The join order rule reads them through
+//! `TableProvider::statistics` before any scan is planned.
+//!
+//! Values are inexact: rows in delete bitmaps still count, string bounds may be truncated.
+//! A segment whose footer cannot be read here (a cluster frontend holds no segment files)
+//! leaves its columns' values unknown; the row count stays.
+
+use crate::provider::BasaltTable;
+use datafusion::common::stats::Precision;
+use datafusion::common::{ColumnStatistics, Statistics};
+use datafusion::datasource::physical_plan::parquet::metadata::DFParquetMetadata;
+use datafusion::parquet::file::metadata::ParquetMetaDataReader;
+use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+/// Segments whose statistics are kept; past it the cache starts over.
+const CACHED_SEGMENTS: usize = 16_384;
+
+/// Per segment file (by data directory and path): its statistics over the storage schema of
+/// the table when first read, with that schema's column names.
+type SegmentKey = (PathBuf, String);
+type Cache = Mutex<HashMap<SegmentKey, Arc<SegmentStatistics>>>;
+
+struct SegmentStatistics {
+    columns: Vec<String>,
+    statistics: Statistics,
+}
+
+fn cache() -> &'static Cache {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+/// A table's merged statistics by data directory, table and the rowsets they cover (any
+/// load, compaction or schema change publishes other rowsets or columns).
+type TableKey = (PathBuf, u64, Vec<u64>, Vec<String>);
+type TableCache = Mutex<HashMap<TableKey, Statistics>>;
+
+/// Tables whose merged statistics are kept; past it the cache starts over.
+const CACHED_TABLES: usize = 1024;
+
+fn table_cache() -> &'static TableCache {
+    static CACHE: OnceLock<TableCache> = OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+/// The table's statistics in its declared column order (as `BasaltTable::schema`), merged
+/// once per set of visible rowsets.
+pub(crate) fn table_statistics(table: &BasaltTable) -> Statistics {
+    let rowsets: Vec<u64> = table
+        .meta
+        .partitions
+        .iter()
+        .flat_map(|p| &p.tablets)
+        .flat_map(|t| &t.rowsets)
+        .map(|r| r.id)
+        .collect();
+    let columns: Vec<String> = table
+        .schema
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    let key = (
+        table.storage.data_dir().to_path_buf(),
+        table.meta.id,
+        rowsets,
+        columns,
+    );
+    if let Some(s) = table_cache().lock().get(&key) {
+        return s.clone();
+    }
+    let statistics = merged_statistics(table);
+    let mut cache = table_cache().lock();
+    if cache.len() >= CACHED_TABLES {
+        cache.clear();
+    }
+    cache.insert(key, statistics.clone());
+    statistics
+}
+
+fn merged_statistics(table: &BasaltTable) -> Statistics {
+    let storage = &table.storage_schema;
+    let names: Vec<String> = storage.fields().iter().map(|f| f.name().clone()).collect();
+    let mut rows: usize = 0;
+    let mut per_segment: Vec<Statistics> = Vec::new();
+    let mut complete = true;
+    for partition in &table.meta.partitions {
+        for tablet in &partition.tablets {
+            for rowset in &tablet.rowsets {
+                for segment in &rowset.segments {
+                    rows = rows.saturating_add(segment.num_rows as usize);
+                    match segment_statistics(table, &segment.path, &names) {
+                        Some(s) => per_segment.push(s),
+                        None => complete = false,
+                    }
+                }
+            }
+        }
+    }
+    let mut columns = Statistics::unknown_column(storage);
+    if complete && !per_segment.is_empty() {
+        if let Ok(merged) = Statistics::try_merge_iter(per_segment.iter(), storage) {
+            columns = merged
+                .column_statistics
+                .into_iter()
+                .map(ColumnStatistics::to_inexact)
+                .collect();
+        }
+    }
+    let declared: Vec<ColumnStatistics> = if table.meta.has_declared_order() {
+        table
+            .meta
+            .declared_indexes()
+            .into_iter()
+            .map(|i| columns.get(i).cloned().unwrap_or_default())
+            .collect()
+    } else {
+        columns
+    };
+    Statistics {
+        num_rows: Precision::Inexact(rows),
+        total_byte_size: Precision::Absent,
+        column_statistics: declared,
+    }
+}
+
+/// One segment's statistics over the storage schema `names`, from the cache or its footer.
+fn segment_statistics(table: &BasaltTable, path: &str, names: &[String]) -> Option<Statistics> {
+    let key = (table.storage.data_dir().to_path_buf(), path.to_string());
+    let cached = cache().lock().get(&key).cloned();
+    let entry = match cached {
+        Some(entry) if entry.columns == names => entry,
+        _ => {
+            let file = table.storage.segments().open_segment(path).ok()?;
+            let footer = ParquetMetaDataReader::new().parse_and_finish(&file).ok()?;
+            let statistics =
+                DFParquetMetadata::statistics_from_parquet_metadata(&footer, &table.storage_schema)
+                    .ok()?;
+            let entry = Arc::new(SegmentStatistics {
+                columns: names.to_vec(),
+                statistics,
+            });
+            let mut cache = cache().lock();
+            if cache.len() >= CACHED_SEGMENTS {
+                cache.clear();
+            }
+            cache.insert(key, entry.clone());
+            entry
+        }
+    };
+    Some(entry.statistics.clone())
+}

@@ -109,21 +109,6 @@ impl Cluster {
             .ok_or_else(|| BasaltError::Internal(format!("tablet replica on unknown backend {id}")))
     }
 
-    /// The backends holding `tablet`'s replicas (an error when it has none).
-    pub(crate) fn replica_backends(
-        &self,
-        tablet: &basalt_catalog::TabletMeta,
-    ) -> Result<Vec<BackendMeta>> {
-        if tablet.replicas.is_empty() {
-            return Err(BasaltError::Storage(format!(
-                "tablet {} has no replica on any backend (it was made while the cluster had \
-                 none); drop and re-create its table or partition",
-                tablet.id
-            )));
-        }
-        tablet.replicas.iter().map(|id| self.backend(*id)).collect()
-    }
-
     /// Each backend with what its last heartbeat said.
     pub fn health(&self) -> Vec<(BackendMeta, BackendHealth)> {
         let health = self.health.read();

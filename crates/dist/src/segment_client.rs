@@ -168,13 +168,11 @@ impl RemoteSegments for BackendSegments {
         rel: &Path,
         schema: &SchemaRef,
         batches: &[RecordBatch],
-        bloom_filter_columns: &[String],
-        row_store: bool,
     ) -> Result<WrittenSegment> {
         let command = WriteSegment {
             path: rel.to_string_lossy().into_owned(),
-            bloom_filter_columns: bloom_filter_columns.to_vec(),
-            row_store,
+            bloom_filter_columns: basalt_storage::segment::bloom_filter_columns(table),
+            row_store: table.stores_rows(),
         };
         // The replicas are written together; a majority must hold the segment before the load
         // may publish (the others turn stale with the publish).

@@ -240,4 +240,16 @@ mod tests {
         // Paths outside the segment layout are refused.
         assert!(segment_files(dir.path(), &["../etc/passwd".to_string()]).is_err());
     }
+
+    #[tokio::test]
+    async fn a_copy_is_paced_to_its_rate() {
+        let start = Instant::now();
+        // 2 MiB at 16 MiB/s: due after 125 ms.
+        pace(start, 2 << 20, 16 << 20).await;
+        assert!(start.elapsed() >= Duration::from_millis(120));
+        // Unbounded (0) never waits.
+        let start = Instant::now();
+        pace(start, 1 << 30, 0).await;
+        assert!(start.elapsed() < Duration::from_millis(50));
+    }
 }

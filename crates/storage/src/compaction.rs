@@ -550,15 +550,7 @@ impl StorageEngine {
                 Some((remote, tablet)) => {
                     output.files.push(rel.clone());
                     remote
-                        .write(
-                            table,
-                            tablet,
-                            &rel,
-                            &schema,
-                            std::slice::from_ref(&part),
-                            &blooms,
-                            table.stores_rows(),
-                        )
+                        .write(table, tablet, &rel, &schema, std::slice::from_ref(&part))
                         .map(|written| {
                             crate::remote::keep_common(&mut output.holders, &written.replicas);
                             written.meta

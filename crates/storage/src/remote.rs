@@ -97,8 +97,9 @@ pub fn keep_common(holders: &mut Option<Vec<BackendId>>, written: &[BackendId]) 
 pub trait RemoteSegments: Send + Sync {
     /// Writes one sorted segment of `tablet` (of `table`) as `rel` on every readable replica
     /// on a live backend; when this returns Ok the file is durable on the replicas it names,
-    /// a majority of the tablet's (else it fails with [`too_few_replicas`]'s error). Called
-    /// from storage's writer threads (outside the async runtime), so it blocks.
+    /// a majority of the tablet's (else it fails with [`too_few_replicas`]'s error). Its bloom
+    /// filters and row store follow `table`'s properties. Called from storage's writer
+    /// threads (outside the async runtime), so it blocks.
     fn write(
         &self,
         table: &TableMeta,
@@ -106,8 +107,6 @@ pub trait RemoteSegments: Send + Sync {
         rel: &Path,
         schema: &SchemaRef,
         batches: &[RecordBatch],
-        bloom_filter_columns: &[String],
-        row_store: bool,
     ) -> Result<WrittenSegment>;
 
     /// Reads columns `columns` of segment `rel` of `tablet` from a backend holding it (a

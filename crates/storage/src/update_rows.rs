@@ -163,6 +163,8 @@ impl StorageEngine {
             };
             let sorted = sort_and_merge(&staying, &spec)?;
             let output = self.write_output(table, tablet.id, sorted, SEGMENT_ROWS)?;
+            // On a cluster: replicas that missed the rewritten rows turn stale with the publish.
+            let missing = output.missing_replicas(table, tablet);
             let rowset = RowsetMeta {
                 id: self.catalog().allocate_id(),
                 tablet_id: tablet.id,
@@ -176,12 +178,14 @@ impl StorageEngine {
             let target = tablet_mut(new, tablet.id)?;
             target.rowsets = vec![Arc::new(rowset)];
             target.delete_bitmaps.clear();
+            target.mark_stale(missing?);
         }
         for (tablet_id, batches) in moving {
             let rows = concat_batches(&table.arrow_schema(), &batches).map_err(storage_err)?;
             let sorted = sort_and_merge(&rows, &spec)?;
             let output = self.write_output(table, tablet_id, sorted, SEGMENT_ROWS)?;
             let target = tablet_mut(new, tablet_id)?;
+            let missing = output.missing_replicas(table, target);
             // As a load: the tablet's next version.
             let version = target.version() + 1;
             let rowset = RowsetMeta {
@@ -195,6 +199,7 @@ impl StorageEngine {
             };
             outputs.push(output);
             target.rowsets.push(Arc::new(rowset));
+            target.mark_stale(missing?);
         }
         Ok((matched, changed))
     }

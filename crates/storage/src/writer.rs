@@ -322,8 +322,6 @@ impl LoadWriter {
                     rel,
                     &schema,
                     std::slice::from_ref(&merged),
-                    &self.bloom_filter_columns,
-                    self.table.stores_rows(),
                 )?;
                 (written.meta, Some(written.replicas))
             }

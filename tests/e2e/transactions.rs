@@ -145,3 +145,62 @@ async fn transactions_are_isolated_atomic_and_durable() {
     );
     a.disconnect().await.unwrap();
 }
+
+/// Rowsets per tablet of a table, as SHOW TABLETS gives them.
+async fn rowset_counts(conn: &mut mysql_async::Conn, table: &str) -> Vec<String> {
+    rows(conn, &format!("SHOW TABLETS FROM {table}"))
+        .await
+        .into_iter()
+        .map(|r| r[4].clone().unwrap_or_default())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_compaction_during_a_transaction_does_not_fail_its_commit() {
+    let server = TestServer::start().await;
+    let mut a = server.connect().await;
+    let mut b = server.connect().await;
+    exec(
+        &mut b,
+        "CREATE DATABASE cx; CREATE TABLE cx.u (k INT, v INT) UNIQUE KEY(k) \
+         DISTRIBUTED BY HASH(k) BUCKETS 1",
+    )
+    .await;
+    // Two small rowsets: the tablet compacts them once it has been quiet for a second.
+    exec(&mut b, "INSERT INTO cx.u VALUES (1, 10), (2, 20), (3, 30)").await;
+    exec(&mut b, "INSERT INTO cx.u VALUES (4, 40), (5, 50)").await;
+    // The transaction replaces rows of both rowsets, deletes one and adds one.
+    exec(&mut a, "BEGIN").await;
+    exec(&mut a, "UPDATE cx.u SET v = v + 1 WHERE k IN (1, 4)").await;
+    exec(&mut a, "DELETE FROM cx.u WHERE k = 2").await;
+    exec(&mut a, "INSERT INTO cx.u VALUES (6, 60), (5, 51)").await;
+    assert_eq!(
+        rowset_counts(&mut b, "cx.u").await,
+        vec!["2".to_string()],
+        "compacted before the transaction wrote: the test proves nothing"
+    );
+    wait_for_compaction(&mut b, "cx.u", 1, std::time::Duration::from_secs(60)).await;
+    exec(&mut a, "COMMIT").await;
+    let expected = vec![
+        vec![s("1"), s("11")],
+        vec![s("3"), s("30")],
+        vec![s("4"), s("41")],
+        vec![s("5"), s("51")],
+        vec![s("6"), s("60")],
+    ];
+    for conn in [&mut a, &mut b] {
+        assert_eq!(rows(conn, "SELECT k, v FROM cx.u ORDER BY k").await, expected);
+    }
+    // The key index follows: a later upsert replaces the committed rows once.
+    exec(&mut b, "INSERT INTO cx.u VALUES (1, 12), (5, 52)").await;
+    assert_eq!(
+        rows(&mut a, "SELECT count(*), sum(v) FROM cx.u").await[0],
+        vec![s("5"), s("195")]
+    );
+    // A user write in between is still a conflict.
+    exec(&mut a, "BEGIN").await;
+    exec(&mut a, "INSERT INTO cx.u VALUES (7, 70)").await;
+    exec(&mut b, "INSERT INTO cx.u VALUES (8, 80)").await;
+    let e = a.query_drop("COMMIT").await.unwrap_err();
+    assert_eq!(code(e), 1213);
+}

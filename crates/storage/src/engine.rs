@@ -64,6 +64,8 @@ pub struct StorageEngine {
     pub(crate) row_files: RowStoreFiles,
     /// Defers deleting files that running queries may still read.
     pub(crate) reads: Arc<ReadTracker>,
+    /// The rowsets recent compactions made, and of what.
+    pub(crate) lineage: Arc<crate::compaction_lineage::CompactionLineage>,
     /// Serializes the publish step of merge-on-write loads (and Unique compactions) per table.
     table_locks: Mutex<HashMap<TableId, Arc<Mutex<()>>>>,
     rewrite_gates: Mutex<HashMap<TableId, Arc<RewriteGate>>>,
@@ -160,6 +162,7 @@ impl StorageEngine {
             table_locks: Mutex::new(HashMap::new()),
             rewrite_gates: Mutex::new(HashMap::new()),
             reads: Arc::new(ReadTracker::default()),
+            lineage: Default::default(),
             compaction: OnceLock::new(),
             remote: OnceLock::new(),
         });
@@ -183,6 +186,7 @@ impl StorageEngine {
             table_locks: Mutex::new(HashMap::new()),
             rewrite_gates: Mutex::new(HashMap::new()),
             reads: self.reads.clone(),
+            lineage: self.lineage.clone(),
             compaction: OnceLock::new(),
             remote: OnceLock::new(),
         };
@@ -190,6 +194,12 @@ impl StorageEngine {
             let _ = engine.remote.set(remote.clone());
         }
         Arc::new(engine)
+    }
+
+    /// Whether tablet `current` differs from `base` (an older version of it) only by the
+    /// compactions of this process (see `compaction_lineage`).
+    pub fn only_compacted(&self, base: &TabletMeta, current: &TabletMeta) -> bool {
+        self.lineage.only_compacted(base, current)
     }
 
     /// Starts background compaction with `threads` threads (0: none), waking after every publish

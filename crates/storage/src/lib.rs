@@ -7,6 +7,7 @@
 pub mod bit_values;
 pub mod column_cache;
 pub mod compaction;
+mod compaction_lineage;
 pub mod conform;
 pub mod delete_bitmap;
 mod engine;
@@ -16,6 +17,7 @@ pub mod merge;
 mod pk_index;
 mod point_lookup;
 mod read_tracker;
+mod staged_deletes;
 pub mod remote;
 pub mod rewrite;
 pub mod routing;

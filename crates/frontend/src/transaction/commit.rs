@@ -5,13 +5,18 @@
 //! transaction only appended rowsets to a Duplicate or Aggregate table, its rowsets are
 //! appended to the newer version (rebased); anything else — a Unique table (its delete bitmaps
 //! were computed against the older rows), or rows the transaction deleted or rewrote — would
-//! lose one side's changes, so COMMIT fails with 1213 and the transaction is discarded.
+//! lose one side's changes, so COMMIT fails with 1213 and the transaction is discarded. A table
+//! only compactions changed since (no user write; `StorageEngine::only_compacted`) takes the
+//! transaction's changes on the compacted version: appends follow the compacted rowsets, with
+//! Unique delete bitmaps carried onto the compacted segments by key
+//! (`StorageEngine::carry_staged_deletes`), and a rewritten tablet is its rewrite.
 
 use super::overlay::{rowset_ids, StagedTable};
 use super::staged::StagedWrites;
 use crate::catalog_provider::Services;
-use basalt_catalog::{KeysModel, RowsetMeta, TableMeta};
+use basalt_catalog::{KeysModel, RowsetMeta, TableMeta, TabletMeta};
 use basalt_common::{BasaltError, Result};
+use basalt_storage::StorageEngine;
 use std::sync::Arc;
 
 /// How many times COMMIT rebases when another publish races it.
@@ -36,7 +41,7 @@ pub(super) fn commit(services: &Services, writes: &StagedWrites) -> Result<()> {
             let current = services.catalog.table_by_id(table.base.id).ok_or_else(|| {
                 BasaltError::UnknownTable(format!("{}.{}", table.base.database, table.base.name))
             })?;
-            let new = publishable(table, &current)?;
+            let new = publishable_on(&services.storage, table, &current)?;
             changes.push((current, new));
         }
         match services.catalog.publish_tables(changes) {
@@ -55,6 +60,23 @@ pub(super) fn commit(services: &Services, writes: &StagedWrites) -> Result<()> {
             Err(e) => return Err(e),
         }
     }
+}
+
+/// What `table` becomes when the transaction publishes on `current`: [`publishable`], or when
+/// only compactions changed the table since the transaction's base, its changes carried onto
+/// the compacted version ([`rebase_over_compaction`]).
+fn publishable_on(
+    storage: &StorageEngine,
+    table: &StagedTable,
+    current: &TableMeta,
+) -> Result<TableMeta> {
+    if current.schema_version == table.base.schema_version
+        && !same_rowsets(current, &table.base)
+        && only_compacted(storage, &table.base, current)
+    {
+        return rebase_over_compaction(storage, table, current);
+    }
+    publishable(table, current)
 }
 
 /// What `table` becomes when the transaction publishes on `current` (the newest version),
@@ -102,6 +124,78 @@ fn same_rowsets(a: &TableMeta, b: &TableMeta) -> bool {
         && a.tablets()
             .zip(b.tablets())
             .all(|((_, x), (_, y))| x.delete_bitmaps == y.delete_bitmaps)
+}
+
+/// True when `current` differs from `base` only by compactions: the same tablets at the same
+/// versions, every rowset new in `current` made by compaction of `base`'s rowsets, and the same
+/// delete bitmaps on the segments both hold.
+fn only_compacted(storage: &StorageEngine, base: &TableMeta, current: &TableMeta) -> bool {
+    let tablets = |t: &TableMeta| -> Vec<u64> { t.tablets().map(|(_, t)| t.id).collect() };
+    tablets(base) == tablets(current)
+        && base
+            .tablets()
+            .zip(current.tablets())
+            .all(|((_, b), (_, c))| {
+                b.version() == c.version()
+                    && storage.only_compacted(b, c)
+                    && b.delete_bitmaps.iter().all(|(path, bitmap)| {
+                        c.delete_bitmaps.get(path).is_none_or(|n| n == bitmap)
+                    })
+            })
+}
+
+/// `current` (compactions of the transaction's base) with the transaction's changes, tablet by
+/// tablet: appended rowsets follow the compacted ones (their versions follow the unchanged
+/// tablet version) with Unique deletes carried onto the compacted segments; a tablet the
+/// transaction rewrote (DELETE or UPDATE on a Duplicate or Aggregate table) is its rewrite,
+/// which holds every row the compacted rowsets held.
+fn rebase_over_compaction(
+    storage: &StorageEngine,
+    table: &StagedTable,
+    current: &TableMeta,
+) -> Result<TableMeta> {
+    let published = rowset_ids(&table.base);
+    let mut new = current.clone();
+    let tablets = table.base.tablets().zip(table.current.tablets());
+    for ((_, base), (_, staged)) in tablets {
+        let ids = |t: &TabletMeta| -> Vec<u64> { t.rowsets.iter().map(|r| r.id).collect() };
+        if ids(staged) == ids(base) && staged.delete_bitmaps == base.delete_bitmaps {
+            continue;
+        }
+        let tablet = new
+            .partitions
+            .iter_mut()
+            .flat_map(|p| p.tablets.iter_mut())
+            .find(|t| t.id == staged.id)
+            .ok_or_else(|| BasaltError::Internal(format!("tablet {} vanished", staged.id)))?;
+        let appended =
+            staged.rowsets.len() >= base.rowsets.len() && ids(staged).starts_with(&ids(base));
+        if appended {
+            tablet.delete_bitmaps = storage.carry_staged_deletes(current, base, staged, tablet)?;
+            tablet.rowsets.extend(
+                staged
+                    .rowsets
+                    .iter()
+                    .filter(|r| !published.contains(&r.id))
+                    .cloned(),
+            );
+        } else if table.base.keys_model == KeysModel::Unique {
+            return Err(BasaltError::TransactionConflict(format!(
+                "{}.{} was changed by another session during the transaction",
+                current.database, current.name
+            )));
+        } else {
+            tablet.rowsets = staged.rowsets.clone();
+            tablet.delete_bitmaps = staged.delete_bitmaps.clone();
+        }
+        // Replicas the transaction's writes missed serve no reads until caught up.
+        for backend in &staged.stale_replicas {
+            if !tablet.stale_replicas.contains(backend) {
+                tablet.stale_replicas.push(*backend);
+            }
+        }
+    }
+    Ok(new)
 }
 
 /// True when the transaction only added rowsets: every tablet is its base's rowsets followed
@@ -153,13 +247,15 @@ fn rebase(table: &StagedTable, current: &TableMeta) -> Option<TableMeta> {
     Some(new)
 }
 
-/// After COMMIT: the files of published rowsets the transaction rewrote go once unread.
+/// After COMMIT: the files of published rowsets the transaction rewrote (or compactions of
+/// them, see `rebase_over_compaction`) go once unread.
 fn retire(services: &Services, staged: &[StagedTable], removed: &[Arc<RowsetMeta>]) {
     for table in staged {
-        let ids = rowset_ids(&table.base);
+        let tablets: std::collections::HashSet<u64> =
+            table.base.tablets().map(|(_, t)| t.id).collect();
         let mine: Vec<Arc<RowsetMeta>> = removed
             .iter()
-            .filter(|r| ids.contains(&r.id))
+            .filter(|r| tablets.contains(&r.tablet_id))
             .cloned()
             .collect();
         if !mine.is_empty() {

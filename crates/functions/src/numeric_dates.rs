@@ -106,15 +106,15 @@ fn dates(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
                 lt.as_ref().and_then(Target::of),
                 rt.as_ref().and_then(Target::of),
             );
-            if number_beside(&right, lt).is_some_and(|t| names_no_date(&right, t)) {
+            if let Some(t) = number_beside(&right, lt).filter(|t| names_no_date(&right, *t)) {
                 Transformed::yes(Expr::BinaryExpr(BinaryExpr {
                     left: Box::new(crate::date_number::call(*left, 0)),
                     op,
-                    right,
+                    right: Box::new(date_digits(&right, t)),
                 }))
-            } else if number_beside(&left, rt).is_some_and(|t| names_no_date(&left, t)) {
+            } else if let Some(t) = number_beside(&left, rt).filter(|t| names_no_date(&left, *t)) {
                 Transformed::yes(Expr::BinaryExpr(BinaryExpr {
-                    left,
+                    left: Box::new(date_digits(&left, t)),
                     op,
                     right: Box::new(crate::date_number::call(*right, 0)),
                 }))
@@ -147,12 +147,18 @@ fn dates(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
                 high,
             } = between;
             let no_date = |e: &Expr| number_beside(e, target).is_some_and(|t| names_no_date(e, t));
-            if no_date(&low) || no_date(&high) {
+            if let Some(t) = target.filter(|_| no_date(&low) || no_date(&high)) {
+                let digits = |e: Box<Expr>| match e.as_ref() {
+                    Expr::Literal(..) if number_beside(&e, target).is_some() => {
+                        Box::new(date_digits(&e, t))
+                    }
+                    _ => e,
+                };
                 return Ok(Transformed::yes(Expr::Between(Between {
                     expr: Box::new(crate::date_number::call(*expr, 0)),
                     negated,
-                    low,
-                    high,
+                    low: digits(low),
+                    high: digits(high),
                 })));
             }
             let (low, a) = convert(low);
@@ -239,6 +245,50 @@ fn names_no_date(e: &Expr, target: Target) -> bool {
         },
         _ => false,
     }
+}
+
+/// The number a literal `e` compares as beside a date read as a number (YYYYMMDD for a DATE,
+/// YYYYMMDDhhmmss for a DATETIME), as MariaDB compares them: MySQL's digit forms (YYMMDD with
+/// its century, YYYYMMDD, [YY]YYMMDDhhmmss) with a month up to 12, a day up to 31 and a valid
+/// time compare by their digits, so `dt < 20240230` and `dt < 240230` hold for 2024-01-05;
+/// any other number (`2024`, `20241301`, `99999999`, `1e20`) is the zero date, below every date.
+fn date_digits(e: &Expr, target: Target) -> Expr {
+    let n = match e {
+        Expr::Literal(ScalarValue::UInt64(Some(v)), _) => i64::try_from(*v).ok(),
+        Expr::Literal(value, _) => value.cast_to(&DataType::Int64).ok().and_then(|v| match v {
+            ScalarValue::Int64(n) => n,
+            _ => None,
+        }),
+        _ => None,
+    };
+    let value = match (n.and_then(lax_date_digits), target) {
+        (None, _) => ScalarValue::Int64(Some(0)),
+        (Some((date, 0)), Target::Date) => ScalarValue::Int64(Some(date)),
+        (Some((date, time)), Target::Date) => {
+            ScalarValue::Float64(Some(date as f64 + time as f64 / 1e6))
+        }
+        (Some((date, time)), Target::DateTime) => ScalarValue::Int64(Some(date * 1_000_000 + time)),
+    };
+    Expr::Literal(value, None)
+}
+
+/// A number in one of MySQL's date forms as (YYYYMMDD, hhmmss), checked only for a month up to
+/// 12, a day up to 31 (either may be 0) and a valid time of day.
+fn lax_date_digits(n: i64) -> Option<(i64, i64)> {
+    let century = |yy: i64| if yy < 70 { 20_000_000 } else { 19_000_000 };
+    let (date, time) = match n {
+        101..=991_231 => (n + century(n / 10_000), 0),
+        10_000_101..=99_991_231 => (n, 0),
+        101_000_000..=991_231_235_959 => {
+            let d = n / 1_000_000;
+            (d + century(d / 10_000), n % 1_000_000)
+        }
+        10_000_101_000_000..=99_991_231_235_959 => (n / 1_000_000, n % 1_000_000),
+        _ => return None,
+    };
+    let (month, day) = ((date / 100) % 100, date % 100);
+    let (hour, minute, second) = (time / 10_000, (time / 100) % 100, time % 100);
+    (month <= 12 && day <= 31 && hour <= 23 && minute <= 59 && second <= 59).then_some((date, time))
 }
 
 /// `e`, a numeric expression, as the date (or datetime) MySQL reads it as.
@@ -351,6 +401,26 @@ mod tests {
 
     fn ymd(n: i64) -> Option<String> {
         parse(n).map(|d| d.format("%Y-%m-%d %H:%M:%S").to_string())
+    }
+
+    #[test]
+    fn numbers_that_name_no_date_compare_by_their_digits_or_as_zero() {
+        assert_eq!(lax_date_digits(20240230), Some((20240230, 0)));
+        assert_eq!(lax_date_digits(240230), Some((20240230, 0)));
+        assert_eq!(lax_date_digits(20240100), Some((20240100, 0)));
+        assert_eq!(lax_date_digits(20240105101112), Some((20240105, 101112)));
+        for invalid in [
+            0,
+            -5,
+            2024,
+            20241301,
+            20240132,
+            99999999,
+            100000000,
+            20240105256000,
+        ] {
+            assert_eq!(lax_date_digits(invalid), None, "{invalid}");
+        }
     }
 
     #[test]

@@ -1,0 +1,104 @@
+//! `LIKE .. ESCAPE 'c'` with an escape character other than the backslash (SQLAlchemy writes
+//! `ESCAPE '/'`). The LIKE kernels know only the backslash, so a constant pattern is rewritten
+//! to escape with it: `c%` becomes `\%`, `c_` `\_`, `cc` the character itself, and a backslash
+//! that the pattern meant literally `\\`. MySQL matches a trailing escape character literally.
+//! A pattern that is not a constant keeps its escape character, and the query fails with
+//! DataFusion's error rather than matching with the wrong escape.
+
+use crate::expr_rules::rewrite_node_expressions;
+use datafusion::common::config::ConfigOptions;
+use datafusion::common::tree_node::Transformed;
+use datafusion::common::{Result, ScalarValue};
+use datafusion::logical_expr::expr::Like;
+use datafusion::logical_expr::{Expr, LogicalPlan};
+use datafusion::optimizer::AnalyzerRule;
+
+/// `pattern` written with `escape` as the same pattern written with the backslash.
+pub fn with_backslash_escape(pattern: &str, escape: char) -> String {
+    let mut out = String::with_capacity(pattern.len() + 4);
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if c == escape {
+            match chars.next() {
+                Some(next @ ('%' | '_')) => {
+                    out.push('\\');
+                    out.push(next);
+                }
+                Some('\\') => out.push_str("\\\\"),
+                Some(next) => out.push(next),
+                None => push_literal(&mut out, escape),
+            }
+        } else if c == '\\' {
+            out.push_str("\\\\");
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn push_literal(out: &mut String, c: char) {
+    if matches!(c, '%' | '_' | '\\') {
+        out.push('\\');
+    }
+    out.push(c);
+}
+
+/// Rewrites constant LIKE patterns with a non-backslash escape character.
+#[derive(Debug, Default)]
+pub struct LikeEscapes;
+
+impl AnalyzerRule for LikeEscapes {
+    fn name(&self) -> &str {
+        "mysql_like_escapes"
+    }
+
+    fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> Result<LogicalPlan> {
+        plan.transform_up_with_subqueries(|node| rewrite_node_expressions(node, |e, _| rewrite(e)))
+            .map(|t| t.data)
+    }
+}
+
+fn rewrite(e: Expr) -> Result<Transformed<Expr>> {
+    let Expr::Like(like) = e else {
+        return Ok(Transformed::no(e));
+    };
+    let escape = match like.escape_char {
+        Some(c) if c != '\\' => c,
+        _ => return Ok(Transformed::no(Expr::Like(like))),
+    };
+    let text = match like.pattern.as_ref() {
+        Expr::Literal(
+            ScalarValue::Utf8(Some(s))
+            | ScalarValue::Utf8View(Some(s))
+            | ScalarValue::LargeUtf8(Some(s)),
+            _,
+        ) => s.clone(),
+        _ => return Ok(Transformed::no(Expr::Like(like))),
+    };
+    let pattern = Expr::Literal(
+        ScalarValue::Utf8(Some(with_backslash_escape(&text, escape))),
+        None,
+    );
+    Ok(Transformed::yes(Expr::Like(Like {
+        pattern: Box::new(pattern),
+        escape_char: Some('\\'),
+        ..like
+    })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_backslash_escape;
+
+    #[test]
+    fn patterns_move_to_the_backslash() {
+        assert_eq!(with_backslash_escape("a/%b", '/'), "a\\%b");
+        assert_eq!(with_backslash_escape("/_x%", '/'), "\\_x%");
+        assert_eq!(with_backslash_escape("//", '/'), "/");
+        assert_eq!(with_backslash_escape("a\\b%", '/'), "a\\\\b%");
+        assert_eq!(with_backslash_escape("ab/", '/'), "ab/");
+        assert_eq!(with_backslash_escape("a#%", '#'), "a\\%");
+        assert_eq!(with_backslash_escape("a/b", '/'), "ab");
+    }
+}

@@ -5,6 +5,7 @@ mod cluster_harness;
 mod harness;
 
 mod analytics;
+mod backend_failures;
 mod basics;
 mod clients;
 mod compaction;

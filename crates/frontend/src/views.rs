@@ -174,6 +174,15 @@ fn qualify_tables(query: &mut Query, db: &str) {
     });
 }
 
+/// The text a view's SELECT is stored as. A `t PARTITION (p1)` is stored in the form the
+/// planner resolves (`` `t PARTITION (p1)` AS t ``, see `partition_selection`): sqlparser prints
+/// the clause without the space before PARTITION, text that would not parse again.
+fn stored_text(query: &Query) -> String {
+    let mut stmt = ast::Statement::Query(Box::new(query.clone()));
+    crate::partition_selection::rewrite(&mut stmt);
+    stmt.to_string()
+}
+
 impl QueryEngine {
     /// CREATE [OR REPLACE] VIEW and ALTER VIEW: checks the SELECT plans (its tables exist and
     /// the account may read them), fixes the column names, stores the view.
@@ -190,7 +199,7 @@ impl QueryEngine {
         let db = database_of(session, &db)?;
         self.require_view_rights(session, &db, &view_name)?;
         qualify_tables(&mut query, &db);
-        let definition = query.to_string();
+        let definition = stored_text(&query);
         let select = ast::Statement::Query(query);
         let query_names = crate::statement::mysql_column_names(&select);
         let schema = self.plan_schema(session, select).await?;

@@ -314,7 +314,10 @@ async fn load_data_local_infile_through_the_mysql_client() {
         "LOAD DATA with autocommit off, rolled back",
     );
     assert!(out.contains("Records: 1"), "{out}");
-    assert!(out.contains("\n8\n"), "the session reads its staged load: {out}");
+    assert!(
+        out.contains("\n8\n"),
+        "the session reads its staged load: {out}"
+    );
     assert_eq!(count(), "6\n");
     let out = ok(
         load(format!(

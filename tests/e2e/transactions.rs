@@ -189,7 +189,10 @@ async fn a_compaction_during_a_transaction_does_not_fail_its_commit() {
         vec![s("6"), s("60")],
     ];
     for conn in [&mut a, &mut b] {
-        assert_eq!(rows(conn, "SELECT k, v FROM cx.u ORDER BY k").await, expected);
+        assert_eq!(
+            rows(conn, "SELECT k, v FROM cx.u ORDER BY k").await,
+            expected
+        );
     }
     // The key index follows: a later upsert replaces the committed rows once.
     exec(&mut b, "INSERT INTO cx.u VALUES (1, 12), (5, 52)").await;

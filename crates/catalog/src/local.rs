@@ -697,8 +697,10 @@ impl Catalog for LocalCatalog {
             return Ok(false);
         }
         tablet.stale_replicas.retain(|b| *b != backend);
-        self.store
-            .commit(vec![Op::PutTable(new.id, to_json(&new)?), self.counter_op()])?;
+        self.store.commit(vec![
+            Op::PutTable(new.id, to_json(&new)?),
+            self.counter_op(),
+        ])?;
         self.replace_in_memory(new);
         Ok(true)
     }

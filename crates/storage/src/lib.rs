@@ -17,7 +17,6 @@ pub mod merge;
 mod pk_index;
 mod point_lookup;
 mod read_tracker;
-mod staged_deletes;
 pub mod remote;
 pub mod rewrite;
 pub mod routing;
@@ -26,6 +25,7 @@ pub mod row_store;
 pub mod segment;
 pub mod segment_lru;
 pub mod segment_store;
+mod staged_deletes;
 pub mod update_rows;
 mod writer;
 

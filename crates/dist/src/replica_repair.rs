@@ -46,14 +46,20 @@ pub fn start_replica_repair(
     });
 }
 
-/// One look at every tablet: catches up each stale replica that can be caught up now.
-async fn repair_pass(cluster: &Cluster, catalog: &dyn Catalog, bytes_per_second: u64) {
-    let alive: HashSet<BackendId> = cluster
+/// The backends whose last heartbeat answered (one never asked yet does not count: a copy
+/// needs both ends up).
+fn answering_backends(cluster: &Cluster) -> HashSet<BackendId> {
+    cluster
         .health()
         .into_iter()
         .filter(|(_, h)| h.alive)
         .map(|(b, _)| b.id)
-        .collect();
+        .collect()
+}
+
+/// One look at every tablet: catches up each stale replica that can be caught up now.
+async fn repair_pass(cluster: &Cluster, catalog: &dyn Catalog, bytes_per_second: u64) {
+    let alive = answering_backends(cluster);
     for db in catalog.databases() {
         let Ok(tables) = catalog.tables(&db.name) else {
             continue;
@@ -128,12 +134,7 @@ async fn catch_up(
         if !tablet.stale_replicas.contains(&backend) {
             return Ok(());
         }
-        let alive: HashSet<BackendId> = cluster
-            .health()
-            .into_iter()
-            .filter(|(_, h)| h.alive)
-            .map(|(b, _)| b.id)
-            .collect();
+        let alive = answering_backends(cluster);
         let segments: Vec<String> = tablet.segment_paths().map(str::to_string).collect();
         let held: HashSet<String> = if segments.is_empty() {
             HashSet::new()

@@ -1,10 +1,12 @@
 //! Where a write of a tablet's segments goes (a load's, a rewrite's, a compaction's) and when it
-//! counts: to every replica that is readable (not stale: a stale replica lacks versions, so it
-//! must neither get new rowsets on top of a hole nor compact inputs it lacks) on a backend the
-//! heartbeats have not found dead; the write succeeds when a majority of the tablet's replicas
-//! hold it durably. The replicas it skipped or that failed are returned, so the publish marks
-//! them stale in the same catalog transaction; they catch up by copying
-//! ([`crate::replica_repair`]).
+//! counts: to every replica on a backend the heartbeats have not found dead — for rewrites and
+//! compactions only the readable ones (a stale replica lacks versions, so it cannot rewrite or
+//! compact inputs it does not hold); a load's new segments go to stale replicas too, which hold
+//! them durably and count towards the majority (as Doris writes to replicas missing a version),
+//! so loads keep succeeding while a restarted backend catches up. The write succeeds when a
+//! majority of the tablet's replicas hold it durably. The replicas it skipped or that failed are
+//! returned, so the publish marks them stale in the same catalog transaction; a stale replica
+//! stays stale until it has caught up by copying what it lacks ([`crate::replica_repair`]).
 
 use crate::cluster::Cluster;
 use basalt_catalog::{BackendId, BackendMeta, TableMeta, TabletMeta};
@@ -18,13 +20,23 @@ struct Missed {
     why: String,
 }
 
-/// Runs `write` on every readable replica of `tablet` on a backend not known dead, together;
+/// Which replicas a write goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Targets {
+    /// Readable replicas only: the write derives from segments the replica must hold.
+    Readable,
+    /// Stale replicas as well: the write brings everything it needs (a load's rows).
+    StaleToo,
+}
+
+/// Runs `write` on every replica of `tablet` that `targets` allows on a backend not known dead, together;
 /// returns each success with its backend, or [`too_few_replicas`]'s error (naming the tablet,
 /// the counts and what became of each other replica) when fewer than a majority succeed.
 pub(crate) async fn write_to_majority<T, F, Fut>(
     cluster: &Cluster,
     table: &TableMeta,
     tablet: &TabletMeta,
+    targets: Targets,
     write: F,
 ) -> Result<Vec<(BackendId, T)>>
 where
@@ -39,10 +51,11 @@ where
         )));
     }
     let mut missed = Vec::new();
+    let stale_too = targets == Targets::StaleToo;
     let mut targets = Vec::new();
     for id in &tablet.replicas {
         let backend = cluster.backend(*id)?;
-        if tablet.stale_replicas.contains(id) {
+        if tablet.stale_replicas.contains(id) && !stale_too {
             missed.push(Missed {
                 backend: *id,
                 why: format!("{} is catching up", backend.address()),

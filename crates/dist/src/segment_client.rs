@@ -3,7 +3,7 @@
 
 use crate::cluster::Cluster;
 use crate::replica_choice::read_from_replicas;
-use crate::replica_writes::write_to_majority;
+use crate::replica_writes::{write_to_majority, Targets};
 use crate::segment_protocol::{
     unframe_rows, CompactTablet, ReadSegment, WriteSegment, COMPACT, READ_ROWS, REMOVE_SEGMENTS,
 };
@@ -135,12 +135,16 @@ impl RemoteSegments for BackendSegments {
         })
         .map_err(|e| BasaltError::Internal(e.to_string()))?;
         // Stale replicas lack inputs: they are skipped, and copy the output afterwards.
-        let mut outputs = self
-            .0
-            .wait_for(write_to_majority(&self.0, table, tablet, |b| {
+        let mut outputs = self.0.wait_for(write_to_majority(
+            &self.0,
+            table,
+            tablet,
+            Targets::Readable,
+            |b| {
                 let body = body.clone();
                 async move { self.compact_on(&b, body).await }
-            }))?;
+            },
+        ))?;
         let replicas: Vec<BackendId> = outputs.iter().map(|(id, _)| *id).collect();
         let (_, first) = outputs.pop().ok_or_else(|| {
             BasaltError::Internal(format!("tablet {} has no replicas", tablet.id))
@@ -174,14 +178,19 @@ impl RemoteSegments for BackendSegments {
             bloom_filter_columns: basalt_storage::segment::bloom_filter_columns(table),
             row_store: table.stores_rows(),
         };
-        // The replicas are written together; a majority must hold the segment before the load
-        // may publish (the others turn stale with the publish).
-        let mut written = self
-            .0
-            .wait_for(write_to_majority(&self.0, table, tablet, |b| {
+        // The replicas are written together, stale ones too (the segment is whole in the
+        // batches); a majority must hold it before the load may publish (the others turn
+        // stale with the publish, and a stale one stays stale until it has caught up).
+        let mut written = self.0.wait_for(write_to_majority(
+            &self.0,
+            table,
+            tablet,
+            Targets::StaleToo,
+            |b| {
                 let command = &command;
                 async move { self.put(&b, command, schema, batches.to_vec()).await }
-            }))?;
+            },
+        ))?;
         let replicas = written.iter().map(|(id, _)| *id).collect();
         let (_, meta) = written.swap_remove(0);
         Ok(WrittenSegment { meta, replicas })

@@ -2,9 +2,10 @@
 //! load's segments are written (and an aborted load's or dropped table's removed) through
 //! [`RemoteSegments`] on the backends holding each tablet's replicas, never on local disk.
 //!
-//! Replicas: a write goes to every replica that is readable (not stale) and on a live backend;
-//! it succeeds when a majority of the tablet's replicas hold it durably, and says which do, so
-//! the publish can mark the others stale ([`basalt_catalog::TabletMeta::stale_replicas`]).
+//! Replicas: a write goes to the replicas on live backends (a compaction's to the readable
+//! ones only, a load's to stale ones too); it succeeds when a majority of the tablet's replicas
+//! hold it durably, and says which do, so the publish can mark the others stale
+//! ([`basalt_catalog::TabletMeta::stale_replicas`]).
 
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;

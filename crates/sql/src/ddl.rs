@@ -433,6 +433,16 @@ fn parse_type_in(p: &mut Parser, closers: &mut PendingClosers) -> Result<SqlType
         _ => return p.expected("a column type", t),
     };
     let upper = name.to_ascii_uppercase();
+    // MySQL's national character types are its CHAR and VARCHAR in UTF-8, as Basalt's are.
+    if upper == "NATIONAL" {
+        return parse_type_in(p, closers);
+    }
+    let name = match upper.as_str() {
+        "NCHAR" | "CHARACTER" => "CHAR".to_string(),
+        "NVARCHAR" => "VARCHAR".to_string(),
+        _ => name,
+    };
+    let upper = name.to_ascii_uppercase();
     if matches!(upper.as_str(), "ARRAY" | "MAP" | "STRUCT") {
         closers.depth += 1;
         if closers.depth > MAX_TYPE_DEPTH {
@@ -763,6 +773,20 @@ mod tests {
         );
         assert_eq!(t.primary_key, Some(vec!["id".to_string()]));
         assert_eq!(t.columns.len(), 4);
+        let t = create(
+            "CREATE TABLE n (a NATIONAL VARCHAR(10), b NATIONAL CHAR(3), c NCHAR(2), d NVARCHAR(5), e CHARACTER(4))",
+        );
+        let types: Vec<SqlType> = t.columns.iter().map(|c| c.ty.clone()).collect();
+        assert_eq!(
+            types,
+            vec![
+                SqlType::Varchar(10),
+                SqlType::Char(3),
+                SqlType::Char(2),
+                SqlType::Varchar(5),
+                SqlType::Char(4)
+            ]
+        );
         let e = parse_one("CREATE TABLE t (a INT, CONSTRAINT c INDEX (a))").unwrap_err();
         assert!(
             e.to_string()

@@ -327,3 +327,20 @@ pub fn run_python_script(script: &str, port: u16, what: &str) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Every file under `dir` (recursively), as a path relative to it, with its size.
+pub fn files_under(dir: &std::path::Path) -> std::collections::BTreeMap<PathBuf, u64> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if let Ok(meta) = e.metadata() {
+                out.insert(p.strip_prefix(dir).unwrap_or(&p).to_path_buf(), meta.len());
+            }
+        }
+    }
+    out
+}

@@ -113,19 +113,7 @@ async fn tablet_health(conn: &mut Conn) -> (u64, u64, u64) {
 
 /// Files under `dir` with their sizes.
 fn files(dir: &Path) -> BTreeMap<PathBuf, u64> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if let Ok(meta) = e.metadata() {
-                out.insert(p.strip_prefix(dir).unwrap_or(&p).to_path_buf(), meta.len());
-            }
-        }
-    }
-    out
+    crate::harness::files_under(dir)
 }
 
 /// SHOW BACKENDS' Alive column of the backend on `port`.

@@ -11,19 +11,10 @@ use std::time::{Duration, Instant};
 
 /// Segment files under `dir`, as paths relative to it.
 fn segments(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "parquet") {
-                out.push(p.strip_prefix(dir).unwrap_or(&p).to_path_buf());
-            }
-        }
-    }
-    out
+    crate::harness::files_under(dir)
+        .into_keys()
+        .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
+        .collect()
 }
 
 const SETUP: &[&str] = &[

@@ -155,25 +155,32 @@ impl Target<'_> {
         if !self.strict {
             return self.truncated(row, false);
         }
-        let message = format!(
-            "Incorrect {kind} value: '{text}' for column `{}`.`{}`.`{}` at row {}",
-            self.table.database,
-            self.table.name,
-            self.column,
-            self.row(row)
+        self.push(
+            row,
+            "Warning",
+            1292,
+            self.incorrect_message(row, kind, text),
         );
-        self.push(row, "Warning", 1292, message);
     }
 
     fn incorrect(&self, row: usize, kind: &str, text: &str) {
-        let message = format!(
+        self.push(
+            row,
+            "Warning",
+            1366,
+            self.incorrect_message(row, kind, text),
+        );
+    }
+
+    /// MySQL's "Incorrect <kind> value" text for row `row` of this column.
+    fn incorrect_message(&self, row: usize, kind: &str, text: &str) -> String {
+        format!(
             "Incorrect {kind} value: '{text}' for column `{}`.`{}`.`{}` at row {}",
             self.table.database,
             self.table.name,
             self.column,
             self.row(row)
-        );
-        self.push(row, "Warning", 1366, message);
+        )
     }
 }
 

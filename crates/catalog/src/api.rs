@@ -24,6 +24,10 @@ pub struct NewRowset {
     /// Scale-out: replicas of the tablet that do not hold the segments (their backend was down
     /// or failed the write); the publish adds them to the tablet's `stale_replicas`.
     pub missing_replicas: Vec<BackendId>,
+    /// Scale-out: the tablet's replicas when the write began; the publish marks stale any
+    /// replica not among them (a move added it since, so it got none of the segments). Empty
+    /// on a single node.
+    pub seen_replicas: Vec<BackendId>,
 }
 
 /// The output of compacting a run of adjacent rowsets of one tablet, to replace them.
@@ -41,6 +45,9 @@ pub struct CompactedRowset {
     /// Scale-out: replicas that do not hold the output (skipped as stale, or their compaction
     /// failed); the publish adds them to the tablet's `stale_replicas`.
     pub missing_replicas: Vec<BackendId>,
+    /// Scale-out: the tablet's replicas when the compaction began (see
+    /// [`NewRowset::seen_replicas`]).
+    pub seen_replicas: Vec<BackendId>,
 }
 
 /// What the storage engine asks of the catalog: snapshots of tables, fresh ids, and atomic
@@ -258,5 +265,38 @@ pub trait Catalog: TabletCatalog {
     fn add_backend(&self, address: &str) -> Result<crate::backends::BackendMeta>;
     /// ALTER SYSTEM DROP BACKEND "host:port"; refused while it holds tablet replicas.
     fn drop_backend(&self, address: &str) -> Result<()>;
+    /// ALTER SYSTEM DECOMMISSION BACKEND "host:port" (true) and CANCEL DECOMMISSION (false):
+    /// a decommissioned backend gets no new tablets; its replicas are moved away.
+    fn set_backend_decommissioned(
+        &self,
+        address: &str,
+        decommissioned: bool,
+    ) -> Result<crate::backends::BackendMeta>;
+    /// A replica move's first step: adds `backend` to tablet `tablet_id`'s replicas as a
+    /// stale, joining replica (loads write it, it catches up, it does not count towards a
+    /// write's majority yet). Ok(false) when it is a replica already or the tablet is gone.
+    fn join_replica(
+        &self,
+        table_id: TableId,
+        tablet_id: TabletId,
+        backend: BackendId,
+    ) -> Result<bool>;
+    /// A replica move's last step: removes `from` from the tablet's replicas and `to`'s
+    /// joining mark, in one publish, if `to` is readable (caught up) now; Ok(false), changing
+    /// nothing, otherwise.
+    fn end_replica_move(
+        &self,
+        table_id: TableId,
+        tablet_id: TabletId,
+        from: BackendId,
+        to: BackendId,
+    ) -> Result<bool>;
+    /// Gives a move up: removes the joining replica `to` (Ok(false) when it is not joining).
+    fn abandon_replica_move(
+        &self,
+        table_id: TableId,
+        tablet_id: TabletId,
+        to: BackendId,
+    ) -> Result<bool>;
     fn set_global_variable(&self, name: &str, value: &str) -> Result<()>;
 }

@@ -12,6 +12,10 @@ pub struct BackendMeta {
     pub id: BackendId,
     pub host: String,
     pub port: u16,
+    /// ALTER SYSTEM DECOMMISSION BACKEND: no new tablets are placed here, and the replicas
+    /// held here are being moved to other backends, after which the backend is removed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub decommissioned: bool,
 }
 
 impl BackendMeta {

@@ -21,6 +21,7 @@ use std::sync::Arc;
 mod backends;
 mod name_case;
 mod procedures;
+mod replica_moves;
 mod views;
 
 /// Default bound on a tablet's rowset count (Doris's `max_tablet_version_num`).
@@ -424,6 +425,7 @@ impl TabletCatalog for LocalCatalog {
                 })?;
             self.check_versions(tablet)?;
             stale_changed |= tablet.mark_stale(nr.missing_replicas);
+            stale_changed |= tablet.mark_unseen_stale(&nr.seen_replicas);
             let version = tablet.version() + 1;
             let rs = RowsetMeta {
                 id: self.allocate_id(),
@@ -505,7 +507,8 @@ impl TabletCatalog for LocalCatalog {
         if !matches {
             return Err(stale("the input rowsets are no longer adjacent"));
         }
-        let stale_changed = tablet.mark_stale(compacted.missing_replicas);
+        let mut stale_changed = tablet.mark_stale(compacted.missing_replicas);
+        stale_changed |= tablet.mark_unseen_stale(&compacted.seen_replicas);
         let removed: Vec<Arc<RowsetMeta>> = tablet.rowsets.drain(start..end).collect();
         let output = RowsetMeta {
             id: self.allocate_id(),
@@ -572,6 +575,7 @@ impl TabletCatalog for LocalCatalog {
             name: self.name_case.stored(&new.name),
             ..new
         };
+        replica_moves::carry_replica_changes(based_on, &current, &mut new);
         self.place(&mut new)?;
         if self.key(&new.name) != self.key(&current.name) {
             validate_name(&new.name)?;
@@ -655,9 +659,11 @@ impl Catalog for LocalCatalog {
                     });
                 }
             }
+            let mut new = new;
+            replica_moves::carry_replica_changes(&based_on, &current, &mut new);
             let (table_ops, table_removed) = rowset_change_ops(&current, &new, "COMMIT")?;
             ops.extend(table_ops);
-            if stale_replicas(&current) != stale_replicas(&new) {
+            if replica_moves::replica_sets(&current) != replica_moves::replica_sets(&new) {
                 ops.push(Op::PutTable(new.id, to_json(&new)?));
             }
             removed.extend(table_removed);
@@ -1302,6 +1308,42 @@ impl Catalog for LocalCatalog {
         self.remove_backend(address)
     }
 
+    fn set_backend_decommissioned(
+        &self,
+        address: &str,
+        decommissioned: bool,
+    ) -> Result<crate::backends::BackendMeta> {
+        self.mark_decommissioned(address, decommissioned)
+    }
+
+    fn join_replica(
+        &self,
+        table_id: TableId,
+        tablet_id: TabletId,
+        backend: crate::model::BackendId,
+    ) -> Result<bool> {
+        LocalCatalog::join_replica(self, table_id, tablet_id, backend)
+    }
+
+    fn end_replica_move(
+        &self,
+        table_id: TableId,
+        tablet_id: TabletId,
+        from: crate::model::BackendId,
+        to: crate::model::BackendId,
+    ) -> Result<bool> {
+        LocalCatalog::end_replica_move(self, table_id, tablet_id, from, to)
+    }
+
+    fn abandon_replica_move(
+        &self,
+        table_id: TableId,
+        tablet_id: TabletId,
+        to: crate::model::BackendId,
+    ) -> Result<bool> {
+        LocalCatalog::abandon_replica_move(self, table_id, tablet_id, to)
+    }
+
     fn global_variables(&self) -> BTreeMap<String, String> {
         let mut variables = self.state.read().global_variables.clone();
         variables.insert(
@@ -1345,13 +1387,6 @@ fn clear_tablet_ops(tablet: &TabletMeta) -> Vec<Op> {
             .map(|seg| Op::DeleteDeleteBitmap(tablet.id, seg.clone())),
     );
     ops
-}
-
-/// Each tablet's stale replicas (see [`TabletMeta::stale_replicas`]).
-fn stale_replicas(t: &TableMeta) -> Vec<(TabletId, &[crate::model::BackendId])> {
-    t.tablets()
-        .map(|(_, t)| (t.id, t.stale_replicas.as_slice()))
-        .collect()
 }
 
 fn validate_name(name: &str) -> Result<()> {

@@ -130,6 +130,7 @@ fn catalog_survives_reopen_and_publishes_atomically() {
                     delete_bitmaps: vec![],
                     schema_version: 0,
                     missing_replicas: Vec::new(),
+                    seen_replicas: Vec::new(),
                 })
                 .collect(),
         )
@@ -145,6 +146,7 @@ fn catalog_survives_reopen_and_publishes_atomically() {
                     delete_bitmaps: vec![],
                     schema_version: 0,
                     missing_replicas: Vec::new(),
+                    seen_replicas: Vec::new(),
                 },
                 NewRowset {
                     tablet_id: 999_999,
@@ -152,6 +154,7 @@ fn catalog_survives_reopen_and_publishes_atomically() {
                     delete_bitmaps: vec![],
                     schema_version: 0,
                     missing_replicas: Vec::new(),
+                    seen_replicas: Vec::new(),
                 },
             ],
         );
@@ -188,6 +191,7 @@ fn catalog_survives_reopen_and_publishes_atomically() {
             delete_bitmaps: vec![(format!("x/{first}"), bitmap.clone())],
             schema_version: 0,
             missing_replicas: Vec::new(),
+            seen_replicas: Vec::new(),
         }],
     )
     .unwrap();
@@ -235,6 +239,7 @@ fn one_tablet_with_loads(dir: &Path, loads: usize) -> (LocalCatalog, TableId, Ta
                 delete_bitmaps: vec![],
                 schema_version: 0,
                 missing_replicas: Vec::new(),
+                seen_replicas: Vec::new(),
             }],
         )
         .unwrap();
@@ -272,6 +277,7 @@ fn compaction_replaces_adjacent_rowsets_atomically_and_durably() {
             delete_bitmaps: vec![("s1".into(), bitmap(1)), ("s3".into(), bitmap(2))],
             schema_version: 0,
             missing_replicas: Vec::new(),
+            seen_replicas: Vec::new(),
         }],
     )
     .unwrap();
@@ -290,6 +296,7 @@ fn compaction_replaces_adjacent_rowsets_atomically_and_durably() {
                 delete_bitmaps: vec![("c1".into(), bitmap(1))],
                 segments_overlap: false,
                 missing_replicas: Vec::new(),
+                seen_replicas: Vec::new(),
             },
         )
         .unwrap();
@@ -320,6 +327,7 @@ fn compaction_replaces_adjacent_rowsets_atomically_and_durably() {
             delete_bitmaps: vec![],
             segments_overlap: false,
             missing_replicas: Vec::new(),
+            seen_replicas: Vec::new(),
         },
     );
     assert!(again.is_err());
@@ -336,6 +344,7 @@ fn compaction_replaces_adjacent_rowsets_atomically_and_durably() {
             delete_bitmaps: vec![],
             schema_version: 0,
             missing_replicas: Vec::new(),
+            seen_replicas: Vec::new(),
         }],
     )
     .unwrap();
@@ -357,6 +366,7 @@ fn compaction_fails_unless_inputs_are_exactly_present_and_adjacent() {
                 delete_bitmaps: vec![],
                 segments_overlap: false,
                 missing_replicas: Vec::new(),
+                seen_replicas: Vec::new(),
             },
         )
     };
@@ -384,6 +394,7 @@ fn compaction_fails_unless_inputs_are_exactly_present_and_adjacent() {
                 delete_bitmaps: vec![],
                 segments_overlap: false,
                 missing_replicas: Vec::new(),
+                seen_replicas: Vec::new(),
             }
         )
         .is_err(),
@@ -413,6 +424,7 @@ fn loads_fail_fast_past_the_version_bound() {
                 delete_bitmaps: vec![],
                 schema_version: 0,
                 missing_replicas: Vec::new(),
+                seen_replicas: Vec::new(),
             }],
         )
     };
@@ -431,6 +443,7 @@ fn loads_fail_fast_past_the_version_bound() {
             delete_bitmaps: vec![],
             segments_overlap: false,
             missing_replicas: Vec::new(),
+            seen_replicas: Vec::new(),
         },
     )
     .unwrap();
@@ -552,6 +565,7 @@ fn alter_table_replaces_definition_and_rowsets_together_and_durably() {
                 delete_bitmaps: vec![],
                 schema_version: version,
                 missing_replicas: Vec::new(),
+                seen_replicas: Vec::new(),
             }],
         )
     };
@@ -604,6 +618,7 @@ fn new_tablets_go_to_the_backends_holding_fewest_tablets_then_fewest_bytes() {
             delete_bitmaps: vec![],
             schema_version: 0,
             missing_replicas: Vec::new(),
+            seen_replicas: Vec::new(),
         }],
     )
     .unwrap();
@@ -754,6 +769,7 @@ fn missed_replicas_turn_stale_with_the_publish_and_clear_once_they_hold_every_se
                 delete_bitmaps: vec![],
                 schema_version: 0,
                 missing_replicas: vec![missed, 999],
+                seen_replicas: Vec::new(),
             }],
         )
         .unwrap();
@@ -781,6 +797,7 @@ fn missed_replicas_turn_stale_with_the_publish_and_clear_once_they_hold_every_se
             delete_bitmaps: vec![],
             schema_version: 0,
             missing_replicas: vec![replicas[2]],
+            seen_replicas: Vec::new(),
         }],
     )
     .unwrap();
@@ -811,10 +828,123 @@ fn missed_replicas_turn_stale_with_the_publish_and_clear_once_they_hold_every_se
             delete_bitmaps: vec![],
             segments_overlap: false,
             missing_replicas: vec![replicas[0]],
+            seen_replicas: Vec::new(),
         },
     )
     .unwrap();
     drop(c);
     let c = LocalCatalog::open(dir.path()).unwrap();
     assert_eq!(tablet(&c).stale_replicas, vec![replicas[0]]);
+}
+
+#[test]
+fn a_replica_move_joins_stale_ends_only_once_caught_up_and_survives_older_writers() {
+    let dir = tempfile::tempdir().unwrap();
+    let seg = |p: &str| SegmentMeta {
+        path: p.into(),
+        num_rows: 1,
+        size_bytes: 1,
+    };
+    let c = LocalCatalog::open(dir.path()).unwrap();
+    for port in 1..=4 {
+        c.add_backend(&format!("127.0.0.1:{port}")).unwrap();
+    }
+    c.create_database("demo", false).unwrap();
+    let mut t = int_table(&c, "demo", "t", KeysModel::Duplicate, 1);
+    t.properties.insert("replication_num".into(), "3".into());
+    c.create_table(t, false).unwrap();
+    let before = c.table("demo", "t").unwrap();
+    let (table_id, old) = (before.id, before.tablets().next().unwrap().1.clone());
+    let tablet = |c: &LocalCatalog| {
+        c.table_by_id(table_id)
+            .unwrap()
+            .tablets()
+            .next()
+            .unwrap()
+            .1
+            .clone()
+    };
+    let spare = (1..=4u64)
+        .map(|p| {
+            c.backends()
+                .into_iter()
+                .find(|b| b.port == p as u16)
+                .unwrap()
+                .id
+        })
+        .find(|id| !old.replicas.contains(id))
+        .unwrap();
+    let from = old.replicas[0];
+    assert!(c.join_replica(table_id, old.id, spare).unwrap());
+    assert!(!c.join_replica(table_id, old.id, spare).unwrap());
+    let joined = tablet(&c);
+    assert_eq!(joined.replicas.len(), 4);
+    assert_eq!(joined.stale_replicas, vec![spare]);
+    assert_eq!(joined.normal_replica_count(), 3);
+    // Not caught up: the move cannot end.
+    assert!(!c.end_replica_move(table_id, old.id, from, spare).unwrap());
+    let holds: HashSet<String> = HashSet::new();
+    assert!(c
+        .clear_stale_replica(table_id, old.id, spare, &holds)
+        .unwrap());
+    // A load that began before the join publishes now: the joined replica lacks its segment.
+    let load = |c: &LocalCatalog, path: &str, seen: Vec<BackendId>| {
+        c.publish(
+            table_id,
+            vec![NewRowset {
+                tablet_id: old.id,
+                segments: vec![seg(path)],
+                delete_bitmaps: vec![],
+                schema_version: 0,
+                missing_replicas: vec![],
+                seen_replicas: seen,
+            }],
+        )
+        .unwrap();
+    };
+    load(&c, "data/1/2/20_0.parquet", old.replicas.clone());
+    assert_eq!(tablet(&c).stale_replicas, vec![spare]);
+    // One that saw it does not.
+    let holds: HashSet<String> = ["data/1/2/20_0.parquet".to_string()].into();
+    assert!(c
+        .clear_stale_replica(table_id, old.id, spare, &holds)
+        .unwrap());
+    load(&c, "data/1/2/21_0.parquet", tablet(&c).replicas);
+    assert!(tablet(&c).stale_replicas.is_empty());
+    assert!(c.end_replica_move(table_id, old.id, from, spare).unwrap());
+    let moved = tablet(&c);
+    assert!(!moved.replicas.contains(&from) && moved.replicas.contains(&spare));
+    assert!(moved.joining_replicas.is_empty());
+    // A transaction read before the move publishes after it: the moved replica stays gone.
+    let snapshot = c.table("demo", "t").unwrap();
+    let mut stale_view = (*snapshot).clone();
+    for p in &mut stale_view.partitions {
+        p.tablets[0].replicas = old.replicas.clone();
+    }
+    let stale_view = Arc::new(stale_view);
+    c.publish_tables(vec![(stale_view.clone(), (*stale_view).clone())])
+        .unwrap();
+    assert_eq!(tablet(&c).replicas, moved.replicas);
+    drop(c);
+    let c = LocalCatalog::open(dir.path()).unwrap();
+    assert_eq!(tablet(&c).replicas, moved.replicas);
+    // The old backend holds nothing now: DROP BACKEND removes it. A decommissioned backend
+    // gets no new tablets.
+    let gone = c.backends().into_iter().find(|b| b.id == from).unwrap();
+    c.drop_backend(&gone.address()).unwrap();
+    let keep = c.backends().into_iter().find(|b| b.id == spare).unwrap();
+    let err = c.drop_backend(&keep.address()).unwrap_err().to_string();
+    assert!(err.contains("DECOMMISSION"), "{err}");
+    c.set_backend_decommissioned(&keep.address(), true).unwrap();
+    let mut t = int_table(&c, "demo", "u", KeysModel::Duplicate, 4);
+    t.properties.insert("replication_num".into(), "2".into());
+    c.create_table(t, false).unwrap();
+    let u = c.table("demo", "u").unwrap();
+    assert!(u.tablets().all(|(_, t)| !t.replicas.contains(&spare)));
+    drop(c);
+    let c = LocalCatalog::open(dir.path()).unwrap();
+    assert!(c
+        .backends()
+        .iter()
+        .any(|b| b.id == spare && b.decommissioned));
 }

@@ -136,6 +136,12 @@ pub struct TabletMeta {
     /// the missing rowsets from a healthy replica.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stale_replicas: Vec<BackendId>,
+    /// Replicas (a subset of `replicas`) that a move or clone is adding: they take loads and
+    /// catch up like stale ones, but are not yet of the tablet's normal set, so a write's
+    /// majority is counted over the others (a move never makes loads fail more often). The
+    /// move's end removes the replaced replica and this mark in one publish.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub joining_replicas: Vec<BackendId>,
     /// Visible rowsets in version order; persisted separately, one record per rowset.
     #[serde(skip)]
     pub rowsets: Vec<Arc<RowsetMeta>>,
@@ -159,6 +165,31 @@ impl TabletMeta {
             .iter()
             .copied()
             .filter(|id| !self.stale_replicas.contains(id))
+    }
+
+    /// How many replicas a write's majority is counted over: the normal set, without
+    /// replicas a move is still adding.
+    pub fn normal_replica_count(&self) -> usize {
+        self.replicas
+            .iter()
+            .filter(|id| !self.joining_replicas.contains(id))
+            .count()
+    }
+
+    /// Marks as stale every replica not in `seen` (the replicas a write knew of when it
+    /// began: one a move added since got none of its segments); empty `seen` marks nothing.
+    /// True when that changed anything.
+    pub fn mark_unseen_stale(&mut self, seen: &[BackendId]) -> bool {
+        if seen.is_empty() {
+            return false;
+        }
+        let unseen: Vec<BackendId> = self
+            .replicas
+            .iter()
+            .copied()
+            .filter(|id| !seen.contains(id))
+            .collect();
+        self.mark_stale(unseen)
     }
 
     /// Marks those of `missed` that are replicas of this tablet as stale (they lack a published

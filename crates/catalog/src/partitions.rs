@@ -33,6 +33,7 @@ impl PartitionMeta {
                 bucket,
                 replicas: Vec::new(),
                 stale_replicas: Vec::new(),
+                joining_replicas: Vec::new(),
                 rowsets: Vec::new(),
                 delete_bitmaps: Default::default(),
             })

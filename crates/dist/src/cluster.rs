@@ -37,6 +37,20 @@ pub struct BackendHealth {
     pub status: BackendStatus,
     /// Why the last heartbeat failed.
     pub error: String,
+    /// Unix milliseconds since which the backend has not answered (since it was first found
+    /// dead, or since this frontend started if it never answered); `None` while it answers.
+    pub down_since_ms: Option<i64>,
+}
+
+impl BackendHealth {
+    /// Marks the backend dead for `why`, keeping when it went down.
+    fn set_down(&mut self, why: String) {
+        if self.alive || self.down_since_ms.is_none() {
+            self.down_since_ms = Some(now_ms());
+        }
+        self.alive = false;
+        self.error = why;
+    }
 }
 
 /// The frontend's view of its backends.
@@ -45,6 +59,10 @@ pub struct Cluster {
     channels: SecretChannelResolver,
     health: RwLock<BTreeMap<BackendId, BackendHealth>>,
     runtime: tokio::runtime::Handle,
+    /// A backend was added: the balancer spreads tablets onto it ([`crate::replica_balancer`]).
+    rebalance_wanted: std::sync::atomic::AtomicBool,
+    /// Held while a replica copies segment files, so copies run one at a time.
+    copy_lane: tokio::sync::Mutex<()>,
 }
 
 impl std::fmt::Debug for Cluster {
@@ -67,6 +85,8 @@ impl Cluster {
             channels: SecretChannelResolver::new(secret),
             health: RwLock::new(BTreeMap::new()),
             runtime: tokio::runtime::Handle::current(),
+            rebalance_wanted: Default::default(),
+            copy_lane: Default::default(),
         })
     }
 
@@ -191,17 +211,12 @@ impl Cluster {
                 Ok(Ok(status)) => {
                     entry.alive = true;
                     entry.last_heartbeat_ms = Some(now_ms());
+                    entry.down_since_ms = None;
                     entry.status = status;
                     entry.error.clear();
                 }
-                Ok(Err(e)) => {
-                    entry.alive = false;
-                    entry.error = e.to_string();
-                }
-                Err(_) => {
-                    entry.alive = false;
-                    entry.error = "heartbeat timed out".into();
-                }
+                Ok(Err(e)) => entry.set_down(e.to_string()),
+                Err(_) => entry.set_down("heartbeat timed out".into()),
             }
         }
     }
@@ -259,6 +274,28 @@ impl Cluster {
         });
     }
 
+    /// Held while a replica copies segment files (catch-up and moves take turns).
+    pub(crate) fn copy_lane(&self) -> &tokio::sync::Mutex<()> {
+        &self.copy_lane
+    }
+
+    /// Asks the balancer to spread tablets evenly over the live backends (after ALTER SYSTEM
+    /// ADD BACKEND).
+    pub fn request_rebalance(&self) {
+        self.rebalance_wanted
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether a rebalance is wanted; `done` clears the wish.
+    pub(crate) fn rebalance_wanted(&self, done: bool) -> bool {
+        if done {
+            self.rebalance_wanted
+                .store(false, std::sync::atomic::Ordering::Relaxed);
+        }
+        self.rebalance_wanted
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Heartbeats every backend from now on, in the background.
     pub fn start_heartbeats(self: &Arc<Self>) {
         let cluster = Arc::downgrade(self);
@@ -303,8 +340,7 @@ impl Cluster {
         if entry.alive || entry.last_heartbeat_ms.is_none() {
             tracing::warn!("backend {id} marked dead: {why}");
         }
-        entry.alive = false;
-        entry.error = why;
+        entry.set_down(why);
     }
 
     /// Asks every backend believed live whether it answers (within [`PROBE_TIMEOUT`]), after

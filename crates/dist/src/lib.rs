@@ -10,7 +10,9 @@ mod channels;
 mod cluster;
 mod fragment_fields;
 mod planning;
+mod replica_balancer;
 mod replica_choice;
+mod replica_moves;
 mod replica_repair;
 mod replica_writes;
 mod required_orderings;
@@ -22,6 +24,7 @@ mod segment_copy;
 mod segment_protocol;
 mod segment_service;
 mod single_task_inputs;
+mod tablet_files;
 mod workload_tag;
 
 pub use backend::run_backend;
@@ -32,6 +35,7 @@ pub fn display_distributed(plan: &dyn datafusion::physical_plan::ExecutionPlan) 
 }
 pub use cluster::{BackendHealth, Cluster};
 pub use planning::distributed_session;
+pub use replica_balancer::{start_replica_balancer, BalancerSettings};
 pub use replica_repair::start_replica_repair;
 pub use secret::ClusterSecret;
 pub use segment_client::BackendSegments;

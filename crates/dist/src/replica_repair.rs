@@ -9,7 +9,9 @@
 //! compaction that published meanwhile (without this replica, which was stale) leaves it
 //! stale, and the next round copies what is new.
 //!
-//! One copy runs at a time, each at most `bytes_per_second` (the `catch_up_mb_per_second`
+//! A replica a move is adding (joining) is left to that move ([`crate::replica_moves`]), which
+//! drives the same copy itself. One copy runs at a time in the cluster (these and the moves'),
+//! each at most `bytes_per_second` (the `catch_up_mb_per_second`
 //! config key), so catch-up never takes more than that much disk and network from foreground
 //! queries and loads.
 
@@ -48,7 +50,7 @@ pub fn start_replica_repair(
 
 /// The backends whose last heartbeat answered (one never asked yet does not count: a copy
 /// needs both ends up).
-fn answering_backends(cluster: &Cluster) -> HashSet<BackendId> {
+pub(crate) fn answering_backends(cluster: &Cluster) -> HashSet<BackendId> {
     cluster
         .health()
         .into_iter()
@@ -66,7 +68,12 @@ async fn repair_pass(cluster: &Cluster, catalog: &dyn Catalog, bytes_per_second:
         };
         for table in tables {
             for (_, tablet) in table.tablets() {
-                for stale in tablet.stale_replicas.iter().filter(|b| alive.contains(b)) {
+                // A joining replica is caught up by the move adding it (replica_moves).
+                let catching_up = tablet
+                    .stale_replicas
+                    .iter()
+                    .filter(|b| alive.contains(b) && !tablet.joining_replicas.contains(b));
+                for stale in catching_up {
                     if let Err(e) = catch_up(
                         cluster,
                         catalog,
@@ -91,7 +98,11 @@ async fn repair_pass(cluster: &Cluster, catalog: &dyn Catalog, bytes_per_second:
 }
 
 /// The tablet as the catalog holds it now.
-fn current_tablet(catalog: &dyn Catalog, table: &TableMeta, tablet_id: u64) -> Option<TabletMeta> {
+pub(crate) fn current_tablet(
+    catalog: &dyn Catalog,
+    table: &TableMeta,
+    tablet_id: u64,
+) -> Option<TabletMeta> {
     catalog
         .table_by_id(table.id)?
         .tablets()
@@ -116,7 +127,7 @@ fn source_of(
 
 /// Copies what `backend`'s replica of the tablet lacks and clears its stale mark, retrying
 /// while publishes race it.
-async fn catch_up(
+pub(crate) async fn catch_up(
     cluster: &Cluster,
     catalog: &dyn Catalog,
     table: &TableMeta,
@@ -151,7 +162,12 @@ async fn catch_up(
             };
             let body =
                 serde_json::to_vec(&job).map_err(|e| BasaltError::Internal(e.to_string()))?;
-            let answer = cluster.action(&target, COPY_SEGMENTS, body).await?;
+            // One copy at a time in the whole cluster (catch-up and moves share the lane), so
+            // all of them together stay within `bytes_per_second`.
+            let lane = cluster.copy_lane().lock().await;
+            let answer = cluster.action(&target, COPY_SEGMENTS, body).await;
+            drop(lane);
+            let answer = answer?;
             let report: CopyReport = serde_json::from_slice(&answer)
                 .map_err(|e| BasaltError::Execution(format!("{COPY_SEGMENTS}: {e}")))?;
             files += report.files_copied;

@@ -90,17 +90,18 @@ where
             }
         }
     }
-    if written.len() < majority(tablet.replicas.len()) {
+    // The majority is the normal set's: a replica a move is adding takes the write but does
+    // not count, so a move never makes a write fail or succeed where it would not otherwise.
+    let counted = written
+        .iter()
+        .filter(|(b, _)| !tablet.joining_replicas.contains(b))
+        .count();
+    if counted < majority(tablet.normal_replica_count()) {
         let why: Vec<String> = missed
             .iter()
             .map(|m| format!("backend {} at {}", m.backend, m.why))
             .collect();
-        return Err(too_few_replicas(
-            table,
-            tablet,
-            written.len(),
-            &why.join(", "),
-        ));
+        return Err(too_few_replicas(table, tablet, counted, &why.join(", ")));
     }
     Ok(written)
 }

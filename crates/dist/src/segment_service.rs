@@ -8,6 +8,7 @@ use crate::segment_protocol::{
     ReadSegment, RemoveOrphans, WriteSegment, COMPACT, COPY_SEGMENTS, QUERY_USAGE, READ_FILE_CHUNK,
     READ_ROWS, REMOVE_ORPHANS, REMOVE_SEGMENTS, SEGMENT_FILES, STATUS,
 };
+use crate::tablet_files::{list_tablets, remove_tablets, TabletDir, LIST_TABLETS, REMOVE_TABLETS};
 use crate::workload_tag::BackendWorkloads;
 use arrow_flight::decode::FlightRecordBatchStream;
 use arrow_flight::error::FlightError;
@@ -288,6 +289,26 @@ impl FlightService for SegmentService {
                 .await
                 .map_err(|e| Status::internal(e.to_string()))?;
                 serde_json::to_vec(&report).map_err(|e| Status::internal(e.to_string()))?
+            }
+            LIST_TABLETS => {
+                let data_dir = self.storage.data_dir().to_path_buf();
+                let tablets = tokio::task::spawn_blocking(move || list_tablets(&data_dir))
+                    .await
+                    .map_err(|e| Status::internal(e.to_string()))?;
+                serde_json::to_vec(&tablets).map_err(|e| Status::internal(e.to_string()))?
+            }
+            REMOVE_TABLETS => {
+                let tablets: Vec<TabletDir> =
+                    serde_json::from_slice(&action.body).map_err(bad_request)?;
+                let storage = self.storage.clone();
+                let removed =
+                    tokio::task::spawn_blocking(move || remove_tablets(&storage, &tablets))
+                        .await
+                        .map_err(|e| Status::internal(e.to_string()))?;
+                if removed > 0 {
+                    tracing::info!("removed {removed} segments of tablets moved elsewhere");
+                }
+                serde_json::to_vec(&removed).map_err(|e| Status::internal(e.to_string()))?
             }
             other => return Err(Status::unimplemented(format!("no action '{other}'"))),
         };

@@ -277,6 +277,7 @@ impl StorageEngine {
             delete_bitmaps: Vec::new(),
             segments_overlap: false,
             missing_replicas,
+            seen_replicas: tablet.replicas.clone(),
         };
         let published = if table.keys_model == KeysModel::Unique {
             self.publish_unique_compaction(table, tablet, &input_segments, &output, compacted)
@@ -350,6 +351,7 @@ impl StorageEngine {
             delete_bitmaps: Vec::new(),
             segments_overlap: false,
             missing_replicas,
+            seen_replicas: tablet.replicas.clone(),
         };
         let removed = match self.catalog().replace_rowsets(table.id, compacted) {
             Ok((_, removed)) => removed,

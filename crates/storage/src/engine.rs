@@ -81,6 +81,8 @@ pub struct UniqueTabletWrite {
     pub segments: Vec<SegmentMeta>,
     /// Scale-out: the tablet's replicas that do not hold the segments (marked stale).
     pub missing_replicas: Vec<BackendId>,
+    /// Scale-out: the tablet's replicas when the load began (see `NewRowset::seen_replicas`).
+    pub seen_replicas: Vec<BackendId>,
     pub keys: Vec<Vec<ArrayRef>>,
     /// Rows of each segment that delete their key: hidden at once, and forgotten by the index.
     pub tombstones: Vec<Vec<u32>>,
@@ -429,6 +431,7 @@ impl StorageEngine {
                 delete_bitmaps,
                 schema_version,
                 missing_replicas: w.missing_replicas,
+                seen_replicas: w.seen_replicas,
             });
             indexes.push((w.tablet_id, index));
         }

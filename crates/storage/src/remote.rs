@@ -42,7 +42,7 @@ pub fn too_few_replicas(
     written: usize,
     why: &str,
 ) -> BasaltError {
-    let n = tablet.replicas.len();
+    let n = tablet.normal_replica_count();
     BasaltError::Storage(format!(
         "tablet {} of {}.{}: {written} of {n} replicas written, a majority ({}) is needed; {why}",
         tablet.id,
@@ -53,16 +53,19 @@ pub fn too_few_replicas(
 }
 
 /// Fails unless `holders` (the replicas holding every segment a write made for `tablet`) are
-/// a majority of its replicas; otherwise returns the replicas that do not hold them.
+/// a majority of its normal replicas (a joining one, see
+/// [`basalt_catalog::TabletMeta::joining_replicas`], counts neither way); otherwise returns the
+/// replicas that do not hold them.
 pub fn missing_replicas(
     table: &TableMeta,
     tablet: &TabletMeta,
     holders: &[BackendId],
 ) -> Result<Vec<BackendId>> {
+    // A replica a move is adding counts neither way: the majority is the normal set's.
     let held = tablet
         .replicas
         .iter()
-        .filter(|r| holders.contains(r))
+        .filter(|r| holders.contains(r) && !tablet.joining_replicas.contains(r))
         .count();
     let missing: Vec<BackendId> = tablet
         .replicas
@@ -70,7 +73,7 @@ pub fn missing_replicas(
         .copied()
         .filter(|r| !holders.contains(r))
         .collect();
-    if held < majority(tablet.replicas.len()) {
+    if held < majority(tablet.normal_replica_count()) {
         let ids: Vec<String> = missing.iter().map(|b| b.to_string()).collect();
         return Err(too_few_replicas(
             table,

@@ -350,6 +350,13 @@ impl LoadWriter {
             })
     }
 
+    /// The tablet's replicas as this load's snapshot of the table has them.
+    fn seen_replicas(&self, tablet: TabletId) -> Vec<basalt_catalog::BackendId> {
+        self.tablet_meta(tablet)
+            .map(|t| t.replicas.clone())
+            .unwrap_or_default()
+    }
+
     /// Writes what is buffered and publishes the load. Nothing is visible before this returns Ok.
     pub fn commit(self) -> Result<LoadSummary> {
         self.commit_with_label(None)
@@ -395,6 +402,7 @@ impl LoadWriter {
                 .map(|(tablet_id, segments)| UniqueTabletWrite {
                     tablet_id,
                     missing_replicas: missing.remove(&tablet_id).unwrap_or_default(),
+                    seen_replicas: self.seen_replicas(tablet_id),
                     segments,
                     keys: keys.remove(&tablet_id).unwrap_or_default(),
                     tombstones: tombstones.remove(&tablet_id).unwrap_or_default(),
@@ -411,6 +419,7 @@ impl LoadWriter {
                     delete_bitmaps: Vec::new(),
                     schema_version: self.table.schema_version,
                     missing_replicas: missing.remove(&tablet_id).unwrap_or_default(),
+                    seen_replicas: self.seen_replicas(tablet_id),
                 })
                 .collect();
             self.engine

@@ -17,7 +17,13 @@ impl LocalCatalog {
     /// rewritten tablet). Called with the writer lock held.
     pub(super) fn place(&self, table: &mut TableMeta) -> Result<()> {
         let s = self.state.read();
-        let backends: Vec<BackendMeta> = s.backends.values().cloned().collect();
+        // A decommissioned backend takes no new tablets.
+        let backends: Vec<BackendMeta> = s
+            .backends
+            .values()
+            .filter(|b| !b.decommissioned)
+            .cloned()
+            .collect();
         // A single node only checks replication_num: nothing to balance.
         let mut load = if backends.is_empty() {
             Default::default()
@@ -44,6 +50,7 @@ impl LocalCatalog {
             id: self.allocate_id(),
             host,
             port,
+            decommissioned: false,
         };
         self.store.commit(vec![
             Op::PutBackend(backend.id, to_json(&backend)?),
@@ -72,12 +79,37 @@ impl LocalCatalog {
         };
         if held > 0 {
             return Err(BasaltError::InvalidDdl(format!(
-                "backend {address} holds {held} tablet replica(s); moving them to other backends \
-                 (decommission) is not supported yet: drop or truncate those tables first"
+                "backend {address} holds {held} tablet replica(s); ALTER SYSTEM DECOMMISSION \
+                 BACKEND \"{address}\" moves them to other backends first and then removes it"
             )));
         }
         self.store.commit(vec![Op::DeleteBackend(backend.id)])?;
         self.state.write().backends.remove(&backend.id);
         Ok(())
+    }
+
+    pub(crate) fn mark_decommissioned(
+        &self,
+        address: &str,
+        decommissioned: bool,
+    ) -> Result<BackendMeta> {
+        let (host, port) = parse_backend_address(address)?;
+        let _w = self.writer.lock();
+        let mut backend = self
+            .backend_list()
+            .into_iter()
+            .find(|b| b.host == host && b.port == port)
+            .ok_or_else(|| BasaltError::InvalidDdl(format!("backend {address} does not exist")))?;
+        if backend.decommissioned == decommissioned {
+            return Ok(backend);
+        }
+        backend.decommissioned = decommissioned;
+        self.store
+            .commit(vec![Op::PutBackend(backend.id, to_json(&backend)?)])?;
+        self.state
+            .write()
+            .backends
+            .insert(backend.id, backend.clone());
+        Ok(backend)
     }
 }

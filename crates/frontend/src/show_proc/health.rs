@@ -201,6 +201,7 @@ mod tests {
             bucket: 0,
             replicas,
             stale_replicas: Vec::new(),
+            joining_replicas: Vec::new(),
             rowsets: Vec::new(),
             delete_bitmaps: Default::default(),
         }

@@ -289,6 +289,7 @@ mod tests {
             bucket: 0,
             replicas: vec![],
             stale_replicas: vec![],
+            joining_replicas: Vec::new(),
             rowsets,
             delete_bitmaps: Default::default(),
         };

@@ -92,36 +92,58 @@ pub struct Cluster {
     pub backends: Vec<(Node, u16)>,
     pub mysql_port: u16,
     pub http_port: u16,
+    /// The frontend's config file, when it was given one.
+    _config: Option<tempfile::TempDir>,
+}
+
+/// Starts one more `basalt backend` (not yet known to any frontend).
+pub fn spawn_backend() -> (Node, u16) {
+    spawn(&["backend", "--port", "0"], SECRET, backend_port)
 }
 
 impl Cluster {
     pub fn start(backends: usize) -> Cluster {
-        let backends: Vec<(Node, u16)> = (0..backends)
-            .map(|_| spawn(&["backend", "--port", "0"], SECRET, backend_port))
-            .collect();
+        Cluster::start_with_config(backends, "")
+    }
+
+    /// A cluster whose frontend reads `toml` as its config file (empty: none).
+    pub fn start_with_config(backends: usize, toml: &str) -> Cluster {
+        let backends: Vec<(Node, u16)> = (0..backends).map(|_| spawn_backend()).collect();
         let list: Vec<String> = backends
             .iter()
             .map(|(_, p)| format!("127.0.0.1:{p}"))
             .collect();
         let list = list.join(",");
-        let (frontend, (mysql_port, http_port)) = spawn(
-            &[
-                "frontend",
-                "--mysql-port",
-                "0",
-                "--http-port",
-                "0",
-                "--backends",
-                &list,
-            ],
-            SECRET,
-            parse_ready_line,
-        );
+        let mut args = vec![
+            "frontend",
+            "--mysql-port",
+            "0",
+            "--http-port",
+            "0",
+            "--backends",
+            &list,
+        ];
+        let config = (!toml.is_empty()).then(|| {
+            let dir = tempfile::tempdir().expect("tempdir");
+            std::fs::write(dir.path().join("frontend.toml"), toml).expect("write config");
+            dir
+        });
+        let config_path = config.as_ref().map(|d| {
+            d.path()
+                .join("frontend.toml")
+                .to_string_lossy()
+                .into_owned()
+        });
+        if let Some(path) = &config_path {
+            args.extend(["--config", path.as_str()]);
+        }
+        let (frontend, (mysql_port, http_port)) = spawn(&args, SECRET, parse_ready_line);
         Cluster {
             frontend,
             backends,
             mysql_port,
             http_port,
+            _config: config,
         }
     }
 

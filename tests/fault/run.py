@@ -10,6 +10,11 @@ that no load is partly visible, and that every query that answered answered corr
 
     python3 tests/fault/run.py --rounds 50                # target/debug/basalt
     python3 tests/fault/run.py --rounds 200 --basalt target/release/basalt --seed 7
+    python3 tests/fault/run.py --rounds 10 --moves 3     # then add/decommission rounds
+
+With --moves N it then runs N rounds of moving replicas: ALTER SYSTEM ADD BACKEND of a new
+backend (waiting until tablet counts are even), then ALTER SYSTEM DECOMMISSION BACKEND of a
+random other one (waiting until it has left the cluster), loads and queries still running.
 
 Prints the figures (rounds, kills, loads acknowledged, rows lost, ...) and exits 1 when any
 row was lost or duplicated, a load was partly visible or a query answered wrongly. Needs
@@ -96,6 +101,7 @@ class Cluster:
     def __init__(self, binary, workdir):
         self.workdir = workdir
         self.backend_ports = [free_port() for _ in range(3)]
+        self.started_backends = 3
         self.mysql_port, self.http_port = free_port(), free_port()
         self.backends = [
             Node(binary, ["backend", "--port", str(p)], os.path.join(workdir, f"be{i}"),
@@ -121,6 +127,24 @@ class Cluster:
     def connect(self):
         return pymysql.connect(host="127.0.0.1", port=self.mysql_port, user="root",
                                autocommit=True, connect_timeout=10, read_timeout=60)
+
+    def add_backend(self, binary):
+        """Starts one more backend; the caller adds it with ALTER SYSTEM ADD BACKEND."""
+        port = free_port()
+        i = self.started_backends
+        self.started_backends += 1
+        node = Node(binary, ["backend", "--port", str(port)], os.path.join(self.workdir, f"be{i}"),
+                    os.path.join(self.workdir, f"be{i}.log"), "Basalt backend ready on")
+        node.start()
+        self.backends.append(node)
+        self.backend_ports.append(port)
+        return port
+
+    def tablet_counts(self, conn):
+        """SHOW BACKENDS: port -> (alive, decommissioned, TabletNum)."""
+        with conn.cursor() as c:
+            c.execute("SHOW BACKENDS")
+            return {int(r[2]): (r[5] == "true", r[6] == "true", int(r[7])) for r in c.fetchall()}
 
     def backends_alive(self, conn):
         with conn.cursor() as c:
@@ -166,6 +190,8 @@ class Figures:
     def __init__(self):
         self.lock = threading.Lock()
         self.rounds = self.kills = 0
+        self.adds = self.decommissions = 0
+        self.move_seconds = []
         self.loads = self.acknowledged = self.load_failures = 0
         self.rows_acknowledged = 0
         self.queries = self.query_errors = self.wrong_answers = 0
@@ -255,6 +281,42 @@ def reader(cluster, figures, stop):
         time.sleep(0.05)
 
 
+def move_round(cluster, conn, figures, rng, binary, timeout=180):
+    """Adds a backend and waits until tablets are balanced onto it, then decommissions another
+    one and waits until it has left the cluster (its replicas moved), then stops it."""
+    def wait(what, done):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if done(cluster.tablet_counts(conn)):
+                return True
+            time.sleep(0.25)
+        figures.sample(f"{what} not done within {timeout} s: {cluster.tablet_counts(conn)}")
+        return False
+
+    started = time.time()
+    port = cluster.add_backend(binary)
+    with conn.cursor() as c:
+        c.execute(f'ALTER SYSTEM ADD BACKEND "127.0.0.1:{port}"')
+    def balanced(counts):
+        tablets = [n for _, _, n in counts.values()]
+        return (port in counts and counts[port][2] > 0 and all(a for a, _, _ in counts.values())
+                and max(tablets) - min(tablets) <= 1)
+    if wait("rebalance onto the added backend", balanced):
+        figures.adds += 1
+        figures.move_seconds.append(time.time() - started)
+    started = time.time()
+    victim = rng.randrange(len(cluster.backends) - 1)
+    victim_port = cluster.backend_ports[victim]
+    with conn.cursor() as c:
+        c.execute(f'ALTER SYSTEM DECOMMISSION BACKEND "127.0.0.1:{victim_port}"')
+    if wait("decommission", lambda counts: victim_port not in counts):
+        figures.decommissions += 1
+        figures.move_seconds.append(time.time() - started)
+        node = cluster.backends.pop(victim)
+        cluster.backend_ports.pop(victim)
+        node.kill9()
+
+
 def final_check(cluster, figures):
     conn = cluster.connect()
     if not cluster.wait_all_alive(conn):
@@ -286,6 +348,9 @@ def main():
                         help="seconds all backends run between rounds (min max)")
     parser.add_argument("--down", type=float, nargs=2, default=(0.5, 3.0),
                         help="seconds a killed backend stays down (min max)")
+    parser.add_argument("--moves", type=int, default=0,
+                        help="rounds of ADD BACKEND (rebalance) then DECOMMISSION BACKEND of another, "
+                             "after the kill rounds")
     parser.add_argument("--keep", action="store_true", help="keep the data directories and logs")
     args = parser.parse_args()
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
@@ -320,6 +385,8 @@ def main():
             if not cluster.wait_all_alive(conn):
                 figures.sample(f"backend {victim} not alive again within 20 s")
             figures.rounds += 1
+        for _ in range(args.moves):
+            move_round(cluster, conn, figures, rng, os.path.abspath(args.basalt))
         time.sleep(1)
         stop.set()
         for t in threads:
@@ -332,6 +399,11 @@ def main():
               f"({figures.rows_acknowledged} rows), {figures.load_failures} failed")
         print(f"rows lost: {lost}, rows duplicated: {duplicated}, unacknowledged loads partly "
               f"visible: {partial}, unknown labels: {len(unknown)}")
+        if args.moves:
+            longest = max(figures.move_seconds, default=0)
+            print(f"moves: {figures.adds} of {args.moves} backends added and balanced, "
+                  f"{figures.decommissions} of {args.moves} decommissioned, longest {longest:.0f} s")
+            ok = ok and figures.adds == figures.decommissions == args.moves
         print(f"queries: {figures.queries} answered, {figures.wrong_answers} wrong, "
               f"{figures.query_errors} failed")
         for s in figures.failure_samples:

@@ -57,6 +57,10 @@ pub struct Config {
     /// Scale-out: the most a stale replica's catch-up copies per second, in MiB (one copy
     /// runs at a time), so foreground queries and loads keep their speed; 0: unbounded.
     pub catch_up_mb_per_second: u64,
+    /// Scale-out: a backend that has not answered heartbeats for this many seconds has each
+    /// of its replicas re-created (cloned) on another live backend, and then leaves those
+    /// tablets. Its copies share `catch_up_mb_per_second`.
+    pub replica_clone_after_seconds: u64,
     /// How database and table names keep and compare their case (MySQL's and Doris's
     /// `lower_case_table_names`: 0, 1 or 2; see [`crate::name_case`]). A new data directory
     /// records it (0 when not given); it cannot change afterwards: a start giving another
@@ -87,6 +91,7 @@ impl Default for Config {
             backend_port: 9060,
             backends: Vec::new(),
             catch_up_mb_per_second: 64,
+            replica_clone_after_seconds: 300,
             lower_case_table_names: None,
         }
     }

@@ -48,6 +48,7 @@ pub fn start_replica_balancer(
     let weak = Arc::downgrade(cluster);
     cluster.runtime().spawn(async move {
         let mut tidied: HashSet<BackendId> = HashSet::new();
+        let mut removals: Vec<Removal> = Vec::new();
         let mut leftovers_given_up = false;
         loop {
             let Some(cluster) = weak.upgrade() else {
@@ -57,6 +58,7 @@ pub fn start_replica_balancer(
                 leftovers_given_up = give_up_leftover_moves(catalog.as_ref());
             }
             tidy_returning_backends(&cluster, catalog.as_ref(), &mut tidied).await;
+            remove_due(&cluster, catalog.as_ref(), &mut removals).await;
             let moved = match next_move(&cluster, catalog.as_ref(), settings.clone_after) {
                 Some((m, why)) => {
                     tracing::info!(
@@ -65,9 +67,24 @@ pub fn start_replica_balancer(
                         m.from,
                         m.to
                     );
-                    match move_replica(&cluster, catalog.as_ref(), m, settings.bytes_per_second)
-                        .await
-                    {
+                    let moved =
+                        move_replica(&cluster, catalog.as_ref(), m, settings.bytes_per_second)
+                            .await;
+                    // The old replica's files go once queries planned before the move are
+                    // done; a move given up leaves its copies on the target to remove.
+                    let (backend, after) = match &moved {
+                        Ok(()) => (m.from, REMOVE_MOVED_AFTER),
+                        Err(_) => (m.to, Duration::ZERO),
+                    };
+                    removals.push(Removal {
+                        due: tokio::time::Instant::now() + after,
+                        backend,
+                        tablet: TabletDir {
+                            table_id: m.table_id,
+                            tablet_id: m.tablet_id,
+                        },
+                    });
+                    match moved {
                         Ok(()) => true,
                         Err(e) => {
                             tracing::warn!("{why}: {e}");
@@ -77,13 +94,55 @@ pub fn start_replica_balancer(
                 }
                 None => false,
             };
-            remove_emptied_decommissioned(&cluster, catalog.as_ref());
+            remove_emptied_decommissioned(&cluster, catalog.as_ref(), &removals);
             drop(cluster);
             if !moved {
                 tokio::time::sleep(BALANCE_INTERVAL).await;
             }
         }
     });
+}
+
+/// How long a moved replica's old files stay, for queries planned before the move.
+const REMOVE_MOVED_AFTER: Duration = Duration::from_secs(10);
+
+/// Files of a tablet a backend no longer holds, to remove from `due` on.
+struct Removal {
+    due: tokio::time::Instant,
+    backend: BackendId,
+    tablet: TabletDir,
+}
+
+/// Has each backend remove the files of the due removals, unless it holds a replica of that
+/// tablet again (a later move brought it back). Runs between moves, so none can add the
+/// backend to the tablet while its files go. A backend down keeps them until it answers again
+/// ([`tidy_returning_backends`]).
+async fn remove_due(cluster: &Cluster, catalog: &dyn Catalog, removals: &mut Vec<Removal>) {
+    let now = tokio::time::Instant::now();
+    let (due, later): (Vec<Removal>, Vec<Removal>) = std::mem::take(removals)
+        .into_iter()
+        .partition(|r| r.due <= now);
+    *removals = later;
+    for r in due {
+        let held_again = catalog.table_by_id(r.tablet.table_id).is_some_and(|t| {
+            t.tablets()
+                .any(|(_, t)| t.id == r.tablet.tablet_id && t.replicas.contains(&r.backend))
+        });
+        let Ok(backend) = cluster.backend(r.backend) else {
+            continue; // removed from the cluster: its files are its own
+        };
+        if held_again || !cluster.is_live(r.backend) {
+            continue;
+        }
+        let body = serde_json::to_vec(&[r.tablet]).unwrap_or_default();
+        if let Err(e) = cluster.action(&backend, REMOVE_TABLETS, body).await {
+            tracing::warn!(
+                "backend {} keeps the files of tablet {} it no longer holds: {e}",
+                backend.address(),
+                r.tablet.tablet_id
+            );
+        }
+    }
 }
 
 /// Gives up the moves a previous run of the frontend left joining; true once done.
@@ -250,19 +309,23 @@ fn next_move(
     let tablets = all_tablets(catalog);
     let rebalance = cluster.rebalance_wanted(false);
     let planned = plan_move(&tablets, &backends, rebalance);
-    if rebalance && planned.is_none() {
+    // Balanced over every backend that takes replicas (an added one counts once it answers).
+    let all_answer = backends.iter().all(|b| b.alive || b.decommissioned);
+    if rebalance && planned.is_none() && all_answer {
         cluster.rebalance_wanted(true);
         tracing::info!("tablets are balanced over the backends");
     }
     planned
 }
 
-/// Removes decommissioned backends that hold no replica any more.
-fn remove_emptied_decommissioned(cluster: &Cluster, catalog: &dyn Catalog) {
-    let holding: HashSet<BackendId> = all_tablets(catalog)
+/// Removes decommissioned backends that hold no replica any more (once their old files are
+/// removed too).
+fn remove_emptied_decommissioned(cluster: &Cluster, catalog: &dyn Catalog, removals: &[Removal]) {
+    let mut holding: HashSet<BackendId> = all_tablets(catalog)
         .iter()
         .flat_map(|(_, t)| t.replicas.iter().copied())
         .collect();
+    holding.extend(removals.iter().map(|r| r.backend));
     for backend in cluster.backends() {
         if backend.decommissioned && !holding.contains(&backend.id) {
             match catalog.drop_backend(&backend.address()) {

@@ -11,26 +11,23 @@
 //! 3. `from` leaves and `to`'s joining mark goes in one publish, which the catalog makes only
 //!    while `to` is readable ([`basalt_catalog::Catalog::end_replica_move`]); a load that
 //!    published meanwhile without `to` made it stale again, so it copies that and tries again.
-//! 4. `from`'s files of the tablet are removed when it answers, a little later (queries
-//!    planned before step 3 may still read them). A `from` that is down keeps them; when it
-//!    answers again the balancer has it remove tablets it no longer holds
-//!    ([`crate::replica_balancer`]), and nothing routes reads or writes of the tablet to it.
+//! 4. The balancer ([`crate::replica_balancer`]) has `from` remove its files of the tablet a
+//!    little later (queries planned before step 3 may still read them), between moves and
+//!    only if `from` has not become a replica of the tablet again meanwhile. A `from` that is
+//!    down keeps them until it answers again; nothing routes reads or writes of the tablet to
+//!    it.
 //!
-//! A move whose target stops answering, or that cannot catch up within
-//! [`CATCH_UP_LIMIT`], is given up: `to` leaves the tablet again.
+//! A move whose target stops answering, or that cannot catch up within [`CATCH_UP_LIMIT`],
+//! is given up: `to` leaves the tablet again (and the balancer removes what it copied).
 
 use crate::cluster::Cluster;
 use crate::replica_repair::{catch_up, current_tablet};
-use crate::tablet_files::{TabletDir, REMOVE_TABLETS};
-use basalt_catalog::{BackendId, BackendMeta, Catalog, TableId, TabletId};
+use basalt_catalog::{BackendId, Catalog, TableId, TabletId};
 use basalt_common::{BasaltError, Result};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The longest a move waits for its new replica to catch up.
 const CATCH_UP_LIMIT: Duration = Duration::from_secs(600);
-/// How long the old replica's files stay after the move, for queries planned before it.
-const REMOVE_OLD_FILES_AFTER: Duration = Duration::from_secs(10);
 
 /// One replica to move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,7 +40,7 @@ pub(crate) struct ReplicaMove {
 
 /// Moves the replica; Ok when it moved (or the tablet was dropped meanwhile).
 pub(crate) async fn move_replica(
-    cluster: &Arc<Cluster>,
+    cluster: &Cluster,
     catalog: &dyn Catalog,
     m: ReplicaMove,
     bytes_per_second: u64,
@@ -74,9 +71,6 @@ pub(crate) async fn move_replica(
         }
         if !cluster.is_live(m.to) || started.elapsed() > CATCH_UP_LIMIT {
             catalog.abandon_replica_move(m.table_id, m.tablet_id, m.to)?;
-            if let Ok(to) = cluster.backend(m.to) {
-                remove_tablet_later(cluster, to, m.table_id, m.tablet_id, Duration::ZERO);
-            }
             return Err(BasaltError::Storage(format!(
                 "moving tablet {} to backend {}: given up after {} s (the target {})",
                 m.tablet_id,
@@ -118,41 +112,5 @@ pub(crate) async fn move_replica(
         m.to,
         started.elapsed().as_millis()
     );
-    if let Ok(from) = cluster.backend(m.from) {
-        if cluster.is_live(m.from) {
-            remove_tablet_later(
-                cluster,
-                from,
-                m.table_id,
-                m.tablet_id,
-                REMOVE_OLD_FILES_AFTER,
-            );
-        }
-    }
     Ok(())
-}
-
-/// Has `backend` remove its files of a tablet it no longer holds, after `delay`; best effort.
-fn remove_tablet_later(
-    cluster: &Arc<Cluster>,
-    backend: BackendMeta,
-    table_id: TableId,
-    tablet_id: TabletId,
-    delay: Duration,
-) {
-    let cluster = cluster.clone();
-    cluster.runtime().clone().spawn(async move {
-        tokio::time::sleep(delay).await;
-        let body = serde_json::to_vec(&[TabletDir {
-            table_id,
-            tablet_id,
-        }])
-        .unwrap_or_default();
-        if let Err(e) = cluster.action(&backend, REMOVE_TABLETS, body).await {
-            tracing::warn!(
-                "backend {} keeps the files of tablet {tablet_id} it no longer holds: {e}",
-                backend.address()
-            );
-        }
-    });
 }

@@ -1,9 +1,11 @@
-//! Doris's cluster administration: `ALTER SYSTEM ADD/DROP BACKEND` and `SHOW BACKENDS`.
+//! Doris's cluster administration: `ALTER SYSTEM ADD/DROP/DECOMMISSION BACKEND`, `CANCEL
+//! DECOMMISSION BACKEND` and `SHOW BACKENDS`.
 
 use crate::catalog_provider::Services;
 use crate::output::Output;
 use crate::show::{Col, ResultBuilder};
 use basalt_common::{BasaltError, Result};
+use basalt_sql::BackendAction;
 use std::collections::HashMap;
 
 fn require_cluster(services: &Services) -> Result<&std::sync::Arc<basalt_dist::Cluster>> {
@@ -16,13 +18,29 @@ fn require_cluster(services: &Services) -> Result<&std::sync::Arc<basalt_dist::C
     })
 }
 
-pub fn alter_system(services: &Services, add: bool, addresses: &[String]) -> Result<Output> {
+pub fn alter_system(
+    services: &Services,
+    action: BackendAction,
+    addresses: &[String],
+) -> Result<Output> {
     let cluster = require_cluster(services)?;
     for address in addresses {
-        if add {
-            services.catalog.add_backend(address)?;
-        } else {
-            services.catalog.drop_backend(address)?;
+        match action {
+            BackendAction::Add => {
+                services.catalog.add_backend(address)?;
+                // The balancer moves replicas onto it until tablet counts are even.
+                cluster.request_rebalance();
+            }
+            // Refused while it holds replicas: the message points at DECOMMISSION.
+            BackendAction::Drop => services.catalog.drop_backend(address)?,
+            // No new tablets go there; the balancer moves its replicas away and then removes
+            // it from the cluster.
+            BackendAction::Decommission => {
+                services.catalog.set_backend_decommissioned(address, true)?;
+            }
+            BackendAction::CancelDecommission => {
+                services.catalog.set_backend_decommissioned(address, false)?;
+            }
         }
     }
     let cluster = cluster.clone();
@@ -74,7 +92,7 @@ pub fn show(services: &Services) -> Output {
             (backend.port as i64).into(),
             last.into(),
             health.alive.to_string().into(),
-            "false".to_string().into(),
+            backend.decommissioned.to_string().into(),
             tablets.get(&backend.id).copied().unwrap_or(0).into(),
             (health.status.data_bytes as i64).into(),
             health.error.clone().into(),

@@ -2,7 +2,9 @@
 //! tablets on backends. Loads write segments on the backends that hold each tablet; queries
 //! run on them through the distributed engine; compactions run on them too; heartbeats track
 //! them; once each answers, it drops the files a previous run of the frontend left orphaned;
-//! replicas that missed versions catch up in the background.
+//! replicas that missed versions catch up in the background; the balancer clones the replicas
+//! of a backend down too long, moves a decommissioned backend's away and spreads tablets onto
+//! an added one.
 
 use crate::engine::QueryEngine;
 use crate::local_node::{assemble, open_catalog, start_compaction, write_buffer};
@@ -47,6 +49,16 @@ impl QueryEngine {
             &cluster,
             catalog.clone(),
             config.catch_up_mb_per_second.saturating_mul(1 << 20),
+        );
+        // Replicas of a backend down too long are cloned elsewhere, a decommissioned backend's
+        // move away, and an added backend gets its share.
+        basalt_dist::start_replica_balancer(
+            &cluster,
+            catalog.clone(),
+            basalt_dist::BalancerSettings {
+                bytes_per_second: config.catch_up_mb_per_second.saturating_mul(1 << 20),
+                clone_after: std::time::Duration::from_secs(config.replica_clone_after_seconds),
+            },
         );
         // The frontend picks compactions from its catalog; the backends holding each tablet
         // merge its files, and the frontend publishes the result.

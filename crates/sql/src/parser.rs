@@ -151,18 +151,29 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
             path: string_literal(p)?,
         });
     }
-    if eat_words(p, &["ALTER", "SYSTEM"]) {
-        let add = eat_word(p, "ADD");
-        if !add && !eat_word(p, "DROP") && !eat_word(p, "DROPP") {
+    let backend_action = if eat_words(p, &["ALTER", "SYSTEM"]) {
+        Some(if eat_word(p, "ADD") {
+            BackendAction::Add
+        } else if eat_word(p, "DROP") || eat_word(p, "DROPP") {
+            BackendAction::Drop
+        } else if eat_word(p, "DECOMMISSION") {
+            BackendAction::Decommission
+        } else {
             let next = p.peek_token();
-            return p.expected("ADD BACKEND or DROP BACKEND", next);
-        }
+            return p.expected("ADD, DROP or DECOMMISSION BACKEND", next);
+        })
+    } else if eat_words(p, &["CANCEL", "DECOMMISSION"]) {
+        Some(BackendAction::CancelDecommission)
+    } else {
+        None
+    };
+    if let Some(action) = backend_action {
         expect_word(p, "BACKEND")?;
         let mut addresses = vec![string_literal(p)?];
         while p.consume_token(&Token::Comma) {
             addresses.push(string_literal(p)?);
         }
-        return Ok(Statement::AlterSystemBackends { add, addresses });
+        return Ok(Statement::AlterSystemBackends { action, addresses });
     }
     if peek_word(p, "SHOW") && (peek_nth_word(p, 1, "PARTITIONS") || peek_nth_word(p, 1, "TABLETS"))
     {

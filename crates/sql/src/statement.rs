@@ -86,9 +86,10 @@ pub enum Statement {
     ShowProc {
         path: String,
     },
-    /// `ALTER SYSTEM {ADD | DROP | DROPP} BACKEND "host:port" [, ...]`.
+    /// `ALTER SYSTEM {ADD | DROP | DROPP | DECOMMISSION} BACKEND "host:port" [, ...]` and
+    /// `CANCEL DECOMMISSION BACKEND "host:port" [, ...]`.
     AlterSystemBackends {
-        add: bool,
+        action: BackendAction,
         addresses: Vec<String>,
     },
     /// `SHOW [STREAM] LOAD [FROM db] [WHERE LABEL = 'l'] [LIMIT n]`.
@@ -571,4 +572,16 @@ pub enum ColumnPosition {
 pub enum PartitionOp {
     Add(PartitionDef),
     Drop { name: String, if_exists: bool },
+}
+
+/// What `ALTER SYSTEM .. BACKEND` does (Doris's verbs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BackendAction {
+    Add,
+    /// `DROP` (and Doris's older `DROPP`): remove a backend that holds no replicas.
+    Drop,
+    /// Move the backend's replicas to others, then remove it.
+    Decommission,
+    /// `CANCEL DECOMMISSION BACKEND`: keep it after all.
+    CancelDecommission,
 }

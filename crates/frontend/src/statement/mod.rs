@@ -166,8 +166,8 @@ impl QueryEngine {
                 self.listening.get().copied(),
                 &path,
             ),
-            Statement::AlterSystemBackends { add, addresses } => {
-                crate::backends::alter_system(&self.services, add, &addresses)
+            Statement::AlterSystemBackends { action, addresses } => {
+                crate::backends::alter_system(&self.services, action, &addresses)
             }
             Statement::CreateProcedure(create) => self.create_procedure(session, *create),
             Statement::DropProcedure { name, if_exists } => {

@@ -8,10 +8,10 @@
 use basalt_functions::date_arith::Unit;
 use basalt_sql::ast::helpers::attached_token::AttachedToken;
 use basalt_sql::ast::{
-    visit_expressions_mut, BinaryOperator, CaseWhen, CastKind, DataType, ExactNumberInfo, Expr,
-    Function, FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, Ident,
-    ObjectName, Query, SetExpr, Statement, TableFactor, TableWithJoins, TimezoneInfo,
-    UnaryOperator, Value, VisitMut, VisitorMut,
+    visit_expressions_mut, ArrayElemTypeDef, BinaryOperator, CaseWhen, CastKind, DataType,
+    ExactNumberInfo, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentList,
+    FunctionArguments, Ident, ObjectName, Query, SetExpr, Statement, TableFactor, TableWithJoins,
+    TimezoneInfo, UnaryOperator, Value, VisitMut, VisitorMut,
 };
 use std::ops::ControlFlow;
 
@@ -497,6 +497,14 @@ fn datetime_digits(t: &DataType) -> Option<u64> {
     }
 }
 
+/// An ARRAY's DATETIME(p) or TIME(p) element type as DataFusion plans it, and its p.
+fn element_digits(t: &DataType) -> Option<(DataType, u64)> {
+    match t {
+        DataType::Time(p, _) => Some((DataType::Time(None, TimezoneInfo::None), p.unwrap_or(0))),
+        _ => datetime_digits(t).map(|p| (DataType::Timestamp(Some(6), TimezoneInfo::None), p)),
+    }
+}
+
 /// `value` rounded to `digits` fractional digits (and shown with them).
 fn with_digits(value: Expr, digits: u64) -> Expr {
     call("round_fraction", vec![value, number(digits.min(6) as i64)])
@@ -510,7 +518,6 @@ fn is_bitmap_type(t: &DataType) -> bool {
 }
 
 fn convert_type(t: &DataType) -> Option<DataType> {
-    use basalt_sql::ast::ArrayElemTypeDef;
     let datetime = || DataType::Timestamp(Some(6), TimezoneInfo::None);
     match t {
         // ARRAY<LARGEINT>, ARRAY<DATEV2>, ...: the element type as it is named here.
@@ -705,6 +712,19 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
             basalt_functions::time_cast::NAME,
             vec![Expr::Value(typed.value.clone())],
         )),
+        // ARRAY<DATETIME(p)> and ARRAY<TIME(p)> keep p digits in their elements.
+        Expr::Cast {
+            kind: CastKind::Cast,
+            expr,
+            data_type: DataType::Array(ArrayElemTypeDef::AngleBracket(element)),
+            format: None,
+            ..
+        } if element_digits(element).is_some() => {
+            element_digits(element).map(|(plain, digits)| {
+                let target = DataType::Array(ArrayElemTypeDef::AngleBracket(Box::new(plain)));
+                with_digits(cast((**expr).clone(), target), digits)
+            })
+        }
         // MySQL reads a number or digits cast to TIME as HHMMSS; TIME(p) keeps p digits.
         Expr::Cast {
             kind: CastKind::Cast,

@@ -1,15 +1,18 @@
 //! Doris's `element_at(container, key)`: the element of an ARRAY at a 1-based index (negative
 //! from the end), or the value of a MAP under a key — NULL when there is none. DataFusion's
 //! `element_at` is `map_extract`, which gives a one-element list for a map and refuses arrays.
+//! On a VARIANT value it is the subscript `v['key']` (an integer index still counts from 1).
 
 use crate::util::expect_args;
-use datafusion::arrow::array::{Array, ArrayRef, AsArray};
-use datafusion::arrow::datatypes::DataType;
-use datafusion::common::{plan_err, Result};
+use basalt_common::variant::{element_field, is_variant_field};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, Int64Array};
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
+use datafusion::common::{plan_err, Result, ScalarValue};
 use datafusion::functions_nested::extract::array_element_udf;
 use datafusion::functions_nested::map_extract::map_extract_udf;
 use datafusion::logical_expr::{
-    ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
+    Volatility,
 };
 use std::sync::Arc;
 
@@ -45,8 +48,26 @@ impl ScalarUDFImpl for ElementAt {
                 }
                 other => plan_err!("element_at: unexpected map entries {other}"),
             },
+            // A VARIANT's text (checked by its field in `return_field_from_args`).
+            DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8 => Ok(types.to_vec()),
             other => plan_err!("element_at takes an ARRAY or a MAP, not {other}"),
         }
+    }
+
+    fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
+        if args.arg_fields.first().is_some_and(|f| is_variant_field(f)) {
+            return Ok(Arc::new(element_field(self.name())));
+        }
+        let types: Vec<DataType> = args
+            .arg_fields
+            .iter()
+            .map(|f| f.data_type().clone())
+            .collect();
+        Ok(Arc::new(Field::new(
+            self.name(),
+            self.return_type(&types)?,
+            true,
+        )))
     }
 
     fn return_type(&self, types: &[DataType]) -> Result<DataType> {
@@ -62,6 +83,13 @@ impl ScalarUDFImpl for ElementAt {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        if args.arg_fields.first().is_some_and(|f| is_variant_field(f)) {
+            let mut args = args;
+            if let Some(index) = args.args.get_mut(1) {
+                *index = zero_based(index)?;
+            }
+            return crate::variant::element::function().invoke_with_args(args);
+        }
         if !matches!(args.args[0].data_type(), DataType::Map(..)) {
             return array_element_udf().invoke_with_args(args);
         }
@@ -92,6 +120,35 @@ impl ScalarUDFImpl for ElementAt {
         let lists = found.to_array(rows)?;
         crate::util::output(first_elements(&lists)?, is_scalar)
     }
+}
+
+/// A 1-based element_at index as the VARIANT subscript's 0-based one (negative ones count from
+/// the end in both; index 0 has no element); a string key is left as it is.
+fn zero_based(index: &ColumnarValue) -> Result<ColumnarValue> {
+    let shift = |n: i64| match n {
+        0 => None,
+        n if n > 0 => Some(n - 1),
+        n => Some(n),
+    };
+    Ok(match index {
+        ColumnarValue::Scalar(v) if v.data_type().is_integer() => {
+            let n = v.cast_to(&DataType::Int64)?;
+            ColumnarValue::Scalar(match n {
+                ScalarValue::Int64(Some(n)) => ScalarValue::Int64(shift(n)),
+                other => other,
+            })
+        }
+        ColumnarValue::Array(a) if a.data_type().is_integer() => {
+            let n = datafusion::arrow::compute::cast(a, &DataType::Int64)?;
+            let shifted: Int64Array = n
+                .as_primitive::<datafusion::arrow::datatypes::Int64Type>()
+                .iter()
+                .map(|v| v.and_then(shift))
+                .collect();
+            ColumnarValue::Array(Arc::new(shifted))
+        }
+        other => other.clone(),
+    })
 }
 
 /// The first element of each list, NULL for an empty or NULL list.

@@ -1,14 +1,16 @@
 //! `CAST(x AS DATETIME(p))` and `CAST(x AS TIME(p))` keep p fractional-second digits: the value
 //! is rounded half up to them (MySQL 8 and Doris; `DATETIME` without p is `DATETIME(0)`), and
 //! the result column says p so clients are shown exactly p digits. The statement rewrite
-//! wraps such casts in `round_fraction(value, p)`.
+//! wraps such casts in `round_fraction(value, p)`; an ARRAY<DATETIME(p)> or ARRAY<TIME(p)>
+//! has its elements rounded and marked the same way.
 
 use crate::util::{arguments, output};
 use basalt_common::time_value::MAX_TIME_MICROS;
 use basalt_common::types::{round_micros, FRACTION_DIGITS_KEY};
 use datafusion::arrow::array::{
-    Array, ArrayRef, Time64MicrosecondArray, TimestampMicrosecondArray,
+    Array, ArrayRef, AsArray, ListArray, Time64MicrosecondArray, TimestampMicrosecondArray,
 };
+use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef, TimeUnit};
 use datafusion::common::{exec_err, plan_err, Result, ScalarValue};
 use datafusion::logical_expr::{
@@ -55,6 +57,23 @@ impl ScalarUDFImpl for RoundFraction {
     fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
         let digits = digits_of(args.scalar_arguments)?;
         let ty = args.arg_fields[0].data_type().clone();
+        let marked = |ty: DataType, name: &str| {
+            Field::new(name, ty, true).with_metadata(HashMap::from([(
+                FRACTION_DIGITS_KEY.to_string(),
+                digits.to_string(),
+            )]))
+        };
+        if let DataType::List(element) = &ty {
+            let Some(element_type) = microsecond_type(element.data_type()) else {
+                return plan_err!("round_fraction takes an ARRAY of DATETIME or TIME, not {ty}");
+            };
+            let element = marked(element_type, element.name());
+            return Ok(Arc::new(Field::new(
+                self.name(),
+                DataType::List(Arc::new(element)),
+                true,
+            )));
+        }
         if !matches!(
             ty,
             DataType::Timestamp(TimeUnit::Microsecond, None)
@@ -63,38 +82,73 @@ impl ScalarUDFImpl for RoundFraction {
         ) {
             return plan_err!("round_fraction takes a DATETIME or TIME, not {ty}");
         }
-        Ok(Arc::new(Field::new(self.name(), ty, true).with_metadata(
-            HashMap::from([(FRACTION_DIGITS_KEY.to_string(), digits.to_string())]),
-        )))
+        Ok(Arc::new(marked(ty, self.name())))
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let digits = match basalt_common::fraction_digits(&args.return_field) {
+        let marked = match args.return_field.data_type() {
+            DataType::List(element) => element.as_ref(),
+            _ => args.return_field.as_ref(),
+        };
+        let digits = match basalt_common::fraction_digits(marked) {
             Some(d) => d,
             None => return exec_err!("round_fraction: no digits"),
         };
         let (arrays, scalar) = arguments(&args)?;
         let values = &arrays[0];
-        let out: ArrayRef =
-            if let Some(ts) = values.as_any().downcast_ref::<TimestampMicrosecondArray>() {
-                Arc::new(
-                    ts.unary::<_, datafusion::arrow::datatypes::TimestampMicrosecondType>(|v| {
-                        round_micros(v, digits)
-                    }),
-                )
-            } else if let Some(times) = values.as_any().downcast_ref::<Time64MicrosecondArray>() {
-                // A TIME that rounds past 838:59:59 stays at it, as MySQL clips.
-                let rounded: Time64MicrosecondArray = times.unary(|v| {
-                    basalt_common::time_value::round(v, digits).unwrap_or(if v < 0 {
-                        -MAX_TIME_MICROS
-                    } else {
-                        MAX_TIME_MICROS
-                    })
-                });
-                Arc::new(rounded)
-            } else {
-                values.clone()
-            };
+        let out = match args.return_field.data_type() {
+            DataType::List(element) => {
+                let Some(lists) = values.as_list_opt::<i32>() else {
+                    return exec_err!("round_fraction: {} is no ARRAY", values.data_type());
+                };
+                let elements = cast(lists.values(), element.data_type())?;
+                let out = ListArray::try_new(
+                    element.clone(),
+                    lists.offsets().clone(),
+                    rounded(&elements, digits),
+                    lists.nulls().cloned(),
+                )?;
+                // A scalar made from an array would lose the elements' digits.
+                if scalar && out.len() == 1 {
+                    return Ok(ColumnarValue::Scalar(ScalarValue::List(Arc::new(out))));
+                }
+                Arc::new(out)
+            }
+            _ => rounded(values, digits),
+        };
         output(out, scalar)
+    }
+}
+
+/// The microsecond type an ARRAY's DATETIME or TIME elements are rounded in.
+fn microsecond_type(element: &DataType) -> Option<DataType> {
+    match element {
+        DataType::Timestamp(_, None) => Some(DataType::Timestamp(TimeUnit::Microsecond, None)),
+        DataType::Time64(_) | DataType::Time32(_) => Some(DataType::Time64(TimeUnit::Microsecond)),
+        DataType::Null => Some(DataType::Timestamp(TimeUnit::Microsecond, None)),
+        _ => None,
+    }
+}
+
+/// DATETIME or TIME microseconds rounded half up to `digits` (other values as they are).
+fn rounded(values: &ArrayRef, digits: u8) -> ArrayRef {
+    if let Some(ts) = values.as_any().downcast_ref::<TimestampMicrosecondArray>() {
+        Arc::new(
+            ts.unary::<_, datafusion::arrow::datatypes::TimestampMicrosecondType>(|v| {
+                round_micros(v, digits)
+            }),
+        )
+    } else if let Some(times) = values.as_any().downcast_ref::<Time64MicrosecondArray>() {
+        // A TIME that rounds past 838:59:59 stays at it, as MySQL clips.
+        let rounded: Time64MicrosecondArray = times.unary(|v| {
+            basalt_common::time_value::round(v, digits).unwrap_or(if v < 0 {
+                -MAX_TIME_MICROS
+            } else {
+                MAX_TIME_MICROS
+            })
+        });
+        Arc::new(rounded)
+    } else {
+        values.clone()
     }
 }

@@ -103,7 +103,7 @@ pub use exact_division::{ExactDivision, MySqlOptions};
 pub use implicit_casts::{ImplicitCasts, StringArithmeticPlanner};
 pub use ip::IpCoercion;
 pub use json::JsonOperatorPlanner;
-pub use nested_casts::{NestedCasts, TEXT_TO_NESTED};
+pub use nested_casts::{without_metadata, NestedCasts, TEXT_TO_NESTED};
 pub use numeric_dates::{NumericDates, NumericDatesPlanner};
 pub use signed_times::SignedTimeCasts;
 pub use time_intervals::TimeIntervals;

@@ -2,7 +2,8 @@
 //! becomes a nested value (`CAST('[1, 2]' AS ARRAY<INT>)`, a string inserted into an ARRAY
 //! column), and a STRUCT takes another STRUCT's fields by position when their names differ
 //! (`INSERT .. VALUES (struct(1, 'a'))` into `STRUCT<x:INT, y:STRING>`; DataFusion matches
-//! struct fields by name only). An analyzer rule before type coercion swaps those casts for
+//! struct fields by name only), and an ARRAY of text becomes an ARRAY<TIME> as MySQL reads TIME
+//! text (past 24 hours, negative). An analyzer rule before type coercion swaps those casts for
 //! [`NestedCast`] functions; it also rewrites INSERT's own casts to the column types. Text
 //! that is no value of the type is NULL in a query's CAST (Doris's rule) and an error where a
 //! value is stored; an ARRAY of scalars is read item by item ([`crate::array_text`]).
@@ -11,7 +12,7 @@ use crate::array_text;
 use crate::expr_rules::rewrite_node_expressions;
 use crate::util::{arguments, output};
 use basalt_common::typed_text;
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, StructArray};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, ListArray, StructArray};
 use datafusion::arrow::compute::{cast_with_options, CastOptions};
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
 use datafusion::common::config::ConfigOptions;
@@ -95,15 +96,44 @@ fn call(kind: CastKind, value: Expr, target: &DataType, strict: bool) -> Expr {
     let udf = match kind {
         CastKind::FromText => text_to_nested(),
         CastKind::StructByPosition => struct_by_position_function(),
+        CastKind::TimeElements => time_elements_function(),
     };
-    Expr::ScalarFunction(ScalarFunction::new_udf(
+    // The target travels as text, which cannot say a nested field's metadata (a DATETIME(p)'s
+    // digits): the function gives the plain type and a cast relabels it.
+    let plain = without_metadata(target);
+    let converted = Expr::ScalarFunction(ScalarFunction::new_udf(
         udf,
         vec![
             value,
-            Expr::Literal(ScalarValue::Utf8(Some(target.to_string())), None),
+            Expr::Literal(ScalarValue::Utf8(Some(plain.to_string())), None),
             Expr::Literal(ScalarValue::Boolean(Some(strict)), None),
         ],
-    ))
+    ));
+    if &plain == target {
+        converted
+    } else {
+        Expr::Cast(Cast::new(Box::new(converted), target.clone()))
+    }
+}
+
+/// `t` with the metadata of its nested fields dropped: a type `cast_text_to_nested` can be
+/// given as text.
+pub fn without_metadata(t: &DataType) -> DataType {
+    let field = |f: &FieldRef| -> FieldRef {
+        Arc::new(Field::new(
+            f.name(),
+            without_metadata(f.data_type()),
+            f.is_nullable(),
+        ))
+    };
+    match t {
+        DataType::List(f) => DataType::List(field(f)),
+        DataType::LargeList(f) => DataType::LargeList(field(f)),
+        DataType::FixedSizeList(f, n) => DataType::FixedSizeList(field(f), *n),
+        DataType::Map(f, sorted) => DataType::Map(field(f), *sorted),
+        DataType::Struct(fields) => DataType::Struct(fields.iter().map(field).collect()),
+        other => other.clone(),
+    }
 }
 
 /// The name of the function reading text as a nested value: `cast_text_to_nested(text,
@@ -130,11 +160,22 @@ fn struct_by_position_function() -> Arc<ScalarUDF> {
     .clone()
 }
 
+fn time_elements_function() -> Arc<ScalarUDF> {
+    static F: OnceLock<Arc<ScalarUDF>> = OnceLock::new();
+    F.get_or_init(|| {
+        Arc::new(ScalarUDF::new_from_impl(NestedCast::new(
+            CastKind::TimeElements,
+        )))
+    })
+    .clone()
+}
+
 /// The functions this module plans, registered so plans naming them can be rebuilt.
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
         text_to_nested().as_ref().clone(),
         struct_by_position_function().as_ref().clone(),
+        time_elements_function().as_ref().clone(),
     ]
 }
 
@@ -144,6 +185,9 @@ enum CastKind {
     FromText,
     /// A STRUCT whose fields are taken by position.
     StructByPosition,
+    /// An ARRAY of text or numbers read as MySQL TIMEs (past 24 hours, negative), as a TIME
+    /// column reads them (DataFusion's cast reads only times of day).
+    TimeElements,
 }
 
 impl CastKind {
@@ -159,6 +203,13 @@ impl CastKind {
             )
         {
             return Some(CastKind::FromText);
+        }
+        if let (DataType::List(from), DataType::List(to)) = (source, target) {
+            let times = matches!(to.data_type(), DataType::Time64(_) | DataType::Time32(_));
+            let from_time = matches!(from.data_type(), DataType::Time64(_) | DataType::Time32(_));
+            if times && !from_time {
+                return Some(CastKind::TimeElements);
+            }
         }
         if let (DataType::Struct(from), DataType::Struct(to)) = (source, target) {
             let names_differ = from
@@ -208,6 +259,7 @@ impl ScalarUDFImpl for NestedCast {
         match self.kind {
             CastKind::FromText => TEXT_TO_NESTED,
             CastKind::StructByPosition => "cast_struct_by_position",
+            CastKind::TimeElements => "cast_time_elements",
         }
     }
 
@@ -234,6 +286,7 @@ impl ScalarUDFImpl for NestedCast {
         let out = match self.kind {
             CastKind::FromText => from_text(&arrays[0], &target, strict)?,
             CastKind::StructByPosition => struct_by_position(&arrays[0], &target, strict)?,
+            CastKind::TimeElements => time_elements(&arrays[0], &target, strict)?,
         };
         output(out, scalar)
     }
@@ -279,6 +332,22 @@ fn friendly(t: &DataType) -> &'static str {
         DataType::Struct(_) => "STRUCT",
         _ => "ARRAY",
     }
+}
+
+/// Each ARRAY's elements read as MySQL TIMEs; `strict` fails on an element that is no TIME
+/// (else it is NULL).
+fn time_elements(input: &ArrayRef, target: &DataType, strict: bool) -> Result<ArrayRef> {
+    let (DataType::List(element), Some(lists)) = (target, input.as_list_opt::<i32>()) else {
+        return exec_err!("cannot cast {} to {target}", input.data_type());
+    };
+    let times = crate::time_cast::times(lists.values(), strict)?;
+    let times = cast_with_options(&times, element.data_type(), &CastOptions::default())?;
+    Ok(Arc::new(ListArray::try_new(
+        element.clone(),
+        lists.offsets().clone(),
+        times,
+        lists.nulls().cloned(),
+    )?))
 }
 
 /// `input`'s fields, renamed and cast by position to `target`'s; the rows' NULLs are kept.

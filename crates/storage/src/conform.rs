@@ -87,10 +87,49 @@ pub fn conform(table: &TableMeta, batch: &RecordBatch) -> Result<Vec<ArrayRef>, 
                 }
                 columns[i] = rounded;
             }
+            SqlType::Array(ref element) => {
+                if let Some(rounded) = round_elements(col, element, &c.name)? {
+                    columns[i] = rounded;
+                }
+            }
             _ => {}
         }
     }
     Ok(columns)
+}
+
+/// An ARRAY<DATETIME(p)> or ARRAY<TIME(p)> column's elements rounded to p digits, as a
+/// top-level column's are (None for other element types).
+fn round_elements(
+    col: &ArrayRef,
+    element: &SqlType,
+    column: &str,
+) -> Result<Option<ArrayRef>, BasaltError> {
+    let Some(lists) = col.as_list_opt::<i32>() else {
+        return Ok(None);
+    };
+    let values = match *element {
+        SqlType::DateTime { scale } if scale < 6 => round_datetime(lists.values(), scale),
+        SqlType::Time { scale } if scale < 6 => {
+            let (rounded, out_of_range) = round_time(lists.values(), scale);
+            if !out_of_range.is_empty() {
+                return Err(BasaltError::OutOfRange(column.to_string()));
+            }
+            rounded
+        }
+        _ => return Ok(None),
+    };
+    let DataType::List(field) = col.data_type() else {
+        return Ok(None);
+    };
+    let rounded = arrow::array::ListArray::try_new(
+        field.clone(),
+        lists.offsets().clone(),
+        values,
+        lists.nulls().cloned(),
+    )
+    .map_err(|e| BasaltError::InvalidData(e.to_string()))?;
+    Ok(Some(Arc::new(rounded)))
 }
 
 /// A column's values in its storage type: text read as a nested value where the column is

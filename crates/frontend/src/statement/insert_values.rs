@@ -68,7 +68,10 @@ fn rewrite_values(table: &TableMeta, insert: &mut ast::Insert) {
             let ty = &table.columns[*column].ty;
             if ty.is_nested() && is_string_literal(value) {
                 let text = std::mem::replace(value, Expr::value(Value::Null));
-                *value = call(text, &ty.arrow_type().to_string());
+                *value = call(
+                    text,
+                    &basalt_functions::without_metadata(&ty.arrow_type()).to_string(),
+                );
             } else if is_bit(ty) {
                 crate::bit_literals::as_bit_number(value);
             } else if is_time(ty) {

@@ -332,6 +332,22 @@ impl Cluster {
             .collect()
     }
 
+    /// The backends new stages run on: the live ones not decommissioned (one decommissioned
+    /// is about to leave the cluster, so queries planned now should not need it), else the
+    /// live ones, else all (a scan then fails naming the dead backends).
+    pub fn working_backends(&self) -> Vec<BackendMeta> {
+        let live = self.live_backends();
+        let staying: Vec<BackendMeta> =
+            live.iter().filter(|b| !b.decommissioned).cloned().collect();
+        if !staying.is_empty() {
+            return staying;
+        }
+        if !live.is_empty() {
+            return live;
+        }
+        self.backends()
+    }
+
     /// Marks `id` dead at once (a failed read or query found it not answering), before the
     /// next heartbeat would; the heartbeats mark it alive again when it answers.
     pub fn mark_dead(&self, id: BackendId, why: String) {
@@ -381,10 +397,7 @@ pub struct BackendWorkers(pub Arc<Cluster>);
 
 impl WorkerResolver for BackendWorkers {
     fn get_urls(&self) -> std::result::Result<Vec<Url>, DataFusionError> {
-        let mut workers = self.0.live_backends();
-        if workers.is_empty() {
-            workers = self.0.backends();
-        }
+        let workers = self.0.working_backends();
         let mut urls = workers
             .iter()
             .map(backend_url)

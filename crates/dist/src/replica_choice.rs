@@ -32,6 +32,15 @@ pub(crate) fn read_order(cluster: &Cluster, tablet: &TabletMeta) -> Result<Vec<B
     }
     let first = (tablet.id % usable.len() as u64) as usize;
     usable.rotate_left(first);
+    // A decommissioned backend's replicas last: it is about to leave the cluster, so reads
+    // planned now should not need it (it serves them only when no other replica can).
+    let leaving: Vec<BackendId> = cluster
+        .backends()
+        .into_iter()
+        .filter(|b| b.decommissioned)
+        .map(|b| b.id)
+        .collect();
+    usable.sort_by_key(|id| leaving.contains(id));
     Ok(usable)
 }
 

@@ -138,7 +138,12 @@ fn split(
     }
     // Which backend each task slot runs on: every backend in turn when the stage has a slot
     // for each; else (a stage the planner keeps narrow) only the backends this scan needs.
-    let mut order: Vec<BackendId> = backends.iter().map(|b| b.id).collect();
+    // A decommissioned backend takes no task unless a tablet can be read only there.
+    let mut order: Vec<BackendId> = backends
+        .iter()
+        .filter(|b| !b.decommissioned || placed.iter().any(|(_, _, r)| *r == b.id))
+        .map(|b| b.id)
+        .collect();
     if task_count < order.len() {
         order.retain(|id| placed.iter().any(|(_, _, r)| r == id));
     }
@@ -227,10 +232,7 @@ fn urls(
     cluster: &Cluster,
     placements: Vec<BTreeSet<BackendId>>,
 ) -> Result<RouteTasksEventResponse> {
-    let mut backends = cluster.live_backends();
-    if backends.is_empty() {
-        backends = cluster.backends();
-    }
+    let backends = cluster.working_backends();
     let mut urls = Vec::with_capacity(placements.len());
     for (slot, placed) in placements.into_iter().enumerate() {
         let backend = match placed.len() {

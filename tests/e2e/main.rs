@@ -25,6 +25,7 @@ mod serving;
 mod show_proc;
 mod stream_load;
 mod table_name_case;
+mod temporary_tables;
 mod tools;
 mod tpch_answers;
 mod tpch_data;

@@ -259,6 +259,13 @@ impl Access {
                 let db = database_of(session, &name.database)?;
                 self.require_table(Privilege::Create, &db, &session.stored_name(&name.table))
             }
+            B::CreateTableLike { table, like, .. } => {
+                let (db, t) = table_of(table)?;
+                self.require_table(Privilege::Create, &db, &t)?;
+                let (db, t) = table_of(like)?;
+                self.require_any_on_table(&db, &t)
+            }
+            B::CreateTemporaryTable(inner) => self.check_statement(session, inner),
             B::AlterTable { table, ops } => {
                 let (db, t) = table_of(table)?;
                 self.require_table(Privilege::Alter, &db, &t)?;
@@ -276,7 +283,8 @@ impl Access {
                 let (db, t) = table_of(table)?;
                 self.require_table(Privilege::Alter, &db, &t)
             }
-            B::Sync => Ok(()),
+            // SET GLOBAL TRANSACTION checks ADMIN_PRIV where it runs.
+            B::Sync | B::SetTransaction { .. } => Ok(()),
             B::AnalyzeTable { table } => {
                 let (db, t) = table_of(table)?;
                 self.require_any_on_table(&db, &t)

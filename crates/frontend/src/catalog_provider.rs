@@ -143,7 +143,12 @@ impl SchemaProvider for DatabaseSchema {
         self.services
             .catalog
             .tables(&self.database)
-            .map(|ts| ts.iter().map(|t| t.name.clone()).collect())
+            .map(|ts| {
+                ts.iter()
+                    .filter(|t| crate::temporary_tables::listed(&t.name))
+                    .map(|t| t.name.clone())
+                    .collect()
+            })
             .unwrap_or_default()
     }
 

@@ -62,6 +62,8 @@ impl QueryEngine {
         query_memory_bytes: usize,
     ) -> Result<Arc<QueryEngine>> {
         let storage_dir = storage.data_dir().to_path_buf();
+        // No session exists yet: hidden tables are temporary tables a crash left behind.
+        crate::temporary_tables::sweep(catalog.as_ref(), &storage);
         let runtime = Arc::new(RuntimeEnv::default());
         basalt_query::register_segment_store(&runtime, &storage);
         let workload = Arc::new(basalt_workload::WorkloadManager::new(

@@ -48,6 +48,8 @@ pub struct SessionInfo {
     pub(crate) row_count: crate::row_count::RowCount,
     /// The stored procedures running and the definer they run as.
     pub(crate) routine: crate::procedures::RoutineContext,
+    /// The session's temporary tables (dropped when it ends).
+    pub(crate) temporary: crate::temporary_tables::TemporaryTables,
 }
 
 impl SessionInfo {
@@ -75,10 +77,15 @@ pub struct Session {
     pub(crate) process: Arc<crate::processes::Process>,
     processes: Arc<crate::processes::ProcessList>,
     catalog: Arc<dyn basalt_catalog::Catalog>,
+    /// Where the session's temporary tables' files are removed from when it ends.
+    storage: Arc<basalt_storage::StorageEngine>,
 }
 
 impl Drop for Session {
     fn drop(&mut self) {
+        self.info
+            .temporary
+            .drop_all(self.catalog.as_ref(), &self.storage);
         self.processes.remove(self.info.connection_id);
     }
 }
@@ -244,12 +251,14 @@ impl Session {
             transaction: Default::default(),
             row_count: Default::default(),
             routine: Default::default(),
+            temporary: Default::default(),
         });
         let load_dir = services.load_dir.clone();
         let cluster = services.cluster.clone();
         let local_gate = crate::access::local_files_gate(services.catalog.clone(), info.clone());
         let processes = services.processes.clone();
         let catalog = services.catalog.clone();
+        let storage = services.storage.clone();
         let process = processes.register(info.clone());
         let catalog_list = Arc::new(BasaltCatalogList::new(services, info.clone()));
         let scan_reports = Arc::new(ScanReports::default());
@@ -330,6 +339,7 @@ impl Session {
             process,
             processes,
             catalog,
+            storage,
         }
     }
 
@@ -532,10 +542,13 @@ impl Session {
         self.info.vars.read()
     }
 
-    /// COM_RESET_CONNECTION.
+    /// COM_RESET_CONNECTION (also drops the session's temporary tables, as MySQL does).
     pub fn reset(&self) {
         self.prepared.lock().clear();
         crate::transaction::end(self);
+        self.info
+            .temporary
+            .drop_all(self.catalog.as_ref(), &self.storage);
         self.info.vars.write().reset();
         self.set_last_insert_id(0);
         let state_ref = self.ctx.state_ref();

@@ -418,6 +418,18 @@ pub fn show_create_table(t: &TableMeta) -> Output {
     b.into_output()
 }
 
+/// SHOW CREATE TABLE of a temporary table: named and created as the session knows it.
+pub fn show_create_temporary_table(t: &TableMeta, shown: &str) -> Output {
+    let ddl = create_table_sql(t).replacen(
+        &format!("CREATE TABLE `{}`", t.name),
+        &format!("CREATE TEMPORARY TABLE `{shown}`"),
+        1,
+    );
+    let mut b = ResultBuilder::new(&[Col::str("Table"), Col::str("Create Table")]);
+    b.row(vec![shown.to_string().into(), ddl.into()]);
+    b.into_output()
+}
+
 pub fn show_partitions(t: &TableMeta) -> Output {
     let mut b = ResultBuilder::new(&[
         Col::int("PartitionId"),

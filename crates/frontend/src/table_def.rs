@@ -78,6 +78,18 @@ pub fn create_table(
     catalog.create_table(table, stmt.if_not_exists)
 }
 
+/// The CREATE TABLE statement that makes a table like `source` (MySQL's `CREATE TABLE .. LIKE`):
+/// its SHOW CREATE TABLE, parsed again, so the copy is validated like any new table.
+pub fn definition_of(source: &TableMeta) -> Result<sql::CreateTable> {
+    match sql::parse_one(&crate::show::create_table_sql(source))? {
+        sql::Statement::CreateTable(t) => Ok(*t),
+        _ => Err(BasaltError::Internal(format!(
+            "SHOW CREATE TABLE of {} is no CREATE TABLE",
+            source.name
+        ))),
+    }
+}
+
 /// ALTER TABLE .. ADD PARTITION: the definition resolved against the table's partitions (a
 /// `LESS THAN` range starts where the one below it ends); the catalog checks it again against
 /// the partitions it holds when it adds it.

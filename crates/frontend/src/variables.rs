@@ -169,6 +169,11 @@ pub fn coerce(def: &VarDef, value: &str) -> Result<VarValue> {
                 Err(BasaltError::UnknownTimeZone(value.to_string()))
             }
         }
+        Str if matches!(def.name, "transaction_isolation" | "tx_isolation") => {
+            crate::isolation::canonical_level(value)
+                .map(|level| VarValue::Str(level.to_string()))
+                .ok_or_else(bad)
+        }
         Str => Ok(VarValue::Str(value.to_string())),
     }
 }
@@ -237,6 +242,9 @@ impl SessionVariables {
             Both => {}
         }
         let v = coerce(def, value)?;
+        if let Some(twin) = crate::isolation::twin(def.name) {
+            self.session.insert(twin.to_string(), v.clone());
+        }
         self.session.insert(def.name.to_string(), v);
         Ok(())
     }
@@ -249,6 +257,9 @@ impl SessionVariables {
             return self.set_session(name, def.default);
         }
         self.session.remove(def.name);
+        if let Some(twin) = crate::isolation::twin(def.name) {
+            self.session.remove(twin);
+        }
         Ok(())
     }
 
@@ -268,6 +279,9 @@ impl SessionVariables {
         }
         let v = coerce(def, value)?;
         let text = v.as_text();
+        if let Some(twin) = crate::isolation::twin(def.name) {
+            self.globals.insert(twin.to_string(), v.clone());
+        }
         self.globals.insert(def.name.to_string(), v);
         Ok((def.name.to_string(), text))
     }

@@ -16,9 +16,36 @@ use sqlparser::tokenizer::{Location, Token};
 /// query's columns), the table options, then the query.
 pub fn parse_create_table_statement(p: &mut Parser) -> Result<Statement, ParserError> {
     expect_word(p, "CREATE")?;
+    if eat_word(p, "TEMPORARY") {
+        expect_word(p, "TABLE")?;
+        let table = parse_create_table_rest(p)?;
+        return Ok(Statement::CreateTemporaryTable(Box::new(table)));
+    }
     expect_word(p, "TABLE")?;
+    parse_create_table_rest(p)
+}
+
+/// `CREATE [TEMPORARY] TABLE` after TABLE: the name, then MySQL's `LIKE source` (also in
+/// parentheses), a definition, or a query.
+fn parse_create_table_rest(p: &mut Parser) -> Result<Statement, ParserError> {
     let if_not_exists = eat_words(p, &["IF", "NOT", "EXISTS"]);
     let name = parse_table_name(p)?;
+    let parenthesized_like =
+        matches!(p.peek_token().token, Token::LParen) && peek_nth_word(p, 1, "LIKE");
+    if parenthesized_like {
+        p.next_token();
+    }
+    if eat_word(p, "LIKE") {
+        let like = parse_table_name(p)?;
+        if parenthesized_like {
+            p.expect_token(&Token::RParen)?;
+        }
+        return Ok(Statement::CreateTableLike {
+            table: name,
+            like,
+            if_not_exists,
+        });
+    }
     let mut table = CreateTable {
         name,
         if_not_exists,

@@ -81,12 +81,17 @@ pub fn parse_one_with(sql: &str, backslash_escapes: bool) -> Result<Statement> {
 
 fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
     if peek_word(p, "CREATE") {
-        if peek_nth_word(p, 1, "TABLE") {
+        if peek_nth_word(p, 1, "TABLE")
+            || (peek_nth_word(p, 1, "TEMPORARY") && peek_nth_word(p, 2, "TABLE"))
+        {
             return crate::ddl::parse_create_table_statement(p);
         }
         if peek_nth_word(p, 1, "USER") {
             return parse_create_user(p);
         }
+    }
+    if let Some(set) = crate::set_transaction::parse(p)? {
+        return Ok(set);
     }
     if peek_word(p, "SYNC") && matches!(p.peek_nth_token(1).token, Token::EOF | Token::SemiColon) {
         p.next_token();
@@ -248,7 +253,9 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
             return Ok(stmt);
         }
     }
-    Ok(Statement::Standard(Box::new(p.parse_statement()?)))
+    let mut stmt = p.parse_statement()?;
+    crate::locking_reads::take_lock_in_share_mode(p, &mut stmt);
+    Ok(Statement::Standard(Box::new(stmt)))
 }
 
 /// A user variable name after `@` (the tokenizer may give `@name` as one word).

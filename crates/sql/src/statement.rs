@@ -12,6 +12,21 @@ pub enum Statement {
     CreateTable(Box<CreateTable>),
     /// `CREATE TABLE .. AS query` (also MySQL's `CREATE TABLE .. query` without AS).
     CreateTableAs(Box<CreateTableAs>),
+    /// `SET [GLOBAL | SESSION] TRANSACTION ISOLATION LEVEL .. | READ ONLY | READ WRITE`.
+    SetTransaction {
+        scope: TransactionScope,
+        modes: Vec<ast::TransactionMode>,
+    },
+    /// MySQL's `CREATE TABLE [IF NOT EXISTS] t LIKE source`: an empty table with the source's
+    /// definition.
+    CreateTableLike {
+        table: TableName,
+        like: TableName,
+        if_not_exists: bool,
+    },
+    /// `CREATE TEMPORARY TABLE ..`: the `CreateTable`, `CreateTableAs` or `CreateTableLike` it
+    /// wraps, made the session's own (see the frontend's `temporary_tables`).
+    CreateTemporaryTable(Box<Statement>),
     /// `ALTER TABLE t ADD PARTITION ...` / `DROP PARTITION ...`.
     AlterPartitions {
         table: TableName,
@@ -529,6 +544,15 @@ pub struct CreateTableAs {
     /// names them).
     pub column_names: Vec<String>,
     pub query: Box<ast::Query>,
+}
+
+/// Where `SET .. TRANSACTION` keeps its setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransactionScope {
+    /// No scope word: the next transaction only.
+    Next,
+    Session,
+    Global,
 }
 
 /// One change of `ALTER TABLE t change, change, ..`.

@@ -223,6 +223,7 @@ impl InformationSchema {
             .databases()
             .into_iter()
             .flat_map(|db| catalog.tables(&db.name).unwrap_or_default())
+            .filter(|t| crate::temporary_tables::listed(&t.name))
             .filter(|t| access.may_see_table(&t.database, &t.name))
             .collect()
     }

@@ -158,6 +158,18 @@ impl QueryEngine {
                 }
                 Ok(Output::ok())
             }
+            Statement::CreateTableLike {
+                table,
+                like,
+                if_not_exists,
+            } => {
+                let source_db = database_of(session, &like.database)?;
+                let source = catalog.table(&source_db, &like.table)?;
+                let mut ct = crate::table_def::definition_of(&source)?;
+                ct.name = table;
+                ct.if_not_exists = if_not_exists;
+                self.execute_ddl(session, Statement::CreateTable(Box::new(ct)))
+            }
             Statement::AlterPartitions { table, op } => {
                 let db = database_of(session, &table.database)?;
                 match op {
@@ -226,9 +238,18 @@ impl QueryEngine {
                 object_type,
                 if_exists,
                 names,
+                temporary,
                 ..
             } => {
                 for n in &names {
+                    // DROP TABLE drops the session's temporary table of the name first.
+                    if object_type == ObjectType::Table
+                        && crate::temporary_tables::drop_temporary(
+                            self, session, n, temporary, if_exists,
+                        )?
+                    {
+                        continue;
+                    }
                     drop_object(&self.services, session, object_type, n, if_exists)?;
                 }
                 Ok(Output::ok())

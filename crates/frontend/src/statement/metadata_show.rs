@@ -254,6 +254,7 @@ impl QueryEngine {
                             .catalog
                             .tables(&db)?
                             .into_iter()
+                            .filter(|t| crate::temporary_tables::listed(&t.name))
                             .filter(|t| access.may_see_table(&db, &t.name))
                             .collect();
                         Ok(crate::show::show_database_data(&tables))

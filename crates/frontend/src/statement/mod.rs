@@ -6,6 +6,7 @@
 mod admin;
 pub(crate) mod ddl;
 mod delete_rewrite;
+mod insert_defaults;
 mod insert_values;
 mod load_data;
 pub use load_data::local_infile_name;
@@ -54,7 +55,9 @@ impl QueryEngine {
     /// Parses one statement of a session's client (1064 with the position of a syntax error),
     /// with the session's rule for `\` in string literals.
     pub fn parse(&self, session: &Session, sql: &str) -> Result<ParsedStatement> {
-        basalt_sql::parse_one_with(sql, session.backslash_escapes()).map(ParsedStatement::new)
+        let mut statement = basalt_sql::parse_one_with(sql, session.backslash_escapes())?;
+        crate::temporary_tables::resolve(session, &mut statement);
+        Ok(ParsedStatement::new(statement))
     }
 
     /// Parses and executes one statement.
@@ -65,6 +68,10 @@ impl QueryEngine {
 
     /// Executes a statement [`QueryEngine::parse`] parsed.
     pub async fn execute_parsed(&self, session: &Session, stmt: ParsedStatement) -> Result<Output> {
+        let mut stmt = stmt;
+        // The session's temporary tables by their hidden names (again for statements that
+        // did not come through `parse`; hidden names resolve to nothing further).
+        crate::temporary_tables::resolve(session, &mut stmt.statement);
         if crate::warnings::clears(&stmt.statement) {
             session.info.warnings.clear();
         }
@@ -97,7 +104,11 @@ impl QueryEngine {
         result
     }
 
-    async fn execute_statement(&self, session: &Session, stmt: Statement) -> Result<Output> {
+    pub(crate) async fn execute_statement(
+        &self,
+        session: &Session,
+        stmt: Statement,
+    ) -> Result<Output> {
         if !matches!(stmt, Statement::Standard(_)) {
             session.access().check_statement(session, &stmt)?;
         }
@@ -109,7 +120,14 @@ impl QueryEngine {
             Statement::CreateIndex { .. }
             | Statement::DropIndex { .. }
             | Statement::CreateTable(_)
+            | Statement::CreateTableLike { .. }
             | Statement::AlterPartitions { .. } => self.execute_ddl(session, stmt),
+            Statement::SetTransaction { scope, modes } => {
+                self.set_transaction(session, scope, &modes)
+            }
+            Statement::CreateTemporaryTable(inner) => {
+                self.create_temporary_table(session, *inner).await
+            }
             Statement::CreateTableAs(ctas) => self.create_table_as(session, *ctas).await,
             Statement::Sync => Ok(Output::ok()),
             Statement::AnalyzeTable { table } => {
@@ -123,6 +141,7 @@ impl QueryEngine {
                 Ok(Output::ok())
             }
             Statement::AlterTable { table, ops } => {
+                crate::temporary_tables::check_alter(&table.table, &ops)?;
                 let db = crate::statement::ddl::database_of(session, &table.database)?;
                 crate::schema_change::alter_table(self.services(), &db, &table.table, &ops).await
             }
@@ -201,6 +220,7 @@ impl QueryEngine {
             return self.describe_view(session, &view).await;
         }
         if let S::Insert(insert) = &mut stmt {
+            self.fill_defaults(session, insert)?;
             self.read_nested_literals(session, insert);
         }
         match stmt {

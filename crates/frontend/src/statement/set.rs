@@ -70,8 +70,11 @@ impl QueryEngine {
                 }
             }
             ast::Set::SetNamesDefault {} => {}
-            // Statements are individually atomic; isolation and access modes are accepted.
-            ast::Set::SetTransaction { .. } => {}
+            // Basalt's parser takes `SET [scope] TRANSACTION` (`isolation`); what reaches
+            // here is `SET SESSION CHARACTERISTICS AS TRANSACTION ..`, a session's setting.
+            ast::Set::SetTransaction { modes, .. } => {
+                self.set_transaction(session, basalt_sql::TransactionScope::Session, &modes)?;
+            }
             ast::Set::SingleAssignment {
                 scope,
                 variable,
@@ -229,9 +232,13 @@ impl QueryEngine {
             ddl::require_admin(session, "SET GLOBAL")?;
             let (n, text) = session.info.vars.write().set_global(&name, &value)?;
             self.services.catalog.set_global_variable(&n, &text)?;
+            if let Some(twin) = crate::isolation::twin(&n) {
+                self.services.catalog.set_global_variable(twin, &text)?;
+            }
         } else {
             session.info.vars.write().set_session(&name, &value)?;
         }
+        crate::isolation::warn_level(session, &name, &value);
         Ok(())
     }
 }

@@ -127,6 +127,7 @@ impl QueryEngine {
                     catalog
                         .tables(&db)?
                         .iter()
+                        .filter(|t| crate::temporary_tables::listed(&t.name))
                         .filter(|t| access.may_see_table(&db, &t.name))
                         .map(|t| t.name.clone())
                         .collect()
@@ -169,7 +170,10 @@ impl QueryEngine {
                 if obj_type == ast::ShowCreateObject::View {
                     return Err(BasaltError::NotAView(format!("{db}.{name}")));
                 }
-                Ok(show::show_create_table(table.as_ref()))
+                match session.info.temporary.shown_name(&table.name) {
+                    Some(shown) => Ok(show::show_create_temporary_table(&table, &shown)),
+                    None => Ok(show::show_create_table(table.as_ref())),
+                }
             }
             S::ExplainTable { table_name, .. } => {
                 let (db, name) = split_name(&table_name);

@@ -82,6 +82,8 @@ impl Effect {
             Statement::LoadData(_) => Effect::Write,
             Statement::CreateTable(_)
             | Statement::CreateTableAs(_)
+            | Statement::CreateTableLike { .. }
+            | Statement::CreateTemporaryTable(_)
             | Statement::AlterPartitions { .. }
             | Statement::AlterTable { .. }
             | Statement::AlterTableKeys { .. }

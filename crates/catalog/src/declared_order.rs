@@ -106,6 +106,8 @@ mod tests {
             default: None,
             comment: String::new(),
             auto_increment: false,
+            generated: None,
+            allowed: None,
         }
     }
 
@@ -130,6 +132,8 @@ mod tests {
             created_ms: 0,
             schema_version: 0,
             declared_order: vec![],
+            indexes: vec![],
+            foreign_keys: vec![],
         };
         t.set_declared_order(declared);
         t

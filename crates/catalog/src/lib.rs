@@ -15,6 +15,7 @@ mod partitions;
 mod privileges;
 mod procedures;
 mod store;
+mod table_keys;
 mod users;
 
 pub use api::{Catalog, CompactedRowset, NewRowset, TabletCatalog};
@@ -26,4 +27,7 @@ pub use partition_value::PartitionValue;
 pub use partitions::check_new_partition;
 pub use privileges::{AccessRights, GrantObject, Grants, Privilege, PrivilegeSet, RoleMeta};
 pub use procedures::{ParameterMode, ProcedureMeta, ProcedureParameter};
+pub use table_keys::{
+    AllowedValues, ForeignKeyMeta, GeneratedMeta, IndexColumnMeta, IndexKind, IndexMeta,
+};
 pub use users::{native_password_hash, UserMeta, WorkloadGroupMeta, WorkloadPolicyMeta};

@@ -22,6 +22,8 @@ fn int_table(
         default: None,
         comment: String::new(),
         auto_increment: false,
+        generated: None,
+        allowed: None,
     };
     TableMeta {
         id: c.allocate_id(),
@@ -47,6 +49,8 @@ fn int_table(
         created_ms: 0,
         schema_version: 0,
         declared_order: vec![],
+        indexes: vec![],
+        foreign_keys: vec![],
     }
 }
 

@@ -79,6 +79,12 @@ pub struct ColumnMeta {
     pub default: Option<ColumnDefault>,
     pub comment: String,
     pub auto_increment: bool,
+    /// A generated column's expression (MySQL's `GENERATED ALWAYS AS (..)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generated: Option<crate::GeneratedMeta>,
+    /// The members of an ENUM or SET column (its `ty` is the VARCHAR holding them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowed: Option<crate::AllowedValues>,
 }
 
 /// Bounds of one partition. Range bounds are `[lower, upper)`; `None` means unbounded.
@@ -351,6 +357,12 @@ pub struct TableMeta {
     /// declaration); empty otherwise. See `declared_order.rs`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub declared_order: Vec<usize>,
+    /// Secondary indexes, in the order they were added (see `table_keys`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub indexes: Vec<crate::IndexMeta>,
+    /// Foreign keys (informational), in the order they were added.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub foreign_keys: Vec<crate::ForeignKeyMeta>,
 }
 
 impl ColumnMeta {

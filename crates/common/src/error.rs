@@ -40,6 +40,38 @@ pub enum BasaltError {
     /// ALTER TABLE .. DROP COLUMN of a column the table does not have.
     #[error("Can't DROP '{0}'; check that column/key exists")]
     CantDropColumn(String),
+    /// An index or foreign key naming a column the table does not have.
+    #[error("Key column '{0}' doesn't exist in table")]
+    KeyColumnMissing(String),
+    /// An index named PRIMARY (the primary key's name).
+    #[error("Incorrect index name '{0}'")]
+    WrongIndexName(String),
+    #[error("Duplicate key name '{0}'")]
+    DuplicateKeyName(String),
+    /// RENAME INDEX of an index the table does not have.
+    #[error("Key '{key}' doesn't exist in table '{table}'")]
+    KeyMissing { key: String, table: String },
+    #[error("Duplicate foreign key constraint name '{0}'")]
+    DuplicateForeignKey(String),
+    /// A foreign key with more or fewer columns than it references.
+    #[error("Incorrect foreign key definition for '{0}': Key reference and table reference don't match")]
+    ForeignKeyMismatch(String),
+    /// A foreign key to a table that does not exist (with foreign_key_checks on).
+    #[error("Failed to open the referenced table '{0}'")]
+    ForeignKeyTableMissing(String),
+    #[error("Failed to add the foreign key constraint. Missing column '{column}' for constraint '{constraint}' in the referenced table '{table}'")]
+    ForeignKeyColumnMissing {
+        column: String,
+        constraint: String,
+        table: String,
+    },
+    #[error("Cannot drop index '{0}': needed in a foreign key constraint")]
+    IndexNeededByForeignKey(String),
+    #[error("Cannot drop column '{column}': needed in a foreign key constraint '{constraint}'")]
+    ForeignKeyColumnDrop { column: String, constraint: String },
+    /// An INSERT or UPDATE giving a generated column a value other than DEFAULT.
+    #[error("The value specified for generated column '{column}' in table '{table}' is not allowed.")]
+    GeneratedColumnValue { column: String, table: String },
     /// SET time_zone to something that is not an offset or a known zone.
     #[error("Unknown or incorrect time zone: '{0}'")]
     UnknownTimeZone(String),
@@ -310,6 +342,17 @@ impl BasaltError {
             BasaltError::DuplicateColumn(_) => 1060,
             BasaltError::CantDropColumn(_) => 1091,
             BasaltError::CantDropAllColumns => 1090,
+            BasaltError::KeyColumnMissing(_) => 1072,
+            BasaltError::WrongIndexName(_) => 1280,
+            BasaltError::DuplicateKeyName(_) => 1061,
+            BasaltError::KeyMissing { .. } => 1176,
+            BasaltError::DuplicateForeignKey(_) => 1826,
+            BasaltError::ForeignKeyMismatch(_) => 1239,
+            BasaltError::ForeignKeyTableMissing(_) => 1824,
+            BasaltError::ForeignKeyColumnMissing { .. } => 3734,
+            BasaltError::ForeignKeyColumnDrop { .. } => 1828,
+            BasaltError::IndexNeededByForeignKey(_) => 1553,
+            BasaltError::GeneratedColumnValue { .. } => 3105,
             BasaltError::InvalidUseOfNull => 1138,
             BasaltError::UnknownTimeZone(_) => 1298,
             BasaltError::UnknownColumn { .. } => 1054,
@@ -383,7 +426,7 @@ impl BasaltError {
     pub fn sqlstate(&self) -> &'static str {
         match self.mysql_code() {
             1055 | 1064 | 1136 | 1049 | 1193 | 1231 | 1227 | 1461 | 1142 | 1044 | 1133 | 1144
-            | 1390 | 1090 | 1091 | 1304 | 1305 | 1318 => "42000",
+            | 1390 | 1090 | 1091 | 1304 | 1305 | 1318 | 1072 | 1280 | 1061 | 1176 | 1239 => "42000",
             1060 => "42S21",
             1172 | 1308 | 1309 | 1310 | 1313 | 1319 | 1324 | 1327 | 1407 | 1414 => "42000",
             1329 => "02000",

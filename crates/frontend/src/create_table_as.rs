@@ -290,6 +290,9 @@ fn table_columns(
             comment: None,
             auto_increment: false,
             key: false,
+            unique: false,
+            generated: None,
+            allowed: None,
         });
     }
     Ok((columns, names))

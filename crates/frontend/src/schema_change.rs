@@ -35,12 +35,14 @@ struct AlterPlan {
     rewrite: bool,
 }
 
-/// Runs `ALTER TABLE db.name ops`.
+/// Runs `ALTER TABLE db.name ops`, the references of foreign keys it adds checked when
+/// `foreign_key_checks` is on.
 pub(crate) async fn alter_table(
     services: &Services,
     database: &str,
     name: &str,
     ops: &[AlterTableOp],
+    foreign_key_checks: bool,
 ) -> Result<Output> {
     let mut attempt = 0;
     loop {
@@ -52,7 +54,15 @@ pub(crate) async fn alter_table(
         if old.id != id {
             continue;
         }
-        let plan = plan_alter(&old, ops)?;
+        let plan = {
+            let lookup = |db: &str, name: &str| services.catalog.table(db, name).ok();
+            let references = References {
+                lookup: &lookup,
+                name_case: services.catalog.table_name_case(),
+                checks: foreign_key_checks,
+            };
+            plan_alter(&old, ops, &references)?
+        };
         let storage = services.storage.clone();
         let result = tokio::task::spawn_blocking(move || -> Result<()> {
             if plan.rewrite {
@@ -77,8 +87,15 @@ pub(crate) async fn alter_table(
     }
 }
 
+/// How foreign keys an ALTER adds find (and check) the tables they refer to.
+struct References<'a> {
+    lookup: crate::table_keys::TableLookup<'a>,
+    name_case: basalt_common::TableNameCase,
+    checks: bool,
+}
+
 /// Applies `ops` to a copy of `old`.
-fn plan_alter(old: &TableMeta, ops: &[AlterTableOp]) -> Result<AlterPlan> {
+fn plan_alter(old: &TableMeta, ops: &[AlterTableOp], refs: &References) -> Result<AlterPlan> {
     // A table declared in another order than it stores is changed in its declared order.
     let declared = old.has_declared_order();
     let (mut table, mut sources) = match declared {
@@ -95,6 +112,11 @@ fn plan_alter(old: &TableMeta, ops: &[AlterTableOp]) -> Result<AlterPlan> {
                     if table.column_index(&def.name).is_some() {
                         return Err(BasaltError::DuplicateColumn(def.name.clone()));
                     }
+                    if def.generated.is_some() {
+                        return Err(BasaltError::NotSupported(
+                            "adding a generated column with ALTER TABLE".into(),
+                        ));
+                    }
                     let column = new_column(&table, def, None)?;
                     let index = match (at, position) {
                         // The columns of one ADD COLUMN (..) stay together, in order.
@@ -106,6 +128,10 @@ fn plan_alter(old: &TableMeta, ops: &[AlterTableOp]) -> Result<AlterPlan> {
                     table.columns.insert(index, column);
                     sources.insert(index, None);
                     at = Some(index);
+                    if def.unique {
+                        let unique = basalt_sql::unique_column_index(&def.name);
+                        crate::table_keys::add_index(&mut table, &unique, false)?;
+                    }
                 }
                 rewrite = true;
             }
@@ -117,6 +143,8 @@ fn plan_alter(old: &TableMeta, ops: &[AlterTableOp]) -> Result<AlterPlan> {
                     return Err(BasaltError::CantDropColumn(name.clone()));
                 };
                 check_droppable(&table, index)?;
+                let name = table.columns[index].name.clone();
+                crate::table_keys::drop_key_column(&mut table, &name)?;
                 let dropped = table.columns.remove(index);
                 sources.remove(index);
                 remove_from_bloom_filters(&mut table, &dropped.name);
@@ -189,7 +217,36 @@ fn plan_alter(old: &TableMeta, ops: &[AlterTableOp]) -> Result<AlterPlan> {
                     table.properties.insert(key, v.clone());
                 }
             }
-            AlterTableOp::Index => {}
+            AlterTableOp::AddIndex {
+                index,
+                if_not_exists,
+            } => {
+                crate::table_keys::add_index(&mut table, index, *if_not_exists)?;
+            }
+            AlterTableOp::DropIndex { name, if_exists } => {
+                crate::table_keys::drop_index(&mut table, name, *if_exists)?
+            }
+            AlterTableOp::RenameIndex { from, to } => {
+                crate::table_keys::rename_index(&mut table, from, to)?
+            }
+            AlterTableOp::AddForeignKey(fk) => {
+                let database = table.database.clone();
+                let ref_db = match &fk.table.database {
+                    Some(d) => refs.name_case.stored(d),
+                    None => database.clone(),
+                };
+                crate::table_keys::add_foreign_key(
+                    &mut table,
+                    &database,
+                    fk,
+                    &ref_db,
+                    refs.lookup,
+                    refs.checks,
+                )?;
+            }
+            AlterTableOp::DropForeignKey { name, if_exists } => {
+                crate::table_keys::drop_foreign_key(&mut table, name, *if_exists)?
+            }
         }
         columns_changed |= rewrite;
     }
@@ -310,6 +367,7 @@ fn rename_column(table: &mut TableMeta, index: usize, to: &str) -> Result<()> {
     }
     let from = table.columns[index].name.clone();
     table.columns[index].set_name(to);
+    crate::table_keys::rename_key_column(table, &from, to);
     if let Some(list) = table.properties.get_mut("bloom_filter_columns") {
         *list = list
             .split(',')

@@ -233,6 +233,9 @@ pub fn extra_text(c: &ColumnMeta) -> String {
     if c.auto_increment {
         parts.push("auto_increment".into());
     }
+    if let Some(g) = &c.generated {
+        parts.push(if g.stored { "STORED GENERATED" } else { "VIRTUAL GENERATED" }.into());
+    }
     parts.join(" ")
 }
 
@@ -289,11 +292,17 @@ fn sql_string(s: &str) -> String {
 /// `PRIMARY KEY (..)` in the column list, then Doris's clauses (key model, comment,
 /// distribution, properties) on the closing `) ENGINE=OLAP` line, partitions one per line.
 pub fn create_table_sql(t: &TableMeta) -> String {
-    let mut s = format!("CREATE TABLE `{}` (\n", t.name);
+    let q = crate::ddl_text::quote_ident;
+    let mut s = format!("CREATE TABLE {} (\n", q(&t.name));
     let mut lines: Vec<String> = t
         .declared_columns()
         .map(|(_, c)| {
-            let mut line = format!("  `{}` {}", c.shown_name(), c.ty);
+            let mut line = format!(
+                "  {} {}{}",
+                q(c.shown_name()),
+                crate::ddl_text::column_type(c),
+                crate::ddl_text::generated_clause(c)
+            );
             if let Some(a) = c.agg {
                 line.push_str(&format!(" {}", a.sql_name()));
             }
@@ -320,11 +329,12 @@ pub fn create_table_sql(t: &TableMeta) -> String {
     let keys: Vec<String> = t
         .key_columns()
         .iter()
-        .map(|c| format!("`{}`", c.shown_name()))
+        .map(|c| q(c.shown_name()))
         .collect();
     if t.keys_model == basalt_catalog::KeysModel::Unique {
         lines.push(format!("  PRIMARY KEY ({})", keys.join(", ")));
     }
+    lines.extend(crate::ddl_text::key_lines(t));
     s.push_str(&lines.join(",\n"));
     s.push_str("\n) ENGINE=OLAP");
     // A table in load order has no key clause (its property says so).
@@ -344,7 +354,7 @@ pub fn create_table_sql(t: &TableMeta) -> String {
         } else {
             "LIST"
         };
-        s.push_str(&format!(" PARTITION BY {kind}(`{}`)\n(", pc.shown_name()));
+        s.push_str(&format!(" PARTITION BY {kind}({})\n(", q(pc.shown_name())));
         let parts: Vec<String> = t
             .partitions
             .iter()
@@ -394,7 +404,7 @@ pub fn create_table_sql(t: &TableMeta) -> String {
             .distribution
             .columns
             .iter()
-            .map(|i| format!("`{}`", t.columns[*i].shown_name()))
+            .map(|i| q(t.columns[*i].shown_name()))
             .collect();
         s.push_str(&format!(
             " DISTRIBUTED BY HASH({}) BUCKETS {}",

@@ -3,8 +3,9 @@
 //! is ever half-created, then hands it to the catalog.
 
 use basalt_catalog::{
-    check_new_partition, AggKind, Catalog, ColumnDefault, ColumnMeta, DistributionMeta, KeysModel,
-    PartitionBound, PartitionKind, PartitionMeta, PartitionValue, TableMeta,
+    check_new_partition, AggKind, AllowedValues, Catalog, ColumnDefault, ColumnMeta,
+    DistributionMeta, GeneratedMeta, KeysModel, PartitionBound, PartitionKind, PartitionMeta,
+    PartitionValue, TableMeta,
 };
 use basalt_common::{BasaltError, Result, SqlType};
 use basalt_sql as sql;
@@ -57,6 +58,17 @@ pub fn create_table(
     database: &str,
     stmt: &sql::CreateTable,
 ) -> Result<bool> {
+    create_table_checked(catalog, database, stmt, true)
+}
+
+/// CREATE TABLE as [`create_table`] does, its foreign keys' references checked when
+/// `foreign_key_checks` (the session's variable) is on.
+pub fn create_table_checked(
+    catalog: &dyn Catalog,
+    database: &str,
+    stmt: &sql::CreateTable,
+    foreign_key_checks: bool,
+) -> Result<bool> {
     if !catalog.database_exists(database) {
         return Err(BasaltError::UnknownDatabase(database.to_string()));
     }
@@ -68,13 +80,29 @@ pub fn create_table(
             )),
         };
     }
-    let table = build_table(
+    let mut table = build_table(
         stmt,
         database,
         catalog.allocate_id(),
         || catalog.allocate_id(),
         now_ms(),
     )?;
+    table.name = catalog.table_name_case().stored(&table.name);
+    let lookup = |db: &str, name: &str| catalog.table(db, name).ok();
+    for fk in &stmt.foreign_keys {
+        let ref_db = match &fk.table.database {
+            Some(d) => catalog.table_name_case().stored(d),
+            None => database.to_string(),
+        };
+        crate::table_keys::add_foreign_key(
+            &mut table,
+            database,
+            fk,
+            &ref_db,
+            &lookup,
+            foreign_key_checks,
+        )?;
+    }
     catalog.create_table(table, stmt.if_not_exists)
 }
 
@@ -404,10 +432,31 @@ fn build_table(
         created_ms: now_ms,
         schema_version: 0,
         declared_order: Vec::new(),
+        indexes: Vec::new(),
+        foreign_keys: Vec::new(),
     };
     table.set_declared_order(storage_index);
     check_row_store(&table)?;
+    for index in &stmt.indexes {
+        crate::table_keys::add_index(&mut table, index, false)?;
+    }
     Ok(table)
+}
+
+/// The table `stmt` defines, without a catalog (ids from 1).
+#[cfg(test)]
+pub(crate) fn build_for_tests(stmt: &sql::CreateTable) -> Result<TableMeta> {
+    let mut id = 1;
+    build_table(
+        stmt,
+        "d",
+        1,
+        || {
+            id += 1;
+            id
+        },
+        0,
+    )
 }
 
 /// The row store (`store_row_column`) holds scalar columns only: ARRAY, MAP and STRUCT
@@ -503,7 +552,32 @@ pub(crate) fn column_meta(
         default,
         comment: c.comment.clone().unwrap_or_default(),
         auto_increment: c.auto_increment,
+        generated: c.generated.as_ref().map(|g| GeneratedMeta {
+            expr: g.expr.clone(),
+            stored: g.stored,
+        }),
+        allowed: c.allowed.as_ref().map(|a| AllowedValues {
+            set: a.set,
+            values: a.values.clone(),
+        }),
     };
+    if column.generated.is_some() {
+        return Err(BasaltError::NotSupported(
+            "generated columns (GENERATED ALWAYS AS)".into(),
+        ));
+    }
+    if column.generated.is_some() && (column.default.is_some() || column.auto_increment) {
+        return Err(ddl(format!(
+            "generated column '{}' takes no DEFAULT or AUTO_INCREMENT",
+            c.name
+        )));
+    }
+    if let (Some(allowed), Some(ColumnDefault::Literal(v))) = (&column.allowed, &column.default) {
+        match allowed.admit(v) {
+            Some(stored) => column.default = Some(ColumnDefault::Literal(stored)),
+            None => return Err(ddl(format!("Invalid default value for '{}'", c.name))),
+        }
+    }
     column.set_name(&c.name);
     Ok(column)
 }

@@ -3,7 +3,8 @@
 //! `RENAME COLUMN a b`, `RENAME b`, `MODIFY COMMENT`, `MODIFY COLUMN c COMMENT`, `SET (..)`,
 //! `ADD/DROP PARTITION`), several changes separated by commas.
 
-use crate::ddl::{parse_column_def, parse_partition_def, parse_properties, skip_index_definition};
+use crate::ddl::{parse_column_def, parse_partition_def, parse_properties};
+use crate::table_constraints::{self, TableConstraint};
 use crate::parser::parse_table_name;
 use crate::statement::*;
 use crate::words::{eat_word, eat_words, expect_word, ident, peek_word, string_literal};
@@ -36,9 +37,8 @@ fn partition_op(p: &mut Parser) -> Result<Option<PartitionOp>, ParserError> {
 
 fn table_op(p: &mut Parser) -> Result<AlterTableOp, ParserError> {
     if eat_word(p, "ADD") {
-        if eat_word(p, "INDEX") || eat_word(p, "KEY") {
-            skip_index_definition(p)?;
-            return Ok(AlterTableOp::Index);
+        if let Some(op) = add_index_or_constraint(p)? {
+            return Ok(op);
         }
         eat_word(p, "COLUMN");
         let columns = if p.consume_token(&Token::LParen) {
@@ -54,8 +54,14 @@ fn table_op(p: &mut Parser) -> Result<AlterTableOp, ParserError> {
     }
     if eat_word(p, "DROP") {
         if eat_word(p, "INDEX") || eat_word(p, "KEY") {
-            ident(p)?;
-            return Ok(AlterTableOp::Index);
+            let if_exists = eat_words(p, &["IF", "EXISTS"]);
+            let name = ident(p)?;
+            return Ok(AlterTableOp::DropIndex { name, if_exists });
+        }
+        if eat_words(p, &["FOREIGN", "KEY"]) {
+            let if_exists = eat_words(p, &["IF", "EXISTS"]);
+            let name = ident(p)?;
+            return Ok(AlterTableOp::DropForeignKey { name, if_exists });
         }
         eat_word(p, "COLUMN");
         let if_exists = eat_words(p, &["IF", "EXISTS"]);
@@ -96,6 +102,12 @@ fn table_op(p: &mut Parser) -> Result<AlterTableOp, ParserError> {
         });
     }
     if eat_word(p, "RENAME") {
+        if eat_word(p, "INDEX") || eat_word(p, "KEY") {
+            let from = ident(p)?;
+            expect_word(p, "TO")?;
+            let to = ident(p)?;
+            return Ok(AlterTableOp::RenameIndex { from, to });
+        }
         if eat_word(p, "COLUMN") {
             let from = ident(p)?;
             eat_word(p, "TO");
@@ -118,6 +130,25 @@ fn table_op(p: &mut Parser) -> Result<AlterTableOp, ParserError> {
         "ADD, DROP, MODIFY, CHANGE, RENAME, COMMENT or SET",
         p.peek_token(),
     )
+}
+
+/// After ADD: `[CONSTRAINT [name]] UNIQUE | FOREIGN KEY ..`, `INDEX | KEY | FULLTEXT ..`;
+/// `None`, nothing eaten, when a column follows instead.
+fn add_index_or_constraint(p: &mut Parser) -> Result<Option<AlterTableOp>, ParserError> {
+    let start = p.peek_token();
+    let constraint = table_constraints::eat_constraint_name(p)?;
+    match table_constraints::parse_table_constraint(p, constraint)? {
+        None => Ok(None),
+        Some(TableConstraint::Index(index)) => Ok(Some(AlterTableOp::AddIndex {
+            index,
+            if_not_exists: false,
+        })),
+        Some(TableConstraint::ForeignKey(fk)) if fk.referenced.is_empty() => {
+            p.expected("the referenced columns after REFERENCES table", start)
+        }
+        Some(TableConstraint::ForeignKey(fk)) => Ok(Some(AlterTableOp::AddForeignKey(fk))),
+        Some(TableConstraint::Check) => p.expected("an index or a foreign key (ADD CHECK is not kept)", start),
+    }
 }
 
 fn peek_word_at(p: &Parser, n: usize, w: &str) -> bool {

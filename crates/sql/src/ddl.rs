@@ -3,7 +3,7 @@
 
 use crate::parser::parse_table_name;
 use crate::statement::*;
-use crate::table_constraints;
+use crate::table_constraints::{self, TableConstraint};
 use crate::words::{
     eat_word, eat_words, expect_word, ident, peek_nth_word, peek_word, string_literal, uint_literal,
 };
@@ -52,6 +52,8 @@ fn parse_create_table_rest(p: &mut Parser) -> Result<Statement, ParserError> {
         columns: Vec::new(),
         keys: None,
         primary_key: None,
+        indexes: Vec::new(),
+        foreign_keys: Vec::new(),
         engine: None,
         comment: None,
         partition: None,
@@ -176,11 +178,11 @@ fn parse_keys_model(p: &mut Parser) -> Option<KeysModel> {
     Some(model)
 }
 
-/// A column definition, `[CONSTRAINT [name]] PRIMARY KEY (..)`, or an index, unique key, foreign
-/// key or check constraint (accepted, not used: see [`crate::table_constraints`]).
+/// A column definition, `[CONSTRAINT [name]] PRIMARY KEY (..)`, or an index, unique key,
+/// foreign key or check constraint (see [`crate::table_constraints`]).
 fn parse_table_element(p: &mut Parser, table: &mut CreateTable) -> Result<(), ParserError> {
     let start = p.peek_token();
-    let named_constraint = table_constraints::eat_constraint_name(p)?;
+    let constraint = table_constraints::eat_constraint_name(p)?;
     if eat_words(p, &["PRIMARY", "KEY"]) {
         if table.primary_key.is_some() {
             return p.expected(
@@ -194,25 +196,20 @@ fn parse_table_element(p: &mut Parser, table: &mut CreateTable) -> Result<(), Pa
         table.primary_key = Some(column_list(p)?);
         return Ok(());
     }
-    if eat_words(p, &["UNIQUE", "KEY"])
-        || eat_words(p, &["UNIQUE", "INDEX"])
-        || eat_word(p, "UNIQUE")
-    {
-        return skip_index_definition(p);
-    }
-    if table_constraints::skip_table_constraint(p)? {
-        return Ok(());
-    }
-    if named_constraint {
-        return p.expected("PRIMARY KEY, UNIQUE, FOREIGN KEY or CHECK", p.peek_token());
-    }
-    if eat_word(p, "INDEX")
-        || eat_word(p, "KEY")
-        || eat_words(p, &["FULLTEXT", "INDEX"])
-        || eat_words(p, &["FULLTEXT", "KEY"])
-        || eat_word(p, "FULLTEXT")
-    {
-        return skip_index_definition(p);
+    match table_constraints::parse_table_constraint(p, constraint)? {
+        Some(TableConstraint::Index(index)) => {
+            table.indexes.push(index);
+            return Ok(());
+        }
+        Some(TableConstraint::ForeignKey(fk)) => {
+            if fk.referenced.is_empty() {
+                return p.expected("the referenced columns after REFERENCES table", start);
+            }
+            table.foreign_keys.push(fk);
+            return Ok(());
+        }
+        Some(TableConstraint::Check) => return Ok(()),
+        None => {}
     }
     let (col, primary_key) = parse_column_def(p)?;
     // In MySQL's column grammar a lone `KEY` is `PRIMARY KEY`.
@@ -225,36 +222,34 @@ fn parse_table_element(p: &mut Parser, table: &mut CreateTable) -> Result<(), Pa
         }
         table.primary_key = Some(vec![col.name.clone()]);
     }
+    if col.unique {
+        table.indexes.push(unique_column_index(&col.name));
+    }
     table.columns.push(col);
     Ok(())
 }
 
-/// An index after `INDEX`: `[name] (cols) [USING BITMAP|INVERTED|NGRAM_BF] [PROPERTIES (..)]
-/// [COMMENT '..']`. Indexes are accepted and not kept.
-pub(crate) fn skip_index_definition(p: &mut Parser) -> Result<(), ParserError> {
-    if !matches!(p.peek_token().token, Token::LParen) && !peek_word(p, "USING") {
-        ident(p)?;
+/// The index a column's `UNIQUE` attribute declares (named after the column, as MySQL does).
+pub fn unique_column_index(column: &str) -> IndexDef {
+    IndexDef {
+        name: None,
+        kind: IndexKind::Unique,
+        columns: vec![IndexColumn {
+            name: column.to_string(),
+            length: None,
+        }],
+        comment: None,
+        properties: Vec::new(),
     }
-    if eat_word(p, "USING") {
-        ident(p)?;
-    }
-    table_constraints::skip_key_parts(p)?;
-    if eat_word(p, "USING") {
-        ident(p)?;
-    }
-    if eat_word(p, "PROPERTIES") {
-        parse_properties(p)?;
-    }
-    if eat_word(p, "COMMENT") {
-        string_literal(p)?;
-    }
-    Ok(())
 }
 
 /// A column and its attributes in any order; `true` with it when one of them is `PRIMARY KEY`.
 pub(crate) fn parse_column_def(p: &mut Parser) -> Result<(ColumnDef, bool), ParserError> {
     let name = ident(p)?;
-    let ty = parse_type(p)?;
+    let (ty, allowed) = match parse_allowed_values(p)? {
+        Some((ty, allowed)) => (ty, Some(allowed)),
+        None => (parse_type(p)?, None),
+    };
     let mut col = ColumnDef {
         name,
         ty,
@@ -264,6 +259,9 @@ pub(crate) fn parse_column_def(p: &mut Parser) -> Result<(ColumnDef, bool), Pars
         comment: None,
         auto_increment: false,
         key: false,
+        unique: false,
+        generated: None,
+        allowed,
     };
     let mut primary_key = false;
     loop {
@@ -297,12 +295,61 @@ pub(crate) fn parse_column_def(p: &mut Parser) -> Result<(ColumnDef, bool), Pars
             // MySQL's per-column character set and collation: Basalt stores UTF-8 and
             // compares binary, as for the table's options.
             ident(p)?;
-        } else if table_constraints::skip_column_constraint(p)? {
+        } else if let Some(generated) = parse_generated(p)? {
+            col.generated = Some(generated);
+        } else if let Some(unique) = table_constraints::parse_column_constraint(p)? {
+            col.unique |= unique;
         } else {
             break;
         }
     }
     Ok((col, primary_key))
+}
+
+/// `ENUM('a', ..)` or `SET('a', ..)` as a column type: the VARCHAR that holds every value
+/// the column may take (the longest member, or every member of a SET with its commas) and the
+/// members. `None`, nothing eaten, for any other type.
+fn parse_allowed_values(p: &mut Parser) -> Result<Option<(SqlType, AllowedValues)>, ParserError> {
+    let set = peek_word(p, "SET");
+    if !(set || peek_word(p, "ENUM")) || !matches!(p.peek_nth_token(1).token, Token::LParen) {
+        return Ok(None);
+    }
+    p.next_token();
+    p.next_token();
+    let values = p.parse_comma_separated(string_literal)?;
+    p.expect_token(&Token::RParen)?;
+    let lengths = values.iter().map(|v| v.chars().count());
+    let width = match set {
+        true => lengths.sum::<usize>() + values.len().saturating_sub(1),
+        false => lengths.max().unwrap_or(0),
+    };
+    let width = u32::try_from(width.max(1))
+        .map_err(|_| ParserError::ParserError("ENUM or SET members too long".into()))?;
+    Ok(Some((SqlType::Varchar(width), AllowedValues { set, values })))
+}
+
+/// `[GENERATED ALWAYS] AS (expr) [VIRTUAL | STORED | PERSISTENT]`; `None`, nothing eaten,
+/// when no generated column starts here.
+fn parse_generated(p: &mut Parser) -> Result<Option<GeneratedColumn>, ParserError> {
+    if eat_word(p, "GENERATED") {
+        expect_word(p, "ALWAYS")?;
+        expect_word(p, "AS")?;
+    } else if peek_word(p, "AS") && matches!(p.peek_nth_token(1).token, Token::LParen) {
+        p.next_token();
+    } else {
+        return Ok(None);
+    }
+    p.expect_token(&Token::LParen)?;
+    let expr = p.parse_expr()?;
+    p.expect_token(&Token::RParen)?;
+    let stored = eat_word(p, "STORED") || eat_word(p, "PERSISTENT");
+    if !stored {
+        eat_word(p, "VIRTUAL");
+    }
+    Ok(Some(GeneratedColumn {
+        expr: expr.to_string(),
+        stored,
+    }))
 }
 
 fn parse_agg_kind(p: &mut Parser) -> Option<AggKind> {
@@ -800,6 +847,44 @@ mod tests {
         );
         assert_eq!(t.primary_key, Some(vec!["id".to_string()]));
         assert_eq!(t.columns.len(), 4);
+        // Indexes and table-level foreign keys are kept; CHECK and column REFERENCES are not.
+        let indexes: Vec<(Option<&str>, IndexKind, usize)> = t
+            .indexes
+            .iter()
+            .map(|i| (i.name.as_deref(), i.kind, i.columns.len()))
+            .collect();
+        assert_eq!(
+            indexes,
+            vec![
+                (None, IndexKind::Unique, 1),
+                (Some("uq_name"), IndexKind::Unique, 1),
+                (Some("ft"), IndexKind::Fulltext, 1),
+                (None, IndexKind::Plain, 1),
+            ]
+        );
+        assert_eq!(t.indexes[1].columns[0].length, Some(10));
+        let fks: Vec<(Option<&str>, &str, Option<ReferentialAction>)> = t
+            .foreign_keys
+            .iter()
+            .map(|f| (f.name.as_deref(), f.table.table.as_str(), f.on_delete))
+            .collect();
+        assert_eq!(
+            fks,
+            vec![
+                (Some("fk_parent"), "users", Some(ReferentialAction::NoAction)),
+                (Some("fk2"), "users", None),
+            ]
+        );
+        assert_eq!(t.foreign_keys[1].table.database.as_deref(), Some("other"));
+        assert_eq!(t.foreign_keys[0].on_update, Some(ReferentialAction::SetNull));
+        let t = create(
+            "CREATE TABLE d (k INT, s STRING, INDEX idx_s (s) USING INVERTED PROPERTIES (\"parser\" = \"english\") COMMENT 'text', \
+             INDEX b (k) USING BITMAP) DUPLICATE KEY(k)",
+        );
+        assert_eq!(t.indexes[0].kind, IndexKind::Inverted);
+        assert_eq!(t.indexes[0].comment.as_deref(), Some("text"));
+        assert_eq!(t.indexes[0].properties.len(), 1);
+        assert_eq!(t.indexes[1].kind, IndexKind::Bitmap);
         let t = create(
             "CREATE TABLE n (a NATIONAL VARCHAR(10), b NATIONAL CHAR(3), c NCHAR(2), d NVARCHAR(5), e CHARACTER(4))",
         );
@@ -822,6 +907,27 @@ mod tests {
         );
         let e = parse_one("CREATE TABLE t (a INT REFERENCES u (a) ON DELETE EXPLODE)").unwrap_err();
         assert!(e.to_string().contains("CASCADE"), "{e}");
+    }
+
+    #[test]
+    fn enum_set_and_generated_columns() {
+        let t = create(
+            "CREATE TABLE e (id INT, s ENUM('a', 'bcd', 'it''s') NOT NULL DEFAULT 'a', \
+             m SET('x', 'y'), g INT GENERATED ALWAYS AS (id * 2) STORED NOT NULL, \
+             v BIGINT AS (id + 1), w INT AS (id) VIRTUAL COMMENT 'c')",
+        );
+        assert_eq!(t.columns[1].ty, SqlType::Varchar(4));
+        let allowed = t.columns[1].allowed.as_ref().unwrap();
+        assert!(!allowed.set);
+        assert_eq!(allowed.values, vec!["a", "bcd", "it's"]);
+        assert_eq!(t.columns[2].ty, SqlType::Varchar(3));
+        assert!(t.columns[2].allowed.as_ref().unwrap().set);
+        let g = t.columns[3].generated.as_ref().unwrap();
+        assert_eq!((g.expr.as_str(), g.stored), ("id * 2", true));
+        assert_eq!(t.columns[3].nullable, Some(false));
+        assert!(!t.columns[4].generated.as_ref().unwrap().stored);
+        assert_eq!(t.columns[5].comment.as_deref(), Some("c"));
+        assert!(parse_one("CREATE TABLE e (s ENUM())").is_err());
     }
 
     fn create_as(sql: &str) -> CreateTableAs {

@@ -307,54 +307,53 @@ fn parse_prepared_statement_sql(p: &mut Parser) -> Result<Option<Statement>, Par
     Ok(None)
 }
 
-/// `CREATE [UNIQUE] INDEX name ON t (cols) [USING ...]` and `DROP INDEX name ON t`.
+/// `CREATE [UNIQUE | FULLTEXT] INDEX [IF NOT EXISTS] name [USING ..] ON t (cols) [options]`
+/// and `DROP INDEX [IF EXISTS] name ON t`.
 fn parse_index_ddl(p: &mut Parser) -> Result<Option<Statement>, ParserError> {
-    let create_index = peek_word(p, "CREATE")
-        && (peek_nth_word(p, 1, "INDEX")
-            || (peek_nth_word(p, 1, "UNIQUE") && peek_nth_word(p, 2, "INDEX")));
-    if create_index {
+    let kind_words = |p: &Parser| {
+        if peek_nth_word(p, 1, "INDEX") {
+            Some(IndexKind::Plain)
+        } else if peek_nth_word(p, 2, "INDEX") && peek_nth_word(p, 1, "UNIQUE") {
+            Some(IndexKind::Unique)
+        } else if peek_nth_word(p, 2, "INDEX") && peek_nth_word(p, 1, "FULLTEXT") {
+            Some(IndexKind::Fulltext)
+        } else {
+            None
+        }
+    };
+    if let Some(kind) = kind_words(p).filter(|_| peek_word(p, "CREATE")) {
         p.next_token();
-        eat_word(p, "UNIQUE");
+        if kind != IndexKind::Plain {
+            p.next_token();
+        }
         expect_word(p, "INDEX")?;
-        let _ = eat_words(p, &["IF", "NOT", "EXISTS"]);
+        let if_not_exists = eat_words(p, &["IF", "NOT", "EXISTS"]);
         let name = ident(p)?;
         if eat_word(p, "USING") {
             ident(p)?;
         }
         expect_word(p, "ON")?;
         let table = parse_table_name(p)?;
-        p.expect_token(&Token::LParen)?;
-        let columns = p.parse_comma_separated(|p| {
-            let c = ident(p)?;
-            // A prefix length `c(10)` and ASC/DESC are accepted.
-            if p.consume_token(&Token::LParen) {
-                p.next_token();
-                p.expect_token(&Token::RParen)?;
-            }
-            let _ = eat_word(p, "ASC") || eat_word(p, "DESC");
-            Ok(c)
-        })?;
-        p.expect_token(&Token::RParen)?;
-        if eat_word(p, "USING") {
-            ident(p)?;
-        }
-        if eat_word(p, "COMMENT") {
-            string_literal(p)?;
-        }
+        let mut index = crate::table_constraints::parse_index_body(p, kind)?;
+        index.name = Some(name);
         return Ok(Some(Statement::CreateIndex {
-            name,
             table,
-            columns,
+            index,
+            if_not_exists,
         }));
     }
     if peek_word(p, "DROP") && peek_nth_word(p, 1, "INDEX") {
         p.next_token();
         p.next_token();
-        let _ = eat_words(p, &["IF", "EXISTS"]);
+        let if_exists = eat_words(p, &["IF", "EXISTS"]);
         let name = ident(p)?;
         expect_word(p, "ON")?;
         let table = parse_table_name(p)?;
-        return Ok(Some(Statement::DropIndex { name, table }));
+        return Ok(Some(Statement::DropIndex {
+            name,
+            table,
+            if_exists,
+        }));
     }
     Ok(None)
 }

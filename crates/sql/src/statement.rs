@@ -145,17 +145,18 @@ pub enum Statement {
     Deallocate {
         name: String,
     },
-    /// `CREATE [UNIQUE] INDEX name ON t (cols) ...`: accepted for MySQL compatibility; segments
-    /// keep zone maps on every column and Unique tables a primary-key index.
+    /// `CREATE [UNIQUE | FULLTEXT] INDEX [IF NOT EXISTS] name ON t (cols) ..`: MySQL's other
+    /// spelling of `ALTER TABLE t ADD INDEX` (the index is kept in the table's definition).
     CreateIndex {
-        name: String,
         table: TableName,
-        columns: Vec<String>,
+        index: IndexDef,
+        if_not_exists: bool,
     },
-    /// `DROP INDEX name ON t`.
+    /// `DROP INDEX [IF EXISTS] name ON t`.
     DropIndex {
         name: String,
         table: TableName,
+        if_exists: bool,
     },
     /// `CREATE WORKLOAD GROUP [IF NOT EXISTS] g [PROPERTIES (..)]`.
     CreateWorkloadGroup {
@@ -456,6 +457,28 @@ pub struct ColumnDef {
     pub auto_increment: bool,
     /// Doris's `KEY` attribute (`ADD COLUMN c INT KEY`): the column joins the key.
     pub key: bool,
+    /// MySQL's column attribute `UNIQUE [KEY]`: a unique index on this column alone.
+    pub unique: bool,
+    /// `[GENERATED ALWAYS] AS (expr) [VIRTUAL | STORED]`.
+    pub generated: Option<GeneratedColumn>,
+    /// `ENUM('a', ..)` / `SET('a', ..)`: the values the column takes (its `ty` is the VARCHAR
+    /// that holds them).
+    pub allowed: Option<AllowedValues>,
+}
+
+/// A generated column's expression, as SQL text, and whether MySQL's DDL said STORED.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GeneratedColumn {
+    pub expr: String,
+    pub stored: bool,
+}
+
+/// The members of an ENUM or SET column type, as declared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AllowedValues {
+    /// True for SET (a comma-separated subset), false for ENUM (one member).
+    pub set: bool,
+    pub values: Vec<String>,
 }
 
 /// One literal in a partition bound; `MaxValue` only appears in `LESS THAN (MAXVALUE)`.
@@ -527,6 +550,10 @@ pub struct CreateTable {
     pub keys: Option<(KeysModel, Vec<String>)>,
     /// MySQL-style `PRIMARY KEY (cols)` in the column list.
     pub primary_key: Option<Vec<String>>,
+    /// Secondary indexes (`INDEX`, `KEY`, `UNIQUE`, column-level `UNIQUE`, Doris's `INDEX ..
+    /// USING INVERTED`), in declared order.
+    pub indexes: Vec<IndexDef>,
+    pub foreign_keys: Vec<ForeignKeyDef>,
     pub engine: Option<String>,
     pub comment: Option<String>,
     pub partition: Option<PartitionClause>,
@@ -582,8 +609,82 @@ pub enum AlterTableOp {
     Comment(String),
     /// Doris's `SET ("key" = "value", ..)`.
     SetProperties(Vec<(String, String)>),
-    /// `ADD INDEX ..` / `DROP INDEX ..` (indexes are accepted and not kept, as in CREATE TABLE).
-    Index,
+    /// `ADD {INDEX | KEY | UNIQUE ..| FULLTEXT ..} ..` (`if_not_exists`: MariaDB's `ADD INDEX
+    /// IF NOT EXISTS`).
+    AddIndex { index: IndexDef, if_not_exists: bool },
+    /// `DROP {INDEX | KEY} [IF EXISTS] name`.
+    DropIndex { name: String, if_exists: bool },
+    /// `RENAME {INDEX | KEY} a TO b`.
+    RenameIndex { from: String, to: String },
+    /// `ADD [CONSTRAINT [name]] FOREIGN KEY ..`.
+    AddForeignKey(ForeignKeyDef),
+    /// `DROP FOREIGN KEY [IF EXISTS] name`.
+    DropForeignKey { name: String, if_exists: bool },
+}
+
+/// What kind of secondary index `INDEX`/`KEY` declares: MySQL's (plain, unique, full-text)
+/// or Doris's (`USING INVERTED | BITMAP | NGRAM_BF`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexKind {
+    Plain,
+    Unique,
+    Fulltext,
+    Inverted,
+    Bitmap,
+    NgramBf,
+}
+
+/// One column of an index, with MySQL's prefix length (`name(10)`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexColumn {
+    pub name: String,
+    pub length: Option<u32>,
+}
+
+/// A secondary index as declared (`name` None: MySQL names it after its first column).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexDef {
+    pub name: Option<String>,
+    pub kind: IndexKind,
+    pub columns: Vec<IndexColumn>,
+    pub comment: Option<String>,
+    /// Doris's `PROPERTIES ("parser" = ..)` of an inverted or n-gram index.
+    pub properties: Vec<(String, String)>,
+}
+
+/// `ON DELETE` / `ON UPDATE` of a foreign key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReferentialAction {
+    Restrict,
+    Cascade,
+    SetNull,
+    SetDefault,
+    NoAction,
+}
+
+impl ReferentialAction {
+    /// As MySQL writes it (SHOW CREATE TABLE, REFERENTIAL_CONSTRAINTS).
+    pub fn sql(&self) -> &'static str {
+        match self {
+            ReferentialAction::Restrict => "RESTRICT",
+            ReferentialAction::Cascade => "CASCADE",
+            ReferentialAction::SetNull => "SET NULL",
+            ReferentialAction::SetDefault => "SET DEFAULT",
+            ReferentialAction::NoAction => "NO ACTION",
+        }
+    }
+}
+
+/// `[CONSTRAINT [name]] FOREIGN KEY [index_name] (cols) REFERENCES t (cols) [ON DELETE ..]
+/// [ON UPDATE ..]` (`name`: the constraint's name, else the index name, else none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForeignKeyDef {
+    pub name: Option<String>,
+    pub columns: Vec<String>,
+    pub table: TableName,
+    pub referenced: Vec<String>,
+    pub on_delete: Option<ReferentialAction>,
+    pub on_update: Option<ReferentialAction>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! Rows in the table's stored form: what every writer (INSERT, DELETE, Stream Load) applies
 //! before handing a batch to a load — NOT NULL, CHAR/VARCHAR length in characters, BINARY
-//! length in bytes, BIT width, LARGEINT range, DATETIME precision, JSON validity and nested
-//! values from text — and AUTO_INCREMENT ids drawn from the catalog.
+//! length in bytes, BIT width, LARGEINT range, DATETIME precision, JSON validity, nested
+//! values from text and ENUM/SET members — and AUTO_INCREMENT ids drawn from the catalog.
 
 use arrow::array::{
     Array, ArrayRef, AsArray, BinaryArray, Decimal256Array, Int64Array, RecordBatch, StringArray,
@@ -94,8 +94,39 @@ pub fn conform(table: &TableMeta, batch: &RecordBatch) -> Result<Vec<ArrayRef>, 
             }
             _ => {}
         }
+        if let Some(allowed) = &c.allowed {
+            columns[i] = admit_members(&columns[i], allowed, &c.name)?;
+        }
     }
     Ok(columns)
+}
+
+/// An ENUM or SET column's values as stored (members as declared), or MySQL's strict-mode
+/// error 1265 for the first value that is not one the column takes.
+fn admit_members(
+    col: &ArrayRef,
+    allowed: &basalt_catalog::AllowedValues,
+    column: &str,
+) -> Result<ArrayRef, BasaltError> {
+    let Some(strings) = col.as_string_opt::<i32>() else {
+        return Ok(col.clone());
+    };
+    let mut out = Vec::with_capacity(strings.len());
+    for (row, value) in strings.iter().enumerate() {
+        match value {
+            None => out.push(None),
+            Some(v) => match allowed.admit(v) {
+                Some(stored) => out.push(Some(stored)),
+                None => {
+                    return Err(BasaltError::StoredValue {
+                        code: 1265,
+                        message: format!("Data truncated for column '{column}' at row {}", row + 1),
+                    })
+                }
+            },
+        }
+    }
+    Ok(Arc::new(StringArray::from(out)))
 }
 
 /// An ARRAY<DATETIME(p)> or ARRAY<TIME(p)> column's elements rounded to p digits, as a

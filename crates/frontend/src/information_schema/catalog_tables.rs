@@ -1,6 +1,6 @@
 //! The information_schema tables that describe the catalog's objects: SCHEMATA, TABLES,
-//! COLUMNS, VIEWS, STATISTICS, KEY_COLUMN_USAGE, TABLE_CONSTRAINTS and PARTITIONS. A table's
-//! sort key is its index: `PRIMARY` (unique) on a Unique table, a unique `aggregate_key` on an
+//! COLUMNS, VIEWS and PARTITIONS (indexes and constraints are `key_tables`'). A table's sort
+//! key is its index: `PRIMARY` (unique) on a Unique table, a unique `aggregate_key` on an
 //! Aggregate table, a non-unique `duplicate_key` on a Duplicate table; only a Unique table has
 //! a PRIMARY KEY constraint.
 
@@ -91,58 +91,6 @@ pub(super) const SPECS: &[TableSpec] = &[
         ],
     },
     TableSpec {
-        name: "statistics",
-        columns: &[
-            ("TABLE_CATALOG", T),
-            ("TABLE_SCHEMA", T),
-            ("TABLE_NAME", T),
-            ("NON_UNIQUE", I),
-            ("INDEX_SCHEMA", T),
-            ("INDEX_NAME", T),
-            ("SEQ_IN_INDEX", I),
-            ("COLUMN_NAME", T),
-            ("COLLATION", T),
-            ("CARDINALITY", I),
-            ("SUB_PART", I),
-            ("PACKED", T),
-            ("NULLABLE", T),
-            ("INDEX_TYPE", T),
-            ("COMMENT", T),
-            ("INDEX_COMMENT", T),
-            ("IS_VISIBLE", T),
-            ("EXPRESSION", T),
-        ],
-    },
-    TableSpec {
-        name: "key_column_usage",
-        columns: &[
-            ("CONSTRAINT_CATALOG", T),
-            ("CONSTRAINT_SCHEMA", T),
-            ("CONSTRAINT_NAME", T),
-            ("TABLE_CATALOG", T),
-            ("TABLE_SCHEMA", T),
-            ("TABLE_NAME", T),
-            ("COLUMN_NAME", T),
-            ("ORDINAL_POSITION", I),
-            ("POSITION_IN_UNIQUE_CONSTRAINT", I),
-            ("REFERENCED_TABLE_SCHEMA", T),
-            ("REFERENCED_TABLE_NAME", T),
-            ("REFERENCED_COLUMN_NAME", T),
-        ],
-    },
-    TableSpec {
-        name: "table_constraints",
-        columns: &[
-            ("CONSTRAINT_CATALOG", T),
-            ("CONSTRAINT_SCHEMA", T),
-            ("CONSTRAINT_NAME", T),
-            ("TABLE_SCHEMA", T),
-            ("TABLE_NAME", T),
-            ("CONSTRAINT_TYPE", T),
-            ("ENFORCED", T),
-        ],
-    },
-    TableSpec {
         name: "partitions",
         columns: &[
             ("TABLE_CATALOG", T),
@@ -186,15 +134,27 @@ pub(crate) fn key_index(t: &TableMeta) -> (&'static str, bool) {
     }
 }
 
-/// MySQL's COLUMN_KEY: PRI for a primary-key column, MUL for the first column of a
-/// non-unique index, UNI for a one-column unique index. `position` is the storage index.
+/// MySQL's COLUMN_KEY: PRI for a primary-key column, UNI for a one-column unique index, MUL
+/// for the first column of a non-unique index, in that order of precedence (the sort key
+/// first, then the secondary indexes). `position` is the storage index.
 fn column_key(t: &TableMeta, position: usize) -> &'static str {
     let c = &t.columns[position];
-    match (t.keys_model, c.is_key) {
+    let sort_key = match (t.keys_model, c.is_key) {
         (_, false) => "",
         (KeysModel::Unique, true) => "PRI",
         (KeysModel::Aggregate, true) if t.num_key_columns == 1 => "UNI",
         (_, true) if position == 0 => "MUL",
+        _ => "",
+    };
+    let leads = |i: &&basalt_catalog::IndexMeta| i.columns[0].name == c.name;
+    let unique = t.indexes.iter().filter(leads).any(|i| {
+        i.kind == basalt_catalog::IndexKind::Unique && i.columns.len() == 1
+    });
+    match sort_key {
+        "PRI" | "UNI" => sort_key,
+        _ if unique => "UNI",
+        "MUL" => sort_key,
+        _ if t.indexes.iter().any(|i| leads(&i)) => "MUL",
         _ => "",
     }
 }
@@ -249,9 +209,6 @@ pub(super) fn build(is: &InformationSchema, name: &str) -> Option<ResultBuilder>
         "tables" => tables(is, &mut b),
         "columns" => columns(is, &mut b),
         "views" => views(is, &mut b),
-        "statistics" => statistics(is, &mut b),
-        "key_column_usage" => key_column_usage(is, &mut b),
-        "table_constraints" => table_constraints(is, &mut b),
         "partitions" => partitions(is, &mut b),
         _ => return None,
     }
@@ -384,7 +341,11 @@ fn columns(is: &InformationSchema, b: &mut ResultBuilder) {
                 (position as i64 + 1).into(),
                 crate::show::default_text(c).into(),
                 (if c.nullable { "YES" } else { "NO" }).into(),
-                c.ty.data_type_name().into(),
+                match &c.allowed {
+                    Some(a) if a.set => "set".into(),
+                    Some(_) => "enum".into(),
+                    None => c.ty.data_type_name().into(),
+                },
                 len.into(),
                 octet_length(&c.ty).into(),
                 prec.into(),
@@ -392,12 +353,15 @@ fn columns(is: &InformationSchema, b: &mut ResultBuilder) {
                 datetime_precision.into(),
                 text.then_some(CHARSET).into(),
                 text.then_some(COLLATION).into(),
-                c.ty.to_string().into(),
+                crate::ddl_text::column_type(c).into(),
                 column_key(&t, i).into(),
                 crate::show::extra_text(c).into(),
                 "select,insert,update,references".into(),
                 c.comment.clone().into(),
-                "".into(),
+                c.generated
+                    .as_ref()
+                    .map_or(String::new(), |g| g.expr.clone())
+                    .into(),
                 None::<i64>.into(),
             ]);
         }
@@ -417,76 +381,6 @@ fn views(is: &InformationSchema, b: &mut ResultBuilder) {
             "INVOKER".into(),
             CHARSET.into(),
             COLLATION.into(),
-        ]);
-    }
-}
-
-fn statistics(is: &InformationSchema, b: &mut ResultBuilder) {
-    for t in is.visible_tables() {
-        let (index, unique) = key_index(&t);
-        let rows = t.num_rows() as i64;
-        for (i, c) in t.columns.iter().take(t.num_key_columns).enumerate() {
-            b.row(vec![
-                "def".into(),
-                t.database.clone().into(),
-                t.name.clone().into(),
-                i64::from(!unique).into(),
-                t.database.clone().into(),
-                index.into(),
-                (i as i64 + 1).into(),
-                c.shown_name().into(),
-                "A".into(),
-                rows.into(),
-                None::<i64>.into(),
-                None::<String>.into(),
-                (if c.nullable { "YES" } else { "" }).into(),
-                "BTREE".into(),
-                "".into(),
-                "".into(),
-                "YES".into(),
-                None::<String>.into(),
-            ]);
-        }
-    }
-}
-
-fn key_column_usage(is: &InformationSchema, b: &mut ResultBuilder) {
-    for t in is.visible_tables() {
-        if t.keys_model != KeysModel::Unique {
-            continue;
-        }
-        for (i, c) in t.columns.iter().take(t.num_key_columns).enumerate() {
-            b.row(vec![
-                "def".into(),
-                t.database.clone().into(),
-                "PRIMARY".into(),
-                "def".into(),
-                t.database.clone().into(),
-                t.name.clone().into(),
-                c.shown_name().into(),
-                (i as i64 + 1).into(),
-                None::<i64>.into(),
-                None::<String>.into(),
-                None::<String>.into(),
-                None::<String>.into(),
-            ]);
-        }
-    }
-}
-
-fn table_constraints(is: &InformationSchema, b: &mut ResultBuilder) {
-    for t in is.visible_tables() {
-        if t.keys_model != KeysModel::Unique {
-            continue;
-        }
-        b.row(vec![
-            "def".into(),
-            t.database.clone().into(),
-            "PRIMARY".into(),
-            t.database.clone().into(),
-            t.name.clone().into(),
-            "PRIMARY KEY".into(),
-            "YES".into(),
         ]);
     }
 }

@@ -1,5 +1,5 @@
 //! information_schema tables for objects Basalt does not have — stored functions, triggers,
-//! events, foreign keys, check constraints, tablespace files, optimizer traces, profiles —
+//! events, check constraints, tablespace files, optimizer traces, profiles —
 //! with MySQL 8.0's columns, so that the tools that probe them find them empty.
 
 use super::{TableSpec, I, T};
@@ -59,22 +59,6 @@ pub(super) const SPECS: &[TableSpec] = &[
             ("CHARACTER_SET_CLIENT", T),
             ("COLLATION_CONNECTION", T),
             ("DATABASE_COLLATION", T),
-        ],
-    },
-    TableSpec {
-        name: "referential_constraints",
-        columns: &[
-            ("CONSTRAINT_CATALOG", T),
-            ("CONSTRAINT_SCHEMA", T),
-            ("CONSTRAINT_NAME", T),
-            ("UNIQUE_CONSTRAINT_CATALOG", T),
-            ("UNIQUE_CONSTRAINT_SCHEMA", T),
-            ("UNIQUE_CONSTRAINT_NAME", T),
-            ("MATCH_OPTION", T),
-            ("UPDATE_RULE", T),
-            ("DELETE_RULE", T),
-            ("TABLE_NAME", T),
-            ("REFERENCED_TABLE_NAME", T),
         ],
     },
     TableSpec {

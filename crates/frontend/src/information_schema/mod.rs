@@ -1,12 +1,13 @@
 //! `information_schema`, computed from the catalog, the grants, the workload groups and the
 //! session when queried, with MySQL 8.0's table and column names: the catalog's objects
-//! (`catalog_tables`), the server's fixed facts and live state (`server_tables`), privileges
+//! (`catalog_tables`), their indexes and constraints (`key_tables`), the server's fixed facts and live state (`server_tables`), privileges
 //! (`privilege_tables`), stored procedures (`routine_tables`), the objects Basalt does not
 //! have (`empty_tables`, so tools find the tables they probe, empty), and Basalt's own workload
 //! and process tables.
 
 mod catalog_tables;
 mod empty_tables;
+mod key_tables;
 mod privilege_tables;
 mod routine_tables;
 mod server_tables;
@@ -65,6 +66,7 @@ const BASALT_TABLES: &[&str] = &[
 pub(crate) fn table_names() -> Vec<&'static str> {
     let mut names: Vec<&'static str> = [
         catalog_tables::SPECS,
+        key_tables::SPECS,
         server_tables::SPECS,
         privilege_tables::SPECS,
         routine_tables::SPECS,
@@ -83,6 +85,7 @@ pub(crate) fn column_spellings(table: &str) -> &'static [(&'static str, Kind)] {
     let table = table.to_lowercase();
     [
         catalog_tables::SPECS,
+        key_tables::SPECS,
         server_tables::SPECS,
         privilege_tables::SPECS,
         routine_tables::SPECS,
@@ -123,6 +126,9 @@ impl InformationSchema {
 
     fn build(&self, name: &str) -> Option<ResultBuilder> {
         if let Some(b) = catalog_tables::build(self, name) {
+            return Some(b);
+        }
+        if let Some(b) = key_tables::build(self, name) {
             return Some(b);
         }
         if let Some(b) = server_tables::build(self, name) {

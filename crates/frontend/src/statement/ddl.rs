@@ -113,41 +113,104 @@ pub fn no_database_hint(services: &Services, e: BasaltError) -> BasaltError {
     }
 }
 
+/// `@@foreign_key_checks`: whether a new foreign key's table and columns must exist.
+pub(crate) fn foreign_key_checks(session: &Session) -> bool {
+    session
+        .variables()
+        .get("foreign_key_checks")
+        .map(|v| v.as_text())
+        .map(|v| !matches!(v.to_ascii_uppercase().as_str(), "0" | "OFF" | "FALSE"))
+        .unwrap_or(true)
+}
+
+/// A warning for each UNIQUE index `after` has that `before` had not: Basalt keeps it and does
+/// not reject duplicates (see `table_keys`).
+fn unenforced_unique_warnings(
+    session: &Session,
+    before: Option<&basalt_catalog::TableMeta>,
+    after: &basalt_catalog::TableMeta,
+) {
+    for name in crate::table_keys::new_unique_indexes(before, after) {
+        let (code, message) = crate::table_keys::unenforced_unique(name);
+        session.info.warnings.add("Warning", code, message);
+    }
+}
+
 impl QueryEngine {
+    /// `ALTER TABLE` (also `CREATE INDEX` and `DROP INDEX`, MySQL's other spellings of it),
+    /// with a warning for each UNIQUE index it adds.
+    pub(super) async fn execute_alter_table(
+        &self,
+        session: &Session,
+        table: &basalt_sql::TableName,
+        ops: &[basalt_sql::AlterTableOp],
+    ) -> Result<Output> {
+        let db = database_of(session, &table.database)?;
+        let before = self.services.catalog.table(&db, &table.table)?;
+        let checks = foreign_key_checks(session);
+        let out = crate::schema_change::alter_table(
+            self.services(),
+            &db,
+            &table.table,
+            ops,
+            checks,
+        )
+        .await?;
+        let renamed = ops.iter().rev().find_map(|op| match op {
+            basalt_sql::AlterTableOp::Rename(n) => Some(n.as_str()),
+            _ => None,
+        });
+        if let Ok(after) = self
+            .services
+            .catalog
+            .table(&db, renamed.unwrap_or(&table.table))
+        {
+            unenforced_unique_warnings(session, Some(&before), &after);
+        }
+        Ok(out)
+    }
+
+    /// `CREATE INDEX` / `DROP INDEX` as the ALTER TABLE they stand for.
+    pub(super) async fn execute_index_ddl(
+        &self,
+        session: &Session,
+        stmt: Statement,
+    ) -> Result<Output> {
+        let (table, op) = match stmt {
+            Statement::CreateIndex {
+                table,
+                index,
+                if_not_exists,
+            } => (
+                table,
+                basalt_sql::AlterTableOp::AddIndex {
+                    index,
+                    if_not_exists,
+                },
+            ),
+            Statement::DropIndex {
+                name,
+                table,
+                if_exists,
+            } => (table, basalt_sql::AlterTableOp::DropIndex { name, if_exists }),
+            _ => return Err(misrouted()),
+        };
+        self.execute_alter_table(session, &table, &[op]).await
+    }
+
     /// DDL statements of Basalt's own grammar.
     pub(super) fn execute_ddl(&self, session: &Session, stmt: Statement) -> Result<Output> {
         let catalog = &self.services.catalog;
         let storage = &self.services.storage;
         match stmt {
-            Statement::CreateIndex {
-                name: _,
-                table,
-                columns,
-            } => {
-                let db = database_of(session, &table.database)?;
-                let meta = catalog.table(&db, &table.table)?;
-                for c in &columns {
-                    if meta.column_index(c).is_none() {
-                        return Err(BasaltError::UnknownColumn {
-                            column: c.clone(),
-                            context: "index".into(),
-                        });
-                    }
-                }
-                Ok(Output::ok())
-            }
-            Statement::DropIndex { name: _, table } => {
-                let db = database_of(session, &table.database)?;
-                catalog.table(&db, &table.table)?;
-                Ok(Output::ok())
-            }
             Statement::CreateTable(ct) => {
                 let db = match &ct.name.database {
                     Some(d) => session.stored_name(d),
                     None => require_database(session)?,
                 };
                 self.require_backends()?;
-                if !crate::table_def::create_table(catalog.as_ref(), &db, &ct)? {
+                let checks = foreign_key_checks(session);
+                if !crate::table_def::create_table_checked(catalog.as_ref(), &db, &ct, checks)? {
                     session.info.warnings.note(
                         1050,
                         format!(
@@ -155,6 +218,8 @@ impl QueryEngine {
                             session.stored_name(&ct.name.table)
                         ),
                     );
+                } else if let Ok(created) = catalog.table(&db, &ct.name.table) {
+                    unenforced_unique_warnings(session, None, &created);
                 }
                 Ok(Output::ok())
             }

@@ -314,7 +314,8 @@ impl QueryEngine {
                                 literal(&name)
                             ),
                             like_column: "Key_name",
-                            order: "`Key_name`, `Seq_in_index`",
+                            // MySQL's order: the primary key, unique indexes, the others.
+                            order: "`Key_name` <> 'PRIMARY', `Non_unique`, `Key_name`, `Seq_in_index`",
                         },
                         filter,
                     )

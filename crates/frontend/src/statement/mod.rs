@@ -117,9 +117,10 @@ impl QueryEngine {
             Statement::Prepare { .. }
             | Statement::Execute { .. }
             | Statement::Deallocate { .. } => self.execute_prepare(session, stmt).await,
-            Statement::CreateIndex { .. }
-            | Statement::DropIndex { .. }
-            | Statement::CreateTable(_)
+            Statement::CreateIndex { .. } | Statement::DropIndex { .. } => {
+                self.execute_index_ddl(session, stmt).await
+            }
+            Statement::CreateTable(_)
             | Statement::CreateTableLike { .. }
             | Statement::AlterPartitions { .. } => self.execute_ddl(session, stmt),
             Statement::SetTransaction { scope, modes } => {
@@ -142,8 +143,7 @@ impl QueryEngine {
             }
             Statement::AlterTable { table, ops } => {
                 crate::temporary_tables::check_alter(&table.table, &ops)?;
-                let db = crate::statement::ddl::database_of(session, &table.database)?;
-                crate::schema_change::alter_table(self.services(), &db, &table.table, &ops).await
+                self.execute_alter_table(session, &table, &ops).await
             }
             Statement::CreateWorkloadGroup { .. }
             | Statement::AlterWorkloadGroup { .. }

@@ -317,6 +317,8 @@ mod tests {
             created_ms: 0,
             schema_version: 0,
             declared_order: vec![],
+            indexes: vec![],
+            foreign_keys: vec![],
         })
     }
 

@@ -48,6 +48,8 @@ fn fixture_with_keys(
         default: None,
         comment: String::new(),
         auto_increment: false,
+        generated: None,
+        allowed: None,
     };
     let table = TableMeta {
         id: catalog.allocate_id(),
@@ -77,6 +79,8 @@ fn fixture_with_keys(
         created_ms: 0,
         schema_version: 0,
         declared_order: vec![],
+        indexes: vec![],
+        foreign_keys: vec![],
     };
     catalog.create_table(table, false).unwrap();
     let engine = StorageEngine::open(

@@ -1,5 +1,5 @@
 //! MySQL's own tools against the real server: Debian's `mysqldump` dumps a database of every key
-//! model and type, `mysql` restores the dump into a second, empty server, and both must then
+//! model and type (with secondary indexes, foreign keys, ENUM/SET columns and odd names), `mysql` restores the dump into a second, empty server, and both must then
 //! hold the same rows and the same definitions; SQLAlchemy reflects tables of every key model
 //! (tests/py/sqlalchemy_reflect.py); PyMySQL's own test suite runs (tests/py/pymysql_suite.py).
 //! The tools must be installed (`scripts/test` installs them).
@@ -57,7 +57,12 @@ fn contents(port: u16) -> String {
                SHOW CREATE TABLE flags; \
                SHOW CREATE TABLE line_items; \
                SHOW CREATE TABLE users; SHOW CREATE TABLE numbers; SHOW CREATE TABLE visits; \
-               SHOW CREATE TABLE events; SHOW CREATE TABLE regions; SHOW CREATE TABLE documents;";
+               SHOW CREATE TABLE events; SHOW CREATE TABLE regions; SHOW CREATE TABLE documents; \
+               SELECT * FROM `b authors` ORDER BY id; SELECT * FROM a_books ORDER BY id; \
+               SHOW CREATE TABLE `b authors`; SHOW CREATE TABLE a_books; \
+               SELECT constraint_name, referenced_table_name, delete_rule FROM \
+                 information_schema.referential_constraints WHERE constraint_schema = 'dumped' \
+                 ORDER BY constraint_name;";
     ok(
         mysql(port, &["dumped", "-e", sql], None),
         "reading the tables",
@@ -81,6 +86,22 @@ async fn mysqldump_round_trip() {
         "{expected}"
     );
     assert!(expected.contains("`b12` bit(12) NULL"), "{expected}");
+    // Indexes, foreign keys, odd names and ENUM/SET as MySQL's SHOW CREATE TABLE writes them.
+    for line in [
+        "`na``me` varchar(30) NULL",
+        "`kind` enum('person','it''s a group') NOT NULL DEFAULT 'person'",
+        "`tags` set('x','y') NULL",
+        "UNIQUE KEY `uq_email` (`email`)",
+        "KEY `ix (na``me)` (`na``me`(10),`kind`) COMMENT 'by name'",
+        "KEY `ix_title` (`title`)",
+        "KEY `co_author` (`co_author`)",
+        "CONSTRAINT `a_books_ibfk_1` FOREIGN KEY (`co_author`) REFERENCES `b authors` (`id`)",
+        "CONSTRAINT `fk_author` FOREIGN KEY (`author_id`) REFERENCES `b authors` (`id`) ON DELETE CASCADE",
+        "1\tann\ta@x\tperson\tx,y",
+        "fk_author\tb authors\tCASCADE",
+    ] {
+        assert!(expected.contains(line), "{line} in {expected}");
+    }
 
     // --hex-blob writes BIT and byte-string values as 0x.. literals.
     for options in [&[][..], &["--single-transaction"][..], &["--hex-blob"][..]] {

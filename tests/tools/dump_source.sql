@@ -62,3 +62,18 @@ CREATE TABLE flags (id INT, b BIT, b12 BIT(12), b64 BIT(64), word VARCHAR(3))
 INSERT INTO flags VALUES (1, 1, b'101010111100', 18446744073709551615, 'äöü'),
   (2, 0, 0, 0, 'Жй'), (3, NULL, NULL, NULL, NULL), (4, 1, 4095, 128, '😀');
 CREATE VIEW active_users AS SELECT id, name FROM users WHERE active;
+-- Secondary indexes, foreign keys (the child sorts before its parent: the dump turns
+-- foreign_key_checks off), names with odd characters and ENUM/SET columns.
+CREATE TABLE `b authors` (
+  id INT NOT NULL PRIMARY KEY, `na``me` VARCHAR(30), email VARCHAR(50),
+  kind ENUM('person', 'it''s a group') NOT NULL DEFAULT 'person', tags SET('x', 'y'),
+  UNIQUE KEY uq_email (email), KEY `ix (na``me)` (`na``me`(10), kind) COMMENT 'by name'
+);
+CREATE TABLE a_books (
+  id INT NOT NULL, author_id INT, co_author INT, title VARCHAR(40),
+  PRIMARY KEY (id), INDEX ix_title (title),
+  CONSTRAINT fk_author FOREIGN KEY (author_id) REFERENCES `b authors` (id) ON DELETE CASCADE,
+  FOREIGN KEY (co_author) REFERENCES `b authors` (id)
+);
+INSERT INTO `b authors` VALUES (1, 'ann', 'a@x', 'person', 'y,x'), (2, 'crew', NULL, 'it''s a group', NULL);
+INSERT INTO a_books VALUES (10, 1, NULL, 'first'), (11, 2, 1, 'second');

@@ -123,6 +123,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.push(time_zones::function());
     v.extend(logical_not::functions());
     v.push(null_concat::function());
+    v.push(like_escapes::function());
     v.push(money_format::function());
     v.push(time_cast::function().clone());
     v.push(time_cast::strict_function().clone());

@@ -2,16 +2,23 @@
 //! `ESCAPE '/'`). The LIKE kernels know only the backslash, so a constant pattern is rewritten
 //! to escape with it: `c%` becomes `\%`, `c_` `\_`, `cc` the character itself, and a backslash
 //! that the pattern meant literally `\\`. MySQL matches a trailing escape character literally.
-//! A pattern that is not a constant keeps its escape character, and the query fails with
-//! DataFusion's error rather than matching with the wrong escape.
+//! A pattern that is not a constant (`LIKE concat('%', ?, '%') ESCAPE '/'`, a column) is
+//! rewritten the same way row by row, by `mysql_like_escape(pattern, escape)`.
 
 use crate::expr_rules::rewrite_node_expressions;
+use crate::util::{arguments, output, plain_function};
+use datafusion::arrow::array::{Array, AsArray, StringBuilder};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::DataType;
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::Transformed;
-use datafusion::common::{Result, ScalarValue};
-use datafusion::logical_expr::expr::Like;
-use datafusion::logical_expr::{Expr, LogicalPlan};
+use datafusion::common::{exec_err, Result, ScalarValue};
+use datafusion::logical_expr::expr::{Like, ScalarFunction};
+use datafusion::logical_expr::{
+    ColumnarValue, Expr, LogicalPlan, ScalarFunctionArgs, ScalarUDF, Signature, Volatility,
+};
 use datafusion::optimizer::AnalyzerRule;
+use std::sync::{Arc, LazyLock};
 
 /// `pattern` written with `escape` as the same pattern written with the backslash.
 pub fn with_backslash_escape(pattern: &str, escape: char) -> String {
@@ -59,6 +66,46 @@ impl AnalyzerRule for LikeEscapes {
     }
 }
 
+/// `mysql_like_escape(pattern, escape)`: a pattern computed per row, written with the backslash.
+pub fn function() -> ScalarUDF {
+    plain_function(
+        "mysql_like_escape",
+        Signature::exact(vec![DataType::Utf8, DataType::Utf8], Volatility::Immutable),
+        DataType::Utf8,
+        escape_rows,
+    )
+}
+
+static FUNCTION: LazyLock<Arc<ScalarUDF>> = LazyLock::new(|| Arc::new(function()));
+
+fn escape_rows(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
+    let (arrays, scalar) = arguments(args)?;
+    let [patterns, escapes] = arrays.as_slice() else {
+        return exec_err!("mysql_like_escape takes a pattern and an escape character");
+    };
+    let patterns = cast(patterns, &DataType::Utf8)?;
+    let escapes = cast(escapes, &DataType::Utf8)?;
+    let (patterns, escapes) = (patterns.as_string::<i32>(), escapes.as_string::<i32>());
+    let mut out = StringBuilder::with_capacity(patterns.len(), patterns.value_data().len() + 8);
+    for i in 0..patterns.len() {
+        if patterns.is_null(i) {
+            out.append_null();
+            continue;
+        }
+        let pattern = patterns.value(i);
+        match (!escapes.is_null(i))
+            .then(|| escapes.value(i).chars().next())
+            .flatten()
+        {
+            Some(escape) if escape != '\\' => {
+                out.append_value(with_backslash_escape(pattern, escape))
+            }
+            _ => out.append_value(pattern),
+        }
+    }
+    output(Arc::new(out.finish()), scalar)
+}
+
 fn rewrite(e: Expr) -> Result<Transformed<Expr>> {
     let Expr::Like(like) = e else {
         return Ok(Transformed::no(e));
@@ -73,13 +120,22 @@ fn rewrite(e: Expr) -> Result<Transformed<Expr>> {
             | ScalarValue::Utf8View(Some(s))
             | ScalarValue::LargeUtf8(Some(s)),
             _,
-        ) => s.clone(),
-        _ => return Ok(Transformed::no(Expr::Like(like))),
+        ) => Some(s.clone()),
+        _ => None,
     };
-    let pattern = Expr::Literal(
-        ScalarValue::Utf8(Some(with_backslash_escape(&text, escape))),
-        None,
-    );
+    let pattern = match text {
+        Some(text) => Expr::Literal(
+            ScalarValue::Utf8(Some(with_backslash_escape(&text, escape))),
+            None,
+        ),
+        None => Expr::ScalarFunction(ScalarFunction::new_udf(
+            FUNCTION.clone(),
+            vec![
+                *like.pattern,
+                Expr::Literal(ScalarValue::Utf8(Some(escape.to_string())), None),
+            ],
+        )),
+    };
     Ok(Transformed::yes(Expr::Like(Like {
         pattern: Box::new(pattern),
         escape_char: Some('\\'),

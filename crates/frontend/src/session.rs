@@ -155,6 +155,8 @@ fn analyzer_rules(
         coercion,
         Arc::new(basalt_functions::BitmapCountDistinct::default()),
     );
+    // Booleans and JSON beside numbers, before any rule asks a comparison for its type.
+    rules.insert(coercion, Arc::new(basalt_functions::MySqlComparisons));
     // DATETIME values become MySQL's text, in the query's casts and those coercion added.
     let coerced = rules
         .iter()
@@ -317,6 +319,8 @@ impl Session {
             let planner = Arc::new(basalt_functions::NumericDatesPlanner);
             let _ = ctx.state_ref().write().register_expr_planner(planner);
             let planner = Arc::new(basalt_functions::StringArithmeticPlanner);
+            let _ = ctx.state_ref().write().register_expr_planner(planner);
+            let planner = Arc::new(basalt_functions::ComparisonsPlanner);
             let _ = ctx.state_ref().write().register_expr_planner(planner);
         }
         ctx.register_udtf(

@@ -103,7 +103,14 @@ impl ExprPlanner for StringArithmeticPlanner {
         if !(is_string(&left) || is_string(&right)) || !numeric(&left) || !numeric(&right) {
             return Ok(PlannerResult::Original(expr));
         }
-        let operand = |e: Expr, t: &DataType| if is_string(t) { to_number(e) } else { e };
+        // A JSON operand is its scalar (MySQL: `'"2.5"' + 0` is 2.5, `true + 0` is 1).
+        let operand = |e: Expr, t: &DataType| match e {
+            e if crate::mysql_comparisons::is_json(&e, schema) => {
+                to_number(crate::mysql_comparisons::json_scalar(e))
+            }
+            e if is_string(t) => to_number(e),
+            e => e,
+        };
         let left_expr = operand(expr.left.clone(), &left);
         let right_expr = operand(expr.right.clone(), &right);
         Ok(PlannerResult::Original(RawBinaryExpr {

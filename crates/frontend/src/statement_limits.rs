@@ -27,9 +27,12 @@ pub const MAX_PLACEHOLDERS: usize = 65_535;
 /// Balances long AND/OR chains (so `a = 1 OR a = 2 OR ..` of thousands of terms nests
 /// logarithmically, not linearly) and long UNION chains (DataFusion flattens nested unions
 /// level by level, which costs the square of a left-deep chain's length: 1,000 arms took
-/// minutes to plan), then refuses a statement beyond any of the limits. Returns how many
+/// minutes to plan), checks its LIMIT and COLLATE clauses ([`crate::limit_clause`],
+/// [`crate::collations`]), then refuses a statement beyond any of the limits. Returns how many
 /// expressions the statement has (its planning cost grows with them).
 pub fn prepare(stmt: &mut Statement) -> Result<usize> {
+    crate::limit_clause::rewrite(stmt)?;
+    crate::collations::rewrite(stmt)?;
     let _ = stmt.visit(&mut BalanceLogic);
     let _ = stmt.visit(&mut BalanceUnions);
     check(stmt)

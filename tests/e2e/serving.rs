@@ -148,6 +148,48 @@ async fn reset_connection_forgets_prepared_statements() {
     assert_eq!(code(c.query_drop("EXECUTE e").await.unwrap_err()), 1243);
 }
 
+/// What ORMs bind in the binary protocol: LIMIT/OFFSET as parameters (SQLAlchemy and others
+/// bind MySQL's "to the end" count 18446744073709551615 as an unsigned integer) and a LIKE
+/// pattern built from a parameter with its own escape character.
+#[tokio::test]
+async fn bound_limits_and_like_patterns() {
+    let server = TestServer::start().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE orm").await;
+    exec(&mut c, "USE orm").await;
+    exec(
+        &mut c,
+        "CREATE TABLE t (id INT, s VARCHAR(20)) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 2",
+    )
+    .await;
+    exec(
+        &mut c,
+        "INSERT INTO t VALUES (1, 'ab%cd'), (2, 'abxcd'), (3, 'b')",
+    )
+    .await;
+    let ids: Vec<i32> = c
+        .exec(
+            "SELECT id FROM t ORDER BY id LIMIT ?, ?",
+            (1, 18446744073709551615u64),
+        )
+        .await
+        .unwrap();
+    assert_eq!(ids, vec![2, 3]);
+    let ids: Vec<i32> = c
+        .exec("SELECT id FROM t ORDER BY id LIMIT ? OFFSET ?", (1, 2))
+        .await
+        .unwrap();
+    assert_eq!(ids, vec![3]);
+    let ids: Vec<i32> = c
+        .exec(
+            "SELECT id FROM t WHERE s LIKE concat('%', ?, '%') ESCAPE '/' ORDER BY id",
+            ("b/%c",),
+        )
+        .await
+        .unwrap();
+    assert_eq!(ids, vec![1]);
+}
+
 /// The MySQL DDL sysbench uses: AUTO_INCREMENT ids, PRIMARY KEY, ENGINE, CREATE INDEX, and
 /// transactions that are accepted (each statement stays atomic).
 #[tokio::test]

@@ -57,6 +57,21 @@ impl Dialect for BasaltDialect {
         true
     }
 
+    /// `SELECT 1 FOR UPDATE`, `.. FOR SHARE`, `.. LOCK IN SHARE MODE`: after a select item
+    /// without FROM these words begin a locking clause (`crate::locking_reads`), not an alias.
+    fn is_select_item_alias(&self, explicit: bool, kw: &Keyword, parser: &mut Parser) -> bool {
+        let next_is = |parser: &Parser, word: Keyword| matches!(&parser.peek_token().token, sqlparser::tokenizer::Token::Word(w) if w.keyword == word);
+        let locking = match kw {
+            Keyword::FOR => next_is(parser, Keyword::UPDATE) || next_is(parser, Keyword::SHARE),
+            Keyword::LOCK => next_is(parser, Keyword::IN),
+            _ => false,
+        };
+        if !explicit && locking {
+            return false;
+        }
+        self.mysql.is_select_item_alias(explicit, kw, parser)
+    }
+
     fn parse_infix(
         &self,
         parser: &mut Parser,

@@ -284,6 +284,24 @@ pub(crate) fn plan_move(
     None
 }
 
+/// Whether the backends that take replicas hold tablet counts at most one apart.
+pub(crate) fn balanced(tablets: &[(TableId, TabletMeta)], backends: &[BackendState]) -> bool {
+    let counts: Vec<usize> = backends
+        .iter()
+        .filter(|b| b.takes_replicas())
+        .map(|b| {
+            tablets
+                .iter()
+                .filter(|(_, t)| t.replicas.contains(&b.id))
+                .count()
+        })
+        .collect();
+    match (counts.iter().min(), counts.iter().max()) {
+        (Some(min), Some(max)) => max - min <= 1,
+        _ => true,
+    }
+}
+
 /// The next move the cluster needs; clears the rebalance wish once there is none to make.
 fn next_move(
     cluster: &Cluster,
@@ -309,9 +327,11 @@ fn next_move(
     let tablets = all_tablets(catalog);
     let rebalance = cluster.rebalance_wanted(false);
     let planned = plan_move(&tablets, &backends, rebalance);
-    // Balanced over every backend that takes replicas (an added one counts once it answers).
+    // Done once balanced over every backend that takes replicas (an added one counts once it
+    // answers); while tablets cannot move yet (a replica catching up, a backend down) the
+    // wish stays.
     let all_answer = backends.iter().all(|b| b.alive || b.decommissioned);
-    if rebalance && planned.is_none() && all_answer {
+    if rebalance && planned.is_none() && all_answer && balanced(&tablets, &backends) {
         cluster.rebalance_wanted(true);
         tracing::info!("tablets are balanced over the backends");
     }
@@ -477,5 +497,8 @@ mod tests {
         stale[0].1.stale_replicas = vec![2];
         stale[1].1.stale_replicas = vec![2];
         assert!(plan_move(&stale, &backends, true).is_none());
+        // Not balanced yet, though nothing can move now: the balancer keeps trying.
+        assert!(!balanced(&stale, &backends));
+        assert!(balanced(&tablets, &backends));
     }
 }

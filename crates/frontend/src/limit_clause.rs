@@ -40,27 +40,21 @@ impl VisitorMut for Limits {
     }
 }
 
-/// What a LIMIT value is.
-enum Bound {
-    /// A constant up to the largest BIGINT, a placeholder or a variable: kept as written.
-    Kept(Expr),
-    /// A constant past the largest BIGINT.
-    Endless,
-}
-
-fn bound(e: Expr) -> Result<Bound> {
+/// A LIMIT value as written (a constant up to the largest BIGINT, a placeholder or a
+/// variable), or `None` for a constant past the largest BIGINT.
+fn bound(e: Expr) -> Result<Option<Expr>> {
     match &e {
         Expr::Value(v) => match &v.value {
             Value::Number(n, _) if n.bytes().all(|b| b.is_ascii_digit()) => {
                 match n.parse::<i64>() {
-                    Ok(_) => Ok(Bound::Kept(e)),
-                    Err(_) => Ok(Bound::Endless),
+                    Ok(_) => Ok(Some(e)),
+                    Err(_) => Ok(None),
                 }
             }
-            Value::Placeholder(_) => Ok(Bound::Kept(e)),
+            Value::Placeholder(_) => Ok(Some(e)),
             _ => Err(not_a_count(&e)),
         },
-        Expr::Identifier(_) => Ok(Bound::Kept(e)),
+        Expr::Identifier(_) => Ok(Some(e)),
         _ => Err(not_a_count(&e)),
     }
 }
@@ -85,16 +79,11 @@ fn normalized(clause: LimitClause) -> Result<Option<LimitClause>> {
             (Some(limit), Some((offset, OffsetRows::None)), vec![])
         }
     };
-    let limit = match limit.map(bound).transpose()? {
-        Some(Bound::Kept(e)) => Some(e),
-        Some(Bound::Endless) | None => None,
-    };
+    let limit = limit.map(bound).transpose()?.flatten();
     let offset = match offset {
         Some((value, rows)) => Some(Offset {
-            value: match bound(value)? {
-                Bound::Kept(e) => e,
-                Bound::Endless => Expr::value(Value::Number(i64::MAX.to_string(), false)),
-            },
+            value: bound(value)?
+                .unwrap_or_else(|| Expr::value(Value::Number(i64::MAX.to_string(), false))),
             rows,
         }),
         None => None,

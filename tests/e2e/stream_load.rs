@@ -1459,3 +1459,35 @@ async fn bit_columns_and_character_lengths() {
         );
     }
 }
+
+/// Generated columns are computed from the loaded ones (they need not be among the load's
+/// columns, even when NOT NULL), on a Duplicate and a Unique table.
+#[tokio::test]
+async fn generated_columns_are_computed() {
+    let server = TestServer::start().await;
+    let mut c = setup(&server).await;
+    exec(&mut c, "CREATE TABLE g (id INT, v INT, total INT AS (id + v) STORED NOT NULL, tag VARCHAR(10) GENERATED ALWAYS AS (concat('#', id)) VIRTUAL) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 1").await;
+    exec(&mut c, "CREATE TABLE u (id INT PRIMARY KEY, v INT, twice INT AS (v * 2))").await;
+    let body = b"1,2\n3,4\n";
+    for table in ["g", "u"] {
+        let v = load(
+            &server,
+            table,
+            &[("column_separator", ","), ("columns", "id,v")],
+            body,
+        );
+        assert_eq!(v["Status"], "Success", "{v}");
+        assert_eq!(num(&v, "NumberLoadedRows"), 2);
+    }
+    assert_eq!(
+        rows(&mut c, "SELECT id, total, tag FROM g ORDER BY id").await,
+        vec![
+            vec![s("1"), s("3"), s("#1")],
+            vec![s("3"), s("7"), s("#3")]
+        ]
+    );
+    assert_eq!(
+        rows(&mut c, "SELECT id, twice FROM u ORDER BY id").await,
+        vec![vec![s("1"), s("4")], vec![s("3"), s("8")]]
+    );
+}

@@ -138,6 +138,17 @@ impl AllowedValues {
     }
 }
 
+impl crate::TableMeta {
+    /// The generated columns in storage order: (storage index, expression).
+    pub fn generated_columns(&self) -> Vec<(usize, &str)> {
+        self.columns
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| c.generated.as_ref().map(|g| (i, g.expr.as_str())))
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -54,7 +54,9 @@ pub enum BasaltError {
     #[error("Duplicate foreign key constraint name '{0}'")]
     DuplicateForeignKey(String),
     /// A foreign key with more or fewer columns than it references.
-    #[error("Incorrect foreign key definition for '{0}': Key reference and table reference don't match")]
+    #[error(
+        "Incorrect foreign key definition for '{0}': Key reference and table reference don't match"
+    )]
     ForeignKeyMismatch(String),
     /// A foreign key to a table that does not exist (with foreign_key_checks on).
     #[error("Failed to open the referenced table '{0}'")]
@@ -70,7 +72,9 @@ pub enum BasaltError {
     #[error("Cannot drop column '{column}': needed in a foreign key constraint '{constraint}'")]
     ForeignKeyColumnDrop { column: String, constraint: String },
     /// An INSERT or UPDATE giving a generated column a value other than DEFAULT.
-    #[error("The value specified for generated column '{column}' in table '{table}' is not allowed.")]
+    #[error(
+        "The value specified for generated column '{column}' in table '{table}' is not allowed."
+    )]
     GeneratedColumnValue { column: String, table: String },
     /// SET time_zone to something that is not an offset or a known zone.
     #[error("Unknown or incorrect time zone: '{0}'")]

@@ -69,7 +69,13 @@ fn index_line(t: &TableMeta, index: &IndexMeta) -> String {
         let props: Vec<String> = index
             .properties
             .iter()
-            .map(|(k, v)| format!("\"{}\" = \"{}\"", k.replace('"', "\\\""), v.replace('"', "\\\"")))
+            .map(|(k, v)| {
+                format!(
+                    "\"{}\" = \"{}\"",
+                    k.replace('"', "\\\""),
+                    v.replace('"', "\\\"")
+                )
+            })
             .collect();
         line.push_str(&format!(" PROPERTIES({})", props.join(", ")));
     }

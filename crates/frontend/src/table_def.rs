@@ -561,11 +561,6 @@ pub(crate) fn column_meta(
             values: a.values.clone(),
         }),
     };
-    if column.generated.is_some() {
-        return Err(BasaltError::NotSupported(
-            "generated columns (GENERATED ALWAYS AS)".into(),
-        ));
-    }
     if column.generated.is_some() && (column.default.is_some() || column.auto_increment) {
         return Err(ddl(format!(
             "generated column '{}' takes no DEFAULT or AUTO_INCREMENT",

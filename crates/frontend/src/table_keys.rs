@@ -184,7 +184,8 @@ pub(crate) fn add_foreign_key(
         .iter()
         .map(|c| key_column(table, c))
         .collect::<Result<Vec<_>>>()?;
-    let self_reference = ref_database == database && def.table.table.eq_ignore_ascii_case(&table.name);
+    let self_reference =
+        ref_database == database && def.table.table.eq_ignore_ascii_case(&table.name);
     if checks {
         let referenced = match self_reference {
             true => Some(Arc::new(table.clone())),
@@ -245,11 +246,16 @@ fn has_leading_index(table: &TableMeta, columns: &[String]) -> bool {
     let leads = |names: Vec<&str>| {
         names.len() >= columns.len() && names.iter().zip(columns).all(|(a, b)| a == b)
     };
-    leads(table.key_columns().iter().map(|c| c.name.as_str()).collect())
-        || table
-            .indexes
+    leads(
+        table
+            .key_columns()
             .iter()
-            .any(|i| leads(i.columns.iter().map(|c| c.name.as_str()).collect()))
+            .map(|c| c.name.as_str())
+            .collect(),
+    ) || table
+        .indexes
+        .iter()
+        .any(|i| leads(i.columns.iter().map(|c| c.name.as_str()).collect()))
 }
 
 /// InnoDB's name for an unnamed foreign key: `<table>_ibfk_<n>`, one past the highest taken.
@@ -356,7 +362,13 @@ pub(crate) fn unique_key_named_by(table: &TableMeta, columns: &[String]) -> Opti
                 .all(|(a, b)| a.eq_ignore_ascii_case(b))
     };
     if table.keys_model == basalt_catalog::KeysModel::Unique
-        && same(table.key_columns().iter().map(|c| c.name.as_str()).collect())
+        && same(
+            table
+                .key_columns()
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect(),
+        )
     {
         return Some("PRIMARY".into());
     }
@@ -409,7 +421,10 @@ mod tests {
         let e = add_index(&mut t, &index("CREATE INDEX primary ON t (a)"), false).unwrap_err();
         assert_eq!(e.mysql_code(), 1280);
         drop_index(&mut t, "b_2", false).unwrap();
-        assert_eq!(drop_index(&mut t, "b_2", false).unwrap_err().mysql_code(), 1091);
+        assert_eq!(
+            drop_index(&mut t, "b_2", false).unwrap_err().mysql_code(),
+            1091
+        );
         drop_index(&mut t, "b_2", true).unwrap();
         rename_key_column(&mut t, "a", "A2");
         assert_eq!(t.indexes[0].columns[1].name, "a2");
@@ -440,7 +455,9 @@ mod tests {
         // One index for both, named after the column, as InnoDB adds it.
         assert_eq!(t.indexes.len(), 1);
         assert_eq!(t.indexes[0].name, "a");
-        let named = fk("ALTER TABLE t ADD CONSTRAINT fk_c FOREIGN KEY (c) REFERENCES p (id) ON DELETE CASCADE");
+        let named = fk(
+            "ALTER TABLE t ADD CONSTRAINT fk_c FOREIGN KEY (c) REFERENCES p (id) ON DELETE CASCADE",
+        );
         add_foreign_key(&mut t, "d", &named, "d", &lookup, true).unwrap();
         assert_eq!(t.indexes[1].name, "fk_c");
         assert_eq!(t.foreign_keys[2].on_delete.as_deref(), Some("CASCADE"));
@@ -459,10 +476,21 @@ mod tests {
         let own = fk("ALTER TABLE t ADD FOREIGN KEY (b) REFERENCES t (id)");
         add_foreign_key(&mut t, "d", &own, "d", &|_: &str, _: &str| None, true).unwrap();
         assert_eq!(drop_key_column(&mut t, "c").unwrap_err().mysql_code(), 1828);
-        assert_eq!(drop_index(&mut t, "fk_c", false).unwrap_err().mysql_code(), 1553);
+        assert_eq!(
+            drop_index(&mut t, "fk_c", false).unwrap_err().mysql_code(),
+            1553
+        );
         drop_foreign_key(&mut t, "fk_c", false).unwrap();
         drop_index(&mut t, "fk_c", false).unwrap();
-        assert_eq!(drop_foreign_key(&mut t, "fk_c", false).unwrap_err().mysql_code(), 1091);
-        assert_eq!(unique_key_named_by(&parent, &["ID".into()]).as_deref(), Some("PRIMARY"));
+        assert_eq!(
+            drop_foreign_key(&mut t, "fk_c", false)
+                .unwrap_err()
+                .mysql_code(),
+            1091
+        );
+        assert_eq!(
+            unique_key_named_by(&parent, &["ID".into()]).as_deref(),
+            Some("PRIMARY")
+        );
     }
 }

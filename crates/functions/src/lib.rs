@@ -34,6 +34,7 @@ mod extremum_by;
 pub mod foreach;
 mod fraction_digits;
 mod funnel;
+pub mod generated_columns;
 mod geo;
 mod group_concat;
 mod hex;

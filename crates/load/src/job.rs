@@ -725,6 +725,7 @@ impl LoadJob {
         let t = &done.transformed;
         // AUTO_INCREMENT values still NULL get ids (the transform let them through as NULL).
         let filled;
+        let generated;
         let batch = if self.table.columns.iter().any(|c| c.auto_increment) {
             let catalog = writer.catalog().clone();
             let (batch, _) = basalt_storage::conform::fill_auto_increment(
@@ -737,6 +738,35 @@ impl LoadJob {
             &filled
         } else {
             &t.batch
+        };
+        // Generated columns are computed from the loaded ones (a value the file gave is replaced).
+        let batch = match self.table.generated_columns() {
+            columns if columns.is_empty() => batch,
+            columns => {
+                let fields: Vec<datafusion::arrow::datatypes::Field> = self
+                    .table
+                    .columns
+                    .iter()
+                    .zip(batch.columns())
+                    .map(|(c, a)| {
+                        datafusion::arrow::datatypes::Field::new(
+                            &c.name,
+                            a.data_type().clone(),
+                            true,
+                        )
+                    })
+                    .collect();
+                let named = RecordBatch::try_new(
+                    Arc::new(datafusion::arrow::datatypes::Schema::new(fields)),
+                    batch.columns().to_vec(),
+                )
+                .map_err(|e| BasaltError::Internal(e.to_string()))?;
+                let computed = basalt_functions::generated_columns::compute(named, &columns)
+                    .map_err(|e| BasaltError::InvalidData(format!("generated column: {e}")))?;
+                generated = RecordBatch::try_new(batch.schema(), computed.columns().to_vec())
+                    .map_err(|e| BasaltError::InvalidData(e.to_string()))?;
+                &generated
+            }
         };
         let unrouted = writer.write_with_deletes(batch, t.deletes.as_ref())?;
         if !unrouted.is_empty() {

@@ -269,9 +269,11 @@ impl LoadPlan {
                         c.ty.arrow_type(),
                     ),
                     Some(ColumnDefault::Null) => cast(lit(datafusion::common::ScalarValue::Null), c.ty.arrow_type()),
-                    // AUTO_INCREMENT columns left out get new ids when the rows are written.
+                    // AUTO_INCREMENT columns left out get new ids when the rows are written,
+                    // generated columns their values.
                     None if c.nullable
                         || c.auto_increment
+                        || c.generated.is_some()
                         || options.merge_type == MergeType::Delete =>
                     {
                         // Delete rows need only their key; value columns get neutral values.
@@ -301,7 +303,7 @@ impl LoadPlan {
                 .map(|(f, c)| {
                     f.as_ref()
                         .clone()
-                        .with_nullable(f.is_nullable() || c.auto_increment)
+                        .with_nullable(f.is_nullable() || c.auto_increment || c.generated.is_some())
                 })
                 .collect();
             Arc::new(Schema::new(fields))
@@ -467,7 +469,8 @@ impl LoadPlan {
                 for (row, k) in keep.iter_mut().enumerate() {
                     let is_delete = deletes.as_ref().is_some_and(|d| d.value(row));
                     // A NULL AUTO_INCREMENT value is filled in; a delete needs a real key.
-                    let filled_later = meta.auto_increment && !is_delete;
+                    let filled_later =
+                        (meta.auto_increment || meta.generated.is_some()) && !is_delete;
                     if *k && col.is_null(row) && (is_key || !is_delete) && !filled_later {
                         *k = false;
                         rejects.add(

@@ -146,6 +146,7 @@ impl DataSink for BasaltSink {
             if let Some(first) = first_id {
                 self.generated.report(first);
             }
+            let batch = compute_generated(&self.table, batch).map_err(to_df)?;
             let columns = conform(&self.table, &batch).map_err(to_df)?;
             let batch = RecordBatch::try_new(self.table_schema.clone(), columns)
                 .map_err(|e| to_df(BasaltError::InvalidData(e.to_string())))?;
@@ -157,6 +158,34 @@ impl DataSink for BasaltSink {
             .map_err(to_df)?;
         Ok(summary.rows_loaded)
     }
+}
+
+/// `batch` (the table's columns in storage order) with its generated columns computed from the
+/// others; whatever values they held are replaced.
+pub fn compute_generated(
+    table: &TableMeta,
+    batch: RecordBatch,
+) -> Result<RecordBatch, BasaltError> {
+    let generated = table.generated_columns();
+    if generated.is_empty() {
+        return Ok(batch);
+    }
+    // The expressions name the columns as the catalog does.
+    let fields: Vec<datafusion::arrow::datatypes::Field> = table
+        .columns
+        .iter()
+        .zip(batch.columns())
+        .map(|(c, a)| {
+            datafusion::arrow::datatypes::Field::new(&c.name, a.data_type().clone(), true)
+        })
+        .collect();
+    let schema = Arc::new(datafusion::arrow::datatypes::Schema::new(fields));
+    let named = RecordBatch::try_new(schema, batch.columns().to_vec())
+        .map_err(|e| BasaltError::InvalidData(e.to_string()))?;
+    let computed = basalt_functions::generated_columns::compute(named, &generated)
+        .map_err(|e| BasaltError::InvalidData(format!("generated column: {e}")))?;
+    RecordBatch::try_new(batch.schema(), computed.columns().to_vec())
+        .map_err(|e| BasaltError::InvalidData(e.to_string()))
 }
 
 /// Deletes the keys of the given rows (whole rows of a Unique-key table, as a scan returns

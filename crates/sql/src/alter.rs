@@ -4,9 +4,9 @@
 //! `ADD/DROP PARTITION`), several changes separated by commas.
 
 use crate::ddl::{parse_column_def, parse_partition_def, parse_properties};
-use crate::table_constraints::{self, TableConstraint};
 use crate::parser::parse_table_name;
 use crate::statement::*;
+use crate::table_constraints::{self, TableConstraint};
 use crate::words::{eat_word, eat_words, expect_word, ident, peek_word, string_literal};
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::Token;
@@ -147,7 +147,9 @@ fn add_index_or_constraint(p: &mut Parser) -> Result<Option<AlterTableOp>, Parse
             p.expected("the referenced columns after REFERENCES table", start)
         }
         Some(TableConstraint::ForeignKey(fk)) => Ok(Some(AlterTableOp::AddForeignKey(fk))),
-        Some(TableConstraint::Check) => p.expected("an index or a foreign key (ADD CHECK is not kept)", start),
+        Some(TableConstraint::Check) => {
+            p.expected("an index or a foreign key (ADD CHECK is not kept)", start)
+        }
     }
 }
 

@@ -325,7 +325,10 @@ fn parse_allowed_values(p: &mut Parser) -> Result<Option<(SqlType, AllowedValues
     };
     let width = u32::try_from(width.max(1))
         .map_err(|_| ParserError::ParserError("ENUM or SET members too long".into()))?;
-    Ok(Some((SqlType::Varchar(width), AllowedValues { set, values })))
+    Ok(Some((
+        SqlType::Varchar(width),
+        AllowedValues { set, values },
+    )))
 }
 
 /// `[GENERATED ALWAYS] AS (expr) [VIRTUAL | STORED | PERSISTENT]`; `None`, nothing eaten,
@@ -871,12 +874,19 @@ mod tests {
         assert_eq!(
             fks,
             vec![
-                (Some("fk_parent"), "users", Some(ReferentialAction::NoAction)),
+                (
+                    Some("fk_parent"),
+                    "users",
+                    Some(ReferentialAction::NoAction)
+                ),
                 (Some("fk2"), "users", None),
             ]
         );
         assert_eq!(t.foreign_keys[1].table.database.as_deref(), Some("other"));
-        assert_eq!(t.foreign_keys[0].on_update, Some(ReferentialAction::SetNull));
+        assert_eq!(
+            t.foreign_keys[0].on_update,
+            Some(ReferentialAction::SetNull)
+        );
         let t = create(
             "CREATE TABLE d (k INT, s STRING, INDEX idx_s (s) USING INVERTED PROPERTIES (\"parser\" = \"english\") COMMENT 'text', \
              INDEX b (k) USING BITMAP) DUPLICATE KEY(k)",

@@ -161,22 +161,23 @@ fn statistics(t: &TableMeta, b: &mut ResultBuilder) {
 }
 
 fn key_column_usage(t: &TableMeta, b: &mut ResultBuilder) {
-    let mut row = |constraint: &str, column: &str, i: usize, reference: Option<(&str, &str, &str)>| {
-        b.row(vec![
-            "def".into(),
-            t.database.clone().into(),
-            constraint.to_string().into(),
-            "def".into(),
-            t.database.clone().into(),
-            t.name.clone().into(),
-            shown(t, column).to_string().into(),
-            (i as i64 + 1).into(),
-            reference.map(|_| i as i64 + 1).into(),
-            reference.map(|r| r.0.to_string()).into(),
-            reference.map(|r| r.1.to_string()).into(),
-            reference.map(|r| r.2.to_string()).into(),
-        ]);
-    };
+    let mut row =
+        |constraint: &str, column: &str, i: usize, reference: Option<(&str, &str, &str)>| {
+            b.row(vec![
+                "def".into(),
+                t.database.clone().into(),
+                constraint.to_string().into(),
+                "def".into(),
+                t.database.clone().into(),
+                t.name.clone().into(),
+                shown(t, column).to_string().into(),
+                (i as i64 + 1).into(),
+                reference.map(|_| i as i64 + 1).into(),
+                reference.map(|r| r.0.to_string()).into(),
+                reference.map(|r| r.1.to_string()).into(),
+                reference.map(|r| r.2.to_string()).into(),
+            ]);
+        };
     if t.keys_model == KeysModel::Unique {
         for (i, c) in t.key_columns().iter().enumerate() {
             row("PRIMARY", &c.name, i, None);
@@ -224,10 +225,13 @@ fn table_constraints(t: &TableMeta, b: &mut ResultBuilder) {
 
 fn referential_constraints(is: &InformationSchema, t: &TableMeta, b: &mut ResultBuilder) {
     for fk in &t.foreign_keys {
-        let referenced = is.services.catalog.table(&fk.ref_database, &fk.ref_table).ok();
-        let unique = referenced.and_then(|r| {
-            crate::table_keys::unique_key_named_by(&r, &fk.ref_columns)
-        });
+        let referenced = is
+            .services
+            .catalog
+            .table(&fk.ref_database, &fk.ref_table)
+            .ok();
+        let unique =
+            referenced.and_then(|r| crate::table_keys::unique_key_named_by(&r, &fk.ref_columns));
         b.row(vec![
             "def".into(),
             t.database.clone().into(),

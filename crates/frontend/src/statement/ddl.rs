@@ -148,14 +148,9 @@ impl QueryEngine {
         let db = database_of(session, &table.database)?;
         let before = self.services.catalog.table(&db, &table.table)?;
         let checks = foreign_key_checks(session);
-        let out = crate::schema_change::alter_table(
-            self.services(),
-            &db,
-            &table.table,
-            ops,
-            checks,
-        )
-        .await?;
+        let out =
+            crate::schema_change::alter_table(self.services(), &db, &table.table, ops, checks)
+                .await?;
         let renamed = ops.iter().rev().find_map(|op| match op {
             basalt_sql::AlterTableOp::Rename(n) => Some(n.as_str()),
             _ => None,
@@ -192,7 +187,10 @@ impl QueryEngine {
                 name,
                 table,
                 if_exists,
-            } => (table, basalt_sql::AlterTableOp::DropIndex { name, if_exists }),
+            } => (
+                table,
+                basalt_sql::AlterTableOp::DropIndex { name, if_exists },
+            ),
             _ => return Err(misrouted()),
         };
         self.execute_alter_table(session, &table, &[op]).await

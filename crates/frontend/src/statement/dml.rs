@@ -301,6 +301,16 @@ impl QueryEngine {
     /// Other key models rewrite the tablets holding matching rows (`update_rewrite`).
     pub(super) async fn update(&self, session: &Session, update: &ast::Update) -> Result<Output> {
         let table = target_table(&self.services, session, &update.table, "UPDATE")?;
+        super::generated_values::check_assignments(&table, &update.assignments)?;
+        if table.keys_model != KeysModel::Unique && !table.generated_columns().is_empty() {
+            // The rewrite keeps stored values as they are; only a Unique table's UPDATE
+            // writes its rows again through the path that computes generated columns.
+            return Err(BasaltError::NotSupported(format!(
+                "UPDATE of {}, a {} KEY table with generated columns",
+                table.name,
+                table.keys_model.sql_name()
+            )));
+        }
         if table.keys_model != KeysModel::Unique {
             let _serialized = self.dml_locks.lock(table.id).await;
             return self.update_by_rewrite(session, update, table).await;

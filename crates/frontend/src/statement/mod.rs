@@ -6,6 +6,7 @@
 mod admin;
 pub(crate) mod ddl;
 mod delete_rewrite;
+mod generated_values;
 mod insert_defaults;
 mod insert_values;
 mod load_data;
@@ -220,6 +221,7 @@ impl QueryEngine {
             return self.describe_view(session, &view).await;
         }
         if let S::Insert(insert) = &mut stmt {
+            self.check_generated_values(session, insert)?;
             self.fill_defaults(session, insert)?;
             self.read_nested_literals(session, insert);
         }

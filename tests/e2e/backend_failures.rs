@@ -274,14 +274,15 @@ async fn a_query_in_flight_when_its_backend_fails_answers_or_fails_clearly() {
 }
 
 /// A short run of the fault-injection runner (tests/fault/run.py; run it with more rounds by
-/// hand): backends killed and restarted under labelled Stream Loads and queries, then every
-/// acknowledged label checked.
+/// hand): backends killed and restarted under labelled Stream Loads and queries, then a backend
+/// added (tablets rebalanced onto it) and another decommissioned, then every acknowledged
+/// label checked.
 #[test]
 fn fault_injection_loses_no_acknowledged_load() {
     let runner = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fault/run.py");
     let out = std::process::Command::new("python3")
         .arg(&runner)
-        .args(["--rounds", "4", "--seed", "25"])
+        .args(["--rounds", "4", "--moves", "1", "--seed", "25"])
         .args(["--basalt", env!("CARGO_BIN_EXE_basalt")])
         .output()
         .expect("python3 must be installed");

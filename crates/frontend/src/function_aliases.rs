@@ -2,7 +2,8 @@
 //! expressions over them: `collect_list`/`collect_set` are `array_agg` without NULLs, the
 //! `array_push*`/`array_pop*`/`array_range` family, ELT, `[not_]null_or_empty`,
 //! `digital_masking`, and Doris's `multi_distinct_*` aggregates (the DISTINCT forms);
-//! `array_concat` is NULL when any array is.
+//! `array_concat` is NULL when any array is; MySQL's FLOOR/CEIL(ING)/TRUNCATE (typed as MySQL
+//! types them), LOCATE with a position, SPACE, ISNULL, OCT and Doris's LENGTHB.
 
 use crate::mysql_compat::{binary, call, cast, number, string};
 use basalt_sql::ast::helpers::attached_token::AttachedToken;
@@ -57,6 +58,22 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
                 ],
             )
         }
+        // MySQL's FLOOR, CEIL/CEILING and TRUNCATE, typed as MySQL types them.
+        "floor" | "ceil" | "ceiling" if args.len() == 1 => call(
+            basalt_functions::mysql_rounding_function(name)?,
+            args.to_vec(),
+        ),
+        "truncate" if args.len() == 2 => call(
+            basalt_functions::mysql_rounding_function(name)?,
+            args.to_vec(),
+        ),
+        // LOCATE(sub, s, pos); the two-argument form is strpos.
+        "locate" if args.len() == 3 => call("mysql_locate", args.to_vec()),
+        "space" if args.len() == 1 => call("repeat", vec![string(" "), arg(0)]),
+        "isnull" if args.len() == 1 => Expr::IsNull(Box::new(arg(0))),
+        "oct" if args.len() == 1 => call("conv", vec![arg(0), number(10), number(8)]),
+        // Doris: LENGTHB counts bytes, as LENGTH does.
+        "lengthb" if args.len() == 1 => call("length", args.to_vec()),
         "null_or_empty" if args.len() == 1 => binary(
             Expr::IsNull(Box::new(arg(0))),
             BinaryOperator::Or,

@@ -1,17 +1,18 @@
 //! MySQL functions and syntax DataFusion spells differently, rewritten on the parsed statement
 //! before planning: IF, YEAR/MONTH/..., CURDATE, UNIX_TIMESTAMP, DATE_ADD/DATE_SUB, DATEDIFF,
 //! DATE_FLOOR/DATE_CEIL,
-//! DATE(), LCASE/UCASE, LOCATE, TRUNCATE, MOD, `DIV` (by zero, like `/` and `%`, is NULL),
+//! DATE(), LCASE/UCASE, LOCATE, LOG (MySQL's: natural, NULL outside its domain), FLOOR/CEIL
+//! (typed as MySQL types them), MOD, `DIV` (by zero, like `/` and `%`, is NULL),
 //! CAST/CONVERT to SIGNED/UNSIGNED, and NOW()
 //! with MySQL's second precision; `FROM DUAL` is dropped; `ILIKE '%word%'` becomes a SIMD search.
 
 use basalt_functions::date_arith::Unit;
 use basalt_sql::ast::helpers::attached_token::AttachedToken;
 use basalt_sql::ast::{
-    visit_expressions_mut, ArrayElemTypeDef, BinaryOperator, CaseWhen, CastKind, DataType,
-    ExactNumberInfo, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentList,
-    FunctionArguments, Ident, ObjectName, Query, SetExpr, Statement, TableFactor, TableWithJoins,
-    TimezoneInfo, UnaryOperator, Value, VisitMut, VisitorMut,
+    visit_expressions_mut, ArrayElemTypeDef, BinaryOperator, CaseWhen, CastKind, CeilFloorKind,
+    DataType, DateTimeField, ExactNumberInfo, Expr, Function, FunctionArg, FunctionArgExpr,
+    FunctionArgumentList, FunctionArguments, Ident, ObjectName, Query, SetExpr, Statement,
+    TableFactor, TableWithJoins, TimezoneInfo, UnaryOperator, Value, VisitMut, VisitorMut,
 };
 use std::ops::ControlFlow;
 
@@ -643,6 +644,15 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
             Value::NationalStringLiteral(text) => Some(string(text)),
             _ => None,
         },
+        // FLOOR(x) / CEIL(x): typed as MySQL types them (`FLOOR(5.5)` is 5, not 5.0).
+        Expr::Floor {
+            expr,
+            field: CeilFloorKind::DateTimeField(DateTimeField::NoDateTime),
+        } => Some(call("mysql_floor", vec![(**expr).clone()])),
+        Expr::Ceil {
+            expr,
+            field: CeilFloorKind::DateTimeField(DateTimeField::NoDateTime),
+        } => Some(call("mysql_ceil", vec![(**expr).clone()])),
         Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("group_concat") => {
             group_concat(f)
         }
@@ -978,6 +988,25 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
                 call(&name, vec![x]),
             )
         }
+        // MySQL's LOG(x) is the natural logarithm; LOG(b, x) is NULL unless b > 0, b <> 1 and
+        // x > 0.
+        "log" if args.len() == 1 => {
+            let x = args[0].clone();
+            only_when(
+                binary(x.clone(), BinaryOperator::Gt, number(0)),
+                call("ln", vec![x]),
+            )
+        }
+        "log" if args.len() == 2 => {
+            let (b, x) = (args[0].clone(), args[1].clone());
+            let positive = |e: &Expr| binary(e.clone(), BinaryOperator::Gt, number(0));
+            let domain = binary(
+                binary(positive(&b), BinaryOperator::And, positive(&x)),
+                BinaryOperator::And,
+                binary(b.clone(), BinaryOperator::NotEq, number(1)),
+            );
+            only_when(domain, call("log", vec![b, x]))
+        }
         "year" | "month" | "quarter" | "hour" | "minute" | "second" => {
             date_part(&name, one(&args)?)
         }
@@ -1175,7 +1204,6 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
         "lcase" => call("lower", args),
         "ucase" => call("upper", args),
         "locate" if args.len() == 2 => call("strpos", vec![args[1].clone(), args[0].clone()]),
-        "truncate" if args.len() == 2 => call("trunc", args),
         "mod" if args.len() == 2 => binary(
             args[0].clone(),
             BinaryOperator::Modulo,

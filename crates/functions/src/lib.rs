@@ -9,6 +9,8 @@
 mod array_difference;
 mod array_text;
 mod avg_weighted;
+mod base64_text;
+mod base_conversion;
 mod bit_aggregates;
 mod bit_value_numbers;
 mod bitmap_agg;
@@ -18,6 +20,8 @@ mod bitmap_count_distinct;
 mod bitmap_scalar;
 mod bits;
 mod byte_length;
+mod char_codes;
+mod checksums;
 mod checked_arithmetic;
 mod collect;
 mod count_by_enum;
@@ -52,9 +56,13 @@ mod moments;
 mod money_format;
 pub mod murmur3;
 mod murmur_hash;
+mod mysql_rounding;
+mod mysql_values;
 mod mysql_comparisons;
 mod mysql_time_format;
 mod nested_casts;
+mod number_format;
+mod number_sign;
 mod null_concat;
 mod numeric_dates;
 mod percentile;
@@ -66,6 +74,8 @@ mod sketch_fields;
 mod sleep;
 mod stats;
 pub mod string_size;
+mod string_edits;
+mod string_lists;
 mod struct_element;
 mod substring;
 mod tdigest;
@@ -99,6 +109,7 @@ pub use checked_arithmetic::CheckedIntegerArithmetic;
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 pub use datetime_to_text::DatetimeTextCasts;
 pub use like_escapes::LikeEscapes;
+pub use mysql_rounding::function_name as mysql_rounding_function;
 pub use mysql_comparisons::{ComparisonsPlanner, MySqlComparisons};
 pub mod wire;
 use datafusion::prelude::SessionContext;
@@ -155,6 +166,16 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(vector_distance::functions());
     v.push(struct_element::function());
     v.extend(variant::functions());
+    // MySQL's string, number-formatting and rounding functions.
+    v.extend(string_edits::functions());
+    v.extend(string_lists::functions());
+    v.extend(checksums::functions());
+    v.extend(base64_text::functions());
+    v.extend(char_codes::functions());
+    v.push(base_conversion::function());
+    v.push(number_format::function());
+    v.push(number_sign::function());
+    v.extend(mysql_rounding::functions());
     v
 }
 

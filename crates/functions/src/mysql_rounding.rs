@@ -1,0 +1,410 @@
+//! MySQL's FLOOR, CEIL/CEILING and TRUNCATE, typed as MySQL types them: of an integer, the
+//! integer itself (exact, never through a DOUBLE); of a DECIMAL(p, s), FLOOR and CEIL are
+//! DECIMAL(p - s + 1, 0) and `TRUNCATE(x, d)` with a literal `d` is DECIMAL with scale
+//! `max(d, 0)` (at most s), so `FLOOR(5.5)` is 5 and `TRUNCATE(52.64, 1)` is 52.6; of a
+//! DOUBLE, a DOUBLE (`TRUNCATE(1e1, 308)` is 10, `TRUNCATE(1e0, -309)` 0, never inf or NaN).
+//! Text is read as a number (a DOUBLE). `d` counts from the decimal point, negative to the left.
+
+use crate::mysql_values::{integers, leading_number};
+use crate::util::{arguments, output};
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, Decimal128Array, Decimal256Array, Float64Array, Int64Array,
+    UInt64Array,
+};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{
+    i256, DataType, Decimal128Type, Decimal256Type, Field, FieldRef, Float64Type, Int64Type,
+    UInt64Type, DECIMAL128_MAX_PRECISION, DECIMAL256_MAX_PRECISION,
+};
+use datafusion::common::{exec_err, plan_err, Result, ScalarValue};
+use datafusion::logical_expr::{
+    ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
+    TypeSignature, Volatility,
+};
+use std::sync::Arc;
+
+#[derive(Debug, PartialEq, Eq, Hash, Clone, Copy)]
+enum Kind {
+    Floor,
+    Ceil,
+    Truncate,
+}
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct Rounding {
+    kind: Kind,
+    signature: Signature,
+}
+
+/// `mysql_floor`, `mysql_ceil` and `mysql_truncate`.
+pub fn functions() -> Vec<ScalarUDF> {
+    [(Kind::Floor, 1), (Kind::Ceil, 1), (Kind::Truncate, 2)]
+        .into_iter()
+        .map(|(kind, n)| {
+            ScalarUDF::new_from_impl(Rounding {
+                kind,
+                signature: Signature::new(TypeSignature::Any(n), Volatility::Immutable),
+            })
+        })
+        .collect()
+}
+
+/// The name of the function planning `floor`, `ceil` or `truncate` (None for others).
+pub fn function_name(mysql_name: &str) -> Option<&'static str> {
+    Some(match mysql_name {
+        "floor" => "mysql_floor",
+        "ceil" | "ceiling" => "mysql_ceil",
+        "truncate" => "mysql_truncate",
+        _ => return None,
+    })
+}
+
+impl ScalarUDFImpl for Rounding {
+    fn name(&self) -> &str {
+        match self.kind {
+            Kind::Floor => "mysql_floor",
+            Kind::Ceil => "mysql_ceil",
+            Kind::Truncate => "mysql_truncate",
+        }
+    }
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+    fn return_type(&self, _types: &[DataType]) -> Result<DataType> {
+        plan_err!("{}: return_field_from_args is used", self.name())
+    }
+    fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
+        let x = args.arg_fields[0].data_type();
+        let digits = match args.scalar_arguments.get(1) {
+            Some(Some(d)) => literal_digits(d),
+            _ => None,
+        };
+        let t = result_type(self.kind, x, digits);
+        Ok(Arc::new(Field::new(self.name(), t, true)))
+    }
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let target = args.return_field.data_type().clone();
+        let (arrays, scalar) = arguments(&args)?;
+        let digits = match arrays.get(1) {
+            Some(d) => integers(d)?,
+            None => vec![Some(0); arrays[0].len()],
+        };
+        let out = rounded(self.kind, &arrays[0], &digits, &target)?;
+        output(out, scalar)
+    }
+}
+
+/// A literal `d` as an integer (None for NULL or another value).
+fn literal_digits(d: &ScalarValue) -> Option<i64> {
+    let d = d.cast_to(&DataType::Int64).ok()?;
+    match d {
+        ScalarValue::Int64(v) => v,
+        _ => None,
+    }
+}
+
+/// The type of the result for an argument of type `x` (and a literal `d`, for TRUNCATE).
+fn result_type(kind: Kind, x: &DataType, digits: Option<i64>) -> DataType {
+    let decimal = |p: u8, s: i8, max: u8, wide: bool| {
+        let s = s.max(0);
+        let scale = match kind {
+            Kind::Floor | Kind::Ceil => 0,
+            Kind::Truncate => digits.map_or(s, |d| d.clamp(0, i64::from(s)) as i8),
+        };
+        let whole = i16::from(p) - i16::from(s);
+        let extra = i16::from(matches!(kind, Kind::Floor | Kind::Ceil));
+        let p = (whole + i16::from(scale) + extra).clamp(1, i16::from(max)) as u8;
+        if wide {
+            DataType::Decimal256(p, scale)
+        } else {
+            DataType::Decimal128(p, scale)
+        }
+    };
+    match x {
+        DataType::Int8
+        | DataType::Int16
+        | DataType::Int32
+        | DataType::Int64
+        | DataType::UInt8
+        | DataType::UInt16
+        | DataType::UInt32
+        | DataType::Boolean => DataType::Int64,
+        DataType::UInt64 => DataType::UInt64,
+        DataType::Decimal32(p, s) | DataType::Decimal64(p, s) | DataType::Decimal128(p, s) => {
+            decimal(*p, *s, DECIMAL128_MAX_PRECISION, false)
+        }
+        DataType::Decimal256(p, s) => decimal(*p, *s, DECIMAL256_MAX_PRECISION, true),
+        _ => DataType::Float64,
+    }
+}
+
+fn rounded(
+    kind: Kind,
+    x: &ArrayRef,
+    digits: &[Option<i64>],
+    target: &DataType,
+) -> Result<ArrayRef> {
+    Ok(match target {
+        DataType::Int64 => {
+            let x = cast(x, &DataType::Int64)?;
+            let out: Int64Array = x
+                .as_primitive::<Int64Type>()
+                .iter()
+                .zip(digits)
+                .map(|(v, d)| Some(truncate_i64(v?, integer_digits(kind, *d)?)))
+                .collect();
+            Arc::new(out)
+        }
+        DataType::UInt64 => {
+            let out: UInt64Array = x
+                .as_primitive::<UInt64Type>()
+                .iter()
+                .zip(digits)
+                .map(|(v, d)| Some(truncate_u64(v?, integer_digits(kind, *d)?)))
+                .collect();
+            Arc::new(out)
+        }
+        DataType::Decimal128(p, ts) => {
+            let (DataType::Decimal128(_, s)
+            | DataType::Decimal32(_, s)
+            | DataType::Decimal64(_, s)) = x.data_type()
+            else {
+                return exec_err!("mysql rounding: unexpected argument {}", x.data_type());
+            };
+            let x = cast(x, &DataType::Decimal128(DECIMAL128_MAX_PRECISION, *s))?;
+            let out: Decimal128Array = x
+                .as_primitive::<Decimal128Type>()
+                .iter()
+                .zip(digits)
+                .map(|(v, d)| decimal_row(kind, v?, *s, (*d)?, *ts))
+                .collect();
+            Arc::new(out.with_precision_and_scale(*p, *ts)?)
+        }
+        DataType::Decimal256(p, ts) => {
+            let DataType::Decimal256(_, s) = x.data_type() else {
+                return exec_err!("mysql rounding: unexpected argument {}", x.data_type());
+            };
+            let out: Decimal256Array = x
+                .as_primitive::<Decimal256Type>()
+                .iter()
+                .zip(digits)
+                .map(|(v, d)| decimal_row(kind, v?, *s, (*d)?, *ts))
+                .collect();
+            Arc::new(out.with_precision_and_scale(*p, *ts)?)
+        }
+        _ => {
+            let values: Vec<Option<f64>> = match x.data_type() {
+                DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
+                    crate::mysql_values::texts(x)?
+                        .into_iter()
+                        .map(|t| t.map(|t| leading_number(&t).unwrap_or(0.0)))
+                        .collect()
+                }
+                _ => cast(x, &DataType::Float64)?
+                    .as_primitive::<Float64Type>()
+                    .iter()
+                    .collect(),
+            };
+            let out: Float64Array = values
+                .into_iter()
+                .zip(digits)
+                .map(|(v, d)| Some(double_row(kind, v?, (*d)?)))
+                .collect();
+            Arc::new(out)
+        }
+    })
+}
+
+/// The digits an integer keeps: FLOOR and CEIL keep it whole (0).
+fn integer_digits(kind: Kind, d: Option<i64>) -> Option<i64> {
+    match kind {
+        Kind::Truncate => d,
+        _ => Some(0),
+    }
+}
+
+/// `v` with its last `-d` digits zeroed (toward zero); `v` itself for `d >= 0`.
+fn truncate_i64(v: i64, d: i64) -> i64 {
+    if d >= 0 {
+        return v;
+    }
+    match 10i64.checked_pow(d.unsigned_abs().min(64) as u32) {
+        Some(m) => v - v % m,
+        None => 0,
+    }
+}
+
+fn truncate_u64(v: u64, d: i64) -> u64 {
+    if d >= 0 {
+        return v;
+    }
+    match 10u64.checked_pow(d.unsigned_abs().min(64) as u32) {
+        Some(m) => v - v % m,
+        None => 0,
+    }
+}
+
+/// The integer arithmetic a decimal's unscaled value needs.
+trait Unscaled: Copy + PartialOrd {
+    const ZERO: Self;
+    fn ten_pow(n: u32) -> Option<Self>;
+    fn div(self, o: Self) -> Self;
+    fn rem(self, o: Self) -> Self;
+    fn sub(self, o: Self) -> Self;
+    fn add(self, o: Self) -> Self;
+}
+
+impl Unscaled for i128 {
+    const ZERO: Self = 0;
+    fn ten_pow(n: u32) -> Option<Self> {
+        10i128.checked_pow(n)
+    }
+    fn div(self, o: Self) -> Self {
+        self / o
+    }
+    fn rem(self, o: Self) -> Self {
+        self % o
+    }
+    fn sub(self, o: Self) -> Self {
+        self - o
+    }
+    fn add(self, o: Self) -> Self {
+        self + o
+    }
+}
+
+impl Unscaled for i256 {
+    const ZERO: Self = i256::ZERO;
+    fn ten_pow(n: u32) -> Option<Self> {
+        i256::from_i128(10).checked_pow(n)
+    }
+    fn div(self, o: Self) -> Self {
+        self.wrapping_div(o)
+    }
+    fn rem(self, o: Self) -> Self {
+        self.wrapping_rem(o)
+    }
+    fn sub(self, o: Self) -> Self {
+        self.wrapping_sub(o)
+    }
+    fn add(self, o: Self) -> Self {
+        self.wrapping_add(o)
+    }
+}
+
+/// A decimal's unscaled value `v` at scale `s`, floored, ceiled or truncated to `d` digits,
+/// at the result's scale `ts`.
+fn decimal_row<T: Unscaled>(kind: Kind, v: T, s: i8, d: i64, ts: i8) -> Option<T> {
+    let s = i64::from(s.max(0));
+    let cut = match kind {
+        Kind::Truncate => s - d,
+        Kind::Floor | Kind::Ceil => s,
+    };
+    let kept = if cut <= 0 {
+        v
+    } else {
+        match T::ten_pow(cut.min(200) as u32) {
+            None => T::ZERO,
+            Some(m) => {
+                let r = v.rem(m);
+                let t = v.sub(r);
+                match kind {
+                    Kind::Floor if r < T::ZERO => t.sub(m),
+                    Kind::Ceil if r > T::ZERO => t.add(m),
+                    _ => t,
+                }
+            }
+        }
+    };
+    // To the result's scale: exact, as the digits dropped are zeros.
+    let drop = s - i64::from(ts);
+    if drop <= 0 {
+        return Some(kept);
+    }
+    Some(match T::ten_pow(drop as u32) {
+        Some(m) => kept.div(m),
+        None => T::ZERO,
+    })
+}
+
+/// A DOUBLE floored, ceiled or truncated to `d` digits; never inf or NaN from a finite `x`,
+/// and no negative zero.
+fn double_row(kind: Kind, x: f64, d: i64) -> f64 {
+    let r = match kind {
+        Kind::Floor => x.floor(),
+        Kind::Ceil => x.ceil(),
+        Kind::Truncate if d >= 0 => {
+            let m = 10f64.powi(d.min(400) as i32);
+            let scaled = x * m;
+            if !m.is_finite() || !scaled.is_finite() {
+                x
+            } else {
+                scaled.trunc() / m
+            }
+        }
+        Kind::Truncate => {
+            let m = 10f64.powi(d.unsigned_abs().min(400) as i32);
+            if m.is_finite() {
+                (x / m).trunc() * m
+            } else {
+                0.0
+            }
+        }
+    };
+    r + 0.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimal_results_take_mysql_scale() {
+        // FLOOR(5.5), FLOOR(-5.5), CEIL(-0.5) at scale 1.
+        assert_eq!(decimal_row(Kind::Floor, 55i128, 1, 0, 0), Some(5));
+        assert_eq!(decimal_row(Kind::Floor, -55i128, 1, 0, 0), Some(-6));
+        assert_eq!(decimal_row(Kind::Ceil, -5i128, 1, 0, 0), Some(0));
+        assert_eq!(decimal_row(Kind::Ceil, 55i128, 1, 0, 0), Some(6));
+        // TRUNCATE(52.64, 1) = 52.6; (52.64, -1) = 50; (-52.64, 1) = -52.6.
+        assert_eq!(decimal_row(Kind::Truncate, 5264i128, 2, 1, 1), Some(526));
+        assert_eq!(decimal_row(Kind::Truncate, 5264i128, 2, -1, 0), Some(50));
+        assert_eq!(decimal_row(Kind::Truncate, -5264i128, 2, 1, 1), Some(-526));
+        // A non-literal d keeps the scale.
+        assert_eq!(decimal_row(Kind::Truncate, 5264i128, 2, 1, 2), Some(5260));
+        assert_eq!(decimal_row(Kind::Truncate, 5264i128, 2, -90, 0), Some(0));
+        assert_eq!(
+            result_type(Kind::Truncate, &DataType::Decimal128(4, 2), Some(1)),
+            DataType::Decimal128(3, 1)
+        );
+        assert_eq!(
+            result_type(Kind::Floor, &DataType::Decimal128(2, 1), None),
+            DataType::Decimal128(2, 0)
+        );
+    }
+
+    #[test]
+    fn integers_stay_exact() {
+        assert_eq!(
+            truncate_i64(-5_000_111_000_111_000_155, -1),
+            -5_000_111_000_111_000_150
+        );
+        assert_eq!(
+            truncate_u64(15_000_111_000_111_000_155, -1),
+            15_000_111_000_111_000_150
+        );
+        assert_eq!(
+            truncate_u64(18_446_744_073_709_551_614, -19),
+            10_000_000_000_000_000_000
+        );
+        assert_eq!(truncate_i64(5, -30), 0);
+    }
+
+    #[test]
+    fn doubles_stay_finite() {
+        assert_eq!(double_row(Kind::Truncate, 10.0, 308), 10.0);
+        assert_eq!(double_row(Kind::Truncate, 1.0, -309), 0.0);
+        assert_eq!(double_row(Kind::Truncate, 1.55, 1), 1.5);
+        assert!(double_row(Kind::Truncate, -0.5, 0).is_sign_positive());
+        assert_eq!(double_row(Kind::Floor, -5.5, 0), -6.0);
+    }
+}

@@ -47,6 +47,7 @@ mod procedures;
 mod process_admin;
 pub mod processes;
 mod profile;
+mod quantified_comparisons;
 mod read_snapshot;
 mod result_column_types;
 mod result_names;

@@ -160,6 +160,7 @@ pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
     crate::identifier_case::fold(stmt, settings.table_name_case);
     crate::partition_selection::rewrite(stmt);
     let _ = stmt.visit(&mut DropDual);
+    crate::quantified_comparisons::rewrite(stmt);
     let _ = stmt.visit(&mut ValueConditions);
     crate::bit_literals::rewrite(stmt);
     if !settings.only_full_group_by {

@@ -407,6 +407,24 @@ async fn an_added_backend_gets_its_share_of_tablets_under_load() {
     // Its files are there: a query reading only from it would answer (the others hold them too).
     assert!(segment_files(cluster.backends[3].0.dir.path()) > 0);
     eprintln!("figures rebalance: {new_holds} of {total} replicas moved to the new backend");
+    // CANCEL DECOMMISSION keeps a backend; an unknown one is named in the error.
+    let address = format!("\"127.0.0.1:{port}\"");
+    exec(
+        &mut conn,
+        &format!("ALTER SYSTEM DECOMMISSION BACKEND {address}"),
+    )
+    .await;
+    let flag = |b: &[BackendRow]| b.iter().find(|b| b.port == port).map(|b| b.decommissioned);
+    assert_eq!(flag(&show_backends(&mut conn).await), Some(true));
+    exec(&mut conn, &format!("CANCEL DECOMMISSION BACKEND {address}")).await;
+    assert_eq!(flag(&show_backends(&mut conn).await), Some(false));
+    let err = try_rows(
+        &mut conn,
+        "ALTER SYSTEM DECOMMISSION BACKEND \"127.0.0.1:1\"",
+    )
+    .await
+    .expect_err("an unknown backend");
+    assert!(err.contains("127.0.0.1:1 does not exist"), "{err}");
 }
 
 #[tokio::test]

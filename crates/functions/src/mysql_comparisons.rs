@@ -1,7 +1,7 @@
 //! MySQL's comparisons of booleans and JSON values with other types. MySQL's BOOLEAN is
 //! TINYINT(1): `TRUE = 1`, `flag = 1`, `ON false = 1`, `flag IN (0, 1)` and
 //! `flag BETWEEN 0 AND 1` compare numbers, where DataFusion refuses `Boolean = Int64`; a
-//! boolean beside a number is read as 1 or 0.
+//! boolean beside a number or text, or in arithmetic (`TRUE + 1`), is read as 1 or 0.
 //!
 //! A JSON value (Basalt's JSON is text carrying the `arrow.json` marker) compared with a
 //! boolean compares as MySQL's JSON comparator does: the boolean becomes JSON `true`/`false`
@@ -64,15 +64,29 @@ impl ExprPlanner for ComparisonsPlanner {
         schema: &DFSchema,
     ) -> Result<PlannerResult<RawBinaryExpr>> {
         use datafusion::sql::sqlparser::ast::BinaryOperator as Sql;
+        let (Ok(lt), Ok(rt)) = (expr.left.get_type(schema), expr.right.get_type(schema)) else {
+            return Ok(PlannerResult::Original(expr));
+        };
+        // TRUE + 1 is 2: a boolean in arithmetic is its number.
+        if matches!(
+            expr.op,
+            Sql::Plus | Sql::Minus | Sql::Multiply | Sql::Divide | Sql::Modulo
+        ) && (is_boolean(&lt) != is_boolean(&rt))
+            && (lt.is_numeric() || rt.is_numeric())
+        {
+            let number = |e: Expr, t: &DataType| if is_boolean(t) { as_number(e) } else { e };
+            return Ok(PlannerResult::Original(RawBinaryExpr {
+                op: expr.op,
+                left: number(expr.left, &lt),
+                right: number(expr.right, &rt),
+            }));
+        }
         if !matches!(
             expr.op,
             Sql::Eq | Sql::NotEq | Sql::Lt | Sql::LtEq | Sql::Gt | Sql::GtEq | Sql::Spaceship
         ) {
             return Ok(PlannerResult::Original(expr));
         }
-        let (Ok(lt), Ok(rt)) = (expr.left.get_type(schema), expr.right.get_type(schema)) else {
-            return Ok(PlannerResult::Original(expr));
-        };
         let (left, right, _) = compared(expr.left, &lt, expr.right, &rt, schema);
         Ok(PlannerResult::Original(RawBinaryExpr {
             op: expr.op,
@@ -225,7 +239,7 @@ fn rewrite(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
                 }
             }
             let boolean = expr_type.as_ref().is_some_and(is_boolean);
-            let any_number = types.iter().flatten().any(|t| t.is_numeric());
+            let any_number = types.iter().flatten().any(|t| t.is_numeric() || is_text(t));
             let any_boolean = types.iter().flatten().any(is_boolean);
             let number = expr_type.as_ref().is_some_and(|t| t.is_numeric());
             if !((boolean && any_number) || (number && any_boolean)) {
@@ -382,8 +396,8 @@ fn compared(
     match (is_boolean(lt), is_boolean(rt)) {
         (true, false) if is_json(&right, schema) => (as_json_boolean(left), right, true),
         (false, true) if is_json(&left, schema) => (left, as_json_boolean(right), true),
-        (true, false) if rt.is_numeric() => (as_number(left), right, true),
-        (false, true) if lt.is_numeric() => (left, as_number(right), true),
+        (true, false) if rt.is_numeric() || is_text(rt) => (as_number(left), right, true),
+        (false, true) if lt.is_numeric() || is_text(lt) => (left, as_number(right), true),
         _ => (left, right, false),
     }
 }

@@ -5,7 +5,8 @@
 //! killed with `kill -9` and down past `replica_clone_after_seconds` has its replicas
 //! re-created on the others, after which a second one may die. Throughout, every acknowledged
 //! load is there afterwards, no failed one is partly visible, and queries over data no load
-//! touches answer exactly as before.
+//! touches answer exactly as before (only at a `kill -9` may a query running there fail, with
+//! an error naming the backend).
 
 use crate::cluster_harness::{spawn_backend, Cluster};
 use crate::harness::{exec, rows, try_rows};
@@ -102,8 +103,8 @@ impl Traffic {
                     for (sql, want) in STEADY.iter().zip(&want) {
                         match try_rows(&mut conn, sql).await {
                             Ok(got) if &got == want => {}
-                            Ok(got) => wrong.push(format!("{sql}: {got:?}")),
-                            Err(e) => wrong.push(format!("{sql}: {e}")),
+                            Ok(got) => wrong.push(format!("wrong: {sql}: {got:?}")),
+                            Err(e) => wrong.push(format!("failed: {sql}: {e}")),
                         }
                         ran += 1;
                     }
@@ -467,7 +468,16 @@ async fn a_lost_backend_is_cloned_elsewhere_and_then_another_may_die() {
         after >= 2,
         "{after} loads acknowledged after the last failure"
     );
-    assert!(seen.wrong.is_empty(), "queries: {:?}", seen.wrong);
+    // A query whose task was running on a killed backend may fail, clearly, naming it (it is
+    // run again only when no row had reached the client); none answers wrongly.
+    assert!(
+        seen.wrong
+            .iter()
+            .all(|w| w.starts_with("failed") && w.contains("stopped answering"))
+            && seen.wrong.len() <= 2,
+        "queries: {:?}",
+        seen.wrong
+    );
     check_loads(&mut conn, &seen.acked, "with two backends dead").await;
     assert_eq!(steady_answers(&mut conn).await, want);
     drop((first_dir, second_dir));

@@ -135,7 +135,8 @@ fn scalar_text(doc: &str) -> Option<String> {
     match serde_json::from_str::<Value>(doc).ok()? {
         Value::String(s) => Some(s),
         Value::Bool(b) => Some(if b { "1" } else { "0" }.to_string()),
-        Value::Number(n) => Some(n.to_string()),
+        // As written: every digit of a long DECIMAL kept.
+        Value::Number(_) => Some(doc.trim().to_string()),
         Value::Null | Value::Array(_) | Value::Object(_) => None,
     }
 }
@@ -436,6 +437,10 @@ mod tests {
         assert_eq!(scalar_text("true").as_deref(), Some("1"));
         assert_eq!(scalar_text("false").as_deref(), Some("0"));
         assert_eq!(scalar_text("15").as_deref(), Some("15"));
+        assert_eq!(
+            scalar_text(" 99998969694839.983485848").as_deref(),
+            Some("99998969694839.983485848")
+        );
         assert_eq!(scalar_text("null"), None);
         assert_eq!(scalar_text("[1]"), None);
         assert_eq!(scalar_text("{\"a\":1}"), None);

@@ -99,6 +99,8 @@ async fn mysqldump_round_trip() {
         "CONSTRAINT `fk_author` FOREIGN KEY (`author_id`) REFERENCES `b authors` (`id`) ON DELETE CASCADE",
         "1\tann\ta@x\tperson\tx,y",
         "fk_author\tb authors\tCASCADE",
+        // A line break in a comment is escaped (the mysql client prints the backslash doubled).
+        "COMMENT 'two\\\\nlines'",
     ] {
         assert!(expected.contains(line), "{line} in {expected}");
     }

@@ -68,7 +68,7 @@ CREATE TABLE `b authors` (
   id INT NOT NULL PRIMARY KEY, `na``me` VARCHAR(30), email VARCHAR(50),
   kind ENUM('person', 'it''s a group') NOT NULL DEFAULT 'person', tags SET('x', 'y'),
   UNIQUE KEY uq_email (email), KEY `ix (na``me)` (`na``me`(10), kind) COMMENT 'by name'
-);
+) COMMENT 'two\nlines';
 CREATE TABLE a_books (
   id INT NOT NULL, author_id INT, co_author INT, title VARCHAR(40),
   PRIMARY KEY (id), INDEX ix_title (title),

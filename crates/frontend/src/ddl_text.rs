@@ -13,9 +13,17 @@ pub fn quote_ident(name: &str) -> String {
     format!("`{}`", name.replace('`', "``"))
 }
 
-/// A string literal as MySQL's SHOW CREATE TABLE writes it.
-fn sql_string(s: &str) -> String {
-    format!("'{}'", s.replace('\\', "\\\\").replace('\'', "''"))
+/// A string literal as MySQL's SHOW CREATE TABLE writes it (a quote doubled; backslash, line
+/// breaks, NUL and Ctrl-Z escaped, so that every clause stays on its line).
+pub fn sql_string(s: &str) -> String {
+    let escaped = s
+        .replace('\\', "\\\\")
+        .replace('\'', "''")
+        .replace('\n', "\\n")
+        .replace('\r', "\\r")
+        .replace('\0', "\\0")
+        .replace('\u{1a}', "\\Z");
+    format!("'{escaped}'")
 }
 
 /// The column's type as declared: `enum('a','b')` for ENUM and SET columns, else its type.
@@ -130,6 +138,7 @@ mod tests {
 
     #[test]
     fn identifiers_double_their_backticks() {
+        assert_eq!(sql_string("it's\na\\b\r"), "'it''s\\na\\\\b\\r'");
         assert_eq!(quote_ident("q`uote"), "`q``uote`");
         assert_eq!(quote_ident("per % cent"), "`per % cent`");
     }

@@ -284,7 +284,7 @@ fn bound_values(t: &TableMeta, v: &Option<basalt_catalog::PartitionValue>) -> St
 
 /// A string literal as MySQL's SHOW CREATE TABLE writes it.
 fn sql_string(s: &str) -> String {
-    format!("'{}'", s.replace('\\', "\\\\").replace('\'', "''"))
+    crate::ddl_text::sql_string(s)
 }
 
 /// The DDL that recreates `t`, laid out as MySQL's SHOW CREATE TABLE is (what SQLAlchemy and

@@ -65,6 +65,7 @@ mod number_format;
 mod number_sign;
 mod null_concat;
 mod numeric_dates;
+mod null_fallbacks;
 mod percentile;
 mod percentile_approx;
 mod percentile_array;

@@ -25,7 +25,8 @@ pub fn functions() -> Vec<ScalarUDF> {
     use datafusion::functions::core;
     [
         core::coalesce(),
-        core::nvl(),
+        // IFNULL / NVL: COALESCE under those names (see `crate::null_fallbacks`).
+        Arc::new(crate::null_fallbacks::function()),
         core::nullif(),
         core::greatest(),
         core::least(),

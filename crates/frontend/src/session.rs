@@ -200,6 +200,12 @@ fn optimizer_rules() -> Vec<Arc<dyn datafusion::optimizer::OptimizerRule + Send 
         .position(|r| r.name() == "optimize_projections")
         .unwrap_or(rules.len());
     rules.insert(projections, Arc::new(basalt_query::ReorderJoins));
+    // Right after constant folding, which drops nested literals' field metadata.
+    let folded = rules
+        .iter()
+        .position(|r| r.name() == "simplify_expressions")
+        .map_or(rules.len(), |i| i + 1);
+    rules.insert(folded, Arc::new(basalt_query::RetypeNestedLiterals));
     with_checkpoints(rules, Arc::new(PlanningCheckpoint))
 }
 
@@ -209,12 +215,6 @@ fn optimizer_rules() -> Vec<Arc<dyn datafusion::optimizer::OptimizerRule + Send 
 /// gathered inputs (their scans stay on the backends).
 fn physical_optimizer_rules(
     cluster: bool,
-    // Right after constant folding, which drops nested literals' field metadata.
-    let folded = rules
-        .iter()
-        .position(|r| r.name() == "simplify_expressions")
-        .map_or(rules.len(), |i| i + 1);
-    rules.insert(folded, Arc::new(basalt_query::RetypeNestedLiterals));
 ) -> Vec<Arc<dyn datafusion::physical_optimizer::PhysicalOptimizerRule + Send + Sync>> {
     let mut rules = datafusion::physical_optimizer::optimizer::PhysicalOptimizer::new().rules;
     if cluster {

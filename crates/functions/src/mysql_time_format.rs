@@ -55,6 +55,8 @@ impl ScalarUDFImpl for DateFormat {
             DataType::Date32 | DataType::Date64 => DataType::Date32,
             DataType::Null => DataType::Date32,
             t if t.is_nested() => return plan_err!("date_format does not take {t}"),
+            // A number is a date's digits, YYYYMMDD[hhmmss] (MySQL), not a count of seconds.
+            t if t.is_numeric() => DataType::Int64,
             _ => MICROS,
         };
         Ok(vec![time, DataType::Utf8])
@@ -66,7 +68,19 @@ impl ScalarUDFImpl for DateFormat {
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let (arrays, scalar) = arguments(&args)?;
-        let times = cast(&arrays[0], &MICROS)?;
+        let times = match arrays[0].data_type() {
+            DataType::Int64 => Arc::new(
+                arrays[0]
+                    .as_primitive::<datafusion::arrow::datatypes::Int64Type>()
+                    .iter()
+                    .map(|n| {
+                        n.and_then(basalt_common::datetime_text::number_to_datetime)
+                            .map(|d| d.and_utc().timestamp_micros())
+                    })
+                    .collect::<datafusion::arrow::array::TimestampMicrosecondArray>(),
+            ),
+            _ => cast(&arrays[0], &MICROS)?,
+        };
         let times = times.as_primitive::<datafusion::arrow::datatypes::TimestampMicrosecondType>();
         let formats = cast(&arrays[1], &DataType::Utf8)?;
         let formats = formats.as_string::<i32>();

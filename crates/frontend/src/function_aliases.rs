@@ -3,7 +3,8 @@
 //! `array_push*`/`array_pop*`/`array_range` family, ELT, `[not_]null_or_empty`,
 //! `digital_masking`, and Doris's `multi_distinct_*` aggregates (the DISTINCT forms);
 //! `array_concat` is NULL when any array is; MySQL's FLOOR/CEIL(ING)/TRUNCATE (typed as MySQL
-//! types them), LOCATE with a position, SPACE, ISNULL, OCT and Doris's LENGTHB.
+//! types them), LOCATE with a position, SPACE, ISNULL, OCT and Doris's LENGTHB; the counts of
+//! LEFT/RIGHT/REPEAT/LPAD/RPAD read as MySQL reads them; GREATEST/LEAST are NULL with a NULL.
 
 use crate::mysql_compat::{binary, call, cast, number, string};
 use basalt_sql::ast::helpers::attached_token::AttachedToken;
@@ -28,6 +29,8 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
         }
         // Doris: NULL when any array is NULL (DataFusion skips NULL arrays).
         "array_concat" | "array_cat" if !args.is_empty() => null_if_any_null(args, name),
+        // MySQL and Doris: NULL when any argument is NULL (DataFusion skips NULLs).
+        "greatest" | "least" if !args.is_empty() => null_if_any_null(args, name),
         "array_range" if (1..=3).contains(&args.len()) => call("range", args.to_vec()),
         "array_pushback" if args.len() == 2 => call("array_append", args.to_vec()),
         "array_pushfront" if args.len() == 2 => call("array_prepend", vec![arg(1), arg(0)]),
@@ -67,6 +70,13 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
             basalt_functions::mysql_rounding_function(name)?,
             args.to_vec(),
         ),
+        // MySQL's counts: any number (clamped to BIGINT); negative is '' or, padding, NULL.
+        "left" | "right" | "repeat" if args.len() == 2 && !is_plain_count(&args[1]) => {
+            call(name, vec![arg(0), count(arg(1), false)])
+        }
+        "lpad" | "rpad" if args.len() == 3 && !is_plain_count(&args[1]) => {
+            call(name, vec![arg(0), count(arg(1), true), arg(2)])
+        }
         // LOCATE(sub, s, pos); the two-argument form is strpos.
         "locate" if args.len() == 3 => call("mysql_locate", args.to_vec()),
         "space" if args.len() == 1 => call("repeat", vec![string(" "), arg(0)]),
@@ -86,6 +96,20 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
         ),
         _ => return None,
     })
+}
+
+/// A count DataFusion's LEFT/RIGHT/REPEAT/LPAD/RPAD take as MySQL does: a non-negative
+/// integer literal.
+fn is_plain_count(e: &Expr) -> bool {
+    matches!(e, Expr::Value(v) if matches!(&v.value, Value::Number(n, _) if n.parse::<i64>().is_ok()))
+}
+
+/// `n` as MySQL reads a count: a BIGINT, negative as 0 (or NULL when `negative_is_null`).
+fn count(n: Expr, negative_is_null: bool) -> Expr {
+    call(
+        basalt_functions::MYSQL_COUNT,
+        vec![n, number(i64::from(negative_is_null))],
+    )
 }
 
 /// `name(args)`, NULL when any argument is NULL (at once for a NULL literal).

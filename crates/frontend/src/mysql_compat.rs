@@ -2,7 +2,8 @@
 //! before planning: IF, YEAR/MONTH/..., CURDATE, UNIX_TIMESTAMP, DATE_ADD/DATE_SUB, DATEDIFF,
 //! DATE_FLOOR/DATE_CEIL,
 //! DATE(), LCASE/UCASE, LOCATE, LOG (MySQL's: natural, NULL outside its domain), FLOOR/CEIL
-//! (typed as MySQL types them), MOD, `DIV` (by zero, like `/` and `%`, is NULL),
+//! (typed as MySQL types them), TRIM(rem FROM s) (a string removed, not characters), MOD,
+//! `DIV` (by zero, like `/` and `%`, is NULL),
 //! CAST/CONVERT to SIGNED/UNSIGNED, and NOW()
 //! with MySQL's second precision; `FROM DUAL` is dropped; `ILIKE '%word%'` becomes a SIMD search.
 
@@ -12,7 +13,8 @@ use basalt_sql::ast::{
     visit_expressions_mut, ArrayElemTypeDef, BinaryOperator, CaseWhen, CastKind, CeilFloorKind,
     DataType, DateTimeField, ExactNumberInfo, Expr, Function, FunctionArg, FunctionArgExpr,
     FunctionArgumentList, FunctionArguments, Ident, ObjectName, Query, SetExpr, Statement,
-    TableFactor, TableWithJoins, TimezoneInfo, UnaryOperator, Value, VisitMut, VisitorMut,
+    TableFactor, TableWithJoins, TimezoneInfo, TrimWhereField, UnaryOperator, Value, VisitMut,
+    VisitorMut,
 };
 use std::ops::ControlFlow;
 
@@ -645,6 +647,23 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
             Value::NationalStringLiteral(text) => Some(string(text)),
             _ => None,
         },
+        // TRIM([side] rem FROM s) removes `rem` as a string (MySQL, Doris), not its characters.
+        Expr::Trim {
+            expr,
+            trim_where,
+            trim_what: Some(rem),
+            trim_characters: None,
+        } => {
+            let side = match trim_where {
+                Some(TrimWhereField::Leading) => 1,
+                Some(TrimWhereField::Trailing) => 2,
+                _ => 0,
+            };
+            Some(call(
+                "mysql_trim",
+                vec![(**expr).clone(), (**rem).clone(), number(side)],
+            ))
+        }
         // FLOOR(x) / CEIL(x): typed as MySQL types them (`FLOOR(5.5)` is 5, not 5.0).
         Expr::Floor {
             expr,

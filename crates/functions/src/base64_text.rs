@@ -72,9 +72,12 @@ fn decoded(b: &[u8]) -> Option<Vec<u8>> {
         .copied()
         .filter(|c| !c.is_ascii_whitespace())
         .collect();
-    base64::engine::general_purpose::STANDARD
-        .decode(compact)
-        .ok()
+    // MySQL ignores the unused low bits of the last digit ('Yq==' is 'b', as 'Yg==').
+    let engine = base64::engine::GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        base64::engine::GeneralPurposeConfig::new().with_decode_allow_trailing_bits(true),
+    );
+    engine.decode(compact).ok()
 }
 
 #[cfg(test)]
@@ -90,5 +93,6 @@ mod tests {
         assert_eq!(decoded(long.as_bytes()), Some(vec![0u8; 60]));
         assert_eq!(decoded(b"YWI="), Some(b"ab".to_vec()));
         assert_eq!(decoded(b"Y!"), None);
+        assert_eq!(decoded(b"Yq=="), Some(b"b".to_vec()));
     }
 }

@@ -24,6 +24,7 @@ mod char_codes;
 mod checksums;
 mod checked_arithmetic;
 mod collect;
+mod count_arguments;
 mod count_by_enum;
 mod covariance;
 pub mod date_arith;
@@ -110,6 +111,7 @@ pub use checked_arithmetic::CheckedIntegerArithmetic;
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 pub use datetime_to_text::DatetimeTextCasts;
 pub use like_escapes::LikeEscapes;
+pub use count_arguments::NAME as MYSQL_COUNT;
 pub use mysql_rounding::function_name as mysql_rounding_function;
 pub use mysql_comparisons::{ComparisonsPlanner, MySqlComparisons};
 pub mod wire;
@@ -177,6 +179,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.push(number_format::function());
     v.push(number_sign::function());
     v.extend(mysql_rounding::functions());
+    v.push(count_arguments::function());
     v
 }
 

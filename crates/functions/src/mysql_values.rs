@@ -1,10 +1,10 @@
 //! Arguments read as MySQL reads them in its string and number functions: any value as its
-//! text (a DOUBLE as MySQL prints it, `5` rather than `5.0`), bytes as they are, and any
+//! text (a DOUBLE as MySQL prints it, `5` rather than `5.0`; TRUE as 1; a DATETIME with a space), bytes as they are, and any
 //! value as an integer (a fraction rounded half away from zero, text read as a number).
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type, UInt64Type};
+use datafusion::arrow::datatypes::{DataType, Float32Type, Float64Type, Int64Type, UInt64Type};
 use datafusion::common::Result;
 
 /// `x` as MySQL prints a DOUBLE: the shortest digits that read back as `x`, with an exponent
@@ -26,11 +26,30 @@ pub(crate) fn double_text(x: f64) -> String {
 /// Each value of `a` as text (None for NULL); bytes that are no UTF-8 are read lossily.
 pub(crate) fn texts(a: &ArrayRef) -> Result<Vec<Option<String>>> {
     Ok(match a.data_type() {
-        DataType::Float64 | DataType::Float32 | DataType::Float16 => {
-            let f = cast(a, &DataType::Float64)?;
-            f.as_primitive::<Float64Type>()
+        // A FLOAT as its own shortest digits (-456.789, not -456.78900146484375).
+        DataType::Float32 | DataType::Float16 => {
+            let f = cast(a, &DataType::Float32)?;
+            f.as_primitive::<Float32Type>()
                 .iter()
-                .map(|v| v.map(double_text))
+                .map(|v| v.map(|x| double_text(x.to_string().parse().unwrap_or(f64::from(x)))))
+                .collect()
+        }
+        DataType::Float64 => a
+            .as_primitive::<Float64Type>()
+            .iter()
+            .map(|v| v.map(double_text))
+            .collect(),
+        DataType::Boolean => a
+            .as_boolean()
+            .iter()
+            .map(|v| v.map(|b| if b { "1" } else { "0" }.to_string()))
+            .collect(),
+        // A DATETIME as MySQL writes it, with a space before the time.
+        DataType::Timestamp(..) => {
+            let s = cast(a, &DataType::Utf8)?;
+            s.as_string::<i32>()
+                .iter()
+                .map(|v| v.map(|t| t.replacen('T', " ", 1)))
                 .collect()
         }
         _ => bytes(a)?
@@ -56,7 +75,11 @@ pub(crate) fn bytes(a: &ArrayRef) -> Result<Vec<Option<Vec<u8>>>> {
                 .map(|i| b.is_valid(i).then(|| b.value(i).to_vec()))
                 .collect()
         }
-        DataType::Float64 | DataType::Float32 | DataType::Float16 => texts(a)?
+        DataType::Float64
+        | DataType::Float32
+        | DataType::Float16
+        | DataType::Boolean
+        | DataType::Timestamp(..) => texts(a)?
             .into_iter()
             .map(|v| v.map(String::into_bytes))
             .collect(),

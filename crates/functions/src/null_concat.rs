@@ -50,7 +50,8 @@ fn concat(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
 }
 
 /// A value's text as MySQL shows it: DATETIME as `datetime_text` writes it and TIME as
-/// `time_text` does (with the argument's declared fractional digits), booleans as 1 and 0.
+/// `time_text` does (with the argument's declared fractional digits), booleans as 1 and 0,
+/// doubles by their shortest digits.
 fn text(values: &ArrayRef, digits: Option<u8>) -> Result<ArrayRef> {
     match values.data_type() {
         DataType::Boolean => Ok(cast(&cast(values, &DataType::Int8)?, &DataType::Utf8)?),
@@ -66,6 +67,12 @@ fn text(values: &ArrayRef, digits: Option<u8>) -> Result<ArrayRef> {
                 .map(|v| v.map(|v| v.replacen('T', " ", 1)))
                 .collect();
             Ok(Arc::new(spaced))
+        }
+        // A DOUBLE as MySQL writes it: 1 (not 1.0), never -0.
+        DataType::Float64 | DataType::Float32 | DataType::Float16 => {
+            let texts: datafusion::arrow::array::StringArray =
+                crate::mysql_values::texts(values)?.into_iter().collect();
+            Ok(Arc::new(texts))
         }
         _ => Ok(cast(values, &DataType::Utf8)?),
     }

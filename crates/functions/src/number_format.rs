@@ -38,19 +38,22 @@ fn locale(name: &str) -> Locale {
         point,
         indian: false,
     };
+    // The separators MySQL's (MariaDB's) locales use; the others write 1,234.5.
     match name.to_ascii_lowercase().as_str() {
-        "de_de" | "es_es" | "da_dk" | "nb_no" | "no_no" | "tr_tr" | "hu_hu" | "uk_ua" | "id_id"
-        | "de_be" | "de_lu" | "es_ar" | "es_bo" | "es_cl" | "es_co" | "es_ec" | "es_py"
-        | "es_uy" | "es_ve" => l(Some('.'), ','),
-        "ru_ru" | "sv_se" | "sv_fi" | "fi_fi" | "cs_cz" | "sk_sk" | "es_cr" | "bg_bg" => {
-            l(Some(' '), ',')
-        }
-        "de_ch" | "it_ch" | "rm_ch" => l(Some('\''), '.'),
-        "de_at" | "it_it" | "pt_br" | "pt_pt" | "nl_nl" | "nl_be" | "fr_fr" | "fr_be" | "fr_ca"
-        | "fr_ch" | "fr_lu" | "pl_pl" | "el_gr" | "ro_ro" | "hr_hr" | "sl_si" | "lt_lt"
-        | "lv_lv" | "et_ee" | "ca_es" | "gl_es" | "eu_es" => l(None, ','),
-        "ar_sa" => l(None, '.'),
-        "en_in" => Locale {
+        "it_ch" | "rm_ch" => l(Some('\''), ','),
+        "cs_cz" | "es_cr" | "et_ee" | "fi_fi" | "ka_ge" | "lv_lv" | "mk_mk" | "ru_ru" | "sk_sk"
+        | "sv_fi" | "sv_se" => l(Some(' '), ','),
+        "be_by" | "da_dk" | "de_be" | "de_de" | "de_lu" | "es_ar" | "es_bo" | "es_cl" | "es_co"
+        | "es_ec" | "es_es" | "es_py" | "es_uy" | "es_ve" | "fo_fo" | "hu_hu" | "id_id"
+        | "is_is" | "lt_lt" | "mn_mn" | "nb_no" | "no_no" | "ro_ro" | "ru_ua" | "sq_al"
+        | "tr_tr" | "uk_ua" | "vi_vn" => l(Some('.'), ','),
+        "bg_bg" => l(Some('\0'), ','),
+        "ca_es" | "de_at" | "el_gr" | "eu_es" | "fr_be" | "fr_ca" | "fr_ch" | "fr_fr" | "fr_lu"
+        | "gl_es" | "hr_hr" | "it_it" | "nl_be" | "nl_nl" | "pl_pl" | "pt_br" | "pt_pt"
+        | "sl_si" => l(None, ','),
+        "de_ch" => l(Some('\''), '.'),
+        "ar_sa" | "sr_rs" => l(None, '.'),
+        "en_in" | "ta_in" | "te_in" => Locale {
             thousands: Some(','),
             point: '.',
             indian: true,

@@ -2,7 +2,10 @@
 //! characters at `pos` replaced by `new`; `s` as it is when `pos` is outside it, the rest
 //! replaced when `len` runs past its end), `LOCATE(sub, s, pos)` (the first `sub` at or after
 //! `pos`, 0 when there is none) and `QUOTE(s)` (a string literal that reads back as `s`, and
-//! the word NULL for NULL). Any NULL argument of INSERT or LOCATE makes the result NULL.
+//! the word NULL for NULL), and `TRIM([BOTH|LEADING|TRAILING] rem FROM s)` (`rem` removed
+//! as a whole string, as often as it repeats: `TRIM('foo' FROM 'foook')` is 'ok', where
+//! DataFusion's would remove the characters f and o). Any NULL argument of INSERT, LOCATE
+//! or TRIM makes the result NULL.
 
 use crate::mysql_values::{integers, texts};
 use crate::util::{arguments, output, plain_function};
@@ -14,7 +17,8 @@ use datafusion::logical_expr::{
 };
 use std::sync::Arc;
 
-/// `insert`, `mysql_locate` (LOCATE with a position) and `quote`.
+/// `insert`, `mysql_locate` (LOCATE with a position), `quote` and `mysql_trim(s, rem, side)`
+/// (side 0 both, 1 leading, 2 trailing).
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
         plain_function(
@@ -28,6 +32,12 @@ pub fn functions() -> Vec<ScalarUDF> {
             Signature::any(3, Volatility::Immutable),
             DataType::Int64,
             locate,
+        ),
+        plain_function(
+            "mysql_trim",
+            Signature::any(3, Volatility::Immutable),
+            DataType::Utf8,
+            trim,
         ),
         plain_function(
             "quote",
@@ -110,6 +120,37 @@ fn located(sub: &str, s: &str, pos: i64) -> i64 {
     }
 }
 
+fn trim(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
+    let (arrays, scalar) = arguments(args)?;
+    let (s, rem, side) = (
+        texts(&arrays[0])?,
+        texts(&arrays[1])?,
+        integers(&arrays[2])?,
+    );
+    let out: StringArray = (0..s.len())
+        .map(|i| Some(trimmed(s[i].as_deref()?, rem[i].as_deref()?, side[i]?)))
+        .collect();
+    output(Arc::new(out), scalar)
+}
+
+/// `s` without the repeats of `rem` at its start (side 0 or 1) and end (side 0 or 2).
+fn trimmed(s: &str, rem: &str, side: i64) -> String {
+    let mut t = s;
+    if !rem.is_empty() {
+        if side != 2 {
+            while let Some(rest) = t.strip_prefix(rem) {
+                t = rest;
+            }
+        }
+        if side != 1 {
+            while let Some(rest) = t.strip_suffix(rem) {
+                t = rest;
+            }
+        }
+    }
+    t.to_string()
+}
+
 fn quote(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
     let (arrays, scalar) = arguments(args)?;
     let out: StringArray = texts(&arrays[0])?
@@ -159,6 +200,16 @@ mod tests {
         assert_eq!(located("", "abc", 5), 0);
         assert_eq!(located("b", "abc", 0), 0);
         assert_eq!(located("é", "aéé", 3), 3);
+    }
+
+    #[test]
+    fn trim_removes_whole_strings() {
+        assert_eq!(trimmed("foook", "foo", 0), "ok");
+        assert_eq!(trimmed("okfoo", "foo", 0), "ok");
+        assert_eq!(trimmed("foo", "foo", 0), "");
+        assert_eq!(trimmed("xxbarxxx", "x", 1), "barxxx");
+        assert_eq!(trimmed("xxbarxxx", "xx", 2), "xxbarx");
+        assert_eq!(trimmed("abc", "", 0), "abc");
     }
 
     #[test]

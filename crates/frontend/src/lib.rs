@@ -36,6 +36,7 @@ mod local_calls;
 mod local_node;
 mod login;
 mod mysql_compat;
+mod mysql_server_variables;
 mod numbers_table;
 mod output;
 mod partition_selection;

@@ -647,6 +647,14 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
             Value::NationalStringLiteral(text) => Some(string(text)),
             _ => None,
         },
+        // `-'3'`, `-''`, `-CONCAT(..)`: MySQL negates the text's number, as a DOUBLE.
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr,
+        } if is_text_operand(expr) => Some(call(
+            basalt_functions::MYSQL_NEGATE_TEXT,
+            vec![(**expr).clone()],
+        )),
         // TRIM([side] rem FROM s) removes `rem` as a string (MySQL, Doris), not its characters.
         Expr::Trim {
             expr,
@@ -841,6 +849,22 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
     };
     if let Some(r) = replacement {
         *e = r;
+    }
+}
+
+/// A string literal or a CONCAT, whose `-` MySQL takes as the negated number of its text.
+fn is_text_operand(e: &Expr) -> bool {
+    match e {
+        Expr::Nested(inner) => is_text_operand(inner),
+        Expr::Value(v) => matches!(
+            v.value,
+            Value::SingleQuotedString(_) | Value::DoubleQuotedString(_)
+        ),
+        Expr::Function(f) => {
+            let name = f.name.to_string();
+            name.eq_ignore_ascii_case("concat") || name.eq_ignore_ascii_case("mysql_concat")
+        }
+        _ => false,
     }
 }
 

@@ -84,6 +84,7 @@ mod tdigest;
 pub mod temporal_text;
 mod text_arguments;
 mod text_date_shift;
+mod text_negation;
 mod time_arith;
 pub mod time_cast;
 mod time_intervals;
@@ -112,6 +113,7 @@ use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 pub use datetime_to_text::DatetimeTextCasts;
 pub use like_escapes::LikeEscapes;
 pub use count_arguments::NAME as MYSQL_COUNT;
+pub use text_negation::NAME as MYSQL_NEGATE_TEXT;
 pub use mysql_rounding::function_name as mysql_rounding_function;
 pub use mysql_comparisons::{ComparisonsPlanner, MySqlComparisons};
 pub mod wire;
@@ -180,6 +182,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.push(number_sign::function());
     v.extend(mysql_rounding::functions());
     v.push(count_arguments::function());
+    v.push(text_negation::function());
     v
 }
 

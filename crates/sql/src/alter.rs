@@ -1,7 +1,8 @@
 //! Grammar of `ALTER TABLE`: MySQL's column changes (`ADD/DROP/MODIFY/CHANGE/RENAME COLUMN`,
 //! `RENAME TO`, `COMMENT =`) and Doris's (`ADD COLUMN c INT KEY`, `ADD COLUMN (..)`,
 //! `RENAME COLUMN a b`, `RENAME b`, `MODIFY COMMENT`, `MODIFY COLUMN c COMMENT`, `SET (..)`,
-//! `ADD/DROP PARTITION`), several changes separated by commas.
+//! `ADD/DROP PARTITION`), several changes separated by commas; MySQL's `RENAME TABLE a TO b` is
+//! `ALTER TABLE a RENAME b`.
 
 use crate::ddl::{parse_column_def, parse_partition_def, parse_properties};
 use crate::parser::parse_table_name;
@@ -20,6 +21,31 @@ pub(crate) fn parse_alter_table(p: &mut Parser) -> Result<Statement, ParserError
     }
     let ops = p.parse_comma_separated(table_op)?;
     Ok(Statement::AlterTable { table, ops })
+}
+
+/// `RENAME TABLE [db.]a TO [db.]b`: one table, kept in its database (several pairs, or a move
+/// to another database, are refused by name rather than half done).
+pub(crate) fn parse_rename_table(p: &mut Parser) -> Result<Statement, ParserError> {
+    expect_word(p, "RENAME")?;
+    expect_word(p, "TABLE")?;
+    let table = parse_table_name(p)?;
+    expect_word(p, "TO")?;
+    let target = parse_table_name(p)?;
+    if p.consume_token(&Token::Comma) {
+        return Err(ParserError::ParserError(
+            "RENAME TABLE of several tables at once is not supported: rename one per statement"
+                .into(),
+        ));
+    }
+    if target.database.is_some() && target.database != table.database {
+        return Err(ParserError::ParserError(
+            "RENAME TABLE to another database is not supported".into(),
+        ));
+    }
+    Ok(Statement::AlterTable {
+        table,
+        ops: vec![AlterTableOp::Rename(target.table)],
+    })
 }
 
 fn partition_op(p: &mut Parser) -> Result<Option<PartitionOp>, ParserError> {
@@ -234,6 +260,15 @@ mod tests {
         }
         for sql in ["ALTER TABLE t RENAME t2", "ALTER TABLE t RENAME TO t2"] {
             assert_eq!(ops(sql), vec![AlterTableOp::Rename("t2".into())]);
+            let renamed = crate::parse_one("RENAME TABLE db.t1 TO t2").unwrap();
+            assert!(matches!(
+                renamed,
+                Statement::AlterTable { ref table, ref ops }
+                    if table.database.as_deref() == Some("db")
+                        && ops == &vec![AlterTableOp::Rename("t2".into())]
+            ));
+            assert!(crate::parse_one("RENAME TABLE a TO b, c TO d").is_err());
+            assert!(crate::parse_one("RENAME TABLE a TO other.b").is_err());
         }
         assert_eq!(
             ops("ALTER TABLE t MODIFY COLUMN v COMMENT 'value'"),

@@ -253,6 +253,9 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
             return Ok(stmt);
         }
     }
+    if peek_word(p, "RENAME") && peek_nth_word(p, 1, "TABLE") {
+        return crate::alter::parse_rename_table(p);
+    }
     let mut stmt = p.parse_statement()?;
     crate::locking_reads::take_lock_in_share_mode(p, &mut stmt);
     Ok(Statement::Standard(Box::new(stmt)))

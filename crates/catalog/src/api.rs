@@ -34,6 +34,9 @@ pub struct NewRowset {
 #[derive(Debug, Clone)]
 pub struct CompactedRowset {
     pub tablet_id: TabletId,
+    /// Id of the output rowset, allocated by the caller (`allocate_id`) before the publish, so
+    /// what the output was made of can be recorded before any reader can see it.
+    pub output_id: RowsetId,
     /// Ids of the replaced rowsets: adjacent in the tablet, in version order.
     pub inputs: Vec<RowsetId>,
     pub segments: Vec<SegmentMeta>,

@@ -511,7 +511,7 @@ impl TabletCatalog for LocalCatalog {
         stale_changed |= tablet.mark_unseen_stale(&compacted.seen_replicas);
         let removed: Vec<Arc<RowsetMeta>> = tablet.rowsets.drain(start..end).collect();
         let output = RowsetMeta {
-            id: self.allocate_id(),
+            id: compacted.output_id,
             tablet_id: tablet.id,
             start_version: removed[0].start_version,
             version: removed[removed.len() - 1].version,

@@ -294,6 +294,7 @@ fn compaction_replaces_adjacent_rowsets_atomically_and_durably() {
         .replace_rowsets(
             table,
             CompactedRowset {
+                output_id: c.allocate_id(),
                 tablet_id: tablet,
                 inputs: inputs.clone(),
                 segments: vec![seg("c1", 3)],
@@ -325,6 +326,7 @@ fn compaction_replaces_adjacent_rowsets_atomically_and_durably() {
     let again = c.replace_rowsets(
         table,
         CompactedRowset {
+            output_id: c.allocate_id(),
             tablet_id: tablet,
             inputs,
             segments: vec![seg("c2", 3)],
@@ -364,6 +366,7 @@ fn compaction_fails_unless_inputs_are_exactly_present_and_adjacent() {
         c.replace_rowsets(
             table,
             CompactedRowset {
+                output_id: c.allocate_id(),
                 tablet_id,
                 inputs,
                 segments: vec![seg("c", 1)],
@@ -392,6 +395,7 @@ fn compaction_fails_unless_inputs_are_exactly_present_and_adjacent() {
         c.replace_rowsets(
             987_654,
             CompactedRowset {
+                output_id: c.allocate_id(),
                 tablet_id: tablet,
                 inputs: vec![ids[0]],
                 segments: vec![],
@@ -441,6 +445,7 @@ fn loads_fail_fast_past_the_version_bound() {
     c.replace_rowsets(
         table,
         CompactedRowset {
+            output_id: c.allocate_id(),
             tablet_id: tablet,
             inputs: ids,
             segments: vec![seg("c", 6)],
@@ -826,6 +831,7 @@ fn missed_replicas_turn_stale_with_the_publish_and_clear_once_they_hold_every_se
     c.replace_rowsets(
         table_id,
         CompactedRowset {
+            output_id: c.allocate_id(),
             tablet_id,
             inputs,
             segments: vec![seg("data/1/2/c12_0.parquet")],

@@ -162,8 +162,17 @@ pub fn rowset_stats(tablet: &TabletMeta) -> Vec<RowsetStats> {
         .collect()
 }
 
+/// Whether background compaction may pick the table's tablets: not when its property
+/// `disable_auto_compaction` (Doris's) is "true". Compactions asked for by name still run.
+fn auto_compaction(table: &TableMeta) -> bool {
+    !table.properties.iter().any(|(k, v)| {
+        k.eq_ignore_ascii_case("disable_auto_compaction") && v.eq_ignore_ascii_case("true")
+    })
+}
+
 impl StorageEngine {
-    /// The most urgent compaction over all tablets not in `skip`, per `policy`.
+    /// The most urgent compaction over all tablets not in `skip` of tables that allow it
+    /// ([`auto_compaction`]), per `policy`.
     pub fn pick_compaction(
         &self,
         policy: &CompactionPolicy,
@@ -177,7 +186,7 @@ impl StorageEngine {
             let Ok(tables) = self.catalog().tables(&db.name) else {
                 continue;
             };
-            for table in tables {
+            for table in tables.into_iter().filter(|t| auto_compaction(t)) {
                 for (_, tablet) in table.tablets() {
                     if tablet.rowsets.is_empty() || skip.contains(&tablet.id) {
                         continue;
@@ -272,6 +281,7 @@ impl StorageEngine {
         };
         let compacted = CompactedRowset {
             tablet_id: tablet.id,
+            output_id: self.record_compaction_output(tablet.id, &inputs),
             inputs: inputs.iter().map(|r| r.id).collect(),
             segments: output.segments.clone(),
             delete_bitmaps: Vec::new(),
@@ -346,6 +356,7 @@ impl StorageEngine {
         let missing_replicas = crate::remote::missing_replicas(table, tablet, &written.replicas)?;
         let compacted = CompactedRowset {
             tablet_id: tablet.id,
+            output_id: self.record_compaction_output(tablet.id, inputs),
             inputs: inputs.iter().map(|r| r.id).collect(),
             segments: segments.clone(),
             delete_bitmaps: Vec::new(),

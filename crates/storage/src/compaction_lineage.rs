@@ -4,11 +4,11 @@
 //! or by another session's write (a conflict). A rewrite (DELETE or UPDATE on a Duplicate
 //! table) keeps the tablet's version as a compaction does, so versions cannot tell them apart.
 
-use crate::compaction::CompactionStats;
 use crate::engine::StorageEngine;
-use basalt_catalog::{RowsetId, TabletId, TabletMeta};
+use basalt_catalog::{RowsetId, RowsetMeta, TabletId, TabletMeta};
 use parking_lot::Mutex;
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
 
 /// Compactions remembered (the oldest are forgotten first; a transaction older than that many
 /// compactions conflicts as before).
@@ -62,23 +62,18 @@ impl CompactionLineage {
 }
 
 impl StorageEngine {
-    /// Records the rowset a published compaction (`stats`) made of the rowsets `inputs`: the
-    /// tablet's rowset now covering the compacted versions.
-    pub(crate) fn record_compaction(&self, stats: &CompactionStats, inputs: Vec<RowsetId>) {
-        let Some(table) = self.catalog().table_by_id(stats.table_id) else {
-            return;
-        };
-        let output = table
-            .tablets()
-            .filter(|(_, t)| t.id == stats.tablet_id)
-            .flat_map(|(_, t)| t.rowsets.iter())
-            .find(|r| {
-                r.start_version == stats.start_version
-                    && r.version == stats.end_version
-                    && !inputs.contains(&r.id)
-            });
-        if let Some(output) = output {
-            self.lineage.record(stats.tablet_id, output.id, inputs);
-        }
+    /// A fresh id for the rowset a compaction of `inputs` (rowsets of tablet `tablet`) is about
+    /// to publish, with its lineage recorded first: a COMMIT that sees the output must find
+    /// what it was made of, however soon after the publish it runs. An output whose publish
+    /// then fails is never seen in a table, so its record misleads nobody.
+    pub(crate) fn record_compaction_output(
+        &self,
+        tablet: TabletId,
+        inputs: &[Arc<RowsetMeta>],
+    ) -> RowsetId {
+        let output = self.catalog().allocate_id();
+        self.lineage
+            .record(tablet, output, inputs.iter().map(|r| r.id).collect());
+        output
     }
 }

@@ -124,19 +124,8 @@ fn run(
                 continue; // another thread took it meanwhile
             }
             let started = Instant::now();
-            let inputs: Vec<u64> = job
-                .tablet
-                .rowsets
-                .get(job.pick.start..job.pick.end)
-                .unwrap_or_default()
-                .iter()
-                .map(|r| r.id)
-                .collect();
             let result =
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.compact(job)));
-            if let Ok(Ok(stats)) = &result {
-                engine.record_compaction(stats, inputs);
-            }
             let mut s = shared.state.lock();
             s.running.remove(&tablet);
             match result {

@@ -1,6 +1,7 @@
 //! Compaction against a real catalog and segment files: each key model keeps its results, the
 //! version range and files follow, concurrent merge-on-write loads are carried over, and races
-//! with TRUNCATE publish nothing.
+//! with TRUNCATE publish nothing; a compaction's lineage is known as soon as its output is, and
+//! `disable_auto_compaction` keeps background compaction off a table.
 
 use super::policy::CompactionPolicy;
 use crate::delete_bitmap;
@@ -34,6 +35,16 @@ fn fixture_with_keys(
     keys_model: KeysModel,
     aggs: [Option<AggKind>; 2],
     num_keys: usize,
+) -> Fixture {
+    fixture_with_properties(keys_model, aggs, num_keys, Default::default())
+}
+
+/// The same table with table properties.
+fn fixture_with_properties(
+    keys_model: KeysModel,
+    aggs: [Option<AggKind>; 2],
+    num_keys: usize,
+    properties: std::collections::BTreeMap<String, String>,
 ) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let catalog = Arc::new(LocalCatalog::open(&dir.path().join("meta")).unwrap());
@@ -74,7 +85,7 @@ fn fixture_with_keys(
             columns: (0..num_keys).collect(),
             buckets: 1,
         },
-        properties: Default::default(),
+        properties,
         comment: String::new(),
         created_ms: 0,
         schema_version: 0,
@@ -460,4 +471,45 @@ fn background_threads_compact_after_loads() {
     }
     assert_eq!(f.rows(), vec!["0,14,z", "1,13,z", "2,13,z"]);
     f.engine.stop_compaction();
+}
+
+#[test]
+fn a_compactions_lineage_is_known_as_soon_as_its_output_is_published() {
+    let f = fixture(KeysModel::Unique, [None, None]);
+    for i in 0..5 {
+        f.load(&[(i % 2, i.into(), "a")]).unwrap();
+    }
+    let before = f.tablet();
+    // A compaction asked for by name, not through the background scheduler: a transaction
+    // that read `before` and commits now must see the new version as only compacted.
+    assert!(f.compact_all(&settle()) > 0);
+    let after = f.tablet();
+    assert_ne!(ranges(&after), ranges(&before));
+    assert!(f.engine.only_compacted(&before, &after));
+    // A load is not a compaction.
+    f.load(&[(9, 9, "b")]).unwrap();
+    assert!(!f.engine.only_compacted(&before, &f.tablet()));
+}
+
+#[test]
+fn disable_auto_compaction_keeps_background_compaction_off_the_table() {
+    let properties = [("disable_auto_compaction".to_string(), "true".to_string())].into();
+    let f = fixture_with_properties(KeysModel::Unique, [None, None], 1, properties);
+    for i in 0..5 {
+        f.load(&[(i, 1, "a")]).unwrap();
+    }
+    assert!(f
+        .engine
+        .pick_compaction(&settle(), &HashSet::new())
+        .is_none());
+    // Compaction asked for by name still runs.
+    assert!(f.compact_all(&settle()) > 0);
+    let enabled = fixture(KeysModel::Unique, [None, None]);
+    for i in 0..5 {
+        enabled.load(&[(i, 1, "a")]).unwrap();
+    }
+    assert!(enabled
+        .engine
+        .pick_compaction(&settle(), &HashSet::new())
+        .is_some());
 }

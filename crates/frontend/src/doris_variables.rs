@@ -11,7 +11,8 @@
 
 use crate::variables::{Scope::Both, VarDef, VarKind::*};
 
-const fn stored(
+/// A variable kept in both scopes with `default`, acted on by nothing.
+pub(crate) const fn stored(
     name: &'static str,
     kind: crate::variables::VarKind,
     default: &'static str,

@@ -7,20 +7,8 @@
 //! `cte_max_recursion_depth`, ...) are deliberately not here: storing them without acting
 //! would answer differently from MySQL without saying so.
 
-use crate::variables::{Scope::Both, VarDef, VarKind::*};
-
-const fn stored(
-    name: &'static str,
-    kind: crate::variables::VarKind,
-    default: &'static str,
-) -> VarDef {
-    VarDef {
-        name,
-        kind,
-        scope: Both,
-        default,
-    }
-}
+use crate::doris_variables::stored;
+use crate::variables::{VarDef, VarKind::*};
 
 /// MySQL 8.0's `optimizer_switch` default (a `SET` stores the text given, without MySQL's
 /// merging of single flags into the current list).

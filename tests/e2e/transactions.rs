@@ -207,3 +207,106 @@ async fn a_compaction_during_a_transaction_does_not_fail_its_commit() {
     let e = a.query_drop("COMMIT").await.unwrap_err();
     assert_eq!(code(e), 1213);
 }
+
+/// Background compaction merging rowsets as often as it can: two threads, woken every 10 ms
+/// besides after every publish (small rowsets merge at once in runs of four).
+const EAGER_COMPACTION: &str = "compaction_threads = 2\ncompaction_interval_ms = 10\n";
+
+/// A session alone on a Unique table, autocommit off as ORMs (SQLAlchemy) run it: many small
+/// transactions, each read and committed while compaction merges the rowsets they read. A
+/// compaction is not another session's write: no COMMIT may fail with 1213.
+#[tokio::test]
+async fn a_lone_sessions_commits_never_conflict_with_background_compaction() {
+    let server = TestServer::start_with_config(EAGER_COMPACTION).await;
+    let mut a = server.connect().await;
+    exec(
+        &mut a,
+        "CREATE DATABASE lc; CREATE TABLE lc.t (id INT NOT NULL, x INT) UNIQUE KEY(id) \
+         DISTRIBUTED BY HASH(id) BUCKETS 2",
+    )
+    .await;
+    exec(&mut a, "INSERT INTO lc.t VALUES (1000000, 0)").await;
+    exec(&mut a, "SET autocommit = 0").await;
+    const ROUNDS: usize = 150;
+    let statements = |i: usize| {
+        [
+            "DELETE FROM lc.t WHERE id < 1000000".to_string(),
+            format!("INSERT INTO lc.t (id, x) VALUES (1, {i}), (2, {i}), (3, {i})"),
+            "UPDATE lc.t SET x = x + 1 WHERE id = 2".to_string(),
+        ]
+    };
+    let (mut commits, mut failures) = (0, Vec::new());
+    for i in 0..ROUNDS {
+        for sql in statements(i) {
+            exec(&mut a, &sql).await;
+            commits += 1;
+            if let Err(e) = a.query_drop("COMMIT").await {
+                failures.push(format!("round {i}, COMMIT after {sql}: {e}"));
+                exec(&mut a, "ROLLBACK").await;
+            }
+        }
+    }
+    // Compaction ran meanwhile: far fewer rowsets than the commits made.
+    let counts = rowset_counts(&mut a, "lc.t").await;
+    assert!(
+        counts
+            .iter()
+            .all(|c| c.parse::<usize>().unwrap_or(usize::MAX) < 40),
+        "compaction did not keep up, the test proves nothing: rowsets per tablet {counts:?}"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {commits} commits failed: {failures:#?}",
+        failures.len()
+    );
+    exec(&mut a, "COMMIT").await;
+    let last = (ROUNDS - 1).to_string();
+    let bumped = ROUNDS.to_string();
+    assert_eq!(
+        rows(&mut a, "SELECT id, x FROM lc.t ORDER BY id").await,
+        vec![
+            vec![s("1"), s(&last)],
+            vec![s("2"), s(&bumped)],
+            vec![s("3"), s(&last)],
+            vec![s("1000000"), s("0")],
+        ]
+    );
+}
+
+/// Compaction rebasing does not hide real conflicts: two transactions updating the same key
+/// of a Unique table, the later COMMIT fails with 1213 and the earlier one's row stays.
+#[tokio::test]
+async fn two_transactions_updating_one_key_still_conflict_under_compaction() {
+    let server = TestServer::start_with_config(EAGER_COMPACTION).await;
+    let mut a = server.connect().await;
+    let mut b = server.connect().await;
+    exec(
+        &mut a,
+        "CREATE DATABASE kc; CREATE TABLE kc.t (id INT NOT NULL, x INT) UNIQUE KEY(id) \
+         DISTRIBUTED BY HASH(id) BUCKETS 1",
+    )
+    .await;
+    for i in 0..6 {
+        exec(&mut a, &format!("INSERT INTO kc.t VALUES ({i}, 0)")).await;
+    }
+    for conn in [&mut a, &mut b] {
+        exec(conn, "SET autocommit = 0").await;
+    }
+    for round in 1..=5 {
+        exec(&mut a, &format!("UPDATE kc.t SET x = {round} WHERE id = 1")).await;
+        exec(
+            &mut b,
+            &format!("UPDATE kc.t SET x = -{round} WHERE id = 1"),
+        )
+        .await;
+        exec(&mut a, "COMMIT").await;
+        let e = b.query_drop("COMMIT").await.unwrap_err();
+        assert_eq!(code(e), 1213, "round {round}");
+        exec(&mut b, "ROLLBACK").await;
+        assert_eq!(
+            rows(&mut b, "SELECT x FROM kc.t WHERE id = 1").await,
+            vec![vec![s(&round.to_string())]]
+        );
+        exec(&mut b, "COMMIT").await;
+    }
+}

@@ -106,7 +106,7 @@ fn fill(table: &TableMeta, insert: &mut ast::Insert) -> Result<()> {
     Ok(())
 }
 
-fn values_query(rows: Vec<Vec<Expr>>) -> ast::Query {
+pub(super) fn values_query(rows: Vec<Vec<Expr>>) -> ast::Query {
     let values = ast::Values {
         explicit_row: false,
         value_keyword: false,

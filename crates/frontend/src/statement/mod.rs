@@ -8,6 +8,7 @@ pub(crate) mod ddl;
 mod delete_rewrite;
 mod generated_values;
 mod insert_defaults;
+mod insert_set;
 mod insert_values;
 mod load_data;
 pub use load_data::local_infile_name;
@@ -221,6 +222,7 @@ impl QueryEngine {
             return self.describe_view(session, &view).await;
         }
         if let S::Insert(insert) = &mut stmt {
+            insert_set::as_values(insert)?;
             self.check_generated_values(session, insert)?;
             self.fill_defaults(session, insert)?;
             self.read_nested_literals(session, insert);

@@ -440,3 +440,43 @@ async fn one_large_load_of_overlapping_segments_is_sorted_once_loads_stop() {
         expect
     );
 }
+
+/// Doris's table property `disable_auto_compaction`: background compaction leaves the table's
+/// rowsets alone (while it merges another table's at once), until ALTER TABLE sets it false.
+#[tokio::test]
+async fn disable_auto_compaction_keeps_background_compaction_off_a_table() {
+    let server = TestServer::start_with_config("compaction_interval_ms = 10\n").await;
+    let mut c = server.connect().await;
+    exec(
+        &mut c,
+        "CREATE DATABASE dac; \
+         CREATE TABLE dac.off (k INT, v INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1 \
+         PROPERTIES (\"disable_auto_compaction\" = \"true\"); \
+         CREATE TABLE dac.on (k INT, v INT) UNIQUE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 1",
+    )
+    .await;
+    const LOADS: usize = 8;
+    for i in 0..LOADS {
+        exec(&mut c, &format!("INSERT INTO dac.off VALUES ({i}, {i})")).await;
+        exec(&mut c, &format!("INSERT INTO dac.on VALUES ({i}, {i})")).await;
+    }
+    wait_for_compaction(&mut c, "dac.on", 1, SETTLE).await;
+    // Compaction had every chance: it merged the other table, loaded at the same time.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let counts: Vec<Option<String>> = rows(&mut c, "SHOW TABLETS FROM dac.off")
+        .await
+        .into_iter()
+        .map(|r| r[4].clone())
+        .collect();
+    assert_eq!(counts, vec![s(&LOADS.to_string())]);
+    exec(
+        &mut c,
+        "ALTER TABLE dac.off SET (\"disable_auto_compaction\" = \"false\")",
+    )
+    .await;
+    wait_for_compaction(&mut c, "dac.off", 1, SETTLE).await;
+    assert_eq!(
+        rows(&mut c, "SELECT count(*), sum(v) FROM dac.off").await,
+        vec![vec![s(&LOADS.to_string()), s("28")]]
+    );
+}

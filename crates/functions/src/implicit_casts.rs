@@ -185,6 +185,9 @@ fn to_number(e: Expr) -> Expr {
     }
 }
 
+/// One of this module's expression rewrites.
+type Rule = fn(Expr, &DFSchema) -> Result<Transformed<Expr>>;
+
 /// The analyzer rule; it must run before DataFusion's type coercion.
 #[derive(Debug, Default)]
 pub struct ImplicitCasts;
@@ -201,14 +204,22 @@ impl AnalyzerRule for ImplicitCasts {
             .extensions
             .get::<crate::MySqlOptions>()
             .is_none_or(|o| o.lenient_string_casts);
+        // Comparisons of text with numbers compare numbers everywhere (they store nothing).
+        let compared = |e: Expr, schema: &DFSchema, rule: Rule| {
+            rule(e, schema)?.transform_data(|e| crate::text_number_comparisons::rewrite(e, schema))
+        };
         if matches!(plan, LogicalPlan::Dml(_)) || !lenient {
             // Their strings still read as dates MySQL's way, failing when they are none.
             return plan
-                .transform_up_with_subqueries(|node| rewrite_node_expressions(node, stored_dates))
+                .transform_up_with_subqueries(|node| {
+                    rewrite_node_expressions(node, |e, s| compared(e, s, stored_dates))
+                })
                 .map(|t| t.data);
         }
-        plan.transform_up_with_subqueries(|node| rewrite_node_expressions(node, casts))
-            .map(|t| t.data)
+        plan.transform_up_with_subqueries(|node| {
+            rewrite_node_expressions(node, |e, s| compared(e, s, casts))
+        })
+        .map(|t| t.data)
     }
 }
 

@@ -1,0 +1,165 @@
+//! A string compared with a number (`=`, `<>`, `<`, .., IN lists, BETWEEN) compares numbers, as
+//! MySQL and Doris compare them: `varchar_col = 1` matches '1', '1.0' and ' 1'; `int_col =
+//! '1.5'` matches nothing; `'1.0' IN (1, 2)` is true. DataFusion cast the string to the
+//! number's type instead, so the query failed on the first string that was no integer
+//! (`Cannot cast string '1.0' to value of Int64 type`), whatever the rows.
+//!
+//! A string constant becomes a number constant when the SQL is planned (an integer one stays
+//! an integer, so `id = '42'` keeps its key lookup and pruning); any other string is read as a
+//! DOUBLE row by row. Text that is no number is NULL (Doris's rule, as everywhere in Basalt's
+//! casts; MySQL reads it as 0 with a warning), so it compares neither equal nor unequal.
+
+use crate::implicit_casts::{parse_double, string_to_double};
+use datafusion::arrow::datatypes::DataType;
+use datafusion::common::tree_node::Transformed;
+use datafusion::common::{DFSchema, Result, ScalarValue};
+use datafusion::logical_expr::{Between, BinaryExpr, Expr, ExprSchemable, Operator};
+
+fn is_string(t: &DataType) -> bool {
+    matches!(t, DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8)
+}
+
+/// `e` with its string/number comparisons made numeric (see the module documentation).
+pub(crate) fn rewrite(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    let kind = |e: &Expr| -> Kind {
+        if crate::mysql_comparisons::is_json(e, schema) {
+            return Kind::Other;
+        }
+        match e.get_type(schema) {
+            Ok(t) if is_string(&t) => Kind::Text,
+            Ok(t) if t.is_numeric() => Kind::Number,
+            _ => Kind::Other,
+        }
+    };
+    Ok(match e {
+        Expr::BinaryExpr(BinaryExpr { left, op, right }) if is_comparison(op) => {
+            match (kind(&left), kind(&right)) {
+                (Kind::Text, Kind::Number) => Transformed::yes(Expr::BinaryExpr(BinaryExpr {
+                    left: Box::new(as_number(*left)),
+                    op,
+                    right,
+                })),
+                (Kind::Number, Kind::Text) => Transformed::yes(Expr::BinaryExpr(BinaryExpr {
+                    left,
+                    op,
+                    right: Box::new(as_number(*right)),
+                })),
+                _ => Transformed::no(Expr::BinaryExpr(BinaryExpr { left, op, right })),
+            }
+        }
+        Expr::InList(mut in_list) => {
+            let value = kind(&in_list.expr);
+            let kinds: Vec<Kind> = in_list.list.iter().map(kind).collect();
+            let any = |k: Kind| kinds.contains(&k);
+            match value {
+                Kind::Number if any(Kind::Text) => {
+                    in_list.list = in_list
+                        .list
+                        .into_iter()
+                        .zip(kinds)
+                        .map(|(e, k)| if k == Kind::Text { as_number(e) } else { e })
+                        .collect();
+                    Transformed::yes(Expr::InList(in_list))
+                }
+                Kind::Text if any(Kind::Number) && !any(Kind::Text) => {
+                    in_list.expr = Box::new(as_number(*in_list.expr));
+                    Transformed::yes(Expr::InList(in_list))
+                }
+                _ => Transformed::no(Expr::InList(in_list)),
+            }
+        }
+        Expr::Between(mut between) => {
+            let bounds = [kind(&between.low), kind(&between.high)];
+            match kind(&between.expr) {
+                Kind::Number if bounds.contains(&Kind::Text) => {
+                    let number = |e: Box<Expr>, k: Kind| match k {
+                        Kind::Text => Box::new(as_number(*e)),
+                        _ => e,
+                    };
+                    between.low = number(between.low, bounds[0]);
+                    between.high = number(between.high, bounds[1]);
+                    Transformed::yes(Expr::Between(between))
+                }
+                Kind::Text if bounds.iter().all(|k| *k == Kind::Number) => {
+                    let Between {
+                        expr,
+                        negated,
+                        low,
+                        high,
+                    } = between;
+                    Transformed::yes(Expr::Between(Between {
+                        expr: Box::new(as_number(*expr)),
+                        negated,
+                        low,
+                        high,
+                    }))
+                }
+                _ => Transformed::no(Expr::Between(between)),
+            }
+        }
+        other => Transformed::no(other),
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Text,
+    Number,
+    Other,
+}
+
+fn is_comparison(op: Operator) -> bool {
+    matches!(
+        op,
+        Operator::Eq
+            | Operator::NotEq
+            | Operator::Lt
+            | Operator::LtEq
+            | Operator::Gt
+            | Operator::GtEq
+            | Operator::IsDistinctFrom
+            | Operator::IsNotDistinctFrom
+    )
+}
+
+/// A string as the number it spells: a constant now (an integer stays one), anything else as a
+/// DOUBLE row by row; NULL for text that is no number.
+fn as_number(e: Expr) -> Expr {
+    let text = match &e {
+        Expr::Literal(
+            ScalarValue::Utf8(t) | ScalarValue::Utf8View(t) | ScalarValue::LargeUtf8(t),
+            _,
+        ) => t.clone(),
+        _ => return string_to_double().call(vec![e]),
+    };
+    let value = match text.as_deref().map(str::trim) {
+        None => ScalarValue::Float64(None),
+        Some(t) => match t.parse::<i64>() {
+            Ok(n) => ScalarValue::Int64(Some(n)),
+            Err(_) => ScalarValue::Float64(parse_double(t)),
+        },
+    };
+    Expr::Literal(value, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constants_become_numbers_integers_staying_integers() {
+        let lit = |s: &str| Expr::Literal(ScalarValue::Utf8(Some(s.into())), None);
+        assert_eq!(
+            as_number(lit(" 42 ")),
+            Expr::Literal(ScalarValue::Int64(Some(42)), None)
+        );
+        assert_eq!(
+            as_number(lit("1.5")),
+            Expr::Literal(ScalarValue::Float64(Some(1.5)), None)
+        );
+        assert_eq!(
+            as_number(lit("test")),
+            Expr::Literal(ScalarValue::Float64(None), None)
+        );
+    }
+}

@@ -14,6 +14,7 @@ mod local_files;
 mod models;
 mod privileges;
 mod procedures;
+mod query_retry;
 mod replica_moves;
 mod replica_writes;
 mod robustness;

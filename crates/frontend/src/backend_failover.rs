@@ -1,9 +1,14 @@
-//! A cluster query whose backend dies: the frontend holds back a query's result until its
-//! first rows (or its end) arrive, so a failure before then has sent the client nothing and
-//! the query may run again. On such a failure the backends believed live are probed; those
-//! that no longer answer are marked dead at once (scans and workers skip them) and the query
-//! is planned and run once more. A failure after rows were sent, or a second one, ends the
-//! query with an error naming the backends that stopped answering.
+//! A cluster query whose backend dies: the frontend holds back a query's result until it has
+//! ended or grown past [`HELD_BYTES`], so a failure before then has sent the client nothing
+//! and the query may run again. That covers every aggregate and sorted answer of modest size,
+//! and the distributed engine's epilogue too: once the last rows are out it still waits on
+//! its connections to the workers, and a backend killed then fails the query after its rows.
+//! On such a failure the backends believed live are probed; those that no longer answer are
+//! marked dead at once (scans and workers skip them) and the query is planned and run once
+//! more; so is one that failed on a broken connection to a backend (a transport error) when
+//! the probe finds every backend answering (it came back, or the connection alone broke).
+//! A failure after rows were sent, or a second one, ends the query with an error naming the
+//! backends that stopped answering.
 
 use basalt_catalog::{BackendId, BackendMeta};
 use basalt_common::df_error::from_df;
@@ -15,19 +20,27 @@ use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::SendableRecordBatchStream;
 use futures::StreamExt;
 
-/// How a query's stream began: its first rows (and any empty batches before them) and the
-/// rest, or the failure before any row.
+/// How much of a query's result the frontend holds back before sending any (the answer is
+/// sent whole when it ends within this): a query failing within it can run again.
+const HELD_BYTES: usize = 4 << 20;
+
+/// How a query's stream began: its result up to its end or [`HELD_BYTES`], and the rest; or
+/// the failure before any of it could be sent.
 pub(crate) async fn first_rows(
     mut stream: SendableRecordBatchStream,
 ) -> Result<SendableRecordBatchStream, DataFusionError> {
     let mut held: Vec<RecordBatch> = Vec::new();
-    while let Some(batch) = stream.next().await {
+    let mut held_bytes = 0;
+    while held_bytes <= HELD_BYTES {
+        let Some(batch) = stream.next().await else {
+            // The whole answer: the stream is not polled again after its end.
+            let schema = stream.schema();
+            let whole = futures::stream::iter(held.into_iter().map(Ok));
+            return Ok(Box::pin(RecordBatchStreamAdapter::new(schema, whole)));
+        };
         let batch = batch?;
-        let has_rows = batch.num_rows() > 0;
+        held_bytes += batch.get_array_memory_size();
         held.push(batch);
-        if has_rows {
-            break;
-        }
     }
     let schema = stream.schema();
     let rest = futures::stream::iter(held.into_iter().map(Ok)).chain(stream);
@@ -65,26 +78,57 @@ impl LiveAtStart {
 }
 
 /// Decides about `error`, a query's failure before any row was sent: when backends it may
-/// have run on stopped answering, runs it again (unless `retried`); else fails with `error`.
+/// have run on stopped answering, or a connection to a backend broke, runs it again (unless
+/// `retried`); else fails with `error`.
 pub(crate) async fn after_failure(
     cluster: &Cluster,
     live: &LiveAtStart,
     error: DataFusionError,
     retried: bool,
 ) -> AfterFailure {
+    let broken_connection = is_transport_failure(&error);
     let error = from_df(error);
     if stopped_by_client(&error) {
         return AfterFailure::Fail(error);
     }
     let lost = live.lost(cluster).await;
-    if lost.is_empty() {
-        return AfterFailure::Fail(error);
-    }
-    let named = backend_failure(&lost, &error);
+    let error = match (lost.is_empty(), broken_connection) {
+        (false, _) => backend_failure(&lost, &error),
+        (true, true) => BasaltError::BackendUnavailable(format!(
+            "the query failed because its connection to a backend broke: {error}"
+        )),
+        (true, false) => return AfterFailure::Fail(error),
+    };
     match retried {
-        false => AfterFailure::RunAgain(named),
-        true => AfterFailure::Fail(named),
+        false => AfterFailure::RunAgain(error),
+        true => AfterFailure::Fail(error),
     }
+}
+
+/// Whether `error` (or an error it wraps) is a connection to a backend breaking rather than
+/// the query's own failure: the gRPC transport (a refused or reset connection, an HTTP/2
+/// stream cut off mid-body), as a backend dying or restarting leaves it, on the frontend's
+/// connection or relayed by another backend that read from it.
+fn is_transport_failure(error: &DataFusionError) -> bool {
+    const MARKS: &[&str] = &[
+        "h2 protocol error",
+        "transport error",
+        "tcp connect error",
+        "error trying to connect",
+        "connection refused",
+        "connection reset",
+        "broken pipe",
+        "the service is currently unavailable",
+    ];
+    let mut link: Option<&dyn std::error::Error> = Some(error);
+    while let Some(e) = link {
+        let text = e.to_string().to_ascii_lowercase();
+        if MARKS.iter().any(|mark| text.contains(mark)) {
+            return true;
+        }
+        link = e.source();
+    }
+    false
 }
 
 /// `error` of a query some rows of which the client may have had, naming the backends it may
@@ -123,4 +167,37 @@ fn backend_failure(dead: &[BackendMeta], error: &BasaltError) -> BasaltError {
         "the query failed because backend {} stopped answering: {error}",
         names.join(", ")
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_transport_failure;
+    use datafusion::common::DataFusionError;
+
+    #[test]
+    fn broken_connections_are_transport_failures() {
+        for text in [
+            "code: 'Unknown error', message: \"h2 protocol error: error reading a body from \
+             connection\", source: hyper::Error(Body, Error { kind: Io(Kind(ConnectionReset)) })",
+            "code: 'Unknown error', message: \"transport error\"",
+            "code: 'The service is currently unavailable', message: \"tcp connect error\"",
+            "stream closed because of a broken pipe",
+        ] {
+            let error = DataFusionError::External(text.into());
+            assert!(is_transport_failure(&error), "{text}");
+            let wrapped = DataFusionError::Context("stage 1".into(), Box::new(error));
+            assert!(is_transport_failure(&wrapped), "wrapped: {text}");
+        }
+    }
+
+    #[test]
+    fn a_query_s_own_errors_are_not() {
+        for error in [
+            DataFusionError::Execution("Divide by zero error".into()),
+            DataFusionError::ResourcesExhausted("Failed to allocate 1 MB".into()),
+            DataFusionError::Plan("column x not found".into()),
+        ] {
+            assert!(!is_transport_failure(&error), "{error}");
+        }
+    }
 }

@@ -40,6 +40,9 @@ pub struct BackendHealth {
     /// Unix milliseconds since which the backend has not answered (since it was first found
     /// dead, or since this frontend started if it never answered); `None` while it answers.
     pub down_since_ms: Option<i64>,
+    /// When a failed query or read last found it not answering ([`Cluster::mark_dead`]): a
+    /// heartbeat asked before then does not mark it alive again.
+    suspected_at: Option<std::time::Instant>,
 }
 
 impl BackendHealth {
@@ -200,6 +203,7 @@ impl Cluster {
 
     /// Asks every backend once, all together, and records the answers.
     pub async fn heartbeat_all(&self) {
+        let asked_at = std::time::Instant::now();
         let asks = self.backends().into_iter().map(|backend| async move {
             let answer = tokio::time::timeout(HEARTBEAT_TIMEOUT, self.heartbeat(&backend)).await;
             (backend, answer)
@@ -208,6 +212,9 @@ impl Cluster {
             let mut health = self.health.write();
             let entry = health.entry(backend.id).or_default();
             match answer {
+                // The answer may predate a query's finding that the backend died (it was
+                // asked first): the later verdict stands until a newer heartbeat answers.
+                Ok(Ok(_)) if entry.suspected_at.is_some_and(|at| at > asked_at) => {}
                 Ok(Ok(status)) => {
                     entry.alive = true;
                     entry.last_heartbeat_ms = Some(now_ms());
@@ -356,6 +363,7 @@ impl Cluster {
         if entry.alive || entry.last_heartbeat_ms.is_none() {
             tracing::warn!("backend {id} marked dead: {why}");
         }
+        entry.suspected_at = Some(std::time::Instant::now());
         entry.set_down(why);
     }
 

@@ -5,7 +5,8 @@
 //! (`Cannot cast string '1.0' to value of Int64 type`), whatever the rows.
 //!
 //! A string constant becomes a number constant when the SQL is planned (an integer one stays
-//! an integer, so `id = '42'` keeps its key lookup and pruning); any other string is read as a
+//! an integer, so `id = '42'` keeps its key lookup and pruning; a decimal one beside a DECIMAL
+//! or LARGEINT column is left to the column type's exact cast); any other string is read as a
 //! DOUBLE row by row. Text that is no number is NULL (Doris's rule, as everywhere in Basalt's
 //! casts; MySQL reads it as 0 with a warning), so it compares neither equal nor unequal.
 
@@ -34,16 +35,20 @@ pub(crate) fn rewrite(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     Ok(match e {
         Expr::BinaryExpr(BinaryExpr { left, op, right }) if is_comparison(op) => {
             match (kind(&left), kind(&right)) {
-                (Kind::Text, Kind::Number) => Transformed::yes(Expr::BinaryExpr(BinaryExpr {
-                    left: Box::new(as_number(*left)),
-                    op,
-                    right,
-                })),
-                (Kind::Number, Kind::Text) => Transformed::yes(Expr::BinaryExpr(BinaryExpr {
-                    left,
-                    op,
-                    right: Box::new(as_number(*right)),
-                })),
+                (Kind::Text, Kind::Number) if !exact_elsewhere(&left, &right, schema) => {
+                    Transformed::yes(Expr::BinaryExpr(BinaryExpr {
+                        left: Box::new(as_number(*left)),
+                        op,
+                        right,
+                    }))
+                }
+                (Kind::Number, Kind::Text) if !exact_elsewhere(&right, &left, schema) => {
+                    Transformed::yes(Expr::BinaryExpr(BinaryExpr {
+                        left,
+                        op,
+                        right: Box::new(as_number(*right)),
+                    }))
+                }
                 _ => Transformed::no(Expr::BinaryExpr(BinaryExpr { left, op, right })),
             }
         }
@@ -99,6 +104,25 @@ pub(crate) fn rewrite(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
         }
         other => Transformed::no(other),
     })
+}
+
+/// True when `text`, a constant, is a number that DataFusion's own cast reads exactly as
+/// `number`'s DECIMAL or LARGEINT type, a cast a DOUBLE would make inexact (an integer past
+/// BIGINT beside a LARGEINT column, a decimal beside a DECIMAL one).
+fn exact_elsewhere(text: &Expr, number: &Expr, schema: &DFSchema) -> bool {
+    let Expr::Literal(ScalarValue::Utf8(Some(t)) | ScalarValue::Utf8View(Some(t)), _) = text else {
+        return false;
+    };
+    let decimal = matches!(
+        number.get_type(schema),
+        Ok(DataType::Decimal128(..) | DataType::Decimal256(..))
+    );
+    let t = t.trim();
+    let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
+    let plain = !digits.is_empty()
+        && digits.chars().all(|c| c.is_ascii_digit() || c == '.')
+        && digits.matches('.').count() <= 1;
+    decimal && plain && t.parse::<i64>().is_err()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -15,6 +15,7 @@
 
 use crate::session::Session;
 use datafusion::arrow::datatypes::DataType;
+use datafusion::common::tree_node::{Transformed, TransformedResult, TreeNode};
 use datafusion::common::{DFSchema, Result, ScalarValue};
 use datafusion::logical_expr::expr::Alias;
 use datafusion::logical_expr::{
@@ -48,6 +49,35 @@ pub(crate) fn store_warnings(session: &Session) -> basalt_query::StoreWarnings {
     match strict_inserts(session) {
         true => basalt_query::StoreWarnings::strict(),
         false => basalt_query::StoreWarnings::default(),
+    }
+}
+
+/// Takes MySQL's IGNORE off an INSERT (DataFusion plans none) and says whether it had it. An
+/// INSERT IGNORE fits its values as outside strict mode whatever `sql_mode` says
+/// ([`insert_store`]); into a Unique table it also skips rows whose key is taken
+/// (`statement::insert_ignore`, which rewrites it before it gets here).
+pub(crate) fn take_ignore(stmt: &mut basalt_sql::ast::Statement) -> bool {
+    match stmt {
+        basalt_sql::ast::Statement::Insert(insert) => std::mem::take(&mut insert.ignore),
+        _ => false,
+    }
+}
+
+/// What an INSERT's sink fits its values with: strict or not as the session's INSERTs are, or
+/// never strict for an INSERT IGNORE (`ignore`), which also stores NULL in a NOT NULL column
+/// as its implicit default for a single row.
+pub(crate) fn insert_store(
+    session: &Session,
+    plan: &LogicalPlan,
+    ignore: bool,
+) -> basalt_query::StoreWarnings {
+    let store = match ignore {
+        true => basalt_query::StoreWarnings::default(),
+        false => store_warnings(session),
+    };
+    match ignore || writes_many_rows(plan) {
+        true => store.with_implicit_defaults(),
+        false => store,
     }
 }
 
@@ -96,7 +126,7 @@ pub(crate) fn hand_values_unconverted(plan: LogicalPlan, lenient: bool) -> Resul
         LogicalPlan::Values(values) => {
             Arc::new(LogicalPlan::Values(values_as_written(values, lenient)?))
         }
-        _ => projection.input.clone(),
+        other => Arc::new(nested_values_as_written(other.clone(), lenient)?),
     };
     let exprs = projection
         .expr
@@ -237,6 +267,24 @@ fn values_as_written(values: &Values, lenient: bool) -> Result<Values> {
         schema: Arc::new(schema),
         values: rows,
     })
+}
+
+/// The VALUES lists inside an INSERT's query (`INSERT .. SELECT .. FROM (VALUES ..) AS v`, or
+/// the derived tables of the upsert and INSERT IGNORE rewrites) as written, like a top-level
+/// one's, with the nodes above them retyped: DataFusion types every VALUES of an INSERT's
+/// source by the table's columns, and a value beyond its column's type would fail that cast
+/// (with an Arrow error, not MySQL's) before the sink could fit it.
+fn nested_values_as_written(plan: LogicalPlan, lenient: bool) -> Result<LogicalPlan> {
+    if !plan.exists(|p| Ok(matches!(p, LogicalPlan::Values(_))))? {
+        return Ok(plan);
+    }
+    plan.transform_up(|node| match node {
+        LogicalPlan::Values(values) => Ok(Transformed::yes(LogicalPlan::Values(
+            values_as_written(&values, lenient)?,
+        ))),
+        other => other.recompute_schema().map(Transformed::yes),
+    })
+    .data()
 }
 
 /// A VALUES cell without the cast to the column's type the planner added.

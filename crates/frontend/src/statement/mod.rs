@@ -8,6 +8,7 @@ pub(crate) mod ddl;
 mod delete_rewrite;
 mod generated_values;
 mod insert_defaults;
+mod insert_ignore;
 mod insert_set;
 mod insert_values;
 mod load_data;
@@ -231,6 +232,7 @@ impl QueryEngine {
             S::Insert(insert) if insert.replace_into || insert.on.is_some() => {
                 self.upsert(session, insert).await
             }
+            S::Insert(insert) if insert.ignore => self.insert_ignore(session, insert).await,
             S::Insert(_) => {
                 // An INSERT planned against a definition that an ALTER TABLE replaced before it
                 // published loaded nothing: it is planned again against the new one.

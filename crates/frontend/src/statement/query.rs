@@ -91,6 +91,7 @@ impl QueryEngine {
         check_target: bool,
     ) -> Result<Output> {
         session.scan_reports.clear();
+        let ignore = crate::lenient_insert::take_ignore(&mut stmt);
         // Result columns are named from the statement as the client wrote it.
         let column_names = mysql_column_names(&stmt);
         let shown = match &column_names {
@@ -140,13 +141,8 @@ impl QueryEngine {
         let is_insert = matches!(&plan, LogicalPlan::Dml(_));
         // The sink fits number values to their columns as MySQL does (outside strict mode
         // others too, and those that do not fit with a warning instead of an error).
-        let lenient = is_insert.then(|| {
-            let store = crate::lenient_insert::store_warnings(session);
-            Arc::new(match crate::lenient_insert::writes_many_rows(&plan) {
-                true => store.with_implicit_defaults(),
-                false => store,
-            })
-        });
+        let lenient = is_insert
+            .then(|| Arc::new(crate::lenient_insert::insert_store(session, &plan, ignore)));
         let plan = match &lenient {
             Some(store) => crate::lenient_insert::hand_values_unconverted(plan, !store.is_strict())
                 .map_err(from_df)?,

@@ -292,7 +292,7 @@ fn on_stored_row(
 }
 
 /// `(query) AS alias (columns)`.
-fn derived<'a>(
+pub(super) fn derived<'a>(
     query: ast::Query,
     alias: &str,
     columns: impl Iterator<Item = &'a str>,
@@ -310,12 +310,12 @@ fn derived<'a>(
     }
 }
 
-fn qualified(relation: &str, column: &str) -> Expr {
+pub(super) fn qualified(relation: &str, column: &str) -> Expr {
     Expr::CompoundIdentifier(vec![quoted(relation), quoted(column)])
 }
 
 /// A column's value in a new row that does not give it.
-fn default_value(column: &ColumnMeta) -> Expr {
+pub(super) fn default_value(column: &ColumnMeta) -> Expr {
     match &column.default {
         Some(ColumnDefault::Literal(text)) => {
             Expr::Value(Value::SingleQuotedString(text.clone()).into())
@@ -338,7 +338,7 @@ fn default_value(column: &ColumnMeta) -> Expr {
     }
 }
 
-fn last_name(name: &ObjectName) -> String {
+pub(super) fn last_name(name: &ObjectName) -> String {
     name.0
         .last()
         .and_then(|p| p.as_ident())
@@ -346,7 +346,7 @@ fn last_name(name: &ObjectName) -> String {
         .unwrap_or_default()
 }
 
-fn column_index(table: &TableMeta, column: &str) -> Result<usize> {
+pub(super) fn column_index(table: &TableMeta, column: &str) -> Result<usize> {
     table
         .column_index(column)
         .ok_or_else(|| BasaltError::UnknownColumn {

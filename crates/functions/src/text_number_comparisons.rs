@@ -5,7 +5,7 @@
 //! (`Cannot cast string '1.0' to value of Int64 type`), whatever the rows.
 //!
 //! A string constant becomes a number constant when the SQL is planned (an integer one stays
-//! an integer, so `id = '42'` keeps its key lookup and pruning; a decimal one beside a DECIMAL
+//! an integer, exactly, so `id = '42'` keeps its key lookup and pruning; a decimal one beside a DECIMAL
 //! or LARGEINT column is left to the column type's exact cast); any other string is read as a
 //! DOUBLE row by row. Text that is no number is NULL (Doris's rule, as everywhere in Basalt's
 //! casts; MySQL reads it as 0 with a warning), so it compares neither equal nor unequal.
@@ -158,12 +158,27 @@ fn as_number(e: Expr) -> Expr {
     };
     let value = match text.as_deref().map(str::trim) {
         None => ScalarValue::Float64(None),
-        Some(t) => match t.parse::<i64>() {
-            Ok(n) => ScalarValue::Int64(Some(n)),
-            Err(_) => ScalarValue::Float64(parse_double(t)),
-        },
+        Some(t) => {
+            if let Ok(n) = t.parse::<i64>() {
+                ScalarValue::Int64(Some(n))
+            } else if let Ok(n) = t.parse::<u64>() {
+                ScalarValue::UInt64(Some(n))
+            } else if let Some(n) = wide_integer(t) {
+                ScalarValue::Decimal128(Some(n), 38, 0)
+            } else {
+                ScalarValue::Float64(parse_double(t))
+            }
+        }
     };
     Expr::Literal(value, None)
+}
+
+/// An integer of up to 38 digits past BIGINT UNSIGNED, exact as a DECIMAL(38, 0).
+fn wide_integer(t: &str) -> Option<i128> {
+    let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
+    let integer =
+        !digits.is_empty() && digits.len() <= 38 && digits.bytes().all(|b| b.is_ascii_digit());
+    integer.then(|| t.parse::<i128>().ok()).flatten()
 }
 
 #[cfg(test)]

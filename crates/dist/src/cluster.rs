@@ -41,7 +41,7 @@ pub struct BackendHealth {
     /// dead, or since this frontend started if it never answered); `None` while it answers.
     pub down_since_ms: Option<i64>,
     /// When a failed query or read last found it not answering ([`Cluster::mark_dead`]): a
-    /// heartbeat asked before then does not mark it alive again.
+    /// heartbeat answered before then does not mark it alive again.
     suspected_at: Option<std::time::Instant>,
 }
 
@@ -203,18 +203,17 @@ impl Cluster {
 
     /// Asks every backend once, all together, and records the answers.
     pub async fn heartbeat_all(&self) {
-        let asked_at = std::time::Instant::now();
         let asks = self.backends().into_iter().map(|backend| async move {
             let answer = tokio::time::timeout(HEARTBEAT_TIMEOUT, self.heartbeat(&backend)).await;
-            (backend, answer)
+            (backend, answer, std::time::Instant::now())
         });
-        for (backend, answer) in futures::future::join_all(asks).await {
+        for (backend, answer, answered_at) in futures::future::join_all(asks).await {
             let mut health = self.health.write();
             let entry = health.entry(backend.id).or_default();
             match answer {
-                // The answer may predate a query's finding that the backend died (it was
-                // asked first): the later verdict stands until a newer heartbeat answers.
-                Ok(Ok(_)) if entry.suspected_at.is_some_and(|at| at > asked_at) => {}
+                // An answer that came before a query found the backend dead (the round
+                // waited on slower backends) is stale: the verdict stands until a newer one.
+                Ok(Ok(_)) if entry.suspected_at.is_some_and(|at| at > answered_at) => {}
                 Ok(Ok(status)) => {
                     entry.alive = true;
                     entry.last_heartbeat_ms = Some(now_ms());

@@ -1467,7 +1467,11 @@ async fn generated_columns_are_computed() {
     let server = TestServer::start().await;
     let mut c = setup(&server).await;
     exec(&mut c, "CREATE TABLE g (id INT, v INT, total INT AS (id + v) STORED NOT NULL, tag VARCHAR(10) GENERATED ALWAYS AS (concat('#', id)) VIRTUAL) DUPLICATE KEY(id) DISTRIBUTED BY HASH(id) BUCKETS 1").await;
-    exec(&mut c, "CREATE TABLE u (id INT PRIMARY KEY, v INT, twice INT AS (v * 2))").await;
+    exec(
+        &mut c,
+        "CREATE TABLE u (id INT PRIMARY KEY, v INT, twice INT AS (v * 2))",
+    )
+    .await;
     let body = b"1,2\n3,4\n";
     for table in ["g", "u"] {
         let v = load(
@@ -1481,10 +1485,7 @@ async fn generated_columns_are_computed() {
     }
     assert_eq!(
         rows(&mut c, "SELECT id, total, tag FROM g ORDER BY id").await,
-        vec![
-            vec![s("1"), s("3"), s("#1")],
-            vec![s("3"), s("7"), s("#3")]
-        ]
+        vec![vec![s("1"), s("3"), s("#1")], vec![s("3"), s("7"), s("#3")]]
     );
     assert_eq!(
         rows(&mut c, "SELECT id, twice FROM u ORDER BY id").await,

@@ -39,7 +39,9 @@ pub fn alter_system(
                 services.catalog.set_backend_decommissioned(address, true)?;
             }
             BackendAction::CancelDecommission => {
-                services.catalog.set_backend_decommissioned(address, false)?;
+                services
+                    .catalog
+                    .set_backend_decommissioned(address, false)?;
             }
         }
     }

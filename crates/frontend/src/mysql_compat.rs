@@ -757,12 +757,10 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
             data_type: DataType::Array(ArrayElemTypeDef::AngleBracket(element)),
             format: None,
             ..
-        } if element_digits(element).is_some() => {
-            element_digits(element).map(|(plain, digits)| {
-                let target = DataType::Array(ArrayElemTypeDef::AngleBracket(Box::new(plain)));
-                with_digits(cast((**expr).clone(), target), digits)
-            })
-        }
+        } if element_digits(element).is_some() => element_digits(element).map(|(plain, digits)| {
+            let target = DataType::Array(ArrayElemTypeDef::AngleBracket(Box::new(plain)));
+            with_digits(cast((**expr).clone(), target), digits)
+        }),
         // MySQL reads a number or digits cast to TIME as HHMMSS; TIME(p) keeps p digits.
         Expr::Cast {
             kind: CastKind::Cast,

@@ -234,7 +234,14 @@ pub fn extra_text(c: &ColumnMeta) -> String {
         parts.push("auto_increment".into());
     }
     if let Some(g) = &c.generated {
-        parts.push(if g.stored { "STORED GENERATED" } else { "VIRTUAL GENERATED" }.into());
+        parts.push(
+            if g.stored {
+                "STORED GENERATED"
+            } else {
+                "VIRTUAL GENERATED"
+            }
+            .into(),
+        );
     }
     parts.join(" ")
 }
@@ -326,11 +333,7 @@ pub fn create_table_sql(t: &TableMeta) -> String {
             line
         })
         .collect();
-    let keys: Vec<String> = t
-        .key_columns()
-        .iter()
-        .map(|c| q(c.shown_name()))
-        .collect();
+    let keys: Vec<String> = t.key_columns().iter().map(|c| q(c.shown_name())).collect();
     if t.keys_model == basalt_catalog::KeysModel::Unique {
         lines.push(format!("  PRIMARY KEY ({})", keys.join(", ")));
     }

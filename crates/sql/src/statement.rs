@@ -611,7 +611,10 @@ pub enum AlterTableOp {
     SetProperties(Vec<(String, String)>),
     /// `ADD {INDEX | KEY | UNIQUE ..| FULLTEXT ..} ..` (`if_not_exists`: MariaDB's `ADD INDEX
     /// IF NOT EXISTS`).
-    AddIndex { index: IndexDef, if_not_exists: bool },
+    AddIndex {
+        index: IndexDef,
+        if_not_exists: bool,
+    },
     /// `DROP {INDEX | KEY} [IF EXISTS] name`.
     DropIndex { name: String, if_exists: bool },
     /// `RENAME {INDEX | KEY} a TO b`.

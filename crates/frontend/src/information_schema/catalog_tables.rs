@@ -147,9 +147,11 @@ fn column_key(t: &TableMeta, position: usize) -> &'static str {
         _ => "",
     };
     let leads = |i: &&basalt_catalog::IndexMeta| i.columns[0].name == c.name;
-    let unique = t.indexes.iter().filter(leads).any(|i| {
-        i.kind == basalt_catalog::IndexKind::Unique && i.columns.len() == 1
-    });
+    let unique = t
+        .indexes
+        .iter()
+        .filter(leads)
+        .any(|i| i.kind == basalt_catalog::IndexKind::Unique && i.columns.len() == 1);
     match sort_key {
         "PRI" | "UNI" => sort_key,
         _ if unique => "UNI",

@@ -315,7 +315,8 @@ impl QueryEngine {
                             ),
                             like_column: "Key_name",
                             // MySQL's order: the primary key, unique indexes, the others.
-                            order: "`Key_name` <> 'PRIMARY', `Non_unique`, `Key_name`, `Seq_in_index`",
+                            order:
+                                "`Key_name` <> 'PRIMARY', `Non_unique`, `Key_name`, `Seq_in_index`",
                         },
                         filter,
                     )

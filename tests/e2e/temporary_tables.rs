@@ -110,3 +110,36 @@ async fn temporary_tables_end_with_their_session() {
         vec![vec![s("1")]]
     );
 }
+
+/// Another session cannot reach a temporary table by its hidden name (connection ids are
+/// public and the counter small, so the name is easy to guess): every such name is 1146.
+#[tokio::test]
+async fn hidden_names_are_no_way_into_another_sessions_temporary_table() {
+    let server = TestServer::start().await;
+    let mut admin = server.connect().await;
+    exec(&mut admin, "CREATE DATABASE tmp").await;
+    let mut owner = Conn::new(server.opts("root", None, Some("tmp")))
+        .await
+        .unwrap();
+    create_temporary(&mut owner).await;
+    let id = rows(&mut owner, "SELECT CONNECTION_ID()").await[0][0]
+        .clone()
+        .expect("connection id");
+    let mut other = server.connect().await;
+    for n in 1..=20 {
+        for sql in [
+            format!("SELECT * FROM tmp.__basalt_temporary_{id}_{n}"),
+            format!("SELECT * FROM tmp.`__BASALT_TEMPORARY_{id}_{n}`"),
+            format!("INSERT INTO tmp.__basalt_temporary_{id}_{n} VALUES (3, 'three')"),
+            format!("CREATE TABLE tmp.copy AS SELECT * FROM tmp.__basalt_temporary_{id}_{n}"),
+        ] {
+            let e = other.query_drop(&sql).await.unwrap_err();
+            assert_eq!(code(e), 1146, "{sql}");
+        }
+    }
+    // The owner's own table is untouched and still its own.
+    assert_eq!(
+        rows(&mut owner, "SELECT count(*) FROM tt").await[0][0],
+        s("2")
+    );
+}

@@ -166,6 +166,47 @@ pub(crate) fn resolve(session: &Session, stmt: &mut Statement) {
     }
 }
 
+/// Refuses a client's statement that names a hidden table itself (1146, as for a table that
+/// does not exist): a session's temporary tables are its own, and their hidden names could be
+/// guessed from connection ids.
+pub(crate) fn refuse_hidden_names(stmt: &Statement) -> Result<()> {
+    let refuse = |name: &str| match is_hidden(&name.to_lowercase()) {
+        true => Err(BasaltError::UnknownTable(name.to_string())),
+        false => Ok(()),
+    };
+    fn in_query<V: ast::Visit>(q: &V) -> Result<()> {
+        let mut found = None;
+        let _ = ast::visit_relations(q, |name| {
+            if let Some(last) = name.0.last().and_then(|p| p.as_ident()) {
+                if is_hidden(&last.value.to_lowercase()) {
+                    found = Some(last.value.clone());
+                    return ControlFlow::Break(());
+                }
+            }
+            ControlFlow::Continue(())
+        });
+        found.map_or(Ok(()), |name| Err(BasaltError::UnknownTable(name)))
+    }
+    match stmt {
+        Statement::Standard(s) => in_query(s.as_ref()),
+        Statement::CreateTableAs(ctas) => in_query(ctas.query.as_ref()),
+        Statement::CreateTemporaryTable(inner) => refuse_hidden_names(inner),
+        Statement::CreateTableLike { like: t, .. }
+        | Statement::AlterTable { table: t, .. }
+        | Statement::AlterPartitions { table: t, .. }
+        | Statement::AnalyzeTable { table: t }
+        | Statement::AlterTableKeys { table: t, .. }
+        | Statement::ShowPartitions { table: t }
+        | Statement::ShowTablets { table: t }
+        | Statement::CreateIndex { table: t, .. }
+        | Statement::DropIndex { table: t, .. }
+        | Statement::ShowMetadata { table: Some(t), .. }
+        | Statement::ShowData { table: Some(t) } => refuse(&t.table),
+        Statement::LoadData(load) => refuse(&load.table.table),
+        _ => Ok(()),
+    }
+}
+
 /// What [`resolve`] needs of the session.
 struct Names<'a> {
     session: &'a Session,

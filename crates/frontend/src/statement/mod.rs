@@ -59,6 +59,7 @@ impl QueryEngine {
     /// with the session's rule for `\` in string literals.
     pub fn parse(&self, session: &Session, sql: &str) -> Result<ParsedStatement> {
         let mut statement = basalt_sql::parse_one_with(sql, session.backslash_escapes())?;
+        crate::temporary_tables::refuse_hidden_names(&statement)?;
         crate::temporary_tables::resolve(session, &mut statement);
         Ok(ParsedStatement::new(statement))
     }

@@ -117,6 +117,7 @@ impl QueryEngine {
         let placeholders = basalt_sql::placeholder_offsets(sql)?;
         crate::statement_limits::check_placeholders(placeholders.len())?;
         let mut stmt = basalt_sql::parse_one(sql)?;
+        crate::temporary_tables::refuse_hidden_names(&stmt)?;
         // The session's temporary tables as they are now (by their hidden names).
         crate::temporary_tables::resolve(session, &mut stmt);
         let expressions = match &mut stmt {

@@ -16,7 +16,8 @@
 //! A subquery that is one plain SELECT of one value (no grouping, DISTINCT, aggregate, ORDER BY
 //! or LIMIT) has its value aggregated in place, so a correlated one stays an ordinary
 //! correlated aggregate; any other is read as a derived table, unless it names an outer
-//! query's table (a derived table cannot be correlated): that one is left to DataFusion.
+//! query's table (a derived table cannot be correlated): that one is left to DataFusion. The
+//! rewrite goes through SQL text; a prepared statement's placeholders travel as marker calls.
 
 use crate::mysql_compat::call;
 use basalt_sql::ast::{
@@ -77,6 +78,14 @@ fn planned(left: &Expr, op: &BinaryOperator, q: &Query, all: bool) -> Option<Exp
             negated,
         });
     }
+    // The rewrite goes through SQL text, which would not keep a prepared statement's
+    // placeholders: they travel as marker calls and come back after parsing.
+    let mut placeholders = Vec::new();
+    let mut left = left.clone();
+    let mut q = q.clone();
+    mark_placeholders(&mut left, &mut placeholders);
+    mark_placeholders(&mut q, &mut placeholders);
+    let (left, q) = (&left, &q);
     if plain_value(q).is_none() && names_outer_tables(q) {
         // A correlated subquery cannot be read as a derived table: DataFusion's rewrite keeps
         // it (right as long as its tables are named apart from the outer query's).
@@ -112,7 +121,43 @@ fn planned(left: &Expr, op: &BinaryOperator, q: &Query, all: bool) -> Option<Exp
              WHEN {rows} > {values} THEN NULL ELSE {holds} END"
         )
     };
-    parse_expression(&text)
+    let mut planned = parse_expression(&text)?;
+    restore_placeholders(&mut planned, &placeholders);
+    Some(planned)
+}
+
+/// The marker call a placeholder travels as through SQL text.
+const PLACEHOLDER_MARK: &str = "__basalt_placeholder_";
+
+/// Replaces the placeholders in `node` with marker calls, keeping them in `saved`.
+fn mark_placeholders<V: VisitMut>(node: &mut V, saved: &mut Vec<String>) {
+    let _ = basalt_sql::ast::visit_expressions_mut(node, |e| {
+        if let Expr::Value(v) = e {
+            if let basalt_sql::ast::Value::Placeholder(p) = &v.value {
+                let mark = format!("{PLACEHOLDER_MARK}{}", saved.len());
+                saved.push(p.clone());
+                *e = call(&mark, vec![]);
+            }
+        }
+        ControlFlow::<()>::Continue(())
+    });
+}
+
+/// Puts the placeholders [`mark_placeholders`] kept back in place of their marker calls.
+fn restore_placeholders(e: &mut Expr, saved: &[String]) {
+    let _ = basalt_sql::ast::visit_expressions_mut(e, |e| {
+        if let Expr::Function(f) = e {
+            let index = f
+                .name
+                .to_string()
+                .strip_prefix(PLACEHOLDER_MARK)
+                .and_then(|i| i.parse::<usize>().ok());
+            if let Some(p) = index.and_then(|i| saved.get(i)) {
+                *e = Expr::value(basalt_sql::ast::Value::Placeholder(p.clone()));
+            }
+        }
+        ControlFlow::<()>::Continue(())
+    });
 }
 
 /// `(SELECT f(value) ...)` over the subquery's one value as SQL text (`COUNT(*)` counts rows).

@@ -54,7 +54,15 @@ impl SessionBackend {
                 Ok(result) => result,
                 Err(e) => Err(BasaltError::Internal(format!("statement task failed: {e}"))),
             },
-            _ = cancel.cancelled() => Err(BasaltError::QueryInterrupted),
+            _ = cancel.cancelled() => {
+                // The work is dropped (and what it holds of the session released, such as a
+                // CALL's place on the procedure stack) before the client hears of the KILL and
+                // sends its next statement; a task that does not yield within 5 s is left to
+                // its abort.
+                task.0.abort();
+                let _ = tokio::time::timeout(std::time::Duration::from_secs(5), &mut task.0).await;
+                Err(BasaltError::QueryInterrupted)
+            }
         }
     }
 

@@ -204,7 +204,24 @@ async fn truncate_and_drop_wait_for_running_reads() {
         r.query_first::<(i64, i64), _>("SELECT COUNT(DISTINCT v % 100003), SUM(v) FROM g.big")
             .await
     });
-    tokio::time::sleep(std::time::Duration::from_millis(30)).await;
+    // TRUNCATE once the read is running (or already done): a fixed pause raced a slow start
+    // on a loaded machine, where the read then rightly saw the emptied table.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let running = rows(&mut c, "SHOW PROCESSLIST").await.iter().any(|r| {
+            r.iter()
+                .flatten()
+                .any(|v| v.contains("COUNT(DISTINCT v % 100003)") && !v.contains("PROCESSLIST"))
+        });
+        if running || reader.is_finished() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the read never started"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+    }
     exec(&mut c, "TRUNCATE TABLE g.big").await;
     let result = reader.await.unwrap();
     let (distinct, sum) = result.expect("the read finishes on its snapshot").unwrap();

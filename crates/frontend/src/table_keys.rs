@@ -127,7 +127,10 @@ pub(crate) fn drop_index(table: &mut TableMeta, name: &str, if_exists: bool) -> 
                 .iter()
                 .any(|f| !has_leading_index(table, &f.columns))
             {
-                return Err(BasaltError::IndexNeededByForeignKey(dropped.name));
+                // Refused: the table keeps the index.
+                let name = dropped.name.clone();
+                table.indexes.insert(at, dropped);
+                return Err(BasaltError::IndexNeededByForeignKey(name));
             }
             Ok(())
         }

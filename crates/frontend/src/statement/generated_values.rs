@@ -41,19 +41,7 @@ impl crate::engine::QueryEngine {
         if table.generated_columns().is_empty() {
             return Ok(());
         }
-        let targets: Vec<Option<usize>> = if insert.columns.is_empty() {
-            table.declared_indexes().into_iter().map(Some).collect()
-        } else {
-            insert
-                .columns
-                .iter()
-                .map(|c| {
-                    c.0.last()
-                        .and_then(|p| p.as_ident())
-                        .and_then(|i| table.column_index(&i.value))
-                })
-                .collect()
-        };
+        let targets = super::insert_values::insert_targets(&table, insert);
         let generated = |t: &Option<usize>| t.filter(|&i| table.columns[i].generated.is_some());
         let Some(source) = insert.source.as_deref() else {
             return Ok(());

@@ -41,19 +41,7 @@ fn rewrite_values(table: &TableMeta, insert: &mut ast::Insert) {
     {
         return;
     }
-    let targets: Vec<Option<usize>> = if insert.columns.is_empty() {
-        table.declared_indexes().into_iter().map(Some).collect()
-    } else {
-        insert
-            .columns
-            .iter()
-            .map(|c| {
-                c.0.last()
-                    .and_then(|p| p.as_ident())
-                    .and_then(|i| table.column_index(&i.value))
-            })
-            .collect()
-    };
+    let targets = insert_targets(table, insert);
     let Some(source) = insert.source.as_mut() else {
         return;
     };
@@ -143,4 +131,21 @@ fn call(text: Expr, arrow_type: &str) -> Expr {
         over: None,
         within_group: vec![],
     })
+}
+
+/// The table column each value of an INSERT row goes to, in order (None for a name the table
+/// lacks): the named columns, or every declared column when none are named.
+pub(super) fn insert_targets(table: &TableMeta, insert: &ast::Insert) -> Vec<Option<usize>> {
+    if insert.columns.is_empty() {
+        return table.declared_indexes().into_iter().map(Some).collect();
+    }
+    insert
+        .columns
+        .iter()
+        .map(|c| {
+            c.0.last()
+                .and_then(|p| p.as_ident())
+                .and_then(|i| table.column_index(&i.value))
+        })
+        .collect()
 }

@@ -10,6 +10,7 @@ mod basics;
 mod clients;
 mod compaction;
 mod durability;
+mod json_storage;
 mod local_files;
 mod models;
 mod privileges;

@@ -9,6 +9,7 @@ pub mod df_error;
 pub mod error;
 pub mod hll_value;
 pub mod ip_address;
+pub mod json_binary;
 pub mod name_case;
 pub mod nested_times;
 pub mod params;

@@ -70,6 +70,11 @@ pub async fn run_backend(
         config.column_cache_bytes(),
         config.row_cache_bytes().map_err(BasaltError::InvalidData)?,
     )?;
+    storage.set_json_form(if config.json_binary_segments {
+        basalt_storage::json_columns::JsonForm::Binary
+    } else {
+        basalt_storage::json_columns::JsonForm::Text
+    });
     let runtime = Arc::new(RuntimeEnv::default());
     basalt_query::register_segment_store(&runtime, &storage);
     let workloads = Arc::new(BackendWorkloads::new(Arc::new(WorkloadManager::new(

@@ -149,14 +149,16 @@ impl FlightService for SegmentService {
             (None, None) => return Err(bad_request("a segment write without a schema")),
         };
         let data_dir = self.storage.data_dir().to_path_buf();
+        let json = self.storage.json_form();
         let meta = tokio::task::spawn_blocking(move || {
-            basalt_storage::segment::write_segment(
+            basalt_storage::segment::write_segment_as(
                 &data_dir,
                 &rel,
                 &schema,
                 &rows,
                 &command.bloom_filter_columns,
                 command.row_store,
+                json,
             )
         })
         .await

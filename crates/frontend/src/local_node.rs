@@ -23,8 +23,18 @@ impl QueryEngine {
             config.column_cache_bytes(),
             config.row_cache_bytes().map_err(BasaltError::InvalidData)?,
         )?;
+        storage.set_json_form(json_form(config));
         start_compaction(&storage, config)?;
         assemble(config, catalog, storage, None)
+    }
+}
+
+/// The form new segments hold JSON columns in (`json_binary_segments`).
+pub(crate) fn json_form(config: &Config) -> basalt_storage::json_columns::JsonForm {
+    if config.json_binary_segments {
+        basalt_storage::json_columns::JsonForm::Binary
+    } else {
+        basalt_storage::json_columns::JsonForm::Text
     }
 }
 

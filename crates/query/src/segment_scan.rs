@@ -11,12 +11,13 @@
 use crate::key_range::{KeyColumn, KeyRange};
 use basalt_common::df_error::to_df;
 use basalt_storage::column_cache::{ColumnCache, ColumnKey};
+use basalt_storage::json_columns;
 use basalt_storage::segment_store::SegmentStore;
 use basalt_storage::ReadGuard;
 use datafusion::arrow::array::{new_null_array, Array, ArrayRef, BooleanArray, RecordBatch};
 use datafusion::arrow::array::{BooleanBufferBuilder, RecordBatchOptions, UInt64Array};
 use datafusion::arrow::compute::{cast, concat, filter_record_batch};
-use datafusion::arrow::datatypes::{Schema, SchemaRef};
+use datafusion::arrow::datatypes::{DataType, Schema, SchemaRef};
 use datafusion::common::pruning::PruningStatistics;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{internal_err, Column, Result, ScalarValue, Statistics};
@@ -444,6 +445,14 @@ impl RowGroupReader {
             self.decoded.lock().try_resize(bytes)?;
             for ((pos, file_column), array) in missing.iter().zip(decoded) {
                 let wanted = self.schema.field(*pos).data_type();
+                // JSON a segment holds as binary documents is read as its text.
+                let array = if json_columns::is_binary_json(file_schema.field(*file_column))
+                    && wanted != &DataType::Binary
+                {
+                    json_columns::decode_column(&array).map_err(to_df)?
+                } else {
+                    array
+                };
                 let array = if array.data_type() == wanted {
                     array
                 } else {

@@ -18,6 +18,8 @@
 //!   query can still read them (the read tracker), or at the next startup.
 //! - **Memory**: the inputs of one compaction are merged in memory; the policy bounds their size.
 
+#[cfg(test)]
+mod json_tests;
 pub mod policy;
 pub(crate) mod scheduler;
 #[cfg(test)]
@@ -28,7 +30,7 @@ use crate::engine::StorageEngine;
 use crate::files::tablet_dir;
 use crate::merge::{sort_and_merge, MergeSpec};
 use crate::read_tracker::ReadGuard;
-use crate::segment::{bloom_filter_columns, write_segment};
+use crate::segment::{bloom_filter_columns, write_segment_as};
 use crate::storage_err;
 use arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch, UInt64Array};
 use arrow::compute::{concat_batches, filter_record_batch};
@@ -551,13 +553,14 @@ impl StorageEngine {
             let written = match &remote {
                 None => {
                     output.files.push(self.data_dir().join(&rel));
-                    write_segment(
+                    write_segment_as(
                         self.data_dir(),
                         &rel,
                         &schema,
                         std::slice::from_ref(&part),
                         &blooms,
                         table.stores_rows(),
+                        self.json_form(),
                     )
                 }
                 Some((remote, tablet)) => {

@@ -73,6 +73,9 @@ pub struct StorageEngine {
     compaction: OnceLock<CompactionScheduler>,
     /// Scale-out frontend: the backends that hold the tablets' segment files.
     remote: OnceLock<Arc<dyn crate::remote::RemoteSegments>>,
+    /// Whether new segments (loads and compactions on this node) hold JSON as binary documents;
+    /// text until queries read the binary form directly. Readers take both forms.
+    binary_json: std::sync::atomic::AtomicBool,
 }
 
 /// One tablet's part of a merge-on-write load: its new segments and their key columns.
@@ -167,6 +170,7 @@ impl StorageEngine {
             lineage: Default::default(),
             compaction: OnceLock::new(),
             remote: OnceLock::new(),
+            binary_json: Default::default(),
         });
         Ok(engine)
     }
@@ -191,6 +195,9 @@ impl StorageEngine {
             lineage: self.lineage.clone(),
             compaction: OnceLock::new(),
             remote: OnceLock::new(),
+            binary_json: std::sync::atomic::AtomicBool::new(
+                self.json_form() == crate::json_columns::JsonForm::Binary,
+            ),
         };
         if let Some(remote) = self.remote() {
             let _ = engine.remote.set(remote.clone());
@@ -450,6 +457,23 @@ impl StorageEngine {
     /// DROP PARTITION take it so delete bitmaps are always computed against the current rowsets.
     pub fn table_lock(&self, table_id: TableId) -> Arc<Mutex<()>> {
         self.table_locks.lock().entry(table_id).or_default().clone()
+    }
+
+    /// The form new segments written on this node hold JSON columns in.
+    pub fn json_form(&self) -> crate::json_columns::JsonForm {
+        if self.binary_json.load(std::sync::atomic::Ordering::Relaxed) {
+            crate::json_columns::JsonForm::Binary
+        } else {
+            crate::json_columns::JsonForm::Text
+        }
+    }
+
+    /// Sets the form new segments hold JSON columns in (see [`crate::json_columns`]).
+    pub fn set_json_form(&self, form: crate::json_columns::JsonForm) {
+        self.binary_json.store(
+            form == crate::json_columns::JsonForm::Binary,
+            std::sync::atomic::Ordering::Relaxed,
+        );
     }
 
     /// Forgets the primary-key indexes of tablets whose data was removed.

@@ -13,6 +13,7 @@ pub mod delete_bitmap;
 mod engine;
 pub mod files;
 pub mod hashing;
+pub mod json_columns;
 pub mod merge;
 mod pk_index;
 mod point_lookup;

@@ -205,7 +205,7 @@ impl StorageEngine {
             .build()
             .map_err(storage_err)?;
         for batch in reader {
-            let batch = batch.map_err(storage_err)?;
+            let batch = crate::json_columns::to_text_batch(batch.map_err(storage_err)?)?;
             if batch.num_rows() == 1 {
                 let mut out = Vec::new();
                 crate::row_store::encode_row(batch.columns(), 0, &mut out)?;

@@ -1,8 +1,10 @@
 //! Segment files: one sorted batch stream written as a Parquet file with page-level statistics
 //! (zone maps per page and row group) and optional bloom filters, and read back whole when a
-//! tablet's rowsets must be merged.
+//! tablet's rowsets must be merged. JSON columns are written as text or binary documents
+//! ([`crate::json_columns`]) and always read back as text.
 
 use crate::files::publish_file;
+use crate::json_columns::{self, JsonForm};
 use crate::storage_err;
 use arrow::array::{new_null_array, ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow::datatypes::{Schema, SchemaRef};
@@ -38,7 +40,7 @@ pub fn bloom_filter_columns(table: &TableMeta) -> Vec<String> {
 }
 
 /// Writes `batches` (already sorted) to `data_dir/rel_path` durably, with a row store beside it
-/// when `row_store` is set.
+/// when `row_store` is set; JSON columns as text.
 pub fn write_segment(
     data_dir: &Path,
     rel_path: &Path,
@@ -47,6 +49,28 @@ pub fn write_segment(
     bloom_filter_columns: &[String],
     row_store: bool,
 ) -> Result<SegmentMeta> {
+    write_segment_as(
+        data_dir,
+        rel_path,
+        schema,
+        batches,
+        bloom_filter_columns,
+        row_store,
+        JsonForm::Text,
+    )
+}
+
+/// [`write_segment`] with JSON columns stored in `json` form (see [`crate::json_columns`]).
+pub fn write_segment_as(
+    data_dir: &Path,
+    rel_path: &Path,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    bloom_filter_columns: &[String],
+    row_store: bool,
+    json: JsonForm,
+) -> Result<SegmentMeta> {
+    let (file_schema, converted) = json_columns::file_schema(schema, json);
     let dest = data_dir.join(rel_path);
     if let Some(dir) = dest.parent() {
         crate::files::create_dir_durable(dir)?;
@@ -59,15 +83,28 @@ pub fn write_segment(
     for col in bloom_filter_columns {
         props = props.set_column_bloom_filter_enabled(col.as_str().into(), true);
     }
+    // Binary JSON bytes do not order like documents: no zone maps on them.
+    for f in file_schema.fields() {
+        if json_columns::is_binary_json(f) {
+            props = props
+                .set_column_statistics_enabled(f.name().as_str().into(), EnabledStatistics::None);
+        }
+    }
     let file = File::create(&tmp)?;
-    let mut writer =
-        ArrowWriter::try_new(file, schema.clone(), Some(props.build())).map_err(storage_err)?;
+    let mut writer = ArrowWriter::try_new(file, file_schema.clone(), Some(props.build()))
+        .map_err(storage_err)?;
     let mut num_rows = 0u64;
     for b in batches {
         num_rows += b.num_rows() as u64;
-        writer.write(b).map_err(storage_err)?;
+        if converted {
+            writer
+                .write(&json_columns::to_file_batch(b, &file_schema)?)
+                .map_err(storage_err)?;
+        } else {
+            writer.write(b).map_err(storage_err)?;
+        }
     }
-    writer.close().map_err(storage_err)?;
+    let footer = writer.close().map_err(storage_err)?;
     // The row store is durable before the segment it belongs to is.
     if row_store {
         crate::row_store::write_row_store(&crate::row_store::row_store_path(&dest), batches)?;
@@ -78,10 +115,12 @@ pub fn write_segment(
         path: rel_path.to_string_lossy().into_owned(),
         num_rows,
         size_bytes,
+        column_stats: crate::segment_stats::column_stats(&footer, &file_schema),
     })
 }
 
-/// Reads the columns `columns` (indexes into the file schema) of a whole segment.
+/// Reads the columns `columns` (indexes into the file schema) of a whole segment, JSON columns
+/// as text whatever form the file holds them in.
 pub fn read_segment(path: &Path, columns: &[usize]) -> Result<Vec<RecordBatch>> {
     let file = File::open(path)?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(storage_err)?;
@@ -91,7 +130,9 @@ pub fn read_segment(path: &Path, columns: &[usize]) -> Result<Vec<RecordBatch>> 
         .with_batch_size(64 * 1024)
         .build()
         .map_err(storage_err)?;
-    reader.map(|b| b.map_err(storage_err)).collect()
+    reader
+        .map(|b| json_columns::to_text_batch(b.map_err(storage_err)?))
+        .collect()
 }
 
 /// The rows of a segment that `keep` selects, columns `columns` (file column numbers,
@@ -154,5 +195,7 @@ pub fn read_segment_where(
         .with_batch_size(64 * 1024)
         .build()
         .map_err(storage_err)?;
-    reader.map(|b| b.map_err(storage_err)).collect()
+    reader
+        .map(|b| json_columns::to_text_batch(b.map_err(storage_err)?))
+        .collect()
 }

@@ -305,13 +305,14 @@ impl LoadWriter {
         }
         let (meta, replicas) = match self.engine.remote() {
             None => (
-                segment::write_segment(
+                segment::write_segment_as(
                     self.engine.data_dir(),
                     rel,
                     &schema,
                     std::slice::from_ref(&merged),
                     &self.bloom_filter_columns,
                     self.table.stores_rows(),
+                    self.engine.json_form(),
                 )?,
                 None,
             ),

@@ -2,11 +2,12 @@
 //! zero bytes, so `CHAR(256)` is 0x01 0x00; NULLs skipped) as a binary string, and
 //! `SOUNDEX(s)`, MySQL's variant: the first letter, then the codes of the later consonants
 //! (vowels, H, W and Y skipped, a code equal to the previous one dropped), at least 4
-//! characters.
+//! characters. `ORD(s)`: the code of s's first character, its bytes read as one big-endian
+//! number (a UTF-8 character's 1 to 4 bytes, one byte of a binary string; 0 for '').
 
-use crate::mysql_values::{integers, texts};
+use crate::mysql_values::{bytes, integers, texts};
 use crate::util::{arguments, output, plain_function};
-use datafusion::arrow::array::{BinaryArray, StringArray};
+use datafusion::arrow::array::{BinaryArray, Int64Array, StringArray};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::Result;
 use datafusion::logical_expr::{
@@ -14,7 +15,7 @@ use datafusion::logical_expr::{
 };
 use std::sync::Arc;
 
-/// `char` and `soundex`.
+/// `char`, `soundex` and `ord`.
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
         plain_function(
@@ -29,7 +30,44 @@ pub fn functions() -> Vec<ScalarUDF> {
             DataType::Utf8,
             soundex,
         ),
+        plain_function(
+            "ord",
+            Signature::any(1, Volatility::Immutable),
+            DataType::Int64,
+            ord,
+        ),
     ]
+}
+
+fn ord(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
+    let (arrays, scalar) = arguments(args)?;
+    let binary = matches!(
+        arrays[0].data_type(),
+        DataType::Binary | DataType::LargeBinary | DataType::BinaryView
+    );
+    let out: Int64Array = bytes(&arrays[0])?
+        .into_iter()
+        .map(|v| v.map(|b| first_character_code(&b, binary)))
+        .collect();
+    output(Arc::new(out), scalar)
+}
+
+/// The first character's bytes as a big-endian number: its UTF-8 length from the lead byte
+/// (one byte for binary strings or a byte that leads no sequence).
+fn first_character_code(b: &[u8], binary: bool) -> i64 {
+    let Some(&lead) = b.first() else {
+        return 0;
+    };
+    let len = match lead {
+        _ if binary => 1,
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF7 => 4,
+        _ => 1,
+    };
+    b.iter()
+        .take(len)
+        .fold(0_i64, |code, byte| (code << 8) | i64::from(*byte))
 }
 
 fn char_bytes(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
@@ -96,7 +134,15 @@ fn sound(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::sound;
+    use super::{first_character_code, sound};
+
+    #[test]
+    fn ord_reads_the_first_characters_bytes() {
+        assert_eq!(first_character_code(b"2", false), 50);
+        assert_eq!(first_character_code("€x".as_bytes(), false), 14_844_588);
+        assert_eq!(first_character_code("€x".as_bytes(), true), 0xE2);
+        assert_eq!(first_character_code(b"", false), 0);
+    }
 
     #[test]
     fn soundex_as_mysql() {

@@ -6,11 +6,13 @@
 //! Everything is registered with [`register_all`]; registering after DataFusion's defaults makes
 //! Doris's meaning win where names clash (`stddev` and `variance` are population statistics).
 
+mod aes_crypt;
 mod array_difference;
 mod array_text;
 mod avg_weighted;
 mod base64_text;
 mod base_conversion;
+mod benchmark;
 mod bit_aggregates;
 mod bit_value_numbers;
 mod bitmap_agg;
@@ -20,7 +22,9 @@ mod bitmap_count_distinct;
 mod bitmap_scalar;
 mod bits;
 mod byte_length;
+mod calendar_days;
 mod char_codes;
+mod charset_info;
 mod checked_arithmetic;
 mod checksums;
 mod collect;
@@ -70,6 +74,7 @@ mod numeric_dates;
 mod percentile;
 mod percentile_approx;
 mod percentile_array;
+mod random_values;
 mod regexp_extract;
 mod signed_times;
 mod sketch_fields;
@@ -77,6 +82,7 @@ mod sleep;
 mod stats;
 mod string_edits;
 mod string_lists;
+mod string_order;
 pub mod string_size;
 mod struct_element;
 mod substring;
@@ -109,6 +115,7 @@ mod sql_tests;
 
 pub use bit_value_numbers::{BitValueNumbers, BitValueNumbersPlanner};
 pub use bitmap_count_distinct::BitmapCountDistinct;
+pub use charset_info::COERCIBILITY as MYSQL_COERCIBILITY;
 pub use checked_arithmetic::CheckedIntegerArithmetic;
 pub use count_arguments::NAME as MYSQL_COUNT;
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
@@ -169,6 +176,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(ip::functions());
     v.extend(ip::value_functions::functions());
     v.extend(week_modes::functions());
+    v.extend(calendar_days::functions());
     v.extend(vector_distance::functions());
     v.push(struct_element::function());
     v.extend(variant::functions());
@@ -176,8 +184,13 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(string_edits::functions());
     v.extend(string_lists::functions());
     v.extend(checksums::functions());
+    v.extend(aes_crypt::functions());
     v.extend(base64_text::functions());
     v.extend(char_codes::functions());
+    v.push(string_order::function());
+    v.extend(charset_info::functions());
+    v.extend(random_values::functions());
+    v.push(benchmark::function());
     v.push(base_conversion::function());
     v.push(number_format::function());
     v.push(number_sign::function());
@@ -222,6 +235,7 @@ pub fn aggregate_functions() -> Vec<AggregateUDF> {
             .map(ip::aggregates::keeps_addresses),
     );
     v.push(group_concat::function());
+    v.extend(json::aggregate_functions());
     v.extend(percentile_approx::functions());
     // DataFusion's max, min, array_agg and nth_value, keeping IPV4 / IPV6 values' type.
     v.extend(ip::aggregates::functions());

@@ -1,7 +1,7 @@
 //! Doris's variance and standard deviation, computed as Doris computes them (BE
 //! `aggregate_function_stddev.h`) so the last digits agree (`42.89781139198388` where the
 //! textbook Welford update gives `42.897811391983886`):
-//! - `variance` / `var_pop` / `variance_pop` and `stddev` / `stddev_pop`: population forms;
+//! - `variance` / `var_pop` / `variance_pop` and `stddev` / `stddev_pop` / `std`: population forms;
 //! - `var_samp` / `variance_samp` and `stddev_samp`: sample forms.
 //!
 //! Each value updates a running mean and sum of squared deviations (`delta = x - mean`,
@@ -47,7 +47,7 @@ pub fn functions() -> Vec<AggregateUDF> {
     vec![
         make("var_pop", &["variance", "variance_pop"], false, false),
         make("var_samp", &["variance_samp"], true, false),
-        make("stddev_pop", &["stddev"], false, true),
+        make("stddev_pop", &["stddev", "std"], false, true),
         make("stddev_samp", &[], true, true),
     ]
 }

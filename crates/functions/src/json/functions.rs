@@ -2,7 +2,8 @@
 //! (documents and paths as text, constructor values by their SQL type) and each row gives one
 //! cell of the function's result type.
 
-use super::path::JsonPath;
+use super::edits;
+use super::path::{member_path, JsonPath, LastLeg};
 use crate::util::{arguments, output};
 use basalt_common::is_json_field;
 use basalt_common::types::{EXTENSION_NAME_KEY, JSON_EXTENSION_NAME};
@@ -43,6 +44,15 @@ enum Kind {
         out: Out,
     },
     ExtractIsNull,
+    Overlaps,
+    MergePreserve,
+    MergePatch,
+    Depth,
+    Remove,
+    Replace,
+    ArrayAppend,
+    ArrayInsert,
+    Search,
 }
 
 /// The SQL type of a function's result.
@@ -123,6 +133,15 @@ pub fn functions() -> Vec<ScalarUDF> {
             &["jsonb_extract_isnull"],
             Kind::ExtractIsNull,
         ),
+        ("json_overlaps", &[], Kind::Overlaps),
+        ("json_merge_preserve", &["json_merge"], Kind::MergePreserve),
+        ("json_merge_patch", &[], Kind::MergePatch),
+        ("json_depth", &[], Kind::Depth),
+        ("json_remove", &[], Kind::Remove),
+        ("json_replace", &[], Kind::Replace),
+        ("json_array_append", &[], Kind::ArrayAppend),
+        ("json_array_insert", &[], Kind::ArrayInsert),
+        ("json_search", &[], Kind::Search),
     ];
     list.into_iter()
         .map(|(name, aliases, kind)| {
@@ -142,9 +161,20 @@ pub fn functions() -> Vec<ScalarUDF> {
 impl Kind {
     fn out(self) -> Out {
         match self {
-            Kind::Extract | Kind::Keys | Kind::Array | Kind::Object | Kind::Quote | Kind::Parse => {
-                Out::Json
-            }
+            Kind::Extract
+            | Kind::Keys
+            | Kind::Array
+            | Kind::Object
+            | Kind::Quote
+            | Kind::Parse
+            | Kind::MergePreserve
+            | Kind::MergePatch
+            | Kind::Remove
+            | Kind::Replace
+            | Kind::ArrayAppend
+            | Kind::ArrayInsert
+            | Kind::Search => Out::Json,
+            Kind::Overlaps | Kind::Depth => Out::Int32,
             Kind::Unquote | Kind::Type => Out::Text,
             Kind::Valid | Kind::Contains | Kind::ContainsPath => Out::Int32,
             Kind::Length => Out::Int64,
@@ -162,12 +192,26 @@ impl Kind {
             Kind::Contains => (2, 3),
             Kind::ContainsPath => (3, usize::MAX),
             Kind::Array | Kind::Object => (0, usize::MAX),
-            Kind::ExistsPath | Kind::Typed { .. } | Kind::ExtractIsNull => (2, 2),
+            Kind::ExistsPath | Kind::Typed { .. } | Kind::ExtractIsNull | Kind::Overlaps => (2, 2),
+            Kind::MergePreserve | Kind::MergePatch | Kind::Remove => (2, usize::MAX),
+            Kind::Depth => (1, 1),
+            Kind::Replace | Kind::ArrayAppend | Kind::ArrayInsert | Kind::Search => (3, usize::MAX),
         }
+    }
+
+    /// Functions taking (path, value) pairs after the document.
+    fn takes_pairs(self) -> bool {
+        matches!(self, Kind::Replace | Kind::ArrayAppend | Kind::ArrayInsert)
+    }
+
+    /// Whether argument `i` may be NULL without the result being NULL: a value to put in the
+    /// document (it is JSON null), JSON_SEARCH's escape character (the default `\`).
+    fn null_allowed(self, i: usize) -> bool {
+        (self.takes_pairs() && i >= 2 && i.is_multiple_of(2)) || (self == Kind::Search && i == 3)
     }
 }
 
-fn json_field(name: &str) -> Field {
+pub(super) fn json_field(name: &str) -> Field {
     Field::new(name, DataType::Utf8, true).with_metadata(HashMap::from([(
         EXTENSION_NAME_KEY.to_string(),
         JSON_EXTENSION_NAME.to_string(),
@@ -206,9 +250,12 @@ impl ScalarUDFImpl for JsonFunction {
                 self.name
             );
         }
-        if self.kind == Kind::Object && n % 2 == 1 {
+        if (self.kind == Kind::Object && n % 2 == 1)
+            || (self.kind.takes_pairs() && n.is_multiple_of(2))
+        {
             return plan_err!(
-                "Incorrect parameter count in the call to native function 'json_object'"
+                "Incorrect parameter count in the call to native function '{}'",
+                self.name
             );
         }
         for f in args.arg_fields {
@@ -289,7 +336,7 @@ impl JsonFunction {
         let mut cells = Vec::with_capacity(rows);
         for row in 0..rows {
             let cell = match &text {
-                Some(text) => self.row(text, arrays.len(), row, &mut paths)?,
+                Some(text) => self.row(text, (arrays, fields), row, &mut paths)?,
                 None => Some(Cell::Text(self.construct(arrays, fields, row)?.to_string())),
             };
             cells.push(cell);
@@ -311,16 +358,22 @@ impl JsonFunction {
     fn row(
         &self,
         args: &TextArgs,
-        n: usize,
+        (arrays, fields): (&[ArrayRef], &[FieldRef]),
         row: usize,
         paths: &mut PathCache,
     ) -> Result<Option<Cell>> {
+        let n = arrays.len();
         let arg = |i: usize| args.get(i, row);
         let mut path = |text: &str| paths.parse(text, self.name);
-        // Any NULL argument gives NULL (MySQL and Doris alike for these functions).
-        if (0..n).any(|i| arg(i).is_none()) {
+        // Any NULL argument gives NULL (MySQL and Doris alike for these functions), except
+        // the values some put into the document.
+        if (0..n).any(|i| arg(i).is_none() && !self.kind.null_allowed(i)) {
             return Ok(None);
         }
+        let value = |i: usize| -> Result<Value> {
+            let scalar = ScalarValue::try_from_array(&arrays[i], row)?;
+            sql_value(&scalar, fields.get(i).is_some_and(|f| is_json_field(f)))
+        };
         let text = |i: usize| arg(i).unwrap_or_default();
         Ok(match self.kind {
             Kind::Extract => {
@@ -414,8 +467,137 @@ impl JsonFunction {
                 let path = path(text(1))?;
                 path.get(&doc).and_then(|v| typed(v, out))
             }
+            Kind::Overlaps => {
+                let a = self.document(text(0), 0)?;
+                let b = self.document(text(1), 1)?;
+                Some(Cell::Int(edits::overlaps(&a, &b) as i64))
+            }
+            Kind::Depth => Some(Cell::Int(edits::depth(&self.document(text(0), 0)?))),
+            Kind::MergePreserve | Kind::MergePatch => {
+                let mut merged = self.document(text(0), 0)?;
+                for i in 1..n {
+                    let next = self.document(text(i), i)?;
+                    merged = if self.kind == Kind::MergePatch {
+                        edits::merge_patch(merged, next)
+                    } else {
+                        edits::merge_preserve(merged, next)
+                    };
+                }
+                Some(Cell::Text(merged.to_string()))
+            }
+            Kind::Remove => {
+                let mut doc = self.document(text(0), 0)?;
+                for i in 1..n {
+                    let p = self.place(&*path(text(i))?, text(i))?;
+                    remove(&mut doc, &p);
+                }
+                Some(Cell::Text(doc.to_string()))
+            }
+            Kind::Replace | Kind::ArrayAppend | Kind::ArrayInsert => {
+                let mut doc = self.document(text(0), 0)?;
+                for pair in (1..n).step_by(2) {
+                    let p = path(text(pair))?;
+                    if p.has_wildcards() {
+                        return self.wildcard_error();
+                    }
+                    let v = value(pair + 1)?;
+                    match self.kind {
+                        Kind::Replace => {
+                            if let Some(target) = p.get_mut(&mut doc) {
+                                *target = v;
+                            }
+                        }
+                        Kind::ArrayAppend => {
+                            if let Some(target) = p.get_mut(&mut doc) {
+                                match target {
+                                    Value::Array(items) => items.push(v),
+                                    other => {
+                                        let old = std::mem::take(other);
+                                        *other = Value::Array(vec![old, v]);
+                                    }
+                                }
+                            }
+                        }
+                        _ => {
+                            let Some((parent, LastLeg::Element { from_end, offset })) =
+                                p.split_last()
+                            else {
+                                return exec_err!(
+                                    "A path expression is not a path to a cell in an array (in {})",
+                                    self.name
+                                );
+                            };
+                            if let Some(Value::Array(items)) = parent.get_mut(&mut doc) {
+                                // `[last]` inserts after the last element (MariaDB).
+                                let at = if from_end {
+                                    items.len().saturating_sub(offset)
+                                } else {
+                                    offset.min(items.len())
+                                };
+                                items.insert(at, v);
+                            }
+                        }
+                    }
+                }
+                Some(Cell::Text(doc.to_string()))
+            }
+            Kind::Search => {
+                let doc = self.document(text(0), 0)?;
+                let all = match text(1).to_ascii_lowercase().as_str() {
+                    "all" => true,
+                    "one" => false,
+                    _ => return exec_err!("The oneOrAll argument to json_search may take these values: 'one' or 'all'."),
+                };
+                let pattern = text(2);
+                let escape = match (n > 3).then(|| arg(3)).flatten() {
+                    None | Some("") => '\\',
+                    Some(e) if e.chars().count() == 1 => e.chars().next().unwrap_or('\\'),
+                    Some(_) => return exec_err!("Incorrect arguments to ESCAPE (in json_search)"),
+                };
+                let scopes = if n > 4 {
+                    (4..n).map(|i| path(text(i))).collect::<Result<Vec<_>>>()?
+                } else {
+                    vec![path("$")?]
+                };
+                let mut found: Vec<String> = Vec::new();
+                for scope in &scopes {
+                    for (at, v) in scope.select_located(&doc) {
+                        search_strings(&at, v, pattern, escape, &mut found);
+                    }
+                }
+                found.dedup();
+                match found.len() {
+                    0 => None,
+                    1 => Some(Cell::Text(Value::String(found.remove(0)).to_string())),
+                    _ if !all => Some(Cell::Text(Value::String(found.remove(0)).to_string())),
+                    _ => Some(Cell::Text(
+                        Value::Array(found.into_iter().map(Value::String).collect()).to_string(),
+                    )),
+                }
+            }
             Kind::Array | Kind::Object => None,
         })
+    }
+
+    /// A path naming one place that may be removed (no wildcards, not `$` itself).
+    fn place(&self, p: &JsonPath, text: &str) -> Result<(JsonPath, LastLeg)> {
+        if p.has_wildcards() {
+            return self.wildcard_error();
+        }
+        match p.split_last() {
+            Some(place) => Ok(place),
+            None => exec_err!(
+                "The path expression '{text}' is not allowed in this context (in {}).",
+                self.name
+            ),
+        }
+    }
+
+    fn wildcard_error<T>(&self) -> Result<T> {
+        exec_err!(
+            "In this situation, path expressions may not contain the * and ** tokens (in {}).",
+            self.name
+        )
     }
 
     /// json_array / json_object of one row: values by their SQL type, JSON arguments nested.
@@ -444,9 +626,46 @@ impl JsonFunction {
     }
 }
 
+/// Removes the value at `(parent, last)` from `doc`, if there is one.
+fn remove(doc: &mut Value, (parent, last): &(JsonPath, LastLeg)) {
+    match (parent.get_mut(doc), last) {
+        (Some(Value::Object(m)), LastLeg::Member(name)) => {
+            m.shift_remove(name);
+        }
+        (Some(Value::Array(items)), LastLeg::Element { from_end, offset }) => {
+            if let Some(i) = LastLeg::index(*from_end, *offset, items.len()) {
+                if i < items.len() {
+                    items.remove(i);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The paths of the strings at or inside `v` (itself at `at`) that match `pattern`.
+fn search_strings(at: &str, v: &Value, pattern: &str, escape: char, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) if edits::like(s, pattern, escape) && !out.iter().any(|p| p == at) => {
+            out.push(at.to_string());
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                search_strings(&format!("{at}[{i}]"), item, pattern, escape, out);
+            }
+        }
+        Value::Object(m) => {
+            for (k, item) in m {
+                search_strings(&member_path(at, k), item, pattern, escape, out);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// A SQL value as a JSON value: numbers as numbers, booleans as booleans, JSON text nested,
 /// everything else as its text.
-fn sql_value(v: &ScalarValue, is_json: bool) -> Result<Value> {
+pub(super) fn sql_value(v: &ScalarValue, is_json: bool) -> Result<Value> {
     if v.is_null() {
         return Ok(Value::Null);
     }

@@ -170,6 +170,129 @@ impl JsonPath {
     }
 }
 
+/// The last leg of a path that names one place: a member or an array cell.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LastLeg {
+    Member(String),
+    Element { from_end: bool, offset: usize },
+}
+
+impl LastLeg {
+    /// The index an element leg names in an array of `len` (None before the start).
+    pub fn index(from_end: bool, offset: usize, len: usize) -> Option<usize> {
+        if from_end {
+            len.checked_sub(1 + offset)
+        } else {
+            Some(offset)
+        }
+    }
+}
+
+impl JsonPath {
+    /// The path without its last leg, and that leg; None for `$` or a last leg that is a
+    /// wildcard.
+    pub fn split_last(&self) -> Option<(JsonPath, LastLeg)> {
+        let (last, parent) = self.legs.split_last()?;
+        let last = match last {
+            Leg::Member(name) => LastLeg::Member(name.clone()),
+            Leg::Element { from_end, offset } => LastLeg::Element {
+                from_end: *from_end,
+                offset: *offset,
+            },
+            _ => return None,
+        };
+        Some((
+            JsonPath {
+                legs: parent.to_vec(),
+            },
+            last,
+        ))
+    }
+
+    /// The value a path without wildcards names, to change in place.
+    pub fn get_mut<'a>(&self, doc: &'a mut Value) -> Option<&'a mut Value> {
+        let mut current = doc;
+        for leg in &self.legs {
+            current = match (leg, current) {
+                (Leg::Member(name), Value::Object(m)) => m.get_mut(name)?,
+                (Leg::Element { from_end, offset }, Value::Array(a)) => {
+                    let i = LastLeg::index(*from_end, *offset, a.len())?;
+                    a.get_mut(i)?
+                }
+                (Leg::Element { offset: 0, .. }, other) => other,
+                _ => return None,
+            };
+        }
+        Some(current)
+    }
+
+    /// Every value the path names with the path that names just it (`$.a[1]`), in
+    /// document order.
+    pub fn select_located<'a>(&self, doc: &'a Value) -> Vec<(String, &'a Value)> {
+        let mut current = vec![("$".to_string(), doc)];
+        for leg in &self.legs {
+            let mut next = Vec::new();
+            for (at, v) in current {
+                match (leg, v) {
+                    (Leg::Member(name), Value::Object(m)) => {
+                        if let Some(c) = m.get(name) {
+                            next.push((member_path(&at, name), c));
+                        }
+                    }
+                    (Leg::AnyMember, Value::Object(m)) => {
+                        next.extend(m.iter().map(|(k, c)| (member_path(&at, k), c)))
+                    }
+                    (Leg::Element { from_end, offset }, Value::Array(a)) => {
+                        if let Some(i) = LastLeg::index(*from_end, *offset, a.len()) {
+                            if let Some(c) = a.get(i) {
+                                next.push((format!("{at}[{i}]"), c));
+                            }
+                        }
+                    }
+                    (Leg::Element { offset: 0, .. }, other) => next.push((at, other)),
+                    (Leg::AnyElement, Value::Array(a)) => {
+                        next.extend(a.iter().enumerate().map(|(i, c)| (format!("{at}[{i}]"), c)))
+                    }
+                    (Leg::Descendants, v) => located_descendants(at, v, &mut next),
+                    _ => {}
+                }
+            }
+            current = next;
+        }
+        current
+    }
+}
+
+/// `at.name`, the name quoted when it is not a plain identifier (MySQL's path output).
+pub fn member_path(at: &str, name: &str) -> String {
+    let plain = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '$');
+    if plain {
+        format!("{at}.{name}")
+    } else {
+        format!("{at}.{}", Value::String(name.to_string()))
+    }
+}
+
+fn located_descendants<'a>(at: String, v: &'a Value, out: &mut Vec<(String, &'a Value)>) {
+    out.push((at.clone(), v));
+    match v {
+        Value::Object(m) => m
+            .iter()
+            .for_each(|(k, c)| located_descendants(member_path(&at, k), c, out)),
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .for_each(|(i, c)| located_descendants(format!("{at}[{i}]"), c, out)),
+        _ => {}
+    }
+}
+
 fn descendants<'a>(v: &'a Value, out: &mut Vec<&'a Value>) {
     out.push(v);
     match v {
@@ -210,5 +333,26 @@ mod tests {
         assert!(JsonPath::parse("$[x]").is_err());
         assert!(JsonPath::parse("$**").is_err());
         assert!(JsonPath::parse("$.*").unwrap().has_wildcards());
+    }
+
+    #[test]
+    fn located_values_carry_their_paths() {
+        let doc = json!({"a": [1, {"b": "x"}], "c d": "x"});
+        let root = JsonPath::parse("$").unwrap().select_located(&doc);
+        assert_eq!(root, vec![("$".to_string(), &doc)]);
+        let all = JsonPath::parse("$**.b").unwrap().select_located(&doc);
+        assert_eq!(all, vec![("$.a[1].b".to_string(), &json!("x"))]);
+        let quoted = JsonPath::parse("$.*").unwrap().select_located(&doc);
+        assert_eq!(quoted[1].0, "$.\"c d\"");
+        let mut doc = doc;
+        let (parent, last) = JsonPath::parse("$.a[last]").unwrap().split_last().unwrap();
+        assert_eq!(
+            last,
+            LastLeg::Element {
+                from_end: true,
+                offset: 0
+            }
+        );
+        assert!(parent.get_mut(&mut doc).unwrap().is_array());
     }
 }

@@ -1,0 +1,97 @@
+//! Values that differ on every call: Doris's `RANDOM_BYTES(n)`, n random bytes written as
+//! hexadecimal text after `0x` (n from 1 to 1024; another n is an error naming it, as in
+//! Doris; NULL gives NULL), and MySQL's `UUID_SHORT()`, a BIGINT UNSIGNED that grows by one
+//! on every call, starting from this server's start time in seconds shifted left by 24 bits
+//! (MySQL's layout with server id 0): unique within one server process.
+
+use crate::mysql_values::integers;
+use crate::util::{arguments, output, plain_function};
+use datafusion::arrow::array::{StringArray, UInt64Array};
+use datafusion::arrow::datatypes::DataType;
+use datafusion::common::{exec_err, Result};
+use datafusion::logical_expr::{
+    ColumnarValue, ScalarFunctionArgs, ScalarUDF, Signature, Volatility,
+};
+use rand::RngCore;
+use std::fmt::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// The most bytes one RANDOM_BYTES call gives (MySQL's limit).
+const MAX_RANDOM_BYTES: i64 = 1024;
+
+pub fn functions() -> Vec<ScalarUDF> {
+    vec![
+        plain_function(
+            "random_bytes",
+            Signature::any(1, Volatility::Volatile),
+            DataType::Utf8,
+            random_bytes,
+        ),
+        plain_function(
+            "uuid_short",
+            Signature::nullary(Volatility::Volatile),
+            DataType::UInt64,
+            uuid_short,
+        ),
+    ]
+}
+
+fn random_bytes(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
+    let (arrays, scalar) = arguments(args)?;
+    let mut rng = rand::rng();
+    let mut out = Vec::with_capacity(arrays[0].len());
+    for (row, n) in integers(&arrays[0])?.into_iter().enumerate() {
+        let Some(n) = n else {
+            out.push(None);
+            continue;
+        };
+        if !(1..=MAX_RANDOM_BYTES).contains(&n) {
+            return exec_err!(
+                "argument {n} of function random_bytes at row {row} was invalid: \
+                 it must be from 1 to {MAX_RANDOM_BYTES}"
+            );
+        }
+        let mut bytes = vec![0_u8; n as usize];
+        rng.fill_bytes(&mut bytes);
+        let mut text = String::with_capacity(2 + 2 * bytes.len());
+        text.push_str("0x");
+        for b in bytes {
+            let _ = write!(text, "{b:02x}");
+        }
+        out.push(Some(text));
+    }
+    output(Arc::new(StringArray::from(out)), scalar)
+}
+
+/// The next UUID_SHORT value: the first call of the process starts the sequence at its
+/// start time (seconds since the epoch) << 24.
+fn next_uuid_short() -> u64 {
+    static NEXT: OnceLock<AtomicU64> = OnceLock::new();
+    NEXT.get_or_init(|| {
+        let started = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        AtomicU64::new((started & 0xFF_FFFF_FFFF) << 24)
+    })
+    .fetch_add(1, Ordering::Relaxed)
+}
+
+fn uuid_short(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
+    let rows = args.number_rows.max(1);
+    let out: UInt64Array = (0..rows).map(|_| Some(next_uuid_short())).collect();
+    output(Arc::new(out), args.number_rows <= 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::next_uuid_short;
+
+    #[test]
+    fn uuid_short_grows_by_one() {
+        let a = next_uuid_short();
+        let b = next_uuid_short();
+        assert!(b > a);
+        assert!(a >> 24 > 0);
+    }
+}

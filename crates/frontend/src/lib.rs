@@ -52,6 +52,7 @@ mod quantified_comparisons;
 mod read_snapshot;
 mod result_column_types;
 mod result_names;
+mod row_subqueries;
 mod row_count;
 mod schema_change;
 mod server_status;

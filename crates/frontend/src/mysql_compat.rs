@@ -163,6 +163,7 @@ pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
     crate::partition_selection::rewrite(stmt);
     let _ = stmt.visit(&mut DropDual);
     crate::quantified_comparisons::rewrite(stmt);
+    crate::row_subqueries::rewrite(stmt);
     let _ = stmt.visit(&mut ValueConditions);
     crate::bit_literals::rewrite(stmt);
     if !settings.only_full_group_by {
@@ -601,14 +602,25 @@ fn group_concat(f: &Function) -> Option<Expr> {
     if values.is_empty() {
         return None;
     }
+    // `ORDER BY 2`: MySQL's position is the second value's, not the constant 2.
+    for clause in &mut clauses {
+        if let FunctionArgumentClause::OrderBy(keys) = clause {
+            for key in keys {
+                if let Expr::Value(v) = &key.expr {
+                    if let Value::Number(n, _) = &v.value {
+                        if let Some(value) = n.parse::<usize>().ok().and_then(|n| {
+                            n.checked_sub(1).and_then(|i| values.get(i))
+                        }) {
+                            key.expr = value.clone();
+                        }
+                    }
+                }
+            }
+        }
+    }
     let distinct_ordered = list.duplicate_treatment.is_some() && !clauses.is_empty();
-    // Values as MySQL shows them as text (a DATETIME with a space); a lone value is kept for
-    // DISTINCT .. ORDER BY, which must order the values themselves.
-    let value = if distinct_ordered && values.len() == 1 {
-        values.remove(0)
-    } else {
-        call("mysql_concat", values)
-    };
+    // Values as MySQL shows them as text (a DATETIME with a space).
+    let value = call("mysql_concat", values);
     let separator = separator.unwrap_or_else(|| string(","));
     let aggregate = |name: &str, args: Vec<Expr>| {
         Expr::Function(Function {
@@ -630,10 +642,19 @@ fn group_concat(f: &Function) -> Option<Expr> {
         })
     };
     Some(if distinct_ordered {
-        // string_agg would sort the text of the values; array_agg sorts the values.
+        // DISTINCT .. ORDER BY keys that need not be the values (MySQL allows it): every
+        // value in the keys' order, each kept at its first place.
+        let mut ordered = aggregate("array_agg", vec![value]);
+        if let Expr::Function(Function {
+            args: FunctionArguments::List(list),
+            ..
+        }) = &mut ordered
+        {
+            list.duplicate_treatment = None;
+        }
         call(
             "array_to_string",
-            vec![aggregate("array_agg", vec![value]), separator],
+            vec![call("array_distinct", vec![ordered]), separator],
         )
     } else {
         aggregate("string_agg", vec![value, separator])

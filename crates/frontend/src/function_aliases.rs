@@ -94,7 +94,7 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
             BinaryOperator::And,
             binary(arg(0), BinaryOperator::NotEq, string("")),
         ),
-        _ => return None,
+        _ => return crate::function_library::rewrite(name, args),
     })
 }
 

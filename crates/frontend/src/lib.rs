@@ -19,6 +19,7 @@ mod doris_variables;
 mod engine;
 mod frontend_node;
 mod function_aliases;
+mod function_library;
 mod functions;
 #[cfg(test)]
 mod fuzz_tests;
@@ -37,6 +38,7 @@ mod local_node;
 mod login;
 mod mysql_compat;
 mod mysql_server_variables;
+mod named_locks;
 mod numbers_table;
 mod output;
 mod partition_selection;

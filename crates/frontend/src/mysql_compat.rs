@@ -471,7 +471,7 @@ fn plain_args(f: &Function) -> Option<Vec<Expr>> {
 }
 
 /// MySQL's date arithmetic wants a date or datetime; a string literal is read as one.
-fn as_temporal(e: Expr) -> Expr {
+pub(crate) fn as_temporal(e: Expr) -> Expr {
     match &e {
         Expr::Value(v) => match &v.value {
             Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => {
@@ -511,7 +511,7 @@ fn element_digits(t: &DataType) -> Option<(DataType, u64)> {
 }
 
 /// `value` rounded to `digits` fractional digits (and shown with them).
-fn with_digits(value: Expr, digits: u64) -> Expr {
+pub(crate) fn with_digits(value: Expr, digits: u64) -> Expr {
     call("round_fraction", vec![value, number(digits.min(6) as i64)])
 }
 

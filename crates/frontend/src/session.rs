@@ -87,6 +87,7 @@ impl Drop for Session {
             .temporary
             .drop_all(self.catalog.as_ref(), &self.storage);
         self.processes.remove(self.info.connection_id);
+        crate::named_locks::release_session_locks(self.info.connection_id);
     }
 }
 
@@ -309,6 +310,9 @@ impl Session {
         let initial_options = state.config().options().as_ref().clone();
         let ctx = SessionContext::new_with_state(state);
         for f in session_functions(&info) {
+            ctx.register_udf(f);
+        }
+        for f in crate::named_locks::functions(&info) {
             ctx.register_udf(f);
         }
         register_doris_functions(&ctx);

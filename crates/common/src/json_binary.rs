@@ -369,7 +369,7 @@ mod tests {
             .iter()
             .filter(|d| {
                 let v: Value = serde_json::from_str(d).unwrap();
-                v["a"]["b"] == Value::from(5)
+                v["a"]["b"] == 5
             })
             .count();
         let text_time = started.elapsed();

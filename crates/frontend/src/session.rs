@@ -176,6 +176,7 @@ fn analyzer_rules(
         Arc::new(basalt_functions::IpCoercion::after_type_coercion()),
     );
     rules.push(Arc::new(basalt_functions::CheckedIntegerArithmetic));
+    rules.push(Arc::new(basalt_query::ValuesWithSubqueries));
     rules.push(Arc::new(basalt_query::ApplyRefusedSubqueries));
     with_checkpoints(rules, Arc::new(PlanningCheckpoint))
 }

@@ -19,6 +19,7 @@ mod sink;
 mod subquery_apply;
 mod table_statistics;
 mod tablet_scan;
+mod values_subqueries;
 
 pub use fast_like::FastLikeRule;
 pub use join_order::ReorderJoins;
@@ -32,3 +33,4 @@ pub use subquery_apply::{
     ApplyRefusedSubqueries, ApplyRemainingSubqueries, SubqueryApply, SubqueryApplyExec,
 };
 pub use tablet_scan::{BackendStorage, ClusterScans, TabletScanExec, TabletScanSpec};
+pub use values_subqueries::ValuesWithSubqueries;

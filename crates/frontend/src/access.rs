@@ -266,6 +266,9 @@ impl Access {
                 self.require_any_on_table(&db, &t)
             }
             B::CreateTemporaryTable(inner) => self.check_statement(session, inner),
+            B::ReplaceTable(inner) => self.check_statement(session, inner),
+            // SELECT on what the query reads is checked on its plan.
+            B::SelectIntoVariables { .. } => Ok(()),
             B::AlterTable { table, ops } => {
                 let (db, t) = table_of(table)?;
                 self.require_table(Privilege::Alter, &db, &t)?;

@@ -693,6 +693,19 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
                 vec![(**expr).clone(), (**rem).clone(), number(side)],
             ))
         }
+        // UTC_DATE, UTC_TIME, UTC_TIMESTAMP without parentheses: MySQL's keywords for the
+        // functions (never a column's name).
+        Expr::Identifier(i)
+            if i.quote_style.is_none()
+                && ["utc_date", "utc_time", "utc_timestamp"]
+                    .iter()
+                    .any(|n| i.value.eq_ignore_ascii_case(n)) =>
+        {
+            match call(&i.value.to_ascii_lowercase(), vec![]) {
+                Expr::Function(f) => rewrite_function(&f, time_zone),
+                _ => None,
+            }
+        }
         // FLOOR(x) / CEIL(x): typed as MySQL types them (`FLOOR(5.5)` is 5, not 5.0).
         Expr::Floor {
             expr,
@@ -1120,6 +1133,7 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
         ),
         // The statement's clock reads UTC; the session's zone gives the wall-clock time.
         "utc_date" if args.is_empty() => call("current_date", vec![]),
+        "utc_time" if args.is_empty() => cast(utc_now(), DataType::Time(None, TimezoneInfo::None)),
         // DATETIME(0), as MySQL types NOW() (the column says so to clients and to CTAS).
         "utc_timestamp" if args.is_empty() => with_digits(utc_now(), 0),
         "now" | "current_timestamp" | "localtime" | "localtimestamp" | "sysdate"

@@ -602,6 +602,9 @@ impl VarProvider for SystemVariables {
             return Ok(ScalarValue::Int64(Some(count)));
         }
         let vars = self.0.vars.read();
+        if name == crate::session_clock::NAME {
+            return Ok(crate::session_clock::seconds(&vars));
+        }
         let v = if global {
             vars.get_global(&name)
         } else {
@@ -614,6 +617,10 @@ impl VarProvider for SystemVariables {
         let (global, name) = system_variable_name(var_names);
         if diagnostics_count(&self.0, &name).is_some() {
             return Some(DataType::Int64);
+        }
+        if name == crate::session_clock::NAME {
+            use crate::session_clock::{PRECISION, SCALE};
+            return Some(DataType::Decimal128(PRECISION, SCALE));
         }
         let vars = self.0.vars.read();
         let v = if global {

@@ -117,6 +117,8 @@ pub static VARIABLES: &[VarDef] = &[
     def("sql_select_limit", Int, Both, "9223372036854775807"),
     def("system_time_zone", Str, ReadOnly, "UTC"),
     def("time_zone", Str, Both, "SYSTEM"),
+    // Unix seconds the session's clock is fixed at; 0 is the real time (`session_clock`).
+    def("timestamp", Str, Both, "0"),
     def("transaction_isolation", Str, Both, "REPEATABLE-READ"),
     def("transaction_read_only", Bool, Both, "0"),
     def("tx_isolation", Str, Both, "REPEATABLE-READ"),

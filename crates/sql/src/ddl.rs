@@ -27,7 +27,7 @@ pub fn parse_create_table_statement(p: &mut Parser) -> Result<Statement, ParserE
 
 /// `CREATE [TEMPORARY] TABLE` after TABLE: the name, then MySQL's `LIKE source` (also in
 /// parentheses), a definition, or a query.
-fn parse_create_table_rest(p: &mut Parser) -> Result<Statement, ParserError> {
+pub(crate) fn parse_create_table_rest(p: &mut Parser) -> Result<Statement, ParserError> {
     let if_not_exists = eat_words(p, &["IF", "NOT", "EXISTS"]);
     let name = parse_table_name(p)?;
     let parenthesized_like =

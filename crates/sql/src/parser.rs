@@ -256,6 +256,9 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
     if peek_word(p, "RENAME") && peek_nth_word(p, 1, "TABLE") {
         return crate::alter::parse_rename_table(p);
     }
+    if let Some(stmt) = crate::mysql_forms::parse_mysql_form(p)? {
+        return Ok(stmt);
+    }
     let mut stmt = p.parse_statement()?;
     crate::locking_reads::take_lock_in_share_mode(p, &mut stmt);
     Ok(Statement::Standard(Box::new(stmt)))

@@ -34,6 +34,16 @@ pub enum Statement {
     },
     /// Doris's `SYNC` (waits for followers' metadata; one frontend has none to wait for).
     Sync,
+    /// MariaDB's `CREATE OR REPLACE [TEMPORARY] TABLE ..`: the table of the `CreateTable`,
+    /// `CreateTableAs`, `CreateTableLike` or `CreateTemporaryTable` it wraps is dropped if it
+    /// exists, then created.
+    ReplaceTable(Box<Statement>),
+    /// `SELECT .. INTO @a, @b`: the query (without its INTO clause) returns at most one row,
+    /// whose values the user variables take.
+    SelectIntoVariables {
+        query: Box<ast::Query>,
+        variables: Vec<String>,
+    },
     /// `ANALYZE TABLE t [(cols)] [WITH SYNC ..]`: Basalt keeps statistics with every segment,
     /// so there is nothing to collect; the table must exist.
     AnalyzeTable {

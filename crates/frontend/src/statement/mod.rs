@@ -15,6 +15,7 @@ mod load_data;
 pub use load_data::local_infile_name;
 pub(crate) mod dml;
 mod metadata_show;
+mod mysql_forms;
 mod prepare;
 mod query;
 pub(crate) use query::mysql_column_names;
@@ -135,6 +136,11 @@ impl QueryEngine {
             }
             Statement::CreateTableAs(ctas) => self.create_table_as(session, *ctas).await,
             Statement::Sync => Ok(Output::ok()),
+            Statement::ReplaceTable(create) => self.replace_table(session, *create).await,
+            Statement::SelectIntoVariables { query, variables } => {
+                self.select_into_variables(session, *query, &variables)
+                    .await
+            }
             Statement::AnalyzeTable { table } => {
                 let db = crate::statement::ddl::database_of(session, &table.database)?;
                 self.services.catalog.table(&db, &table.table)?;
@@ -245,6 +251,9 @@ impl QueryEngine {
                         done => break done,
                     }
                 }
+            }
+            S::Query(query) if crate::row_assignments::has_assignment(&query) => {
+                self.query_with_assignments(session, *query).await
             }
             S::Query(_) => self.run_datafusion(session, stmt, false).await,
             S::CreateView(view) => {

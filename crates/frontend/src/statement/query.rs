@@ -115,6 +115,7 @@ impl QueryEngine {
         crate::local_calls::rewrite_calls(&mut stmt)?;
         session.sync_planner_options();
         let mut state = session.ctx.state();
+        crate::session_clock::fix_start(&session.info.vars.read(), &mut state);
         let budget = crate::statement_timeout::planning_budget(session);
         let plan_statement = |stmt: ast::Statement| {
             let state = state.clone();

@@ -1,0 +1,587 @@
+//! MySQL's assignments to user variables inside a query: `SELECT @rn := @rn + 1, a FROM t
+//! ORDER BY a`, `SELECT (@a := @b := 1.0)`, `SELECT @s := CONCAT(@s, b) ...`. MySQL evaluates
+//! the select list one row at a time, in the order the rows are sent, left to right, so a
+//! variable assigned by one row (or one item) is what the next reads.
+//!
+//! The query runs in DataFusion with each select item that reads or assigns a user variable
+//! taken out: the parts of such an item that involve no user variable (columns, aggregates,
+//! subqueries, functions of them) become hidden result columns, computed as usual. The rows
+//! then come back in their output order and the items are evaluated here, row by row: each
+//! assignment stores its value in the session as it is reached, and every expression over the
+//! row's hidden values and the variables' current values is computed by a DataFusion
+//! expression planned once per shape (and per the variables' current types).
+
+use crate::session::Session;
+use basalt_common::df_error::from_df;
+use basalt_common::{BasaltError, Result};
+use basalt_sql::ast::{
+    self, visit_expressions, BinaryOperator, Expr, Ident, SelectItem, Value, VisitMut, VisitorMut,
+};
+use datafusion::arrow::array::{new_null_array, ArrayRef, RecordBatch};
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::common::{DFSchema, ScalarValue};
+use datafusion::physical_expr::PhysicalExpr;
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+use std::sync::Arc;
+
+/// Names of the hidden result columns and of the variables' columns while an item is computed.
+const VALUE_PREFIX: &str = "__basalt_row_value_";
+const ITEM_PREFIX: &str = "__basalt_row_item_";
+const VARIABLE_PREFIX: &str = "__basalt_row_variable_";
+
+/// True when the query assigns a user variable anywhere (`@x := ..`).
+pub(crate) fn has_assignment(query: &ast::Query) -> bool {
+    visit_expressions(query, |e| {
+        if is_assignment(e) {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })
+    .is_break()
+}
+
+fn is_assignment(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::BinaryOp {
+            op: BinaryOperator::Assignment,
+            ..
+        }
+    )
+}
+
+/// A user variable's name when `e` reads one (`@x`, not `@@x`).
+fn user_variable(e: &Expr) -> Option<&str> {
+    let name = match e {
+        Expr::Identifier(i) if i.quote_style.is_none() => i.value.as_str(),
+        _ => return None,
+    };
+    let rest = name.strip_prefix('@')?;
+    (!rest.starts_with('@') && !rest.is_empty()).then_some(rest)
+}
+
+fn involves_variables(e: &Expr) -> bool {
+    visit_expressions(e, |e| {
+        if is_assignment(e) || user_variable(e).is_some() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })
+    .is_break()
+}
+
+/// A query taken apart: what DataFusion runs, and the items evaluated row by row.
+pub(crate) struct RowQuery {
+    /// The query with each evaluated item replaced by a NULL placeholder (so positions and
+    /// the other items stay) and the hidden values appended to its select list.
+    pub query: ast::Query,
+    /// Per select item of the original query: the expression evaluated per row (its
+    /// variable-free parts replaced by hidden columns) and its result name, or `None` for an
+    /// item DataFusion computes.
+    items: Vec<Option<(Expr, String)>>,
+    /// How many hidden values follow the items.
+    hidden: usize,
+}
+
+impl RowQuery {
+    /// Takes a query with assignments apart; an assignment anywhere but in the select list of
+    /// a plain SELECT is not supported.
+    pub(crate) fn of(query: &ast::Query) -> Result<RowQuery> {
+        let unsupported = || {
+            BasaltError::NotSupported(
+                "an assignment to a user variable outside the select list of a SELECT".into(),
+            )
+        };
+        let mut query = query.clone();
+        let ast::SetExpr::Select(select) = query.body.as_mut() else {
+            return Err(unsupported());
+        };
+        let mut hoisted = Hoister::default();
+        let mut items = Vec::with_capacity(select.projection.len());
+        for (i, item) in select.projection.iter_mut().enumerate() {
+            let (expr, name) = match item {
+                SelectItem::UnnamedExpr(e) if involves_variables(e) => (e.clone(), e.to_string()),
+                SelectItem::ExprWithAlias { expr, alias } if involves_variables(expr) => {
+                    (expr.clone(), alias.value.clone())
+                }
+                _ => {
+                    items.push(None);
+                    continue;
+                }
+            };
+            let mut expr = expr;
+            let _ = expr.visit(&mut RightAssociative);
+            if let ControlFlow::Break(e) = expr.visit(&mut hoisted) {
+                return Err(e);
+            }
+            *item = SelectItem::ExprWithAlias {
+                expr: Expr::value(Value::Null),
+                alias: Ident::new(format!("{ITEM_PREFIX}{i}")),
+            };
+            items.push(Some((expr, name)));
+        }
+        let hidden = hoisted.values.len();
+        for (k, value) in hoisted.values.into_iter().enumerate() {
+            select.projection.push(SelectItem::ExprWithAlias {
+                expr: value,
+                alias: Ident::new(format!("{VALUE_PREFIX}{k}")),
+            });
+        }
+        // What is left must not assign anywhere else (WHERE, GROUP BY, subqueries...).
+        let mut rest = query.clone();
+        if let ast::SetExpr::Select(s) = rest.body.as_mut() {
+            s.projection.truncate(items.len());
+        }
+        if has_assignment(&rest) {
+            return Err(unsupported());
+        }
+        Ok(RowQuery {
+            query,
+            items,
+            hidden,
+        })
+    }
+
+    /// The result of the query: `batch` (DataFusion's rows in output order, the items then the
+    /// hidden values) with the evaluated items filled in, row by row.
+    pub(crate) fn finish(&self, session: &Session, batch: &RecordBatch) -> Result<RecordBatch> {
+        let items = self.items.len();
+        if batch.num_columns() != items + self.hidden {
+            return Err(BasaltError::Internal(
+                "a query with assignments returned an unexpected number of columns".into(),
+            ));
+        }
+        let mut evaluator = RowEvaluator::new(session, batch.slice(0, 0), items);
+        let mut values: Vec<Vec<ScalarValue>> = vec![Vec::new(); items];
+        for row in 0..batch.num_rows() {
+            let hidden = batch.slice(row, 1);
+            for (i, item) in self.items.iter().enumerate() {
+                if let Some((expr, _)) = item {
+                    values[i].push(evaluator.evaluate(expr, &hidden)?);
+                }
+            }
+        }
+        let mut fields = Vec::with_capacity(items);
+        let mut columns: Vec<ArrayRef> = Vec::with_capacity(items);
+        let schema = batch.schema();
+        for (i, item) in self.items.iter().enumerate() {
+            match item {
+                None => {
+                    fields.push(schema.field(i).clone());
+                    columns.push(batch.column(i).clone());
+                }
+                Some((_, name)) => {
+                    let column = one_column(std::mem::take(&mut values[i]))?;
+                    fields.push(Field::new(name, column.data_type().clone(), true));
+                    columns.push(column);
+                }
+            }
+        }
+        let schema: SchemaRef = Arc::new(Schema::new(fields));
+        let options = datafusion::arrow::array::RecordBatchOptions::new()
+            .with_row_count(Some(batch.num_rows()));
+        RecordBatch::try_new_with_options(schema, columns, &options)
+            .map_err(|e| BasaltError::Internal(e.to_string()))
+    }
+}
+
+/// `@a := @b := 1` is `@a := (@b := 1)` in MySQL; the parser reads `(@a := @b) := 1`.
+struct RightAssociative;
+
+impl VisitorMut for RightAssociative {
+    type Break = ();
+
+    fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        while let Expr::BinaryOp {
+            left,
+            op: BinaryOperator::Assignment,
+            right,
+        } = expr
+        {
+            let Expr::BinaryOp {
+                left: inner_left,
+                op: BinaryOperator::Assignment,
+                right: inner_right,
+            } = left.as_mut()
+            else {
+                break;
+            };
+            let target = std::mem::replace(inner_left.as_mut(), Expr::value(Value::Null));
+            let middle = std::mem::replace(inner_right.as_mut(), Expr::value(Value::Null));
+            let value = std::mem::replace(right.as_mut(), Expr::value(Value::Null));
+            *expr = Expr::BinaryOp {
+                left: Box::new(target),
+                op: BinaryOperator::Assignment,
+                right: Box::new(Expr::BinaryOp {
+                    left: Box::new(middle),
+                    op: BinaryOperator::Assignment,
+                    right: Box::new(value),
+                }),
+            };
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// Replaces each variable-free part of an item (that is not a literal) by a hidden column.
+#[derive(Default)]
+struct Hoister {
+    values: Vec<Expr>,
+}
+
+impl VisitorMut for Hoister {
+    type Break = BasaltError;
+
+    fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<BasaltError> {
+        let subquery = matches!(
+            expr,
+            Expr::Subquery(_) | Expr::Exists { .. } | Expr::InSubquery { .. }
+        );
+        if subquery && has_assignment_in(expr) {
+            return ControlFlow::Break(BasaltError::NotSupported(
+                "an assignment to a user variable in a subquery".into(),
+            ));
+        }
+        let literal = matches!(
+            expr,
+            Expr::Value(_) | Expr::Interval(_) | Expr::TypedString { .. }
+        );
+        if literal || (!subquery && involves_variables(expr)) {
+            return ControlFlow::Continue(());
+        }
+        let k = self.values.len();
+        let value = std::mem::replace(
+            expr,
+            Expr::Identifier(Ident::new(format!("{VALUE_PREFIX}{k}"))),
+        );
+        self.values.push(value);
+        ControlFlow::Continue(())
+    }
+}
+
+fn has_assignment_in(e: &Expr) -> bool {
+    visit_expressions(e, |e| {
+        if is_assignment(e) {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })
+    .is_break()
+}
+
+/// One column of an item's values: of the first non-NULL value's type (values of another
+/// type cast to it), or text when they do not cast.
+fn one_column(values: Vec<ScalarValue>) -> Result<ArrayRef> {
+    let target = values
+        .iter()
+        .find(|v| !v.is_null())
+        .map(ScalarValue::data_type);
+    let Some(target) = target else {
+        return Ok(new_null_array(&DataType::Utf8, values.len()));
+    };
+    let cast: std::result::Result<Vec<ScalarValue>, _> =
+        values.iter().map(|v| v.cast_to(&target)).collect();
+    let values = match cast {
+        Ok(cast) => cast,
+        Err(_) => values
+            .iter()
+            .map(|v| v.cast_to(&DataType::Utf8))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(from_df)?,
+    };
+    ScalarValue::iter_to_array(values).map_err(from_df)
+}
+
+/// Evaluates the items of one row after another.
+struct RowEvaluator<'s> {
+    session: &'s Session,
+    /// The hidden columns' schema (no rows).
+    hidden: SchemaRef,
+    /// Columns before the hidden values in a row's batch (the placeholders of the items).
+    skip: usize,
+    /// Planned expressions by their text and the variables' types they were planned with.
+    planned: HashMap<(String, Vec<DataType>), Arc<dyn PhysicalExpr>>,
+}
+
+impl<'s> RowEvaluator<'s> {
+    fn new(session: &'s Session, empty: RecordBatch, skip: usize) -> RowEvaluator<'s> {
+        RowEvaluator {
+            session,
+            hidden: empty.schema(),
+            skip,
+            planned: HashMap::new(),
+        }
+    }
+
+    /// An item's value for one row: its assignments made in order (innermost first, left to
+    /// right), then its value computed.
+    fn evaluate(&mut self, expr: &Expr, row: &RecordBatch) -> Result<ScalarValue> {
+        let mut expr = expr.clone();
+        let mut assign = Assign {
+            row,
+            evaluator: self,
+        };
+        if let ControlFlow::Break(e) = expr.visit(&mut assign) {
+            return Err(e);
+        }
+        self.compute(&expr, row)
+    }
+
+    /// The value of an expression without assignments over the row's hidden values and the
+    /// variables' current values.
+    fn compute(&mut self, expr: &Expr, row: &RecordBatch) -> Result<ScalarValue> {
+        if let Some(name) = user_variable(expr) {
+            return Ok(self.variable(name).0);
+        }
+        // The variables it reads become columns of the one-row batch.
+        let mut names: Vec<String> = Vec::new();
+        let mut expr = expr.clone();
+        let _ = ast::visit_expressions_mut(&mut expr, |e| {
+            if let Some(name) = user_variable(e) {
+                let name = name.to_ascii_lowercase();
+                let k = match names.iter().position(|n| *n == name) {
+                    Some(k) => k,
+                    None => {
+                        names.push(name);
+                        names.len() - 1
+                    }
+                };
+                *e = Expr::Identifier(Ident::new(format!("{VARIABLE_PREFIX}{k}")));
+            }
+            ControlFlow::<()>::Continue(())
+        });
+        let variables: Vec<(ScalarValue, DataType)> =
+            names.iter().map(|n| self.variable(n)).collect();
+        let types: Vec<DataType> = variables.iter().map(|(_, t)| t.clone()).collect();
+        let key = (expr.to_string(), types);
+        let physical = match self.planned.get(&key) {
+            Some(p) => p.clone(),
+            None => {
+                let p = self.plan(&expr, &key.1)?;
+                self.planned.insert(key.clone(), p.clone());
+                p
+            }
+        };
+        let mut columns: Vec<ArrayRef> = row.columns()[self.skip..].to_vec();
+        for (value, data_type) in variables {
+            let value = if value.is_null() {
+                ScalarValue::try_from(&data_type).map_err(from_df)?
+            } else {
+                value
+            };
+            columns.push(value.to_array_of_size(1).map_err(from_df)?);
+        }
+        let options = datafusion::arrow::array::RecordBatchOptions::new().with_row_count(Some(1));
+        let batch = RecordBatch::try_new_with_options(self.schema(&key.1), columns, &options)
+            .map_err(|e| BasaltError::Internal(e.to_string()))?;
+        let out = physical.evaluate(&batch).map_err(from_df)?;
+        let array = out.into_array(1).map_err(from_df)?;
+        ScalarValue::try_from_array(&array, 0).map_err(from_df)
+    }
+
+    /// A user variable's value and the type it is computed with (NULL for an unset one).
+    fn variable(&self, name: &str) -> (ScalarValue, DataType) {
+        match self.session.info.vars.read().get_user(name) {
+            Some(v) => {
+                let t = crate::user_variables::data_type(Some(&v));
+                (crate::user_variables::to_scalar(v), t)
+            }
+            None => (ScalarValue::Null, DataType::Null),
+        }
+    }
+
+    fn store(&self, name: &str, value: &ScalarValue) -> Result<()> {
+        let typed = crate::user_variables::from_scalar(value).map_err(from_df)?;
+        let mut vars = self.session.info.vars.write();
+        match typed {
+            Some(v) => vars.set_user(name, v),
+            None => vars.unset_user(name),
+        }
+        Ok(())
+    }
+
+    /// The one-row batch's schema: the hidden values, then the variables.
+    fn schema(&self, variables: &[DataType]) -> SchemaRef {
+        let mut fields: Vec<Field> = self.hidden.fields()[self.skip..]
+            .iter()
+            .enumerate()
+            .map(|(k, f)| Field::new(format!("{VALUE_PREFIX}{k}"), f.data_type().clone(), true))
+            .collect();
+        for (k, t) in variables.iter().enumerate() {
+            fields.push(Field::new(format!("{VARIABLE_PREFIX}{k}"), t.clone(), true));
+        }
+        Arc::new(Schema::new(fields))
+    }
+
+    /// Plans an expression over the one-row batch, with the session's functions and MySQL's
+    /// rewrites of them.
+    fn plan(&self, expr: &Expr, variables: &[DataType]) -> Result<Arc<dyn PhysicalExpr>> {
+        let mut stmt = match basalt_sql::parse_one(&format!("SELECT {expr}"))? {
+            basalt_sql::Statement::Standard(s) => *s,
+            _ => {
+                return Err(BasaltError::Internal(
+                    "an item that is no expression".into(),
+                ))
+            }
+        };
+        crate::mysql_compat::rewrite(&mut stmt, &self.session.sql_settings());
+        let rewritten = match &stmt {
+            ast::Statement::Query(q) => match q.body.as_ref() {
+                ast::SetExpr::Select(s) => match s.projection.first() {
+                    Some(SelectItem::UnnamedExpr(e))
+                    | Some(SelectItem::ExprWithAlias { expr: e, .. }) => e.to_string(),
+                    _ => expr.to_string(),
+                },
+                _ => expr.to_string(),
+            },
+            _ => expr.to_string(),
+        };
+        let schema = self.schema(variables);
+        let df_schema = DFSchema::try_from(schema.as_ref().clone()).map_err(from_df)?;
+        let state = self.session.ctx.state();
+        let logical = state
+            .create_logical_expr(&rewritten, &df_schema)
+            .map_err(from_df)?;
+        state
+            .create_physical_expr(logical, &df_schema)
+            .map_err(from_df)
+    }
+}
+
+/// Makes an item's assignments as they are reached: each `@v := expr` (its own inner
+/// assignments already made) stores the value and becomes a read of `@v`.
+struct Assign<'a, 's> {
+    row: &'a RecordBatch,
+    evaluator: &'a mut RowEvaluator<'s>,
+}
+
+impl VisitorMut for Assign<'_, '_> {
+    type Break = BasaltError;
+
+    fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<BasaltError> {
+        let Expr::BinaryOp {
+            left,
+            op: BinaryOperator::Assignment,
+            right,
+        } = expr
+        else {
+            return ControlFlow::Continue(());
+        };
+        let Some(name) = user_variable(left).map(str::to_string) else {
+            return ControlFlow::Break(BasaltError::NotSupported(format!(
+                "an assignment to {left}"
+            )));
+        };
+        let value = match self.evaluator.compute(right, self.row) {
+            Ok(v) => v,
+            Err(e) => return ControlFlow::Break(e),
+        };
+        if let Err(e) = self.evaluator.store(&name, &value) {
+            return ControlFlow::Break(e);
+        }
+        *expr = Expr::Identifier(Ident::new(format!("@{name}")));
+        ControlFlow::Continue(())
+    }
+}
+
+/// MySQL's `SELECT .. INTO @a, @b`: at most one row, whose values the variables take.
+pub(crate) fn assign_row(
+    session: &Session,
+    variables: &[String],
+    batches: &[RecordBatch],
+) -> Result<()> {
+    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    if rows > 1 {
+        return Err(BasaltError::Routine {
+            code: 1172,
+            message: "Result consisted of more than one row".into(),
+        });
+    }
+    let columns = batches.first().map(RecordBatch::num_columns).unwrap_or(0);
+    if !batches.is_empty() && columns != variables.len() {
+        return Err(BasaltError::Routine {
+            code: 1222,
+            message: "The used SELECT statements have a different number of columns".into(),
+        });
+    }
+    let Some(batch) = batches.iter().find(|b| b.num_rows() > 0) else {
+        session.info.warnings.add(
+            "Warning",
+            1329,
+            "No data - zero rows fetched, selected, or processed".to_string(),
+        );
+        return Ok(());
+    };
+    let mut vars = session.info.vars.write();
+    for (name, column) in variables.iter().zip(batch.columns()) {
+        let value = ScalarValue::try_from_array(column, 0).map_err(from_df)?;
+        match crate::user_variables::from_scalar(&value).map_err(from_df)? {
+            Some(v) => vars.set_user(name, v),
+            None => vars.unset_user(name),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn query(sql: &str) -> ast::Query {
+        match basalt_sql::parse_one(sql).unwrap() {
+            basalt_sql::Statement::Standard(s) => match *s {
+                ast::Statement::Query(q) => *q,
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn items_with_variables_are_taken_out() {
+        let q = query("SELECT @rn := @rn + 1, a, @s := CONCAT(@s, b) AS s FROM t ORDER BY a");
+        assert!(has_assignment(&q));
+        let row = RowQuery::of(&q).unwrap();
+        assert_eq!(
+            row.query.to_string(),
+            "SELECT NULL AS __basalt_row_item_0, a, NULL AS __basalt_row_item_2, \
+             b AS __basalt_row_value_0 FROM t ORDER BY a"
+        );
+        assert_eq!(row.hidden, 1);
+        let (expr, name) = row.items[2].clone().unwrap();
+        assert_eq!(name, "s");
+        assert_eq!(expr.to_string(), "@s := CONCAT(@s, __basalt_row_value_0)");
+        assert!(row.items[1].is_none());
+    }
+
+    #[test]
+    fn chained_assignments_assign_right_to_left() {
+        let row = RowQuery::of(&query("SELECT @a := @b := @c := 1")).unwrap();
+        let (mut expr, _) = row.items[0].clone().unwrap();
+        // Each assignment's target is a variable, its value the next assignment.
+        for target in ["@a", "@b", "@c"] {
+            let Expr::BinaryOp { left, right, .. } = expr else {
+                panic!("not an assignment: {expr}");
+            };
+            assert_eq!(left.to_string(), target);
+            expr = *right;
+        }
+        assert_eq!(expr.to_string(), "1");
+    }
+
+    #[test]
+    fn assignments_elsewhere_are_refused() {
+        assert!(!has_assignment(&query("SELECT @a, a FROM t")));
+        for sql in [
+            "SELECT a FROM t WHERE (@x := a) > 1",
+            "SELECT (SELECT @x := 1)",
+            "SELECT @x := 1 UNION SELECT 2",
+        ] {
+            assert!(RowQuery::of(&query(sql)).is_err(), "{sql}");
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! Statements of MySQL's (and MariaDB's) forms that run as other statements do plus a step:
+//! a query assigning user variables (evaluated row by row, `row_assignments`), `SELECT ..
+//! INTO @a, @b` (the row kept in user variables) and `CREATE OR REPLACE TABLE` (drop, then
+//! create).
+
+use crate::engine::QueryEngine;
+use crate::output::Output;
+use crate::row_assignments::{assign_row, RowQuery};
+use crate::session::Session;
+use basalt_common::df_error::from_df;
+use basalt_common::{BasaltError, Result};
+use basalt_sql::{ast, Statement, TableName};
+use datafusion::arrow::array::RecordBatch;
+use futures::TryStreamExt;
+
+impl QueryEngine {
+    /// A query whose select list assigns user variables: DataFusion's rows in output order,
+    /// then the assigning items evaluated one row after another.
+    pub(super) async fn query_with_assignments(
+        &self,
+        session: &Session,
+        query: ast::Query,
+    ) -> Result<Output> {
+        let row_query = RowQuery::of(&query)?;
+        let stmt = ast::Statement::Query(Box::new(row_query.query.clone()));
+        let (schema, batches) = match self.run_datafusion(session, stmt, false).await? {
+            Output::Rows { schema, stream } => (schema, stream.try_collect::<Vec<_>>().await?),
+            other => return Ok(other),
+        };
+        let batch = datafusion::arrow::compute::concat_batches(&schema, &batches)
+            .map_err(|e| from_df(e.into()))?;
+        let out = row_query.finish(session, &batch)?;
+        Ok(Output::batches(out.schema(), vec![out]))
+    }
+
+    /// `SELECT .. INTO @a, @b`.
+    pub(super) async fn select_into_variables(
+        &self,
+        session: &Session,
+        query: ast::Query,
+        variables: &[String],
+    ) -> Result<Output> {
+        let out = if crate::row_assignments::has_assignment(&query) {
+            self.query_with_assignments(session, query).await?
+        } else {
+            self.run_datafusion(session, ast::Statement::Query(Box::new(query)), false)
+                .await?
+        };
+        let batches: Vec<RecordBatch> = match out {
+            Output::Rows { stream, .. } => stream.try_collect().await?,
+            _ => vec![],
+        };
+        assign_row(session, variables, &batches)?;
+        Ok(Output::ok())
+    }
+
+    /// `CREATE OR REPLACE [TEMPORARY] TABLE`: the table dropped if it exists, then created
+    /// (as MariaDB does, not in one step: a failed create leaves no table).
+    pub(super) async fn replace_table(
+        &self,
+        session: &Session,
+        create: Statement,
+    ) -> Result<Output> {
+        let (temporary, table) = match &create {
+            Statement::CreateTemporaryTable(inner) => (true, created_table(inner)),
+            other => (false, created_table(other)),
+        };
+        let Some(table) = table else {
+            return Err(BasaltError::NotSupported(
+                "CREATE OR REPLACE of this form".into(),
+            ));
+        };
+        let name = match &table.database {
+            Some(db) => format!("{}.{}", quoted(db), quoted(&table.table)),
+            None => quoted(&table.table),
+        };
+        let drop = format!(
+            "DROP {}TABLE IF EXISTS {name}",
+            if temporary { "TEMPORARY " } else { "" }
+        );
+        Box::pin(self.execute(session, &drop)).await?;
+        Box::pin(self.execute_statement(session, create)).await
+    }
+}
+
+/// The table a CREATE TABLE statement creates.
+fn created_table(stmt: &Statement) -> Option<&TableName> {
+    match stmt {
+        Statement::CreateTable(t) => Some(&t.name),
+        Statement::CreateTableAs(t) => Some(&t.table.name),
+        Statement::CreateTableLike { table, .. } => Some(table),
+        _ => None,
+    }
+}
+
+fn quoted(name: &str) -> String {
+    format!("`{}`", name.replace('`', "``"))
+}

@@ -130,6 +130,7 @@ fn catalog_survives_reopen_and_publishes_atomically() {
                         path: format!("x/{id}"),
                         num_rows: 5,
                         size_bytes: 10,
+                        ..Default::default()
                     }],
                     delete_bitmaps: vec![],
                     schema_version: 0,
@@ -191,6 +192,7 @@ fn catalog_survives_reopen_and_publishes_atomically() {
                 path: "y".into(),
                 num_rows: 2,
                 size_bytes: 1,
+                ..Default::default()
             }],
             delete_bitmaps: vec![(format!("x/{first}"), bitmap.clone())],
             schema_version: 0,
@@ -223,6 +225,7 @@ fn seg(path: &str, rows: u64) -> SegmentMeta {
         path: path.into(),
         num_rows: rows,
         size_bytes: rows * 10,
+        ..Default::default()
     }
 }
 
@@ -756,6 +759,7 @@ fn missed_replicas_turn_stale_with_the_publish_and_clear_once_they_hold_every_se
         path: p.into(),
         num_rows: 1,
         size_bytes: 1,
+        ..Default::default()
     };
     let (table_id, tablet_id, replicas) = {
         let c = LocalCatalog::open(dir.path()).unwrap();
@@ -854,6 +858,7 @@ fn a_replica_move_joins_stale_ends_only_once_caught_up_and_survives_older_writer
         path: p.into(),
         num_rows: 1,
         size_bytes: 1,
+        ..Default::default()
     };
     let c = LocalCatalog::open(dir.path()).unwrap();
     for port in 1..=4 {

@@ -302,11 +302,30 @@ impl RowsetMeta {
 }
 
 /// One sorted segment file, its path relative to the data directory.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SegmentMeta {
     pub path: String,
     pub num_rows: u64,
     pub size_bytes: u64,
+    /// Min/max/null count of the segment's orderable scalar columns, taken from the footer
+    /// when the segment was written, so a node that holds no segment files (a cluster's
+    /// frontend) plans with the same statistics as one that does. Empty for segments
+    /// written before it was kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub column_stats: Vec<SegmentColumnStats>,
+}
+
+/// One column's statistics in a segment; bounds in the column's text form (as Arrow
+/// displays the value), read back by casting to the column's type.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SegmentColumnStats {
+    pub column: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub null_count: Option<u64>,
 }
 
 /// A view: a stored SELECT, expanded wherever a query names it.

@@ -5,12 +5,15 @@
 //! `TableProvider::statistics` before any scan is planned.
 //!
 //! Values are inexact: rows in delete bitmaps still count, string bounds may be truncated.
-//! A segment whose footer cannot be read here (a cluster frontend holds no segment files)
-//! leaves its columns' values unknown; the row count stays.
+//! A segment whose footer cannot be read here (a cluster frontend holds no segment files) is
+//! described by the statistics the catalog recorded for it when it was written; a segment
+//! with neither leaves its columns' values unknown; the row count stays.
 
 use crate::provider::BasaltTable;
 use datafusion::common::stats::Precision;
-use datafusion::common::{ColumnStatistics, Statistics};
+use basalt_catalog::{SegmentMeta, TableMeta};
+use datafusion::arrow::datatypes::{Field, Schema};
+use datafusion::common::{ColumnStatistics, ScalarValue, Statistics};
 use datafusion::datasource::physical_plan::parquet::metadata::DFParquetMetadata;
 use datafusion::parquet::file::metadata::ParquetMetaDataReader;
 use parking_lot::Mutex;
@@ -95,7 +98,9 @@ fn merged_statistics(table: &BasaltTable) -> Statistics {
             for rowset in &tablet.rowsets {
                 for segment in &rowset.segments {
                     rows = rows.saturating_add(segment.num_rows as usize);
-                    match segment_statistics(table, &segment.path, &names) {
+                    match segment_statistics(table, &segment.path, &names)
+                        .or_else(|| recorded_statistics(segment, storage))
+                    {
                         Some(s) => per_segment.push(s),
                         None => complete = false,
                     }
@@ -155,4 +160,77 @@ fn segment_statistics(table: &BasaltTable, path: &str, names: &[String]) -> Opti
         }
     };
     Some(entry.statistics.clone())
+}
+
+/// A segment's statistics over the storage schema `storage` from what the catalog recorded
+/// when it was written (see `basalt_storage`'s segment statistics); `None` for a segment
+/// recorded before those were kept. Columns without a record are unknown.
+fn recorded_statistics(segment: &SegmentMeta, storage: &Schema) -> Option<Statistics> {
+    if segment.column_stats.is_empty() {
+        return None;
+    }
+    let bound = |text: &Option<String>, field: &Field| -> Precision<ScalarValue> {
+        text.as_ref()
+            .and_then(|t| ScalarValue::try_from_string(t.clone(), field.data_type()).ok())
+            .map_or(Precision::Absent, Precision::Inexact)
+    };
+    let column_statistics = storage
+        .fields()
+        .iter()
+        .map(|field| {
+            let Some(recorded) = segment
+                .column_stats
+                .iter()
+                .find(|c| c.column == *field.name())
+            else {
+                return ColumnStatistics::new_unknown();
+            };
+            ColumnStatistics {
+                null_count: recorded
+                    .null_count
+                    .map_or(Precision::Absent, |n| Precision::Inexact(n as usize)),
+                min_value: bound(&recorded.min, field),
+                max_value: bound(&recorded.max, field),
+                ..ColumnStatistics::new_unknown()
+            }
+        })
+        .collect();
+    Some(Statistics {
+        num_rows: Precision::Inexact(segment.num_rows as usize),
+        total_byte_size: Precision::Absent,
+        column_statistics,
+    })
+}
+
+/// `table`'s statistics over its storage schema `storage` from the catalog's records alone (no
+/// segment file is opened): what a cluster's frontend knows of the tablets it plans to scan.
+/// A column is unknown unless every segment recorded it.
+pub(crate) fn recorded_table_statistics(table: &TableMeta, storage: &Schema) -> Statistics {
+    let segments: Vec<&SegmentMeta> = table
+        .partitions
+        .iter()
+        .flat_map(|p| &p.tablets)
+        .flat_map(|t| &t.rowsets)
+        .flat_map(|r| &r.segments)
+        .collect();
+    let rows: usize = segments.iter().map(|s| s.num_rows as usize).sum();
+    let per_segment: Option<Vec<Statistics>> = segments
+        .iter()
+        .map(|s| recorded_statistics(s, storage))
+        .collect();
+    let columns = per_segment
+        .filter(|s| !s.is_empty())
+        .and_then(|s| Statistics::try_merge_iter(s.iter(), storage).ok())
+        .map(|m| {
+            m.column_statistics
+                .into_iter()
+                .map(ColumnStatistics::to_inexact)
+                .collect()
+        })
+        .unwrap_or_else(|| Statistics::unknown_column(storage));
+    Statistics {
+        num_rows: Precision::Inexact(rows),
+        total_byte_size: Precision::Absent,
+        column_statistics: columns,
+    }
 }

@@ -22,7 +22,7 @@ use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, ExecutionPlanProperties, PlanProperties,
 };
 use futures::{StreamExt, TryStreamExt};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 
 /// Marks a frontend's session whose tables live on backends: scans are planned as
 /// [`TabletScanExec`] and never open segment files here.
@@ -83,6 +83,8 @@ pub struct TabletScanExec {
     /// for it are not deleted (compaction, DROP) before the statement has scanned them. It
     /// does not travel.
     guard: Option<Arc<ReadGuard>>,
+    /// The scan's statistics, computed once from the catalog's segment records.
+    statistics: OnceLock<Arc<Statistics>>,
 }
 
 impl TabletScanExec {
@@ -104,6 +106,7 @@ impl TabletScanExec {
             properties,
             local: Arc::new(tokio::sync::Mutex::new(Weak::<EmptyPlan>::new())),
             guard: None,
+            statistics: OnceLock::new(),
         })
     }
 
@@ -235,11 +238,30 @@ impl ExecutionPlan for TabletScanExec {
     }
 
     fn partition_statistics(&self, partition: Option<usize>) -> Result<Arc<Statistics>> {
-        let mut stats = Statistics::new_unknown(&self.schema);
-        if partition.is_none() {
-            stats.num_rows = Precision::Inexact(self.num_rows() as usize);
+        if partition.is_some() {
+            return Ok(Arc::new(Statistics::new_unknown(&self.schema)));
         }
-        Ok(Arc::new(stats))
+        // The catalog's records of the scanned segments (the frontend holds no footers), so
+        // join sides and build sides are chosen as on a single node.
+        let stats = self.statistics.get_or_init(|| {
+            let full = crate::table_statistics::recorded_table_statistics(
+                &self.spec.table,
+                &table_schema(&self.spec.table),
+            );
+            let columns = match &self.spec.projection {
+                Some(p) => p
+                    .iter()
+                    .map(|&i| full.column_statistics.get(i).cloned().unwrap_or_default())
+                    .collect(),
+                None => full.column_statistics,
+            };
+            Arc::new(Statistics {
+                num_rows: Precision::Inexact(self.num_rows() as usize),
+                total_byte_size: Precision::Absent,
+                column_statistics: columns,
+            })
+        });
+        Ok(stats.clone())
     }
 
     fn execute(
@@ -255,6 +277,7 @@ impl ExecutionPlan for TabletScanExec {
             properties: self.properties.clone(),
             local: self.local.clone(),
             guard: self.guard.clone(),
+            statistics: OnceLock::new(),
         };
         let this = Arc::new(this);
         let schema = self.schema.clone();

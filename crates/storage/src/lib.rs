@@ -25,6 +25,7 @@ pub mod row_cache;
 pub mod row_store;
 pub mod segment;
 pub mod segment_lru;
+mod segment_stats;
 pub mod segment_store;
 mod staged_deletes;
 pub mod update_rows;

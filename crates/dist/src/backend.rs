@@ -114,8 +114,8 @@ pub async fn run_backend(
             // Basalt's functions, so fragments that call them decode and run here.
             let functions = SessionContext::new_with_state(builder.build());
             basalt_functions::register_all(&functions);
-            for f in basalt_functions::wire::fragment_functions() {
-                functions.register_udf(f);
+            for f in fragment_functions() {
+                functions.register_udf(f.clone());
             }
             Ok(functions.state())
         }
@@ -158,4 +158,11 @@ pub async fn run_backend(
         )
         .await
         .map_err(|e| BasaltError::Internal(format!("backend server: {e}")))
+}
+
+/// The functions only plan fragments call (checked arithmetic, MySQL's casts), built once.
+fn fragment_functions() -> &'static [datafusion::logical_expr::ScalarUDF] {
+    static FUNCTIONS: std::sync::OnceLock<Vec<datafusion::logical_expr::ScalarUDF>> =
+        std::sync::OnceLock::new();
+    FUNCTIONS.get_or_init(basalt_functions::wire::fragment_functions)
 }

@@ -242,16 +242,39 @@ pub fn aggregate_functions() -> Vec<AggregateUDF> {
     v
 }
 
-/// Registers everything on a SessionContext (later registrations override DataFusion's
-/// same-named built-ins, e.g. Doris's `variance` = population variance).
+/// Registers everything on a SessionContext that has DataFusion's defaults (later
+/// registrations override DataFusion's same-named built-ins, e.g. Doris's `variance` =
+/// population variance). The functions are built once per process and registered in the same
+/// order every time: a backend builds a session for every task it runs.
 pub fn register_all(ctx: &SessionContext) {
-    for f in scalar_functions() {
-        ctx.register_udf(f);
+    let (scalars, aggregates) = all_functions();
+    for f in scalars {
+        ctx.register_udf(f.clone());
     }
-    for f in aggregate_functions() {
-        ctx.register_udaf(f);
+    for f in aggregates {
+        ctx.register_udaf(f.clone());
     }
-    // Last: `<aggregate>_foreach` for every aggregate registered above.
-    foreach::register(ctx);
-    accept_numbers_as_text(ctx);
+}
+
+/// Every scalar and aggregate function in registration order, built on first use over a
+/// session with DataFusion's defaults.
+fn all_functions() -> &'static (Vec<ScalarUDF>, Vec<AggregateUDF>) {
+    static FUNCTIONS: std::sync::OnceLock<(Vec<ScalarUDF>, Vec<AggregateUDF>)> =
+        std::sync::OnceLock::new();
+    FUNCTIONS.get_or_init(|| {
+        let registry = SessionContext::new();
+        let mut scalars = scalar_functions();
+        for f in &scalars {
+            registry.register_udf(f.clone());
+        }
+        let mut aggregates = aggregate_functions();
+        for f in &aggregates {
+            registry.register_udaf(f.clone());
+        }
+        // Last: `<aggregate>_foreach` for every aggregate registered above, and the string
+        // functions that take numbers as text, wrapping those registered above.
+        aggregates.extend(foreach::functions(&registry));
+        scalars.extend(numbers_as_text_functions(&registry));
+        (scalars, aggregates)
+    })
 }

@@ -60,11 +60,7 @@ impl VisitorMut for ValueConditions {
         }
         // HAVING COUNT(*): an aggregate as the condition.
         if let Some(condition) = &mut select.having {
-            if matches!(condition, Expr::Function(_)) {
-                *condition = call("mysql_truth", vec![condition.clone()]);
-            } else {
-                truth_of(condition);
-            }
+            truth_of(condition);
         }
         for from in &mut select.from {
             for join in &mut from.joins {
@@ -99,20 +95,14 @@ impl VisitorMut for ValueConditions {
     }
 }
 
-/// Wraps `e` in `mysql_truth` when it is a plain value (a column, a literal, arithmetic).
+/// Wraps `e` in `mysql_truth` unless it is plainly a condition (a comparison, AND/OR, IN,
+/// LIKE, IS NULL...): a column, a literal, arithmetic, CASE, a function call or a scalar
+/// subquery may be a number or a string, which MySQL reads by its truth. `mysql_truth` of what
+/// turns out to be a boolean simplifies back to it once types are known.
 fn truth_of(e: &mut Expr) {
-    let plain_value = match e {
-        Expr::Identifier(_) | Expr::CompoundIdentifier(_) => true,
+    let plain_value = match &*e {
         Expr::Value(v) => !matches!(v.value, Value::Boolean(_) | Value::Null),
-        Expr::BinaryOp { op, .. } => matches!(
-            op,
-            BinaryOperator::Plus
-                | BinaryOperator::Minus
-                | BinaryOperator::Multiply
-                | BinaryOperator::Divide
-                | BinaryOperator::Modulo
-        ),
-        _ => false,
+        other => !is_condition(other),
     };
     if plain_value {
         *e = call("mysql_truth", vec![e.clone()]);
@@ -663,6 +653,20 @@ fn group_concat(f: &Function) -> Option<Expr> {
 
 fn rewrite_expr(e: &mut Expr, time_zone: &str) {
     let replacement = match e {
+        // EXTRACT(HOUR | MINUTE | SECOND | MICROSECOND FROM '10:11:12'): the string is a TIME.
+        Expr::Extract { field, expr, .. }
+            if matches!(
+                field,
+                DateTimeField::Hour
+                    | DateTimeField::Minute
+                    | DateTimeField::Second
+                    | DateTimeField::Microsecond
+            ) && is_string_literal(expr) =>
+        {
+            let time = call(basalt_functions::time_cast::NAME, vec![(**expr).clone()]);
+            *expr = Box::new(time);
+            None
+        }
         // N'text': MySQL's national character set is utf8, as every string here.
         Expr::Value(v) if matches!(v.value, Value::NationalStringLiteral(_)) => match &v.value {
             Value::NationalStringLiteral(text) => Some(string(text)),
@@ -915,7 +919,17 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
         _ => return None,
     };
     let args = plain_args(f)?;
-    let date_part = |unit: &str, arg: Expr| call("date_part", vec![string(unit), as_temporal(arg)]);
+    // HOUR / MINUTE / SECOND / MICROSECOND read a string as a TIME (`MINUTE('10:11:12')` is
+    // 11; a DATETIME string gives its time of day), other parts read it as a date.
+    let date_part = |unit: &str, arg: Expr| {
+        let time_unit = matches!(unit, "hour" | "minute" | "second" | "microsecond");
+        let arg = if time_unit && is_string_literal(&arg) {
+            call(basalt_functions::time_cast::NAME, vec![arg])
+        } else {
+            as_temporal(arg)
+        };
+        call("date_part", vec![string(unit), arg])
+    };
     let one = |args: &[Expr]| (args.len() == 1).then(|| args[0].clone());
     Some(match name.as_str() {
         "if" if args.len() == 3 => Expr::Case {
@@ -1002,9 +1016,14 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
                 ),
                 time_zone,
             );
-            let micros = cast(
-                cast(utc, DataType::Timestamp(Some(6), TimezoneInfo::None)),
-                DataType::BigInt(None),
+            // Its microseconds since the epoch: arrow_cast, as a CAST of a DATETIME to BIGINT
+            // is MySQL's number YYYYMMDDhhmmss.
+            let micros = call(
+                "arrow_cast",
+                vec![
+                    cast(utc, DataType::Timestamp(Some(6), TimezoneInfo::None)),
+                    Expr::value(Value::SingleQuotedString("Int64".into())),
+                ],
             );
             let per_unit = match name.as_str() {
                 "second_timestamp" => 1_000_000,

@@ -145,7 +145,11 @@ fn analyzer_rules(
     rules.insert(coercion, Arc::new(basalt_functions::LikeEscapes));
     rules.insert(coercion, Arc::new(basalt_functions::BitValueNumbers));
     rules.insert(coercion, Arc::new(basalt_functions::TimeIntervals));
+    // A TIME beside dates is a DATETIME, beside a number it reads the number as a TIME.
+    rules.insert(coercion, Arc::new(basalt_functions::TimeBesideDates));
     rules.insert(coercion, Arc::new(basalt_functions::NumericDates));
+    // Dates cast to numbers: MySQL's YYYYMMDDhhmmss numbers.
+    rules.insert(coercion, Arc::new(basalt_functions::TemporalNumbers));
     rules.insert(coercion, Arc::new(basalt_functions::ImplicitCasts));
     rules.insert(coercion, Arc::new(basalt_functions::NestedCasts));
     rules.insert(
@@ -166,6 +170,8 @@ fn analyzer_rules(
     rules.insert(coerced, Arc::new(basalt_functions::DatetimeTextCasts));
     // TIME values (signed spans past 24 hours) converted MySQL's way, not as times of day.
     rules.insert(coerced, Arc::new(basalt_functions::SignedTimeCasts));
+    // Text that coercion casts to a date read MySQL's way (NULL for no date).
+    rules.insert(coerced, Arc::new(basalt_functions::CoercedTextDates));
     // Casts of addresses to text, the query's and those coercion added.
     let after_coercion = rules
         .iter()
@@ -323,6 +329,8 @@ impl Session {
             let _ = ctx.state_ref().write().register_expr_planner(planner);
             let planner = Arc::new(basalt_functions::NumericDatesPlanner);
             let _ = ctx.state_ref().write().register_expr_planner(planner);
+            let planner = Arc::new(basalt_functions::TimeBesideDatesPlanner);
+            let _ = ctx.state_ref().write().register_expr_planner(planner);
             let planner = Arc::new(basalt_functions::StringArithmeticPlanner);
             let _ = ctx.state_ref().write().register_expr_planner(planner);
             let planner = Arc::new(basalt_functions::ComparisonsPlanner);
@@ -439,7 +447,7 @@ impl Session {
     }
 
     /// Copies the session variables Basalt's planner rules read (`div_precision_increment`,
-    /// `disable_join_reorder`) into the planner's options; called before a statement is planned.
+    /// `disable_join_reorder`, `time_zone`) into the planner's options; called before a statement is planned.
     pub(crate) fn sync_planner_options(&self) {
         use basalt_functions::MySqlOptions;
         let increment = match self.variables().get("div_precision_increment") {
@@ -458,9 +466,10 @@ impl Session {
             .options()
             .extensions
             .get::<MySqlOptions>()
-            .map(|o| (o.div_precision_increment, o.disable_join_reorder));
+            .map(|o| (o.div_precision_increment, o.disable_join_reorder, o.time_zone.clone()));
         self.sync_parallelism();
-        if current != Some((increment, no_reorder)) {
+        let zone = self.time_zone();
+        if current.as_ref() != Some(&(increment, no_reorder, zone.clone())) {
             let state_ref = self.ctx.state_ref();
             let mut state = state_ref.write();
             let extensions = &mut state.config_mut().options_mut().extensions;
@@ -470,6 +479,7 @@ impl Session {
             if let Some(o) = extensions.get_mut::<MySqlOptions>() {
                 o.div_precision_increment = increment;
                 o.disable_join_reorder = no_reorder;
+                o.time_zone = zone;
             }
         }
     }

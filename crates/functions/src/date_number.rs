@@ -3,7 +3,9 @@
 //! declared fractional digits after the point (`DATETIME(3)` gives a DECIMAL(17, 3)). Doris
 //! (Nereids) also reads a date-like operand of arithmetic as a BIGINT YYYYMMDD[hhmmss]; it drops
 //! the fraction, where MySQL's DECIMAL is followed here. The arithmetic planner wraps such an
-//! operand in `date_number(value, digits)`; an interval operand keeps date arithmetic.
+//! operand in `date_number(value, digits)`; an interval operand keeps date arithmetic. A TIME
+//! is its number `[-]HHMMSS[.f]` the same way (`SEC_TO_TIME(9001) + 0` is 23001), and so are
+//! CASTs of dates to numbers (see [`crate::temporal_numbers`]).
 
 use crate::util::{arguments, output};
 use chrono::{Datelike, NaiveDate, NaiveDateTime, Timelike};
@@ -40,8 +42,26 @@ pub fn is_date_like(t: &DataType) -> bool {
     )
 }
 
-/// `date_number(value, digits)`: `value` (of a type [`is_date_like`] accepts) as MySQL's
-/// number, with `digits` fractional digits for a DATETIME (its declared ones, 0 if unknown).
+/// Whether `date_number` takes a value of type `t`: a DATE, a DATETIME or a TIME.
+pub fn is_temporal(t: &DataType) -> bool {
+    is_date_like(t) || matches!(t, DataType::Time64(_))
+}
+
+/// The fractional digits `value`'s number keeps: a DATETIME's or TIME's declared ones (0 when
+/// unknown), none for a DATE.
+pub fn declared_digits(value: &Expr, schema: &datafusion::common::DFSchema) -> u8 {
+    use datafusion::logical_expr::ExprSchemable;
+    match value.to_field(schema) {
+        Ok((_, f)) if matches!(f.data_type(), DataType::Timestamp(..) | DataType::Time64(_)) => {
+            basalt_common::fraction_digits(&f).unwrap_or(0).min(6)
+        }
+        _ => 0,
+    }
+}
+
+/// `date_number(value, digits)`: `value` (of a type [`is_temporal`] accepts) as MySQL's
+/// number, with `digits` fractional digits for a DATETIME or TIME (its declared ones, 0 if
+/// unknown).
 pub fn call(value: Expr, digits: u8) -> Expr {
     function().call(vec![
         value,
@@ -61,13 +81,14 @@ fn digits_of(scalars: &[Option<&ScalarValue>]) -> Result<u8> {
     }
 }
 
-/// The result type: BIGINT for a DATE and a DATETIME without fraction, DECIMAL(14 + p, p)
-/// for a DATETIME(p).
+/// The result type: BIGINT for a DATE and a DATETIME or TIME without fraction,
+/// DECIMAL(14 + p, p) for a DATETIME(p), DECIMAL(7 + p, p) for a TIME(p) (838:59:59 at most).
 fn result_type(input: &DataType, digits: u8) -> DataType {
     match input {
         DataType::Timestamp(_, None) if digits > 0 => {
             DataType::Decimal128(14 + digits, digits as i8)
         }
+        DataType::Time64(_) if digits > 0 => DataType::Decimal128(7 + digits, digits as i8),
         _ => DataType::Int64,
     }
 }
@@ -88,8 +109,8 @@ impl ScalarUDFImpl for DateNumber {
     fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
         let digits = digits_of(args.scalar_arguments)?;
         let input = args.arg_fields[0].data_type();
-        if !is_date_like(input) && !input.is_null() {
-            return plan_err!("{NAME} takes a DATE or DATETIME, not {input}");
+        if !is_temporal(input) && !input.is_null() {
+            return plan_err!("{NAME} takes a DATE, DATETIME or TIME, not {input}");
         }
         Ok(Arc::new(Field::new(
             self.name(),
@@ -121,8 +142,16 @@ impl ScalarUDFImpl for DateNumber {
                     .unwrap_or_default();
                 datetime_numbers(&micros, &target)?
             }
+            DataType::Time64(_) => {
+                let micros = cast(values, &DataType::Time64(TimeUnit::Microsecond))?;
+                let micros: Vec<Option<i64>> = micros
+                    .as_primitive::<datafusion::arrow::datatypes::Time64MicrosecondType>()
+                    .iter()
+                    .collect();
+                time_numbers(&micros, &target)?
+            }
             DataType::Null => datafusion::arrow::array::new_null_array(&target, values.len()),
-            other => return exec_err!("{NAME} takes a DATE or DATETIME, not {other}"),
+            other => return exec_err!("{NAME} takes a DATE, DATETIME or TIME, not {other}"),
         };
         output(out, scalar)
     }
@@ -177,6 +206,36 @@ fn datetime_numbers(micros: &[Option<i64>], target: &DataType) -> Result<ArrayRe
     }
 }
 
+/// TIME spans (signed microseconds) as `[-]HHMMSS` numbers of the `target` type: BIGINT, or a
+/// DECIMAL whose scale is the fraction's digits (truncated to them).
+fn time_numbers(micros: &[Option<i64>], target: &DataType) -> Result<ArrayRef> {
+    use basalt_common::time_value::as_hhmmss;
+    match target {
+        DataType::Decimal128(precision, scale) => {
+            let scale = *scale as u32;
+            let values: Decimal128Array = micros
+                .iter()
+                .map(|v| {
+                    let v = (*v)?;
+                    let fraction =
+                        i128::from(v.unsigned_abs() % 1_000_000) / 10_i128.pow(6 - scale);
+                    let magnitude = i128::from(as_hhmmss(v).abs()) * 10_i128.pow(scale) + fraction;
+                    Some(if v < 0 { -magnitude } else { magnitude })
+                })
+                .collect();
+            Ok(Arc::new(
+                values.with_precision_and_scale(*precision, scale as i8)?,
+            ))
+        }
+        _ => Ok(Arc::new(
+            micros
+                .iter()
+                .map(|v| v.map(as_hhmmss))
+                .collect::<Int64Array>(),
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,6 +253,18 @@ mod tests {
         let exact = datetime_numbers(&[Some(micros)], &DataType::Decimal128(17, 3)).unwrap();
         let exact = exact.as_primitive::<datafusion::arrow::datatypes::Decimal128Type>();
         assert_eq!(exact.value(0), 20200202101112125);
+    }
+
+    #[test]
+    fn times_become_signed_hhmmss() {
+        let span = -(2 * 3_600_000_000 + 30 * 60_000_000 + 1_100_000);
+        let whole = time_numbers(&[Some(span), None], &DataType::Int64).unwrap();
+        let whole = whole.as_primitive::<datafusion::arrow::datatypes::Int64Type>();
+        assert_eq!(whole.value(0), -23001);
+        assert!(whole.is_null(1));
+        let exact = time_numbers(&[Some(span)], &DataType::Decimal128(8, 1)).unwrap();
+        let exact = exact.as_primitive::<datafusion::arrow::datatypes::Decimal128Type>();
+        assert_eq!(exact.value(0), -230011);
     }
 
     #[test]

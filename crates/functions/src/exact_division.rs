@@ -35,6 +35,8 @@ datafusion::common::extensions_options! {
         pub lenient_string_casts: bool, default = true
         /// Doris's `disable_join_reorder`: inner joins run in the order the query names them.
         pub disable_join_reorder: bool, default = false
+        /// `@@time_zone`: the zone whose today a TIME read as a DATETIME starts from.
+        pub time_zone: String, default = "SYSTEM".to_string()
     }
 }
 

@@ -121,35 +121,26 @@ impl ExprPlanner for StringArithmeticPlanner {
     }
 }
 
-/// Arithmetic of a DATE or DATETIME with a number or another date: each date operand becomes
-/// [`crate::date_number`]'s number, with the DATETIME's declared fractional digits (MySQL and
-/// Doris: `d2 - d1` of 2020-02-02 and 2020-01-01 is 101). Date plus an interval stays date
-/// arithmetic.
+/// Arithmetic of a DATE, DATETIME or TIME with a number or another date: each date operand
+/// becomes [`crate::date_number`]'s number, with the DATETIME's or TIME's declared fractional
+/// digits (MySQL and Doris: `d2 - d1` of 2020-02-02 and 2020-01-01 is 101; `SEC_TO_TIME(9001)
+/// + 0` is 23001). Date plus an interval stays date arithmetic.
 fn date_operands_as_numbers(
     expr: RawBinaryExpr,
     (left, right): (&DataType, &DataType),
     schema: &DFSchema,
 ) -> RawBinaryExpr {
-    use crate::date_number::is_date_like;
-    let operand = |t: &DataType| is_date_like(t) || is_number(t);
-    let convert = (is_date_like(left) || is_date_like(right)) && operand(left) && operand(right);
+    use crate::date_number::is_temporal;
+    let operand = |t: &DataType| is_temporal(t) || is_number(t);
+    let convert = (is_temporal(left) || is_temporal(right)) && operand(left) && operand(right);
     if !convert {
         return expr;
     }
     let number = |e: Expr, t: &DataType| {
-        if !is_date_like(t) {
+        if !is_temporal(t) {
             return e;
         }
-        let digits = e
-            .to_field(schema)
-            .ok()
-            .and_then(|(_, f)| basalt_common::fraction_digits(&f))
-            .unwrap_or(0);
-        let digits = if matches!(t, DataType::Timestamp(..)) {
-            digits.min(6)
-        } else {
-            0
-        };
+        let digits = crate::date_number::declared_digits(&e, schema);
         crate::date_number::call(e, digits)
     };
     RawBinaryExpr {
@@ -206,7 +197,9 @@ impl AnalyzerRule for ImplicitCasts {
             .is_none_or(|o| o.lenient_string_casts);
         // Comparisons of text with numbers compare numbers everywhere (they store nothing).
         let compared = |e: Expr, schema: &DFSchema, rule: Rule| {
-            rule(e, schema)?.transform_data(|e| crate::text_number_comparisons::rewrite(e, schema))
+            rule(e, schema)?
+                .transform_data(|e| crate::text_number_comparisons::rewrite(e, schema))?
+                .transform_data(|e| crate::text_date_comparisons::rewrite(e, schema))
         };
         if matches!(plan, LogicalPlan::Dml(_)) || !lenient {
             // Their strings still read as dates MySQL's way, failing when they are none.
@@ -352,7 +345,11 @@ fn stored_dates(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
 
 /// A string read as DATE / DATETIME (strict: failing on no date); the string back when the
 /// target is neither.
-fn temporal(string: Expr, target: &DataType, strict: bool) -> std::result::Result<Expr, Expr> {
+pub(crate) fn temporal(
+    string: Expr,
+    target: &DataType,
+    strict: bool,
+) -> std::result::Result<Expr, Expr> {
     use crate::temporal_text as t;
     match target {
         DataType::Date32 => {

@@ -3,7 +3,9 @@
 //! read as numbers are elsewhere in Basalt (Doris's rule). DataFusion's NOT and WHERE take
 //! booleans only and refuse `NOT flag` or `WHERE flag` on the TINYINT columns MySQL uses as
 //! booleans; the statement rewrite sends a NOT, WHERE, HAVING, ON or WHEN whose operand is not
-//! plainly a condition here (`mysql_not`, `mysql_truth`).
+//! plainly a condition here (`mysql_not`, `mysql_truth`). A DATE, DATETIME or TIME is true when
+//! it is not zero, as its number is. Once types are known, `mysql_truth` of a boolean is the
+//! boolean itself and of a number `n <> 0`, so filters on them still push down and prune.
 
 use crate::implicit_casts::parse_double;
 use crate::util::plain_function;
@@ -11,8 +13,9 @@ use datafusion::arrow::array::{Array, AsArray, BooleanArray};
 use datafusion::arrow::compute::{cast, kernels::boolean::not};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::{exec_err, Result};
+use datafusion::logical_expr::simplify::{ExprSimplifyResult, SimplifyContext};
 use datafusion::logical_expr::{
-    ColumnarValue, ScalarFunctionArgs, ScalarUDF, Signature, Volatility,
+    ColumnarValue, Expr, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
 use std::sync::Arc;
 
@@ -23,10 +26,53 @@ pub fn functions() -> Vec<ScalarUDF> {
         plain_function("mysql_not", one_argument(), DataType::Boolean, |args| {
             truth(args, true)
         }),
-        plain_function("mysql_truth", one_argument(), DataType::Boolean, |args| {
-            truth(args, false)
+        ScalarUDF::new_from_impl(Truth {
+            signature: one_argument(),
         }),
     ]
+}
+
+/// `mysql_truth(v)`: the truth of any value as a condition.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct Truth {
+    signature: Signature,
+}
+
+impl ScalarUDFImpl for Truth {
+    fn name(&self) -> &str {
+        "mysql_truth"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _args: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Boolean)
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        truth(&args, false)
+    }
+
+    /// A boolean is its own truth and a number's is `n <> 0`: plain expressions the optimizer
+    /// can push down and prune with.
+    fn simplify(&self, mut args: Vec<Expr>, info: &SimplifyContext) -> Result<ExprSimplifyResult> {
+        let Ok(t) = info.get_data_type(&args[0]) else {
+            return Ok(ExprSimplifyResult::Original(args));
+        };
+        if t == DataType::Boolean {
+            return Ok(ExprSimplifyResult::Simplified(args.remove(0)));
+        }
+        if t.is_numeric() {
+            let zero = datafusion::common::ScalarValue::new_zero(&t)?;
+            let value = args.remove(0);
+            return Ok(ExprSimplifyResult::Simplified(
+                value.not_eq(Expr::Literal(zero, None)),
+            ));
+        }
+        Ok(ExprSimplifyResult::Original(args))
+    }
 }
 
 /// The truth of the argument, negated for NOT.
@@ -50,6 +96,18 @@ fn truth(args: &ScalarFunctionArgs, negate: bool) -> Result<ColumnarValue> {
                 .as_string::<i32>()
                 .iter()
                 .map(|s| s.and_then(parse_double).map(|v| v != 0.0))
+                .collect()
+        }
+        // A date or time is its number (YYYYMMDD, HHMMSS...): true unless it is zero.
+        DataType::Date32 | DataType::Date64 | DataType::Timestamp(_, _) | DataType::Time64(_) => {
+            // Every date Basalt holds is a non-zero number (there is no 0000-00-00); a TIME
+            // is zero at 00:00:00.
+            let time = matches!(values.data_type(), DataType::Time64(_));
+            let numbers = cast(&values, &DataType::Int64)?;
+            numbers
+                .as_primitive::<datafusion::arrow::datatypes::Int64Type>()
+                .iter()
+                .map(|v| v.map(|v| !time || v != 0))
                 .collect()
         }
         other => return exec_err!("truth of a {other} value"),

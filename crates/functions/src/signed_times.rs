@@ -7,7 +7,10 @@
 //! - a string or number cast to TIME (`t > '100:00:00'`, an INSERT's values) is MySQL's
 //!   reading (`mysql_time`, strict in an INSERT or a checked load);
 //! - `date_part('hour' | 'minute' | 'second' | 'microsecond', t)` of a TIME reads the span:
-//!   HOUR can exceed 23, and the parts of a negative TIME are those of its magnitude.
+//!   HOUR can exceed 23, and the parts of a negative TIME are those of its magnitude;
+//! - a TIME cast to a DATETIME or DATE (`CAST(t AS DATETIME)`, a TIME beside a DATETIME in a
+//!   CASE or a comparison, a TIME given to CONVERT_TZ) is today's midnight (in the session's
+//!   time zone) moved by the span, as MySQL reads it (`time_datetime`).
 
 use crate::expr_rules::rewrite_node_expressions;
 use crate::util::{arguments, output, plain_function};
@@ -67,12 +70,26 @@ pub fn part_function() -> &'static ScalarUDF {
     })
 }
 
+/// `time_datetime(t, today)`: the DATETIME `today`'s midnight moved by the TIME `t`.
+pub fn datetime_function() -> &'static ScalarUDF {
+    static F: OnceLock<ScalarUDF> = OnceLock::new();
+    F.get_or_init(|| {
+        plain_function(
+            "time_datetime",
+            Signature::any(2, Volatility::Immutable),
+            DataType::Timestamp(TimeUnit::Microsecond, None),
+            time_datetime,
+        )
+    })
+}
+
 /// The functions the rule writes, for plan fragments.
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
         text_function().clone(),
         number_function().clone(),
         part_function().clone(),
+        datetime_function().clone(),
     ]
 }
 
@@ -92,8 +109,14 @@ impl AnalyzerRule for SignedTimeCasts {
             .get::<crate::MySqlOptions>()
             .is_none_or(|o| o.lenient_string_casts);
         let strict = matches!(plan, LogicalPlan::Dml(_)) || !lenient;
+        let zone = config
+            .extensions
+            .get::<crate::MySqlOptions>()
+            .map_or_else(|| "SYSTEM".to_string(), |o| o.time_zone.clone());
         plan.transform_up_with_subqueries(|node| {
-            rewrite_node_expressions(node, |e, schema| time_casts(e, schema, strict))
+            rewrite_node_expressions(node, |e, schema| {
+                time_casts(e, schema, strict, &zone, config)
+            })
         })
         .map(|t| t.data)
     }
@@ -120,9 +143,37 @@ fn as_type(e: Expr, from: &DataType, target: &DataType) -> Expr {
     }
 }
 
-fn time_casts(e: Expr, schema: &DFSchema, strict: bool) -> Result<Transformed<Expr>> {
+/// Today's date in the session's time zone `zone`, fixed when the statement is planned.
+fn today(zone: &str, config: &ConfigOptions) -> Expr {
+    let now = Expr::Cast(Cast::new(
+        Box::new(datafusion::functions::datetime::now(config).call(vec![])),
+        DataType::Timestamp(TimeUnit::Microsecond, None),
+    ));
+    let local = if crate::time_zones::is_utc(zone) || !crate::time_zones::is_known_zone(zone) {
+        now
+    } else {
+        let text = |s: &str| Expr::Literal(ScalarValue::Utf8(Some(s.to_string())), None);
+        crate::time_zones::function().call(vec![now, text("+00:00"), text(zone)])
+    };
+    Expr::Cast(Cast::new(Box::new(local), DataType::Date32))
+}
+
+fn time_casts(
+    e: Expr,
+    schema: &DFSchema,
+    strict: bool,
+    zone: &str,
+    config: &ConfigOptions,
+) -> Result<Transformed<Expr>> {
     if let Expr::ScalarFunction(f) = &e {
-        return Ok(time_part_call(f, schema).map_or(Transformed::no(e), Transformed::yes));
+        if let Some(part) = time_part_call(f, schema) {
+            return Ok(Transformed::yes(part));
+        }
+        // YEAR, MONTH, DAY.. of a TIME: those of the DATETIME it is today.
+        if let Some(part) = date_part_of_time(f, schema, zone, config) {
+            return Ok(Transformed::yes(part));
+        }
+        return Ok(Transformed::no(e));
     }
     let (inner, target, checked) = match &e {
         Expr::Cast(Cast { expr, field }) => (expr, field.data_type().clone(), true),
@@ -141,6 +192,15 @@ fn time_casts(e: Expr, schema: &DFSchema, strict: bool) -> Result<Transformed<Ex
             vec![inner, Expr::Literal(ScalarValue::Int64(Some(digits)), None)],
         );
         return Ok(Transformed::yes(as_type(text, &DataType::Utf8, &target)));
+    }
+    if is_time(&source) && matches!(target, DataType::Timestamp(_, None) | DataType::Date32) {
+        let time = as_type(inner, &source, &DataType::Time64(TimeUnit::Microsecond));
+        let datetime = udf_call(datetime_function(), vec![time, today(zone, config)]);
+        return Ok(Transformed::yes(as_type(
+            datetime,
+            &DataType::Timestamp(TimeUnit::Microsecond, None),
+            &target,
+        )));
     }
     if is_time(&source) && (target.is_numeric()) {
         let number = udf_call(number_function(), vec![inner]);
@@ -190,6 +250,33 @@ fn time_part_call(f: &ScalarFunction, schema: &DFSchema) -> Option<Expr> {
     ))
 }
 
+/// `date_part(unit, time_datetime(t, today))` for a `date_part` of a TIME whose unit is a
+/// date's (year, month, day, ...).
+fn date_part_of_time(
+    f: &ScalarFunction,
+    schema: &DFSchema,
+    zone: &str,
+    config: &ConfigOptions,
+) -> Option<Expr> {
+    if f.name() != "date_part" || f.args.len() != 2 {
+        return None;
+    }
+    let source = f.args[1].get_type(schema).ok()?;
+    if !is_time(&source) {
+        return None;
+    }
+    let time = as_type(
+        f.args[1].clone(),
+        &source,
+        &DataType::Time64(TimeUnit::Microsecond),
+    );
+    let datetime = udf_call(datetime_function(), vec![time, today(zone, config)]);
+    Some(Expr::ScalarFunction(ScalarFunction {
+        func: f.func.clone(),
+        args: vec![f.args[0].clone(), datetime],
+    }))
+}
+
 fn times(values: &ArrayRef) -> Result<ArrayRef> {
     Ok(datafusion::arrow::compute::cast(
         values,
@@ -236,6 +323,20 @@ fn time_number(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
         })
         .collect::<Decimal128Array>()
         .with_precision_and_scale(18, 6)?;
+    output(Arc::new(out), scalar)
+}
+
+fn time_datetime(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
+    let (arrays, scalar) = arguments(args)?;
+    let spans = times(&arrays[0])?;
+    let days = datafusion::arrow::compute::cast(&arrays[1], &DataType::Date32)?;
+    let days = days.as_primitive::<datafusion::arrow::datatypes::Date32Type>();
+    let out: datafusion::arrow::array::TimestampMicrosecondArray = spans
+        .as_primitive::<Time64MicrosecondType>()
+        .iter()
+        .zip(days.iter())
+        .map(|(t, d)| Some(i64::from(d?) * 86_400 * MICROS + t?))
+        .collect();
     output(Arc::new(out), scalar)
 }
 

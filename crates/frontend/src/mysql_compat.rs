@@ -598,9 +598,11 @@ fn group_concat(f: &Function) -> Option<Expr> {
             for key in keys {
                 if let Expr::Value(v) = &key.expr {
                     if let Value::Number(n, _) = &v.value {
-                        if let Some(value) = n.parse::<usize>().ok().and_then(|n| {
-                            n.checked_sub(1).and_then(|i| values.get(i))
-                        }) {
+                        if let Some(value) = n
+                            .parse::<usize>()
+                            .ok()
+                            .and_then(|n| n.checked_sub(1).and_then(|i| values.get(i)))
+                        {
                             key.expr = value.clone();
                         }
                     }
@@ -664,7 +666,7 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
             ) && is_string_literal(expr) =>
         {
             let time = call(basalt_functions::time_cast::NAME, vec![(**expr).clone()]);
-            *expr = Box::new(time);
+            **expr = time;
             None
         }
         // N'text': MySQL's national character set is utf8, as every string here.

@@ -466,7 +466,13 @@ impl Session {
             .options()
             .extensions
             .get::<MySqlOptions>()
-            .map(|o| (o.div_precision_increment, o.disable_join_reorder, o.time_zone.clone()));
+            .map(|o| {
+                (
+                    o.div_precision_increment,
+                    o.disable_join_reorder,
+                    o.time_zone.clone(),
+                )
+            });
         self.sync_parallelism();
         let zone = self.time_zone();
         if current.as_ref() != Some(&(increment, no_reorder, zone.clone())) {

@@ -255,9 +255,11 @@ fn format_of(kind: &str, standard: &str) -> Result<Option<&'static str>> {
         "DATE" => 0,
         "DATETIME" | "TIMESTAMP" => 1,
         "TIME" => 2,
-        other => return exec_err!(
+        other => {
+            return exec_err!(
             "get_format: the first argument must be DATE, TIME, DATETIME or TIMESTAMP, not {other}"
-        ),
+        )
+        }
     };
     let formats: [&'static str; 3] = match standard {
         "USA" => ["%m.%d.%Y", "%Y-%m-%d %H.%i.%s", "%h:%i:%s %p"],

@@ -10,9 +10,9 @@
 //! with neither leaves its columns' values unknown; the row count stays.
 
 use crate::provider::BasaltTable;
-use datafusion::common::stats::Precision;
 use basalt_catalog::{SegmentMeta, TableMeta};
 use datafusion::arrow::datatypes::{Field, Schema};
+use datafusion::common::stats::Precision;
 use datafusion::common::{ColumnStatistics, ScalarValue, Statistics};
 use datafusion::datasource::physical_plan::parquet::metadata::DFParquetMetadata;
 use datafusion::parquet::file::metadata::ParquetMetaDataReader;

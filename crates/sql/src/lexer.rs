@@ -28,8 +28,9 @@ pub fn tokenize_with(
             Tokenizer::new(dialect, sql).tokenize_with_location()?,
         ),
     )));
-    let tokens =
-        crate::group_by_order::group_by_directions(crate::compound_intervals::single_units(tokens)?);
+    let tokens = crate::group_by_order::group_by_directions(
+        crate::compound_intervals::single_units(tokens)?,
+    );
     if !tokens
         .iter()
         .any(|t| executable_comment(&t.token).is_some())

@@ -114,7 +114,12 @@ mod tests {
             schema.clone(),
             vec![
                 Arc::new(Int64Array::from(vec![5, -3, 9, 7])),
-                Arc::new(Date32Array::from(vec![Some(19000), None, Some(18000), Some(20000)])),
+                Arc::new(Date32Array::from(vec![
+                    Some(19000),
+                    None,
+                    Some(18000),
+                    Some(20000),
+                ])),
                 Arc::new(Float64Array::from(vec![Some(1.5), Some(-2.25), None, None])),
                 Arc::new(StringArray::from(vec!["b", "a", "c", "d"])),
             ],
@@ -123,7 +128,10 @@ mod tests {
         let stats = column_stats(&write(&[batch], 2), &schema);
         let by = |c: &str| stats.iter().find(|s| s.column == c).cloned();
         let k = by("k").expect("k");
-        assert_eq!((k.min.as_deref(), k.max.as_deref()), (Some("-3"), Some("9")));
+        assert_eq!(
+            (k.min.as_deref(), k.max.as_deref()),
+            (Some("-3"), Some("9"))
+        );
         assert_eq!(k.null_count, Some(0));
         let d = by("d").expect("d");
         assert_eq!(

@@ -65,7 +65,8 @@ mod tests {
                 "variant_element",
                 "time_text",
                 "time_number",
-                "time_part"
+                "time_part",
+                "time_datetime"
             ]
         );
     }

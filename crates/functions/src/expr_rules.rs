@@ -5,9 +5,11 @@
 
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{DFSchema, Result};
+use datafusion::logical_expr::expr::BinaryExpr;
 use datafusion::logical_expr::expr_rewriter::NamePreserver;
+use datafusion::logical_expr::planner::{PlannerResult, RawBinaryExpr};
 use datafusion::logical_expr::utils::merge_schema;
-use datafusion::logical_expr::{Expr, LogicalPlan};
+use datafusion::logical_expr::{Expr, LogicalPlan, Operator};
 
 /// Rewrites each expression of `node` bottom up with `rewrite`, which sees the node's input
 /// schema. Table scans are left alone.
@@ -40,4 +42,35 @@ pub(crate) fn rewrite_node_expressions(
     } else {
         Ok(rewritten)
     }
+}
+
+/// An `ExprPlanner`'s comparison (`=`, `<>`, `<`, `<=`, `>`, `>=`) as `rewrite` leaves it while
+/// the SQL is planned; other operators, and comparisons `rewrite` does not change, stay as
+/// written.
+pub(crate) fn plan_comparison(
+    expr: RawBinaryExpr,
+    schema: &DFSchema,
+    rewrite: impl Fn(Expr, &DFSchema) -> Result<Transformed<Expr>>,
+) -> Result<PlannerResult<RawBinaryExpr>> {
+    use datafusion::sql::sqlparser::ast::BinaryOperator as Sql;
+    let op = match expr.op {
+        Sql::Eq => Operator::Eq,
+        Sql::NotEq => Operator::NotEq,
+        Sql::Lt => Operator::Lt,
+        Sql::LtEq => Operator::LtEq,
+        Sql::Gt => Operator::Gt,
+        Sql::GtEq => Operator::GtEq,
+        _ => return Ok(PlannerResult::Original(expr)),
+    };
+    let binary = Expr::BinaryExpr(BinaryExpr {
+        left: Box::new(expr.left.clone()),
+        op,
+        right: Box::new(expr.right.clone()),
+    });
+    let converted = rewrite(binary, schema)?;
+    Ok(if converted.transformed {
+        PlannerResult::Planned(converted.data)
+    } else {
+        PlannerResult::Original(expr)
+    })
 }

@@ -53,27 +53,7 @@ impl ExprPlanner for NumericDatesPlanner {
         expr: RawBinaryExpr,
         schema: &DFSchema,
     ) -> Result<PlannerResult<RawBinaryExpr>> {
-        use datafusion::sql::sqlparser::ast::BinaryOperator as Sql;
-        let op = match expr.op {
-            Sql::Eq => Operator::Eq,
-            Sql::NotEq => Operator::NotEq,
-            Sql::Lt => Operator::Lt,
-            Sql::LtEq => Operator::LtEq,
-            Sql::Gt => Operator::Gt,
-            Sql::GtEq => Operator::GtEq,
-            _ => return Ok(PlannerResult::Original(expr)),
-        };
-        let binary = Expr::BinaryExpr(BinaryExpr {
-            left: Box::new(expr.left.clone()),
-            op,
-            right: Box::new(expr.right.clone()),
-        });
-        let converted = dates(binary, schema)?;
-        Ok(if converted.transformed {
-            PlannerResult::Planned(converted.data)
-        } else {
-            PlannerResult::Original(expr)
-        })
+        crate::expr_rules::plan_comparison(expr, schema, dates)
     }
 }
 

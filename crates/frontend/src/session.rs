@@ -91,37 +91,6 @@ impl Drop for Session {
     }
 }
 
-/// Doris's BITMAP, HLL and statistics functions (basalt-functions), built once per process and
-/// registered on every session; they replace DataFusion's built-ins of the same names.
-fn register_doris_functions(ctx: &SessionContext) {
-    use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
-    type Functions = (Vec<ScalarUDF>, Vec<AggregateUDF>, Vec<ScalarUDF>);
-    static FUNCTIONS: std::sync::OnceLock<Functions> = std::sync::OnceLock::new();
-    let (scalars, aggregates, text_arguments) = FUNCTIONS.get_or_init(|| {
-        let scalars = basalt_functions::scalar_functions();
-        // String functions that take numbers as text, wrapping the functions a session has
-        // once Basalt's are registered over DataFusion's.
-        let registry = SessionContext::new();
-        for f in &scalars {
-            registry.register_udf(f.clone());
-        }
-        let text_arguments = basalt_functions::numbers_as_text_functions(&registry);
-        let mut aggregates = basalt_functions::aggregate_functions();
-        for f in &aggregates {
-            registry.register_udaf(f.clone());
-        }
-        // `<aggregate>_foreach` for every aggregate a session has.
-        aggregates.extend(basalt_functions::foreach::functions(&registry));
-        (scalars, aggregates, text_arguments)
-    });
-    for f in scalars.iter().chain(text_arguments) {
-        ctx.register_udf(f.clone());
-    }
-    for f in aggregates {
-        ctx.register_udaf(f.clone());
-    }
-}
-
 /// DataFusion's analyzer rules with Doris's COUNT(DISTINCT bitmap) and casts into nested types,
 /// text meeting IPV4/IPV6 values, MySQL's implicit casts,
 /// numbers beside dates and exact division before type coercion, then integer arithmetic that fails on overflow as MySQL's
@@ -322,7 +291,9 @@ impl Session {
         for f in crate::named_locks::functions(&info) {
             ctx.register_udf(f);
         }
-        register_doris_functions(&ctx);
+        // Doris's BITMAP, HLL and statistics functions (basalt-functions), built once per
+        // process; they replace DataFusion's built-ins of the same names.
+        basalt_functions::register_all(&ctx);
         {
             use datafusion::execution::FunctionRegistry;
             let planner = Arc::new(basalt_functions::BitValueNumbersPlanner);

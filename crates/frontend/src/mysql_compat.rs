@@ -134,7 +134,7 @@ impl SqlSettings {
         };
         SqlSettings {
             time_zone: time_zone.to_string(),
-            pipes_as_concat: has("PIPES_AS_CONCAT") || has("ANSI") || has("ORACLE"),
+            pipes_as_concat: basalt_sql::SqlSyntax::from_sql_mode(sql_mode).pipes_as_concat,
             only_full_group_by: has("ONLY_FULL_GROUP_BY") || has("ANSI") || has("TRADITIONAL"),
             table_name_case: Default::default(),
         }
@@ -165,6 +165,15 @@ pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
             if *op == BinaryOperator::StringConcat && !settings.pipes_as_concat {
                 *op = BinaryOperator::Or;
             }
+        }
+        logical_operands(e);
+        // `~x`: MySQL's unsigned 64-bit inversion.
+        if let Expr::UnaryOp {
+            op: UnaryOperator::BitwiseNot,
+            expr,
+        } = e
+        {
+            *e = call("mysql_bit_not", vec![(**expr).clone()]);
         }
         // NOT of what may be a number (`NOT flag` on a TINYINT): MySQL's NOT.
         if let Expr::UnaryOp {
@@ -225,6 +234,29 @@ pub(crate) fn binary(left: Expr, op: BinaryOperator, right: Expr) -> Expr {
         op,
         right: Box::new(right),
     }))
+}
+
+/// AND, OR and XOR read their operands by MySQL's truth (`2 AND 3` is 1, `'0' OR 0` is 0); XOR
+/// is logical, not bitwise (`2 XOR 1` is 0): the truths compared, NULL if either is NULL.
+fn logical_operands(e: &mut Expr) {
+    let Expr::BinaryOp { left, op, right } = e else {
+        return;
+    };
+    match op {
+        BinaryOperator::And | BinaryOperator::Or => {
+            truth_of(left);
+            truth_of(right);
+        }
+        BinaryOperator::Xor => {
+            let truth = |side: &Expr| call("mysql_truth", vec![side.clone()]);
+            *e = Expr::Nested(Box::new(Expr::BinaryOp {
+                left: Box::new(truth(left)),
+                op: BinaryOperator::NotEq,
+                right: Box::new(truth(right)),
+            }));
+        }
+        _ => {}
+    }
 }
 
 /// True for expressions that are plainly conditions (comparisons, IN, LIKE, IS, AND/OR/NOT,

@@ -517,13 +517,17 @@ impl Session {
     /// False under `sql_mode` NO_BACKSLASH_ESCAPES: `\` is an ordinary character in the
     /// session's string literals (and the server says so in its status flags).
     pub fn backslash_escapes(&self) -> bool {
-        !self
+        self.sql_syntax().backslash_escapes
+    }
+
+    /// How this session's `sql_mode` parses text (string escapes, `||`).
+    pub fn sql_syntax(&self) -> basalt_sql::SqlSyntax {
+        let sql_mode = self
             .variables()
             .get("sql_mode")
             .map(|v| v.as_text())
-            .unwrap_or_default()
-            .split(',')
-            .any(|m| m.trim().eq_ignore_ascii_case("NO_BACKSLASH_ESCAPES"))
+            .unwrap_or_default();
+        basalt_sql::SqlSyntax::from_sql_mode(&sql_mode)
     }
 
     /// `@@time_zone` (`SYSTEM`, an offset or a zone name).

@@ -56,6 +56,7 @@ mod ip;
 mod json;
 pub mod like;
 mod like_escapes;
+mod bit_not;
 mod logical_not;
 mod map_agg;
 mod moments;
@@ -156,6 +157,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(date_round::functions());
     v.push(time_zones::function());
     v.extend(logical_not::functions());
+    v.push(bit_not::function());
     v.push(null_concat::function());
     v.push(like_escapes::function());
     v.push(mysql_comparisons::function());

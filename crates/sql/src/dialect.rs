@@ -1,42 +1,95 @@
 //! Basalt's SQL dialect: `sqlparser`'s MySQL dialect with MySQL's own operator rules where the
 //! two differ. `DIV` binds like `*`, `/` and `%` and associates to the left (`1000 DIV 300 *
 //! 300` is 900; sqlparser's MySQL dialect parses everything right of `DIV` as its divisor).
+//! The binding strength of every other operator follows MySQL's precedence table
+//! ([`BasaltDialect::get_next_precedence`]).
 //! Version comments (`/*!50700 ... */`) are expanded by [`crate::lexer`], by version, so the
 //! tokenizer here leaves them as comments.
 
-use sqlparser::ast::{BinaryOperator, Expr, Statement};
-use sqlparser::dialect::{Dialect, MySqlDialect};
+use sqlparser::ast::{BinaryOperator, Expr, Statement, UnaryOperator};
+use sqlparser::dialect::{Dialect, MySqlDialect, Precedence};
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::Token;
 use std::any::TypeId;
 
-/// MySQL as Basalt parses it. It reports itself as [`MySqlDialect`], so every MySQL-only rule
-/// of the parser applies.
-#[derive(Debug)]
-pub struct BasaltDialect {
-    mysql: MySqlDialect,
-    /// `\` escapes in string literals (off under `sql_mode` NO_BACKSLASH_ESCAPES).
-    backslash_escapes: bool,
+/// The parts of `sql_mode` that change how text parses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SqlSyntax {
+    /// `\` escapes in string literals (off under NO_BACKSLASH_ESCAPES).
+    pub backslash_escapes: bool,
+    /// `||` concatenates and binds tighter than `*` (PIPES_AS_CONCAT, ANSI); otherwise it is
+    /// OR and binds like OR.
+    pub pipes_as_concat: bool,
 }
 
-impl Default for BasaltDialect {
+impl Default for SqlSyntax {
     fn default() -> Self {
-        BasaltDialect::new(true)
+        SqlSyntax {
+            backslash_escapes: true,
+            pipes_as_concat: false,
+        }
     }
 }
 
+impl SqlSyntax {
+    /// The syntax a session with this `sql_mode` parses.
+    pub fn from_sql_mode(sql_mode: &str) -> SqlSyntax {
+        let has = |mode: &str| {
+            sql_mode
+                .split(',')
+                .any(|m| m.trim().eq_ignore_ascii_case(mode))
+        };
+        SqlSyntax {
+            backslash_escapes: !has("NO_BACKSLASH_ESCAPES"),
+            pipes_as_concat: has("PIPES_AS_CONCAT") || has("ANSI") || has("ORACLE"),
+        }
+    }
+}
+
+/// MySQL as Basalt parses it. It reports itself as [`MySqlDialect`], so every MySQL-only rule
+/// of the parser applies.
+#[derive(Debug, Default)]
+pub struct BasaltDialect {
+    mysql: MySqlDialect,
+    syntax: SqlSyntax,
+}
+
 impl BasaltDialect {
-    pub fn new(backslash_escapes: bool) -> BasaltDialect {
+    pub fn new(syntax: SqlSyntax) -> BasaltDialect {
         BasaltDialect {
             mysql: MySqlDialect {},
-            backslash_escapes,
+            syntax,
         }
+    }
+
+    /// MySQL's binding strength of the operator `token` begins, where it differs from the
+    /// parser's default (which follows PostgreSQL). From tightest to loosest MySQL has: `^`;
+    /// `*` `/` `DIV` `%`; `+` `-`; `<<` `>>`; `&`; `|`; comparisons, `IS`, `LIKE`, `IN`;
+    /// `BETWEEN`; `NOT`; `AND` `&&`; `XOR`; `OR` `||`. A JSON path (`col->'$.a'`) is an operand.
+    fn mysql_precedence(&self, token: &Token) -> Option<u8> {
+        let p = |level| self.prec_value(level);
+        Some(match token {
+            Token::Arrow | Token::LongArrow => p(Precedence::DoubleColon),
+            Token::Caret => p(Precedence::MulDivModOp) + 2,
+            Token::StringConcat if self.syntax.pipes_as_concat => p(Precedence::MulDivModOp) + 1,
+            Token::StringConcat => p(Precedence::Or),
+            Token::ShiftLeft | Token::ShiftRight => p(Precedence::Ampersand) + 3,
+            Token::Overlap => p(Precedence::And),
+            Token::Word(w) if w.keyword == Keyword::XOR => p(Precedence::Or) + 2,
+            _ => return None,
+        })
     }
 }
 
 impl Dialect for BasaltDialect {
     fn supports_string_literal_backslash_escape(&self) -> bool {
-        self.backslash_escapes
+        self.syntax.backslash_escapes
+    }
+
+    fn get_next_precedence(&self, parser: &Parser) -> Option<Result<u8, ParserError>> {
+        self.mysql_precedence(&parser.peek_token_ref().token)
+            .map(Ok)
     }
 
     fn dialect(&self) -> TypeId {
@@ -70,6 +123,33 @@ impl Dialect for BasaltDialect {
             return false;
         }
         self.mysql.is_select_item_alias(explicit, kw, parser)
+    }
+
+    /// `!x` (MySQL's NOT), `-x`, `+x` and `~x` bind tighter than every binary operator, `^`
+    /// included: `!1 + 1` is 1, `-2 ^ 2` is `(-2) ^ 2`.
+    fn parse_prefix(&self, parser: &mut Parser) -> Option<Result<Expr, ParserError>> {
+        let op = match parser.peek_token_ref().token {
+            Token::ExclamationMark => UnaryOperator::Not,
+            Token::Minus => UnaryOperator::Minus,
+            Token::Plus => UnaryOperator::Plus,
+            Token::Tilde => UnaryOperator::BitwiseNot,
+            _ => return None,
+        };
+        parser.next_token();
+        let tightest = self.prec_value(Precedence::MulDivModOp) + 3;
+        Some(parser.parse_subexpr(tightest).map(|operand| Expr::UnaryOp {
+            op,
+            expr: Box::new(operand),
+        }))
+    }
+
+    /// LIKE and REGEXP are comparisons in MySQL, of one level with `=` and left-associative
+    /// (`'a' LIKE 'a' = 1` is `('a' LIKE 'a') = 1`).
+    fn prec_value(&self, prec: Precedence) -> u8 {
+        match prec {
+            Precedence::Like => self.mysql.prec_value(Precedence::Eq),
+            other => self.mysql.prec_value(other),
+        }
     }
 
     fn parse_infix(

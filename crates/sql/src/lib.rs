@@ -28,6 +28,7 @@ mod workload;
 
 pub use compound::procedure_statements;
 pub use ddl::unique_column_index;
+pub use dialect::SqlSyntax;
 pub use lexer::{split_statements, MYSQL_VERSION_ID};
 pub use parser::{
     parse_one, parse_one_with, parse_statements, parse_statements_with, placeholder_offsets,

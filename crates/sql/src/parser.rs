@@ -1,7 +1,7 @@
 //! Entry point of the SQL surface: splits text into statements and routes each either to Basalt's
 //! own grammar (Doris DDL, users, partitions) or to `sqlparser`'s MySQL dialect.
 
-use crate::dialect::BasaltDialect;
+use crate::dialect::{BasaltDialect, SqlSyntax};
 use crate::error::syntax_error;
 use crate::statement::*;
 use crate::words::{
@@ -13,13 +13,12 @@ use sqlparser::tokenizer::Token;
 
 /// Parses every `;`-separated statement in `sql`.
 pub fn parse_statements(sql: &str) -> Result<Vec<Statement>> {
-    parse_statements_with(sql, true)
+    parse_statements_with(sql, SqlSyntax::default())
 }
 
-/// [`parse_statements`] with or without `\` escapes in string literals (a client's text under
-/// `sql_mode` NO_BACKSLASH_ESCAPES is parsed without them).
-pub fn parse_statements_with(sql: &str, backslash_escapes: bool) -> Result<Vec<Statement>> {
-    let dialect = BasaltDialect::new(backslash_escapes);
+/// [`parse_statements`] under a session's `sql_mode` (NO_BACKSLASH_ESCAPES, PIPES_AS_CONCAT).
+pub fn parse_statements_with(sql: &str, syntax: SqlSyntax) -> Result<Vec<Statement>> {
+    let dialect = BasaltDialect::new(syntax);
     let tokens =
         crate::lexer::tokenize_with(sql, &dialect).map_err(|e| syntax_error(e.into(), sql))?;
     let mut parser = Parser::new(&dialect).with_tokens_with_locations(tokens);
@@ -51,12 +50,12 @@ pub fn parse_statements_with(sql: &str, backslash_escapes: bool) -> Result<Vec<S
 
 /// Parses text that must hold exactly one statement.
 pub fn parse_one(sql: &str) -> Result<Statement> {
-    parse_one_with(sql, true)
+    parse_one_with(sql, SqlSyntax::default())
 }
 
-/// [`parse_one`] with or without `\` escapes in string literals.
-pub fn parse_one_with(sql: &str, backslash_escapes: bool) -> Result<Statement> {
-    let mut stmts = parse_statements_with(sql, backslash_escapes)?;
+/// [`parse_one`] under a session's `sql_mode`.
+pub fn parse_one_with(sql: &str, syntax: SqlSyntax) -> Result<Statement> {
+    let mut stmts = parse_statements_with(sql, syntax)?;
     match stmts.len() {
         1 => Ok(stmts.remove(0)),
         0 => Err(BasaltError::syntax_at("empty statement", sql, 1, 1)),

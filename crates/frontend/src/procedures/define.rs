@@ -40,7 +40,7 @@ impl QueryEngine {
         }
         // Every statement must be one Basalt runs, and parse.
         let body = basalt_sql::parse_procedure_body(&create.body)?;
-        super::validate::check_body(&body, session.backslash_escapes())?;
+        super::validate::check_body(&body, session.sql_syntax())?;
         // The definer is the creating account (CURRENT_USER) unless DEFINER names another,
         // which takes an administrator (MySQL's SET_USER_ID).
         let own = (

@@ -348,7 +348,7 @@ impl<'e> Interpreter<'e> {
 
     /// Parses a statement of the body with the visible variables bound.
     fn parse_bound(&self, text: &str) -> Result<Statement> {
-        let mut statement = basalt_sql::parse_one_with(text, self.session.backslash_escapes())?;
+        let mut statement = basalt_sql::parse_one_with(text, self.session.sql_syntax())?;
         let bound = self.frame.bound();
         match &mut statement {
             Statement::Standard(s) => substitute_statement(s, &bound),
@@ -418,7 +418,13 @@ impl<'e> Interpreter<'e> {
     pub(super) async fn set_user_variable(&mut self, name: &str, value: &Expr) -> Result<()> {
         let name = name.trim_matches('`');
         let sql = format!("SET @`{}` = {value}", name.replace('`', "``"));
-        let statement = basalt_sql::parse_one_with(&sql, false)?;
+        let statement = basalt_sql::parse_one_with(
+            &sql,
+            basalt_sql::SqlSyntax {
+                backslash_escapes: false,
+                ..Default::default()
+            },
+        )?;
         Box::pin(
             self.engine
                 .execute_parsed(self.session, ParsedStatement::new(statement)),
@@ -461,7 +467,7 @@ impl<'e> Interpreter<'e> {
     /// Runs one SQL statement of the body; a CALL runs the procedure it names here, with its
     /// OUT and INOUT arguments assigned back.
     async fn run_sql(&mut self, text: &str) -> Result<()> {
-        let original = basalt_sql::parse_one_with(text, self.session.backslash_escapes())?;
+        let original = basalt_sql::parse_one_with(text, self.session.sql_syntax())?;
         if let Statement::Call { name, args } = &original {
             self.session
                 .access()

@@ -12,12 +12,12 @@ struct Label {
     is_loop: bool,
 }
 
-/// Checks a parsed body (`backslash_escapes`: the session's rule for string literals).
-pub(super) fn check_body(statements: &[SpStatement], backslash_escapes: bool) -> Result<()> {
+/// Checks a parsed body (`syntax`: how the session's `sql_mode` parses text).
+pub(super) fn check_body(statements: &[SpStatement], syntax: basalt_sql::SqlSyntax) -> Result<()> {
     let mut checker = Checker {
         labels: vec![],
         conditions: vec![],
-        backslash_escapes,
+        syntax,
     };
     checker.list(statements)
 }
@@ -26,7 +26,7 @@ struct Checker {
     labels: Vec<Label>,
     /// Declared condition names, per open block.
     conditions: Vec<Vec<String>>,
-    backslash_escapes: bool,
+    syntax: basalt_sql::SqlSyntax,
 }
 
 impl Checker {
@@ -35,7 +35,7 @@ impl Checker {
     }
 
     fn parses(&self, sql: &str) -> Result<()> {
-        basalt_sql::parse_one_with(sql, self.backslash_escapes).map(|_| ())
+        basalt_sql::parse_one_with(sql, self.syntax).map(|_| ())
     }
 
     fn labelled(

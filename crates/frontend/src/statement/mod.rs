@@ -59,7 +59,7 @@ impl QueryEngine {
     /// Parses one statement of a session's client (1064 with the position of a syntax error),
     /// with the session's rule for `\` in string literals.
     pub fn parse(&self, session: &Session, sql: &str) -> Result<ParsedStatement> {
-        let mut statement = basalt_sql::parse_one_with(sql, session.backslash_escapes())?;
+        let mut statement = basalt_sql::parse_one_with(sql, session.sql_syntax())?;
         crate::temporary_tables::refuse_hidden_names(&statement)?;
         crate::temporary_tables::resolve(session, &mut statement);
         Ok(ParsedStatement::new(statement))

@@ -65,6 +65,7 @@ pub mod murmur3;
 mod murmur_hash;
 mod mysql_comparisons;
 mod mysql_rounding;
+mod mysql_rand;
 mod mysql_time_format;
 mod mysql_values;
 mod nested_casts;
@@ -205,6 +206,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.push(number_sign::function());
     v.extend(mysql_rounding::functions());
     v.push(count_arguments::function());
+    v.push(mysql_rand::function());
     v.push(text_negation::function());
     v
 }

@@ -119,6 +119,8 @@ fn analyzer_rules(
     rules.insert(coercion, Arc::new(basalt_functions::NumericDates));
     // Dates cast to numbers: MySQL's YYYYMMDDhhmmss numbers.
     rules.insert(coercion, Arc::new(basalt_functions::TemporalNumbers));
+    // Signed integers CAST to UNSIGNED keep their bits (-2 is 18446744073709551614).
+    rules.insert(coercion, Arc::new(basalt_functions::UnsignedCasts));
     rules.insert(coercion, Arc::new(basalt_functions::ImplicitCasts));
     rules.insert(coercion, Arc::new(basalt_functions::NestedCasts));
     rules.insert(
@@ -131,6 +133,9 @@ fn analyzer_rules(
     );
     // Booleans and JSON beside numbers, before any rule asks a comparison for its type.
     rules.insert(coercion, Arc::new(basalt_functions::MySqlComparisons));
+    // Values chosen among mixed types (COALESCE, CASE, GREATEST, NULLIF) typed as MySQL types
+    // them, before the rules above retype their comparisons and casts.
+    rules.insert(coercion, Arc::new(basalt_functions::MixedResultTypes));
     // DATETIME values become MySQL's text, in the query's casts and those coercion added.
     let coerced = rules
         .iter()

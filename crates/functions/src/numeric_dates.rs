@@ -182,7 +182,7 @@ fn dates(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
         Expr::Cast(Cast { expr, field }) => {
             match number_beside(&expr, Target::of(field.data_type())) {
                 Some(t) => Transformed::yes(Expr::Cast(Cast {
-                    expr: Box::new(as_temporal(*expr, t)),
+                    expr: Box::new(cast_temporal(*expr, t)),
                     field,
                 })),
                 None => Transformed::no(Expr::Cast(Cast { expr, field })),
@@ -191,7 +191,7 @@ fn dates(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
         Expr::TryCast(TryCast { expr, field }) => {
             match number_beside(&expr, Target::of(field.data_type())) {
                 Some(t) => Transformed::yes(Expr::TryCast(TryCast {
-                    expr: Box::new(as_temporal(*expr, t)),
+                    expr: Box::new(cast_temporal(*expr, t)),
                     field,
                 })),
                 None => Transformed::no(Expr::TryCast(TryCast { expr, field })),
@@ -286,6 +286,48 @@ fn as_temporal(e: Expr, target: Target) -> Expr {
     }
     let number = Expr::Cast(Cast::new(Box::new(e), DataType::Int64));
     ScalarUDF::new_from_impl(NumberToDate::new(target)).call(vec![number])
+}
+
+/// `e`, a number CAST to a date or DATETIME: [`as_temporal`], except that a literal
+/// YYYYMMDDhhmmss.ffffff cast to a DATETIME keeps its fraction (`CAST(20200101101010.5 AS
+/// DATETIME(6))` is 10:10:10.500000; a YYYYMMDD.f date has no time to carry one).
+fn cast_temporal(e: Expr, target: Target) -> Expr {
+    let fraction = match (&e, target) {
+        (Expr::Literal(value, _), Target::DateTime) => literal_fraction_micros(value),
+        _ => None,
+    };
+    let temporal = as_temporal(e, target);
+    match (fraction, &temporal) {
+        (Some(micros), Expr::Literal(ScalarValue::TimestampMicrosecond(Some(t), z), _)) => {
+            Expr::Literal(
+                ScalarValue::TimestampMicrosecond(Some(t + micros), z.clone()),
+                None,
+            )
+        }
+        _ => temporal,
+    }
+}
+
+/// The microseconds of a DECIMAL or DOUBLE literal's fraction (truncated to 6 digits), when its
+/// integer part is a YYYYMMDDhhmmss number (one with a time of day).
+fn literal_fraction_micros(value: &ScalarValue) -> Option<i64> {
+    let (whole, micros) = match value {
+        ScalarValue::Decimal128(Some(v), _, scale) if *scale > 0 => {
+            let unit = 10i128.checked_pow(*scale as u32)?;
+            let frac = (v % unit).abs();
+            let micros = if *scale >= 6 {
+                frac / 10i128.pow(*scale as u32 - 6)
+            } else {
+                frac * 10i128.pow(6 - *scale as u32)
+            };
+            (v / unit, micros as i64)
+        }
+        ScalarValue::Float64(Some(v)) if v.is_finite() && *v >= 0.0 => {
+            (v.trunc() as i128, ((v.fract() * 1e6) as i64).min(999_999))
+        }
+        _ => return None,
+    };
+    (whole >= 100_000_000 && micros > 0).then_some(micros)
 }
 
 /// A literal number as a date: DATETIME when it carries a time of day (or the other side is

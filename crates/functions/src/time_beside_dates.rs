@@ -8,7 +8,7 @@
 //! operands to TIME), and [`TimeBesideDatesPlanner`] does the same for comparisons as the SQL
 //! is planned (DataFusion asks a comparison for its type before any rule runs);
 //! [`crate::SignedTimeCasts`] then makes those casts MySQL's. COALESCE / GREATEST / LEAST of a
-//! TIME and a date are still refused: DataFusion checks their arguments while planning.
+//! TIME and a date are [`crate::mixed_result_types`]' (which types CASE results first).
 
 use crate::expr_rules::rewrite_node_expressions;
 use datafusion::arrow::datatypes::{DataType, TimeUnit};

@@ -29,6 +29,7 @@ pub fn fragment_functions() -> Vec<ScalarUDF> {
     v.push(crate::date_number::function().clone());
     v.push(crate::variant::element::function().clone());
     v.extend(crate::signed_times::functions());
+    v.push(crate::unsigned_casts::function().clone());
     v
 }
 
@@ -66,7 +67,8 @@ mod tests {
                 "time_text",
                 "time_number",
                 "time_part",
-                "time_datetime"
+                "time_datetime",
+                "unsigned_bits"
             ]
         );
     }

@@ -113,6 +113,10 @@ impl ScalarUDFImpl for AddressValues {
     }
 
     fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
+        // MySQL's types for mixed values (a TIME beside a DATE, text beside a number...).
+        if let Some(types) = crate::mixed_result_types::coerced_arguments(self.name(), arg_types) {
+            return Ok(types);
+        }
         let refused = match self.accepted(arg_types) {
             Ok(types) => return Ok(types),
             Err(e) => e,
@@ -141,6 +145,11 @@ impl ScalarUDFImpl for AddressValues {
             .iter()
             .map(|f| f.data_type().clone())
             .collect();
+        // Mixed values (no addresses) that MySQL types: `crate::mixed_result_types`.
+        let mixed = crate::mixed_result_types::result_type(self.name(), &types);
+        if let (Some(t), None) = (&mixed, self.address_result(args.arg_fields)) {
+            return Ok(Arc::new(Field::new(self.name(), t.clone(), true)));
+        }
         let refused = match self.accepted(&types) {
             Ok(_) => return self.inner.return_field_from_args(args),
             Err(e) => e,

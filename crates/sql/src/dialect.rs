@@ -158,6 +158,9 @@ impl Dialect for BasaltDialect {
         expr: &Expr,
         precedence: u8,
     ) -> Option<Result<Expr, ParserError>> {
+        if let Some(in_list) = crate::in_lists::parse(parser, expr) {
+            return Some(in_list);
+        }
         if !parser.parse_keyword(Keyword::DIV) {
             return None;
         }

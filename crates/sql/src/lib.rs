@@ -9,6 +9,7 @@ mod ddl;
 mod dialect;
 mod error;
 mod group_by_order;
+mod in_lists;
 mod lexer;
 mod load_data;
 mod locking_reads;

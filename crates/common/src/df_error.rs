@@ -13,6 +13,20 @@ pub fn to_df(e: BasaltError) -> DataFusionError {
 
 /// Converts a DataFusion error into a Basalt error with the right MySQL code.
 pub fn from_df(e: DataFusionError) -> BasaltError {
+    match translated(e) {
+        // A scalar subquery's row check, raised on a backend or shared by a join's partitions:
+        // its code 1242 wherever the text arrives.
+        BasaltError::Execution(message) if message.contains(MANY_ROWS) => {
+            BasaltError::SubqueryReturnsManyRows
+        }
+        other => other,
+    }
+}
+
+/// DataFusion's text for a scalar subquery of more than one row.
+const MANY_ROWS: &str = "Scalar subquery returned more than one row";
+
+fn translated(e: DataFusionError) -> BasaltError {
     match e {
         DataFusionError::External(inner) => match inner.downcast::<BasaltError>() {
             Ok(b) => *b,
@@ -46,13 +60,7 @@ pub fn from_df(e: DataFusionError) -> BasaltError {
         DataFusionError::ArrowError(ae, _) => arrow_error(*ae),
         DataFusionError::ResourcesExhausted(msg) => mem_limit_exceeded(&msg),
         DataFusionError::NotImplemented(msg) => BasaltError::NotSupported(msg),
-        other => {
-            let message = strip_prefix(other.to_string());
-            if message.contains("Scalar subquery returned more than one row") {
-                return BasaltError::SubqueryReturnsManyRows;
-            }
-            BasaltError::Execution(message)
-        }
+        other => BasaltError::Execution(strip_prefix(other.to_string())),
     }
 }
 
@@ -171,6 +179,17 @@ mod remote_tests {
         assert!(matches!(e, BasaltError::NumericOverflow(_)), "{e:?}");
         let e = from_df(DataFusionError::External(Box::new(Text("disk on fire"))));
         assert!(matches!(e, BasaltError::Execution(_)), "{e:?}");
+        // A scalar subquery's row check, as its text arrives from a backend.
+        let e = from_df(DataFusionError::External(Box::new(Text(
+            "Execution error: Scalar subquery returned more than one row",
+        ))));
+        assert_eq!(e.mysql_code(), 1242, "{e:?}");
+        let shared = std::sync::Arc::new(DataFusionError::Execution(
+            "Scalar subquery returned more than one row".into(),
+        ));
+        let _also_held = shared.clone();
+        let e = from_df(DataFusionError::Shared(shared));
+        assert_eq!(e.mysql_code(), 1242, "{e:?}");
     }
 
     #[test]

@@ -157,6 +157,7 @@ fn analyzer_rules(
     );
     rules.push(Arc::new(basalt_functions::CheckedIntegerArithmetic));
     rules.push(Arc::new(basalt_query::ValuesWithSubqueries));
+    rules.push(Arc::new(basalt_query::SingleRowScalarSubqueries));
     rules.push(Arc::new(basalt_query::ApplyRefusedSubqueries));
     with_checkpoints(rules, Arc::new(PlanningCheckpoint))
 }

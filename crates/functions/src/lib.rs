@@ -83,6 +83,7 @@ mod regexp_extract;
 mod signed_times;
 mod unsigned_casts;
 mod sketch_fields;
+pub mod single_row;
 mod sleep;
 mod stats;
 mod string_edits;
@@ -174,6 +175,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(bits::functions());
     v.extend(string_size::functions());
     v.push(sleep::function());
+    v.push(single_row::function());
     v.push(substring::function());
     v.push(element_at::function());
     v.extend(hex::functions());

@@ -12,6 +12,7 @@ mod nested_literal_types;
 mod provider;
 mod pruning;
 mod query_planner;
+mod scalar_subquery_rows;
 mod scan;
 mod scan_io;
 mod segment_scan;
@@ -27,6 +28,7 @@ pub use lenient_store::{fit_batch, StoreWarning, StoreWarnings};
 pub use nested_literal_types::RetypeNestedLiterals;
 pub use provider::{table_schema, BasaltTable};
 pub use query_planner::BasaltQueryPlanner;
+pub use scalar_subquery_rows::SingleRowScalarSubqueries;
 pub use scan::{register_segment_store, ScanReports};
 pub use sink::{delete_rows, GeneratedIds};
 pub use subquery_apply::{

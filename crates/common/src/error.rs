@@ -309,6 +309,10 @@ pub enum BasaltError {
     #[error("internal error: {0}")]
     Internal(String),
 }
+    /// An option where MySQL does not take it (ER_CANT_USE_OPTION_HERE): SQL_CALC_FOUND_ROWS
+    /// anywhere but a statement's first SELECT.
+    #[error("Incorrect usage/placement of '{0}'")]
+    OptionPlacement(String),
 
 impl BasaltError {
     /// Builds a syntax error from a message, the SQL text and a 1-based line/column position.
@@ -411,6 +415,7 @@ impl BasaltError {
             BasaltError::UnknownThread(_) => 1094,
             BasaltError::NotThreadOwner(_) => 1095,
             BasaltError::InvalidWorkloadGroup(_)
+            BasaltError::OptionPlacement(_) => 1234,
             | BasaltError::UnknownWorkloadGroup(_)
             | BasaltError::UnknownQueryProfile(_)
             | BasaltError::QueueFull(_)
@@ -438,6 +443,7 @@ impl BasaltError {
             1339 => "20000",
             1325 | 1326 => "24000",
             1048 => "23000",
+            1234 => "42000",
             1138 => "22004",
             1406 => "22001",
             3140 => "22032",

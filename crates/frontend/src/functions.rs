@@ -1,5 +1,6 @@
 //! MySQL session functions: DATABASE()/SCHEMA(), USER()/CURRENT_USER(), CONNECTION_ID(),
-//! VERSION(), LAST_INSERT_ID(), ROW_COUNT() — each reads the live state of its own session.
+//! VERSION(), LAST_INSERT_ID(), ROW_COUNT(), FOUND_ROWS() — each reads the live state of its
+//! own session.
 
 use crate::session::SessionInfo;
 use crate::variables::SERVER_VERSION;
@@ -20,6 +21,7 @@ enum Kind {
     Version,
     LastInsertId,
     RowCount,
+    FoundRows,
 }
 
 #[derive(Debug)]
@@ -61,7 +63,7 @@ impl ScalarUDFImpl for SessionFunction {
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
         Ok(match self.kind {
             Kind::ConnectionId | Kind::LastInsertId => DataType::UInt64,
-            Kind::RowCount => DataType::Int64,
+            Kind::RowCount | Kind::FoundRows => DataType::Int64,
             _ => DataType::Utf8,
         })
     }
@@ -76,6 +78,7 @@ impl ScalarUDFImpl for SessionFunction {
             Kind::Version => ScalarValue::Utf8(Some(SERVER_VERSION.to_string())),
             Kind::LastInsertId => ScalarValue::UInt64(Some(info.last_insert_id())),
             Kind::RowCount => ScalarValue::Int64(Some(info.row_count.value())),
+            Kind::FoundRows => ScalarValue::Int64(Some(info.found_rows.value())),
         };
         Ok(ColumnarValue::Scalar(v))
     }
@@ -100,5 +103,6 @@ pub fn session_functions(info: &Arc<SessionInfo>) -> Vec<ScalarUDF> {
         make("version", &[], Kind::Version),
         make("last_insert_id", &[], Kind::LastInsertId),
         make("row_count", &[], Kind::RowCount),
+        make("found_rows", &[], Kind::FoundRows),
     ]
 }

@@ -17,6 +17,7 @@ mod create_table_as;
 mod ddl_text;
 mod doris_variables;
 mod engine;
+mod found_rows;
 mod frontend_node;
 mod function_aliases;
 mod function_library;

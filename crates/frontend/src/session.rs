@@ -46,6 +46,8 @@ pub struct SessionInfo {
     pub(crate) transaction: crate::transaction::TransactionState,
     /// ROW_COUNT(): the rows the previous statement affected.
     pub(crate) row_count: crate::row_count::RowCount,
+    /// FOUND_ROWS(): the rows the last result set had (without LIMIT under SQL_CALC_FOUND_ROWS).
+    pub(crate) found_rows: crate::found_rows::FoundRows,
     /// The stored procedures running and the definer they run as.
     pub(crate) routine: crate::procedures::RoutineContext,
     /// The session's temporary tables (dropped when it ends).
@@ -235,6 +237,7 @@ impl Session {
             snapshot: Default::default(),
             transaction: Default::default(),
             row_count: Default::default(),
+            found_rows: Default::default(),
             routine: Default::default(),
             temporary: Default::default(),
         });

@@ -81,6 +81,7 @@ impl QueryEngine {
             session.info.warnings.clear();
         }
         session.info.row_count.begin();
+        session.info.found_rows.begin();
         let effect = crate::transaction::Effect::of(&stmt.statement);
         let autocommit_before = session.autocommit();
         let label_kind = crate::transaction::LabelReport::of(&stmt.statement);
@@ -106,7 +107,7 @@ impl QueryEngine {
             }
         }
         session.info.row_count.finish(&result);
-        result
+        session.info.found_rows.finish(result)
     }
 
     pub(crate) async fn execute_statement(

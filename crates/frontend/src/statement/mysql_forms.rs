@@ -51,6 +51,8 @@ impl QueryEngine {
             _ => vec![],
         };
         assign_row(session, variables, &batches)?;
+        let selected = batches.iter().map(|b| b.num_rows() as u64).sum();
+        session.info.found_rows.set_selected(selected);
         Ok(Output::ok())
     }
 

@@ -41,11 +41,10 @@ impl QueryEngine {
             return None;
         }
         stmt.point_checked = true;
-        let answer = self.point_answer(session, query).transpose();
-        if let Some(result) = &answer {
-            session.info.row_count.finish(result);
-        }
-        answer
+        let answer = self.point_answer(session, query).transpose()?;
+        session.info.row_count.finish(&answer);
+        session.info.found_rows.begin();
+        Some(session.info.found_rows.finish(answer))
     }
 
     /// Like [`QueryEngine::try_point_query`] for a prepared statement with its parameters.
@@ -63,7 +62,9 @@ impl QueryEngine {
         if let Err(e) = stmt.check_params(params) {
             return Some(Err(e));
         }
-        point.execute(&self.services, session, params).transpose()
+        let answer = point.execute(&self.services, session, params).transpose()?;
+        session.info.found_rows.begin();
+        Some(session.info.found_rows.finish(answer))
     }
 
     /// COM_STMT_PREPARE: keeps the statement under a new id.

@@ -4,6 +4,7 @@
 
 use crate::backend_failover::{self, AfterFailure, LiveAtStart};
 use crate::engine::QueryEngine;
+use crate::found_rows::{self, Counting};
 use crate::output::Output;
 use crate::point_query::PointQuery;
 use crate::session::Session;
@@ -92,6 +93,9 @@ impl QueryEngine {
     ) -> Result<Output> {
         session.scan_reports.clear();
         let ignore = crate::lenient_insert::take_ignore(&mut stmt);
+        crate::found_rows::check_placement(&stmt)?;
+        let found_rule = found_rows::Rule::of(&stmt);
+        let inserts_selected = found_rows::inserts_selected_rows(&stmt);
         // Result columns are named from the statement as the client wrote it.
         let column_names = mysql_column_names(&stmt);
         let shown = match &column_names {
@@ -140,6 +144,9 @@ impl QueryEngine {
             false => session.access().check_plan_reads(&plan)?,
         }
         let is_insert = matches!(&plan, LogicalPlan::Dml(_));
+        // FOUND_ROWS() counts past the LIMIT after SQL_CALC_FOUND_ROWS (or a UNION), and the
+        // rows an OFFSET skipped.
+        let counting = found_rows::Counting::of(found_rule, &plan)?;
         // The sink fits number values to their columns as MySQL does (outside strict mode
         // others too, and those that do not fit with a warning instead of an error).
         let lenient = is_insert
@@ -219,6 +226,18 @@ impl QueryEngine {
                 },
             }
         };
+        match counting {
+            Some(Counting::Total(total)) => {
+                let total = count_rows(state.clone(), total, account.clone(), task.clone());
+                session.info.found_rows.set_total(total.await?);
+            }
+            Some(Counting::Offset { skip, skipped }) => {
+                let skipped = count_rows(state.clone(), skipped, account.clone(), task.clone());
+                let skipped = Box::pin(async move { skipped.await.unwrap_or(skip) });
+                session.info.found_rows.set_offset(skip, skipped);
+            }
+            None => {}
+        }
         let mut profile = session.profile_enabled().then(|| {
             let recorder = crate::profile::ProfileRecorder::new(
                 self.services.profiles.clone(),
@@ -252,6 +271,9 @@ impl QueryEngine {
             let generated = session.info.generated_ids.first();
             if generated != 0 {
                 session.set_last_insert_id(generated);
+            }
+            if inserts_selected {
+                session.info.found_rows.set_selected(count);
             }
             return Ok(Output::Ok {
                 affected_rows: count,
@@ -320,6 +342,24 @@ impl QueryEngine {
             stream: Box::pin(stream),
         })
     }
+}
+
+/// The rows `plan` (a count) counts, run in the query's account and task context.
+async fn count_rows(
+    state: datafusion::execution::SessionState,
+    plan: LogicalPlan,
+    account: Arc<basalt_workload::QueryAccount>,
+    task: Arc<TaskContext>,
+) -> Result<u64> {
+    let physical = state
+        .create_physical_plan(&plan)
+        .await
+        .and_then(|p| basalt_workload::account_plan(p, &account))
+        .map_err(from_df)?;
+    let batches = physical_plan::collect(physical, task)
+        .await
+        .map_err(from_df)?;
+    Ok(found_rows::counted(&batches))
 }
 
 /// MySQL names an unaliased result column by the expression's text (`SELECT 1+1` gives a

@@ -198,7 +198,7 @@ mod tests {
     use super::*;
 
     fn check(body: &str) -> Result<()> {
-        check_body(&basalt_sql::parse_procedure_body(body)?, true)
+        check_body(&basalt_sql::parse_procedure_body(body)?, Default::default())
     }
 
     #[test]

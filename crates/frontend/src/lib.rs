@@ -70,6 +70,7 @@ mod statement_timeout;
 mod system_databases;
 mod table_def;
 mod table_keys;
+mod tableless_subqueries;
 mod temporary_tables;
 mod transaction;
 mod user_variables;

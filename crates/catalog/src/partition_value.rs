@@ -20,6 +20,7 @@ impl PartitionValue {
         match ty {
             SqlType::TinyInt
             | SqlType::SmallInt
+            | SqlType::Year
             | SqlType::Int
             | SqlType::BigInt
             | SqlType::LargeInt => {
@@ -94,6 +95,7 @@ fn int_range(ty: &SqlType) -> (i128, i128) {
     match ty {
         SqlType::TinyInt => (i8::MIN as i128, i8::MAX as i128),
         SqlType::SmallInt => (i16::MIN as i128, i16::MAX as i128),
+        SqlType::Year => (0, 2155),
         SqlType::Int => (i32::MIN as i128, i32::MAX as i128),
         SqlType::BigInt => (i64::MIN as i128, i64::MAX as i128),
         _ => (i128::MIN, i128::MAX),

@@ -191,6 +191,9 @@ pub enum BasaltError {
     DuplicatePartition(String),
     #[error("{0} is not supported")]
     NotSupported(String),
+    /// `ON UPDATE CURRENT_TIMESTAMP` on a column that is no TIMESTAMP or DATETIME (1294).
+    #[error("Invalid ON UPDATE clause for '{0}' column")]
+    InvalidOnUpdate(String),
     /// `CREATE PROCEDURE` of a name the database already has (MySQL's 1304).
     #[error("PROCEDURE {0} already exists")]
     ProcedureExists(String),
@@ -392,6 +395,7 @@ impl BasaltError {
             BasaltError::UnknownPartition(_) => 1735,
             BasaltError::DuplicatePartition(_) => 1517,
             BasaltError::NotSupported(_) => 1235,
+            BasaltError::InvalidOnUpdate(_) => 1294,
             BasaltError::ProcedureExists(_) => 1304,
             BasaltError::UnknownProcedure(_) => 1305,
             BasaltError::ProcedureArguments { .. } => 1318,

@@ -17,6 +17,7 @@ pub mod time_value;
 pub mod typed_text;
 pub mod types;
 pub mod variant;
+pub mod year;
 
 pub use error::{BasaltError, Result};
 pub use name_case::TableNameCase;

@@ -148,6 +148,9 @@ pub enum SqlType {
     },
     /// MySQL's BIT(n): an unsigned number of `n` bits (1..=64), stored as Arrow `UInt64`.
     Bit(u8),
+    /// MySQL's YEAR: 1901 to 2155 or the zero year, stored as Arrow `Int16` (see
+    /// [`crate::year`]).
+    Year,
     /// CHAR(n) and VARCHAR(n) hold up to `n` characters (UTF-8 code points), as MySQL counts.
     Char(u32),
     Varchar(u32),
@@ -194,7 +197,7 @@ impl SqlType {
         match self {
             SqlType::Boolean => DataType::Boolean,
             SqlType::TinyInt => DataType::Int8,
-            SqlType::SmallInt => DataType::Int16,
+            SqlType::SmallInt | SqlType::Year => DataType::Int16,
             SqlType::Int => DataType::Int32,
             SqlType::BigInt => DataType::Int64,
             SqlType::Bit(_) => DataType::UInt64,
@@ -270,6 +273,7 @@ impl SqlType {
                 scale: 0,
             } => field.with_metadata(HashMap::from([(DECIMAL_KEY.to_string(), "true".into())])),
             SqlType::Bit(width) => field.with_metadata(bit_metadata(*width)),
+            SqlType::Year => field.with_metadata(crate::year::year_metadata()),
             SqlType::Bitmap => {
                 field.with_metadata(HashMap::from([(SKETCH_KEY.to_string(), "bitmap".into())]))
             }
@@ -323,6 +327,11 @@ impl SqlType {
             "BOOLEAN" | "BOOL" => SqlType::Boolean,
             "TINYINT" => SqlType::TinyInt,
             "SMALLINT" => SqlType::SmallInt,
+            // MySQL's YEAR(2) is gone (MariaDB still has it); both are the four-digit YEAR.
+            "YEAR" => match arg(0).unwrap_or(4) {
+                2 | 4 => SqlType::Year,
+                n => return Err(format!("YEAR({n}): a YEAR has 4 digits")),
+            },
             "INT" | "INTEGER" => SqlType::Int,
             "BIGINT" => SqlType::BigInt,
             "LARGEINT" => SqlType::LargeInt,
@@ -430,6 +439,7 @@ impl SqlType {
             SqlType::Int => "int",
             SqlType::BigInt => "bigint",
             SqlType::Bit(_) => "bit",
+            SqlType::Year => "year",
             SqlType::LargeInt => "bigint unsigned",
             SqlType::Float => "float",
             SqlType::Double => "double",
@@ -495,6 +505,7 @@ impl fmt::Display for SqlType {
             SqlType::BigInt => write!(f, "bigint"),
             SqlType::LargeInt => write!(f, "largeint"),
             SqlType::Bit(n) => write!(f, "bit({n})"),
+            SqlType::Year => write!(f, "year(4)"),
             SqlType::Float => write!(f, "float"),
             SqlType::Double => write!(f, "double"),
             SqlType::Decimal { precision, scale } => write!(f, "decimal({precision},{scale})"),

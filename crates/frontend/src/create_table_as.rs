@@ -10,7 +10,7 @@ use crate::output::Output;
 use crate::result_column_types::{computed_sketch, result_column_type};
 use crate::session::{require_database, Session};
 use basalt_common::{BasaltError, Result};
-use basalt_sql::{ast, ColumnDef, CreateTable, CreateTableAs};
+use basalt_sql::{ast, ColumnDef, CreateTable, CreateTableAs, CtasDuplicates};
 use datafusion::arrow::datatypes::FieldRef;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -26,6 +26,7 @@ impl QueryEngine {
             mut table,
             column_names,
             mut query,
+            duplicates,
         } = ctas;
         let db = match &table.name.database {
             Some(d) => session.stored_name(d),
@@ -47,7 +48,7 @@ impl QueryEngine {
             return self.table_exists(session, &table);
         }
         match self
-            .load_new_table(session, &db, &name, &query_columns, query)
+            .load_new_table(session, &db, &name, &query_columns, query, duplicates)
             .await
         {
             Ok(rows) => Ok(Output::Ok {
@@ -133,7 +134,9 @@ impl QueryEngine {
     }
 
     /// `INSERT INTO db.name (columns) query` with LOAD on the new table covered by the CREATE
-    /// that made it; the rows loaded.
+    /// that made it; the rows loaded. With IGNORE a row whose key an earlier row has is
+    /// skipped (as INSERT IGNORE does); with REPLACE, or neither, it replaces that row (the
+    /// new table is a Unique-key one when it has a key).
     async fn load_new_table(
         &self,
         session: &Session,
@@ -141,10 +144,16 @@ impl QueryEngine {
         name: &str,
         columns: &[String],
         query: Box<ast::Query>,
+        duplicates: Option<CtasDuplicates>,
     ) -> Result<u64> {
         let columns: Vec<String> = columns.iter().map(|c| quote(c)).collect();
+        // A Unique-key table's INSERT replaces a row of the same key, as REPLACE does.
+        let verb = match duplicates {
+            Some(CtasDuplicates::Ignore) => "INSERT IGNORE",
+            None | Some(CtasDuplicates::Replace) => "INSERT",
+        };
         let text = format!(
-            "INSERT INTO {}.{} ({}) SELECT 1",
+            "{verb} INTO {}.{} ({}) SELECT 1",
             quote(db),
             quote(name),
             columns.join(", ")
@@ -161,10 +170,16 @@ impl QueryEngine {
         let mut attempts = 0;
         let out = loop {
             attempts += 1;
-            match self
-                .run_datafusion_checked(session, stmt.clone(), false, false)
-                .await
-            {
+            let run = match (&stmt, duplicates) {
+                (ast::Statement::Insert(insert), Some(CtasDuplicates::Ignore)) => {
+                    self.insert_ignore(session, insert.clone()).await
+                }
+                _ => {
+                    self.run_datafusion_checked(session, stmt.clone(), false, false)
+                        .await
+                }
+            };
+            match run {
                 Err(BasaltError::ConcurrentDdl(_)) if attempts < 3 => continue,
                 done => break done?,
             }
@@ -293,6 +308,7 @@ fn table_columns(
             unique: false,
             generated: None,
             allowed: None,
+            on_update: false,
         });
     }
     Ok((columns, names))

@@ -148,6 +148,9 @@ pub(crate) fn sql_type_of(field: &Field) -> Result<SqlType> {
     if let Some(width) = basalt_common::types::bit_width(field) {
         return Ok(SqlType::Bit(width));
     }
+    if basalt_common::year::is_year(field) {
+        return Ok(SqlType::Year);
+    }
     let ty = match field.data_type() {
         // Doris makes a column of NULLs TINYINT.
         DataType::Null => SqlType::TinyInt,
@@ -250,6 +253,7 @@ mod tests {
             SqlType::Boolean,
             SqlType::TinyInt,
             SqlType::SmallInt,
+            SqlType::Year,
             SqlType::Int,
             SqlType::BigInt,
             SqlType::LargeInt,

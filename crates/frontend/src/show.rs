@@ -204,6 +204,7 @@ pub fn type_dimensions(ty: &SqlType) -> (Option<i64>, Option<i64>, Option<i64>) 
         | SqlType::Struct(_) => (None, None, None),
         SqlType::Boolean | SqlType::TinyInt => (None, Some(3), Some(0)),
         SqlType::SmallInt => (None, Some(5), Some(0)),
+        SqlType::Year => (None, None, None),
         SqlType::Int => (None, Some(10), Some(0)),
         SqlType::BigInt => (None, Some(19), Some(0)),
         SqlType::LargeInt => (None, Some(39), Some(0)),

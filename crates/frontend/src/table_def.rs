@@ -197,7 +197,11 @@ fn build_table(
     }
     if let Some(engine) = &stmt.engine {
         let e = engine.to_ascii_lowercase();
-        if !matches!(e.as_str(), "olap" | "innodb" | "myisam" | "memory") {
+        // MySQL's engines are all Basalt's one storage.
+        if !matches!(
+            e.as_str(),
+            "olap" | "innodb" | "myisam" | "memory" | "heap" | "aria"
+        ) {
             return Err(ddl(format!("Unknown table engine '{engine}'")));
         }
     }
@@ -536,12 +540,27 @@ pub(crate) fn column_meta(
             }
             Some(ColumnDefault::CurrentTimestamp)
         }
+        Some(sql::DefaultValue::Literal(v)) if c.ty == SqlType::Year => {
+            match basalt_common::year::default_text(v) {
+                Some(year) => Some(ColumnDefault::Literal(year)),
+                None => return Err(ddl(format!("Invalid default value for '{}'", c.name))),
+            }
+        }
         Some(sql::DefaultValue::Literal(v)) => {
             validate_literal(&c.ty, v)
                 .map_err(|e| ddl(format!("Invalid default value for '{}': {e}", c.name)))?;
             Some(ColumnDefault::Literal(v.clone()))
         }
+        Some(sql::DefaultValue::Expression(e)) => {
+            return Err(BasaltError::NotSupported(format!(
+                "DEFAULT ({e}) for column '{}' (an expression; a literal or CURRENT_TIMESTAMP is)",
+                c.name
+            )))
+        }
     };
+    if c.on_update && !matches!(c.ty, SqlType::DateTime { .. }) {
+        return Err(BasaltError::InvalidOnUpdate(c.name.clone()));
+    }
     let mut column = ColumnMeta {
         name: String::new(),
         display_name: None,

@@ -7,7 +7,8 @@
 //! column is cut to its declared number of characters, as MySQL counts them (1265); a value
 //! wider than a BIT(n) column stores n one-bits (1264); text that is no date stores NULL in a DATE or
 //! DATETIME column (MySQL stores its zero date, which Basalt has not; 1265); a TIME beyond
-//! ±838:59:59 is clipped to it (1264) and text that is no time stores 00:00:00 (1265). Doris's
+//! ±838:59:59 is clipped to it (1264) and text that is no time stores 00:00:00 (1265); a YEAR
+//! outside 1901-2155 (a one- or two-digit number being 1970-2069) stores 0000 (1264). Doris's
 //! non-strict INSERT turns such values into NULL and filters rows; MySQL's behaviour is the
 //! one followed here.
 //!
@@ -21,7 +22,8 @@
 use basalt_catalog::TableMeta;
 use basalt_common::{BasaltError, SqlType};
 use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, Decimal128Array, Float64Array, Int64Array, RecordBatch, StringArray,
+    Array, ArrayRef, AsArray, Decimal128Array, Float64Array, Int16Array, Int64Array, RecordBatch,
+    StringArray,
 };
 use datafusion::arrow::compute::{cast, cast_with_options, CastOptions};
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
@@ -254,6 +256,7 @@ fn fit_column(
         SqlType::Date | SqlType::DateTime { .. } => values.data_type().is_numeric(),
         SqlType::TinyInt
         | SqlType::SmallInt
+        | SqlType::Year
         | SqlType::Int
         | SqlType::BigInt
         | SqlType::Float
@@ -267,6 +270,7 @@ fn fit_column(
     let fitted = match ty {
         SqlType::TinyInt => integers(values, i8::MIN.into(), i8::MAX.into(), &arrow, target),
         SqlType::SmallInt => integers(values, i16::MIN.into(), i16::MAX.into(), &arrow, target),
+        SqlType::Year => years(values, target),
         SqlType::Int => integers(values, i32::MIN.into(), i32::MAX.into(), &arrow, target),
         SqlType::BigInt => integers(values, i64::MIN.into(), i64::MAX.into(), &arrow, target),
         SqlType::Float => floats(values, f32::MAX.into(), &arrow, target),
@@ -297,7 +301,8 @@ fn implicit_defaults(values: &ArrayRef, ty: &SqlType, target: &Target) -> Option
         | SqlType::Float
         | SqlType::Double
         | SqlType::Decimal { .. }
-        | SqlType::Bit(_) => ScalarValue::Int64(Some(0)),
+        | SqlType::Bit(_)
+        | SqlType::Year => ScalarValue::Int64(Some(0)),
         SqlType::Char(_) | SqlType::Varchar(_) | SqlType::String => {
             ScalarValue::Utf8(Some(String::new()))
         }
@@ -357,6 +362,46 @@ fn integers(values: &ArrayRef, min: i128, max: i128, arrow: &DataType, target: &
         out.push(Some(clipped as i64));
     }
     cast(&(Arc::new(Int64Array::from(out)) as ArrayRef), arrow).map(Some)
+}
+
+/// A YEAR column's values: every number (rounded) or text read as one becomes the year MySQL
+/// stores for it ([`basalt_common::year::year_of`]: 1-99 are 1970-2069, text `0` is 2000); a
+/// number out of YEAR's range is 0000 and warning 1264.
+fn years(values: &ArrayRef, target: &Target) -> Fitted {
+    if !is_fittable_number(values.data_type()) {
+        return Ok(None);
+    }
+    let text = matches!(
+        values.data_type(),
+        DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8
+    );
+    let mut out = Vec::with_capacity(values.len());
+    for row in 0..values.len() {
+        let Some(number) = read(values, row, "integer", target) else {
+            out.push(None);
+            continue;
+        };
+        // Text reads as a two-digit year, but for the four digits `0000` of the zero year.
+        let from_text = text && !is_zero_year_text(values, row);
+        let year = basalt_common::year::year_of(number.to_integer(), from_text);
+        if year.is_none() {
+            target.out_of_range(row);
+        }
+        out.push(Some(year.unwrap_or(0)));
+    }
+    Ok(Some(Arc::new(Int16Array::from(out))))
+}
+
+/// True when the text at `row` is `0000`, the zero year as YEAR shows it.
+fn is_zero_year_text(values: &ArrayRef, row: usize) -> bool {
+    match ScalarValue::try_from_array(values, row) {
+        Ok(
+            ScalarValue::Utf8(Some(s))
+            | ScalarValue::Utf8View(Some(s))
+            | ScalarValue::LargeUtf8(Some(s)),
+        ) => s.trim() == "0000",
+        _ => false,
+    }
 }
 
 fn floats(values: &ArrayRef, max: f64, arrow: &DataType, target: &Target) -> Fitted {

@@ -1,9 +1,11 @@
 //! Grammar of Doris-style `CREATE TABLE` (also accepting MySQL's column list with PRIMARY KEY and
 //! ENGINE), of `CREATE TABLE .. AS SELECT`, and of partition definitions.
 
+use crate::column_forms;
 use crate::parser::parse_table_name;
 use crate::statement::*;
 use crate::table_constraints::{self, TableConstraint};
+use crate::table_options;
 use crate::words::{
     eat_word, eat_words, expect_word, ident, peek_nth_word, peek_word, string_literal, uint_literal,
 };
@@ -72,13 +74,21 @@ pub(crate) fn parse_create_table_rest(p: &mut Parser) -> Result<Statement, Parse
         }
     }
     parse_table_options(p, &mut table)?;
+    let duplicates = if eat_word(p, "IGNORE") {
+        Some(CtasDuplicates::Ignore)
+    } else if eat_word(p, "REPLACE") {
+        Some(CtasDuplicates::Replace)
+    } else {
+        None
+    };
     let explicit_as = eat_word(p, "AS");
-    if explicit_as || query_starts(p) {
+    if duplicates.is_some() || explicit_as || query_starts(p) {
         let query = p.parse_query()?;
         return Ok(Statement::CreateTableAs(Box::new(CreateTableAs {
             table,
             column_names,
             query,
+            duplicates,
         })));
     }
     if !has_element_list {
@@ -123,8 +133,9 @@ fn parse_table_elements(p: &mut Parser, table: &mut CreateTable) -> Result<(), P
 }
 
 /// ENGINE, the key clause, COMMENT, PARTITION BY, DISTRIBUTED BY, PROPERTIES and the MySQL
-/// options Basalt ignores, in any order.
+/// options Basalt ignores ([`crate::table_options`]), in any order, MySQL's commas between them.
 fn parse_table_options(p: &mut Parser, table: &mut CreateTable) -> Result<(), ParserError> {
+    let mut after_comma = false;
     loop {
         if eat_word(p, "ENGINE") {
             let _ = p.consume_token(&Token::Eq);
@@ -141,21 +152,13 @@ fn parse_table_options(p: &mut Parser, table: &mut CreateTable) -> Result<(), Pa
             table.distribution = Some(parse_distribution(p)?);
         } else if eat_word(p, "PROPERTIES") {
             table.properties = parse_properties(p)?;
-        } else if eat_words(p, &["DEFAULT", "CHARSET"])
-            || eat_word(p, "CHARSET")
-            || eat_words(p, &["DEFAULT", "CHARACTER", "SET"])
-            || eat_words(p, &["CHARACTER", "SET"])
-            || eat_word(p, "COLLATE")
-            || eat_words(p, &["DEFAULT", "COLLATE"])
-            || eat_word(p, "AUTO_INCREMENT")
-            || eat_words(p, &["ROW_FORMAT"])
-        {
-            // MySQL table options Basalt accepts and ignores.
-            let _ = p.consume_token(&Token::Eq);
-            p.next_token();
-        } else {
+        } else if !table_options::eat_ignored_option(p)? {
+            if after_comma {
+                return p.expected("a table option", p.peek_token());
+            }
             break;
         }
+        after_comma = table_options::eat_option_comma(p);
     }
     Ok(())
 }
@@ -190,10 +193,10 @@ fn parse_table_element(p: &mut Parser, table: &mut CreateTable) -> Result<(), Pa
                 start,
             );
         }
-        if eat_word(p, "USING") {
-            ident(p)?;
-        }
-        table.primary_key = Some(column_list(p)?);
+        // `[USING type] (key_part, ..) [USING type]`: the index type and prefix lengths
+        // change nothing in Basalt's key (the whole value is the key).
+        let index = table_constraints::parse_index_body(p, IndexKind::Unique)?;
+        table.primary_key = Some(index.columns.into_iter().map(|c| c.name).collect());
         return Ok(());
     }
     match table_constraints::parse_table_constraint(p, constraint)? {
@@ -262,6 +265,7 @@ pub(crate) fn parse_column_def(p: &mut Parser) -> Result<(ColumnDef, bool), Pars
         unique: false,
         generated: None,
         allowed,
+        on_update: false,
     };
     let mut primary_key = false;
     loop {
@@ -280,9 +284,18 @@ pub(crate) fn parse_column_def(p: &mut Parser) -> Result<(ColumnDef, bool), Pars
             }
         } else if eat_word(p, "DEFAULT") {
             col.default = Some(parse_default(p)?);
+        } else if eat_words(p, &["ON", "UPDATE"]) {
+            column_forms::current_timestamp(p)?;
+            col.on_update = true;
         } else if eat_word(p, "COMMENT") {
             col.comment = Some(string_literal(p)?);
-        } else if eat_word(p, "UNSIGNED") || eat_word(p, "SIGNED") || eat_word(p, "ZEROFILL") {
+        } else if eat_word(p, "UNSIGNED")
+            || eat_word(p, "SIGNED")
+            || eat_word(p, "ZEROFILL")
+            || eat_word(p, "BINARY")
+        {
+            // accepted for MySQL compatibility (BINARY: the binary collation, which is how
+            // Basalt compares strings anyway)
             // accepted for MySQL compatibility
         } else if eat_words(p, &["PRIMARY", "KEY"]) {
             primary_key = true;
@@ -374,16 +387,13 @@ fn parse_agg_kind(p: &mut Parser) -> Option<AggKind> {
 }
 
 fn parse_default(p: &mut Parser) -> Result<DefaultValue, ParserError> {
+    if matches!(p.peek_token().token, Token::LParen) {
+        return column_forms::parenthesized_default(p);
+    }
     if eat_word(p, "NULL") {
         return Ok(DefaultValue::Null);
     }
-    if eat_word(p, "CURRENT_TIMESTAMP") || eat_word(p, "NOW") {
-        if p.consume_token(&Token::LParen) {
-            if !matches!(p.peek_token().token, Token::RParen) {
-                uint_literal(p)?;
-            }
-            p.expect_token(&Token::RParen)?;
-        }
+    if column_forms::eat_current_timestamp(p)? {
         return Ok(DefaultValue::CurrentTimestamp);
     }
     match literal(p)? {
@@ -517,7 +527,7 @@ fn parse_type_in(p: &mut Parser, closers: &mut PendingClosers) -> Result<SqlType
     let name = match upper.as_str() {
         "NCHAR" | "CHARACTER" => "CHAR".to_string(),
         "NVARCHAR" => "VARCHAR".to_string(),
-        _ => name,
+        _ => column_forms::integer_synonym(&upper).map_or(name, str::to_string),
     };
     let upper = name.to_ascii_uppercase();
     if matches!(upper.as_str(), "ARRAY" | "MAP" | "STRUCT") {
@@ -652,7 +662,7 @@ fn literal_tuple(p: &mut Parser) -> Result<Vec<PartitionLiteral>, ParserError> {
 }
 
 /// A string, a (possibly negative) number, or MAXVALUE.
-fn literal(p: &mut Parser) -> Result<PartitionLiteral, ParserError> {
+pub(crate) fn literal(p: &mut Parser) -> Result<PartitionLiteral, ParserError> {
     let t = p.next_token();
     match t.token {
         Token::SingleQuotedString(s) | Token::DoubleQuotedString(s) => {

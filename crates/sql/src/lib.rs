@@ -3,6 +3,7 @@
 //! and turns text into typed [`Statement`]s.
 
 mod alter;
+mod column_forms;
 mod compound;
 mod compound_intervals;
 mod ddl;
@@ -23,6 +24,7 @@ mod set_transaction;
 mod sp_body;
 mod statement;
 mod table_constraints;
+mod table_options;
 mod tool_statements;
 mod words;
 mod workload;

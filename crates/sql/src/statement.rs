@@ -453,6 +453,8 @@ pub enum DefaultValue {
     /// A literal, kept as text and converted to the column type by the catalog.
     Literal(String),
     CurrentTimestamp,
+    /// MySQL's `DEFAULT (expr)` with an expression that is not a literal, as SQL text.
+    Expression(String),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -474,6 +476,9 @@ pub struct ColumnDef {
     /// `ENUM('a', ..)` / `SET('a', ..)`: the values the column takes (its `ty` is the VARCHAR
     /// that holds them).
     pub allowed: Option<AllowedValues>,
+    /// MySQL's `ON UPDATE CURRENT_TIMESTAMP`: checked (TIMESTAMP and DATETIME only) and not
+    /// kept; an UPDATE leaves the column as it is.
+    pub on_update: bool,
 }
 
 /// A generated column's expression, as SQL text, and whether MySQL's DDL said STORED.
@@ -581,6 +586,16 @@ pub struct CreateTableAs {
     /// names them).
     pub column_names: Vec<String>,
     pub query: Box<ast::Query>,
+    /// MySQL's `IGNORE` or `REPLACE` before the query: what a row whose key is taken does.
+    pub duplicates: Option<CtasDuplicates>,
+}
+
+/// `CREATE TABLE .. IGNORE | REPLACE SELECT`: a query row whose unique key an earlier row
+/// holds is dropped (IGNORE) or replaces it (REPLACE).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CtasDuplicates {
+    Ignore,
+    Replace,
 }
 
 /// Where `SET .. TRANSACTION` keeps its setting.

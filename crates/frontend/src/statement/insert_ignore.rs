@@ -317,7 +317,7 @@ fn row_number(partition_by: Vec<Expr>, order_by: Vec<Expr>) -> Expr {
 impl crate::engine::QueryEngine {
     /// INSERT IGNORE: into a Unique table without the rows whose key is taken (each a warning
     /// 1062), under the table's DML lock; otherwise the INSERT with lenient fitting.
-    pub(super) async fn insert_ignore(
+    pub(crate) async fn insert_ignore(
         &self,
         session: &Session,
         insert: ast::Insert,

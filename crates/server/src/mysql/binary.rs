@@ -83,7 +83,7 @@ fn write_value(kind: &Kind<'_>, row: usize, out: &mut Vec<u8>) {
         Kind::Bool(a) => out.push(u8::from(a.value(row))),
         Kind::I8(v) => out.push(v[row] as u8),
         Kind::U8(v) => out.push(v[row]),
-        Kind::I16(v) => out.extend_from_slice(&v[row].to_le_bytes()),
+        Kind::I16(v) | Kind::Year(v) => out.extend_from_slice(&v[row].to_le_bytes()),
         Kind::U16(v) => out.extend_from_slice(&v[row].to_le_bytes()),
         Kind::I32(v) => out.extend_from_slice(&v[row].to_le_bytes()),
         Kind::U32(v) => out.extend_from_slice(&v[row].to_le_bytes()),

@@ -35,6 +35,7 @@ pub mod column_type {
     pub const DATE: u8 = 0x0a;
     pub const TIME: u8 = 0x0b;
     pub const DATETIME: u8 = 0x0c;
+    pub const YEAR: u8 = 0x0d;
     pub const JSON: u8 = 0xf5;
     pub const NEWDECIMAL: u8 = 0xf6;
     pub const BLOB: u8 = 0xfc;
@@ -47,6 +48,7 @@ pub mod column_flags {
     pub const NOT_NULL: u16 = 0x0001;
     pub const BLOB: u16 = 0x0010;
     pub const UNSIGNED: u16 = 0x0020;
+    pub const ZEROFILL: u16 = 0x0040;
     pub const BINARY: u16 = 0x0080;
 }
 
@@ -127,6 +129,12 @@ pub fn column_meta(field: &Field) -> ColumnMeta {
         DataType::UInt64 if basalt_common::types::bit_width(field).is_some() => {
             let width = basalt_common::types::bit_width(field).unwrap_or(64);
             ColumnMeta::binary(t::BIT, u32::from(width), 0).unsigned()
+        }
+        // YEAR values go as MySQL's YEAR: four digits, zero-filled.
+        DataType::Int16 if basalt_common::year::is_year(field) => {
+            let mut meta = ColumnMeta::binary(t::YEAR, 4, 0).unsigned();
+            meta.flags |= column_flags::ZEROFILL;
+            meta
         }
         DataType::Null => ColumnMeta::binary(t::NULL, 0, 0),
         DataType::Boolean => ColumnMeta::binary(t::TINY, 1, 0),
@@ -222,6 +230,8 @@ pub(super) enum Kind<'a> {
     Ipv6(&'a BinaryArray),
     /// BIT(n) values, written as their last ceil(n / 8) big-endian bytes (the `usize`).
     Bits(&'a [u64], usize),
+    /// YEAR values: four digits as text (`0000` for the zero year), two bytes in binary rows.
+    Year(&'a [i16]),
     /// Every value is NULL (the Null type).
     Null,
     /// Arrays, maps and structs, in Doris's text.
@@ -282,12 +292,15 @@ impl<'a> ValueWriter<'a> {
         Ok(writer)
     }
 
-    /// How the values of an IPV4 / IPV6 or BIT column are read (None for other columns).
+    /// How the values of an IPV4 / IPV6, BIT or YEAR column are read (None for other columns).
     pub(super) fn address_kind(array: &'a dyn Array, field: &Field) -> Option<Kind<'a>> {
         use basalt_common::ip_address::{ip_family, IpFamily};
         if let Some(width) = basalt_common::types::bit_width(field) {
             let bytes = usize::from(width).div_ceil(8);
             return prim::<UInt64Type>(array).map(|v| Kind::Bits(v, bytes));
+        }
+        if basalt_common::year::is_year(field) {
+            return prim::<Int16Type>(array).map(Kind::Year);
         }
         match ip_family(field)? {
             IpFamily::V4 => prim::<UInt32Type>(array).map(Kind::Ipv4),
@@ -405,6 +418,9 @@ impl<'a> ValueWriter<'a> {
             Kind::FixedBinary(a) => put_lenenc_bytes(out, a.value(row)),
             Kind::Ipv4(_) | Kind::Ipv6(_) => put_address(&self.kind, row, out),
             Kind::Bits(v, bytes) => put_bits(v[row], *bytes, out),
+            Kind::Year(v) => put_lenenc_with(out, |o| {
+                let _ = write!(o, "{:04}", v[row]);
+            }),
             Kind::Nested(n) => put_lenenc_bytes(out, n.text(row).as_bytes()),
             Kind::Formatted(f) => put_lenenc_with(out, |o| {
                 // Writing to a Vec cannot fail; a display error leaves partial text.

@@ -405,7 +405,7 @@ mod tests {
         found.begin();
         assert_eq!(found.value(), 1);
         found.set_total(40);
-        let _ = found.finish(Ok(Output::batches(schema, vec![])));
+        let _ = found.finish(Ok(Output::batches(schema.clone(), vec![])));
         found.begin();
         assert_eq!(found.value(), 40);
         // Past an OFFSET: the rows skipped and read; when none came back, the rows skipped.

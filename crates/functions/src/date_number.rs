@@ -81,6 +81,17 @@ fn digits_of(scalars: &[Option<&ScalarValue>]) -> Result<u8> {
     }
 }
 
+/// The type of the number a value of `field` becomes (its declared fractional digits kept).
+pub fn number_type(field: &datafusion::arrow::datatypes::Field) -> DataType {
+    let digits = match field.data_type() {
+        DataType::Timestamp(..) | DataType::Time64(_) => {
+            basalt_common::fraction_digits(field).unwrap_or(0).min(6)
+        }
+        _ => 0,
+    };
+    result_type(field.data_type(), digits)
+}
+
 /// The result type: BIGINT for a DATE and a DATETIME or TIME without fraction,
 /// DECIMAL(14 + p, p) for a DATETIME(p), DECIMAL(7 + p, p) for a TIME(p) (838:59:59 at most).
 fn result_type(input: &DataType, digits: u8) -> DataType {

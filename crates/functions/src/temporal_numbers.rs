@@ -2,8 +2,8 @@
 //! SIGNED)`, `CAST(dt AS DECIMAL(30, 7))`, `CAST(d AS DOUBLE)` see the number
 //! `YYYYMMDD[hhmmss[.ffffff]]`. DataFusion cast a DATETIME to its microseconds since 1970
 //! (`20060810101112` came out as `1155204672000000`), a DATE to its days since 1970, and
-//! refused DOUBLE and DECIMAL. (`SUM(d)` / `AVG(d)` are still refused: DataFusion checks an
-//! aggregate's argument types while planning.) An analyzer rule before type coercion sends such
+//! refused DOUBLE and DECIMAL. `SUM(d)` adds those numbers (Basalt's SUM takes the value while
+//! the statement is planned; `AVG(d)` is still refused: DataFusion checks its argument type). An analyzer rule before type coercion sends such
 //! values through
 //! [`crate::date_number`]: an integer target gets the truncated number (as MySQL's CAST AS
 //! SIGNED truncates), a DECIMAL or floating-point target the fraction. (A TIME cast to a number is [`crate::SignedTimeCasts`]'s.)
@@ -52,6 +52,31 @@ fn numbers(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
                 expr: Box::new(number),
                 field,
             }))
+        }
+        // SUM(d): the sum of the numbers (the function takes the value while planned).
+        Expr::AggregateFunction(mut f)
+            if f.func.name() == "sum"
+                && f.params.args.len() == 1
+                && f.params.args[0]
+                    .get_type(schema)
+                    .is_ok_and(|t| crate::date_number::is_temporal(&t)) =>
+        {
+            let value = f.params.args.remove(0);
+            let digits = crate::date_number::declared_digits(&value, schema);
+            f.params.args.push(crate::date_number::call(value, digits));
+            Transformed::yes(Expr::AggregateFunction(f))
+        }
+        Expr::WindowFunction(mut w)
+            if w.fun.name() == "sum"
+                && w.params.args.len() == 1
+                && w.params.args[0]
+                    .get_type(schema)
+                    .is_ok_and(|t| crate::date_number::is_temporal(&t)) =>
+        {
+            let value = w.params.args.remove(0);
+            let digits = crate::date_number::declared_digits(&value, schema);
+            w.params.args.push(crate::date_number::call(value, digits));
+            Transformed::yes(Expr::WindowFunction(w))
         }
         other => Transformed::no(other),
     })

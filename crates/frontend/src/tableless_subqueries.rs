@@ -97,8 +97,8 @@ impl VisitorMut for Tableless {
     }
 }
 
-/// Gives a select item that is a table-less subquery its text as name (the name it had), so
-/// that it keeps it once replaced by its value; not when another item has that text.
+/// Gives a select item that is a scalar subquery its text as name (MySQL's), so that a
+/// table-less one keeps it once replaced by its value; not when another item has that text.
 fn name_items(select: &mut Select) {
     let texts: Vec<String> = select
         .projection
@@ -113,7 +113,9 @@ fn name_items(select: &mut Select) {
         let SelectItem::UnnamedExpr(e) = item else {
             continue;
         };
-        if value_of(e, true).is_none() {
+        // Every scalar subquery: DataFusion would name it by its column (`a`), which clashes
+        // with an outer column `a` beside it.
+        if !matches!(e, Expr::Subquery(_)) {
             continue;
         }
         let text = &texts[i];

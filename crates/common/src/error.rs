@@ -309,13 +309,13 @@ pub enum BasaltError {
     /// A scalar subquery (one that stands for a value) found more than one row.
     #[error("Subquery returns more than 1 row")]
     SubqueryReturnsManyRows,
-    #[error("internal error: {0}")]
-    Internal(String),
-}
     /// An option where MySQL does not take it (ER_CANT_USE_OPTION_HERE): SQL_CALC_FOUND_ROWS
     /// anywhere but a statement's first SELECT.
     #[error("Incorrect usage/placement of '{0}'")]
     OptionPlacement(String),
+    #[error("internal error: {0}")]
+    Internal(String),
+}
 
 impl BasaltError {
     /// Builds a syntax error from a message, the SQL text and a 1-based line/column position.
@@ -415,11 +415,11 @@ impl BasaltError {
             BasaltError::QueryInterrupted | BasaltError::QueryCancelled(_) => 1317,
             BasaltError::QueryTimeout(_) => 3024,
             BasaltError::SubqueryReturnsManyRows => 1242,
+            BasaltError::OptionPlacement(_) => 1234,
             BasaltError::NotInGroupBy(_) => 1055,
             BasaltError::UnknownThread(_) => 1094,
             BasaltError::NotThreadOwner(_) => 1095,
             BasaltError::InvalidWorkloadGroup(_)
-            BasaltError::OptionPlacement(_) => 1234,
             | BasaltError::UnknownWorkloadGroup(_)
             | BasaltError::UnknownQueryProfile(_)
             | BasaltError::QueueFull(_)
@@ -443,11 +443,11 @@ impl BasaltError {
             1060 => "42S21",
             1172 | 1308 | 1309 | 1310 | 1313 | 1319 | 1324 | 1327 | 1407 | 1414 => "42000",
             1329 => "02000",
+            1234 => "42000",
             1213 => "40001",
             1339 => "20000",
             1325 | 1326 => "24000",
             1048 => "23000",
-            1234 => "42000",
             1138 => "22004",
             1406 => "22001",
             3140 => "22032",

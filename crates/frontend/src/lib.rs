@@ -55,6 +55,7 @@ mod quantified_comparisons;
 mod read_snapshot;
 mod result_column_types;
 mod result_names;
+mod using_joins;
 mod row_assignments;
 mod row_count;
 mod row_subqueries;

@@ -12,9 +12,9 @@
 //! A join ON a condition names its columns and is left as written.
 
 use basalt_sql::ast::{
-    ExcludeSelectItem, Expr, Ident, Join, JoinConstraint, JoinOperator, ObjectName,
-    ObjectNamePart, Select, SelectItem, SelectItemQualifiedWildcardKind, Statement, TableFactor,
-    TableWithJoins, VisitMut, VisitorMut, WildcardAdditionalOptions,
+    ExcludeSelectItem, Expr, Ident, Join, JoinConstraint, JoinOperator, ObjectName, ObjectNamePart,
+    Select, SelectItem, SelectItemQualifiedWildcardKind, Statement, TableFactor, TableWithJoins,
+    VisitMut, VisitorMut, WildcardAdditionalOptions,
 };
 use std::ops::ControlFlow;
 
@@ -130,14 +130,22 @@ fn spell_out_wildcard(select: &mut Select) {
     let column = |table: &ObjectName, name: &Ident| {
         let mut parts = table.0.clone();
         parts.push(ObjectNamePart::Identifier(name.clone()));
-        Expr::CompoundIdentifier(parts.into_iter().filter_map(|p| p.as_ident().cloned()).collect())
+        Expr::CompoundIdentifier(
+            parts
+                .into_iter()
+                .filter_map(|p| p.as_ident().cloned())
+                .collect(),
+        )
     };
     let rest_of = |table: &ObjectName| {
         SelectItem::QualifiedWildcard(
             SelectItemQualifiedWildcardKind::ObjectName(table.clone()),
             WildcardAdditionalOptions {
                 opt_exclude: Some(ExcludeSelectItem::Multiple(
-                    merged.iter().map(|n| ObjectName::from(vec![n.clone()])).collect(),
+                    merged
+                        .iter()
+                        .map(|n| ObjectName::from(vec![n.clone()]))
+                        .collect(),
                 )),
                 ..Default::default()
             },
@@ -216,7 +224,9 @@ mod tests {
             "SELECT a.x FROM b LEFT OUTER JOIN a USING(k)"
         );
         assert_eq!(
-            rewritten("SELECT * FROM x JOIN a ON x.i = a.i NATURAL RIGHT JOIN b JOIN c ON c.k = b.k"),
+            rewritten(
+                "SELECT * FROM x JOIN a ON x.i = a.i NATURAL RIGHT JOIN b JOIN c ON c.k = b.k"
+            ),
             "SELECT * FROM b NATURAL LEFT OUTER JOIN (x JOIN a ON x.i = a.i) JOIN c ON c.k = b.k"
         );
         assert_eq!(

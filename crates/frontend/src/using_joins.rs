@@ -9,6 +9,7 @@
 //! - `SELECT *` over one USING join of two named tables is spelled out in MySQL's order: the
 //!   merged columns (from the preserved side), then the rest of the left table's columns, then
 //!   the rest of the right table's (`A.c, A.* EXCLUDE (c), B.* EXCLUDE (c)`).
+//!
 //! A join ON a condition names its columns and is left as written.
 
 use basalt_sql::ast::{

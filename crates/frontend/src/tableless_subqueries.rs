@@ -404,16 +404,16 @@ mod tests {
     fn a_value_keeps_its_alias_and_nests() {
         assert_eq!(
             rewritten("SELECT (SELECT (SELECT t1.a)) aa FROM t1 GROUP BY aa"),
-            "SELECT (((t1.a))) AS aa FROM t1 GROUP BY aa"
+            "SELECT ((t1.a)) AS aa FROM t1 GROUP BY aa"
         );
         // A subquery with a table stays, and so does the operand of ANY / ALL.
         assert_eq!(
             rewritten("SELECT 1 WHERE 1 < ANY (SELECT 2) AND 2 > ALL (SELECT (SELECT 1))"),
-            "SELECT 1 WHERE 1 < ANY (SELECT 2) AND 2 > ALL (SELECT ((1)))"
+            "SELECT 1 WHERE 1 < ANY(SELECT 2) AND 2 > ALL(SELECT (1) AS `(SELECT 1)`)"
         );
         assert_eq!(
             rewritten("SELECT (SELECT a FROM t2) FROM t1"),
-            "SELECT (SELECT a FROM t2) FROM t1"
+            "SELECT (SELECT a FROM t2) AS `(SELECT a FROM t2)` FROM t1"
         );
     }
 

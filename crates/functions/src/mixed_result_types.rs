@@ -426,8 +426,11 @@ mod tests {
 
     #[test]
     fn nullif_keeps_its_first_type() {
+        // The arguments stay as they are (the rule makes NULLIF a CASE); the call is typed as
+        // its first argument.
         let args = coerced_arguments("nullif", &[time(), DataType::Int64]);
-        assert_eq!(args, Some(vec![time(), time()]));
+        assert_eq!(args, Some(vec![time(), DataType::Int64]));
+        assert_eq!(result_type("nullif", &[time(), DataType::Int64]), Some(time()));
         assert_eq!(
             coerced_arguments("nullif", &[DataType::Int64, DataType::Float64]),
             None

@@ -430,7 +430,10 @@ mod tests {
         // its first argument.
         let args = coerced_arguments("nullif", &[time(), DataType::Int64]);
         assert_eq!(args, Some(vec![time(), DataType::Int64]));
-        assert_eq!(result_type("nullif", &[time(), DataType::Int64]), Some(time()));
+        assert_eq!(
+            result_type("nullif", &[time(), DataType::Int64]),
+            Some(time())
+        );
         assert_eq!(
             coerced_arguments("nullif", &[DataType::Int64, DataType::Float64]),
             None

@@ -52,6 +52,7 @@ mod process_admin;
 pub mod processes;
 mod profile;
 mod quantified_comparisons;
+mod query_shapes;
 mod read_snapshot;
 mod result_column_types;
 mod result_names;

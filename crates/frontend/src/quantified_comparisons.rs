@@ -186,28 +186,11 @@ fn aggregate_of(q: &Query, function: &str) -> Option<String> {
 
 /// The one value a plain `SELECT value FROM .. WHERE ..` gives, when `q` is one.
 fn plain_value(q: &Query) -> Option<&Expr> {
-    if q.with.is_some()
-        || q.order_by.is_some()
-        || q.limit_clause.is_some()
-        || q.fetch.is_some()
-        || !q.locks.is_empty()
-    {
+    let select = crate::query_shapes::plain_select(q)?;
+    if select.from.is_empty() {
         return None;
     }
-    let SetExpr::Select(select) = q.body.as_ref() else {
-        return None;
-    };
-    let grouped = match &select.group_by {
-        basalt_sql::ast::GroupByExpr::Expressions(e, m) => !e.is_empty() || !m.is_empty(),
-        basalt_sql::ast::GroupByExpr::All(_) => true,
-    };
-    if grouped || select.distinct.is_some() || select.having.is_some() || select.from.is_empty() {
-        return None;
-    }
-    let value = match select.projection.as_slice() {
-        [SelectItem::UnnamedExpr(e)] | [SelectItem::ExprWithAlias { expr: e, .. }] => e,
-        _ => return None,
-    };
+    let value = crate::query_shapes::single_item(select)?;
     (!has_function(value)).then_some(value)
 }
 

@@ -15,8 +15,8 @@
 //! own row and stays. The select item keeps the subquery's text as its name.
 
 use basalt_sql::ast::{
-    Expr, FunctionArguments, GroupByExpr, Ident, Query, Select, SelectItem, SetExpr, Statement,
-    VisitMut, VisitorMut,
+    Expr, FunctionArguments, Ident, Query, Select, SelectItem, SetExpr, Statement, VisitMut,
+    VisitorMut,
 };
 use std::ops::ControlFlow;
 
@@ -195,26 +195,9 @@ fn value_of(e: &Expr, aggregates: bool) -> Option<Expr> {
 /// The one value of `q` when it is `SELECT value` without tables, conditions, grouping,
 /// order or limit.
 fn tableless_value(q: &Query) -> Option<&Expr> {
-    if q.with.is_some()
-        || q.order_by.is_some()
-        || q.limit_clause.is_some()
-        || q.fetch.is_some()
-        || !q.locks.is_empty()
-    {
-        return None;
-    }
-    let SetExpr::Select(select) = q.body.as_ref() else {
-        return None;
-    };
-    let grouped = match &select.group_by {
-        GroupByExpr::Expressions(e, m) => !e.is_empty() || !m.is_empty(),
-        GroupByExpr::All(_) => true,
-    };
-    if grouped
-        || !select.from.is_empty()
+    let select = crate::query_shapes::plain_select(q)?;
+    if !select.from.is_empty()
         || select.selection.is_some()
-        || select.having.is_some()
-        || select.distinct.is_some()
         || select.top.is_some()
         || select.into.is_some()
         || select.qualify.is_some()
@@ -223,10 +206,7 @@ fn tableless_value(q: &Query) -> Option<&Expr> {
     {
         return None;
     }
-    match select.projection.as_slice() {
-        [SelectItem::UnnamedExpr(e)] | [SelectItem::ExprWithAlias { expr: e, .. }] => Some(e),
-        _ => None,
-    }
+    crate::query_shapes::single_item(select)
 }
 
 /// [`tableless_value`], to change.

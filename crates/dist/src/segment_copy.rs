@@ -13,7 +13,7 @@ use crate::segment_protocol::{
 };
 use arrow_flight::{Action, FlightClient};
 use basalt_common::{BasaltError, Result};
-use basalt_storage::files::{check_segment_path, create_dir_durable, publish_file};
+use basalt_storage::files::{check_segment_path, create_file_with_dirs, publish_file};
 use futures::TryStreamExt;
 use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -160,10 +160,7 @@ pub(crate) async fn copy_segments(
         } else {
             "parquet.copy"
         });
-        if let Some(parent) = dest.parent() {
-            create_dir_durable(parent)?;
-        }
-        let mut out = std::fs::File::create(&tmp)?;
+        let mut out = create_file_with_dirs(&tmp)?;
         let mut hasher = crc32fast::Hasher::new();
         let mut offset = 0u64;
         while offset < want.len {

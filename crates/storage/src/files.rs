@@ -115,8 +115,32 @@ pub fn create_dir_durable(dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// Held shared by a writer from making a new file's directory until the file exists, and
+/// exclusively by the sweep of empty directories: a directory made for a file is empty until
+/// the file exists, and the sweep would remove it in between (a load on a new tablet failed
+/// with "No such file or directory").
+static NEW_FILES: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// Creates (or truncates) the file `path`, making its directories first.
+pub fn create_file_with_dirs(path: &Path) -> io::Result<fs::File> {
+    let _making = NEW_FILES
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(dir) = path.parent() {
+        create_dir_durable(dir)?;
+    }
+    fs::File::create(path)
+}
+
 /// Removes the empty directories under `root` (left by dropped tables and tablets).
 pub fn remove_empty_dirs(root: &Path) -> io::Result<()> {
+    let _sweeping = NEW_FILES
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    remove_empty_dirs_under(root)
+}
+
+fn remove_empty_dirs_under(root: &Path) -> io::Result<()> {
     let entries = match fs::read_dir(root) {
         Ok(e) => e,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
@@ -126,7 +150,7 @@ pub fn remove_empty_dirs(root: &Path) -> io::Result<()> {
         let entry = entry?;
         if entry.file_type()?.is_dir() {
             let path = entry.path();
-            remove_empty_dirs(&path)?;
+            remove_empty_dirs_under(&path)?;
             // Fails (and is ignored) while the directory still holds files.
             let _ = fs::remove_dir(&path);
         }
@@ -137,6 +161,29 @@ pub fn remove_empty_dirs(root: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Files made in new directories while the orphan sweep removes empty ones all get made.
+    #[test]
+    fn new_files_survive_a_concurrent_sweep_of_empty_dirs() {
+        let root = tempfile::tempdir().unwrap();
+        let data = root.path().join("data");
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let sweeper = {
+            let (data, done) = (data.clone(), done.clone());
+            std::thread::spawn(move || {
+                while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                    remove_empty_dirs(&data).unwrap();
+                }
+            })
+        };
+        for tablet in 0..300 {
+            let file = data.join(format!("1/{tablet}/7_0.parquet.tmp"));
+            create_file_with_dirs(&file).unwrap();
+        }
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        sweeper.join().unwrap();
+        assert_eq!(list_files(root.path(), &data).unwrap().len(), 300);
+    }
 
     #[test]
     fn segment_files_are_named_by_their_load_or_compaction_id() {

@@ -72,9 +72,6 @@ pub fn write_segment_as(
 ) -> Result<SegmentMeta> {
     let (file_schema, converted) = json_columns::file_schema(schema, json);
     let dest = data_dir.join(rel_path);
-    if let Some(dir) = dest.parent() {
-        crate::files::create_dir_durable(dir)?;
-    }
     let tmp = dest.with_extension("parquet.tmp");
     let mut props = WriterProperties::builder()
         .set_compression(Compression::LZ4_RAW)
@@ -90,7 +87,7 @@ pub fn write_segment_as(
                 .set_column_statistics_enabled(f.name().as_str().into(), EnabledStatistics::None);
         }
     }
-    let file = File::create(&tmp)?;
+    let file = crate::files::create_file_with_dirs(&tmp)?;
     let mut writer = ArrowWriter::try_new(file, file_schema.clone(), Some(props.build()))
         .map_err(storage_err)?;
     let mut num_rows = 0u64;

@@ -74,3 +74,19 @@ pub(crate) fn plan_comparison(
         PlannerResult::Original(expr)
     })
 }
+
+/// True for the comparison operators MySQL's comparison rules retype: `=`, `<>`, `<`, `<=`,
+/// `>`, `>=` and the NULL-safe (in)equalities.
+pub(crate) fn is_comparison(op: &Operator) -> bool {
+    matches!(
+        op,
+        Operator::Eq
+            | Operator::NotEq
+            | Operator::Lt
+            | Operator::LtEq
+            | Operator::Gt
+            | Operator::GtEq
+            | Operator::IsDistinctFrom
+            | Operator::IsNotDistinctFrom
+    )
+}

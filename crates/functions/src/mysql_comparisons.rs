@@ -19,6 +19,7 @@
 //! (`CASE JSON_EXTRACT(..) WHEN 'null' THEN NULL WHEN true THEN true ELSE false END`) compares
 //! `x` with each WHEN value on its own, as MySQL does: it becomes `CASE WHEN x = a ..`.
 
+use crate::expr_rules::is_comparison;
 use crate::expr_rules::rewrite_node_expressions;
 use crate::util::{arguments, output, plain_function};
 use datafusion::arrow::array::{Array, AsArray, StringBuilder};
@@ -30,7 +31,7 @@ use datafusion::common::{DFSchema, Result, ScalarValue};
 use datafusion::logical_expr::expr::{Between, BinaryExpr, Case, InList, ScalarFunction};
 use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawBinaryExpr};
 use datafusion::logical_expr::{
-    Cast, ColumnarValue, Expr, ExprSchemable, LogicalPlan, Operator, ScalarFunctionArgs, ScalarUDF,
+    Cast, ColumnarValue, Expr, ExprSchemable, LogicalPlan, ScalarFunctionArgs, ScalarUDF,
     Signature, TryCast, Volatility,
 };
 use datafusion::optimizer::AnalyzerRule;
@@ -150,20 +151,6 @@ pub(crate) fn is_json(e: &Expr, schema: &DFSchema) -> bool {
 
 fn is_boolean(t: &DataType) -> bool {
     t == &DataType::Boolean
-}
-
-fn is_comparison(op: &Operator) -> bool {
-    matches!(
-        op,
-        Operator::Eq
-            | Operator::NotEq
-            | Operator::Lt
-            | Operator::LtEq
-            | Operator::Gt
-            | Operator::GtEq
-            | Operator::IsDistinctFrom
-            | Operator::IsNotDistinctFrom
-    )
 }
 
 /// A boolean as MySQL's number.

@@ -10,6 +10,7 @@
 //! DECIMAL or floating-point number loses its fraction (`dt < 20200202.5` is `dt < 2020-02-02`, as MariaDB compares them), so
 //! `dt BETWEEN d AND d + 1.0` (a date in arithmetic is the number YYYYMMDD) compares dates.
 
+use crate::expr_rules::is_comparison;
 use crate::expr_rules::rewrite_node_expressions;
 use chrono::{NaiveDate, NaiveDateTime};
 use datafusion::arrow::array::{
@@ -22,8 +23,8 @@ use datafusion::common::{DFSchema, Result, ScalarValue};
 use datafusion::logical_expr::expr::{InList, TryCast};
 use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawBinaryExpr};
 use datafusion::logical_expr::{
-    Between, BinaryExpr, Cast, ColumnarValue, Expr, ExprSchemable, LogicalPlan, Operator,
-    ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+    Between, BinaryExpr, Cast, ColumnarValue, Expr, ExprSchemable, LogicalPlan, ScalarFunctionArgs,
+    ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
 use datafusion::optimizer::AnalyzerRule;
 use std::sync::Arc;
@@ -199,20 +200,6 @@ fn dates(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
         }
         other => Transformed::no(other),
     })
-}
-
-fn is_comparison(op: &Operator) -> bool {
-    matches!(
-        op,
-        Operator::Eq
-            | Operator::NotEq
-            | Operator::Lt
-            | Operator::LtEq
-            | Operator::Gt
-            | Operator::GtEq
-            | Operator::IsDistinctFrom
-            | Operator::IsNotDistinctFrom
-    )
 }
 
 /// Whether `e` is a number literal that names no date: MySQL then compares the date as a

@@ -9,12 +9,13 @@
 //! A string constant becomes a date constant when the SQL is planned (so `d = '2020-01-01'`
 //! keeps its pruning); any other string goes through MySQL's lenient reading row by row.
 
+use crate::expr_rules::is_comparison;
 use basalt_common::datetime_text::parse_datetime;
 use chrono::{NaiveDate, NaiveDateTime, NaiveTime};
 use datafusion::arrow::datatypes::{DataType, TimeUnit};
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result, ScalarValue};
-use datafusion::logical_expr::{Between, BinaryExpr, Cast, Expr, ExprSchemable, Operator};
+use datafusion::logical_expr::{Between, BinaryExpr, Cast, Expr, ExprSchemable};
 
 fn is_string(t: &DataType) -> bool {
     matches!(t, DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8)
@@ -36,20 +37,6 @@ fn kind(e: &Expr, schema: &DFSchema) -> Kind {
         Ok(DataType::Timestamp(_, None)) => Kind::DateTime,
         _ => Kind::Other,
     }
-}
-
-fn is_comparison(op: &Operator) -> bool {
-    matches!(
-        op,
-        Operator::Eq
-            | Operator::NotEq
-            | Operator::Lt
-            | Operator::LtEq
-            | Operator::Gt
-            | Operator::GtEq
-            | Operator::IsDistinctFrom
-            | Operator::IsNotDistinctFrom
-    )
 }
 
 /// The text of a string constant.

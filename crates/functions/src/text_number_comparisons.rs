@@ -10,11 +10,12 @@
 //! DOUBLE row by row. Text that is no number is NULL (Doris's rule, as everywhere in Basalt's
 //! casts; MySQL reads it as 0 with a warning), so it compares neither equal nor unequal.
 
+use crate::expr_rules::is_comparison;
 use crate::implicit_casts::{parse_double, string_to_double};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result, ScalarValue};
-use datafusion::logical_expr::{Between, BinaryExpr, Expr, ExprSchemable, Operator};
+use datafusion::logical_expr::{Between, BinaryExpr, Expr, ExprSchemable};
 
 fn is_string(t: &DataType) -> bool {
     matches!(t, DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8)
@@ -33,7 +34,7 @@ pub(crate) fn rewrite(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
         }
     };
     Ok(match e {
-        Expr::BinaryExpr(BinaryExpr { left, op, right }) if is_comparison(op) => {
+        Expr::BinaryExpr(BinaryExpr { left, op, right }) if is_comparison(&op) => {
             match (kind(&left), kind(&right)) {
                 (Kind::Text, Kind::Number) if !exact_elsewhere(&left, &right, schema) => {
                     Transformed::yes(Expr::BinaryExpr(BinaryExpr {
@@ -130,20 +131,6 @@ enum Kind {
     Text,
     Number,
     Other,
-}
-
-fn is_comparison(op: Operator) -> bool {
-    matches!(
-        op,
-        Operator::Eq
-            | Operator::NotEq
-            | Operator::Lt
-            | Operator::LtEq
-            | Operator::Gt
-            | Operator::GtEq
-            | Operator::IsDistinctFrom
-            | Operator::IsNotDistinctFrom
-    )
 }
 
 /// A string as the number it spells: a constant now (an integer stays one), anything else as a

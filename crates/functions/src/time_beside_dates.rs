@@ -10,6 +10,7 @@
 //! [`crate::SignedTimeCasts`] then makes those casts MySQL's. COALESCE / GREATEST / LEAST of a
 //! TIME and a date are [`crate::mixed_result_types`]' (which types CASE results first).
 
+use crate::expr_rules::is_comparison;
 use crate::expr_rules::rewrite_node_expressions;
 use datafusion::arrow::datatypes::{DataType, TimeUnit};
 use datafusion::common::config::ConfigOptions;
@@ -17,7 +18,7 @@ use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result};
 use datafusion::logical_expr::expr::{Between, BinaryExpr, Case, InList};
 use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawBinaryExpr};
-use datafusion::logical_expr::{Cast, Expr, ExprSchemable, LogicalPlan, Operator};
+use datafusion::logical_expr::{Cast, Expr, ExprSchemable, LogicalPlan};
 use datafusion::optimizer::AnalyzerRule;
 
 /// The analyzer rule; it must run before DataFusion's type coercion.
@@ -101,20 +102,6 @@ fn convert(e: Expr, k: Kind, from: Kind, to: &DataType) -> Expr {
     } else {
         e
     }
-}
-
-fn is_comparison(op: &Operator) -> bool {
-    matches!(
-        op,
-        Operator::Eq
-            | Operator::NotEq
-            | Operator::Lt
-            | Operator::LtEq
-            | Operator::Gt
-            | Operator::GtEq
-            | Operator::IsDistinctFrom
-            | Operator::IsNotDistinctFrom
-    )
 }
 
 fn retyped(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {

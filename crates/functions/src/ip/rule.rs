@@ -8,6 +8,7 @@
 //! UPPER, ..) take addresses as their text. COALESCE, CASE and the like keep the address type
 //! ([`super::keep_family`]).
 
+use crate::expr_rules::is_comparison;
 use crate::expr_rules::rewrite_node_expressions;
 use basalt_common::ip_address::{ip_family, IpFamily, IPV4_EXTENSION_NAME, IPV6_EXTENSION_NAME};
 use basalt_common::types::EXTENSION_NAME_KEY;
@@ -17,8 +18,8 @@ use datafusion::common::tree_node::Transformed;
 use datafusion::common::{internal_datafusion_err, DFSchema, Result};
 use datafusion::logical_expr::expr::{Alias, InList, TryCast};
 use datafusion::logical_expr::{
-    Between, BinaryExpr, Cast, DmlStatement, Expr, ExprSchemable, LogicalPlan, Operator,
-    Projection, ScalarUDF, Union, Values, WriteOp,
+    Between, BinaryExpr, Cast, DmlStatement, Expr, ExprSchemable, LogicalPlan, Projection,
+    ScalarUDF, Union, Values, WriteOp,
 };
 use datafusion::optimizer::AnalyzerRule;
 use std::sync::{Arc, OnceLock};
@@ -120,7 +121,7 @@ pub(super) fn as_family(e: Expr, family: IpFamily, schema: &DFSchema) -> Result<
 
 fn comparisons(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     Ok(match e {
-        Expr::BinaryExpr(BinaryExpr { left, op, right }) if is_comparison(op) => {
+        Expr::BinaryExpr(BinaryExpr { left, op, right }) if is_comparison(&op) => {
             let (l, r) = (family_of(&left, schema), family_of(&right, schema));
             let family = match (l, r) {
                 (Some(IpFamily::V6), _) | (_, Some(IpFamily::V6)) => IpFamily::V6,
@@ -200,20 +201,6 @@ fn comparisons(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
 fn takes_text(function: &str) -> bool {
     ["concat", "concat_ws", "mysql_concat", "substr", "substring"].contains(&function)
         || crate::text_arguments::STRING_FUNCTIONS.contains(&function)
-}
-
-fn is_comparison(op: Operator) -> bool {
-    matches!(
-        op,
-        Operator::Eq
-            | Operator::NotEq
-            | Operator::Lt
-            | Operator::LtEq
-            | Operator::Gt
-            | Operator::GtEq
-            | Operator::IsDistinctFrom
-            | Operator::IsNotDistinctFrom
-    )
 }
 
 /// Casts of addresses to text: the address text.

@@ -43,6 +43,10 @@ pub struct CompactedRowset {
     /// Delete bitmaps of the output segments (Unique keys: rows replaced by loads that published
     /// while the compaction ran).
     pub delete_bitmaps: Vec<(String, DeleteBitmap)>,
+    /// The delete bitmap of each input segment (by path; `None`: no deletes) as the output was
+    /// made: the publish is stale when one has changed since, as the output would bring rows
+    /// deleted meanwhile back.
+    pub input_deletes_seen: Vec<(String, Option<DeleteBitmap>)>,
     /// False when the output segments hold disjoint, ordered key ranges.
     pub segments_overlap: bool,
     /// Scale-out: replicas that do not hold the output (skipped as stale, or their compaction

@@ -507,6 +507,13 @@ impl TabletCatalog for LocalCatalog {
         if !matches {
             return Err(stale("the input rowsets are no longer adjacent"));
         }
+        if compacted
+            .input_deletes_seen
+            .iter()
+            .any(|(path, seen)| tablet.delete_bitmaps.get(path) != seen.as_ref())
+        {
+            return Err(stale("rows of its inputs were deleted meanwhile"));
+        }
         let mut stale_changed = tablet.mark_stale(compacted.missing_replicas);
         stale_changed |= tablet.mark_unseen_stale(&compacted.seen_replicas);
         let removed: Vec<Arc<RowsetMeta>> = tablet.rowsets.drain(start..end).collect();

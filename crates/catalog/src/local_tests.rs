@@ -305,6 +305,7 @@ fn compaction_replaces_adjacent_rowsets_atomically_and_durably() {
                 segments_overlap: false,
                 missing_replicas: Vec::new(),
                 seen_replicas: Vec::new(),
+                input_deletes_seen: Vec::new(),
             },
         )
         .unwrap();
@@ -337,6 +338,7 @@ fn compaction_replaces_adjacent_rowsets_atomically_and_durably() {
             segments_overlap: false,
             missing_replicas: Vec::new(),
             seen_replicas: Vec::new(),
+            input_deletes_seen: Vec::new(),
         },
     );
     assert!(again.is_err());
@@ -360,6 +362,58 @@ fn compaction_replaces_adjacent_rowsets_atomically_and_durably() {
     assert_eq!(tablet_of(&c).version(), 6);
 }
 
+/// A compaction made from its inputs' rows as they were: when a publish deletes more of them
+/// before the compaction's (a COMMIT replacing a row), the output would bring that row back,
+/// so the compaction is stale and changes nothing.
+#[test]
+fn compaction_is_stale_when_its_inputs_lost_rows_meanwhile() {
+    let dir = tempfile::tempdir().unwrap();
+    let (c, table, tablet) = one_tablet_with_loads(dir.path(), 3);
+    let inputs: Vec<RowsetId> = tablet_of(&c).rowsets[..2].iter().map(|r| r.id).collect();
+    let seen = vec![("s0".to_string(), None), ("s1".to_string(), None)];
+    let compaction = |seen: Vec<(String, Option<DeleteBitmap>)>| CompactedRowset {
+        output_id: c.allocate_id(),
+        tablet_id: tablet,
+        inputs: inputs.clone(),
+        segments: vec![seg("c", 4)],
+        delete_bitmaps: vec![],
+        segments_overlap: false,
+        missing_replicas: Vec::new(),
+        seen_replicas: Vec::new(),
+        input_deletes_seen: seen,
+    };
+    // A later write deletes a row of s1 (its key was replaced).
+    c.publish(
+        table,
+        vec![NewRowset {
+            tablet_id: tablet,
+            segments: vec![seg("s3", 1)],
+            delete_bitmaps: vec![("s1".into(), bitmap(1))],
+            schema_version: 0,
+            missing_replicas: Vec::new(),
+            seen_replicas: Vec::new(),
+        }],
+    )
+    .unwrap();
+    let ids = |t: TabletMeta| -> Vec<RowsetId> { t.rowsets.iter().map(|r| r.id).collect() };
+    let before = ids(tablet_of(&c));
+    let err = c.replace_rowsets(table, compaction(seen)).unwrap_err();
+    assert!(err.to_string().contains("deleted meanwhile"), "{err}");
+    assert_eq!(
+        ids(tablet_of(&c)),
+        before,
+        "a stale compaction changes nothing"
+    );
+    assert!(tablet_of(&c).delete_bitmaps.contains_key("s1"));
+    // Made from the rows as they are now, it publishes.
+    let now = vec![
+        ("s0".to_string(), None),
+        ("s1".to_string(), Some(bitmap(1))),
+    ];
+    c.replace_rowsets(table, compaction(now)).unwrap();
+    assert_eq!(tablet_of(&c).rowsets.len(), 3);
+}
+
 #[test]
 fn compaction_fails_unless_inputs_are_exactly_present_and_adjacent() {
     let dir = tempfile::tempdir().unwrap();
@@ -377,6 +431,7 @@ fn compaction_fails_unless_inputs_are_exactly_present_and_adjacent() {
                 segments_overlap: false,
                 missing_replicas: Vec::new(),
                 seen_replicas: Vec::new(),
+                input_deletes_seen: Vec::new(),
             },
         )
     };
@@ -406,6 +461,7 @@ fn compaction_fails_unless_inputs_are_exactly_present_and_adjacent() {
                 segments_overlap: false,
                 missing_replicas: Vec::new(),
                 seen_replicas: Vec::new(),
+                input_deletes_seen: Vec::new(),
             }
         )
         .is_err(),
@@ -456,6 +512,7 @@ fn loads_fail_fast_past_the_version_bound() {
             segments_overlap: false,
             missing_replicas: Vec::new(),
             seen_replicas: Vec::new(),
+            input_deletes_seen: Vec::new(),
         },
     )
     .unwrap();
@@ -843,6 +900,7 @@ fn missed_replicas_turn_stale_with_the_publish_and_clear_once_they_hold_every_se
             segments_overlap: false,
             missing_replicas: vec![replicas[0]],
             seen_replicas: Vec::new(),
+            input_deletes_seen: Vec::new(),
         },
     )
     .unwrap();

@@ -36,7 +36,8 @@ use arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch, UInt64Array};
 use arrow::compute::{concat_batches, filter_record_batch};
 use arrow::datatypes::{DataType, Field, Schema};
 use basalt_catalog::{
-    CompactedRowset, KeysModel, RowsetMeta, SegmentMeta, TableId, TableMeta, TabletId, TabletMeta,
+    CompactedRowset, DeleteBitmap, KeysModel, RowsetMeta, SegmentMeta, TableId, TableMeta,
+    TabletId, TabletMeta,
 };
 use basalt_common::{BasaltError, Result};
 use policy::{CompactionPolicy, Pick, Reason, RowsetStats};
@@ -138,6 +139,17 @@ pub(crate) fn now_ms() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
         .unwrap_or(0)
+}
+
+/// The delete bitmaps `tablet` holds on the segments at `paths`, for
+/// [`CompactedRowset::input_deletes_seen`].
+fn deletes_of<'a>(
+    tablet: &TabletMeta,
+    paths: impl Iterator<Item = &'a String>,
+) -> Vec<(String, Option<DeleteBitmap>)> {
+    paths
+        .map(|p| (p.clone(), tablet.delete_bitmaps.get(p).cloned()))
+        .collect()
 }
 
 /// What the policy sees of a tablet's rowsets.
@@ -287,6 +299,7 @@ impl StorageEngine {
             inputs: inputs.iter().map(|r| r.id).collect(),
             segments: output.segments.clone(),
             delete_bitmaps: Vec::new(),
+            input_deletes_seen: deletes_of(tablet, input_segments.iter().map(|s| &s.path)),
             segments_overlap: false,
             missing_replicas,
             seen_replicas: tablet.replicas.clone(),
@@ -362,6 +375,7 @@ impl StorageEngine {
             inputs: inputs.iter().map(|r| r.id).collect(),
             segments: segments.clone(),
             delete_bitmaps: Vec::new(),
+            input_deletes_seen: deletes_of(tablet, input_segments.iter().map(|s| &s.path)),
             segments_overlap: false,
             missing_replicas,
             seen_replicas: tablet.replicas.clone(),
@@ -661,6 +675,8 @@ impl StorageEngine {
                     .push((seg.path.clone(), delete_bitmap::encode(deletes)?));
             }
         }
+        // The output now carries every delete the inputs had when the lock was taken.
+        compacted.input_deletes_seen = deletes_of(tablet, input_segments.iter().map(|s| &s.path));
         let (published, removed) = self.catalog().replace_rowsets(table.id, compacted)?;
         let version = published
             .tablets()

@@ -33,6 +33,20 @@ pub(super) fn commit(services: &Services, writes: &StagedWrites) -> Result<()> {
     if staged.is_empty() {
         return Ok(());
     }
+    // Compactions and merge-on-write loads publish under their table's lock, after computing
+    // delete bitmaps from the table they read under it. Holding the locks of every table the
+    // transaction wrote (in id order, as no other holder takes two) keeps such a publish from
+    // landing between this COMMIT's reading of a table and its publish: a compaction that
+    // read the table before would otherwise drop the delete bitmaps the COMMIT put on its
+    // input segments, and the rows the transaction deleted or replaced would be back.
+    let mut table_ids: Vec<_> = staged.iter().map(|t| t.base.id).collect();
+    table_ids.sort_unstable();
+    table_ids.dedup();
+    let locks: Vec<_> = table_ids
+        .iter()
+        .map(|id| services.storage.table_lock(*id))
+        .collect();
+    let _guards: Vec<_> = locks.iter().map(|l| l.lock()).collect();
     let mut attempt = 0;
     loop {
         attempt += 1;

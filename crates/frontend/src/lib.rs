@@ -10,6 +10,7 @@ mod backend_failover;
 mod backends;
 mod bit_literals;
 mod cache_memory;
+mod cast_names;
 mod catalog_provider;
 mod collations;
 mod column_origins;

@@ -200,6 +200,7 @@ pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
         rewrite_expr(e, time_zone);
         ControlFlow::<()>::Continue(())
     });
+    crate::cast_names::rewrite(stmt);
 }
 
 pub(crate) fn call(name: &str, args: Vec<Expr>) -> Expr {

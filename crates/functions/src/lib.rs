@@ -58,6 +58,7 @@ mod json;
 pub mod like;
 mod like_escapes;
 mod logical_not;
+mod named_cast;
 mod map_agg;
 pub mod mixed_result_types;
 mod moments;
@@ -148,6 +149,7 @@ pub use temporal_numbers::TemporalNumbers;
 pub use time_beside_dates::{TimeBesideDates, TimeBesideDatesPlanner};
 pub use time_intervals::TimeIntervals;
 pub use unsigned_casts::UnsignedCasts;
+pub use named_cast::NAMED_CAST;
 pub use variant::VariantSubscriptPlanner;
 
 /// Every scalar function: the BITMAP and HLL scalars, MySQL's date range guard, the
@@ -163,6 +165,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(date_round::functions());
     v.push(time_zones::function());
     v.extend(logical_not::functions());
+    v.push(named_cast::function());
     v.push(bit_not::function());
     v.push(null_concat::function());
     v.push(like_escapes::function());

@@ -48,6 +48,15 @@ pub enum BasaltError {
     WrongIndexName(String),
     #[error("Duplicate key name '{0}'")]
     DuplicateKeyName(String),
+    /// ALTER TABLE .. ADD PRIMARY KEY on a table that has one.
+    #[error("Multiple primary key defined")]
+    MultiplePrimaryKey,
+    /// A DEFAULT the column's type or nullability can not take (ALTER .. SET DEFAULT).
+    #[error("Invalid default value for '{0}'")]
+    InvalidDefault(String),
+    /// `ENGINE = e` naming an engine Basalt does not stand in for.
+    #[error("Unknown storage engine '{0}'")]
+    UnknownStorageEngine(String),
     /// RENAME INDEX of an index the table does not have.
     #[error("Key '{key}' doesn't exist in table '{table}'")]
     KeyMissing { key: String, table: String },
@@ -356,6 +365,9 @@ impl BasaltError {
             BasaltError::KeyColumnMissing(_) => 1072,
             BasaltError::WrongIndexName(_) => 1280,
             BasaltError::DuplicateKeyName(_) => 1061,
+            BasaltError::MultiplePrimaryKey => 1068,
+            BasaltError::UnknownStorageEngine(_) => 1286,
+            BasaltError::InvalidDefault(_) => 1067,
             BasaltError::KeyMissing { .. } => 1176,
             BasaltError::DuplicateForeignKey(_) => 1826,
             BasaltError::ForeignKeyMismatch(_) => 1239,
@@ -443,7 +455,7 @@ impl BasaltError {
             1060 => "42S21",
             1172 | 1308 | 1309 | 1310 | 1313 | 1319 | 1324 | 1327 | 1407 | 1414 => "42000",
             1329 => "02000",
-            1234 => "42000",
+            1234 | 1068 | 1286 | 1067 => "42000",
             1213 => "40001",
             1339 => "20000",
             1325 | 1326 => "24000",

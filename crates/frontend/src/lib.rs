@@ -6,6 +6,7 @@
 
 mod access;
 mod alter_declared_order;
+mod alter_mysql_forms;
 mod backend_failover;
 mod backends;
 mod bit_literals;

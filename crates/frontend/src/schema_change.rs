@@ -10,7 +10,9 @@
 //!   that does not fit its new type fails the statement and leaves the table as it was.
 //!
 //! A load that was writing under the old definition fails at publish (1412) and loads nothing.
+//! MySQL's forms beyond Doris's are in [`crate::alter_mysql_forms`].
 
+use crate::alter_mysql_forms::{self as mysql_forms, AlterNotes};
 use crate::catalog_provider::Services;
 use crate::output::Output;
 use crate::table_def::{check_property, column_meta};
@@ -33,17 +35,19 @@ struct AlterPlan {
     sources: Vec<Option<usize>>,
     /// True when the stored rows must be rewritten.
     rewrite: bool,
+    /// `AUTO_INCREMENT = n`: the counter's new floor.
+    auto_increment: Option<u64>,
 }
 
 /// Runs `ALTER TABLE db.name ops`, the references of foreign keys it adds checked when
-/// `foreign_key_checks` is on.
+/// `foreign_key_checks` is on; with the notes and warnings it leaves.
 pub(crate) async fn alter_table(
     services: &Services,
     database: &str,
     name: &str,
     ops: &[AlterTableOp],
     foreign_key_checks: bool,
-) -> Result<Output> {
+) -> Result<(Output, AlterNotes)> {
     let mut attempt = 0;
     loop {
         attempt += 1;
@@ -54,6 +58,7 @@ pub(crate) async fn alter_table(
         if old.id != id {
             continue;
         }
+        let mut notes = AlterNotes::default();
         let plan = {
             let lookup = |db: &str, name: &str| services.catalog.table(db, name).ok();
             let references = References {
@@ -61,8 +66,9 @@ pub(crate) async fn alter_table(
                 name_case: services.catalog.table_name_case(),
                 checks: foreign_key_checks,
             };
-            plan_alter(&old, ops, &references)?
+            plan_alter(&old, ops, &references, &mut notes)?
         };
+        let auto_increment = plan.auto_increment;
         let storage = services.storage.clone();
         let result = tokio::task::spawn_blocking(move || -> Result<()> {
             if plan.rewrite {
@@ -82,7 +88,13 @@ pub(crate) async fn alter_table(
             // MySQL's answer to NOT NULL over stored NULLs.
             Err(BasaltError::ColumnCannotBeNull(_)) => return Err(BasaltError::InvalidUseOfNull),
             Err(e) => return Err(e),
-            Ok(()) => return Ok(Output::ok()),
+            Ok(()) => {
+                if let Some(floor) = auto_increment {
+                    // The next generated value is at least `floor` (never below one given).
+                    services.catalog.reserve_auto_increment(id, 0, floor)?;
+                }
+                return Ok((Output::ok(), notes));
+            }
         }
     }
 }
@@ -95,22 +107,51 @@ struct References<'a> {
 }
 
 /// Applies `ops` to a copy of `old`.
-fn plan_alter(old: &TableMeta, ops: &[AlterTableOp], refs: &References) -> Result<AlterPlan> {
+fn plan_alter(
+    old: &TableMeta,
+    ops: &[AlterTableOp],
+    refs: &References,
+    notes: &mut AlterNotes,
+) -> Result<AlterPlan> {
     // A table declared in another order than it stores is changed in its declared order.
-    let declared = old.has_declared_order();
+    // So is a Unique (MySQL PRIMARY KEY) table whose columns FIRST / AFTER move: a value
+    // column may then be declared before the key, as MySQL allows.
+    let moves = ops.iter().any(|op| {
+        matches!(
+            op,
+            AlterTableOp::AddColumns {
+                position: Some(_),
+                ..
+            } | AlterTableOp::ModifyColumn {
+                position: Some(_),
+                ..
+            }
+        )
+    });
+    let declared = old.has_declared_order() || (old.keys_model == KeysModel::Unique && moves);
     let (mut table, mut sources) = match declared {
         true => crate::alter_declared_order::declared_view(old),
         false => (old.clone(), (0..old.columns.len()).map(Some).collect()),
     };
     let mut rewrite = false;
     let mut columns_changed = false;
+    let mut auto_increment = None;
     for op in ops {
         match op {
-            AlterTableOp::AddColumns { columns, position } => {
+            AlterTableOp::AddColumns {
+                columns,
+                position,
+                if_not_exists,
+            } => {
                 let mut at = None;
                 for def in columns {
                     if table.column_index(&def.name).is_some() {
-                        return Err(BasaltError::DuplicateColumn(def.name.clone()));
+                        let duplicate = BasaltError::DuplicateColumn(def.name.clone());
+                        if *if_not_exists {
+                            notes.skipped(duplicate);
+                            continue;
+                        }
+                        return Err(duplicate);
                     }
                     if def.generated.is_some() {
                         return Err(BasaltError::NotSupported(
@@ -133,7 +174,7 @@ fn plan_alter(old: &TableMeta, ops: &[AlterTableOp], refs: &References) -> Resul
                         crate::table_keys::add_index(&mut table, &unique, false)?;
                     }
                 }
-                rewrite = true;
+                rewrite |= at.is_some();
             }
             AlterTableOp::DropColumn { name, if_exists } => {
                 let Some(index) = table.column_index(name) else {
@@ -154,10 +195,15 @@ fn plan_alter(old: &TableMeta, ops: &[AlterTableOp], refs: &References) -> Resul
                 from,
                 column,
                 position,
+                if_exists,
             } => {
-                let index = table
-                    .column_index(from)
-                    .ok_or_else(|| unknown_column(from, &table))?;
+                let Some(index) = table.column_index(from) else {
+                    if *if_exists {
+                        notes.skipped(unknown_column(from, &table));
+                        continue;
+                    }
+                    return Err(unknown_column(from, &table));
+                };
                 if !column.name.eq_ignore_ascii_case(from) {
                     rename_column(&mut table, index, &column.name)?;
                 }
@@ -221,14 +267,24 @@ fn plan_alter(old: &TableMeta, ops: &[AlterTableOp], refs: &References) -> Resul
                 index,
                 if_not_exists,
             } => {
-                crate::table_keys::add_index(&mut table, index, *if_not_exists)?;
+                if !crate::table_keys::add_index(&mut table, index, *if_not_exists)? {
+                    let name = index.name.clone().unwrap_or_default();
+                    notes.skipped(BasaltError::DuplicateKeyName(name));
+                }
             }
             AlterTableOp::DropIndex { name, if_exists } => {
                 crate::table_keys::drop_index(&mut table, name, *if_exists)?
             }
-            AlterTableOp::RenameIndex { from, to } => {
-                crate::table_keys::rename_index(&mut table, from, to)?
-            }
+            AlterTableOp::RenameIndex {
+                from,
+                to,
+                if_exists,
+            } => match crate::table_keys::rename_index(&mut table, from, to) {
+                Err(missing @ BasaltError::KeyMissing { .. }) if *if_exists => {
+                    notes.skipped(missing)
+                }
+                other => other?,
+            },
             AlterTableOp::AddForeignKey(fk) => {
                 let database = table.database.clone();
                 let ref_db = match &fk.table.database {
@@ -247,6 +303,32 @@ fn plan_alter(old: &TableMeta, ops: &[AlterTableOp], refs: &References) -> Resul
             AlterTableOp::DropForeignKey { name, if_exists } => {
                 crate::table_keys::drop_foreign_key(&mut table, name, *if_exists)?
             }
+            AlterTableOp::AlterColumnDefault {
+                name,
+                default,
+                if_exists,
+            } => {
+                let Some(index) = table.column_index(name) else {
+                    if *if_exists {
+                        notes.skipped(unknown_column(name, &table));
+                        continue;
+                    }
+                    return Err(unknown_column(name, &table));
+                };
+                mysql_forms::set_column_default(&mut table, index, default.as_ref())?;
+            }
+            AlterTableOp::AddPrimaryKey { if_not_exists, .. } => {
+                mysql_forms::add_primary_key(&table, *if_not_exists, notes)?
+            }
+            AlterTableOp::DropPrimaryKey => mysql_forms::drop_primary_key(&table)?,
+            AlterTableOp::DropConstraint { name, if_exists } => {
+                mysql_forms::drop_constraint(&mut table, name, *if_exists, notes)?
+            }
+            AlterTableOp::Option(option) => {
+                if let Some(floor) = mysql_forms::table_option(&table, option, notes)? {
+                    auto_increment = Some(floor);
+                }
+            }
         }
         columns_changed |= rewrite;
     }
@@ -261,6 +343,7 @@ fn plan_alter(old: &TableMeta, ops: &[AlterTableOp], refs: &References) -> Resul
         table,
         sources,
         rewrite,
+        auto_increment,
     })
 }
 

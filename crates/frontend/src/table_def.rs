@@ -196,14 +196,7 @@ fn build_table(
         }
     }
     if let Some(engine) = &stmt.engine {
-        let e = engine.to_ascii_lowercase();
-        // MySQL's engines are all Basalt's one storage.
-        if !matches!(
-            e.as_str(),
-            "olap" | "innodb" | "myisam" | "memory" | "heap" | "aria"
-        ) {
-            return Err(ddl(format!("Unknown table engine '{engine}'")));
-        }
+        check_engine(engine)?;
     }
     let col_index = |n: &str| {
         stmt.columns
@@ -476,6 +469,18 @@ pub(crate) fn check_row_store(table: &TableMeta) -> Result<()> {
         ))),
         None => Ok(()),
     }
+}
+
+/// `ENGINE = engine` of CREATE or ALTER TABLE: MySQL's engines are all Basalt's one storage.
+pub(crate) fn check_engine(engine: &str) -> Result<()> {
+    let e = engine.to_ascii_lowercase();
+    if !matches!(
+        e.as_str(),
+        "olap" | "innodb" | "myisam" | "memory" | "heap" | "aria"
+    ) {
+        return Err(BasaltError::UnknownStorageEngine(engine.to_string()));
+    }
+    Ok(())
 }
 
 /// A column definition checked against the table's key model (`is_key`: the column is in the

@@ -2,7 +2,9 @@
 //! `RENAME TO`, `COMMENT =`) and Doris's (`ADD COLUMN c INT KEY`, `ADD COLUMN (..)`,
 //! `RENAME COLUMN a b`, `RENAME b`, `MODIFY COMMENT`, `MODIFY COLUMN c COMMENT`, `SET (..)`,
 //! `ADD/DROP PARTITION`), several changes separated by commas; MySQL's `RENAME TABLE a TO b` is
-//! `ALTER TABLE a RENAME b`.
+//! `ALTER TABLE a RENAME b`. Also MySQL's `ALTER [COLUMN] c SET | DROP DEFAULT`, `ADD | DROP
+//! PRIMARY KEY`, `DROP CONSTRAINT | CHECK`, MariaDB's `IF [NOT] EXISTS` on column and index
+//! changes, and the table options of [`crate::alter_options`] (no commas needed between them).
 
 use crate::ddl::{parse_column_def, parse_partition_def, parse_properties};
 use crate::parser::parse_table_name;
@@ -19,7 +21,17 @@ pub(crate) fn parse_alter_table(p: &mut Parser) -> Result<Statement, ParserError
     if let Some(op) = partition_op(p)? {
         return Ok(Statement::AlterPartitions { table, op });
     }
-    let ops = p.parse_comma_separated(table_op)?;
+    let mut ops = Vec::new();
+    // `ALTER TABLE t` alone changes nothing (MySQL accepts it).
+    while !matches!(p.peek_token().token, Token::EOF | Token::SemiColon) {
+        let op = table_op(p)?;
+        let option = matches!(op, AlterTableOp::Option(_));
+        ops.push(op);
+        // Table options may follow each other without a comma.
+        if !p.consume_token(&Token::Comma) && !option {
+            break;
+        }
+    }
     Ok(Statement::AlterTable { table, ops })
 }
 
@@ -67,6 +79,7 @@ fn table_op(p: &mut Parser) -> Result<AlterTableOp, ParserError> {
             return Ok(op);
         }
         eat_word(p, "COLUMN");
+        let if_not_exists = eat_words(p, &["IF", "NOT", "EXISTS"]);
         let columns = if p.consume_token(&Token::LParen) {
             let defs = p.parse_comma_separated(column_def)?;
             p.expect_token(&Token::RParen)?;
@@ -76,7 +89,11 @@ fn table_op(p: &mut Parser) -> Result<AlterTableOp, ParserError> {
         };
         let position = position(p)?;
         rollup_and_properties(p)?;
-        return Ok(AlterTableOp::AddColumns { columns, position });
+        return Ok(AlterTableOp::AddColumns {
+            columns,
+            position,
+            if_not_exists,
+        });
     }
     if eat_word(p, "DROP") {
         if eat_word(p, "INDEX") || eat_word(p, "KEY") {
@@ -89,6 +106,14 @@ fn table_op(p: &mut Parser) -> Result<AlterTableOp, ParserError> {
             let name = ident(p)?;
             return Ok(AlterTableOp::DropForeignKey { name, if_exists });
         }
+        if eat_words(p, &["PRIMARY", "KEY"]) {
+            return Ok(AlterTableOp::DropPrimaryKey);
+        }
+        if eat_word(p, "CONSTRAINT") || eat_word(p, "CHECK") {
+            let if_exists = eat_words(p, &["IF", "EXISTS"]);
+            let name = ident(p)?;
+            return Ok(AlterTableOp::DropConstraint { name, if_exists });
+        }
         eat_word(p, "COLUMN");
         let if_exists = eat_words(p, &["IF", "EXISTS"]);
         let name = ident(p)?;
@@ -100,7 +125,8 @@ fn table_op(p: &mut Parser) -> Result<AlterTableOp, ParserError> {
             return Ok(AlterTableOp::Comment(string_literal(p)?));
         }
         eat_word(p, "COLUMN");
-        if peek_word_at(p, 1, "COMMENT") {
+        let if_exists = eat_words(p, &["IF", "EXISTS"]);
+        if !if_exists && peek_word_at(p, 1, "COMMENT") {
             let name = ident(p)?;
             expect_word(p, "COMMENT")?;
             let comment = string_literal(p)?;
@@ -113,11 +139,13 @@ fn table_op(p: &mut Parser) -> Result<AlterTableOp, ParserError> {
             from: column.name.clone(),
             column,
             position,
+            if_exists,
         });
     }
     if eat_word(p, "CHANGE") {
         // MySQL: CHANGE [COLUMN] old new_definition
         eat_word(p, "COLUMN");
+        let if_exists = eat_words(p, &["IF", "EXISTS"]);
         let from = ident(p)?;
         let column = column_def(p)?;
         let position = position(p)?;
@@ -125,14 +153,20 @@ fn table_op(p: &mut Parser) -> Result<AlterTableOp, ParserError> {
             from,
             column,
             position,
+            if_exists,
         });
     }
     if eat_word(p, "RENAME") {
         if eat_word(p, "INDEX") || eat_word(p, "KEY") {
+            let if_exists = eat_words(p, &["IF", "EXISTS"]);
             let from = ident(p)?;
             expect_word(p, "TO")?;
             let to = ident(p)?;
-            return Ok(AlterTableOp::RenameIndex { from, to });
+            return Ok(AlterTableOp::RenameIndex {
+                from,
+                to,
+                if_exists,
+            });
         }
         if eat_word(p, "COLUMN") {
             let from = ident(p)?;
@@ -152,10 +186,35 @@ fn table_op(p: &mut Parser) -> Result<AlterTableOp, ParserError> {
     if eat_word(p, "SET") {
         return Ok(AlterTableOp::SetProperties(parse_properties(p)?));
     }
+    if eat_word(p, "ALTER") {
+        return alter_column_default(p);
+    }
+    if let Some(op) = crate::alter_options::parse_alter_option(p)? {
+        return Ok(op);
+    }
     p.expected(
-        "ADD, DROP, MODIFY, CHANGE, RENAME, COMMENT or SET",
+        "ADD, DROP, MODIFY, CHANGE, ALTER, RENAME, COMMENT, SET or a table option",
         p.peek_token(),
     )
+}
+
+/// After ALTER: `[COLUMN] [IF EXISTS] c {SET DEFAULT v | DROP DEFAULT}`.
+fn alter_column_default(p: &mut Parser) -> Result<AlterTableOp, ParserError> {
+    eat_word(p, "COLUMN");
+    let if_exists = eat_words(p, &["IF", "EXISTS"]);
+    let name = ident(p)?;
+    let default = if eat_words(p, &["SET", "DEFAULT"]) {
+        Some(crate::ddl::parse_default(p)?)
+    } else if eat_words(p, &["DROP", "DEFAULT"]) {
+        None
+    } else {
+        return p.expected("SET DEFAULT or DROP DEFAULT", p.peek_token());
+    };
+    Ok(AlterTableOp::AlterColumnDefault {
+        name,
+        default,
+        if_exists,
+    })
 }
 
 /// After ADD: `[CONSTRAINT [name]] UNIQUE | FOREIGN KEY ..`, `INDEX | KEY | FULLTEXT ..`;
@@ -163,11 +222,22 @@ fn table_op(p: &mut Parser) -> Result<AlterTableOp, ParserError> {
 fn add_index_or_constraint(p: &mut Parser) -> Result<Option<AlterTableOp>, ParserError> {
     let start = p.peek_token();
     let constraint = table_constraints::eat_constraint_name(p)?;
-    match table_constraints::parse_table_constraint(p, constraint)? {
+    let mut if_not_exists = false;
+    if eat_words(p, &["PRIMARY", "KEY"]) {
+        if_not_exists = eat_words(p, &["IF", "NOT", "EXISTS"]);
+        let index = table_constraints::parse_index_body(p, IndexKind::Unique)?;
+        return Ok(Some(AlterTableOp::AddPrimaryKey {
+            columns: index.columns.into_iter().map(|c| c.name).collect(),
+            if_not_exists,
+        }));
+    }
+    let found =
+        table_constraints::parse_table_constraint_in(p, constraint, Some(&mut if_not_exists))?;
+    match found {
         None => Ok(None),
         Some(TableConstraint::Index(index)) => Ok(Some(AlterTableOp::AddIndex {
             index,
-            if_not_exists: false,
+            if_not_exists,
         })),
         Some(TableConstraint::ForeignKey(fk)) if fk.referenced.is_empty() => {
             p.expected("the referenced columns after REFERENCES table", start)
@@ -230,7 +300,10 @@ mod tests {
     #[test]
     fn mysql_and_doris_forms() {
         let got = ops("ALTER TABLE t ADD COLUMN c INT KEY DEFAULT '0' AFTER k, DROP COLUMN v");
-        let AlterTableOp::AddColumns { columns, position } = &got[0] else {
+        let AlterTableOp::AddColumns {
+            columns, position, ..
+        } = &got[0]
+        else {
             panic!("{got:?}")
         };
         assert!(columns[0].key);
@@ -242,7 +315,7 @@ mod tests {
 
         let got = ops("ALTER TABLE t CHANGE old_name new_name BIGINT FIRST");
         assert!(
-            matches!(&got[0], AlterTableOp::ModifyColumn { from, column, position: Some(ColumnPosition::First) }
+            matches!(&got[0], AlterTableOp::ModifyColumn { from, column, position: Some(ColumnPosition::First), .. }
             if from == "old_name" && column.name == "new_name")
         );
 
@@ -289,5 +362,87 @@ mod tests {
             )])]
         );
         assert!(parse_one("ALTER TABLE t ADD COLUMN c INT TO r1").is_err());
+    }
+
+    #[test]
+    fn mysql_defaults_keys_and_if_exists_forms() {
+        assert_eq!(
+            ops("ALTER TABLE t ALTER COLUMN a SET DEFAULT 3, ALTER b DROP DEFAULT"),
+            vec![
+                AlterTableOp::AlterColumnDefault {
+                    name: "a".into(),
+                    default: Some(crate::DefaultValue::Literal("3".into())),
+                    if_exists: false
+                },
+                AlterTableOp::AlterColumnDefault {
+                    name: "b".into(),
+                    default: None,
+                    if_exists: false
+                },
+            ]
+        );
+        assert_eq!(
+            ops("ALTER TABLE t DROP PRIMARY KEY, ADD CONSTRAINT pk PRIMARY KEY (a, b)"),
+            vec![
+                AlterTableOp::DropPrimaryKey,
+                AlterTableOp::AddPrimaryKey {
+                    columns: vec!["a".into(), "b".into()],
+                    if_not_exists: false
+                },
+            ]
+        );
+        assert_eq!(
+            ops("ALTER TABLE t DROP CONSTRAINT IF EXISTS c1"),
+            vec![AlterTableOp::DropConstraint {
+                name: "c1".into(),
+                if_exists: true
+            }]
+        );
+        let got = ops(
+            "ALTER TABLE t ADD COLUMN IF NOT EXISTS c INT AFTER b, ADD KEY IF NOT EXISTS k (c), \
+             ADD UNIQUE INDEX IF NOT EXISTS u (c), MODIFY IF EXISTS d BIGINT, \
+             CHANGE COLUMN IF EXISTS e f INT, RENAME KEY IF EXISTS k TO k2",
+        );
+        assert!(matches!(
+            &got[0],
+            AlterTableOp::AddColumns {
+                if_not_exists: true,
+                ..
+            }
+        ));
+        assert!(matches!(
+            &got[1],
+            AlterTableOp::AddIndex {
+                if_not_exists: true,
+                ..
+            }
+        ));
+        assert!(matches!(
+            &got[2],
+            AlterTableOp::AddIndex {
+                if_not_exists: true,
+                ..
+            }
+        ));
+        assert!(matches!(
+            &got[3],
+            AlterTableOp::ModifyColumn {
+                if_exists: true,
+                ..
+            }
+        ));
+        assert!(
+            matches!(&got[4], AlterTableOp::ModifyColumn { if_exists: true, from, .. } if from == "e")
+        );
+        assert!(matches!(
+            &got[5],
+            AlterTableOp::RenameIndex {
+                if_exists: true,
+                ..
+            }
+        ));
+        // Ours, not sqlparser's, is the syntax error.
+        let e = parse_one("ALTER TABLE t ALTER COLUMN a SET NOT NULL").unwrap_err();
+        assert!(e.to_string().contains("SET DEFAULT or DROP DEFAULT"), "{e}");
     }
 }

@@ -386,7 +386,7 @@ fn parse_agg_kind(p: &mut Parser) -> Option<AggKind> {
     None
 }
 
-fn parse_default(p: &mut Parser) -> Result<DefaultValue, ParserError> {
+pub(crate) fn parse_default(p: &mut Parser) -> Result<DefaultValue, ParserError> {
     if matches!(p.peek_token().token, Token::LParen) {
         return column_forms::parenthesized_default(p);
     }

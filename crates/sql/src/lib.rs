@@ -3,6 +3,7 @@
 //! and turns text into typed [`Statement`]s.
 
 mod alter;
+mod alter_options;
 mod column_forms;
 mod compound;
 mod compound_intervals;

@@ -248,12 +248,13 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
         return Ok(stmt);
     }
     if peek_word(p, "ALTER") && peek_nth_word(p, 1, "TABLE") {
-        if let Some(stmt) = p.maybe_parse(crate::alter::parse_alter_table)? {
-            return Ok(stmt);
-        }
+        return crate::alter::parse_alter_table(p);
     }
     if peek_word(p, "RENAME") && peek_nth_word(p, 1, "TABLE") {
         return crate::alter::parse_rename_table(p);
+    }
+    if let Some(stmt) = crate::view_forms::parse_view_statement(p)? {
+        return Ok(stmt);
     }
     if let Some(stmt) = crate::mysql_forms::parse_mysql_form(p)? {
         return Ok(stmt);

@@ -610,19 +610,24 @@ pub enum TransactionScope {
 /// One change of `ALTER TABLE t change, change, ..`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AlterTableOp {
-    /// `ADD [COLUMN] def [FIRST | AFTER c]` or `ADD [COLUMN] (def, ..)`.
+    /// `ADD [COLUMN] [IF NOT EXISTS] def [FIRST | AFTER c]` or `ADD [COLUMN] (def, ..)`
+    /// (`if_not_exists`: MariaDB's; a column of the name is skipped with note 1060).
     AddColumns {
         columns: Vec<ColumnDef>,
         position: Option<ColumnPosition>,
+        if_not_exists: bool,
     },
     /// `DROP [COLUMN] [IF EXISTS] c`.
     DropColumn { name: String, if_exists: bool },
     /// `MODIFY [COLUMN] def [FIRST | AFTER c]` (`from` is the column's name) or MySQL's
     /// `CHANGE [COLUMN] from def ..`, which may also rename it.
+    /// `if_exists`: MariaDB's `MODIFY | CHANGE [COLUMN] IF EXISTS` (a missing column is
+    /// skipped with note 1054).
     ModifyColumn {
         from: String,
         column: ColumnDef,
         position: Option<ColumnPosition>,
+        if_exists: bool,
     },
     /// Doris's `MODIFY COLUMN c COMMENT '..'`.
     ModifyColumnComment { name: String, comment: String },
@@ -642,12 +647,49 @@ pub enum AlterTableOp {
     },
     /// `DROP {INDEX | KEY} [IF EXISTS] name`.
     DropIndex { name: String, if_exists: bool },
-    /// `RENAME {INDEX | KEY} a TO b`.
-    RenameIndex { from: String, to: String },
+    /// `RENAME {INDEX | KEY} [IF EXISTS] a TO b`.
+    RenameIndex {
+        from: String,
+        to: String,
+        if_exists: bool,
+    },
     /// `ADD [CONSTRAINT [name]] FOREIGN KEY ..`.
     AddForeignKey(ForeignKeyDef),
     /// `DROP FOREIGN KEY [IF EXISTS] name`.
     DropForeignKey { name: String, if_exists: bool },
+    /// `ALTER [COLUMN] [IF EXISTS] c SET DEFAULT v` (`default` Some) or `.. DROP DEFAULT`.
+    AlterColumnDefault {
+        name: String,
+        default: Option<DefaultValue>,
+        if_exists: bool,
+    },
+    /// `ADD [CONSTRAINT [name]] PRIMARY KEY [IF NOT EXISTS] (cols)`.
+    AddPrimaryKey {
+        columns: Vec<String>,
+        if_not_exists: bool,
+    },
+    /// `DROP PRIMARY KEY`.
+    DropPrimaryKey,
+    /// `DROP {CONSTRAINT | CHECK} [IF EXISTS] name`: a unique key or foreign key by its name.
+    DropConstraint { name: String, if_exists: bool },
+    /// One of MySQL's table options or clauses that have no effect on Basalt's storage.
+    Option(AlterTableOption),
+}
+
+/// The table options and clauses ALTER TABLE accepts without a change to the table's stored
+/// definition.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AlterTableOption {
+    /// `ENGINE [=] name`: every MySQL engine Basalt accepts is its one storage.
+    Engine(String),
+    /// `AUTO_INCREMENT [=] n`: the next generated value is at least `n`.
+    AutoIncrement(u64),
+    /// `ORDER BY cols`: rows stay in the table's sort-key order (warning 1105).
+    OrderBy,
+    /// `ALGORITHM [=] ..`, `LOCK [=] ..`, `FORCE`, `ENABLE | DISABLE KEYS`, `[DEFAULT]
+    /// CHARACTER SET | COLLATE ..`, `CONVERT TO CHARACTER SET ..` (Basalt stores UTF-8 and
+    /// compares bytes) and the storage hints of [`crate::table_options`].
+    NoEffect,
 }
 
 /// What kind of secondary index `INDEX`/`KEY` declares: MySQL's (plain, unique, full-text)

@@ -46,6 +46,21 @@ pub(crate) fn parse_table_constraint(
     p: &mut Parser,
     constraint: Option<Option<String>>,
 ) -> Result<Option<TableConstraint>, ParserError> {
+    parse_table_constraint_in(p, constraint, None)
+}
+
+/// [`parse_table_constraint`], and with `if_not_exists` (ALTER TABLE's ADD) MariaDB's `IF NOT
+/// EXISTS` after an index's keywords, which sets it.
+pub(crate) fn parse_table_constraint_in(
+    p: &mut Parser,
+    constraint: Option<Option<String>>,
+    mut if_not_exists: Option<&mut bool>,
+) -> Result<Option<TableConstraint>, ParserError> {
+    let mut eat_if_not_exists = |p: &mut Parser| {
+        if let Some(flag) = if_not_exists.as_deref_mut() {
+            *flag |= eat_words(p, &["IF", "NOT", "EXISTS"]);
+        }
+    };
     let symbol = constraint.clone().flatten();
     if eat_words(p, &["FOREIGN", "KEY"]) {
         let index_name = match p.peek_token().token {
@@ -63,6 +78,7 @@ pub(crate) fn parse_table_constraint(
     }
     if eat_word(p, "UNIQUE") {
         let _ = eat_word(p, "KEY") || eat_word(p, "INDEX");
+        eat_if_not_exists(p);
         let mut index = parse_index_body(p, IndexKind::Unique)?;
         if index.name.is_none() {
             index.name = symbol;
@@ -80,6 +96,7 @@ pub(crate) fn parse_table_constraint(
     } else {
         return Ok(None);
     };
+    eat_if_not_exists(p);
     Ok(Some(TableConstraint::Index(parse_index_body(p, kind)?)))
 }
 

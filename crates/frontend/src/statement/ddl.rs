@@ -148,9 +148,12 @@ impl QueryEngine {
         let db = database_of(session, &table.database)?;
         let before = self.services.catalog.table(&db, &table.table)?;
         let checks = foreign_key_checks(session);
-        let out =
+        let (out, notes) =
             crate::schema_change::alter_table(self.services(), &db, &table.table, ops, checks)
                 .await?;
+        for (level, code, message) in notes.0 {
+            session.info.warnings.add(level, code, message);
+        }
         let renamed = ops.iter().rev().find_map(|op| match op {
             basalt_sql::AlterTableOp::Rename(n) => Some(n.as_str()),
             _ => None,

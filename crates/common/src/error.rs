@@ -99,6 +99,29 @@ pub enum BasaltError {
     UnknownTableToDrop(String),
     #[error("Unknown column '{column}' in '{context}'")]
     UnknownColumn { column: String, context: String },
+    /// A column name more than one table of a statement has (`context`: where it was named).
+    #[error("Column '{column}' in {context} is ambiguous")]
+    AmbiguousColumn { column: String, context: String },
+    /// A multiple-table DELETE naming a table its FROM / USING does not have (`statement`:
+    /// `MULTI DELETE`).
+    #[error("Unknown table '{table}' in {statement}")]
+    UnknownTableInStatement {
+        table: String,
+        statement: &'static str,
+    },
+    /// A clause a statement's form does not allow (MySQL's 1221: a multiple-table UPDATE
+    /// with ORDER BY or LIMIT).
+    #[error("Incorrect usage of {statement} and {clause}")]
+    IncorrectUsage {
+        statement: &'static str,
+        clause: &'static str,
+    },
+    /// A target of UPDATE or DELETE that is no table of the database (a derived table).
+    #[error("The target table {table} of the {statement} is not updatable")]
+    NotUpdatable {
+        table: String,
+        statement: &'static str,
+    },
     #[error("Access denied for user '{user}'@'{host}' (using password: {})", if *.using_password { "YES" } else { "NO" })]
     AccessDenied {
         user: String,
@@ -379,6 +402,10 @@ impl BasaltError {
             BasaltError::InvalidUseOfNull => 1138,
             BasaltError::UnknownTimeZone(_) => 1298,
             BasaltError::UnknownColumn { .. } => 1054,
+            BasaltError::AmbiguousColumn { .. } => 1052,
+            BasaltError::UnknownTableInStatement { .. } => 1109,
+            BasaltError::IncorrectUsage { .. } => 1221,
+            BasaltError::NotUpdatable { .. } => 1288,
             BasaltError::AccessDenied { .. } => 1045,
             BasaltError::NoDatabaseSelected => 1046,
             BasaltError::PrivilegeRequired(_) | BasaltError::WorkloadGroupDenied { .. } => 1227,
@@ -472,7 +499,8 @@ impl BasaltError {
             1242 => "21000",
             1054 => "42S22",
             1050 => "42S01",
-            1051 | 1146 => "42S02",
+            1051 | 1109 | 1146 => "42S02",
+            1052 => "23000",
             _ => "HY000",
         }
     }

@@ -15,6 +15,7 @@ mod in_lists;
 mod lexer;
 mod load_data;
 mod locking_reads;
+mod multi_update;
 mod mysql_forms;
 mod parser;
 mod partition_words;

@@ -1,7 +1,8 @@
 //! MySQL (and MariaDB) spellings of statements `sqlparser` reads otherwise or not at all:
 //! `EXPLAIN EXTENDED | PARTITIONS stmt` (MySQL 5.7's EXPLAIN modifiers, now part of every
 //! EXPLAIN), `DROP [TEMPORARY] TABLES ..` (a synonym of DROP TABLE), `CREATE OR REPLACE
-//! [TEMPORARY] TABLE ..` and `SELECT .. INTO @var, ..` (the result row kept in user variables).
+//! [TEMPORARY] TABLE ..`, `SELECT .. INTO @var, ..` (the result row kept in user variables)
+//! and `UPDATE t1, t2 SET ..` (`multi_update`).
 
 use crate::statement::Statement;
 use crate::words::{eat_word, eat_words, expect_word, peek_nth_word, peek_word};
@@ -19,6 +20,9 @@ pub(crate) fn parse_mysql_form(p: &mut Parser) -> Result<Option<Statement>, Pars
     }
     if let Some(stmt) = parse_create_or_replace_table(p)? {
         return Ok(Some(stmt));
+    }
+    if let Some(stmt) = crate::multi_update::parse_update_table_list(p)? {
+        return Ok(Some(Statement::Standard(Box::new(stmt))));
     }
     parse_select_into_variables(p)
 }

@@ -12,7 +12,8 @@
 //! UPDATE's older copy (last publish wins), as in Doris without a sequence column.
 //!
 //! The statement is checked and turned into a query over the table (built as the parser would
-//! build it, never as text), which runs like any other query.
+//! build it, never as text), which runs like any other query. Statements over several tables
+//! (`DELETE t1 FROM t1 JOIN t2 ..`, `UPDATE t1, t2 SET ..`) are `multi_table_plan`'s.
 
 use crate::catalog_provider::Services;
 use crate::engine::split_name;
@@ -57,9 +58,9 @@ pub(crate) fn plan_delete(
     session: &Session,
     delete: &ast::Delete,
 ) -> Result<DmlPlan> {
-    if !delete.tables.is_empty() || delete.using.is_some() {
-        return Err(BasaltError::NotSupported(
-            "multi-table DELETE (DELETE t1 FROM ... / USING)".into(),
+    if super::multi_table_plan::is_multi_delete(delete) {
+        return Err(BasaltError::Internal(
+            "a multiple-table DELETE planned as a single-table one".into(),
         ));
     }
     if delete.returning.is_some() || delete.output.is_some() {
@@ -267,6 +268,9 @@ impl QueryEngine {
     /// `DELETE FROM t WHERE ..` on a Unique table: the matching rows become tombstones in one
     /// atomic load.
     pub(super) async fn delete(&self, session: &Session, delete: &ast::Delete) -> Result<Output> {
+        if super::multi_table_plan::is_multi_delete(delete) {
+            return self.multi_delete(session, delete).await;
+        }
         let plan = crate::statement::dml::plan_delete(&self.services, session, delete)?;
         let _serialized = self.dml_locks.lock(plan.table.id).await;
         if plan.table.keys_model != KeysModel::Unique {
@@ -300,6 +304,9 @@ impl QueryEngine {
     /// atomic load (an `INSERT INTO t SELECT ..` over the current rows).
     /// Other key models rewrite the tablets holding matching rows (`update_rewrite`).
     pub(super) async fn update(&self, session: &Session, update: &ast::Update) -> Result<Output> {
+        if super::multi_table_plan::is_multi_update(update) {
+            return self.multi_update(session, update).await;
+        }
         let table = target_table(&self.services, session, &update.table, "UPDATE")?;
         super::generated_values::check_assignments(&table, &update.assignments)?;
         if table.keys_model != KeysModel::Unique && !table.generated_columns().is_empty() {

@@ -15,6 +15,8 @@ mod load_data;
 pub use load_data::local_infile_name;
 pub(crate) mod dml;
 mod metadata_show;
+mod multi_table_apply;
+mod multi_table_plan;
 mod mysql_forms;
 mod prepare;
 mod query;

@@ -82,6 +82,7 @@ impl Effect {
             Statement::LoadData(_) => Effect::Write,
             Statement::CreateTable(_)
             | Statement::CreateTableAs(_)
+            | Statement::View(_)
             | Statement::CreateTableLike { .. }
             | Statement::CreateTemporaryTable(_)
             | Statement::AlterPartitions { .. }
@@ -146,6 +147,45 @@ pub(crate) fn storage(
     match staged(session) {
         Some(writes) => writes.storage.clone(),
         None => services.storage.clone(),
+    }
+}
+
+/// The writes of one statement that changes several tables outside a transaction (a
+/// multiple-table DELETE or UPDATE): staged as a transaction's are, and published together
+/// when it ends, so all its tables change or none. Inside a transaction it adds nothing.
+pub(crate) struct StatementWrites {
+    own: bool,
+}
+
+/// Stages the session's writes until [`StatementWrites::finish`], unless they are staged
+/// already (an open transaction's).
+pub(crate) fn stage_statement(services: &Services, session: &Session) -> StatementWrites {
+    let mut slot = session.info.transaction.staged.lock();
+    if slot.is_some() {
+        return StatementWrites { own: false };
+    }
+    let view = Arc::new(ReadSnapshot::take(services));
+    *slot = Some(Arc::new(StagedWrites::new(services, view)));
+    StatementWrites { own: true }
+}
+
+impl StatementWrites {
+    /// Publishes the statement's writes when it succeeded (a failed publish is its error);
+    /// discards them when it failed.
+    pub(crate) fn finish<T>(
+        self,
+        services: &Services,
+        session: &Session,
+        result: Result<T>,
+    ) -> Result<T> {
+        if !self.own {
+            return result;
+        }
+        let taken = session.info.transaction.staged.lock().take();
+        match (result, taken) {
+            (Ok(value), Some(writes)) => commit::commit(services, &writes).map(|()| value),
+            (result, _) => result,
+        }
     }
 }
 

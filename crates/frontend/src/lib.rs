@@ -82,6 +82,7 @@ mod variable_literals;
 mod variables;
 mod views;
 mod warnings;
+mod wildcard_qualifiers;
 mod workload_groups;
 mod workload_policies;
 

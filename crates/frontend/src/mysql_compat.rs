@@ -152,6 +152,7 @@ pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
     crate::identifier_case::fold(stmt, settings.table_name_case);
     crate::partition_selection::rewrite(stmt);
     crate::using_joins::rewrite(stmt);
+    crate::wildcard_qualifiers::rewrite(stmt);
     let _ = stmt.visit(&mut DropDual);
     crate::tableless_subqueries::rewrite(stmt);
     crate::quantified_comparisons::rewrite(stmt);

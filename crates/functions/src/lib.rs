@@ -93,6 +93,7 @@ pub mod string_size;
 mod struct_element;
 mod substring;
 mod tdigest;
+mod temporal_avg;
 mod temporal_numbers;
 pub mod temporal_text;
 mod text_arguments;
@@ -231,6 +232,7 @@ pub fn aggregate_functions() -> Vec<AggregateUDF> {
     v.extend(stats::functions());
     v.push(percentile::function());
     v.push(wide_sum::function());
+    v.push(temporal_avg::function());
     v.extend(funnel::functions());
     v.extend(moments::functions());
     v.extend(

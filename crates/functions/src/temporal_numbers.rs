@@ -3,8 +3,8 @@
 //! `YYYYMMDD[hhmmss[.ffffff]]`. DataFusion cast a DATETIME to its microseconds since 1970
 //! (`20060810101112` came out as `1155204672000000`), a DATE to its days since 1970, and
 //! refused DOUBLE and DECIMAL. `SUM(d)` adds those numbers (Basalt's SUM takes the value while
-//! the statement is planned; `AVG(d)` is still refused: DataFusion checks its argument type). An analyzer rule before type coercion sends such
-//! values through
+//! the statement is planned, and so does AVG, [`crate::temporal_avg`]). An analyzer rule before
+//! type coercion sends such values through
 //! [`crate::date_number`]: an integer target gets the truncated number (as MySQL's CAST AS
 //! SIGNED truncates), a DECIMAL or floating-point target the fraction. (A TIME cast to a number is [`crate::SignedTimeCasts`]'s.)
 
@@ -53,9 +53,9 @@ fn numbers(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
                 field,
             }))
         }
-        // SUM(d): the sum of the numbers (the function takes the value while planned).
+        // SUM(d), AVG(d): of the numbers (the functions take the value while planned).
         Expr::AggregateFunction(mut f)
-            if f.func.name() == "sum"
+            if matches!(f.func.name(), "sum" | "avg")
                 && f.params.args.len() == 1
                 && f.params.args[0]
                     .get_type(schema)
@@ -67,7 +67,7 @@ fn numbers(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
             Transformed::yes(Expr::AggregateFunction(f))
         }
         Expr::WindowFunction(mut w)
-            if w.fun.name() == "sum"
+            if matches!(w.fun.name(), "sum" | "avg")
                 && w.params.args.len() == 1
                 && w.params.args[0]
                     .get_type(schema)

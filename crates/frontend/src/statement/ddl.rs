@@ -307,16 +307,28 @@ impl QueryEngine {
                 temporary,
                 ..
             } => {
+                // MySQL drops every table of the list that exists, then names all the missing
+                // ones in one error 1051.
+                let mut unknown = Vec::new();
                 for n in &names {
                     // DROP TABLE drops the session's temporary table of the name first.
-                    if object_type == ObjectType::Table
+                    let dropped = if object_type == ObjectType::Table
                         && crate::temporary_tables::drop_temporary(
                             self, session, n, temporary, if_exists,
-                        )?
-                    {
-                        continue;
+                        )? {
+                        Ok(())
+                    } else {
+                        drop_object(&self.services, session, object_type, n, if_exists)
+                    };
+                    match dropped {
+                        Err(
+                            BasaltError::UnknownTable(name) | BasaltError::UnknownTableToDrop(name),
+                        ) if object_type == ObjectType::Table => unknown.push(name),
+                        other => other?,
                     }
-                    drop_object(&self.services, session, object_type, n, if_exists)?;
+                }
+                if !unknown.is_empty() {
+                    return Err(BasaltError::UnknownTableToDrop(unknown.join(",")));
                 }
                 Ok(Output::ok())
             }

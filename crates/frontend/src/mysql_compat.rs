@@ -164,9 +164,14 @@ pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
     }
     let time_zone = settings.time_zone.as_str();
     let _ = visit_expressions_mut(stmt, |e| {
-        if let Expr::BinaryOp { op, .. } = e {
-            if *op == BinaryOperator::StringConcat && !settings.pipes_as_concat {
-                *op = BinaryOperator::Or;
+        if let Expr::BinaryOp { left, op, right } = e {
+            if *op == BinaryOperator::StringConcat {
+                if settings.pipes_as_concat {
+                    // CONCAT: numbers and dates join as their text, NULL if either is NULL.
+                    *e = call("mysql_concat", vec![(**left).clone(), (**right).clone()]);
+                } else {
+                    *op = BinaryOperator::Or;
+                }
             }
         }
         logical_operands(e);

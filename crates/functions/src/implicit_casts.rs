@@ -9,7 +9,8 @@
 //! was not one. LIKE matches a number or date operand as its text.
 //!
 //! [`StringArithmeticPlanner`] converts the operands as the SQL is planned (DataFusion refuses
-//! `Utf8 + Int64` while planning); [`ImplicitCasts`], an analyzer rule running before type
+//! `Utf8 + Int64` while planning; a string beside a bitwise operator is its number rounded to an
+//! integer); [`ImplicitCasts`], an analyzer rule running before type
 //! coercion, handles the casts and the COALESCE family. INSERT statements and Stream Load
 //! column expressions keep checked conversions (a bad value for a column is an error there,
 //! and a load filters its row): DataFusion's for numbers, MySQL's date forms for DATE and
@@ -77,6 +78,32 @@ impl ExprPlanner for StringArithmeticPlanner {
                 return Ok(PlannerResult::Planned(shifted));
             }
             _ => {}
+        }
+        // A string operand of a bitwise operator is its number rounded to an integer
+        // (MySQL: `2 ^ '31'` is 29, `0 | '1.9'` is 2).
+        if matches!(
+            expr.op,
+            Sql::BitwiseAnd
+                | Sql::BitwiseOr
+                | Sql::BitwiseXor
+                | Sql::PGBitwiseXor
+                | Sql::PGBitwiseShiftLeft
+                | Sql::PGBitwiseShiftRight
+        ) && (is_text(&expr.left) || is_text(&expr.right))
+        {
+            let integer = |e: Expr| {
+                if is_text(&e) {
+                    let rounded = datafusion::functions::math::round().call(vec![to_number(e)]);
+                    Expr::TryCast(TryCast::new(Box::new(rounded), DataType::Int64))
+                } else {
+                    e
+                }
+            };
+            return Ok(PlannerResult::Original(RawBinaryExpr {
+                op: expr.op,
+                left: integer(expr.left),
+                right: integer(expr.right),
+            }));
         }
         if !matches!(
             expr.op,

@@ -66,13 +66,15 @@ impl BasaltDialect {
     /// MySQL's binding strength of the operator `token` begins, where it differs from the
     /// parser's default (which follows PostgreSQL). From tightest to loosest MySQL has: `^`;
     /// `*` `/` `DIV` `%`; `+` `-`; `<<` `>>`; `&`; `|`; comparisons, `IS`, `LIKE`, `IN`;
-    /// `BETWEEN`; `NOT`; `AND` `&&`; `XOR`; `OR` `||`. A JSON path (`col->'$.a'`) is an operand.
+    /// `BETWEEN`; `NOT`; `AND` `&&`; `XOR`; `OR` `||`. Under PIPES_AS_CONCAT `||` concatenates
+    /// and binds tighter than `^` (below the unary operators only). A JSON path (`col->'$.a'`)
+    /// is an operand.
     fn mysql_precedence(&self, token: &Token) -> Option<u8> {
         let p = |level| self.prec_value(level);
         Some(match token {
             Token::Arrow | Token::LongArrow => p(Precedence::DoubleColon),
             Token::Caret => p(Precedence::MulDivModOp) + 2,
-            Token::StringConcat if self.syntax.pipes_as_concat => p(Precedence::MulDivModOp) + 1,
+            Token::StringConcat if self.syntax.pipes_as_concat => p(Precedence::MulDivModOp) + 3,
             Token::StringConcat => p(Precedence::Or),
             Token::ShiftLeft | Token::ShiftRight => p(Precedence::Ampersand) + 3,
             Token::Overlap => p(Precedence::And),
@@ -136,7 +138,7 @@ impl Dialect for BasaltDialect {
             _ => return None,
         };
         parser.next_token();
-        let tightest = self.prec_value(Precedence::MulDivModOp) + 3;
+        let tightest = self.prec_value(Precedence::MulDivModOp) + 4;
         Some(parser.parse_subexpr(tightest).map(|operand| Expr::UnaryOp {
             op,
             expr: Box::new(operand),

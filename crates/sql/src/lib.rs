@@ -8,6 +8,7 @@ mod column_forms;
 mod compound;
 mod compound_intervals;
 mod ddl;
+mod delete_forms;
 mod dialect;
 mod error;
 mod group_by_order;

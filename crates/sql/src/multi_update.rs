@@ -1,4 +1,7 @@
-//! MySQL's multiple-table UPDATE over a comma list of tables:
+//! MySQL's UPDATE spellings `sqlparser` does not read: the modifiers
+//! `UPDATE [LOW_PRIORITY] [IGNORE] ..` (LOW_PRIORITY has no effect; IGNORE is kept as
+//! `or: Some(SqliteOnConflict::Ignore)`, the executor's business), and the multiple-table
+//! UPDATE over a comma list of tables:
 //! `UPDATE t1 [AS a], t2 [JOIN t3 ON ..] SET .. [WHERE ..] [ORDER BY ..] [LIMIT ..]`.
 //! `sqlparser` reads one table with its joins after UPDATE; here the tables after the first
 //! comma go in the statement's `from`, as [`ast::UpdateTableFromKind::BeforeSet`] (where
@@ -6,30 +9,58 @@
 //! one `sqlparser` builds, ORDER BY and LIMIT included (the executor refuses them, MySQL's
 //! error 1221).
 
-use crate::words::peek_word;
+use crate::words::{eat_word, peek_nth_word, peek_word};
 use sqlparser::ast;
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::Token;
 
-/// The statement, if the parser is at `UPDATE <table>, ..`; otherwise nothing is consumed.
+/// Eats `LOW_PRIORITY` and `IGNORE`; says whether IGNORE was there.
+fn modifiers(p: &mut Parser) -> bool {
+    let mut ignore = false;
+    loop {
+        if eat_word(p, "LOW_PRIORITY") {
+            continue;
+        }
+        if eat_word(p, "IGNORE") {
+            ignore = true;
+            continue;
+        }
+        return ignore;
+    }
+}
+
+/// The statement, if the parser is at `UPDATE <modifiers> ..` or `UPDATE <table>, ..`;
+/// otherwise nothing is consumed.
 pub(crate) fn parse_update_table_list(
     p: &mut Parser,
 ) -> Result<Option<ast::Statement>, ParserError> {
     if !peek_word(p, "UPDATE") {
         return Ok(None);
     }
-    // Only a comma after the first table (and its joins) makes this form.
+    let has_modifiers = peek_nth_word(p, 1, "LOW_PRIORITY") || peek_nth_word(p, 1, "IGNORE");
+    // Only a comma after the first table (and its joins) makes the table-list form.
     let first = p.maybe_parse(|p| {
         let token = p.next_token();
+        let ignore = modifiers(p);
         let table = p.parse_table_and_joins()?;
         if p.peek_token().token != Token::Comma {
             return p.expected("a comma", p.peek_token());
         }
-        Ok((token, table))
+        Ok((token, ignore, table))
     })?;
-    let Some((update_token, table)) = first else {
-        return Ok(None);
+    let (update_token, ignore, table) = match first {
+        Some(first) => first,
+        None if has_modifiers => {
+            let token = p.next_token();
+            let ignore = modifiers(p);
+            let mut stmt = p.parse_update(token)?;
+            if let ast::Statement::Update(update) = &mut stmt {
+                update.or = ignore.then_some(ast::SqliteOnConflict::Ignore);
+            }
+            return Ok(Some(stmt));
+        }
+        None => return Ok(None),
     };
     p.expect_token(&Token::Comma)?;
     let others = p.parse_comma_separated(Parser::parse_table_and_joins)?;
@@ -60,7 +91,7 @@ pub(crate) fn parse_update_table_list(
             selection,
             returning: None,
             output: None,
-            or: None,
+            or: ignore.then_some(ast::SqliteOnConflict::Ignore),
             order_by,
             limit,
         }
@@ -108,6 +139,19 @@ mod tests {
         let u = update("UPDATE t SET v = 1 WHERE k = 2 ORDER BY k LIMIT 1");
         assert!(u.from.is_none());
         assert!(u.limit.is_some());
+    }
+
+    #[test]
+    fn modifiers_are_read_and_ignore_kept() {
+        let u = update("UPDATE LOW_PRIORITY IGNORE t1, t2 SET t1.v = 1");
+        assert_eq!(u.table.to_string(), "t1");
+        assert_eq!(u.or, Some(ast::SqliteOnConflict::Ignore));
+        let u = update("UPDATE IGNORE t SET v = 1");
+        assert_eq!(u.table.to_string(), "t");
+        assert_eq!(u.or, Some(ast::SqliteOnConflict::Ignore));
+        let u = update("UPDATE LOW_PRIORITY t SET v = 1");
+        assert_eq!(u.table.to_string(), "t");
+        assert!(u.or.is_none());
     }
 
     #[test]

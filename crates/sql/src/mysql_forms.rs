@@ -2,7 +2,8 @@
 //! `EXPLAIN EXTENDED | PARTITIONS stmt` (MySQL 5.7's EXPLAIN modifiers, now part of every
 //! EXPLAIN), `DROP [TEMPORARY] TABLES ..` (a synonym of DROP TABLE), `CREATE OR REPLACE
 //! [TEMPORARY] TABLE ..`, `SELECT .. INTO @var, ..` (the result row kept in user variables)
-//! and `UPDATE t1, t2 SET ..` (`multi_update`).
+//! and `UPDATE t1, t2 SET ..` / `UPDATE IGNORE ..` (`multi_update`), `DELETE IGNORE ..` /
+//! `DELETE t1.* FROM ..` (`delete_forms`).
 
 use crate::statement::Statement;
 use crate::words::{eat_word, eat_words, expect_word, peek_nth_word, peek_word};
@@ -22,6 +23,9 @@ pub(crate) fn parse_mysql_form(p: &mut Parser) -> Result<Option<Statement>, Pars
         return Ok(Some(stmt));
     }
     if let Some(stmt) = crate::multi_update::parse_update_table_list(p)? {
+        return Ok(Some(Statement::Standard(Box::new(stmt))));
+    }
+    if let Some(stmt) = crate::delete_forms::parse_delete_form(p)? {
         return Ok(Some(Statement::Standard(Box::new(stmt))));
     }
     parse_select_into_variables(p)

@@ -304,7 +304,7 @@ impl QueryEngine {
     /// atomic load (an `INSERT INTO t SELECT ..` over the current rows).
     /// Other key models rewrite the tablets holding matching rows (`update_rewrite`).
     pub(super) async fn update(&self, session: &Session, update: &ast::Update) -> Result<Output> {
-        if super::multi_table_plan::is_multi_update(update) {
+        if super::multi_table_plan::is_planned_here(update) {
             return self.multi_update(session, update).await;
         }
         let table = target_table(&self.services, session, &update.table, "UPDATE")?;

@@ -68,15 +68,20 @@ impl QueryEngine {
         })
     }
 
-    /// `UPDATE t1, t2 SET ..`, `UPDATE t1 JOIN t2 .. SET ..`, `UPDATE t SET .. FROM t2 ..`.
+    /// `UPDATE t1, t2 SET ..`, `UPDATE t1 JOIN t2 .. SET ..`, `UPDATE t SET .. FROM t2 ..`,
+    /// `UPDATE IGNORE ..`.
     pub(super) async fn multi_update(
         &self,
         session: &Session,
         update: &ast::Update,
     ) -> Result<Output> {
         let targets = super::multi_table_plan::plan_update(&self.services, session, update)?;
-        let store =
-            Arc::new(crate::lenient_insert::store_warnings(session).with_implicit_defaults());
+        // IGNORE fits values as outside strict mode.
+        let store = match update.or {
+            Some(ast::SqliteOnConflict::Ignore) => basalt_query::StoreWarnings::default(),
+            _ => crate::lenient_insert::store_warnings(session),
+        };
+        let store = Arc::new(store.with_implicit_defaults());
         let counts = self.run_multi(session, targets, Some(&store)).await;
         let warnings = crate::lenient_insert::report(session, &store);
         let counts = counts?;

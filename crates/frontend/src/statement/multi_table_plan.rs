@@ -10,7 +10,8 @@
 //! that is none of them is MySQL's 1109. An UPDATE's targets are the tables its assignments
 //! name: `alias.col` / `table.col`, or a bare column that exactly one table has (1052 when
 //! several do, 1054 when none). ORDER BY and LIMIT are refused (1221 for UPDATE; a syntax
-//! error for DELETE, whose grammar has neither in MySQL).
+//! error for DELETE, whose grammar has neither in MySQL). `UPDATE IGNORE` of one table is
+//! planned here too, as a join of that one table.
 //!
 //! Each target's query selects, per joined row, every column of the target's row (storage
 //! order) and, for UPDATE, each assigned column's new value after them. A target row may come
@@ -47,6 +48,12 @@ pub(crate) fn is_multi_delete(delete: &ast::Delete) -> bool {
 /// Whether an UPDATE reads more than the table it changes (joins, a table list or FROM).
 pub(crate) fn is_multi_update(update: &ast::Update) -> bool {
     update.from.is_some() || !update.table.joins.is_empty()
+}
+
+/// Whether an UPDATE is planned here: one over several tables, or `UPDATE IGNORE` (whose
+/// values are fitted as outside strict mode, which this path does for any table).
+pub(crate) fn is_planned_here(update: &ast::Update) -> bool {
+    is_multi_update(update) || update.or == Some(ast::SqliteOnConflict::Ignore)
 }
 
 /// A table (or derived table) of the statement's FROM: how its columns are named, and the
@@ -246,21 +253,26 @@ pub(crate) fn plan_update(
     session: &Session,
     update: &ast::Update,
 ) -> Result<Vec<Target>> {
-    if update.returning.is_some() || update.output.is_some() || update.or.is_some() {
+    let ignore = update.or == Some(ast::SqliteOnConflict::Ignore);
+    if update.returning.is_some() || update.output.is_some() || (update.or.is_some() && !ignore) {
         return Err(BasaltError::NotSupported(
             "UPDATE with RETURNING/OUTPUT/OR".into(),
         ));
     }
-    if !update.order_by.is_empty() {
+    let clause = match (update.order_by.is_empty(), update.limit.is_some()) {
+        (false, _) => Some("ORDER BY"),
+        (true, true) => Some("LIMIT"),
+        (true, false) => None,
+    };
+    if let Some(clause) = clause {
+        if !is_multi_update(update) {
+            return Err(BasaltError::NotSupported(format!(
+                "UPDATE IGNORE .. {clause}"
+            )));
+        }
         return Err(BasaltError::IncorrectUsage {
             statement: "UPDATE",
-            clause: "ORDER BY",
-        });
-    }
-    if update.limit.is_some() {
-        return Err(BasaltError::IncorrectUsage {
-            statement: "UPDATE",
-            clause: "LIMIT",
+            clause,
         });
     }
     let mut tables = vec![update.table.clone()];

@@ -245,16 +245,23 @@ pub trait Catalog: TabletCatalog {
     fn drop_view(&self, database: &str, name: &str, if_exists: bool) -> Result<bool>;
 
     // ------------------------------------------------------------ stored procedures
-    /// The procedures of `database`, by lower-case name.
+    /// The stored routines of `database` (procedures and functions), by lower-case name.
     fn procedures(&self, database: &str) -> Vec<Arc<crate::procedures::ProcedureMeta>>;
+    /// A stored function by name (names match without regard to case; a function and a
+    /// procedure may share a name, as in MySQL).
+    fn function(&self, database: &str, name: &str)
+        -> Option<Arc<crate::procedures::ProcedureMeta>>;
+    /// Drops a stored function; false when it did not exist and `if_exists` (else 1305).
+    fn drop_function(&self, database: &str, name: &str, if_exists: bool) -> Result<bool>;
     /// A procedure by name (names match without regard to case).
     fn procedure(
         &self,
         database: &str,
         name: &str,
     ) -> Option<Arc<crate::procedures::ProcedureMeta>>;
-    /// Creates a procedure; false if one of the name existed and `if_not_exists` was given
-    /// (else 1304); 1049 when the database does not exist.
+    /// Creates a procedure (or a function, when `returns` is set); false if one of the name
+    /// existed and `if_not_exists` was given (else 1304); 1049 when the database does not
+    /// exist.
     fn create_procedure(
         &self,
         procedure: crate::procedures::ProcedureMeta,

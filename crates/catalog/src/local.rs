@@ -172,10 +172,7 @@ impl LocalCatalog {
                 .procedures
                 .entry(name_case.key(&procedure.database))
                 .or_default()
-                .insert(
-                    crate::procedures::ProcedureMeta::key(&procedure.name),
-                    Arc::new(procedure),
-                );
+                .insert(procedure.routine_key(), Arc::new(procedure));
         }
         for b in &loaded.backends {
             let backend: crate::backends::BackendMeta = from_json(b)?;
@@ -808,7 +805,7 @@ impl Catalog for LocalCatalog {
         let procedures: Vec<String> = self
             .procedures_of(&name)
             .iter()
-            .map(|p| procedures::procedure_key(&name, &p.name))
+            .map(|p| procedures::procedure_key(&name, p))
             .collect();
         ops.extend(procedures.into_iter().map(Op::DeleteProcedure));
         self.store.commit(ops)?;
@@ -1288,7 +1285,19 @@ impl Catalog for LocalCatalog {
         database: &str,
         name: &str,
     ) -> Option<Arc<crate::procedures::ProcedureMeta>> {
-        self.procedure_named(database, name)
+        self.procedure_named(database, name, false)
+    }
+
+    fn function(
+        &self,
+        database: &str,
+        name: &str,
+    ) -> Option<Arc<crate::procedures::ProcedureMeta>> {
+        self.procedure_named(database, name, true)
+    }
+
+    fn drop_function(&self, database: &str, name: &str, if_exists: bool) -> Result<bool> {
+        self.remove_procedure(database, name, true, if_exists)
     }
 
     fn create_procedure(
@@ -1300,7 +1309,7 @@ impl Catalog for LocalCatalog {
     }
 
     fn drop_procedure(&self, database: &str, name: &str, if_exists: bool) -> Result<bool> {
-        self.remove_procedure(database, name, if_exists)
+        self.remove_procedure(database, name, false, if_exists)
     }
 
     fn backends(&self) -> Vec<crate::backends::BackendMeta> {

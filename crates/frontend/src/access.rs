@@ -345,7 +345,7 @@ impl Access {
             B::DropProcedure { name, .. } => {
                 self.require_database(Privilege::Drop, &database_of(session, &name.database)?)
             }
-            B::Call { name, .. } | B::ShowCreateProcedure { name } => {
+            B::Call { name, .. } | B::ShowCreateProcedure { name, .. } => {
                 self.require_any_on_database(&database_of(session, &name.database)?)
             }
             B::ShowLoad { database, .. } => {

@@ -300,6 +300,7 @@ impl Session {
         for f in crate::named_locks::functions(&info) {
             ctx.register_udf(f);
         }
+        ctx.register_udf(crate::procedures::stored_function_call(&info));
         // Doris's BITMAP, HLL and statistics functions (basalt-functions), built once per
         // process; they replace DataFusion's built-ins of the same names.
         basalt_functions::register_all(&ctx);

@@ -351,6 +351,7 @@ impl QueryEngine {
         crate::statement_limits::prepare(&mut stmt)?;
         crate::lateral_views::rewrite(&mut stmt)?;
         crate::mysql_compat::rewrite(&mut stmt, &session.sql_settings());
+        self.rewrite_function_calls(session, &mut stmt)?;
         crate::grouping::rewrite(&mut stmt)?;
         crate::local_calls::rewrite_calls(&mut stmt)?;
         session.sync_planner_options();

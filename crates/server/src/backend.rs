@@ -252,7 +252,9 @@ impl Backend for SessionBackend {
         if let Some(db) = database.filter(|d| !d.is_empty()) {
             self.engine.use_database(&session, db)?;
         }
-        self.session = Some(Arc::new(session));
+        let session = Arc::new(session);
+        session.enable_routines(&self.engine);
+        self.session = Some(session);
         Ok(())
     }
 

@@ -40,7 +40,7 @@ pub use parser::{
     parse_one, parse_one_with, parse_statements, parse_statements_with, placeholder_offsets,
 };
 pub use query_bytes::query_text;
-pub use sp_body::{parse_procedure_body, SpCondition, SpStatement};
+pub use sp_body::{parse_function_body, parse_procedure_body, SpCondition, SpStatement};
 pub use statement::*;
 
 /// Re-export of the sqlparser AST so downstream crates share one version of it.

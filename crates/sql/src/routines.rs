@@ -1,5 +1,6 @@
-//! Stored procedure statements: `CREATE PROCEDURE` (its body kept as written, to the `END`
-//! that closes it), `DROP PROCEDURE`, `CALL` and `SHOW CREATE PROCEDURE`.
+//! Stored routine statements: `CREATE PROCEDURE` and `CREATE FUNCTION` (the body kept as
+//! written, to the `END` that closes it), `DROP PROCEDURE|FUNCTION`, `CALL` and
+//! `SHOW CREATE PROCEDURE|FUNCTION`.
 
 use crate::compound::{BlockDepth, Offsets};
 use crate::statement::{CreateProcedure, ParameterMode, ProcedureParam, Statement};
@@ -9,21 +10,22 @@ use crate::words::{
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::Token;
 
-/// True when the parser stands at `CREATE [DEFINER = ..] PROCEDURE`.
+/// True when the parser stands at `CREATE [DEFINER = ..] PROCEDURE|FUNCTION`.
 pub(crate) fn at_create_procedure(p: &Parser) -> bool {
     if !peek_word(p, "CREATE") {
         return false;
     }
-    if peek_nth_word(p, 1, "PROCEDURE") {
+    if peek_nth_word(p, 1, "PROCEDURE") || peek_nth_word(p, 1, "FUNCTION") {
         return true;
     }
     peek_nth_word(p, 1, "DEFINER")
-        && (2..10).any(|n| peek_nth_word(p, n, "PROCEDURE"))
-        && !(2..10).any(|n| peek_nth_word(p, n, "FUNCTION"))
+        && (2..10).any(|n| peek_nth_word(p, n, "PROCEDURE") || peek_nth_word(p, n, "FUNCTION"))
 }
 
 /// `CREATE [DEFINER = user] PROCEDURE [IF NOT EXISTS] [db.]name ([IN|OUT|INOUT] p type, ..)
-/// [characteristic ..] body`; `sql` is the whole text the parser reads, for the body's text.
+/// [characteristic ..] body`, or `CREATE [DEFINER = user] FUNCTION [IF NOT EXISTS]
+/// [db.]name (p type, ..) RETURNS type [characteristic ..] body`; `sql` is the whole text the
+/// parser reads, for the body's text.
 pub(crate) fn parse_create_procedure(p: &mut Parser, sql: &str) -> Result<Statement, ParserError> {
     expect_word(p, "CREATE")?;
     let definer = if eat_word(p, "DEFINER") {
@@ -39,7 +41,10 @@ pub(crate) fn parse_create_procedure(p: &mut Parser, sql: &str) -> Result<Statem
     } else {
         None
     };
-    expect_word(p, "PROCEDURE")?;
+    let function = eat_word(p, "FUNCTION");
+    if !function {
+        expect_word(p, "PROCEDURE")?;
+    }
     let if_not_exists = eat_words(p, &["IF", "NOT", "EXISTS"]);
     let name = crate::parser::parse_table_name(p)?;
     p.expect_token(&Token::LParen)?;
@@ -48,7 +53,26 @@ pub(crate) fn parse_create_procedure(p: &mut Parser, sql: &str) -> Result<Statem
         parameters = p.parse_comma_separated(parse_parameter)?;
         p.expect_token(&Token::RParen)?;
     }
+    let returns = if function {
+        if parameters.iter().any(|p| p.mode != ParameterMode::In) {
+            return Err(ParserError::ParserError(
+                "a function's parameters are IN parameters".into(),
+            ));
+        }
+        expect_word(p, "RETURNS")?;
+        let data_type = p.parse_data_type()?.to_string();
+        eat_charset_collation(p)?;
+        if peek_word(p, "SONAME") {
+            return Err(ParserError::ParserError(
+                "loadable functions (SONAME) are not supported".into(),
+            ));
+        }
+        Some(data_type)
+    } else {
+        None
+    };
     let mut procedure = CreateProcedure {
+        returns,
         name,
         if_not_exists,
         definer,
@@ -79,18 +103,23 @@ fn parse_parameter(p: &mut Parser) -> Result<ProcedureParam, ParserError> {
     };
     let name = ident(p)?;
     let data_type = p.parse_data_type()?.to_string();
-    // A string type's character set and collation.
+    eat_charset_collation(p)?;
+    Ok(ProcedureParam {
+        mode,
+        name,
+        data_type,
+    })
+}
+
+/// A string type's character set and collation, which a routine's types may name.
+fn eat_charset_collation(p: &mut Parser) -> Result<(), ParserError> {
     if eat_word(p, "CHARSET") || eat_words(p, &["CHARACTER", "SET"]) {
         ident(p)?;
     }
     if eat_word(p, "COLLATE") {
         ident(p)?;
     }
-    Ok(ProcedureParam {
-        mode,
-        name,
-        data_type,
-    })
+    Ok(())
 }
 
 fn parse_characteristics(
@@ -160,14 +189,22 @@ fn body_text(p: &mut Parser, sql: &str) -> Result<String, ParserError> {
     Ok(sql.get(start..end).unwrap_or_default().trim().to_string())
 }
 
-/// `DROP PROCEDURE`, `CALL` and `SHOW CREATE PROCEDURE`.
+/// `DROP PROCEDURE|FUNCTION`, `CALL` and `SHOW CREATE PROCEDURE|FUNCTION`.
 pub(crate) fn parse_routine_statement(p: &mut Parser) -> Result<Option<Statement>, ParserError> {
-    if peek_word(p, "DROP") && peek_nth_word(p, 1, "PROCEDURE") {
+    if peek_word(p, "DROP") && (peek_nth_word(p, 1, "PROCEDURE") || peek_nth_word(p, 1, "FUNCTION"))
+    {
         p.next_token();
-        p.next_token();
+        let function = eat_word(p, "FUNCTION");
+        if !function {
+            p.next_token();
+        }
         let if_exists = eat_words(p, &["IF", "EXISTS"]);
         let name = crate::parser::parse_table_name(p)?;
-        return Ok(Some(Statement::DropProcedure { name, if_exists }));
+        return Ok(Some(Statement::DropProcedure {
+            name,
+            if_exists,
+            function,
+        }));
     }
     if eat_word(p, "CALL") {
         let name = crate::parser::parse_table_name(p)?;
@@ -180,7 +217,17 @@ pub(crate) fn parse_routine_statement(p: &mut Parser) -> Result<Option<Statement
     }
     if eat_words(p, &["SHOW", "CREATE", "PROCEDURE"]) {
         let name = crate::parser::parse_table_name(p)?;
-        return Ok(Some(Statement::ShowCreateProcedure { name }));
+        return Ok(Some(Statement::ShowCreateProcedure {
+            name,
+            function: false,
+        }));
+    }
+    if eat_words(p, &["SHOW", "CREATE", "FUNCTION"]) {
+        let name = crate::parser::parse_table_name(p)?;
+        return Ok(Some(Statement::ShowCreateProcedure {
+            name,
+            function: true,
+        }));
     }
     Ok(None)
 }
@@ -208,6 +255,34 @@ mod tests {
         let both = parse_statements("CREATE PROCEDURE q() SELECT 1; CALL q").unwrap();
         assert!(matches!(&both[0], Statement::CreateProcedure(p) if p.body == "SELECT 1"));
         assert!(matches!(&both[1], Statement::Call { args, .. } if args.is_empty()));
+    }
+
+    #[test]
+    fn create_function_has_a_return_type() {
+        let sql =
+            "CREATE DEFINER=root@localhost FUNCTION IF NOT EXISTS d.f(a INT, b VARCHAR(10))\n\
+                   RETURNS VARCHAR(20) CHARSET utf8mb4 DETERMINISTIC NO SQL\nRETURN CONCAT(b, a)";
+        let Statement::CreateProcedure(f) = parse_one(sql).unwrap() else {
+            panic!()
+        };
+        assert_eq!(f.returns.as_deref(), Some("VARCHAR(20)"));
+        assert_eq!(f.parameters.len(), 2);
+        assert_eq!(f.data_access, "NO SQL");
+        assert_eq!(f.body, "RETURN CONCAT(b, a)");
+        assert!(parse_one("CREATE FUNCTION f() RETURN 1").is_err());
+        assert!(parse_one("CREATE FUNCTION f(OUT a INT) RETURNS INT RETURN 1").is_err());
+        assert!(matches!(
+            parse_one("DROP FUNCTION IF EXISTS f").unwrap(),
+            Statement::DropProcedure {
+                if_exists: true,
+                function: true,
+                ..
+            }
+        ));
+        assert!(matches!(
+            parse_one("SHOW CREATE FUNCTION d.f").unwrap(),
+            Statement::ShowCreateProcedure { function: true, .. }
+        ));
     }
 
     #[test]

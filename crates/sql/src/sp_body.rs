@@ -83,6 +83,8 @@ pub enum SpStatement {
         query: String,
         targets: Vec<String>,
     },
+    /// `RETURN expr` (a stored function's body only).
+    Return(String),
     /// Any other statement, as written.
     Sql(String),
 }
@@ -101,7 +103,17 @@ pub enum SpCondition {
 
 /// The statements of a procedure body (a `BEGIN .. END` block or a single statement).
 pub fn parse_procedure_body(body: &str) -> Result<Vec<SpStatement>> {
+    parse_body(body, false)
+}
+
+/// The statements of a stored function's body, where `RETURN expr` may stand.
+pub fn parse_function_body(body: &str) -> Result<Vec<SpStatement>> {
+    parse_body(body, true)
+}
+
+fn parse_body(body: &str, function: bool) -> Result<Vec<SpStatement>> {
     let mut parser = BodyParser::new(body)?;
+    parser.function = function;
     let statements = parser.list(&[])?;
     if parser.pos < parser.tokens.len() {
         return Err(parser.error("unexpected text"));
@@ -119,6 +131,8 @@ struct BodyParser<'a> {
     text: &'a str,
     tokens: Vec<BodyToken>,
     pos: usize,
+    /// True in a stored function's body (RETURN is allowed).
+    function: bool,
 }
 
 fn word_of(token: &Token) -> Option<String> {
@@ -164,6 +178,7 @@ impl<'a> BodyParser<'a> {
             text,
             tokens: out,
             pos: 0,
+            function: false,
         })
     }
 
@@ -347,6 +362,10 @@ impl<'a> BodyParser<'a> {
                 self.expect_word("INTO")?;
                 let targets = self.targets()?;
                 SpStatement::Fetch { cursor, targets }
+            }
+            "RETURN" if self.function => {
+                self.pos += 1;
+                SpStatement::Return(self.expression(&[])?)
             }
             "RETURN" => {
                 return Err(BasaltError::Routine {
@@ -710,6 +729,38 @@ mod tests {
 
     fn sql(s: &str) -> SpStatement {
         SpStatement::Sql(s.into())
+    }
+
+    #[test]
+    fn return_only_in_functions() {
+        assert_eq!(
+            parse_function_body(
+                "BEGIN IF a THEN RETURN CASE WHEN a THEN 1 END; END IF; RETURN (SELECT 2); END"
+            )
+            .unwrap(),
+            vec![SpStatement::Block {
+                label: None,
+                body: vec![
+                    SpStatement::If {
+                        branches: vec![(
+                            "a".into(),
+                            vec![SpStatement::Return("CASE WHEN a THEN 1 END".into())]
+                        )],
+                        otherwise: None,
+                        case: false,
+                    },
+                    SpStatement::Return("(SELECT 2)".into()),
+                ],
+            }]
+        );
+        assert_eq!(
+            parse_function_body("RETURN a + 1").unwrap(),
+            vec![SpStatement::Return("a + 1".into())]
+        );
+        assert_eq!(
+            parse_procedure_body("RETURN 1").unwrap_err().mysql_code(),
+            1313
+        );
     }
 
     #[test]

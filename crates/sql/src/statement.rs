@@ -257,19 +257,23 @@ pub enum Statement {
     },
     /// `CREATE PROCEDURE ..`.
     CreateProcedure(Box<CreateProcedure>),
-    /// `DROP PROCEDURE [IF EXISTS] [db.]name`.
+    /// `DROP {PROCEDURE|FUNCTION} [IF EXISTS] [db.]name`.
     DropProcedure {
         name: TableName,
         if_exists: bool,
+        /// True for `DROP FUNCTION`.
+        function: bool,
     },
     /// `CALL [db.]name[(args)]`.
     Call {
         name: TableName,
         args: Vec<ast::Expr>,
     },
-    /// `SHOW CREATE PROCEDURE [db.]name`.
+    /// `SHOW CREATE {PROCEDURE|FUNCTION} [db.]name`.
     ShowCreateProcedure {
         name: TableName,
+        /// True for `SHOW CREATE FUNCTION`.
+        function: bool,
     },
 }
 
@@ -290,9 +294,13 @@ pub struct ProcedureParam {
     pub data_type: String,
 }
 
-/// `CREATE [DEFINER = u] PROCEDURE [IF NOT EXISTS] name (params) [characteristics] body`.
+/// `CREATE [DEFINER = u] PROCEDURE [IF NOT EXISTS] name (params) [characteristics] body`, or
+/// `CREATE [DEFINER = u] FUNCTION [IF NOT EXISTS] name (params) RETURNS type [characteristics]
+/// body` (a stored function: `returns` is set).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CreateProcedure {
+    /// A stored function's return type as the parser prints it (`None`: a procedure).
+    pub returns: Option<String>,
     /// The procedure's name; `table` holds the procedure name.
     pub name: TableName,
     pub if_not_exists: bool,

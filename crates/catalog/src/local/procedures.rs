@@ -1,5 +1,5 @@
-//! Stored procedures in the local catalog: stored in their own `redb` table, kept in memory by
-//! database and dropped with it.
+//! Stored procedures and functions in the local catalog: stored in their own `redb` table,
+//! kept in memory by database and dropped with it.
 
 use super::{to_json, validate_name, LocalCatalog};
 use crate::procedures::ProcedureMeta;
@@ -8,8 +8,8 @@ use basalt_common::{BasaltError, Result};
 use std::sync::Arc;
 
 /// The stored record's key.
-pub(crate) fn procedure_key(database: &str, name: &str) -> String {
-    format!("{database}\0{}", ProcedureMeta::key(name))
+pub(crate) fn procedure_key(database: &str, routine: &ProcedureMeta) -> String {
+    format!("{database}\0{}", routine.routine_key())
 }
 
 impl LocalCatalog {
@@ -22,12 +22,22 @@ impl LocalCatalog {
             .unwrap_or_default()
     }
 
-    pub(crate) fn procedure_named(&self, database: &str, name: &str) -> Option<Arc<ProcedureMeta>> {
+    /// A procedure (`function` false) or function by name.
+    pub(crate) fn procedure_named(
+        &self,
+        database: &str,
+        name: &str,
+        function: bool,
+    ) -> Option<Arc<ProcedureMeta>> {
+        let key = match function {
+            true => ProcedureMeta::function_key(name),
+            false => ProcedureMeta::key(name),
+        };
         self.state
             .read()
             .procedures
             .get(&self.key(database))
-            .and_then(|p| p.get(&ProcedureMeta::key(name)).cloned())
+            .and_then(|p| p.get(&key).cloned())
     }
 
     /// Stores a new procedure; false when one of the name exists and `if_not_exists` (else
@@ -42,7 +52,7 @@ impl LocalCatalog {
         let db = self.database_named(&procedure.database).ok_or_else(|| {
             BasaltError::UnknownDatabase(self.name_case.stored(&procedure.database))
         })?;
-        let (db_key, key) = (self.key(&db), ProcedureMeta::key(&procedure.name));
+        let (db_key, key) = (self.key(&db), procedure.routine_key());
         let exists = self
             .state
             .read()
@@ -50,10 +60,13 @@ impl LocalCatalog {
             .get(&db_key)
             .is_some_and(|p| p.contains_key(&key));
         if exists {
-            return if if_not_exists {
-                Ok(false)
-            } else {
-                Err(BasaltError::ProcedureExists(procedure.name))
+            return match (if_not_exists, procedure.is_function()) {
+                (true, _) => Ok(false),
+                (false, false) => Err(BasaltError::ProcedureExists(procedure.name)),
+                (false, true) => Err(BasaltError::Routine {
+                    code: 1304,
+                    message: format!("FUNCTION {} already exists", procedure.name),
+                }),
             };
         }
         let procedure = ProcedureMeta {
@@ -61,7 +74,7 @@ impl LocalCatalog {
             ..procedure
         };
         self.store.commit(vec![Op::PutProcedure(
-            procedure_key(&db, &procedure.name),
+            procedure_key(&db, &procedure),
             to_json(&procedure)?,
         )])?;
         self.state
@@ -73,15 +86,21 @@ impl LocalCatalog {
         Ok(true)
     }
 
-    /// Drops a procedure; false when it did not exist and `if_exists` (else 1305).
+    /// Drops a procedure (`function` false) or function; false when it did not exist and
+    /// `if_exists` (else 1305).
     pub(crate) fn remove_procedure(
         &self,
         database: &str,
         name: &str,
+        function: bool,
         if_exists: bool,
     ) -> Result<bool> {
         let _w = self.writer.lock();
-        let (db_key, key) = (self.key(database), ProcedureMeta::key(name));
+        let key = match function {
+            true => ProcedureMeta::function_key(name),
+            false => ProcedureMeta::key(name),
+        };
+        let db_key = self.key(database);
         let existing = self
             .state
             .read()
@@ -90,18 +109,19 @@ impl LocalCatalog {
             .and_then(|p| p.get(&key))
             .cloned();
         let Some(procedure) = existing else {
-            return if if_exists {
-                Ok(false)
-            } else {
-                Err(BasaltError::UnknownProcedure(format!(
-                    "{}.{name}",
-                    self.name_case.stored(database)
-                )))
+            let name = format!("{}.{name}", self.name_case.stored(database));
+            return match (if_exists, function) {
+                (true, _) => Ok(false),
+                (false, false) => Err(BasaltError::UnknownProcedure(name)),
+                (false, true) => Err(BasaltError::Routine {
+                    code: 1305,
+                    message: format!("FUNCTION {name} does not exist"),
+                }),
             };
         };
         self.store.commit(vec![Op::DeleteProcedure(procedure_key(
             &procedure.database,
-            &procedure.name,
+            &procedure,
         ))])?;
         if let Some(procedures) = self.state.write().procedures.get_mut(&db_key) {
             procedures.remove(&key);

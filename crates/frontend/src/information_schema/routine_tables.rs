@@ -1,5 +1,7 @@
-//! `information_schema.ROUTINES` and `PARAMETERS`: the stored procedures of the databases the
-//! session may see, with MySQL 8.0's columns (also what SHOW PROCEDURE STATUS reads).
+//! `information_schema.ROUTINES` and `PARAMETERS`: the stored procedures and functions of the
+//! databases the session may see, with MySQL 8.0's columns (also what SHOW PROCEDURE STATUS and
+//! SHOW FUNCTION STATUS read). A function's return type is its ROUTINES row's type and its
+//! PARAMETERS row at position 0 (MySQL's).
 
 use super::{InformationSchema, TableSpec, I, T};
 use crate::show::{format_ms, ResultBuilder};
@@ -94,21 +96,23 @@ fn visible_procedures(is: &InformationSchema) -> Vec<Arc<ProcedureMeta>> {
 
 fn routine_row(p: &ProcedureMeta, b: &mut ResultBuilder) {
     let created = format_ms(p.created_ms);
+    let returns = p.returns.as_deref().map(TypeShape::of);
+    let shape = returns.as_ref();
     b.row(vec![
         p.name.clone().into(),
         "def".into(),
         p.database.clone().into(),
         p.name.clone().into(),
-        "PROCEDURE".into(),
-        "".into(),
-        None::<i64>.into(),
-        None::<i64>.into(),
-        None::<i64>.into(),
-        None::<i64>.into(),
-        None::<i64>.into(),
-        None::<String>.into(),
-        None::<String>.into(),
-        None::<String>.into(),
+        p.kind().into(),
+        shape.map_or(String::new(), |s| s.data_type.clone()).into(),
+        shape.and_then(|s| s.char_length).into(),
+        shape.and_then(|s| s.char_length.map(|n| n * 4)).into(),
+        shape.and_then(|s| s.precision).into(),
+        shape.and_then(|s| s.scale).into(),
+        shape.and_then(|s| s.datetime_precision).into(),
+        shape.and_then(|s| s.text.then_some(CHARSET)).into(),
+        shape.and_then(|s| s.text.then_some(COLLATION)).into(),
+        p.returns.as_ref().map(|t| t.to_lowercase()).into(),
         "SQL".into(),
         p.body.clone().into(),
         None::<String>.into(),
@@ -130,6 +134,27 @@ fn routine_row(p: &ProcedureMeta, b: &mut ResultBuilder) {
 }
 
 fn parameter_rows(p: &ProcedureMeta, b: &mut ResultBuilder) {
+    if let Some(returns) = &p.returns {
+        let shape = TypeShape::of(returns);
+        b.row(vec![
+            "def".into(),
+            p.database.clone().into(),
+            p.name.clone().into(),
+            0i64.into(),
+            None::<String>.into(),
+            None::<String>.into(),
+            shape.data_type.clone().into(),
+            shape.char_length.into(),
+            shape.char_length.map(|n| n * 4).into(),
+            shape.precision.into(),
+            shape.scale.into(),
+            shape.datetime_precision.into(),
+            shape.text.then_some(CHARSET).into(),
+            shape.text.then_some(COLLATION).into(),
+            returns.to_lowercase().into(),
+            "FUNCTION".into(),
+        ]);
+    }
     for (i, param) in p.parameters.iter().enumerate() {
         let shape = TypeShape::of(&param.data_type);
         b.row(vec![
@@ -137,7 +162,12 @@ fn parameter_rows(p: &ProcedureMeta, b: &mut ResultBuilder) {
             p.database.clone().into(),
             p.name.clone().into(),
             (i as i64 + 1).into(),
-            param.mode.as_str().into(),
+            (if p.is_function() {
+                None
+            } else {
+                Some(param.mode.as_str())
+            })
+            .into(),
             param.name.clone().into(),
             shape.data_type.clone().into(),
             shape.char_length.into(),
@@ -148,7 +178,7 @@ fn parameter_rows(p: &ProcedureMeta, b: &mut ResultBuilder) {
             shape.text.then_some(CHARSET).into(),
             shape.text.then_some(COLLATION).into(),
             param.data_type.to_lowercase().into(),
-            "PROCEDURE".into(),
+            p.kind().into(),
         ]);
     }
 }

@@ -41,7 +41,8 @@ pub(super) fn cell_text(batch: &RecordBatch, row: usize, column: usize) -> Optio
         return None;
     }
     let array = batch.column(column);
-    if array.is_null(row) {
+    // A NULL literal's column has no null buffer: every value of it is NULL.
+    if array.is_null(row) || array.data_type() == &DataType::Null {
         return None;
     }
     if array.data_type() == &DataType::Boolean {

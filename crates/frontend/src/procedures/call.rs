@@ -24,9 +24,25 @@ use std::sync::Arc;
 const MAX_RECURSION_DEPTH: u64 = 255;
 
 /// Gives the session back its current database when dropped.
-struct RestoreDatabase<'s> {
-    session: &'s Session,
-    database: Option<String>,
+pub(super) struct RestoreDatabase<'s> {
+    pub session: &'s Session,
+    pub database: Option<String>,
+}
+
+/// The account a routine's body runs as: its definer's for `SQL SECURITY DEFINER` (MySQL's
+/// default), `None` (the caller's) for `INVOKER`.
+pub(super) fn definer_account(routine: &ProcedureMeta) -> Option<crate::access::Account> {
+    (routine.security != "INVOKER").then(|| {
+        let (user, host) = routine
+            .definer
+            .rsplit_once('@')
+            .unwrap_or((&routine.definer, "%"));
+        crate::access::Account {
+            user: user.to_string(),
+            host: host.to_string(),
+            active_roles: Default::default(),
+        }
+    })
 }
 
 impl Drop for RestoreDatabase<'_> {
@@ -200,18 +216,7 @@ impl QueryEngine {
                 .collect(),
             ..Scope::default()
         };
-        let definer = (procedure.security != "INVOKER").then(|| {
-            let (user, host) = procedure
-                .definer
-                .rsplit_once('@')
-                .unwrap_or((&procedure.definer, "%"));
-            crate::access::Account {
-                user: user.to_string(),
-                host: host.to_string(),
-                active_roles: Default::default(),
-            }
-        });
-        let _routine = session.info.routine.enter(key, definer);
+        let _routine = session.info.routine.enter(key, definer_account(procedure));
         // The body runs in the procedure's database (as MySQL's routines do); the caller's is
         // back afterwards, whatever happened (even a KILL dropping this future).
         let _restore = RestoreDatabase {

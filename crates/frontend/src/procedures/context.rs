@@ -4,13 +4,29 @@
 //! procedure runs with (access checks read it in place of the session's own account).
 
 use crate::access::Account;
+use crate::engine::QueryEngine;
+use crate::session::Session;
 use parking_lot::Mutex;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock, Weak};
 
 /// A session's stored-procedure state.
 #[derive(Debug, Default)]
 pub(crate) struct RoutineContext {
     inner: Mutex<Inner>,
+    /// The engine and the session itself, which stored functions called inside a query run
+    /// their bodies with (set once the session is shared, see `Session::enable_routines`).
+    handles: OnceLock<Handles>,
+}
+
+struct Handles {
+    engine: Weak<QueryEngine>,
+    session: Weak<Session>,
+}
+
+impl std::fmt::Debug for Handles {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Handles")
+    }
 }
 
 #[derive(Debug, Default)]
@@ -22,6 +38,21 @@ struct Inner {
 }
 
 impl RoutineContext {
+    /// Keeps the engine and session stored functions run with.
+    pub(crate) fn set_handles(&self, engine: &Arc<QueryEngine>, session: &Arc<Session>) {
+        let _ = self.handles.set(Handles {
+            engine: Arc::downgrade(engine),
+            session: Arc::downgrade(session),
+        });
+    }
+
+    /// The engine and session, while both live (`None` for a session that runs no stored
+    /// functions, such as a load's).
+    pub(crate) fn handles(&self) -> Option<(Arc<QueryEngine>, Arc<Session>)> {
+        let handles = self.handles.get()?;
+        Some((handles.engine.upgrade()?, handles.session.upgrade()?))
+    }
+
     /// The account statements run as now, when a procedure's definer stands for the session.
     pub(crate) fn definer(&self) -> Option<Arc<Account>> {
         self.inner.lock().definer.clone()

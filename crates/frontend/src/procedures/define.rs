@@ -1,4 +1,4 @@
-//! `CREATE PROCEDURE`, `DROP PROCEDURE` and `SHOW CREATE PROCEDURE`.
+//! `CREATE PROCEDURE|FUNCTION`, `DROP PROCEDURE|FUNCTION` and `SHOW CREATE PROCEDURE|FUNCTION`.
 
 use crate::engine::QueryEngine;
 use crate::output::Output;
@@ -39,8 +39,19 @@ impl QueryEngine {
             });
         }
         // Every statement must be one Basalt runs, and parse.
-        let body = basalt_sql::parse_procedure_body(&create.body)?;
-        super::validate::check_body(&body, session.sql_syntax())?;
+        let kind = if create.returns.is_some() {
+            "FUNCTION"
+        } else {
+            "PROCEDURE"
+        };
+        if create.returns.is_some() {
+            let body = basalt_sql::parse_function_body(&create.body)?;
+            super::validate::check_body(&body, session.sql_syntax())?;
+            super::validate::check_function_body(&body, &create.name.table)?;
+        } else {
+            let body = basalt_sql::parse_procedure_body(&create.body)?;
+            super::validate::check_body(&body, session.sql_syntax())?;
+        }
         // The definer is the creating account (CURRENT_USER) unless DEFINER names another,
         // which takes an administrator (MySQL's SET_USER_ID).
         let own = (
@@ -76,16 +87,17 @@ impl QueryEngine {
             security: create.security,
             sql_mode,
             created_ms: chrono::Utc::now().timestamp_millis(),
+            returns: create.returns,
         };
         if !self
             .services
             .catalog
             .create_procedure(procedure, create.if_not_exists)?
         {
-            session.info.warnings.note(
-                1304,
-                format!("PROCEDURE {} already exists", create.name.table),
-            );
+            session
+                .info
+                .warnings
+                .note(1304, format!("{kind} {} already exists", create.name.table));
         }
         Ok(Output::ok())
     }
@@ -95,16 +107,19 @@ impl QueryEngine {
         session: &Session,
         name: &TableName,
         if_exists: bool,
+        function: bool,
     ) -> Result<Output> {
         let database = database_of(session, &name.database)?;
-        if !self
-            .services
-            .catalog
-            .drop_procedure(&database, &name.table, if_exists)?
-        {
+        let catalog = &self.services.catalog;
+        let dropped = match function {
+            true => catalog.drop_function(&database, &name.table, if_exists)?,
+            false => catalog.drop_procedure(&database, &name.table, if_exists)?,
+        };
+        if !dropped {
+            let kind = if function { "FUNCTION" } else { "PROCEDURE" };
             session.info.warnings.note(
                 1305,
-                format!("PROCEDURE {database}.{} does not exist", name.table),
+                format!("{kind} {database}.{} does not exist", name.table),
             );
         }
         Ok(Output::ok())
@@ -114,12 +129,24 @@ impl QueryEngine {
         &self,
         session: &Session,
         name: &TableName,
+        function: bool,
     ) -> Result<Output> {
-        let procedure = self.find_procedure(session, name)?;
+        let (procedure, label, create) = match function {
+            true => (
+                self.find_function(session, name)?,
+                "Function",
+                "Create Function",
+            ),
+            false => (
+                self.find_procedure(session, name)?,
+                "Procedure",
+                "Create Procedure",
+            ),
+        };
         let mut b = ResultBuilder::new(&[
-            Col::str("Procedure"),
+            Col::str(label),
             Col::str("sql_mode"),
-            Col::str("Create Procedure"),
+            Col::str(create),
             Col::str("character_set_client"),
             Col::str("collation_connection"),
             Col::str("Database Collation"),
@@ -147,9 +174,30 @@ impl QueryEngine {
             .procedure(&database, &name.table)
             .ok_or_else(|| BasaltError::UnknownProcedure(format!("{database}.{}", name.table)))
     }
+
+    /// The stored function `name` names (1305 when there is none).
+    pub(crate) fn find_function(
+        &self,
+        session: &Session,
+        name: &TableName,
+    ) -> Result<std::sync::Arc<ProcedureMeta>> {
+        let database = database_of(session, &name.database)?;
+        self.services
+            .catalog
+            .function(&database, &name.table)
+            .ok_or_else(|| unknown_function(&database, &name.table))
+    }
 }
 
-/// `CREATE DEFINER=.. PROCEDURE ..` as SHOW CREATE PROCEDURE gives it.
+/// MySQL's 1305 for a stored function.
+pub(crate) fn unknown_function(database: &str, name: &str) -> BasaltError {
+    BasaltError::Routine {
+        code: 1305,
+        message: format!("FUNCTION {database}.{name} does not exist"),
+    }
+}
+
+/// `CREATE DEFINER=.. PROCEDURE ..` (or `FUNCTION .. RETURNS type`) as SHOW CREATE gives it.
 pub(crate) fn create_text(p: &ProcedureMeta) -> String {
     let (user, host) = p.definer.split_once('@').unwrap_or((&p.definer, "%"));
     let parameters = p
@@ -157,6 +205,7 @@ pub(crate) fn create_text(p: &ProcedureMeta) -> String {
         .iter()
         .map(|param| {
             let mode = match param.mode {
+                _ if p.is_function() => String::new(),
                 ParameterMode::In => "IN ".to_string(),
                 other => format!("{} ", other.as_str()),
             };
@@ -180,8 +229,13 @@ pub(crate) fn create_text(p: &ProcedureMeta) -> String {
     if p.security != "DEFINER" {
         characteristics.push_str(&format!("\n    SQL SECURITY {}", p.security));
     }
+    let returns = match &p.returns {
+        Some(data_type) => format!(" RETURNS {data_type}"),
+        None => String::new(),
+    };
     format!(
-        "CREATE DEFINER=`{user}`@`{host}` PROCEDURE `{}`({parameters}){characteristics}\n{}",
+        "CREATE DEFINER=`{user}`@`{host}` {} `{}`({parameters}){returns}{characteristics}\n{}",
+        p.kind(),
         p.name.replace('`', "``"),
         p.body
     )

@@ -31,6 +31,8 @@ pub(super) enum Flow {
     Iterate(String),
     /// An EXIT handler of the scope with this index ran: that scope's block ends.
     Exit(usize),
+    /// A stored function's `RETURN` with its value (as text, `None` for NULL): the body ends.
+    Return(Option<String>),
 }
 
 /// One running procedure body.
@@ -111,6 +113,7 @@ impl<'e> Interpreter<'e> {
             h.running = false;
         }
         match flow? {
+            Flow::Return(value) => Ok(Flow::Return(value)),
             _ if exit => Ok(Flow::Exit(scope)),
             _ => Ok(Flow::Next),
         }
@@ -320,6 +323,7 @@ impl<'e> Interpreter<'e> {
                 self.assign_row(targets, &batch, 0, 1222).await?;
                 Ok(Flow::Next)
             }
+            SpStatement::Return(expr) => Ok(Flow::Return(self.evaluate(expr).await?)),
             SpStatement::Sql(text) => self.run_sql(text).await.map(|()| Flow::Next),
         }
     }

@@ -11,14 +11,31 @@
 //! ROUTINE), DROP PROCEDURE needs DROP there (ALTER ROUTINE), CALL and SHOW CREATE PROCEDURE
 //! need some privilege on the database (EXECUTE); the body runs with its definer's privileges
 //! (`SQL SECURITY DEFINER`, the default) or the caller's (`INVOKER`), see `context`.
+//!
+//! Stored functions (`CREATE FUNCTION .. RETURNS type`) share all of this; their calls in
+//! expressions run the body once per row (`functions`, `function_udf`).
 
 mod binding;
 mod call;
 mod context;
 mod define;
 mod frame;
+mod function_udf;
+mod functions;
 mod interpreter;
 mod validate;
 mod values;
 
 pub(crate) use context::RoutineContext;
+pub(crate) use function_udf::function as stored_function_call;
+
+impl crate::session::Session {
+    /// Lets stored functions called in this session's queries run (they need the engine and
+    /// the shared session itself); a session that is never shared runs none.
+    pub fn enable_routines(
+        self: &std::sync::Arc<Self>,
+        engine: &std::sync::Arc<crate::engine::QueryEngine>,
+    ) {
+        self.info.routine.set_handles(engine, self);
+    }
+}

@@ -1,7 +1,8 @@
 //! What CREATE PROCEDURE checks of a body before keeping it: every SQL statement in it parses,
 //! every LEAVE and ITERATE names an enclosing label (ITERATE a loop's), a label is not reused
 //! inside its own statement, and handlers name declared conditions — MySQL's 1308, 1309 and
-//! 1319, so that no body is kept that could not run.
+//! 1319, so that no body is kept that could not run. A stored function's body must also
+//! RETURN (1320) and send no result set (1415).
 
 use basalt_common::{BasaltError, Result};
 use basalt_sql::{SpCondition, SpStatement};
@@ -166,6 +167,7 @@ impl Checker {
                 Ok(())
             }
             SpStatement::SelectInto { query, .. } => self.parses(query),
+            SpStatement::Return(expr) => self.parses(&format!("SELECT {expr}")),
             SpStatement::Sql(sql) => {
                 let words: Vec<String> = sql
                     .split_whitespace()
@@ -191,6 +193,74 @@ impl Checker {
             SpStatement::Open(_) | SpStatement::Close(_) | SpStatement::Fetch { .. } => Ok(()),
         }
     }
+}
+
+/// The statements directly or indirectly inside `statements`, each once.
+fn each_statement<'s>(statements: &'s [SpStatement], out: &mut Vec<&'s SpStatement>) {
+    for statement in statements {
+        out.push(statement);
+        match statement {
+            SpStatement::Block { body, .. }
+            | SpStatement::While { body, .. }
+            | SpStatement::Repeat { body, .. }
+            | SpStatement::Loop { body, .. } => each_statement(body, out),
+            SpStatement::If {
+                branches,
+                otherwise,
+                ..
+            }
+            | SpStatement::SimpleCase {
+                branches,
+                otherwise,
+                ..
+            } => {
+                for (_, body) in branches {
+                    each_statement(body, out);
+                }
+                if let Some(body) = otherwise {
+                    each_statement(body, out);
+                }
+            }
+            SpStatement::DeclareHandler { body, .. } => {
+                each_statement(std::slice::from_ref(body.as_ref()), out)
+            }
+            _ => {}
+        }
+    }
+}
+
+/// What a stored function's body must be beyond a procedure's: it has a RETURN (MySQL's 1320)
+/// and no statement sends rows to the client (1415).
+pub(super) fn check_function_body(statements: &[SpStatement], name: &str) -> Result<()> {
+    let mut all = vec![];
+    each_statement(statements, &mut all);
+    for statement in &all {
+        if let SpStatement::Sql(sql) = statement {
+            let first = sql
+                .trim_start_matches(['(', ' ', '\n', '\t'])
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .to_ascii_uppercase();
+            if [
+                "SELECT", "WITH", "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "VALUES", "TABLE",
+            ]
+            .contains(&first.as_str())
+            {
+                return Err(BasaltError::Routine {
+                    code: 1415,
+                    message: "Not allowed to return a result set from a function".into(),
+                });
+            }
+        }
+    }
+    if !all.iter().any(|s| matches!(s, SpStatement::Return(_))) {
+        return Err(BasaltError::Routine {
+            code: 1320,
+            message: format!("No RETURN found in FUNCTION {name}"),
+        });
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -232,5 +302,34 @@ mod tests {
             1235
         );
         assert_eq!(check("BEGIN SELEC 1; END").unwrap_err().mysql_code(), 1064);
+    }
+
+    fn check_function(body: &str) -> Result<()> {
+        let body = basalt_sql::parse_function_body(body)?;
+        check_body(&body, Default::default())?;
+        check_function_body(&body, "f")
+    }
+
+    #[test]
+    fn functions_return_and_send_no_rows() {
+        assert!(check_function("RETURN 1").is_ok());
+        assert!(check_function(
+            "BEGIN DECLARE x INT; DECLARE EXIT HANDLER FOR NOT FOUND RETURN 0; \
+             SELECT a FROM t INTO x; RETURN x; END"
+        )
+        .is_ok());
+        assert_eq!(
+            check_function("BEGIN SET @a = 1; END")
+                .unwrap_err()
+                .mysql_code(),
+            1320
+        );
+        assert_eq!(
+            check_function("BEGIN SELECT 1; RETURN 1; END")
+                .unwrap_err()
+                .mysql_code(),
+            1415
+        );
+        assert_eq!(check_function("RETURN (1").unwrap_err().mysql_code(), 1064);
     }
 }

@@ -35,6 +35,7 @@ impl QueryEngine {
     ) -> Result<Output> {
         let mut stmt = plan.statement;
         crate::mysql_compat::rewrite(&mut stmt, &session.sql_settings());
+        self.rewrite_function_calls(session, &mut stmt)?;
         session.sync_planner_options();
         let state = session.ctx.state();
         let logical = state

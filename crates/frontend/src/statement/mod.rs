@@ -202,10 +202,14 @@ impl QueryEngine {
                 crate::backends::alter_system(&self.services, action, &addresses)
             }
             Statement::CreateProcedure(create) => self.create_procedure(session, *create),
-            Statement::DropProcedure { name, if_exists } => {
-                self.drop_procedure(session, &name, if_exists)
+            Statement::DropProcedure {
+                name,
+                if_exists,
+                function,
+            } => self.drop_procedure(session, &name, if_exists, function),
+            Statement::ShowCreateProcedure { name, function } => {
+                self.show_create_procedure(session, &name, function)
             }
-            Statement::ShowCreateProcedure { name } => self.show_create_procedure(session, &name),
             Statement::Call { name, args } => self.call_procedure(session, &name, &args).await,
         }
     }

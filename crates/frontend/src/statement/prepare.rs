@@ -207,6 +207,7 @@ impl QueryEngine {
         )?;
         crate::lateral_views::rewrite(&mut numbered)?;
         crate::mysql_compat::rewrite(&mut numbered, &session.sql_settings());
+        self.rewrite_function_calls(session, &mut numbered)?;
         crate::grouping::rewrite(&mut numbered)?;
         crate::having_filter::rewrite(&mut numbered, &|name| session.is_aggregate(name));
         session.sync_planner_options();

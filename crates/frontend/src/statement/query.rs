@@ -114,6 +114,7 @@ impl QueryEngine {
         let expressions = crate::statement_limits::prepare(&mut stmt)?;
         crate::lateral_views::rewrite(&mut stmt)?;
         crate::mysql_compat::rewrite(&mut stmt, &session.sql_settings());
+        self.rewrite_function_calls(session, &mut stmt)?;
         crate::grouping::rewrite(&mut stmt)?;
         crate::having_filter::rewrite(&mut stmt, &|name| session.is_aggregate(name));
         crate::local_calls::rewrite_calls(&mut stmt)?;

@@ -163,6 +163,7 @@ impl QueryEngine {
         );
         let mut stmt = ast::Statement::Insert(insert_into(table, rows));
         crate::mysql_compat::rewrite(&mut stmt, &session.sql_settings());
+        self.rewrite_function_calls(session, &mut stmt)?;
         session.sync_planner_options();
         let state = session.ctx.state();
         let logical = state

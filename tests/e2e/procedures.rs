@@ -1,6 +1,6 @@
 //! Stored procedures end to end: PyMySQL reading a CALL's several result sets
 //! (tests/py/procedures.py), the mysql CLI sending a body under `DELIMITER`, and procedures
-//! surviving a restart and leaving with their database.
+//! surviving a restart and leaving with their database; stored functions likewise.
 
 use crate::harness::*;
 use std::io::Write;
@@ -72,6 +72,56 @@ async fn procedures_survive_a_restart_and_go_with_their_database() {
         rows(
             &mut c,
             "SELECT COUNT(*) FROM information_schema.routines WHERE routine_schema = 'keep'"
+        )
+        .await,
+        vec![vec![s("0")]]
+    );
+}
+
+#[tokio::test]
+async fn functions_survive_a_restart_beside_a_procedure_of_their_name() {
+    let mut server = TestServer::start().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE keepf").await;
+    exec(
+        &mut c,
+        "CREATE TABLE keepf.t (a INT) DUPLICATE KEY(a) DISTRIBUTED BY HASH(a) BUCKETS 1",
+    )
+    .await;
+    exec(&mut c, "INSERT INTO keepf.t VALUES (1), (2)").await;
+    exec(
+        &mut c,
+        "CREATE FUNCTION keepf.twice(x INT) RETURNS INT DETERMINISTIC RETURN x * 2",
+    )
+    .await;
+    exec(&mut c, "CREATE PROCEDURE keepf.twice() SELECT 'proc'").await;
+    drop(c);
+    server.restart().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "USE keepf").await;
+    assert_eq!(
+        rows(&mut c, "SELECT a, twice(a) FROM t ORDER BY a").await,
+        vec![vec![s("1"), s("2")], vec![s("2"), s("4")]]
+    );
+    assert_eq!(rows(&mut c, "CALL twice()").await, vec![vec![s("proc")]]);
+    let create = rows(&mut c, "SHOW CREATE FUNCTION twice").await;
+    assert_eq!(create[0][0], s("twice"));
+    assert_eq!(
+        create[0][2],
+        s("CREATE DEFINER=`root`@`%` FUNCTION `twice`(x INT) RETURNS INT\n    DETERMINISTIC\nRETURN x * 2")
+    );
+    let status = rows(&mut c, "SHOW FUNCTION STATUS WHERE Db = 'keepf'").await;
+    assert_eq!(status.len(), 1);
+    assert_eq!(status[0][..3], [s("keepf"), s("twice"), s("FUNCTION")]);
+    exec(&mut c, "DROP DATABASE keepf").await;
+    exec(&mut c, "CREATE DATABASE keepf").await;
+    drop(c);
+    server.restart().await;
+    let mut c = server.connect().await;
+    assert_eq!(
+        rows(
+            &mut c,
+            "SELECT COUNT(*) FROM information_schema.routines WHERE routine_schema = 'keepf'"
         )
         .await,
         vec![vec![s("0")]]

@@ -395,7 +395,7 @@ impl<'s> RowEvaluator<'s> {
     }
 
     fn store(&self, name: &str, value: &ScalarValue) -> Result<()> {
-        let typed = crate::user_variables::from_scalar(value).map_err(from_df)?;
+        let typed = crate::user_variables::from_scalar(value, None).map_err(from_df)?;
         let mut vars = self.session.info.vars.write();
         match typed {
             Some(v) => vars.set_user(name, v),
@@ -517,9 +517,11 @@ pub(crate) fn assign_row(
         return Ok(());
     };
     let mut vars = session.info.vars.write();
-    for (name, column) in variables.iter().zip(batch.columns()) {
+    let fields = batch.schema().fields().clone();
+    for ((name, column), field) in variables.iter().zip(batch.columns()).zip(fields.iter()) {
         let value = ScalarValue::try_from_array(column, 0).map_err(from_df)?;
-        match crate::user_variables::from_scalar(&value).map_err(from_df)? {
+        let digits = basalt_common::fraction_digits(field);
+        match crate::user_variables::from_scalar(&value, digits).map_err(from_df)? {
             Some(v) => vars.set_user(name, v),
             None => vars.unset_user(name),
         }

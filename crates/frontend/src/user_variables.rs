@@ -36,12 +36,22 @@ fn number(text: &str) -> VarValue {
     VarValue::Decimal(text.to_string())
 }
 
-/// The value of an evaluated expression; `None` for NULL.
-pub(crate) fn from_scalar(value: &ScalarValue) -> datafusion::common::Result<Option<VarValue>> {
+/// The value of an evaluated expression; `None` for NULL. A DATETIME is kept as MySQL's text
+/// of it, with `digits` fractional digits when its type declares them.
+pub(crate) fn from_scalar(
+    value: &ScalarValue,
+    digits: Option<u8>,
+) -> datafusion::common::Result<Option<VarValue>> {
     if value.is_null() {
         return Ok(None);
     }
     Ok(Some(match value {
+        ScalarValue::TimestampSecond(_, None)
+        | ScalarValue::TimestampMillisecond(_, None)
+        | ScalarValue::TimestampMicrosecond(_, None)
+        | ScalarValue::TimestampNanosecond(_, None) => {
+            VarValue::Str(basalt_functions::datetime_text(value, digits)?)
+        }
         ScalarValue::Boolean(Some(b)) => VarValue::Int(i64::from(*b)),
         ScalarValue::Int8(Some(v)) => VarValue::Int(i64::from(*v)),
         ScalarValue::Int16(Some(v)) => VarValue::Int(i64::from(*v)),
@@ -157,11 +167,11 @@ mod tests {
         );
         let scalar = ScalarValue::Decimal128(Some(315), 5, 2);
         assert_eq!(
-            from_scalar(&scalar).unwrap(),
+            from_scalar(&scalar, None).unwrap(),
             Some(VarValue::Decimal("3.15".into()))
         );
         assert_eq!(
-            from_scalar(&ScalarValue::Utf8(Some("ab".into()))).unwrap(),
+            from_scalar(&ScalarValue::Utf8(Some("ab".into())), None).unwrap(),
             Some(VarValue::Str("ab".into()))
         );
     }

@@ -116,6 +116,12 @@ impl ScalarUDFImpl for DatetimeText {
     }
 }
 
+/// One DATETIME value as MySQL's text (see [`datetime_strings`]).
+pub fn datetime_text(value: &ScalarValue, digits: Option<u8>) -> Result<String> {
+    let strings = datetime_strings(&value.to_array()?, digits)?;
+    Ok(strings.as_string::<i32>().value(0).to_string())
+}
+
 /// DATETIME values as MySQL's text: `digits` fractional digits when declared (see
 /// [`push_fraction`]), else the unit's digits when the fraction is not zero.
 pub(crate) fn datetime_strings(values: &ArrayRef, digits: Option<u8>) -> Result<ArrayRef> {

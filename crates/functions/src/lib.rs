@@ -130,7 +130,7 @@ pub use charset_info::COERCIBILITY as MYSQL_COERCIBILITY;
 pub use checked_arithmetic::CheckedIntegerArithmetic;
 pub use count_arguments::NAME as MYSQL_COUNT;
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
-pub use datetime_to_text::DatetimeTextCasts;
+pub use datetime_to_text::{datetime_text, DatetimeTextCasts};
 pub use like_escapes::LikeEscapes;
 pub use mixed_result_types::MixedResultTypes;
 pub use mysql_comparisons::{ComparisonsPlanner, MySqlComparisons};

@@ -141,7 +141,8 @@ impl QueryEngine {
             return Ok(None);
         };
         let scalar = ScalarValue::try_from_array(batch.column(0), 0).map_err(from_df)?;
-        crate::user_variables::from_scalar(&scalar).map_err(from_df)
+        let digits = basalt_common::fraction_digits(batch.schema().field(0));
+        crate::user_variables::from_scalar(&scalar, digits).map_err(from_df)
     }
 
     fn assign(

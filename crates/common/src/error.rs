@@ -54,6 +54,22 @@ pub enum BasaltError {
     /// A DEFAULT the column's type or nullability can not take (ALTER .. SET DEFAULT).
     #[error("Invalid default value for '{0}'")]
     InvalidDefault(String),
+    /// An index's prefix length on a column that is no string or is shorter than it.
+    #[error("Incorrect prefix key; the used key part isn't a string, the used length is longer than the key part, or the storage engine doesn't support unique prefix keys")]
+    WrongPrefixKey,
+    /// ALTER TABLE's `ALGORITHM = a` that the change can not run as.
+    #[error("{operation} is not supported for this operation. Try {try_instead}")]
+    AlterAlgorithm {
+        operation: String,
+        try_instead: String,
+    },
+    /// ALTER TABLE's `LOCK = l` that the change can not run under.
+    #[error("{operation} is not supported. Reason: {reason}. Try {try_instead}")]
+    AlterLock {
+        operation: String,
+        reason: String,
+        try_instead: String,
+    },
     /// `ENGINE = e` naming an engine Basalt does not stand in for.
     #[error("Unknown storage engine '{0}'")]
     UnknownStorageEngine(String),
@@ -391,6 +407,9 @@ impl BasaltError {
             BasaltError::MultiplePrimaryKey => 1068,
             BasaltError::UnknownStorageEngine(_) => 1286,
             BasaltError::InvalidDefault(_) => 1067,
+            BasaltError::AlterAlgorithm { .. } => 1845,
+            BasaltError::WrongPrefixKey => 1089,
+            BasaltError::AlterLock { .. } => 1846,
             BasaltError::KeyMissing { .. } => 1176,
             BasaltError::DuplicateForeignKey(_) => 1826,
             BasaltError::ForeignKeyMismatch(_) => 1239,

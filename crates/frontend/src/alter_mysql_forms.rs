@@ -85,10 +85,11 @@ pub(crate) fn add_primary_key(
     notes: &mut AlterNotes,
 ) -> Result<()> {
     if has_primary_key(table) {
-        return match if_not_exists {
-            true => Ok(notes.skipped(BasaltError::MultiplePrimaryKey)),
-            false => Err(BasaltError::MultiplePrimaryKey),
-        };
+        if !if_not_exists {
+            return Err(BasaltError::MultiplePrimaryKey);
+        }
+        notes.skipped(BasaltError::MultiplePrimaryKey);
+        return Ok(());
     }
     Err(BasaltError::NotSupported(format!(
         "ADD PRIMARY KEY to {} KEY table '{}' (a table's key model is chosen when it is created: CREATE TABLE .. (PRIMARY KEY (..)) AS SELECT * FROM {} copies it into one)",
@@ -133,10 +134,11 @@ pub(crate) fn drop_constraint(
         return crate::table_keys::drop_foreign_key(table, name, false);
     }
     let missing = BasaltError::CantDropColumn(name.to_string());
-    match if_exists {
-        true => Ok(notes.skipped(missing)),
-        false => Err(missing),
+    if !if_exists {
+        return Err(missing);
     }
+    notes.skipped(missing);
+    Ok(())
 }
 
 /// A table option: the engine checked as CREATE TABLE checks it; `AUTO_INCREMENT = n`
@@ -157,7 +159,50 @@ pub(crate) fn table_option(
                 table.name
             ),
         )),
-        AlterTableOption::NoEffect => {}
+        AlterTableOption::Algorithm(_) | AlterTableOption::Lock(_) | AlterTableOption::NoEffect => {
+        }
     }
     Ok(None)
+}
+
+/// The `ALGORITHM` and `LOCK` a statement asks for, checked once its changes are known
+/// (`rewrite`: the stored rows are written anew, which is a copy during which loads wait).
+pub(crate) fn check_algorithm_and_lock(
+    ops: &[basalt_sql::AlterTableOp],
+    rewrite: bool,
+) -> Result<()> {
+    if !rewrite {
+        return Ok(());
+    }
+    for op in ops {
+        match op {
+            basalt_sql::AlterTableOp::Option(AlterTableOption::Algorithm(a))
+                if matches!(a.as_str(), "INSTANT" | "NOCOPY") =>
+            {
+                return Err(BasaltError::AlterAlgorithm {
+                    operation: format!("ALGORITHM={a}"),
+                    try_instead: "ALGORITHM=COPY".into(),
+                })
+            }
+            basalt_sql::AlterTableOp::Option(AlterTableOption::Lock(l)) if l == "NONE" => {
+                return Err(BasaltError::AlterLock {
+                    operation: "LOCK=NONE".into(),
+                    reason: "loads wait while ALTER TABLE rewrites the table's rows".into(),
+                    try_instead: "LOCK=SHARED".into(),
+                })
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// `ADD CHECK`: Basalt keeps and enforces no CHECK constraint, and says so.
+pub(crate) fn add_check(name: Option<&str>, notes: &mut AlterNotes) {
+    let name = name.map(|n| format!(" '{n}'")).unwrap_or_default();
+    notes.0.push((
+        "Warning",
+        1235,
+        format!("CHECK constraint{name} is accepted but not kept or enforced by Basalt"),
+    ));
 }

@@ -324,6 +324,35 @@ fn plan_alter(
             AlterTableOp::DropConstraint { name, if_exists } => {
                 mysql_forms::drop_constraint(&mut table, name, *if_exists, notes)?
             }
+            AlterTableOp::AddForeignKeyIfNotExists(fk) => {
+                let taken = fk.name.as_ref().is_some_and(|n| {
+                    table
+                        .foreign_keys
+                        .iter()
+                        .any(|f| f.name.eq_ignore_ascii_case(n))
+                });
+                match (taken, &fk.name) {
+                    (true, Some(name)) => {
+                        notes.skipped(BasaltError::DuplicateForeignKey(name.clone()))
+                    }
+                    _ => {
+                        let database = table.database.clone();
+                        let ref_db = match &fk.table.database {
+                            Some(d) => refs.name_case.stored(d),
+                            None => database.clone(),
+                        };
+                        crate::table_keys::add_foreign_key(
+                            &mut table,
+                            &database,
+                            fk,
+                            &ref_db,
+                            refs.lookup,
+                            refs.checks,
+                        )?;
+                    }
+                }
+            }
+            AlterTableOp::AddCheck { name } => mysql_forms::add_check(name.as_deref(), notes),
             AlterTableOp::Option(option) => {
                 if let Some(floor) = mysql_forms::table_option(&table, option, notes)? {
                     auto_increment = Some(floor);
@@ -332,6 +361,7 @@ fn plan_alter(
         }
         columns_changed |= rewrite;
     }
+    mysql_forms::check_algorithm_and_lock(ops, rewrite)?;
     if declared {
         crate::alter_declared_order::restore_storage_order(&mut table, &mut sources);
     }

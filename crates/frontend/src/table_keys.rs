@@ -57,6 +57,24 @@ fn key_column(table: &TableMeta, name: &str) -> Result<String> {
         .ok_or_else(|| BasaltError::KeyColumnMissing(name.to_string()))
 }
 
+/// A prefix length (`col(n)`) needs a string column at least `n` long (1089).
+fn check_prefix(table: &TableMeta, column: &str, length: u32) -> Result<()> {
+    use basalt_common::SqlType;
+    let Some(i) = table.column_index(column) else {
+        return Ok(());
+    };
+    let fits = match &table.columns[i].ty {
+        SqlType::Char(n) | SqlType::Varchar(n) | SqlType::Binary(n) | SqlType::Varbinary(n) => {
+            length <= *n
+        }
+        ty => ty.is_string() || ty.is_binary(),
+    };
+    match fits {
+        true => Ok(()),
+        false => Err(BasaltError::WrongPrefixKey),
+    }
+}
+
 /// Adds the index `def` declares to `table`; false (nothing added) when `if_not_exists` and
 /// one of the name exists.
 pub(crate) fn add_index(
@@ -67,6 +85,9 @@ pub(crate) fn add_index(
     let mut columns = Vec::with_capacity(def.columns.len());
     for c in &def.columns {
         let name = key_column(table, &c.name)?;
+        if let Some(length) = c.length {
+            check_prefix(table, &name, length)?;
+        }
         if columns.iter().any(|k: &IndexColumnMeta| k.name == name) {
             return Err(BasaltError::DuplicateColumn(c.name.clone()));
         }

@@ -109,6 +109,9 @@ fn table_op(p: &mut Parser) -> Result<AlterTableOp, ParserError> {
         if eat_words(p, &["PRIMARY", "KEY"]) {
             return Ok(AlterTableOp::DropPrimaryKey);
         }
+        if eat_words(p, &["CONSTRAINT", "PRIMARY", "KEY"]) {
+            return Ok(AlterTableOp::DropPrimaryKey);
+        }
         if eat_word(p, "CONSTRAINT") || eat_word(p, "CHECK") {
             let if_exists = eat_words(p, &["IF", "EXISTS"]);
             let name = ident(p)?;
@@ -221,8 +224,15 @@ fn alter_column_default(p: &mut Parser) -> Result<AlterTableOp, ParserError> {
 /// `None`, nothing eaten, when a column follows instead.
 fn add_index_or_constraint(p: &mut Parser) -> Result<Option<AlterTableOp>, ParserError> {
     let start = p.peek_token();
-    let constraint = table_constraints::eat_constraint_name(p)?;
     let mut if_not_exists = false;
+    // MariaDB's `CONSTRAINT IF NOT EXISTS name ..`.
+    let constraint = if peek_word(p, "CONSTRAINT") && crate::words::peek_nth_word(p, 1, "IF") {
+        p.next_token();
+        if_not_exists = eat_words(p, &["IF", "NOT", "EXISTS"]);
+        table_constraints::eat_constraint_name_after(p)?
+    } else {
+        table_constraints::eat_constraint_name(p)?
+    };
     if eat_words(p, &["PRIMARY", "KEY"]) {
         if_not_exists = eat_words(p, &["IF", "NOT", "EXISTS"]);
         let index = table_constraints::parse_index_body(p, IndexKind::Unique)?;
@@ -231,6 +241,7 @@ fn add_index_or_constraint(p: &mut Parser) -> Result<Option<AlterTableOp>, Parse
             if_not_exists,
         }));
     }
+    let name = constraint.clone().flatten();
     let found =
         table_constraints::parse_table_constraint_in(p, constraint, Some(&mut if_not_exists))?;
     match found {
@@ -242,10 +253,11 @@ fn add_index_or_constraint(p: &mut Parser) -> Result<Option<AlterTableOp>, Parse
         Some(TableConstraint::ForeignKey(fk)) if fk.referenced.is_empty() => {
             p.expected("the referenced columns after REFERENCES table", start)
         }
-        Some(TableConstraint::ForeignKey(fk)) => Ok(Some(AlterTableOp::AddForeignKey(fk))),
-        Some(TableConstraint::Check) => {
-            p.expected("an index or a foreign key (ADD CHECK is not kept)", start)
+        Some(TableConstraint::ForeignKey(fk)) if if_not_exists => {
+            Ok(Some(AlterTableOp::AddForeignKeyIfNotExists(fk)))
         }
+        Some(TableConstraint::ForeignKey(fk)) => Ok(Some(AlterTableOp::AddForeignKey(fk))),
+        Some(TableConstraint::Check) => Ok(Some(AlterTableOp::AddCheck { name })),
     }
 }
 

@@ -26,14 +26,17 @@ pub(crate) fn parse_alter_option(p: &mut Parser) -> Result<Option<AlterTableOp>,
         order_by_list(p)?;
         AlterTableOption::OrderBy
     } else if eat_word(p, "ALGORITHM") {
-        one_of(p, ALGORITHMS, "DEFAULT, INPLACE, COPY, NOCOPY or INSTANT")?;
-        AlterTableOption::NoEffect
+        AlterTableOption::Algorithm(one_of(
+            p,
+            ALGORITHMS,
+            "DEFAULT, INPLACE, COPY, NOCOPY or INSTANT",
+        )?)
     } else if eat_word(p, "LOCK") {
-        one_of(p, LOCKS, "DEFAULT, NONE, SHARED or EXCLUSIVE")?;
-        AlterTableOption::NoEffect
-    } else if eat_word(p, "FORCE") || eat_words(p, &["ENABLE", "KEYS"]) {
-        AlterTableOption::NoEffect
-    } else if eat_words(p, &["DISABLE", "KEYS"]) {
+        AlterTableOption::Lock(one_of(p, LOCKS, "DEFAULT, NONE, SHARED or EXCLUSIVE")?)
+    } else if eat_word(p, "FORCE")
+        || eat_words(p, &["ENABLE", "KEYS"])
+        || eat_words(p, &["DISABLE", "KEYS"])
+    {
         AlterTableOption::NoEffect
     } else if eat_words(p, &["CONVERT", "TO"]) {
         if !(eat_words(p, &["CHARACTER", "SET"]) || eat_word(p, "CHARSET")) {
@@ -52,12 +55,14 @@ pub(crate) fn parse_alter_option(p: &mut Parser) -> Result<Option<AlterTableOp>,
     Ok(Some(AlterTableOp::Option(option)))
 }
 
-/// `[=] value` where the value is one of `allowed`.
-fn one_of(p: &mut Parser, allowed: &[&str], expected: &str) -> Result<(), ParserError> {
+/// `[=] value` where the value is one of `allowed`; in upper case.
+fn one_of(p: &mut Parser, allowed: &[&str], expected: &str) -> Result<String, ParserError> {
     let _ = p.consume_token(&Token::Eq);
     let t = p.next_token();
     match &t.token {
-        Token::Word(w) if allowed.iter().any(|a| w.value.eq_ignore_ascii_case(a)) => Ok(()),
+        Token::Word(w) if allowed.iter().any(|a| w.value.eq_ignore_ascii_case(a)) => {
+            Ok(w.value.to_ascii_uppercase())
+        }
         _ => p.expected(expected, t),
     }
 }

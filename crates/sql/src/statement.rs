@@ -680,6 +680,12 @@ pub enum AlterTableOp {
     DropPrimaryKey,
     /// `DROP {CONSTRAINT | CHECK} [IF EXISTS] name`: a unique key or foreign key by its name.
     DropConstraint { name: String, if_exists: bool },
+    /// MariaDB's `ADD [CONSTRAINT] FOREIGN KEY IF NOT EXISTS ..` (skipped, with a note, when the
+    /// table has a foreign key of the name).
+    AddForeignKeyIfNotExists(ForeignKeyDef),
+    /// `ADD [CONSTRAINT [name]] CHECK (..)`: accepted with a warning, as CREATE TABLE accepts a
+    /// CHECK (Basalt keeps and enforces none).
+    AddCheck { name: Option<String> },
     /// One of MySQL's table options or clauses that have no effect on Basalt's storage.
     Option(AlterTableOption),
 }
@@ -694,7 +700,11 @@ pub enum AlterTableOption {
     AutoIncrement(u64),
     /// `ORDER BY cols`: rows stay in the table's sort-key order (warning 1105).
     OrderBy,
-    /// `ALGORITHM [=] ..`, `LOCK [=] ..`, `FORCE`, `ENABLE | DISABLE KEYS`, `[DEFAULT]
+    /// `ALGORITHM [=] a` (upper case): a change that rewrites the rows is a copy.
+    Algorithm(String),
+    /// `LOCK [=] l` (upper case): loads wait while the rows are rewritten.
+    Lock(String),
+    /// `FORCE`, `ENABLE | DISABLE KEYS`, `[DEFAULT]
     /// CHARACTER SET | COLLATE ..`, `CONVERT TO CHARACTER SET ..` (Basalt stores UTF-8 and
     /// compares bytes) and the storage hints of [`crate::table_options`].
     NoEffect,

@@ -25,6 +25,13 @@ pub(crate) fn eat_constraint_name(p: &mut Parser) -> Result<Option<Option<String
     if !eat_word(p, "CONSTRAINT") {
         return Ok(None);
     }
+    eat_constraint_name_after(p)
+}
+
+/// The `[name]` after `CONSTRAINT` (already eaten).
+pub(crate) fn eat_constraint_name_after(
+    p: &mut Parser,
+) -> Result<Option<Option<String>>, ParserError> {
     if constraint_kind_starts(p) {
         return Ok(Some(None));
     }
@@ -63,6 +70,7 @@ pub(crate) fn parse_table_constraint_in(
     };
     let symbol = constraint.clone().flatten();
     if eat_words(p, &["FOREIGN", "KEY"]) {
+        eat_if_not_exists(p);
         let index_name = match p.peek_token().token {
             Token::LParen => None,
             _ => Some(ident(p)?),

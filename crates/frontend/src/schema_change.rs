@@ -394,7 +394,8 @@ fn new_column(
         Some(c) => c.is_key,
         None => def.key,
     };
-    if def.auto_increment {
+    // MODIFY / CHANGE may restate the AUTO_INCREMENT of the column that has it.
+    if def.auto_increment && !current.is_some_and(|c| c.auto_increment) {
         return Err(BasaltError::NotSupported(format!(
             "adding or changing AUTO_INCREMENT column '{}' by ALTER TABLE",
             def.name

@@ -190,7 +190,9 @@ impl QueryEngine {
             }
             (new, _) => {
                 let _gate = storage.rewrite_gate(m.table.id).write_owned().await;
-                let set = Arc::new(RowSet::new(m.old.clone())?);
+                let set = Arc::new(RowSet {
+                    rows: m.old.clone(),
+                });
                 let mut attempt = 0;
                 loop {
                     attempt += 1;
@@ -407,10 +409,6 @@ struct RowSet {
 }
 
 impl RowSet {
-    fn new(rows: RecordBatch) -> Result<RowSet> {
-        Ok(RowSet { rows })
-    }
-
     /// For each row of `batch` (the table's columns as scans give them), the set's row equal
     /// to it, if any.
     fn find(&self, batch: &RecordBatch) -> Result<Vec<Option<usize>>> {

@@ -239,7 +239,7 @@ pub(crate) fn plan_delete(
         }
         let projection = old_columns(&table, source);
         targets.push(Target {
-            query: query(projection, &tables, delete.selection.clone()),
+            query: query(projection, &tables, delete.selection.clone())?,
             assigned: vec![None; table.columns.len()],
             table,
         });
@@ -365,7 +365,7 @@ pub(crate) fn plan_update(
             }
         }
         targets.push(Target {
-            query: query(projection, &tables, update.selection.clone()),
+            query: query(projection, &tables, update.selection.clone())?,
             assigned,
             table,
         });
@@ -449,11 +449,15 @@ fn query(
     projection: Vec<SelectItem>,
     tables: &[TableWithJoins],
     selection: Option<Expr>,
-) -> ast::Query {
-    let (first, rest) = tables.split_first().expect("a statement has a table");
+) -> Result<ast::Query> {
+    let Some((first, rest)) = tables.split_first() else {
+        return Err(BasaltError::Internal(
+            "a DELETE or UPDATE without tables".into(),
+        ));
+    };
     let mut query = row_query(projection, first.clone(), selection, &[], None);
     if let ast::SetExpr::Select(select) = query.body.as_mut() {
         select.from.extend(rest.iter().cloned());
     }
-    query
+    Ok(query)
 }

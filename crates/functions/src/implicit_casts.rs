@@ -17,7 +17,7 @@
 //! DATETIME (strict: a string that is no date fails).
 
 use crate::expr_rules::rewrite_node_expressions;
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, Float64Array, Int64Array};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, Float64Array, Int64Array, UInt64Array};
 use datafusion::arrow::datatypes::{DataType, IntervalMonthDayNano, TimeUnit};
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::Transformed;
@@ -431,6 +431,9 @@ fn converted(string: Expr, target: &DataType) -> std::result::Result<Expr, Expr>
         Ok(date) => return Ok(date),
         Err(string) => string,
     };
+    if *target == DataType::UInt64 {
+        return Ok(call(string_to_unsigned(), string));
+    }
     if target.is_integer() {
         let wide = call(string_to_bigint(), string);
         return Ok(if *target == DataType::Int64 {
@@ -468,10 +471,18 @@ pub(crate) fn string_to_bigint() -> &'static ScalarUDF {
     F.get_or_init(|| ScalarUDF::new_from_impl(StringToNumber::new(Target::BigInt)))
 }
 
+/// `CAST(s AS UNSIGNED)`: the whole BIGINT UNSIGNED range (`'18446744073709551615'`), a
+/// negative integer's 64 bits as MySQL reads them (`'-1'` is 18446744073709551615).
+fn string_to_unsigned() -> &'static ScalarUDF {
+    static F: OnceLock<ScalarUDF> = OnceLock::new();
+    F.get_or_init(|| ScalarUDF::new_from_impl(StringToNumber::new(Target::Unsigned)))
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Target {
     Double,
     BigInt,
+    Unsigned,
 }
 
 /// A string read as a DOUBLE or a BIGINT; NULL when it is not a number (or not one in range).
@@ -495,6 +506,7 @@ impl ScalarUDFImpl for StringToNumber {
         match self.target {
             Target::Double => "mysql_string_to_double",
             Target::BigInt => "mysql_string_to_bigint",
+            Target::Unsigned => "mysql_string_to_unsigned",
         }
     }
 
@@ -506,6 +518,7 @@ impl ScalarUDFImpl for StringToNumber {
         Ok(match self.target {
             Target::Double => DataType::Float64,
             Target::BigInt => DataType::Int64,
+            Target::Unsigned => DataType::UInt64,
         })
     }
 
@@ -525,6 +538,12 @@ impl ScalarUDFImpl for StringToNumber {
                     .iter()
                     .map(|s| s.and_then(parse_bigint))
                     .collect::<Int64Array>(),
+            ),
+            Target::Unsigned => Arc::new(
+                strings
+                    .iter()
+                    .map(|s| s.and_then(parse_unsigned))
+                    .collect::<UInt64Array>(),
             ),
         };
         debug_assert_eq!(out.len(), strings.len());
@@ -553,6 +572,24 @@ pub(crate) fn parse_bigint(s: &str) -> Option<i64> {
     (v >= i64::MIN as f64 && v < i64::MAX as f64).then_some(v as i64)
 }
 
+/// An integer within BIGINT UNSIGNED, a negative BIGINT as its 64 bits, or a decimal number
+/// truncated toward zero within BIGINT UNSIGNED.
+fn parse_unsigned(s: &str) -> Option<u64> {
+    let s = s.trim();
+    if let Ok(v) = s.trim_start_matches('+').parse::<u64>() {
+        return Some(v);
+    }
+    if let Ok(v) = s.parse::<i64>() {
+        return Some(v as u64);
+    }
+    let v = parse_double(s)?.trunc();
+    if v < 0.0 {
+        return (v >= i64::MIN as f64).then_some(v as i64 as u64);
+    }
+    // u64::MAX as f64 rounds up to 2^64, which is out of range.
+    (v < u64::MAX as f64).then_some(v as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -570,6 +607,11 @@ mod tests {
         assert_eq!(parse_bigint("9223372036854775807"), Some(i64::MAX));
         assert_eq!(parse_bigint("9223372036854775808"), None);
         assert_eq!(parse_bigint("1e30"), None);
+        assert_eq!(parse_unsigned("18446744073709551615"), Some(u64::MAX));
+        assert_eq!(parse_unsigned("-1"), Some(u64::MAX));
+        assert_eq!(parse_unsigned(" 12.9 "), Some(12));
+        assert_eq!(parse_unsigned("18446744073709551616"), None);
+        assert_eq!(parse_unsigned("abc"), None);
         assert_eq!(parse_bigint(""), None);
     }
 }

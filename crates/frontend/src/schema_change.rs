@@ -422,16 +422,8 @@ fn new_column(
             column.name
         )));
     }
-    if current.is_none()
-        && !column.nullable
-        && column.default.is_none()
-        && implicit_default(&column.ty).is_none()
-    {
-        return Err(ddl(format!(
-            "Column '{}' is NOT NULL and its type has no implicit default: give it a DEFAULT",
-            column.name
-        )));
-    }
+    // A NOT NULL column without DEFAULT whose type has no implicit default (a date) can be
+    // added to a table without rows only: `fill` refuses it for stored rows.
     Ok(column)
 }
 
@@ -724,8 +716,18 @@ fn fill(column: &ColumnMeta, rows: usize) -> Result<ArrayRef> {
         Some(ColumnDefault::Null) | None if column.nullable => {
             return Ok(new_null_array(&column.ty.arrow_type(), rows))
         }
+        Some(ColumnDefault::Null) | None if rows == 0 => {
+            return Ok(datafusion::arrow::array::new_empty_array(
+                &column.ty.arrow_type(),
+            ))
+        }
         Some(ColumnDefault::Null) | None => implicit_default(&column.ty)
-            .ok_or_else(|| ddl(format!("Column '{}' needs a DEFAULT", column.name)))?
+            .ok_or_else(|| {
+                ddl(format!(
+                    "Column '{}' is NOT NULL and its type has no implicit default: give it a DEFAULT (the table has rows)",
+                    column.name
+                ))
+            })?
             .to_string(),
     };
     let text: ArrayRef = Arc::new(StringArray::from(vec![text.as_str(); rows]));

@@ -102,6 +102,30 @@ pub(crate) fn rewrite_calls(
     }
 }
 
+/// The planner's error for a function it does not know, as MySQL reports a call of a name that
+/// is neither built in nor a stored function: 1305 `FUNCTION db.f does not exist`.
+pub(crate) fn unknown_function_error(session: &Session, e: BasaltError) -> BasaltError {
+    const MARK: &str = "Invalid function '";
+    let text = e.to_string();
+    if e.mysql_code() != 1105 {
+        return e;
+    }
+    let Some(name) = text
+        .find(MARK)
+        .and_then(|at| text[at + MARK.len()..].split('\'').next())
+    else {
+        return e;
+    };
+    let message = match session.database() {
+        Some(db) => format!("FUNCTION {db}.{name} does not exist"),
+        None => format!("FUNCTION {name} does not exist"),
+    };
+    BasaltError::Routine {
+        code: 1305,
+        message,
+    }
+}
+
 impl QueryEngine {
     /// Replaces the calls of stored functions in a statement about to be planned (see
     /// [`rewrite_calls`]).

@@ -28,6 +28,7 @@ mod values;
 
 pub(crate) use context::RoutineContext;
 pub(crate) use function_udf::function as stored_function_call;
+pub(crate) use functions::unknown_function_error;
 
 impl crate::session::Session {
     /// Lets stored functions called in this session's queries run (they need the engine and

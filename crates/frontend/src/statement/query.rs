@@ -139,7 +139,8 @@ impl QueryEngine {
             }
             planned => planned,
         }
-        .map_err(|e| ddl::no_database_hint(&self.services, from_df(e)))?;
+        .map_err(|e| ddl::no_database_hint(&self.services, from_df(e)))
+        .map_err(|e| crate::procedures::unknown_function_error(session, e))?;
         match check_target {
             true => session.access().check_plan(&plan)?,
             false => session.access().check_plan_reads(&plan)?,

@@ -340,6 +340,53 @@ pub struct ViewMeta {
     /// `user@host` of the account that created it.
     pub definer: String,
     pub created_ms: i64,
+    /// ALGORITHM as declared. Basalt always merges the SELECT into the statement naming the
+    /// view; the word is kept for SHOW CREATE VIEW.
+    #[serde(default)]
+    pub algorithm: ViewAlgorithm,
+    /// `WITH [CASCADED | LOCAL] CHECK OPTION`: rows written through the view must satisfy it.
+    #[serde(default)]
+    pub check_option: ViewCheckOption,
+}
+
+/// A view's ALGORITHM clause.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ViewAlgorithm {
+    #[default]
+    Undefined,
+    Merge,
+    Temptable,
+}
+
+impl ViewAlgorithm {
+    /// The word MySQL shows (SHOW CREATE VIEW).
+    pub fn word(self) -> &'static str {
+        match self {
+            ViewAlgorithm::Undefined => "UNDEFINED",
+            ViewAlgorithm::Merge => "MERGE",
+            ViewAlgorithm::Temptable => "TEMPTABLE",
+        }
+    }
+}
+
+/// A view's `WITH [CASCADED | LOCAL] CHECK OPTION`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ViewCheckOption {
+    #[default]
+    None,
+    Local,
+    Cascaded,
+}
+
+impl ViewCheckOption {
+    /// The word of information_schema.VIEWS.CHECK_OPTION.
+    pub fn word(self) -> &'static str {
+        match self {
+            ViewCheckOption::None => "NONE",
+            ViewCheckOption::Local => "LOCAL",
+            ViewCheckOption::Cascaded => "CASCADED",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -35,6 +35,16 @@ pub enum BasaltError {
     /// A view's column list names more or fewer columns than its SELECT returns.
     #[error("In definition of view, derived table or common table expression, SELECT list and column names list have different column counts")]
     ViewColumnCount,
+    /// INSERT into a view that is no single table's columns (view name).
+    #[error("The target table {0} of the INSERT is not insertable-into")]
+    NotInsertable(String),
+    /// A write to a view column its SELECT computes (column name).
+    #[error("Column '{0}' is not updatable")]
+    ColumnNotUpdatable(String),
+    /// A row written through a view WITH CHECK OPTION that the view would not show
+    /// (`db.view`).
+    #[error("CHECK OPTION failed '{0}'")]
+    CheckOptionFailed(String),
     #[error("Duplicate column name '{0}'")]
     DuplicateColumn(String),
     /// ALTER TABLE .. DROP COLUMN of a column the table does not have.
@@ -396,6 +406,9 @@ impl BasaltError {
             BasaltError::TableExists(_) => 1050,
             BasaltError::UnknownTableToDrop(_) => 1051,
             BasaltError::ViewColumnCount => 1353,
+            BasaltError::NotInsertable(_) => 1471,
+            BasaltError::ColumnNotUpdatable(_) => 1348,
+            BasaltError::CheckOptionFailed(_) => 1369,
             BasaltError::ColumnCountMismatch(_) => 1136,
             BasaltError::NotAView(_) => 1347,
             BasaltError::DuplicateColumn(_) => 1060,

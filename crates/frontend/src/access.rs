@@ -269,6 +269,9 @@ impl Access {
             B::ReplaceTable(inner) => self.check_statement(session, inner),
             // SELECT on what the query reads is checked on its plan.
             B::SelectIntoVariables { .. } => Ok(()),
+            // CREATE on the database, checked with the name resolved; the SELECT is checked
+            // when it is planned.
+            B::View(_) => Ok(()),
             B::AlterTable { table, ops } => {
                 let (db, t) = table_of(table)?;
                 self.require_table(Privilege::Alter, &db, &t)?;

@@ -385,11 +385,19 @@ pub fn shown_names(
             }
             return ControlFlow::Continue(());
         }
-        let table = match parts.as_slice() {
-            [db, table] => catalog.table(db, table).ok(),
-            [table] => database.and_then(|db| catalog.table(db, table).ok()),
-            _ => None,
+        let (db, name) = match parts.as_slice() {
+            [db, table] => (Some(db.as_str()), table),
+            [table] => (database, table),
+            _ => return ControlFlow::Continue(()),
         };
+        let table = db.and_then(|db| catalog.table(db, name).ok());
+        // A view's columns keep the spelling they were created with (`My_exp_a`).
+        let view = db.and_then(|db| catalog.view(db, name));
+        for c in view.iter().flat_map(|v| v.columns.iter()) {
+            if c.to_lowercase() != *c {
+                shown.entry(c.to_lowercase()).or_insert_with(|| c.clone());
+            }
+        }
         for c in table.iter().flat_map(|t| t.columns.iter()) {
             if let Some(display) = &c.display_name {
                 shown.insert(c.name.clone(), display.clone());

@@ -80,6 +80,8 @@ mod user_variables;
 mod using_joins;
 mod variable_literals;
 mod variables;
+mod view_columns;
+mod view_writes;
 mod views;
 mod warnings;
 mod wildcard_qualifiers;

@@ -9,7 +9,7 @@ use crate::output::Output;
 use crate::session::Session;
 use crate::show::{Col, ResultBuilder};
 use crate::statement::ddl::database_of;
-use basalt_catalog::{Catalog, ViewMeta};
+use basalt_catalog::{Catalog, ViewAlgorithm, ViewCheckOption, ViewMeta};
 use basalt_common::df_error::from_df;
 use basalt_common::{BasaltError, Result};
 use basalt_sql::ast::{
@@ -160,7 +160,11 @@ fn qualify_tables(query: &mut Query, db: &str) {
                 let is_cte = name.0[0]
                     .as_ident()
                     .is_some_and(|i| self.ctes.contains(&i.value.to_lowercase()));
-                if single && !is_cte {
+                // `FROM DUAL` names no table.
+                let is_dual = name.0[0].as_ident().is_some_and(|i| {
+                    i.quote_style.is_none() && i.value.eq_ignore_ascii_case("dual")
+                });
+                if single && !is_cte && !is_dual {
                     name.0
                         .insert(0, ObjectNamePart::Identifier(Ident::new(self.db)));
                 }
@@ -180,53 +184,182 @@ fn qualify_tables(query: &mut Query, db: &str) {
 fn stored_text(query: &Query) -> String {
     let mut stmt = ast::Statement::Query(Box::new(query.clone()));
     crate::partition_selection::rewrite(&mut stmt);
+    let _ = stmt.visit(&mut ParenthesizeUnaryOperands);
     stmt.to_string()
+}
+
+/// `(NOT 0) * 5` (MySQL's `!0 * 5`) prints as `NOT 0 * 5`, which reads back as `NOT (0 * 5)`:
+/// a unary operation that is an operand of a binary one is stored in parentheses.
+struct ParenthesizeUnaryOperands;
+
+impl VisitorMut for ParenthesizeUnaryOperands {
+    type Break = ();
+
+    fn post_visit_expr(&mut self, expr: &mut ast::Expr) -> ControlFlow<()> {
+        if let ast::Expr::BinaryOp { left, right, .. } = expr {
+            for side in [left, right] {
+                if matches!(**side, ast::Expr::UnaryOp { .. }) {
+                    let inner = std::mem::replace(&mut **side, ast::Expr::value(ast::Value::Null));
+                    **side = ast::Expr::Nested(Box::new(inner));
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// A CREATE VIEW or ALTER VIEW, in either parser's form.
+pub(crate) struct ViewRequest {
+    pub name: ObjectName,
+    /// `(a, b)` after the name; empty: the query's own names.
+    pub columns: Vec<String>,
+    pub query: Box<Query>,
+    pub or_replace: bool,
+    pub alter: bool,
+    pub if_not_exists: bool,
+    pub algorithm: ViewAlgorithm,
+    /// `DEFINER = u@h`; `None`: the session's account.
+    pub definer: Option<basalt_sql::UserName>,
+    /// `SQL SECURITY DEFINER` was written (Basalt's views run as the invoker).
+    pub security_definer: bool,
+    pub check_option: ViewCheckOption,
+}
+
+impl ViewRequest {
+    /// MySQL's CREATE / ALTER VIEW as Basalt's parser reads it.
+    pub(crate) fn from_definition(v: basalt_sql::ViewDefinition) -> ViewRequest {
+        use basalt_sql::ast::CreateViewAlgorithm as A;
+        ViewRequest {
+            name: v.name,
+            columns: v.columns,
+            query: v.query,
+            or_replace: v.or_replace,
+            alter: v.alter,
+            if_not_exists: v.if_not_exists,
+            algorithm: match v.algorithm {
+                None | Some(A::Undefined) => ViewAlgorithm::Undefined,
+                Some(A::Merge) => ViewAlgorithm::Merge,
+                Some(A::TempTable) => ViewAlgorithm::Temptable,
+            },
+            definer: v.definer,
+            security_definer: matches!(
+                v.security,
+                Some(basalt_sql::ast::CreateViewSecurity::Definer)
+            ),
+            check_option: match v.check_option {
+                basalt_sql::ViewCheckOption::None => ViewCheckOption::None,
+                basalt_sql::ViewCheckOption::Local => ViewCheckOption::Local,
+                basalt_sql::ViewCheckOption::Cascaded => ViewCheckOption::Cascaded,
+            },
+        }
+    }
+
+    /// A plain `CREATE [OR REPLACE] VIEW` or `ALTER VIEW` as `sqlparser` reads it.
+    pub(crate) fn plain(
+        name: ObjectName,
+        columns: Vec<String>,
+        query: Box<Query>,
+        or_replace: bool,
+        alter: bool,
+    ) -> ViewRequest {
+        ViewRequest {
+            name,
+            columns,
+            query,
+            or_replace,
+            alter,
+            if_not_exists: false,
+            algorithm: ViewAlgorithm::Undefined,
+            definer: None,
+            security_definer: false,
+            check_option: ViewCheckOption::None,
+        }
+    }
 }
 
 impl QueryEngine {
     /// CREATE [OR REPLACE] VIEW and ALTER VIEW: checks the SELECT plans (its tables exist and
     /// the account may read them), fixes the column names, stores the view.
-    pub(crate) async fn create_view(
-        &self,
-        session: &Session,
-        name: &ObjectName,
-        columns: Vec<String>,
-        mut query: Box<Query>,
-        or_replace: bool,
-        alter: bool,
-    ) -> Result<Output> {
-        let (db, view_name) = split_name(name);
+    pub(crate) async fn create_view(&self, session: &Session, req: ViewRequest) -> Result<Output> {
+        let ViewRequest {
+            name,
+            columns,
+            mut query,
+            or_replace,
+            alter,
+            if_not_exists,
+            algorithm,
+            definer,
+            security_definer,
+            check_option,
+        } = req;
+        let (db, view_name) = split_name(&name);
         let db = database_of(session, &db)?;
         self.require_view_rights(session, &db, &view_name)?;
+        if if_not_exists && self.services.catalog.view(&db, &view_name).is_some() {
+            session.info.warnings.note(
+                1050,
+                format!("Table '{}' already exists", session.stored_name(&view_name)),
+            );
+            return Ok(Output::ok());
+        }
         qualify_tables(&mut query, &db);
+        let select = ast::Statement::Query(query.clone());
+        let names = match columns.is_empty() {
+            false => Some(columns),
+            true => crate::statement::mysql_column_names(&select)
+                .map(|names| crate::view_columns::unique_names(&query, names))
+                .transpose()?,
+        };
+        let (schema, query) = match self.plan_schema(session, select).await {
+            Ok(schema) => (schema, query),
+            // Result columns named alike (`SELECT 'a', 'a'`): the select lists get aliases
+            // (the view's column names where they fit) and the query is planned again.
+            Err(e) if e.to_string().contains("unique expression names") => {
+                crate::view_columns::alias_duplicates(&mut query, names.as_deref());
+                let select = ast::Statement::Query(query.clone());
+                (self.plan_schema(session, select).await?, query)
+            }
+            Err(e) => return Err(e),
+        };
         let definition = stored_text(&query);
-        let select = ast::Statement::Query(query);
-        let query_names = crate::statement::mysql_column_names(&select);
-        let schema = self.plan_schema(session, select).await?;
-        let columns = if columns.is_empty() {
-            query_names.unwrap_or_else(|| {
-                schema
-                    .fields()
-                    .iter()
-                    .map(|f| f.name().to_string())
-                    .collect()
-            })
-        } else if columns.len() != schema.fields().len() {
-            return Err(BasaltError::ViewColumnCount);
-        } else {
-            columns
+        let columns = match names {
+            Some(names) if names.len() != schema.fields().len() => {
+                return Err(BasaltError::ViewColumnCount)
+            }
+            Some(names) => names,
+            None => schema
+                .fields()
+                .iter()
+                .map(|f| f.name().to_string())
+                .collect(),
         };
         let mut seen = HashSet::new();
         if let Some(dup) = columns.iter().find(|c| !seen.insert(c.to_lowercase())) {
             return Err(BasaltError::DuplicateColumn(dup.clone()));
         }
+        if security_definer {
+            session.info.warnings.add(
+                "Warning",
+                1105,
+                "SQL SECURITY DEFINER is taken as INVOKER: Basalt's views read with the \
+                 privileges of the account using them"
+                    .to_string(),
+            );
+        }
+        let definer = match definer {
+            Some(u) => format!("{}@{}", u.user, u.host),
+            None => format!("{}@{}", session.user(), session.host()),
+        };
         let view = ViewMeta {
             database: db,
             name: view_name,
             columns,
             definition,
-            definer: format!("{}@{}", session.user(), session.host()),
+            definer,
             created_ms: chrono::Utc::now().timestamp_millis(),
+            algorithm,
+            check_option,
         };
         if alter {
             self.services.catalog.alter_view(view)?;
@@ -263,9 +396,16 @@ impl QueryEngine {
             .collect::<Vec<_>>()
             .join(",");
         let (user, host) = view.definer.split_once('@').unwrap_or((&view.definer, "%"));
+        let check = match view.check_option {
+            ViewCheckOption::None => "",
+            ViewCheckOption::Local => " WITH LOCAL CHECK OPTION",
+            ViewCheckOption::Cascaded => " WITH CASCADED CHECK OPTION",
+        };
         let text = format!(
-            "CREATE ALGORITHM=UNDEFINED DEFINER=`{user}`@`{host}` SQL SECURITY INVOKER VIEW `{}` ({columns}) AS {}",
-            view.name, view.definition
+            "CREATE ALGORITHM={} DEFINER=`{user}`@`{host}` SQL SECURITY INVOKER VIEW `{}` ({columns}) AS {}{check}",
+            view.algorithm.word(),
+            view.name,
+            view.definition
         );
         let mut b = ResultBuilder::new(&[
             Col::str("View"),

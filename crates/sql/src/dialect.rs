@@ -183,7 +183,13 @@ impl Dialect for BasaltDialect {
         self.mysql.parse_statement(parser)
     }
 
+    /// `FROM t LOCK IN SHARE MODE`: LOCK before IN begins the locking clause, not an alias.
     fn is_table_factor_alias(&self, explicit: bool, kw: &Keyword, parser: &mut Parser) -> bool {
+        let lock_in = *kw == Keyword::LOCK
+            && matches!(&parser.peek_token().token, Token::Word(w) if w.keyword == Keyword::IN);
+        if !explicit && lock_in {
+            return false;
+        }
         self.mysql.is_table_factor_alias(explicit, kw, parser)
     }
 

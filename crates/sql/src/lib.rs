@@ -29,6 +29,7 @@ mod statement;
 mod table_constraints;
 mod table_options;
 mod tool_statements;
+mod view_forms;
 mod words;
 mod workload;
 

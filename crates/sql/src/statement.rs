@@ -12,6 +12,9 @@ pub enum Statement {
     CreateTable(Box<CreateTable>),
     /// `CREATE TABLE .. AS query` (also MySQL's `CREATE TABLE .. query` without AS).
     CreateTableAs(Box<CreateTableAs>),
+    /// MySQL's `CREATE [OR REPLACE] | ALTER  [ALGORITHM = ..] [DEFINER = ..] [SQL SECURITY ..]
+    /// VIEW v [(cols)] AS query [WITH [CASCADED | LOCAL] CHECK OPTION]`.
+    View(Box<ViewDefinition>),
     /// `SET [GLOBAL | SESSION] TRANSACTION ISOLATION LEVEL .. | READ ONLY | READ WRITE`.
     SetTransaction {
         scope: TransactionScope,
@@ -425,6 +428,34 @@ pub enum MetadataShow {
 pub enum ShowFilter {
     Like(String),
     Where(Box<ast::Expr>),
+}
+
+/// A CREATE VIEW or ALTER VIEW statement (see [`Statement::View`]).
+#[derive(Debug, Clone)]
+pub struct ViewDefinition {
+    /// ALTER VIEW: the view must exist.
+    pub alter: bool,
+    pub or_replace: bool,
+    /// MariaDB's `CREATE VIEW IF NOT EXISTS`.
+    pub if_not_exists: bool,
+    pub name: ast::ObjectName,
+    /// `(a, b)` after the name; empty: the query's own names.
+    pub columns: Vec<String>,
+    pub query: Box<ast::Query>,
+    pub algorithm: Option<ast::CreateViewAlgorithm>,
+    /// `DEFINER = u@h`; `None` also for `DEFINER = CURRENT_USER[()]` (the session's account).
+    pub definer: Option<UserName>,
+    pub security: Option<ast::CreateViewSecurity>,
+    pub check_option: ViewCheckOption,
+}
+
+/// `WITH [CASCADED | LOCAL] CHECK OPTION` of a view (CASCADED when neither word is given).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ViewCheckOption {
+    #[default]
+    None,
+    Local,
+    Cascaded,
 }
 
 /// `'user'@'host'`.

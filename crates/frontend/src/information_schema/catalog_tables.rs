@@ -377,7 +377,7 @@ fn views(is: &InformationSchema, b: &mut ResultBuilder) {
             v.database.clone().into(),
             v.name.clone().into(),
             v.definition.clone().into(),
-            "NONE".into(),
+            v.check_option.word().into(),
             "NO".into(),
             v.definer.clone().into(),
             "INVOKER".into(),

@@ -138,6 +138,10 @@ impl QueryEngine {
                 self.create_temporary_table(session, *inner).await
             }
             Statement::CreateTableAs(ctas) => self.create_table_as(session, *ctas).await,
+            Statement::View(view) => {
+                let req = crate::views::ViewRequest::from_definition(*view);
+                self.create_view(session, req).await
+            }
             Statement::Sync => Ok(Output::ok()),
             Statement::ReplaceTable(create) => self.replace_table(session, *create).await,
             Statement::SelectIntoVariables { query, variables } => {
@@ -221,6 +225,8 @@ impl QueryEngine {
         point_checked: bool,
     ) -> Result<Output> {
         use ast::Statement as S;
+        // A write naming a view is the write on its table (privileges are the table's).
+        let stmt = self.write_through_view(session, stmt).await?;
         session.access().check_standard(session, &stmt)?;
         let mut stmt = stmt;
         apply_select_limit(session, &mut stmt);
@@ -265,15 +271,14 @@ impl QueryEngine {
             S::Query(_) => self.run_datafusion(session, stmt, false).await,
             S::CreateView(view) => {
                 let columns = view.columns.iter().map(|c| c.name.value.clone()).collect();
-                self.create_view(
-                    session,
-                    &view.name,
+                let req = crate::views::ViewRequest::plain(
+                    view.name,
                     columns,
                     view.query,
                     view.or_replace,
                     false,
-                )
-                .await
+                );
+                self.create_view(session, req).await
             }
             S::AlterView {
                 name,
@@ -282,8 +287,8 @@ impl QueryEngine {
                 ..
             } => {
                 let columns = columns.into_iter().map(|c| c.value).collect();
-                self.create_view(session, &name, columns, query, false, true)
-                    .await
+                let req = crate::views::ViewRequest::plain(name, columns, query, false, true);
+                self.create_view(session, req).await
             }
             S::Drop {
                 object_type: ast::ObjectType::View,

@@ -1,0 +1,664 @@
+//! INSERT, UPDATE and DELETE through a view (MySQL's updatable views). A view is updatable
+//! when its SELECT reads one table (or one updatable view) without DISTINCT, GROUP BY,
+//! HAVING, aggregates, LIMIT or a set operation, and is not ALGORITHM=TEMPTABLE. The write
+//! becomes the same write on the table: the view's columns become the table's (a column the
+//! view computes can be read, not written: UPDATE of it is 1348, and INSERT naming it, or
+//! naming no columns, 1471), UPDATE and DELETE keep to the view's rows
+//! (its WHERE, and those of the views under it, are added to the statement's).
+//!
+//! `WITH CHECK OPTION`: a row written must be one the view shows. CASCADED checks the view's
+//! WHERE and those of every view under it, LOCAL its own and those of the views under it that
+//! have a check option themselves. A row that fails is error 1369 (INSERT IGNORE and UPDATE
+//! IGNORE leave it out instead). The check reads the rows to write before writing them.
+//!
+//! Any other view is read-only: INSERT into it is error 1471, UPDATE and DELETE 1288.
+
+use crate::engine::{split_name, QueryEngine};
+use crate::output::Output;
+use crate::session::Session;
+use basalt_catalog::{Catalog, ViewAlgorithm, ViewCheckOption, ViewMeta};
+use basalt_common::{BasaltError, Result};
+use basalt_sql::ast::{
+    self, BinaryOperator, Expr, GroupByExpr, Ident, ObjectName, ObjectNamePart, Query, SelectItem,
+    SetExpr, TableFactor, TableObject, Value, VisitMut, VisitorMut,
+};
+use futures::TryStreamExt;
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+
+/// Views inside views stop here (as their expansion does).
+const MAX_DEPTH: usize = 64;
+
+/// The table a write through a view goes to.
+struct Target {
+    /// `db.table`.
+    table: ObjectName,
+    /// Each view column (lower case) and what it is over the table's columns.
+    columns: HashMap<String, Expr>,
+    /// The view's columns in order.
+    order: Vec<String>,
+    /// The WHERE of the view and of the views under it, over the table's columns.
+    conditions: Vec<Condition>,
+}
+
+struct Condition {
+    expr: Expr,
+    /// A check option asks rows written to satisfy it.
+    checked: bool,
+}
+
+/// Why a view takes no writes.
+struct ReadOnly;
+
+impl Target {
+    /// The base expression of a view column.
+    fn column(&self, name: &str) -> Option<&Expr> {
+        self.columns.get(&name.to_lowercase())
+    }
+
+    /// The table column a view column is, if it is one (not an expression).
+    fn table_column(&self, name: &str) -> Option<Ident> {
+        match self.column(name)? {
+            Expr::Identifier(i) => Some(i.clone()),
+            _ => None,
+        }
+    }
+
+    /// All conditions ANDed, or none.
+    fn filter(&self) -> Option<Expr> {
+        and_all(self.conditions.iter().map(|c| c.expr.clone()))
+    }
+
+    /// The checked conditions ANDed, or none.
+    fn check(&self) -> Option<Expr> {
+        and_all(
+            self.conditions
+                .iter()
+                .filter(|c| c.checked)
+                .map(|c| c.expr.clone()),
+        )
+    }
+}
+
+fn and_all(exprs: impl Iterator<Item = Expr>) -> Option<Expr> {
+    exprs.map(nested).reduce(|a, b| Expr::BinaryOp {
+        left: Box::new(a),
+        op: BinaryOperator::And,
+        right: Box::new(b),
+    })
+}
+
+fn nested(e: Expr) -> Expr {
+    match e {
+        Expr::Identifier(_) | Expr::CompoundIdentifier(_) | Expr::Value(_) | Expr::Nested(_) => e,
+        other => Expr::Nested(Box::new(other)),
+    }
+}
+
+/// `COALESCE(cond, FALSE)`: true only where the condition holds (NULL fails a check).
+fn holds(cond: Expr) -> Expr {
+    Expr::Function(ast::Function {
+        name: ObjectName::from(vec![Ident::new("coalesce")]),
+        uses_odbc_syntax: false,
+        parameters: ast::FunctionArguments::None,
+        args: ast::FunctionArguments::List(ast::FunctionArgumentList {
+            duplicate_treatment: None,
+            args: vec![
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(cond)),
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(Expr::Value(
+                    Value::Boolean(false).into(),
+                ))),
+            ],
+            clauses: vec![],
+        }),
+        filter: None,
+        null_treatment: None,
+        over: None,
+        within_group: vec![],
+    })
+}
+
+fn not(e: Expr) -> Expr {
+    Expr::UnaryOp {
+        op: ast::UnaryOperator::Not,
+        expr: Box::new(nested(e)),
+    }
+}
+
+fn and(a: Option<Expr>, b: Expr) -> Expr {
+    match a {
+        Some(a) => Expr::BinaryOp {
+            left: Box::new(nested(a)),
+            op: BinaryOperator::And,
+            right: Box::new(nested(b)),
+        },
+        None => b,
+    }
+}
+
+/// Replaces the column references of `expr` (outside its subqueries) by what `columns` maps
+/// their names to; other names are left as written.
+fn substitute(expr: &mut Expr, columns: &dyn Fn(&str) -> Option<Expr>) {
+    struct Sub<'a> {
+        columns: &'a dyn Fn(&str) -> Option<Expr>,
+        depth: usize,
+    }
+    impl VisitorMut for Sub<'_> {
+        type Break = ();
+        fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+            self.depth += 1;
+            ControlFlow::Continue(())
+        }
+        fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+            self.depth -= 1;
+            ControlFlow::Continue(())
+        }
+        fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+            if self.depth > 0 {
+                return ControlFlow::Continue(());
+            }
+            let name = match expr {
+                Expr::Identifier(i) => Some(i.value.clone()),
+                Expr::CompoundIdentifier(parts) => parts.last().map(|i| i.value.clone()),
+                _ => None,
+            };
+            if let Some(to) = name.and_then(|n| (self.columns)(&n)) {
+                *expr = nested(to);
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let _ = expr.visit(&mut Sub { columns, depth: 0 });
+}
+
+/// The table a write through `view` goes to, or why it can take none.
+fn resolve(
+    catalog: &dyn Catalog,
+    view: &ViewMeta,
+    depth: usize,
+) -> Result<std::result::Result<Target, ReadOnly>> {
+    if depth > MAX_DEPTH || view.algorithm == ViewAlgorithm::Temptable {
+        return Ok(Err(ReadOnly));
+    }
+    let query = match basalt_sql::parse_one(&view.definition)? {
+        basalt_sql::Statement::Standard(s) => match *s {
+            ast::Statement::Query(q) => q,
+            _ => return Ok(Err(ReadOnly)),
+        },
+        _ => return Ok(Err(ReadOnly)),
+    };
+    if query.with.is_some() || query.limit_clause.is_some() || query.fetch.is_some() {
+        return Ok(Err(ReadOnly));
+    }
+    let SetExpr::Select(select) = *query.body else {
+        return Ok(Err(ReadOnly));
+    };
+    let grouped = match &select.group_by {
+        GroupByExpr::All(_) => true,
+        GroupByExpr::Expressions(e, _) => !e.is_empty(),
+    };
+    if select.distinct.is_some()
+        || grouped
+        || select.having.is_some()
+        || select.from.len() != 1
+        || !select.from[0].joins.is_empty()
+        || has_aggregate(&select.projection)
+    {
+        return Ok(Err(ReadOnly));
+    }
+    let TableFactor::Table {
+        name, args: None, ..
+    } = &select.from[0].relation
+    else {
+        return Ok(Err(ReadOnly));
+    };
+    let (db, table) = split_name(name);
+    let db = db.unwrap_or_else(|| view.database.clone());
+    // What the view's SELECT reads: a table (its columns are themselves) or a view.
+    let inner = match catalog.view(&db, &table) {
+        Some(inner) => match resolve(catalog, &inner, depth + 1)? {
+            Ok(target) => Some(target),
+            Err(ReadOnly) => return Ok(Err(ReadOnly)),
+        },
+        None => None,
+    };
+    let below = |name: &str| -> Option<Expr> {
+        match &inner {
+            Some(t) => t.column(name).cloned(),
+            None => Some(Expr::Identifier(Ident::with_quote(
+                '`',
+                name.to_lowercase(),
+            ))),
+        }
+    };
+    let mut columns = HashMap::new();
+    match select.projection.as_slice() {
+        [SelectItem::Wildcard(_)] | [SelectItem::QualifiedWildcard(..)] => {
+            for c in &view.columns {
+                let Some(e) = below(c) else {
+                    return Ok(Err(ReadOnly));
+                };
+                columns.insert(c.to_lowercase(), e);
+            }
+        }
+        items => {
+            if items.len() != view.columns.len() {
+                return Ok(Err(ReadOnly));
+            }
+            for (item, c) in items.iter().zip(&view.columns) {
+                let mut e = match item {
+                    SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                        e.clone()
+                    }
+                    _ => return Ok(Err(ReadOnly)),
+                };
+                substitute(&mut e, &below);
+                columns.insert(c.to_lowercase(), e);
+            }
+        }
+    }
+    let cascaded = view.check_option == ViewCheckOption::Cascaded;
+    let mut conditions: Vec<Condition> = match &inner {
+        Some(t) => t
+            .conditions
+            .iter()
+            .map(|c| Condition {
+                expr: c.expr.clone(),
+                checked: c.checked || cascaded,
+            })
+            .collect(),
+        None => vec![],
+    };
+    if let Some(mut w) = select.selection.clone() {
+        substitute(&mut w, &below);
+        conditions.push(Condition {
+            expr: w,
+            checked: view.check_option != ViewCheckOption::None,
+        });
+    }
+    let table = match inner {
+        Some(t) => t.table,
+        None => ObjectName(vec![
+            ObjectNamePart::Identifier(Ident::with_quote('`', db)),
+            ObjectNamePart::Identifier(Ident::with_quote('`', table)),
+        ]),
+    };
+    Ok(Ok(Target {
+        table,
+        columns,
+        order: view.columns.clone(),
+        conditions,
+    }))
+}
+
+/// An aggregate call among the select items (`COUNT(*)`, `SUM(a)`, ..).
+fn has_aggregate(items: &[SelectItem]) -> bool {
+    const AGGREGATES: &[&str] = &[
+        "count",
+        "sum",
+        "avg",
+        "min",
+        "max",
+        "group_concat",
+        "bit_and",
+        "bit_or",
+        "bit_xor",
+        "std",
+        "stddev",
+        "stddev_pop",
+        "stddev_samp",
+        "variance",
+        "var_pop",
+        "var_samp",
+        "json_arrayagg",
+        "json_objectagg",
+    ];
+    items.iter().any(|item| {
+        let text = item.to_string().to_lowercase();
+        AGGREGATES.iter().any(|f| {
+            text.match_indices(f).any(|(i, _)| {
+                let before = text[..i].chars().last();
+                let after = text[i + f.len()..].trim_start().starts_with('(');
+                after && !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            })
+        })
+    })
+}
+
+/// The view a write's target names, if it names one.
+fn target_view(
+    catalog: &dyn Catalog,
+    session: &Session,
+    name: &ObjectName,
+) -> Option<std::sync::Arc<ViewMeta>> {
+    let (db, table) = split_name(name);
+    let db = db.or_else(|| session.database())?;
+    catalog.view(&db, &table)
+}
+
+fn view_label(view: &ViewMeta) -> String {
+    format!("{}.{}", view.database, view.name)
+}
+
+impl QueryEngine {
+    /// A write naming a view as the same write on its table (see the module doc); any other
+    /// statement as it is.
+    pub(crate) async fn write_through_view(
+        &self,
+        session: &Session,
+        stmt: ast::Statement,
+    ) -> Result<ast::Statement> {
+        let catalog = self.services.catalog.as_ref();
+        match stmt {
+            ast::Statement::Insert(mut insert) => {
+                let TableObject::TableName(name) = &insert.table else {
+                    return Ok(ast::Statement::Insert(insert));
+                };
+                let Some(view) = target_view(catalog, session, name) else {
+                    return Ok(ast::Statement::Insert(insert));
+                };
+                let Ok(target) = resolve(catalog, &view, 0)? else {
+                    return Err(BasaltError::NotInsertable(view.name.clone()));
+                };
+                self.insert_through(session, &view, &target, &mut insert)
+                    .await?;
+                Ok(ast::Statement::Insert(insert))
+            }
+            ast::Statement::Update(mut update) => {
+                if !update.table.joins.is_empty() || update.from.is_some() {
+                    return Ok(ast::Statement::Update(update));
+                }
+                let TableFactor::Table { name, .. } = &update.table.relation else {
+                    return Ok(ast::Statement::Update(update));
+                };
+                let Some(view) = target_view(catalog, session, name) else {
+                    return Ok(ast::Statement::Update(update));
+                };
+                let Ok(target) = resolve(catalog, &view, 0)? else {
+                    return Err(BasaltError::NotUpdatable {
+                        table: view.name.clone(),
+                        statement: "UPDATE",
+                    });
+                };
+                self.update_through(session, &view, &target, &mut update)
+                    .await?;
+                Ok(ast::Statement::Update(update))
+            }
+            ast::Statement::Delete(mut delete) => {
+                let from = match &mut delete.from {
+                    ast::FromTable::WithFromKeyword(f) | ast::FromTable::WithoutKeyword(f) => f,
+                };
+                if from.len() != 1 || !from[0].joins.is_empty() || !delete.tables.is_empty() {
+                    return Ok(ast::Statement::Delete(delete));
+                }
+                let TableFactor::Table { name, alias, .. } = &mut from[0].relation else {
+                    return Ok(ast::Statement::Delete(delete));
+                };
+                let Some(view) = target_view(catalog, session, name) else {
+                    return Ok(ast::Statement::Delete(delete));
+                };
+                let Ok(target) = resolve(catalog, &view, 0)? else {
+                    return Err(BasaltError::NotUpdatable {
+                        table: view.name.clone(),
+                        statement: "DELETE",
+                    });
+                };
+                *name = target.table.clone();
+                *alias = None;
+                let view_columns = |c: &str| target.column(c).cloned();
+                if let Some(w) = delete.selection.as_mut() {
+                    substitute(w, &view_columns);
+                }
+                for o in delete.order_by.iter_mut() {
+                    substitute(&mut o.expr, &view_columns);
+                }
+                if let Some(f) = target.filter() {
+                    delete.selection = Some(match delete.selection.take() {
+                        Some(w) => and(Some(f), w),
+                        None => f,
+                    });
+                }
+                Ok(ast::Statement::Delete(delete))
+            }
+            other => Ok(other),
+        }
+    }
+
+    async fn insert_through(
+        &self,
+        session: &Session,
+        view: &ViewMeta,
+        target: &Target,
+        insert: &mut ast::Insert,
+    ) -> Result<()> {
+        let named: Vec<String> = match insert.columns.is_empty() {
+            true => target.order.clone(),
+            false => insert
+                .columns
+                .iter()
+                .filter_map(|c| {
+                    c.0.last()
+                        .and_then(|p| p.as_ident())
+                        .map(|i| i.value.clone())
+                })
+                .collect(),
+        };
+        let mut table_columns = Vec::with_capacity(named.len());
+        for c in &named {
+            match target.table_column(c) {
+                Some(t) => table_columns.push(t),
+                None if target.column(c).is_some() => {
+                    return Err(BasaltError::NotInsertable(view.name.clone()))
+                }
+                None => {
+                    return Err(BasaltError::UnknownColumn {
+                        column: c.clone(),
+                        context: "field list".into(),
+                    })
+                }
+            }
+        }
+        insert.table = TableObject::TableName(target.table.clone());
+        insert.table_alias = None;
+        insert.columns = table_columns
+            .iter()
+            .map(|t| ObjectName(vec![ObjectNamePart::Identifier(t.clone())]))
+            .collect();
+        if let Some(ast::OnInsert::DuplicateKeyUpdate(assignments)) = insert.on.as_mut() {
+            for a in assignments.iter_mut() {
+                if let ast::AssignmentTarget::ColumnName(n) = &mut a.target {
+                    let last =
+                        n.0.last()
+                            .and_then(|p| p.as_ident())
+                            .map(|i| i.value.clone());
+                    if let Some(t) = last.as_deref().and_then(|c| target.table_column(c)) {
+                        *n = ObjectName(vec![ObjectNamePart::Identifier(t)]);
+                    }
+                }
+            }
+        }
+        let (Some(check), Some(source)) = (target.check(), insert.source.as_mut()) else {
+            return Ok(());
+        };
+        // The rows to insert, named by the table's columns, against the check: columns the
+        // INSERT leaves out are NULL here.
+        let row_names: Vec<Ident> = (0..table_columns.len())
+            .map(|i| Ident::new(format!("__basalt_c{i}")))
+            .collect();
+        let mut cond = check;
+        let by_column: HashMap<String, Expr> = table_columns
+            .iter()
+            .zip(&row_names)
+            .map(|(t, r)| (t.value.to_lowercase(), Expr::Identifier(r.clone())))
+            .collect();
+        substitute(&mut cond, &|c| {
+            Some(
+                by_column
+                    .get(&c.to_lowercase())
+                    .cloned()
+                    .unwrap_or(Expr::Value(Value::Null.into())),
+            )
+        });
+        let alias = ast::TableAlias {
+            explicit: true,
+            name: Ident::new("__basalt_rows"),
+            columns: row_names
+                .iter()
+                .map(|r| ast::TableAliasColumnDef::from_name(r.value.as_str()))
+                .collect(),
+            at: None,
+        };
+        if insert.ignore {
+            // INSERT IGNORE leaves the failing rows out.
+            let filtered = format!("SELECT * FROM ({source}) {alias} WHERE {}", holds(cond));
+            *source = parse_query(&filtered)?;
+            return Ok(());
+        }
+        let count = format!(
+            "SELECT COUNT(*) FROM ({source}) {alias} WHERE {}",
+            not(holds(cond))
+        );
+        if self.count_rows(session, &count).await? > 0 {
+            return Err(BasaltError::CheckOptionFailed(view_label(view)));
+        }
+        Ok(())
+    }
+
+    async fn update_through(
+        &self,
+        session: &Session,
+        view: &ViewMeta,
+        target: &Target,
+        update: &mut ast::Update,
+    ) -> Result<()> {
+        let view_columns = |c: &str| target.column(c).cloned();
+        let mut assigned: HashMap<String, Expr> = HashMap::new();
+        for a in update.assignments.iter_mut() {
+            let ast::AssignmentTarget::ColumnName(n) = &mut a.target else {
+                continue;
+            };
+            let Some(c) =
+                n.0.last()
+                    .and_then(|p| p.as_ident())
+                    .map(|i| i.value.clone())
+            else {
+                continue;
+            };
+            let Some(t) = target.table_column(&c) else {
+                return Err(match target.column(&c) {
+                    Some(_) => BasaltError::ColumnNotUpdatable(c),
+                    None => BasaltError::UnknownColumn {
+                        column: c,
+                        context: "field list".into(),
+                    },
+                });
+            };
+            *n = ObjectName(vec![ObjectNamePart::Identifier(t.clone())]);
+            substitute(&mut a.value, &view_columns);
+            assigned.insert(t.value.to_lowercase(), a.value.clone());
+        }
+        if let Some(w) = update.selection.as_mut() {
+            substitute(w, &view_columns);
+        }
+        if let Some(f) = target.filter() {
+            update.selection = Some(match update.selection.take() {
+                Some(w) => and(Some(f), w),
+                None => f,
+            });
+        }
+        if let TableFactor::Table { name, alias, .. } = &mut update.table.relation {
+            *name = target.table.clone();
+            *alias = None;
+        }
+        let Some(mut check) = target.check() else {
+            return Ok(());
+        };
+        // The rows as the UPDATE leaves them, against the check.
+        substitute(&mut check, &|c| assigned.get(&c.to_lowercase()).cloned());
+        if update.or == Some(ast::SqliteOnConflict::Ignore) {
+            update.selection = Some(and(update.selection.take(), holds(check)));
+            return Ok(());
+        }
+        let count = match update.limit.is_some() {
+            // With a LIMIT only the rows the UPDATE reaches count.
+            true => format!(
+                "SELECT COUNT(*) FROM (SELECT * FROM {} WHERE {}{}{}) AS __basalt_rows WHERE {}",
+                target.table,
+                update
+                    .selection
+                    .clone()
+                    .unwrap_or(Expr::Value(Value::Boolean(true).into())),
+                order_by_text(&update.order_by),
+                update
+                    .limit
+                    .as_ref()
+                    .map(|l| format!(" LIMIT {l}"))
+                    .unwrap_or_default(),
+                not(holds(check))
+            ),
+            false => format!(
+                "SELECT COUNT(*) FROM {} WHERE {}",
+                target.table,
+                and(update.selection.clone(), not(holds(check)))
+            ),
+        };
+        if self.count_rows(session, &count).await? > 0 {
+            return Err(BasaltError::CheckOptionFailed(view_label(view)));
+        }
+        Ok(())
+    }
+
+    /// The one number a `SELECT COUNT(*) ..` returns.
+    async fn count_rows(&self, session: &Session, sql: &str) -> Result<i64> {
+        let query = parse_query(sql)?;
+        let out = self
+            .run_datafusion_checked(session, ast::Statement::Query(query), false, true)
+            .await?;
+        let batches: Vec<datafusion::arrow::record_batch::RecordBatch> = match out {
+            Output::Rows { stream, .. } => stream.try_collect().await?,
+            _ => return Err(BasaltError::Internal("a count gave no rows".into())),
+        };
+        let n = batches
+            .first()
+            .filter(|b| b.num_rows() > 0)
+            .map(|b| {
+                datafusion::arrow::compute::cast(
+                    b.column(0),
+                    &datafusion::arrow::datatypes::DataType::Int64,
+                )
+            })
+            .transpose()
+            .map_err(|e| BasaltError::Internal(e.to_string()))?
+            .and_then(|a| {
+                a.as_any()
+                    .downcast_ref::<datafusion::arrow::array::Int64Array>()
+                    .map(|a| a.value(0))
+            })
+            .unwrap_or(0);
+        Ok(n)
+    }
+}
+
+fn order_by_text(order_by: &[ast::OrderByExpr]) -> String {
+    match order_by.is_empty() {
+        true => String::new(),
+        false => format!(
+            " ORDER BY {}",
+            order_by
+                .iter()
+                .map(|o| o.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+fn parse_query(sql: &str) -> Result<Box<Query>> {
+    match basalt_sql::parse_one(sql)? {
+        basalt_sql::Statement::Standard(s) => match *s {
+            ast::Statement::Query(q) => Ok(q),
+            _ => Err(BasaltError::Internal(format!("not a query: {sql}"))),
+        },
+        _ => Err(BasaltError::Internal(format!("not a query: {sql}"))),
+    }
+}

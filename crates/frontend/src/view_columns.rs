@@ -110,10 +110,10 @@ pub(crate) fn alias_duplicates(query: &mut Query, names: Option<&[String]>) {
                                 alias: alias(i),
                             };
                         }
-                        SelectItem::ExprWithAlias { alias: a, .. } => {
-                            if !seen.insert(a.value.to_lowercase()) {
-                                *a = alias(i);
-                            }
+                        SelectItem::ExprWithAlias { alias: a, .. }
+                            if !seen.insert(a.value.to_lowercase()) =>
+                        {
+                            *a = alias(i);
                         }
                         _ => {}
                     }

@@ -47,6 +47,39 @@ pub fn is_temporal(t: &DataType) -> bool {
     is_date_like(t) || matches!(t, DataType::Time64(_))
 }
 
+/// The argument types an aggregate that adds temporal values (SUM, AVG) plans with: a DATE,
+/// DATETIME or TIME as it is ([`crate::TemporalNumbers`] turns it into its number before type
+/// coercion), anything else as `inner`, DataFusion's own function, coerces it.
+pub(crate) fn aggregate_argument_types(
+    inner: &datafusion::logical_expr::AggregateUDF,
+    arg_types: &[DataType],
+) -> Result<Vec<DataType>> {
+    if let [t] = arg_types {
+        if is_temporal(t) {
+            return Ok(arg_types.to_vec());
+        }
+    }
+    let fields: Vec<FieldRef> = arg_types
+        .iter()
+        .map(|t| Arc::new(Field::new("a", t.clone(), true)))
+        .collect();
+    Ok(
+        datafusion::logical_expr::type_coercion::functions::fields_with_udf(&fields, inner)?
+            .iter()
+            .map(|f| f.data_type().clone())
+            .collect(),
+    )
+}
+
+/// The types such an aggregate's result follows: a temporal argument's number type, else the
+/// arguments' own.
+pub(crate) fn aggregate_result_argument_types(arg_fields: &[FieldRef]) -> Vec<DataType> {
+    match arg_fields {
+        [f] if is_temporal(f.data_type()) => vec![number_type(f)],
+        _ => arg_fields.iter().map(|f| f.data_type().clone()).collect(),
+    }
+}
+
 /// The fractional digits `value`'s number keeps: a DATETIME's or TIME's declared ones (0 when
 /// unknown), none for a DATE.
 pub fn declared_digits(value: &Expr, schema: &datafusion::common::DFSchema) -> u8 {

@@ -38,31 +38,12 @@ impl AggregateUDFImpl for TemporalAvg {
     }
 
     fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
-        if let [t] = arg_types {
-            if crate::date_number::is_temporal(t) {
-                return Ok(arg_types.to_vec());
-            }
-        }
-        let fields: Vec<FieldRef> = arg_types
-            .iter()
-            .map(|t| Arc::new(Field::new("a", t.clone(), true)))
-            .collect();
         let avg = AggregateUDF::new_from_impl(Avg::default());
-        Ok(
-            datafusion::logical_expr::type_coercion::functions::fields_with_udf(&fields, &avg)?
-                .iter()
-                .map(|f| f.data_type().clone())
-                .collect(),
-        )
+        crate::date_number::aggregate_argument_types(&avg, arg_types)
     }
 
     fn return_field(&self, arg_fields: &[FieldRef]) -> Result<FieldRef> {
-        let types: Vec<DataType> = match arg_fields {
-            [f] if crate::date_number::is_temporal(f.data_type()) => {
-                vec![crate::date_number::number_type(f)]
-            }
-            _ => arg_fields.iter().map(|f| f.data_type().clone()).collect(),
-        };
+        let types = crate::date_number::aggregate_result_argument_types(arg_fields);
         let t = self.return_type(&types)?;
         Ok(Arc::new(Field::new(self.name(), t, true)))
     }

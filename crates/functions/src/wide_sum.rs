@@ -66,48 +66,16 @@ impl AggregateUDFImpl for WideSum {
     fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
         // A DATE, DATETIME or TIME adds its MySQL number ([`crate::TemporalNumbers`] converts
         // it before coercion); until then it is taken as it is.
-        if let [t] = arg_types {
-            if crate::date_number::is_temporal(t) {
-                return Ok(arg_types.to_vec());
-            }
-        }
-        let fields: Vec<FieldRef> = arg_types
-            .iter()
-            .map(|t| {
-                std::sync::Arc::new(datafusion::arrow::datatypes::Field::new(
-                    "a",
-                    t.clone(),
-                    true,
-                ))
-            })
-            .collect();
         let sum = AggregateUDF::new_from_impl(Sum::default());
-        Ok(
-            datafusion::logical_expr::type_coercion::functions::fields_with_udf(&fields, &sum)?
-                .iter()
-                .map(|f| f.data_type().clone())
-                .collect(),
-        )
+        crate::date_number::aggregate_argument_types(&sum, arg_types)
     }
 
     fn return_field(&self, arg_fields: &[FieldRef]) -> Result<FieldRef> {
-        match arg_fields {
-            [f] if crate::date_number::is_temporal(f.data_type()) => {
-                let number = crate::date_number::number_type(f);
-                let t = self.return_type(&[number])?;
-                Ok(std::sync::Arc::new(
-                    datafusion::arrow::datatypes::Field::new(self.name(), t, true),
-                ))
-            }
-            _ => {
-                let types: Vec<DataType> =
-                    arg_fields.iter().map(|f| f.data_type().clone()).collect();
-                let t = self.return_type(&types)?;
-                Ok(std::sync::Arc::new(
-                    datafusion::arrow::datatypes::Field::new(self.name(), t, true),
-                ))
-            }
-        }
+        let types = crate::date_number::aggregate_result_argument_types(arg_fields);
+        let t = self.return_type(&types)?;
+        Ok(std::sync::Arc::new(
+            datafusion::arrow::datatypes::Field::new(self.name(), t, true),
+        ))
     }
 
     fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {

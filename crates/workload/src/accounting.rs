@@ -129,6 +129,12 @@ impl QueryAccount {
         *group = target;
     }
 
+    /// Whether the statement holds its admission slot already: a statement run inside it (a
+    /// stored function's body, once per row) runs in that slot and takes none of its own.
+    pub fn holds_slot(&self) -> bool {
+        self.slot.lock().is_some()
+    }
+
     /// Keeps `permit` (the query's admission slot) until the returned guard drops; if the
     /// query moves to another group, the slot moves with it.
     pub fn hold_slot(self: &Arc<Self>, permit: crate::Permit) -> HeldSlot {

@@ -172,7 +172,12 @@ impl QueryEngine {
         };
         account.set_memory_limit(session.exec_mem_limit());
         let group = account.group();
-        let permit = account.hold_slot(group.admit().await?);
+        // A statement run inside another (a stored function's body) runs in the slot the
+        // outer statement holds: admitting it again would wait on itself.
+        let permit = match account.holds_slot() {
+            true => None,
+            false => Some(account.hold_slot(group.admit().await?)),
+        };
         if is_insert {
             session.info.generated_ids.reset();
         }

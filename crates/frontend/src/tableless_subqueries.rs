@@ -271,7 +271,7 @@ fn names_column(args: &FunctionArguments) -> bool {
 }
 
 /// True for the names of MySQL's and Doris's aggregate functions.
-fn is_aggregate(name: &str) -> bool {
+pub(crate) fn is_aggregate(name: &str) -> bool {
     const AGGREGATES: &[&str] = &[
         "count",
         "sum",

@@ -291,37 +291,20 @@ fn resolve(
     }))
 }
 
-/// An aggregate call among the select items (`COUNT(*)`, `SUM(a)`, ..).
+/// An aggregate call among the select items (`COUNT(*)`, `SUM(a)`, ..), at any depth.
 fn has_aggregate(items: &[SelectItem]) -> bool {
-    const AGGREGATES: &[&str] = &[
-        "count",
-        "sum",
-        "avg",
-        "min",
-        "max",
-        "group_concat",
-        "bit_and",
-        "bit_or",
-        "bit_xor",
-        "std",
-        "stddev",
-        "stddev_pop",
-        "stddev_samp",
-        "variance",
-        "var_pop",
-        "var_samp",
-        "json_arrayagg",
-        "json_objectagg",
-    ];
     items.iter().any(|item| {
-        let text = item.to_string().to_lowercase();
-        AGGREGATES.iter().any(|f| {
-            text.match_indices(f).any(|(i, _)| {
-                let before = text[..i].chars().last();
-                let after = text[i + f.len()..].trim_start().starts_with('(');
-                after && !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
-            })
+        ast::visit_expressions(item, |e| match e {
+            Expr::Function(f)
+                if crate::tableless_subqueries::is_aggregate(
+                    &f.name.to_string().to_lowercase(),
+                ) =>
+            {
+                ControlFlow::Break(())
+            }
+            _ => ControlFlow::Continue(()),
         })
+        .is_break()
     })
 }
 

@@ -9,7 +9,7 @@
 //! itself (directly, from another, or through PREPARE/EXECUTE) only as deep as
 //! `max_sp_recursion_depth` allows (MySQL's 1456).
 
-use super::frame::{Frame, Local, Scope};
+use super::frame::{Frame, Scope};
 use super::interpreter::{assignable, Interpreter};
 use crate::engine::QueryEngine;
 use crate::output::Output;
@@ -203,19 +203,7 @@ impl QueryEngine {
         };
         let bound = super::binding::bind(&procedure.parameters, row.as_ref());
         let statements = basalt_sql::parse_procedure_body(&procedure.body)?;
-        let parameters = Scope {
-            locals: procedure
-                .parameters
-                .iter()
-                .zip(bound)
-                .map(|(p, b)| Local {
-                    name: p.name.clone(),
-                    data_type: p.data_type.clone(),
-                    value: b.value,
-                })
-                .collect(),
-            ..Scope::default()
-        };
+        let parameters = Scope::of_parameters(&procedure.parameters, bound);
         let _routine = session.info.routine.enter(key, definer_account(procedure));
         // The body runs in the procedure's database (as MySQL's routines do); the caller's is
         // back afterwards, whatever happened (even a KILL dropping this future).

@@ -46,6 +46,27 @@ pub(super) struct Scope {
     pub cursors: Vec<Cursor>,
 }
 
+impl Scope {
+    /// The outermost scope of a routine's run: its parameters holding the values bound to them.
+    pub(super) fn of_parameters(
+        parameters: &[basalt_catalog::ProcedureParameter],
+        bound: Vec<Bound>,
+    ) -> Scope {
+        Scope {
+            locals: parameters
+                .iter()
+                .zip(bound)
+                .map(|(p, b)| Local {
+                    name: p.name.clone(),
+                    data_type: p.data_type.clone(),
+                    value: b.value,
+                })
+                .collect(),
+            ..Scope::default()
+        }
+    }
+}
+
 #[derive(Default)]
 pub(super) struct Frame {
     pub scopes: Vec<Scope>,

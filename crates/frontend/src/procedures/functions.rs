@@ -7,7 +7,7 @@
 //! or through others (MySQL's 1424), so no call nests without end.
 
 use super::call::{definer_account, RestoreDatabase, Results};
-use super::frame::{Frame, Local, Scope};
+use super::frame::{Frame, Scope};
 use super::interpreter::{Flow, Interpreter};
 use crate::engine::QueryEngine;
 use crate::session::Session;
@@ -166,19 +166,7 @@ impl QueryEngine {
         }
         let statements = basalt_sql::parse_function_body(&function.body)?;
         let bound = super::binding::bind(&function.parameters, row);
-        let parameters = Scope {
-            locals: function
-                .parameters
-                .iter()
-                .zip(bound)
-                .map(|(p, b)| Local {
-                    name: p.name.clone(),
-                    data_type: p.data_type.clone(),
-                    value: b.value,
-                })
-                .collect(),
-            ..Scope::default()
-        };
+        let parameters = Scope::of_parameters(&function.parameters, bound);
         let _routine = session.info.routine.enter(key, definer_account(function));
         let _restore = RestoreDatabase {
             session,

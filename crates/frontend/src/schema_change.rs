@@ -106,6 +106,20 @@ struct References<'a> {
     checks: bool,
 }
 
+/// `ADD FOREIGN KEY`: its referenced table is in the table's database unless it names one.
+fn add_foreign_key(
+    table: &mut TableMeta,
+    fk: &basalt_sql::ForeignKeyDef,
+    refs: &References,
+) -> Result<()> {
+    let database = table.database.clone();
+    let ref_db = match &fk.table.database {
+        Some(d) => refs.name_case.stored(d),
+        None => database.clone(),
+    };
+    crate::table_keys::add_foreign_key(table, &database, fk, &ref_db, refs.lookup, refs.checks)
+}
+
 /// Applies `ops` to a copy of `old`.
 fn plan_alter(
     old: &TableMeta,
@@ -285,21 +299,7 @@ fn plan_alter(
                 }
                 other => other?,
             },
-            AlterTableOp::AddForeignKey(fk) => {
-                let database = table.database.clone();
-                let ref_db = match &fk.table.database {
-                    Some(d) => refs.name_case.stored(d),
-                    None => database.clone(),
-                };
-                crate::table_keys::add_foreign_key(
-                    &mut table,
-                    &database,
-                    fk,
-                    &ref_db,
-                    refs.lookup,
-                    refs.checks,
-                )?;
-            }
+            AlterTableOp::AddForeignKey(fk) => add_foreign_key(&mut table, fk, refs)?,
             AlterTableOp::DropForeignKey { name, if_exists } => {
                 crate::table_keys::drop_foreign_key(&mut table, name, *if_exists)?
             }
@@ -335,21 +335,7 @@ fn plan_alter(
                     (true, Some(name)) => {
                         notes.skipped(BasaltError::DuplicateForeignKey(name.clone()))
                     }
-                    _ => {
-                        let database = table.database.clone();
-                        let ref_db = match &fk.table.database {
-                            Some(d) => refs.name_case.stored(d),
-                            None => database.clone(),
-                        };
-                        crate::table_keys::add_foreign_key(
-                            &mut table,
-                            &database,
-                            fk,
-                            &ref_db,
-                            refs.lookup,
-                            refs.checks,
-                        )?;
-                    }
+                    _ => add_foreign_key(&mut table, fk, refs)?,
                 }
             }
             AlterTableOp::AddCheck { name } => mysql_forms::add_check(name.as_deref(), notes),

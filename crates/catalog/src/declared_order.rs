@@ -108,6 +108,7 @@ mod tests {
             auto_increment: false,
             generated: None,
             allowed: None,
+            on_update_current_timestamp: false,
         }
     }
 

@@ -24,6 +24,7 @@ fn int_table(
         auto_increment: false,
         generated: None,
         allowed: None,
+        on_update_current_timestamp: false,
     };
     TableMeta {
         id: c.allocate_id(),

@@ -85,6 +85,11 @@ pub struct ColumnMeta {
     /// The members of an ENUM or SET column (its `ty` is the VARCHAR holding them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allowed: Option<crate::AllowedValues>,
+    /// MySQL's `ON UPDATE CURRENT_TIMESTAMP`: an UPDATE (or ON DUPLICATE KEY UPDATE) that
+    /// changes another column of a row and does not assign this one sets it to the statement's
+    /// time.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub on_update_current_timestamp: bool,
 }
 
 /// Bounds of one partition. Range bounds are `[lower, upper)`; `None` means unbounded.

@@ -226,6 +226,14 @@ pub fn default_text(c: &ColumnMeta) -> Option<String> {
     }
 }
 
+/// `CURRENT_TIMESTAMP`, with the fraction digits of a DATETIME(p) column (as MySQL shows them).
+fn current_timestamp_text(c: &ColumnMeta) -> String {
+    match c.ty {
+        SqlType::DateTime { scale } if scale > 0 => format!("CURRENT_TIMESTAMP({scale})"),
+        _ => "CURRENT_TIMESTAMP".into(),
+    }
+}
+
 pub fn extra_text(c: &ColumnMeta) -> String {
     let mut parts = Vec::new();
     if let Some(a) = c.agg {
@@ -233,6 +241,9 @@ pub fn extra_text(c: &ColumnMeta) -> String {
     }
     if c.auto_increment {
         parts.push("auto_increment".into());
+    }
+    if c.on_update_current_timestamp {
+        parts.push(format!("on update {}", current_timestamp_text(c)));
     }
     if let Some(g) = &c.generated {
         parts.push(
@@ -323,10 +334,13 @@ pub fn create_table_sql(t: &TableMeta) -> String {
                     line.push_str(&format!(" DEFAULT {}", sql_string(v)))
                 }
                 Some(ColumnDefault::CurrentTimestamp) => {
-                    line.push_str(" DEFAULT CURRENT_TIMESTAMP")
+                    line.push_str(&format!(" DEFAULT {}", current_timestamp_text(c)))
                 }
                 Some(ColumnDefault::Null) => line.push_str(" DEFAULT NULL"),
                 None => {}
+            }
+            if c.on_update_current_timestamp {
+                line.push_str(&format!(" ON UPDATE {}", current_timestamp_text(c)));
             }
             if !c.comment.is_empty() {
                 line.push_str(&format!(" COMMENT {}", sql_string(&c.comment)));

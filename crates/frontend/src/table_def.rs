@@ -584,6 +584,7 @@ pub(crate) fn column_meta(
             set: a.set,
             values: a.values.clone(),
         }),
+        on_update_current_timestamp: c.on_update,
     };
     if column.generated.is_some() && (column.default.is_some() || column.auto_increment) {
         return Err(ddl(format!(

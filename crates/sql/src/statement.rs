@@ -515,8 +515,7 @@ pub struct ColumnDef {
     /// `ENUM('a', ..)` / `SET('a', ..)`: the values the column takes (its `ty` is the VARCHAR
     /// that holds them).
     pub allowed: Option<AllowedValues>,
-    /// MySQL's `ON UPDATE CURRENT_TIMESTAMP`: checked (TIMESTAMP and DATETIME only) and not
-    /// kept; an UPDATE leaves the column as it is.
+    /// MySQL's `ON UPDATE CURRENT_TIMESTAMP` (TIMESTAMP and DATETIME only).
     pub on_update: bool,
 }
 

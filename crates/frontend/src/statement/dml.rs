@@ -151,13 +151,17 @@ pub(crate) fn plan_update(
             )));
         }
     }
+    let mut values: Vec<Option<Expr>> = values.into_iter().map(|v| v.cloned()).collect();
+    super::on_update_timestamp::assign_touched(&table, &mut values, |i| {
+        Expr::Identifier(quoted(&table.columns[i].name))
+    });
     let projection = table
         .columns
         .iter()
         .zip(&values)
         .map(|(column, value)| match value {
             Some(expr) => {
-                let mut expr = (*expr).clone();
+                let mut expr = expr.clone();
                 crate::bit_literals::for_column(&column.ty, &mut expr);
                 SelectItem::ExprWithAlias {
                     expr: Expr::Nested(Box::new(expr)),

@@ -18,6 +18,7 @@ mod metadata_show;
 mod multi_table_apply;
 mod multi_table_plan;
 mod mysql_forms;
+mod on_update_timestamp;
 mod prepare;
 mod query;
 pub(crate) use query::mysql_column_names;

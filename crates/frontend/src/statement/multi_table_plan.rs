@@ -353,6 +353,12 @@ pub(crate) fn plan_update(
             )));
         }
         check_updatable(&table, &values, update)?;
+        let mut values = values;
+        super::on_update_timestamp::assign_touched(&table, &mut values, |i| {
+            let mut name = source.qualifier.clone();
+            name.push(quoted(&table.columns[i].name));
+            Expr::CompoundIdentifier(name)
+        });
         let mut projection = old_columns(&table, source);
         let mut assigned = vec![None; table.columns.len()];
         for (i, value) in values.into_iter().enumerate() {

@@ -32,6 +32,7 @@ use basalt_common::{BasaltError, Result};
 use basalt_sql::ast::helpers::attached_token::AttachedToken;
 use basalt_sql::ast::{self, AssignmentTarget, Expr as SqlExpr, ObjectName, SelectItem};
 use basalt_storage::UpdatedRows;
+use chrono::Utc;
 use datafusion::arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch};
 use datafusion::arrow::compute::{
     cast, cast_with_options, filter_record_batch, interleave, CastOptions,
@@ -42,7 +43,9 @@ use datafusion::common::{DFSchema, ScalarValue};
 use datafusion::dataframe::DataFrame;
 use datafusion::execution::SessionState;
 use datafusion::logical_expr::expr::InList;
+use datafusion::logical_expr::simplify::SimplifyContext;
 use datafusion::logical_expr::{Expr, ExprSchemable, LogicalPlan};
+use datafusion::optimizer::simplify_expressions::ExprSimplifier;
 use datafusion::physical_expr::PhysicalExpr;
 use datafusion::sql::parser::Statement as DfStatement;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -180,9 +183,20 @@ impl QueryEngine {
             .execute_and_check(logical, state.config_options(), |_, _| {})
             .map_err(from_df)?;
         let shape = PlanShape::of(&analyzed)?;
+        // NOW() and its kin read the statement's one time, folded in as the optimizer would.
+        let started =
+            crate::session_clock::fixed(&session.info.vars.read()).unwrap_or_else(Utc::now);
+        let simplify = |expr: Expr, schema: &DFSchema| {
+            let context = SimplifyContext::builder()
+                .with_schema(Arc::new(schema.clone()))
+                .with_query_execution_start_time(Some(started))
+                .with_config_options(state.config_options().clone())
+                .build();
+            ExprSimplifier::new(context).simplify(expr).map_err(from_df)
+        };
         let predicate = match shape.predicate {
             Some((expr, schema)) => {
-                let expr = inline_subqueries(&state, expr, &schema).await?;
+                let expr = simplify(inline_subqueries(&state, expr, &schema).await?, &schema)?;
                 let physical = state.create_physical_expr(expr, &schema).map_err(from_df)?;
                 Some((physical, Arc::new(schema.as_arrow().clone())))
             }
@@ -192,7 +206,7 @@ impl QueryEngine {
         for (exprs, schema) in shape.projections {
             let mut physical = Vec::with_capacity(exprs.len());
             for expr in exprs {
-                let expr = inline_subqueries(&state, expr, &schema).await?;
+                let expr = simplify(inline_subqueries(&state, expr, &schema).await?, &schema)?;
                 physical.push(state.create_physical_expr(expr, &schema).map_err(from_df)?);
             }
             projections.push((physical, Arc::new(schema.as_arrow().clone())));
@@ -247,6 +261,9 @@ fn check_update(table: &TableMeta, update: &ast::Update) -> Result<Vec<Option<Sq
             )));
         }
     }
+    super::on_update_timestamp::assign_touched(table, &mut values, |i| {
+        SqlExpr::Identifier(quoted(&table.columns[i].name))
+    });
     Ok(values)
 }
 

@@ -143,6 +143,9 @@ fn upsert_insert(
         let value = on_stored_row(table, assignment.value.clone(), &new_value)?;
         assigned[index] = Some(value);
     }
+    super::on_update_timestamp::assign_touched(table, &mut assigned, |i| {
+        qualified(OLD, &table.columns[i].name)
+    });
     let present = Expr::IsNotNull(Box::new(qualified(OLD, PRESENT)));
     let projection = table
         .columns

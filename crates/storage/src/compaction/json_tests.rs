@@ -45,6 +45,7 @@ fn create_table(dir: &Path) -> Arc<LocalCatalog> {
         auto_increment: false,
         generated: None,
         allowed: None,
+        on_update_current_timestamp: false,
     };
     let table = TableMeta {
         id: catalog.allocate_id(),

@@ -61,6 +61,7 @@ fn fixture_with_properties(
         auto_increment: false,
         generated: None,
         allowed: None,
+        on_update_current_timestamp: false,
     };
     let table = TableMeta {
         id: catalog.allocate_id(),

@@ -32,6 +32,7 @@ mod having_filter;
 mod identifier_case;
 mod information_schema;
 mod isolation;
+mod join_hints;
 mod lateral_views;
 mod lenient_insert;
 mod limit_clause;

@@ -151,6 +151,7 @@ impl Default for SqlSettings {
 pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
     crate::identifier_case::fold(stmt, settings.table_name_case);
     crate::partition_selection::rewrite(stmt);
+    crate::join_hints::rewrite(stmt);
     crate::using_joins::rewrite(stmt);
     crate::wildcard_qualifiers::rewrite(stmt);
     let _ = stmt.visit(&mut DropDual);

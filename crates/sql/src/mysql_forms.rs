@@ -3,7 +3,8 @@
 //! EXPLAIN), `DROP [TEMPORARY] TABLES ..` (a synonym of DROP TABLE), `CREATE OR REPLACE
 //! [TEMPORARY] TABLE ..`, `SELECT .. INTO @var, ..` (the result row kept in user variables)
 //! and `UPDATE t1, t2 SET ..` / `UPDATE IGNORE ..` (`multi_update`), `DELETE IGNORE ..` /
-//! `DELETE t1.* FROM ..` (`delete_forms`).
+//! `DELETE t1.* FROM ..` (`delete_forms`); `INSERT | REPLACE  LOW_PRIORITY | DELAYED |
+//! HIGH_PRIORITY ..` (the priority dropped: [`drop_insert_priority`]).
 
 use crate::statement::Statement;
 use crate::words::{eat_word, eat_words, expect_word, peek_nth_word, peek_word};
@@ -29,6 +30,19 @@ pub(crate) fn parse_mysql_form(p: &mut Parser) -> Result<Option<Statement>, Pars
         return Ok(Some(Statement::Standard(Box::new(stmt))));
     }
     parse_select_into_variables(p)
+}
+
+/// Drops the priority of every INSERT and REPLACE in `stmt`. `LOW_PRIORITY` and
+/// `HIGH_PRIORITY` order a write among MyISAM's table locks and `DELAYED` queues it (MySQL 5.7
+/// and later run it as a plain INSERT); Basalt's writes take no table lock and commit before
+/// the statement returns, so none of them changes what the INSERT does.
+pub(crate) fn drop_insert_priority(stmt: &mut ast::Statement) {
+    let _ = ast::visit_statements_mut(stmt, |s| {
+        if let ast::Statement::Insert(insert) = s {
+            insert.priority = None;
+        }
+        std::ops::ControlFlow::<()>::Continue(())
+    });
 }
 
 /// `EXPLAIN | DESCRIBE | DESC  EXTENDED | PARTITIONS  stmt`: the statement's plan.
@@ -288,5 +302,32 @@ mod tests {
             parse_one("SELECT a INTO t2 FROM t"),
             Ok(Statement::SelectIntoVariables { .. })
         ));
+    }
+
+    #[test]
+    fn insert_priorities_are_dropped() {
+        for (sql, plain) in [
+            (
+                "INSERT DELAYED INTO t (x) VALUES (1)",
+                "INSERT INTO t (x) VALUES (1)",
+            ),
+            (
+                "insert low_priority into t values (1, 2)",
+                "INSERT INTO t VALUES (1, 2)",
+            ),
+            (
+                "INSERT HIGH_PRIORITY INTO t SELECT * FROM u",
+                "INSERT INTO t SELECT * FROM u",
+            ),
+            (
+                "REPLACE DELAYED INTO t (x) VALUES (1)",
+                "REPLACE INTO t (x) VALUES (1)",
+            ),
+        ] {
+            match parse_one(sql).unwrap() {
+                Statement::Standard(stmt) => assert_eq!(stmt.to_string(), plain),
+                other => panic!("{other:?}"),
+            }
+        }
     }
 }

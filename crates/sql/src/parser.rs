@@ -261,6 +261,7 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
     }
     let mut stmt = p.parse_statement()?;
     crate::locking_reads::take_lock_in_share_mode(p, &mut stmt);
+    crate::mysql_forms::drop_insert_priority(&mut stmt);
     Ok(Statement::Standard(Box::new(stmt)))
 }
 

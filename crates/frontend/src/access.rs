@@ -266,6 +266,7 @@ impl Access {
                 self.require_any_on_table(&db, &t)
             }
             B::CreateTemporaryTable(inner) => self.check_statement(session, inner),
+            B::SetStatement { statement, .. } => self.check_statement(session, statement),
             B::ReplaceTable(inner) => self.check_statement(session, inner),
             // SELECT on what the query reads is checked on its plan.
             B::SelectIntoVariables { .. } => Ok(()),

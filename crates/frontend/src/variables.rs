@@ -185,6 +185,13 @@ fn default_value(def: &VarDef) -> VarValue {
     coerce(def, def.default).unwrap_or_else(|_| VarValue::Str(def.default.to_string()))
 }
 
+/// A session variable's own setting as it was (`None`: not set in the session).
+#[derive(Debug, Clone)]
+pub struct SessionSetting {
+    name: &'static str,
+    value: Option<VarValue>,
+}
+
 /// One session's variables: its own settings over the server's global values.
 #[derive(Debug, Clone, Default)]
 pub struct SessionVariables {
@@ -250,6 +257,28 @@ impl SessionVariables {
         }
         self.session.insert(def.name.to_string(), v);
         Ok(())
+    }
+
+    /// A variable's own session setting, to be put back by [`SessionVariables::restore`]
+    /// (`SET STATEMENT .. FOR`).
+    pub fn setting(&self, name: &str) -> Result<SessionSetting> {
+        let def = lookup(name).ok_or_else(|| BasaltError::UnknownVariable(name.to_string()))?;
+        Ok(SessionSetting {
+            name: def.name,
+            value: self.session.get(def.name).cloned(),
+        })
+    }
+
+    /// Puts a [`SessionVariables::setting`] back: the value the session had set, or none (the
+    /// session reads the global value again).
+    pub fn restore(&mut self, saved: SessionSetting) {
+        let names = std::iter::once(saved.name).chain(crate::isolation::twin(saved.name));
+        for name in names {
+            match &saved.value {
+                Some(v) => self.session.insert(name.to_string(), v.clone()),
+                None => self.session.remove(name),
+            };
+        }
     }
 
     /// `SET [SESSION] name = DEFAULT`: the session takes the global value again.

@@ -4,6 +4,7 @@
 
 mod alter;
 mod alter_options;
+mod charset_forms;
 mod column_forms;
 mod compound;
 mod compound_intervals;
@@ -23,6 +24,7 @@ mod partition_words;
 mod privileges;
 mod query_bytes;
 mod routines;
+mod set_statement;
 mod set_transaction;
 mod sp_body;
 mod statement;

@@ -92,6 +92,9 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
     if let Some(set) = crate::set_transaction::parse(p)? {
         return Ok(set);
     }
+    if let Some(set) = crate::set_statement::parse(p, parse_statement)? {
+        return Ok(set);
+    }
     if peek_word(p, "SYNC") && matches!(p.peek_nth_token(1).token, Token::EOF | Token::SemiColon) {
         p.next_token();
         return Ok(Statement::Sync);

@@ -15,6 +15,12 @@ pub enum Statement {
     /// MySQL's `CREATE [OR REPLACE] | ALTER  [ALGORITHM = ..] [DEFINER = ..] [SQL SECURITY ..]
     /// VIEW v [(cols)] AS query [WITH [CASCADED | LOCAL] CHECK OPTION]`.
     View(Box<ViewDefinition>),
+    /// MariaDB's `SET STATEMENT name = value [, ..] FOR statement`: `statement` run with the
+    /// session variables set, which are put back after it.
+    SetStatement {
+        assignments: Vec<ast::SetAssignment>,
+        statement: Box<Statement>,
+    },
     /// `SET [GLOBAL | SESSION] TRANSACTION ISOLATION LEVEL .. | READ ONLY | READ WRITE`.
     SetTransaction {
         scope: TransactionScope,

@@ -77,6 +77,14 @@ impl QueryEngine {
     /// Executes a statement [`QueryEngine::parse`] parsed.
     pub async fn execute_parsed(&self, session: &Session, stmt: ParsedStatement) -> Result<Output> {
         let mut stmt = stmt;
+        if let Statement::SetStatement {
+            assignments,
+            statement,
+        } = stmt.statement
+        {
+            let inner = ParsedStatement::new(*statement);
+            return self.set_statement(session, assignments, inner).await;
+        }
         // The session's temporary tables by their hidden names (again for statements that
         // did not come through `parse`; hidden names resolve to nothing further).
         crate::temporary_tables::resolve(session, &mut stmt.statement);
@@ -132,6 +140,13 @@ impl QueryEngine {
             Statement::CreateTable(_)
             | Statement::CreateTableLike { .. }
             | Statement::AlterPartitions { .. } => self.execute_ddl(session, stmt),
+            Statement::SetStatement {
+                assignments,
+                statement,
+            } => {
+                let inner = ParsedStatement::new(*statement);
+                self.set_statement(session, assignments, inner).await
+            }
             Statement::SetTransaction { scope, modes } => {
                 self.set_transaction(session, scope, &modes)
             }

@@ -99,6 +99,67 @@ impl QueryEngine {
         Ok(Output::ok())
     }
 
+    /// `SET STATEMENT name = value [, ..] FOR statement`: the statement run (to its last row)
+    /// with the session variables set, then each put back as it was, also when a setting or
+    /// the statement fails. Only server variables may be set this way, as in MariaDB. The
+    /// statement was parsed before the settings applied (an `sql_mode` changing the grammar,
+    /// such as ANSI_QUOTES, does not change how it reads).
+    pub(super) async fn set_statement(
+        &self,
+        session: &Session,
+        assignments: Vec<ast::SetAssignment>,
+        statement: super::ParsedStatement,
+    ) -> Result<Output> {
+        let mut saved = Vec::with_capacity(assignments.len());
+        let mut applied = Ok(());
+        for a in assignments {
+            let name = variable_name(&a.name);
+            if is_user_variable(&name) {
+                applied = Err(BasaltError::Syntax {
+                    message: "SET STATEMENT sets server variables, not user variables".into(),
+                    near: name,
+                    line: 1,
+                });
+                break;
+            }
+            let bare = name.trim_start_matches('@').to_ascii_lowercase();
+            let bare = bare
+                .strip_prefix("session.")
+                .or_else(|| bare.strip_prefix("local."))
+                .unwrap_or(&bare)
+                .to_string();
+            match session.info.vars.read().setting(&bare) {
+                Ok(setting) => saved.push(setting),
+                Err(e) => {
+                    applied = Err(e);
+                    break;
+                }
+            }
+            applied = match self.set_value(session, &a.name, a.value).await {
+                Ok(value) => self.assign(session, None, &a.name, value),
+                Err(e) => Err(e),
+            };
+            if applied.is_err() {
+                break;
+            }
+        }
+        let result = match applied {
+            Ok(()) => match Box::pin(self.execute_parsed(session, statement)).await {
+                Ok(Output::Rows { schema, stream }) => stream
+                    .try_collect::<Vec<_>>()
+                    .await
+                    .map(|batches| Output::batches(schema, batches)),
+                other => other,
+            },
+            Err(e) => Err(e),
+        };
+        let mut vars = session.info.vars.write();
+        for setting in saved.into_iter().rev() {
+            vars.restore(setting);
+        }
+        result
+    }
+
     /// What `variable` is set to. A user variable takes the typed value of its expression,
     /// evaluated now; a system variable takes a literal's or a name's text (`ON`, `utf8mb4`,
     /// `DEFAULT`), or the text of the evaluated expression.

@@ -10,6 +10,12 @@
 //! assignment stores its value in the session as it is reached, and every expression over the
 //! row's hidden values and the variables' current values is computed by a DataFusion
 //! expression planned once per shape (and per the variables' current types).
+//!
+//! A derived table that assigns and reads no table (`CROSS JOIN (SELECT @rn := 0) r`, the
+//! idiom that starts a row counter) is one row MySQL materializes before the query reads any
+//! other: it is evaluated first ([`assigning_derived_tables`]), and the query then reads its
+//! values as literals ([`fill_derived_tables`]). A derived table that assigns while reading
+//! rows has no order of its own to assign them in: it is not supported.
 
 use crate::session::Session;
 use basalt_common::df_error::from_df;
@@ -71,6 +77,121 @@ fn involves_variables(e: &Expr) -> bool {
         }
     })
     .is_break()
+}
+
+/// The derived tables of `query`'s FROM clause that assign user variables, left to right (the
+/// order MySQL materializes them in), each a one-row SELECT without a table.
+pub(crate) fn assigning_derived_tables(query: &mut ast::Query) -> Result<Vec<ast::Query>> {
+    let mut found = Vec::new();
+    each_assigning_derived(query, &mut |q| {
+        found.push(q.clone());
+        Ok(())
+    })?;
+    for q in &found {
+        if !is_one_row(q) {
+            return Err(BasaltError::NotSupported(
+                "an assignment to a user variable in a derived table that reads rows".into(),
+            ));
+        }
+    }
+    Ok(found)
+}
+
+/// Puts the evaluated rows of [`assigning_derived_tables`] (in the same order) in their
+/// place: each item that assigns or reads a variable becomes its value, under its name.
+pub(crate) fn fill_derived_tables(query: &mut ast::Query, rows: &[RecordBatch]) -> Result<()> {
+    let mut rows = rows.iter();
+    each_assigning_derived(query, &mut |q| {
+        let batch = rows.next().ok_or_else(|| {
+            BasaltError::Internal("a derived table was not evaluated before its query".into())
+        })?;
+        let ast::SetExpr::Select(select) = q.body.as_mut() else {
+            return Err(BasaltError::Internal(
+                "a derived table is not a SELECT".into(),
+            ));
+        };
+        if batch.num_rows() != 1 || batch.num_columns() != select.projection.len() {
+            return Err(BasaltError::Internal(
+                "a derived table's row does not match its select list".into(),
+            ));
+        }
+        for (i, item) in select.projection.iter_mut().enumerate() {
+            let assigning = match item {
+                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                    involves_variables(e)
+                }
+                _ => false,
+            };
+            if !assigning {
+                continue;
+            }
+            let value = ScalarValue::try_from_array(batch.column(i), 0).map_err(from_df)?;
+            let digits = basalt_common::fraction_digits(batch.schema().field(i));
+            let value = crate::user_variables::from_scalar(&value, digits).map_err(from_df)?;
+            *item = SelectItem::ExprWithAlias {
+                expr: crate::user_variables::literal(value.as_ref()),
+                alias: Ident::with_quote('`', batch.schema().field(i).name()),
+            };
+        }
+        Ok(())
+    })
+}
+
+/// Calls `f` on each derived table of the query's FROM clause (nested joins included) whose
+/// query assigns a user variable, left to right.
+fn each_assigning_derived(
+    query: &mut ast::Query,
+    f: &mut dyn FnMut(&mut ast::Query) -> Result<()>,
+) -> Result<()> {
+    let ast::SetExpr::Select(select) = query.body.as_mut() else {
+        return Ok(());
+    };
+    for from in &mut select.from {
+        in_table_with_joins(from, f)?;
+    }
+    Ok(())
+}
+
+fn in_table_with_joins(
+    from: &mut ast::TableWithJoins,
+    f: &mut dyn FnMut(&mut ast::Query) -> Result<()>,
+) -> Result<()> {
+    in_factor(&mut from.relation, f)?;
+    for join in &mut from.joins {
+        in_factor(&mut join.relation, f)?;
+    }
+    Ok(())
+}
+
+fn in_factor(
+    factor: &mut ast::TableFactor,
+    f: &mut dyn FnMut(&mut ast::Query) -> Result<()>,
+) -> Result<()> {
+    match factor {
+        ast::TableFactor::Derived { subquery, .. } if has_assignment(subquery) => f(subquery),
+        ast::TableFactor::NestedJoin {
+            table_with_joins, ..
+        } => in_table_with_joins(table_with_joins, f),
+        _ => Ok(()),
+    }
+}
+
+/// A SELECT of exactly one row: no table, no filter, no grouping, no ORDER BY or LIMIT.
+fn is_one_row(query: &ast::Query) -> bool {
+    let ast::SetExpr::Select(select) = query.body.as_ref() else {
+        return false;
+    };
+    let no_grouping = match &select.group_by {
+        ast::GroupByExpr::Expressions(exprs, modifiers) => exprs.is_empty() && modifiers.is_empty(),
+        ast::GroupByExpr::All(_) => false,
+    };
+    query.with.is_none()
+        && query.order_by.is_none()
+        && query.limit_clause.is_none()
+        && select.from.is_empty()
+        && select.selection.is_none()
+        && select.having.is_none()
+        && no_grouping
 }
 
 /// A query taken apart: what DataFusion runs, and the items evaluated row by row.

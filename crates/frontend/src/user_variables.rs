@@ -3,7 +3,7 @@
 //! expression; queries read them back as typed scalars.
 
 use crate::variables::VarValue;
-use basalt_sql::ast::Value;
+use basalt_sql::ast::{self, CastKind, Expr, UnaryOperator, Value};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::arrow::util::display::array_value_to_string;
 use datafusion::common::ScalarValue;
@@ -91,6 +91,39 @@ pub(crate) fn to_scalar(value: VarValue) -> ScalarValue {
         VarValue::Double(d) => ScalarValue::Float64(Some(d)),
         VarValue::Decimal(text) => decimal(&text).unwrap_or(ScalarValue::Utf8(Some(text))),
         VarValue::Str(s) => ScalarValue::Utf8(Some(s)),
+    }
+}
+
+/// A literal of a user variable's value, of its type (NULL for none): what a query reads in
+/// place of a value computed before it (a DOUBLE is a cast, as no literal is one).
+pub(crate) fn literal(value: Option<&VarValue>) -> Expr {
+    match value {
+        None => Expr::value(Value::Null),
+        Some(VarValue::Int(i)) if *i < 0 => Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr: Box::new(Expr::value(Value::Number(
+                i.unsigned_abs().to_string(),
+                false,
+            ))),
+        },
+        Some(VarValue::Int(i)) => Expr::value(Value::Number(i.to_string(), false)),
+        Some(VarValue::Decimal(text)) if decimal(text).is_some() => match text.strip_prefix('-') {
+            Some(digits) => Expr::UnaryOp {
+                op: UnaryOperator::Minus,
+                expr: Box::new(Expr::value(Value::Number(digits.to_string(), false))),
+            },
+            None => Expr::value(Value::Number(text.clone(), false)),
+        },
+        Some(VarValue::Double(d)) => Expr::Cast {
+            kind: CastKind::Cast,
+            expr: Box::new(Expr::value(Value::SingleQuotedString(d.to_string()))),
+            data_type: ast::DataType::Double(ast::ExactNumberInfo::None),
+            array: false,
+            format: None,
+        },
+        Some(VarValue::Decimal(text) | VarValue::Str(text)) => {
+            Expr::value(Value::SingleQuotedString(text.clone()))
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 //! Statements of MySQL's (and MariaDB's) forms that run as other statements do plus a step:
-//! a query assigning user variables (evaluated row by row, `row_assignments`), `SELECT ..
+//! a query assigning user variables (evaluated row by row, `row_assignments`, after the
+//! one-row derived tables it assigns in), `SELECT ..
 //! INTO @a, @b` (the row kept in user variables) and `CREATE OR REPLACE TABLE` (drop, then
 //! create).
 
@@ -14,13 +15,34 @@ use datafusion::arrow::array::RecordBatch;
 use futures::TryStreamExt;
 
 impl QueryEngine {
-    /// A query whose select list assigns user variables: DataFusion's rows in output order,
-    /// then the assigning items evaluated one row after another.
+    /// A query that assigns user variables: first its assigning one-row derived tables, left
+    /// to right (the query then reads their values); then, if its select list assigns,
+    /// DataFusion's rows in output order with the assigning items evaluated one row after
+    /// another.
     pub(super) async fn query_with_assignments(
         &self,
         session: &Session,
-        query: ast::Query,
+        mut query: ast::Query,
     ) -> Result<Output> {
+        let derived = crate::row_assignments::assigning_derived_tables(&mut query)?;
+        if !derived.is_empty() {
+            let mut rows = Vec::with_capacity(derived.len());
+            for table in derived {
+                let out = Box::pin(self.query_with_assignments(session, table)).await?;
+                let Output::Rows { schema, stream } = out else {
+                    return Err(BasaltError::Internal("a derived table gave no rows".into()));
+                };
+                let batches = stream.try_collect::<Vec<_>>().await?;
+                let batch = datafusion::arrow::compute::concat_batches(&schema, &batches)
+                    .map_err(|e| from_df(e.into()))?;
+                rows.push(batch);
+            }
+            crate::row_assignments::fill_derived_tables(&mut query, &rows)?;
+            if !crate::row_assignments::has_assignment(&query) {
+                let stmt = ast::Statement::Query(Box::new(query));
+                return self.run_datafusion(session, stmt, false).await;
+            }
+        }
         let row_query = RowQuery::of(&query)?;
         let stmt = ast::Statement::Query(Box::new(row_query.query.clone()));
         let (schema, batches) = match self.run_datafusion(session, stmt, false).await? {

@@ -16,7 +16,10 @@ pub fn from_df(e: DataFusionError) -> BasaltError {
     match translated(e) {
         // A scalar subquery's row check, raised on a backend or shared by a join's partitions:
         // its code 1242 wherever the text arrives.
-        BasaltError::Execution(message) if message.contains(MANY_ROWS) => {
+        BasaltError::Execution(message)
+            if message.contains(MANY_ROWS)
+                || message.ends_with(&BasaltError::SubqueryReturnsManyRows.to_string()) =>
+        {
             BasaltError::SubqueryReturnsManyRows
         }
         other => other,
@@ -182,6 +185,11 @@ mod remote_tests {
         // A scalar subquery's row check, as its text arrives from a backend.
         let e = from_df(DataFusionError::External(Box::new(Text(
             "Execution error: Scalar subquery returned more than one row",
+        ))));
+        assert_eq!(e.mysql_code(), 1242, "{e:?}");
+        // Basalt's own error, as its text arrives (a per-row subquery's, shared by partitions).
+        let e = from_df(DataFusionError::External(Box::new(Text(
+            "External error: Subquery returns more than 1 row",
         ))));
         assert_eq!(e.mysql_code(), 1242, "{e:?}");
         let shared = std::sync::Arc::new(DataFusionError::Execution(

@@ -367,6 +367,10 @@ pub enum BasaltError {
     /// A scalar subquery (one that stands for a value) found more than one row.
     #[error("Subquery returns more than 1 row")]
     SubqueryReturnsManyRows,
+    /// An aggregate where no query may compute it (ER_INVALID_GROUP_FUNC_USE): in a WHERE
+    /// that cannot hand it to an outer query, or in GROUP BY.
+    #[error("Invalid use of group function")]
+    InvalidGroupFunction,
     /// An option where MySQL does not take it (ER_CANT_USE_OPTION_HERE): SQL_CALC_FOUND_ROWS
     /// anywhere but a statement's first SELECT.
     #[error("Incorrect usage/placement of '{0}'")]
@@ -486,6 +490,7 @@ impl BasaltError {
             BasaltError::QueryInterrupted | BasaltError::QueryCancelled(_) => 1317,
             BasaltError::QueryTimeout(_) => 3024,
             BasaltError::SubqueryReturnsManyRows => 1242,
+            BasaltError::InvalidGroupFunction => 1111,
             BasaltError::OptionPlacement(_) => 1234,
             BasaltError::NotInGroupBy(_) => 1055,
             BasaltError::UnknownThread(_) => 1094,

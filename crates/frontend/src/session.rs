@@ -108,6 +108,8 @@ fn analyzer_rules(
             user: Arc::new(UserVariables(info.clone())),
         }),
     );
+    // Outer aggregates moved to their queries before anything types or rewrites them.
+    rules.insert(1, Arc::new(basalt_query::OuterAggregates));
     let coercion = rules
         .iter()
         .position(|r| r.name() == "type_coercion")

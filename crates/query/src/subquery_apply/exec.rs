@@ -16,6 +16,7 @@ use datafusion::common::{internal_err, Column, Result, ScalarValue};
 use datafusion::execution::context::SessionState;
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::logical_expr::expr::{Exists, InSubquery, SetComparison};
+use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::physical_planning_context::PhysicalPlanningContext;
 use datafusion::logical_expr::{Expr, LogicalPlan, LogicalPlanBuilder, UserDefinedLogicalNode};
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
@@ -456,9 +457,17 @@ fn substitute(
             other => Ok(Transformed::no(other)),
         })
     };
+    // Names kept: an aggregate of an outer value (`count(outer_ref(t1.b))`) is read above
+    // under its name, which its literal would change.
     Ok(plan
         .clone()
-        .transform_up_with_subqueries(|node| node.map_expressions(rewrite))?
+        .transform_up_with_subqueries(|node| {
+            let preserver = NamePreserver::new(&node);
+            node.map_expressions(|e| {
+                let saved = preserver.save(&e);
+                rewrite(e).map(|t| t.update_data(|e| saved.restore(e)))
+            })
+        })?
         .data)
 }
 

@@ -35,6 +35,8 @@ impl AnalyzerRule for ApplyRefusedSubqueries {
                 // its (outer-reference-blind) columns say, even when it reads the other side.
                 matches!(node, LogicalPlan::Join(_))
                     || misjudged.contains(expr)
+                    // An aggregate of the outer row's values (OuterAggregates left it here).
+                    || crate::aggregates_outer_values(&subquery.subquery)
                     || check_subquery_expr(node, &subquery.subquery, expr).is_err()
             })?;
             // One that reads both sides of the join cannot be left to that push-down.

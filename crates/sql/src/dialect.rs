@@ -1,6 +1,7 @@
 //! Basalt's SQL dialect: `sqlparser`'s MySQL dialect with MySQL's own operator rules where the
 //! two differ. `DIV` binds like `*`, `/` and `%` and associates to the left (`1000 DIV 300 *
 //! 300` is 900; sqlparser's MySQL dialect parses everything right of `DIV` as its divisor).
+//! `a MOD b` is `a % b`, of the same level (sqlparser reads `MOD` after an operand as an alias).
 //! The binding strength of every other operator follows MySQL's precedence table
 //! ([`BasaltDialect::get_next_precedence`]).
 //! Version comments (`/*!50700 ... */`) are expanded by [`crate::lexer`], by version, so the
@@ -79,6 +80,7 @@ impl BasaltDialect {
             Token::ShiftLeft | Token::ShiftRight => p(Precedence::Ampersand) + 3,
             Token::Overlap => p(Precedence::And),
             Token::Word(w) if w.keyword == Keyword::XOR => p(Precedence::Or) + 2,
+            Token::Word(w) if w.keyword == Keyword::MOD => p(Precedence::MulDivModOp),
             _ => return None,
         })
     }
@@ -127,9 +129,15 @@ impl Dialect for BasaltDialect {
         self.mysql.is_select_item_alias(explicit, kw, parser)
     }
 
+    /// MySQL's forms around character sets and binary strings ([`crate::charset_forms`]).
     /// `!x` (MySQL's NOT), `-x`, `+x` and `~x` bind tighter than every binary operator, `^`
     /// included: `!1 + 1` is 1, `-2 ^ 2` is `(-2) ^ 2`.
     fn parse_prefix(&self, parser: &mut Parser) -> Option<Result<Expr, ParserError>> {
+        let tightest = self.prec_value(Precedence::MulDivModOp) + 4;
+        // CAST/CONVERT to MySQL's targets, CHAR(.. USING cs), TRIM(LEADING FROM s), BINARY x.
+        if let Some(form) = crate::charset_forms::parse(parser, tightest) {
+            return Some(form);
+        }
         let op = match parser.peek_token_ref().token {
             Token::ExclamationMark => UnaryOperator::Not,
             Token::Minus => UnaryOperator::Minus,
@@ -138,7 +146,6 @@ impl Dialect for BasaltDialect {
             _ => return None,
         };
         parser.next_token();
-        let tightest = self.prec_value(Precedence::MulDivModOp) + 4;
         Some(parser.parse_subexpr(tightest).map(|operand| Expr::UnaryOp {
             op,
             expr: Box::new(operand),
@@ -163,17 +170,22 @@ impl Dialect for BasaltDialect {
         if let Some(in_list) = crate::in_lists::parse(parser, expr) {
             return Some(in_list);
         }
-        if !parser.parse_keyword(Keyword::DIV) {
+        let op = if parser.parse_keyword(Keyword::DIV) {
+            BinaryOperator::MyIntegerDivide
+        } else if parser.parse_keyword(Keyword::MOD) {
+            BinaryOperator::Modulo
+        } else {
             return None;
-        }
-        // `precedence` is DIV's own (that of `*`): the divisor is what binds tighter than it,
-        // and the next operator of the same level takes this product as its left side.
+        };
+        // `precedence` is DIV's and MOD's own (that of `*`): the right operand is what binds
+        // tighter than it, and the next operator of the same level takes this result as its
+        // left side.
         Some(
             parser
                 .parse_subexpr(precedence)
                 .map(|right| Expr::BinaryOp {
                     left: Box::new(expr.clone()),
-                    op: BinaryOperator::MyIntegerDivide,
+                    op,
                     right: Box::new(right),
                 }),
         )
@@ -340,5 +352,15 @@ mod tests {
         assert_eq!(shape("1 + 7 DIV 2"), "(1 + (7 DIV 2))");
         assert_eq!(shape("7 DIV 2 + 1"), "((7 DIV 2) + 1)");
         assert_eq!(shape("8 % 3 DIV 2"), "((8 % 3) DIV 2)");
+    }
+
+    #[test]
+    fn mod_is_the_modulo_operator_of_the_multiplication_level() {
+        assert_eq!(shape("5 MOD 3"), "(5 % 3)");
+        assert_eq!(shape("1 + 5 mod 3 * 2"), "(1 + ((5 % 3) * 2))");
+        assert_eq!(shape("-9 MOD -1"), "(-9 % -1)");
+        assert_eq!(shape("(ATAN(-1) MOD FLOOR(1))"), "(ATAN(-1) % FLOOR(1))");
+        assert_eq!(shape("MOD(7, 2) MOD 3"), "(MOD(7, 2) % 3)");
+        assert_eq!(shape("2 * 7 MOD 4"), "((2 * 7) % 4)");
     }
 }

@@ -2,7 +2,7 @@
 //! expressions over them: `collect_list`/`collect_set` are `array_agg` without NULLs, the
 //! `array_push*`/`array_pop*`/`array_range` family, ELT, `[not_]null_or_empty`,
 //! `digital_masking`, and Doris's `multi_distinct_*` aggregates (the DISTINCT forms);
-//! `array_concat` is NULL when any array is; MySQL's FLOOR/CEIL(ING)/TRUNCATE (typed as MySQL
+//! `array_concat` is NULL when any array is; MySQL's FLOOR/CEIL(ING)/TRUNCATE/ROUND (typed as MySQL
 //! types them), LOCATE with a position, SPACE, ISNULL, OCT and Doris's LENGTHB; the counts of
 //! LEFT/RIGHT/REPEAT/LPAD/RPAD read as MySQL reads them; GREATEST/LEAST are NULL with a NULL.
 
@@ -61,12 +61,12 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
                 ],
             )
         }
-        // MySQL's FLOOR, CEIL/CEILING and TRUNCATE, typed as MySQL types them.
+        // MySQL's FLOOR, CEIL/CEILING, TRUNCATE and ROUND, typed as MySQL types them.
         "floor" | "ceil" | "ceiling" if args.len() == 1 => call(
             basalt_functions::mysql_rounding_function(name)?,
             args.to_vec(),
         ),
-        "truncate" if args.len() == 2 => call(
+        "truncate" | "round" if args.len() == 2 || (name == "round" && args.len() == 1) => call(
             basalt_functions::mysql_rounding_function(name)?,
             args.to_vec(),
         ),

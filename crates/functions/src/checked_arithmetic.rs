@@ -3,7 +3,8 @@
 //! function computing in 64 bits, so constant folding and execution both raise the error.
 //! The result keeps the type DataFusion gave the expression (so plans keep their schemas); a
 //! value outside a narrower type's range fails the same way. The same walk computes SUMs of one
-//! column plus different literals from one SUM and COUNT (see `wide_sum`).
+//! column plus different literals from one SUM and COUNT (see `wide_sum`). DOUBLE arithmetic
+//! that overflows to infinity fails too (`checked_doubles`).
 
 use basalt_common::BasaltError;
 use datafusion::arrow::array::{Array, ArrayRef, ArrowPrimitiveType, PrimitiveArray};
@@ -46,8 +47,13 @@ impl AnalyzerRule for CheckedIntegerArithmetic {
     }
 }
 
-/// `l op r` (and `-x`) on integers as a checked call; anything else unchanged.
+/// `l op r` (and `-x`) on integers as a checked call, DOUBLE arithmetic checked for infinity
+/// (`crate::checked_doubles`); anything else unchanged.
 fn checked(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    let e = match crate::checked_doubles::checked(e, schema)? {
+        done if done.transformed => return Ok(done),
+        unchanged => unchanged.data,
+    };
     if let Expr::Negative(inner) = &e {
         // `-x` is `0 - x`: the negation of BIGINT's minimum fails too.
         return match inner.get_type(schema) {

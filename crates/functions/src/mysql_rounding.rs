@@ -1,9 +1,14 @@
-//! MySQL's FLOOR, CEIL/CEILING and TRUNCATE, typed as MySQL types them: of an integer, the
-//! integer itself (exact, never through a DOUBLE); of a DECIMAL(p, s), FLOOR and CEIL are
+//! MySQL's FLOOR, CEIL/CEILING, TRUNCATE and ROUND, typed as MySQL types them: of an integer,
+//! the integer itself (exact, never through a DOUBLE); of a DECIMAL(p, s), FLOOR and CEIL are
 //! DECIMAL(p - s + 1, 0) and `TRUNCATE(x, d)` with a literal `d` is DECIMAL with scale
-//! `max(d, 0)` (at most s), so `FLOOR(5.5)` is 5 and `TRUNCATE(52.64, 1)` is 52.6; of a
-//! DOUBLE, a DOUBLE (`TRUNCATE(1e1, 308)` is 10, `TRUNCATE(1e0, -309)` 0, never inf or NaN).
-//! Text is read as a number (a DOUBLE). `d` counts from the decimal point, negative to the left.
+//! `max(d, 0)` (at most s), so `FLOOR(5.5)` is 5 and `TRUNCATE(52.64, 1)` is 52.6; `ROUND(x, d)`
+//! with a literal `d` has scale `max(d, 0)` (at most 38, more than s adds zeros) and one more
+//! whole digit for the carry (`ROUND(9.95, 1)` is 10.0); with a column `d` the scale stays s.
+//! Of a DOUBLE, a DOUBLE (`TRUNCATE(1e1, 308)` is 10, `TRUNCATE(1e0, -309)` 0, never inf or
+//! NaN). ROUND rounds half away from zero, DOUBLEs too (Doris's rule; MySQL rounds a DOUBLE's
+//! halves to even). ROUND keeps a TIME or DATETIME a TIME or DATETIME, rounded to `d` (0 to 6)
+//! fractional digits. Text is read as a number (a DOUBLE). `d` counts from the decimal point,
+//! negative to the left; any number is taken (`ROUND(1.55, 1.5)` rounds to 2 digits).
 
 use crate::mysql_values::{integers, leading_number};
 use crate::util::{arguments, output};
@@ -28,6 +33,7 @@ enum Kind {
     Floor,
     Ceil,
     Truncate,
+    Round,
 }
 
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -36,25 +42,34 @@ struct Rounding {
     signature: Signature,
 }
 
-/// `mysql_floor`, `mysql_ceil` and `mysql_truncate`.
+/// `mysql_floor`, `mysql_ceil`, `mysql_truncate` and `mysql_round`.
 pub fn functions() -> Vec<ScalarUDF> {
-    [(Kind::Floor, 1), (Kind::Ceil, 1), (Kind::Truncate, 2)]
-        .into_iter()
-        .map(|(kind, n)| {
-            ScalarUDF::new_from_impl(Rounding {
-                kind,
-                signature: Signature::new(TypeSignature::Any(n), Volatility::Immutable),
-            })
+    [
+        (Kind::Floor, TypeSignature::Any(1)),
+        (Kind::Ceil, TypeSignature::Any(1)),
+        (Kind::Truncate, TypeSignature::Any(2)),
+        (
+            Kind::Round,
+            TypeSignature::OneOf(vec![TypeSignature::Any(1), TypeSignature::Any(2)]),
+        ),
+    ]
+    .into_iter()
+    .map(|(kind, arguments)| {
+        ScalarUDF::new_from_impl(Rounding {
+            kind,
+            signature: Signature::new(arguments, Volatility::Immutable),
         })
-        .collect()
+    })
+    .collect()
 }
 
-/// The name of the function planning `floor`, `ceil` or `truncate` (None for others).
+/// The name of the function planning `floor`, `ceil`, `truncate` or `round` (None for others).
 pub fn function_name(mysql_name: &str) -> Option<&'static str> {
     Some(match mysql_name {
         "floor" => "mysql_floor",
         "ceil" | "ceiling" => "mysql_ceil",
         "truncate" => "mysql_truncate",
+        "round" => "mysql_round",
         _ => return None,
     })
 }
@@ -65,6 +80,7 @@ impl ScalarUDFImpl for Rounding {
             Kind::Floor => "mysql_floor",
             Kind::Ceil => "mysql_ceil",
             Kind::Truncate => "mysql_truncate",
+            Kind::Round => "mysql_round",
         }
     }
     fn signature(&self) -> &Signature {
@@ -77,6 +93,8 @@ impl ScalarUDFImpl for Rounding {
         let x = args.arg_fields[0].data_type();
         let digits = match args.scalar_arguments.get(1) {
             Some(Some(d)) => literal_digits(d),
+            // ROUND(x): no digits.
+            None if args.arg_fields.len() == 1 => Some(0),
             _ => None,
         };
         let t = result_type(self.kind, x, digits);
@@ -94,13 +112,13 @@ impl ScalarUDFImpl for Rounding {
     }
 }
 
-/// A literal `d` as an integer (None for NULL or another value).
+/// A literal `d` as an integer, as the rows read it (None for NULL or another value).
 fn literal_digits(d: &ScalarValue) -> Option<i64> {
-    let d = d.cast_to(&DataType::Int64).ok()?;
-    match d {
-        ScalarValue::Int64(v) => v,
-        _ => None,
-    }
+    integers(&d.to_array().ok()?)
+        .ok()?
+        .first()
+        .copied()
+        .flatten()
 }
 
 /// The type of the result for an argument of type `x` (and a literal `d`, for TRUNCATE).
@@ -110,10 +128,15 @@ fn result_type(kind: Kind, x: &DataType, digits: Option<i64>) -> DataType {
         let scale = match kind {
             Kind::Floor | Kind::Ceil => 0,
             Kind::Truncate => digits.map_or(s, |d| d.clamp(0, i64::from(s)) as i8),
+            Kind::Round => digits.map_or(s, |d| d.clamp(0, i64::from(MAX_ROUND_SCALE)) as i8),
         };
         let whole = i16::from(p) - i16::from(s);
-        let extra = i16::from(matches!(kind, Kind::Floor | Kind::Ceil));
-        let p = (whole + i16::from(scale) + extra).clamp(1, i16::from(max)) as u8;
+        let extra = i16::from(matches!(kind, Kind::Floor | Kind::Ceil | Kind::Round));
+        let digits = whole + i16::from(scale) + extra;
+        // More digits than 128 bits hold (ROUND adding zeros): a 256-bit DECIMAL.
+        let wide = wide || digits > i16::from(DECIMAL128_MAX_PRECISION);
+        let max = if wide { DECIMAL256_MAX_PRECISION } else { max };
+        let p = digits.clamp(1, i16::from(max)) as u8;
         if wide {
             DataType::Decimal256(p, scale)
         } else {
@@ -134,9 +157,13 @@ fn result_type(kind: Kind, x: &DataType, digits: Option<i64>) -> DataType {
             decimal(*p, *s, DECIMAL128_MAX_PRECISION, false)
         }
         DataType::Decimal256(p, s) => decimal(*p, *s, DECIMAL256_MAX_PRECISION, true),
+        DataType::Time64(_) | DataType::Timestamp(..) if kind == Kind::Round => x.clone(),
         _ => DataType::Float64,
     }
 }
+
+/// The most fractional digits ROUND gives a DECIMAL (MySQL's maximum scale).
+const MAX_ROUND_SCALE: i8 = 38;
 
 fn rounded(
     kind: Kind,
@@ -151,8 +178,8 @@ fn rounded(
                 .as_primitive::<Int64Type>()
                 .iter()
                 .zip(digits)
-                .map(|(v, d)| Some(truncate_i64(v?, integer_digits(kind, *d)?)))
-                .collect();
+                .map(|(v, d)| v.map_or(Ok(None), |v| integer_row(kind, v, *d, "BIGINT")))
+                .collect::<Result<_>>()?;
             Arc::new(out)
         }
         DataType::UInt64 => {
@@ -160,8 +187,8 @@ fn rounded(
                 .as_primitive::<UInt64Type>()
                 .iter()
                 .zip(digits)
-                .map(|(v, d)| Some(truncate_u64(v?, integer_digits(kind, *d)?)))
-                .collect();
+                .map(|(v, d)| v.map_or(Ok(None), |v| integer_row(kind, v, *d, "BIGINT UNSIGNED")))
+                .collect::<Result<_>>()?;
             Arc::new(out)
         }
         DataType::Decimal128(p, ts) => {
@@ -181,9 +208,14 @@ fn rounded(
             Arc::new(out.with_precision_and_scale(*p, *ts)?)
         }
         DataType::Decimal256(p, ts) => {
-            let DataType::Decimal256(_, s) = x.data_type() else {
+            let (DataType::Decimal256(_, s)
+            | DataType::Decimal128(_, s)
+            | DataType::Decimal32(_, s)
+            | DataType::Decimal64(_, s)) = x.data_type()
+            else {
                 return exec_err!("mysql rounding: unexpected argument {}", x.data_type());
             };
+            let x = cast(x, &DataType::Decimal256(DECIMAL256_MAX_PRECISION, *s))?;
             let out: Decimal256Array = x
                 .as_primitive::<Decimal256Type>()
                 .iter()
@@ -191,6 +223,9 @@ fn rounded(
                 .map(|(v, d)| decimal_row(kind, v?, *s, (*d)?, *ts))
                 .collect();
             Arc::new(out.with_precision_and_scale(*p, *ts)?)
+        }
+        DataType::Time64(_) | DataType::Timestamp(..) => {
+            crate::temporal_rounding::rounded(x, digits)?
         }
         _ => {
             let values: Vec<Option<f64>> = match x.data_type() {
@@ -218,28 +253,60 @@ fn rounded(
 /// The digits an integer keeps: FLOOR and CEIL keep it whole (0).
 fn integer_digits(kind: Kind, d: Option<i64>) -> Option<i64> {
     match kind {
-        Kind::Truncate => d,
+        Kind::Truncate | Kind::Round => d,
         _ => Some(0),
     }
 }
 
+/// One integer row (None for NULL digits); a ROUND past the type's range fails with 1690.
+fn integer_row<T>(kind: Kind, v: T, d: Option<i64>, type_name: &str) -> Result<Option<T>>
+where
+    T: Copy + Into<i128> + TryFrom<i128> + std::fmt::Display,
+{
+    let Some(d) = integer_digits(kind, d) else {
+        return Ok(None);
+    };
+    let wide = v.into();
+    let r = match kind {
+        Kind::Round => round_i128(wide, d),
+        _ => truncate_i128(wide, d),
+    };
+    match T::try_from(r) {
+        Ok(r) => Ok(Some(r)),
+        Err(_) => Err(datafusion::error::DataFusionError::External(Box::new(
+            basalt_common::BasaltError::NumericOverflow(format!(
+                "{type_name} value is out of range in 'round({v},{d})'"
+            )),
+        ))),
+    }
+}
+
 /// `v` with its last `-d` digits zeroed (toward zero); `v` itself for `d >= 0`.
-fn truncate_i64(v: i64, d: i64) -> i64 {
+fn truncate_i128(v: i128, d: i64) -> i128 {
     if d >= 0 {
         return v;
     }
-    match 10i64.checked_pow(d.unsigned_abs().min(64) as u32) {
+    match 10i128.checked_pow(d.unsigned_abs().min(64) as u32) {
         Some(m) => v - v % m,
         None => 0,
     }
 }
 
-fn truncate_u64(v: u64, d: i64) -> u64 {
+/// `v` rounded half away from zero to `-d` zeroed digits; `v` itself for `d >= 0`.
+fn round_i128(v: i128, d: i64) -> i128 {
     if d >= 0 {
         return v;
     }
-    match 10u64.checked_pow(d.unsigned_abs().min(64) as u32) {
-        Some(m) => v - v % m,
+    match 10i128.checked_pow(d.unsigned_abs().min(64) as u32) {
+        Some(m) => {
+            let r = v % m;
+            let t = v - r;
+            if r.abs() >= m - r.abs() {
+                t + m * r.signum()
+            } else {
+                t
+            }
+        }
         None => 0,
     }
 }
@@ -252,6 +319,7 @@ trait Unscaled: Copy + PartialOrd {
     fn rem(self, o: Self) -> Self;
     fn sub(self, o: Self) -> Self;
     fn add(self, o: Self) -> Self;
+    fn mul(self, o: Self) -> Self;
 }
 
 impl Unscaled for i128 {
@@ -270,6 +338,9 @@ impl Unscaled for i128 {
     }
     fn add(self, o: Self) -> Self {
         self + o
+    }
+    fn mul(self, o: Self) -> Self {
+        self.saturating_mul(o)
     }
 }
 
@@ -290,6 +361,9 @@ impl Unscaled for i256 {
     fn add(self, o: Self) -> Self {
         self.wrapping_add(o)
     }
+    fn mul(self, o: Self) -> Self {
+        self.wrapping_mul(o)
+    }
 }
 
 /// A decimal's unscaled value `v` at scale `s`, floored, ceiled or truncated to `d` digits,
@@ -297,7 +371,7 @@ impl Unscaled for i256 {
 fn decimal_row<T: Unscaled>(kind: Kind, v: T, s: i8, d: i64, ts: i8) -> Option<T> {
     let s = i64::from(s.max(0));
     let cut = match kind {
-        Kind::Truncate => s - d,
+        Kind::Truncate | Kind::Round => s.saturating_sub(d),
         Kind::Floor | Kind::Ceil => s,
     };
     let kept = if cut <= 0 {
@@ -311,14 +385,19 @@ fn decimal_row<T: Unscaled>(kind: Kind, v: T, s: i8, d: i64, ts: i8) -> Option<T
                 match kind {
                     Kind::Floor if r < T::ZERO => t.sub(m),
                     Kind::Ceil if r > T::ZERO => t.add(m),
+                    Kind::Round if r > T::ZERO && r >= m.sub(r) => t.add(m),
+                    Kind::Round if r < T::ZERO && T::ZERO.sub(r) >= m.add(r) => t.sub(m),
                     _ => t,
                 }
             }
         }
     };
-    // To the result's scale: exact, as the digits dropped are zeros.
+    // To the result's scale: exact, as the digits dropped are zeros (or zeros added).
     let drop = s - i64::from(ts);
-    if drop <= 0 {
+    if drop < 0 {
+        return T::ten_pow(drop.unsigned_abs() as u32).map(|m| kept.mul(m));
+    }
+    if drop == 0 {
         return Some(kept);
     }
     Some(match T::ten_pow(drop as u32) {
@@ -346,6 +425,28 @@ fn double_row(kind: Kind, x: f64, d: i64) -> f64 {
             let m = 10f64.powi(d.unsigned_abs().min(400) as i32);
             if m.is_finite() {
                 (x / m).trunc() * m
+            } else {
+                0.0
+            }
+        }
+        Kind::Round if d >= 0 => {
+            let m = 10f64.powi(d.min(400) as i32);
+            let scaled = x * m;
+            if !m.is_finite() || !scaled.is_finite() {
+                x
+            } else {
+                let r = scaled.round() / m;
+                if r.is_finite() {
+                    r
+                } else {
+                    x
+                }
+            }
+        }
+        Kind::Round => {
+            let m = 10f64.powi(d.unsigned_abs().min(400) as i32);
+            if m.is_finite() {
+                (x / m).round() * m
             } else {
                 0.0
             }
@@ -385,18 +486,31 @@ mod tests {
     #[test]
     fn integers_stay_exact() {
         assert_eq!(
-            truncate_i64(-5_000_111_000_111_000_155, -1),
+            truncate_i128(-5_000_111_000_111_000_155, -1),
             -5_000_111_000_111_000_150
         );
         assert_eq!(
-            truncate_u64(15_000_111_000_111_000_155, -1),
+            truncate_i128(15_000_111_000_111_000_155, -1),
             15_000_111_000_111_000_150
         );
         assert_eq!(
-            truncate_u64(18_446_744_073_709_551_614, -19),
+            truncate_i128(18_446_744_073_709_551_614, -19),
             10_000_000_000_000_000_000
         );
-        assert_eq!(truncate_i64(5, -30), 0);
+        assert_eq!(truncate_i128(5, -30), 0);
+        assert_eq!(round_i128(15, -1), 20);
+        assert_eq!(round_i128(-15, -1), -20);
+        assert_eq!(round_i128(14, -1), 10);
+        assert_eq!(
+            round_i128(-9_223_372_036_854_775_808, -1),
+            -9_223_372_036_854_775_810
+        );
+        assert_eq!(round_i128(4, -4_294_967_200), 0);
+        assert!(integer_row(Kind::Round, u64::MAX, Some(-1), "BIGINT UNSIGNED").is_err());
+        assert_eq!(
+            integer_row(Kind::Round, 25i64, Some(-1), "BIGINT").unwrap(),
+            Some(30)
+        );
     }
 
     #[test]
@@ -406,5 +520,34 @@ mod tests {
         assert_eq!(double_row(Kind::Truncate, 1.55, 1), 1.5);
         assert!(double_row(Kind::Truncate, -0.5, 0).is_sign_positive());
         assert_eq!(double_row(Kind::Floor, -5.5, 0), -6.0);
+        assert_eq!(double_row(Kind::Round, 2.5, 0), 3.0);
+        assert_eq!(double_row(Kind::Round, -2.5, 0), -3.0);
+        assert_eq!(double_row(Kind::Round, 1.298, 1), 1.3);
+        assert_eq!(double_row(Kind::Round, 10.0, 308), 10.0);
+        assert_eq!(double_row(Kind::Round, 5e-324, 400), 5e-324);
+        assert_eq!(double_row(Kind::Round, 155.0, -1), 160.0);
+    }
+
+    #[test]
+    fn round_takes_the_literal_scale_with_a_carry_digit() {
+        // ROUND(5.55, 1) = 5.6 as DECIMAL(3, 1); ROUND(-5.55, 1) = -5.6; ROUND(5.55, -1) = 10.
+        assert_eq!(decimal_row(Kind::Round, 555i128, 2, 1, 1), Some(56));
+        assert_eq!(decimal_row(Kind::Round, -555i128, 2, 1, 1), Some(-56));
+        assert_eq!(decimal_row(Kind::Round, 555i128, 2, -1, 0), Some(10));
+        assert_eq!(decimal_row(Kind::Round, 544i128, 2, 1, 1), Some(54));
+        // More digits than the argument has: zeros added.
+        assert_eq!(decimal_row(Kind::Round, 555i128, 2, 5, 5), Some(555000));
+        assert_eq!(
+            result_type(Kind::Round, &DataType::Decimal128(3, 2), Some(1)),
+            DataType::Decimal128(3, 1)
+        );
+        assert_eq!(
+            result_type(Kind::Round, &DataType::Decimal128(6, 3), Some(40)),
+            DataType::Decimal256(42, 38)
+        );
+        assert_eq!(
+            result_type(Kind::Round, &DataType::Decimal128(3, 2), None),
+            DataType::Decimal128(4, 2)
+        );
     }
 }

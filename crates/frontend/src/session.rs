@@ -454,11 +454,13 @@ impl Session {
                     o.div_precision_increment,
                     o.disable_join_reorder,
                     o.time_zone.clone(),
+                    o.routine_depth,
                 )
             });
         self.sync_parallelism();
         let zone = self.time_zone();
-        if current.as_ref() != Some(&(increment, no_reorder, zone.clone())) {
+        let depth = self.info.routine.depth();
+        if current.as_ref() != Some(&(increment, no_reorder, zone.clone(), depth)) {
             let state_ref = self.ctx.state_ref();
             let mut state = state_ref.write();
             let extensions = &mut state.config_mut().options_mut().extensions;
@@ -469,6 +471,7 @@ impl Session {
                 o.div_precision_increment = increment;
                 o.disable_join_reorder = no_reorder;
                 o.time_zone = zone;
+                o.routine_depth = depth;
             }
         }
     }

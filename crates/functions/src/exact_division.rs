@@ -37,6 +37,9 @@ datafusion::common::extensions_options! {
         pub disable_join_reorder: bool, default = false
         /// `@@time_zone`: the zone whose today a TIME read as a DATETIME starts from.
         pub time_zone: String, default = "SYSTEM".to_string()
+        /// How many stored routines the statement runs inside (0: the client's own): its
+        /// stored-function calls take turns with the calls of the same depth.
+        pub routine_depth: usize, default = 0
     }
 }
 

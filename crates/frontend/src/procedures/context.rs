@@ -16,6 +16,10 @@ pub(crate) struct RoutineContext {
     /// The engine and the session itself, which stored functions called inside a query run
     /// their bodies with (set once the session is shared, see `Session::enable_routines`).
     handles: OnceLock<Handles>,
+    /// Per depth, the turn a stored-function call takes to run its body: a query's calls run
+    /// in several partitions at once, but the session runs one body at a time at each depth
+    /// (a body's own calls take the next depth's turns).
+    call_turns: Mutex<Vec<Arc<tokio::sync::Mutex<()>>>>,
 }
 
 struct Handles {
@@ -61,6 +65,20 @@ impl RoutineContext {
     /// True while a procedure runs.
     pub(crate) fn active(&self) -> bool {
         !self.inner.lock().stack.is_empty()
+    }
+
+    /// How many procedures and functions are being run, one inside another.
+    pub(crate) fn depth(&self) -> usize {
+        self.inner.lock().stack.len()
+    }
+
+    /// The turn the stored-function calls of statements at `depth` take.
+    pub(crate) fn call_turn(&self, depth: usize) -> Arc<tokio::sync::Mutex<()>> {
+        let mut turns = self.call_turns.lock();
+        if turns.len() <= depth {
+            turns.resize_with(depth + 1, Default::default);
+        }
+        turns[depth].clone()
     }
 
     /// How many times `key` is being run already.

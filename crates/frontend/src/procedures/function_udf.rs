@@ -134,6 +134,13 @@ impl StoredFunctionCall {
         let Some((engine, session)) = self.info.routine.handles() else {
             return exec_err!("stored functions cannot run in this session");
         };
+        let depth = args
+            .config_options
+            .extensions
+            .get::<basalt_functions::MySqlOptions>()
+            .map_or(0, |o| o.routine_depth);
+        let turn = self.info.routine.call_turn(depth);
+        let _turn = turn.lock().await;
         let function = engine
             .services
             .catalog

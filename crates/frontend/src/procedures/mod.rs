@@ -17,6 +17,7 @@
 
 mod binding;
 mod call;
+mod call_inputs;
 mod context;
 mod define;
 mod frame;
@@ -26,6 +27,7 @@ mod interpreter;
 mod validate;
 mod values;
 
+pub(crate) use call_inputs::run_inputs as run_call_inputs;
 pub(crate) use context::RoutineContext;
 pub(crate) use function_udf::function as stored_function_call;
 pub(crate) use functions::unknown_function_error;

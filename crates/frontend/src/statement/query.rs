@@ -195,6 +195,12 @@ impl QueryEngine {
             }
             None => None,
         };
+        // On a cluster the inputs of stored-function calls are collected on the frontend,
+        // where the calls run.
+        let plan = match &cluster_query {
+            Some(_) => crate::procedures::run_call_inputs(&state, plan).await?,
+            None => plan,
+        };
         // On a cluster a query (not an INSERT or EXPLAIN) that fails before its first rows
         // because a backend stopped answering is planned and run once more without it.
         let failover = match (&self.services.cluster, is_insert || explain) {

@@ -364,6 +364,10 @@ pub enum BasaltError {
     /// functionally dependent on the grouped columns (MySQL's ONLY_FULL_GROUP_BY).
     #[error("Column '{0}' is not in GROUP BY clause and is not functionally dependent on columns in GROUP BY clause; this is incompatible with sql_mode=only_full_group_by")]
     NotInGroupBy(String),
+    /// A row would take a key another row has (ER_DUP_ENTRY): the key's value as MySQL shows
+    /// it (key columns joined by '-') and the key's name.
+    #[error("Duplicate entry '{entry}' for key '{key}'")]
+    DuplicateEntry { entry: String, key: String },
     /// A scalar subquery (one that stands for a value) found more than one row.
     #[error("Subquery returns more than 1 row")]
     SubqueryReturnsManyRows,
@@ -490,6 +494,7 @@ impl BasaltError {
             BasaltError::QueryInterrupted | BasaltError::QueryCancelled(_) => 1317,
             BasaltError::QueryTimeout(_) => 3024,
             BasaltError::SubqueryReturnsManyRows => 1242,
+            BasaltError::DuplicateEntry { .. } => 1062,
             BasaltError::InvalidGroupFunction => 1111,
             BasaltError::OptionPlacement(_) => 1234,
             BasaltError::NotInGroupBy(_) => 1055,
@@ -523,7 +528,7 @@ impl BasaltError {
             1213 => "40001",
             1339 => "20000",
             1325 | 1326 => "24000",
-            1048 => "23000",
+            1048 | 1062 => "23000",
             1138 => "22004",
             1406 => "22001",
             3140 => "22032",

@@ -2,7 +2,7 @@
 //! into a storage load; the load publishes atomically at the end, or leaves nothing behind.
 
 use async_trait::async_trait;
-use basalt_catalog::TableMeta;
+use basalt_catalog::{TableId, TableMeta};
 use basalt_common::df_error::to_df;
 use basalt_common::BasaltError;
 use basalt_storage::conform::{conform, fill_auto_increment};
@@ -40,6 +40,39 @@ impl GeneratedIds {
         let _ = self
             .first
             .compare_exchange(0, id, Ordering::Relaxed, Ordering::Relaxed);
+    }
+}
+
+/// Rows an INSERT moves to other keys (an UPDATE of a Unique table's key columns): the sink
+/// of that table deletes their keys in its own load before it writes the new rows, so the old
+/// keys go and the new rows come in one publish (within a load the newest row of a key
+/// decides). Kept on a session's config for its next statement, taken by the sink.
+#[derive(Debug, Default)]
+pub struct KeyMoves {
+    pending: parking_lot::Mutex<Option<(TableId, Vec<RecordBatch>)>>,
+}
+
+impl KeyMoves {
+    /// The rows (whole rows of `table`, as a scan returns them) whose keys the next INSERT
+    /// into `table` deletes first.
+    pub fn set(&self, table: TableId, rows: Vec<RecordBatch>) {
+        *self.pending.lock() = Some((table, rows));
+    }
+
+    /// Forgets rows no INSERT took.
+    pub fn clear(&self) {
+        *self.pending.lock() = None;
+    }
+
+    fn take(&self, table: TableId) -> Vec<RecordBatch> {
+        let mut pending = self.pending.lock();
+        match pending.take() {
+            Some((id, rows)) if id == table => rows,
+            other => {
+                *pending = other;
+                Vec::new()
+            }
+        }
     }
 }
 
@@ -125,6 +158,14 @@ impl DataSink for BasaltSink {
             .begin_load(self.table.clone())
             .await
             .map_err(to_df)?;
+        if let Some(moves) = context.session_config().get_extension::<KeyMoves>() {
+            for batch in moves.take(self.table.id) {
+                let columns = conform(&self.table, &batch).map_err(to_df)?;
+                let batch = RecordBatch::try_new(self.table_schema.clone(), columns)
+                    .map_err(|e| to_df(BasaltError::InvalidData(e.to_string())))?;
+                writer = write_batch(writer, batch, true).await.map_err(to_df)?;
+            }
+        }
         // Outside strict mode, values that do not fit their columns are fitted to them.
         let lenient = context
             .session_config()

@@ -103,8 +103,8 @@ pub(crate) fn plan_delete(
     })
 }
 
-/// `UPDATE t SET c = expr, .. [WHERE ..] [ORDER BY ..] [LIMIT n]` (value columns only: the key
-/// decides where a row lives, as in Doris).
+/// `UPDATE t SET c = expr, .. [WHERE ..] [ORDER BY ..] [LIMIT n]`: the new rows. A row whose
+/// key columns are assigned moves to its new key (`key_updates`, which also deletes the old).
 pub(crate) fn plan_update(
     services: &Services,
     session: &Session,
@@ -138,12 +138,6 @@ pub(crate) fn plan_update(
                 column: column.clone(),
                 context: "field list".into(),
             })?;
-        if index < table.num_key_columns {
-            return Err(BasaltError::NotSupported(format!(
-                "updating key column '{}' of Unique-key table {}: only value columns can be updated",
-                table.columns[index].name, table.name
-            )));
-        }
         if values[index].replace(&assignment.value).is_some() {
             return Err(BasaltError::NotSupported(format!(
                 "column '{}' assigned twice in one UPDATE",
@@ -328,6 +322,9 @@ impl QueryEngine {
         }
         let plan = crate::statement::dml::plan_update(&self.services, session, update)?;
         let _serialized = self.dml_locks.lock(plan.table.id).await;
+        if super::key_updates::assigns_key(&plan.table, update) {
+            return self.update_keys(session, update, plan.table).await;
+        }
         match self.run_datafusion(session, plan.statement, false).await? {
             Output::Ok {
                 affected_rows,

@@ -11,6 +11,7 @@ mod insert_defaults;
 mod insert_ignore;
 mod insert_set;
 mod insert_values;
+mod key_updates;
 mod load_data;
 pub use load_data::local_infile_name;
 pub(crate) mod dml;

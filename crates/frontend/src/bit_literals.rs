@@ -9,9 +9,37 @@ use basalt_sql::ast::{visit_expressions_mut, Expr, Statement, Value};
 use std::ops::ControlFlow;
 
 /// A new value `e` for a column of type `ty` (an UPDATE's assignment): a literal for a BIT
-/// column is the number its bytes spell ([`as_bit_number`]); anything else is left as it is.
+/// column is the number its bytes spell ([`as_bit_number`]), so is a hex or bit literal for a
+/// numeric column ([`hex_as_number`]); anything else is left as it is.
 pub fn for_column(ty: &basalt_common::SqlType, e: &mut Expr) {
     if matches!(ty, basalt_common::SqlType::Bit(_)) {
+        as_bit_number(e);
+    } else if ty.is_numeric() || matches!(ty, basalt_common::SqlType::Boolean) {
+        hex_as_number(e);
+    }
+}
+
+/// A hex or bit literal (`0xFF`, `X'FF'`, `b'1'`) for a numeric column as the unsigned number
+/// its bytes spell, as MySQL stores it (`0xFFFFFFFF` is 4294967295, out of an INT's range; more
+/// than 8 significant bytes are past every integer's range); string literals and other
+/// expressions are left as they are (`'5'` is read as text).
+pub fn hex_as_number(e: &mut Expr) {
+    let is_hex = match &*e {
+        Expr::Value(v) => matches!(
+            v.value,
+            Value::HexStringLiteral(_)
+                | Value::SingleQuotedByteStringLiteral(_)
+                | Value::DoubleQuotedByteStringLiteral(_)
+        ),
+        Expr::Identifier(ident) => {
+            ident.quote_style.is_none()
+                && ident.value.strip_prefix("0b").is_some_and(|b| {
+                    !b.is_empty() && b.bytes().all(|d| d == b'0' || d == b'1')
+                })
+        }
+        _ => false,
+    };
+    if is_hex {
         as_bit_number(e);
     }
 }

@@ -12,6 +12,7 @@ mod backends;
 mod bit_literals;
 mod cache_memory;
 mod cast_names;
+mod charset_conversions;
 mod catalog_provider;
 mod collations;
 mod column_origins;

@@ -204,6 +204,9 @@ pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
                 }
             }
         }
+        if let Some(converted) = crate::charset_conversions::rewrite(e) {
+            *e = converted;
+        }
         rewrite_expr(e, time_zone);
         ControlFlow::<()>::Continue(())
     });

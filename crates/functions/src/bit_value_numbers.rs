@@ -3,11 +3,13 @@
 //! `WHERE bit_col = b'101'` compares with 5). Elsewhere they stay binary strings
 //! (`SELECT b'01000001'` shows `A`, `CONCAT(b'01000001', 'x')` is `Ax`).
 //!
-//! Numeric context is an arithmetic or bitwise operator (whatever the other operand), or a
-//! comparison, BETWEEN or IN list beside a number (BIT columns are stored as UInt64).
-//! [`BitValueNumbersPlanner`] converts binary operators as the SQL is planned (DataFusion
-//! refuses `Binary + Int64` there); [`BitValueNumbers`], an analyzer rule running before type
-//! coercion, converts BETWEEN and IN lists. A literal of more than 8 significant bytes is left
+//! Numeric context is an arithmetic or bitwise operator (whatever the other operand), a
+//! comparison, BETWEEN or IN list beside a number (BIT columns are stored as UInt64), a CAST
+//! to a number (`CAST(0xFF AS UNSIGNED)` is 255; to SIGNED the 64 bits are two's complement,
+//! `CAST(0xFFFFFFFFFFFFFFFE AS SIGNED)` is -2) and the codes of CHAR (`CHAR(0x414243)` is
+//! `ABC`). [`BitValueNumbersPlanner`] converts binary operators as the SQL is planned
+//! (DataFusion refuses `Binary + Int64` there); [`BitValueNumbers`], an analyzer rule running
+//! before type coercion, converts BETWEEN, IN lists, casts and CHAR's arguments. A literal of more than 8 significant bytes is left
 //! as it is (the query fails rather than answering with a truncated number).
 
 use crate::expr_rules::rewrite_node_expressions;
@@ -15,9 +17,9 @@ use datafusion::arrow::datatypes::DataType;
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result, ScalarValue};
-use datafusion::logical_expr::expr::InList;
+use datafusion::logical_expr::expr::{InList, TryCast};
 use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawBinaryExpr};
-use datafusion::logical_expr::{Between, Expr, ExprSchemable, LogicalPlan};
+use datafusion::logical_expr::{Between, Cast, Expr, ExprSchemable, LogicalPlan};
 use datafusion::optimizer::AnalyzerRule;
 
 /// The number a binary literal's bytes spell, or None for other expressions and for more than
@@ -46,6 +48,19 @@ fn is_numeric(e: &Expr, schema: &DFSchema) -> bool {
     literal_number(e).is_none()
         && e.get_type(schema)
             .is_ok_and(|t| t.is_numeric() || t == DataType::Boolean)
+}
+
+fn is_number_type(t: &DataType) -> bool {
+    t.is_numeric()
+}
+
+/// The number a binary literal spells, as the operand of a cast to `target`: a signed
+/// 64-bit target takes its bits as two's complement (MySQL's CAST(.. AS SIGNED)).
+fn cast_operand(e: Expr, target: &DataType) -> Expr {
+    match (literal_number(&e), target) {
+        (Some(n), DataType::Int64) => Expr::Literal(ScalarValue::Int64(Some(n as i64)), None),
+        _ => as_number(e),
+    }
 }
 
 /// Converts binary literals in arithmetic, bitwise operators and comparisons with numbers.
@@ -110,6 +125,39 @@ impl AnalyzerRule for BitValueNumbers {
 
 fn lists(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     Ok(match e {
+        Expr::Cast(Cast { expr, field })
+            if literal_number(&expr).is_some() && is_number_type(field.data_type()) =>
+        {
+            Transformed::yes(Expr::Cast(Cast {
+                expr: Box::new(cast_operand(*expr, field.data_type())),
+                field,
+            }))
+        }
+        Expr::TryCast(TryCast { expr, field })
+            if literal_number(&expr).is_some() && is_number_type(field.data_type()) =>
+        {
+            Transformed::yes(Expr::TryCast(TryCast {
+                expr: Box::new(cast_operand(*expr, field.data_type())),
+                field,
+            }))
+        }
+        Expr::ScalarFunction(mut call)
+            if call.name().eq_ignore_ascii_case("char")
+                && call.args.iter().any(|a| literal_number(a).is_some()) =>
+        {
+            call.args = call.args.into_iter().map(as_number).collect();
+            Transformed::yes(Expr::ScalarFunction(call))
+        }
+        Expr::InList(list)
+            if literal_number(&list.expr).is_some()
+                && list.list.iter().any(|v| is_numeric(v, schema)) =>
+        {
+            Transformed::yes(Expr::InList(InList {
+                expr: Box::new(as_number(*list.expr)),
+                list: list.list,
+                negated: list.negated,
+            }))
+        }
         Expr::InList(list)
             if is_numeric(&list.expr, schema)
                 && list.list.iter().any(|v| literal_number(v).is_some()) =>

@@ -51,6 +51,15 @@ impl SeededSequence {
         }
     }
 
+    /// The sequence of MySQL's `randominit(seed1, seed2)`: states taken straight from two
+    /// numbers (ENCODE's password hash).
+    pub(crate) fn from_states(seed1: u64, seed2: u64) -> SeededSequence {
+        SeededSequence {
+            s1: seed1 % MODULUS,
+            s2: seed2 % MODULUS,
+        }
+    }
+
     /// The next value, in [0, 1).
     pub(crate) fn next_value(&mut self) -> f64 {
         self.s1 = (self.s1 * 3 + self.s2) % MODULUS;

@@ -3,7 +3,8 @@
 //! columns and would refuse such a string for a MAP or STRUCT column, and wrap it for an ARRAY
 //! one (`'[1]'` as a one-element list of text); each becomes a call of the function that reads
 //! nested values from text. A literal for a BIT column is the number its bytes spell
-//! ([`crate::bit_literals::as_bit_number`]); a decimal literal for a TIME column is read as
+//! ([`crate::bit_literals::as_bit_number`]), so is a hex or bit literal for a numeric column
+//! ([`crate::bit_literals::hex_as_number`]); a decimal literal for a TIME column is read as
 //! MySQL's `[-]HHMMSS.frac`.
 
 use crate::engine::split_name;
@@ -34,10 +35,11 @@ impl crate::engine::QueryEngine {
 fn rewrite_values(table: &TableMeta, insert: &mut ast::Insert) {
     let is_bit = |ty: &SqlType| matches!(ty, SqlType::Bit(_));
     let is_time = |ty: &SqlType| matches!(ty, SqlType::Time { .. });
+    let is_number = |ty: &SqlType| ty.is_numeric() || matches!(ty, SqlType::Boolean);
     if !table
         .columns
         .iter()
-        .any(|c| c.ty.is_nested() || is_bit(&c.ty) || is_time(&c.ty))
+        .any(|c| c.ty.is_nested() || is_bit(&c.ty) || is_time(&c.ty) || is_number(&c.ty))
     {
         return;
     }
@@ -64,6 +66,8 @@ fn rewrite_values(table: &TableMeta, insert: &mut ast::Insert) {
                 crate::bit_literals::as_bit_number(value);
             } else if is_time(ty) {
                 decimal_as_time_text(value);
+            } else if is_number(ty) {
+                crate::bit_literals::hex_as_number(value);
             }
         }
     }

@@ -4,7 +4,9 @@
 //! with no call in it) is run on its own, distributed as any query, and its rows collected on
 //! the frontend; the operators with calls (and everything above them) then run on the frontend
 //! over those rows. The result is the same as on one node; the inputs' rows all travel to the
-//! frontend, as MySQL's per-row calls need them there anyway.
+//! frontend, as MySQL's per-row calls need them there anyway. The inputs run in the
+//! statement's workload group, under its limits; the rows they collect are held outside its
+//! memory pool (as a result set being sent is).
 
 use super::functions::CALL_NAME;
 use basalt_common::df_error::from_df;
@@ -12,9 +14,8 @@ use basalt_common::Result;
 use datafusion::catalog::MemTable;
 use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
 use datafusion::common::Column;
-use datafusion::dataframe::DataFrame;
 use datafusion::datasource::provider_as_source;
-use datafusion::execution::SessionState;
+use datafusion::execution::{SessionState, TaskContext};
 use datafusion::logical_expr::{col, Expr, LogicalPlan, LogicalPlanBuilder, Subquery};
 use std::sync::Arc;
 
@@ -60,17 +61,22 @@ fn scans_tables(plan: &LogicalPlan) -> bool {
 
 /// `plan` with the inputs of its calling operators replaced by their collected rows (see the
 /// module doc); `plan` itself when nothing in it calls a stored function.
-pub(crate) async fn run_inputs(state: &SessionState, plan: LogicalPlan) -> Result<LogicalPlan> {
+pub(crate) async fn run_inputs(
+    state: &SessionState,
+    task: &Arc<TaskContext>,
+    plan: LogicalPlan,
+) -> Result<LogicalPlan> {
     if !plan_calls(&plan) {
         return Ok(plan);
     }
     let mut collected = 0;
-    Box::pin(replace_inputs(state, plan, &mut collected)).await
+    Box::pin(replace_inputs(state, task, plan, &mut collected)).await
 }
 
 /// `plan`, which calls a stored function somewhere, with each input that calls none collected.
 async fn replace_inputs(
     state: &SessionState,
+    task: &Arc<TaskContext>,
     plan: LogicalPlan,
     collected: &mut usize,
 ) -> Result<LogicalPlan> {
@@ -81,18 +87,18 @@ async fn replace_inputs(
     let mut replaced = Vec::with_capacity(children.len());
     for child in children {
         replaced.push(match (plan_calls(&child), scans_tables(&child)) {
-            (true, _) => Box::pin(replace_inputs(state, child, collected)).await?,
+            (true, _) => Box::pin(replace_inputs(state, task, child, collected)).await?,
             // Rows made here (VALUES, no FROM) need no backend.
             (false, false) => child,
             (false, true) => {
                 *collected += 1;
-                collect(state, child, *collected).await?
+                collect(state, task, child, *collected).await?
             }
         });
     }
     let mut exprs = Vec::new();
     for expr in plan.expressions() {
-        exprs.push(replace_in_subqueries(state, expr, collected).await?);
+        exprs.push(replace_in_subqueries(state, task, expr, collected).await?);
     }
     plan.with_new_exprs(exprs, replaced).map_err(from_df)
 }
@@ -100,6 +106,7 @@ async fn replace_inputs(
 /// `expr` with the subqueries that call stored functions given collected inputs too.
 async fn replace_in_subqueries(
     state: &SessionState,
+    task: &Arc<TaskContext>,
     expr: Expr,
     collected: &mut usize,
 ) -> Result<Expr> {
@@ -121,7 +128,13 @@ async fn replace_in_subqueries(
     }
     let mut replaced = Vec::with_capacity(calling.len());
     for plan in calling {
-        let new = Box::pin(replace_inputs(state, plan.as_ref().clone(), collected)).await?;
+        let new = Box::pin(replace_inputs(
+            state,
+            task,
+            plan.as_ref().clone(),
+            collected,
+        ))
+        .await?;
         replaced.push((plan, Arc::new(new)));
     }
     let swap = |s: &mut Subquery| {
@@ -155,10 +168,15 @@ async fn replace_in_subqueries(
 
 /// The rows of `input`, run now, as a scan of them giving the columns `input` gives (same
 /// qualifiers and names, so the operator above reads them unchanged).
-async fn collect(state: &SessionState, input: LogicalPlan, n: usize) -> Result<LogicalPlan> {
+async fn collect(
+    state: &SessionState,
+    task: &Arc<TaskContext>,
+    input: LogicalPlan,
+    n: usize,
+) -> Result<LogicalPlan> {
     let schema = input.schema().clone();
-    let batches = DataFrame::new(state.clone(), input)
-        .collect()
+    let physical = state.create_physical_plan(&input).await.map_err(from_df)?;
+    let batches = datafusion::physical_plan::collect(physical, task.clone())
         .await
         .map_err(from_df)?;
     // Stored under plain names (two inputs' columns may share a name), then given back their

@@ -198,7 +198,11 @@ impl QueryEngine {
         // On a cluster the inputs of stored-function calls are collected on the frontend,
         // where the calls run.
         let plan = match &cluster_query {
-            Some(_) => crate::procedures::run_call_inputs(&state, plan).await?,
+            Some(_) => {
+                let task =
+                    Arc::new(TaskContext::from(&state).with_runtime(group.query_runtime(&account)));
+                crate::procedures::run_call_inputs(&state, &task, plan).await?
+            }
             None => plan,
         };
         // On a cluster a query (not an INSERT or EXPLAIN) that fails before its first rows

@@ -156,6 +156,7 @@ pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
     crate::wildcard_qualifiers::rewrite(stmt);
     let _ = stmt.visit(&mut DropDual);
     crate::tableless_subqueries::rewrite(stmt);
+    crate::where_aggregates::rewrite(stmt);
     crate::quantified_comparisons::rewrite(stmt);
     crate::row_subqueries::rewrite(stmt);
     let _ = stmt.visit(&mut ValueConditions);
@@ -719,7 +720,8 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
             Value::NationalStringLiteral(text) => Some(string(text)),
             _ => None,
         },
-        // `-'3'`, `-''`, `-CONCAT(..)`: MySQL negates the text's number, as a DOUBLE.
+        // `-'3'`, `-''`, `-CONCAT(..)`, `-CAST(x AS BINARY)`: MySQL negates the text's number,
+        // as a DOUBLE.
         Expr::UnaryOp {
             op: UnaryOperator::Minus,
             expr,
@@ -947,6 +949,18 @@ fn is_text_operand(e: &Expr) -> bool {
             let name = f.name.to_string();
             name.eq_ignore_ascii_case("concat") || name.eq_ignore_ascii_case("mysql_concat")
         }
+        // CAST(x AS BINARY), CAST(x AS CHAR): text whatever x is.
+        Expr::Cast { data_type, .. } => matches!(
+            data_type,
+            DataType::Binary(_)
+                | DataType::Bytea
+                | DataType::Varbinary(_)
+                | DataType::Blob(_)
+                | DataType::Char(_)
+                | DataType::Varchar(_)
+                | DataType::Text
+                | DataType::String(_)
+        ),
         _ => false,
     }
 }

@@ -29,6 +29,7 @@ pub mod charset_conversion;
 mod charset_info;
 mod checked_arithmetic;
 mod checked_doubles;
+mod compound_extract;
 mod checksums;
 mod coerced_text_dates;
 mod collect;
@@ -224,6 +225,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.push(count_arguments::function());
     v.push(mysql_rand::function());
     v.push(text_negation::function());
+    v.push(compound_extract::function());
     v
 }
 

@@ -6,7 +6,8 @@
 //! the right (`'30' HOUR_MINUTE` is 30 minutes); the microseconds of a `*_MICROSECOND` unit are
 //! a fraction scaled to six digits (`'1.5'` is 1 s 500000 µs); more parts than the unit has
 //! make the interval NULL. Only a literal value can be read at parse time: another value
-//! before a compound unit is a syntax error that says so.
+//! before a compound unit is a syntax error that says so. `EXTRACT(DAY_HOUR FROM x)` becomes
+//! a call of [`EXTRACT_FUNCTION`] with the unit's name.
 
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Location, Token, TokenWithSpan, TokenizerError, Whitespace, Word};
@@ -188,6 +189,7 @@ pub(crate) fn single_units(
     if !tokens.iter().any(|t| compound(&t.token).is_some()) {
         return Ok(tokens);
     }
+    extract_calls(&mut tokens);
     let mut i = 0;
     while i < tokens.len() {
         let is_interval =
@@ -243,6 +245,43 @@ pub(crate) fn single_units(
     Ok(tokens)
 }
 
+/// The function computing `EXTRACT(<compound unit> FROM x)`.
+pub const EXTRACT_FUNCTION: &str = "mysql_extract_compound";
+
+/// `EXTRACT(DAY_HOUR FROM x)` as `mysql_extract_compound('DAY_HOUR', x)`: the unit's parts
+/// read from x as one number (MySQL's `EXTRACT`, `304` for day 3 hour 4).
+fn extract_calls(tokens: &mut Vec<TokenWithSpan>) {
+    let mut i = 0;
+    while i < tokens.len() {
+        let is_extract =
+            matches!(&tokens[i].token, Token::Word(w) if w.keyword == Keyword::EXTRACT);
+        let open = next_code(tokens, i + 1);
+        let unit_at = next_code(tokens, open + 1);
+        let from = next_code(tokens, unit_at + 1);
+        let unit = tokens.get(unit_at).and_then(|t| compound(&t.token));
+        let shape = is_extract
+            && matches!(tokens.get(open).map(|t| &t.token), Some(Token::LParen))
+            && matches!(tokens.get(from).map(|t| &t.token), Some(Token::Word(w)) if w.keyword == Keyword::FROM);
+        match unit {
+            Some(unit) if shape => {
+                let span = tokens[i].span;
+                let replacement = [
+                    TokenWithSpan::new(Token::make_word(EXTRACT_FUNCTION, None), span),
+                    TokenWithSpan::new(Token::LParen, tokens[open].span),
+                    TokenWithSpan::new(
+                        Token::SingleQuotedString(unit.name.to_string()),
+                        tokens[unit_at].span,
+                    ),
+                    TokenWithSpan::new(Token::Comma, tokens[from].span),
+                ];
+                tokens.splice(i..=from, replacement);
+                i += 4;
+            }
+            _ => i += 1,
+        }
+    }
+}
+
 fn unit_word(unit: &str) -> Word {
     match Token::make_keyword(unit) {
         Token::Word(w) => w,
@@ -294,6 +333,18 @@ mod tests {
             Some(62_123_456)
         );
         assert_eq!(total("99999999999999999999", unit("DAY_HOUR")), None);
+    }
+
+    #[test]
+    fn extract_of_a_compound_unit_is_a_call() {
+        let tokens =
+            crate::lexer::tokenize("SELECT EXTRACT( day_hour FROM d), EXTRACT(DAY FROM d)")
+                .unwrap();
+        let text: String = tokens.iter().map(|t| t.token.to_string()).collect();
+        assert_eq!(
+            text,
+            "SELECT mysql_extract_compound('DAY_HOUR', d), EXTRACT(DAY FROM d)"
+        );
     }
 
     fn rewritten(sql: &str) -> Result<String, TokenizerError> {

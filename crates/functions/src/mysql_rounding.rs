@@ -1,9 +1,10 @@
 //! MySQL's FLOOR, CEIL/CEILING, TRUNCATE and ROUND, typed as MySQL types them: of an integer,
 //! the integer itself (exact, never through a DOUBLE); of a DECIMAL(p, s), FLOOR and CEIL are
 //! DECIMAL(p - s + 1, 0) and `TRUNCATE(x, d)` with a literal `d` is DECIMAL with scale
-//! `max(d, 0)` (at most s), so `FLOOR(5.5)` is 5 and `TRUNCATE(52.64, 1)` is 52.6; `ROUND(x, d)`
-//! with a literal `d` has scale `max(d, 0)` (at most 38, more than s adds zeros) and one more
-//! whole digit for the carry (`ROUND(9.95, 1)` is 10.0); with a column `d` the scale stays s.
+//! `max(d, 0)` (at most 38, more than s adds zeros: `TRUNCATE(52.64, 3)` is 52.640), so
+//! `FLOOR(5.5)` is 5 and `TRUNCATE(52.64, 1)` is 52.6; `ROUND(x, d)` takes the same scale and
+//! one more whole digit for the carry (`ROUND(9.95, 1)` is 10.0); with a column `d` the scale
+//! stays s.
 //! Of a DOUBLE, a DOUBLE (`TRUNCATE(1e1, 308)` is 10, `TRUNCATE(1e0, -309)` 0, never inf or
 //! NaN). ROUND rounds half away from zero, DOUBLEs too (Doris's rule; MySQL rounds a DOUBLE's
 //! halves to even). ROUND keeps a TIME or DATETIME a TIME or DATETIME, rounded to `d` (0 to 6)
@@ -127,8 +128,9 @@ fn result_type(kind: Kind, x: &DataType, digits: Option<i64>) -> DataType {
         let s = s.max(0);
         let scale = match kind {
             Kind::Floor | Kind::Ceil => 0,
-            Kind::Truncate => digits.map_or(s, |d| d.clamp(0, i64::from(s)) as i8),
-            Kind::Round => digits.map_or(s, |d| d.clamp(0, i64::from(MAX_ROUND_SCALE)) as i8),
+            Kind::Truncate | Kind::Round => {
+                digits.map_or(s, |d| d.clamp(0, i64::from(MAX_ROUND_SCALE)) as i8)
+            }
         };
         let whole = i16::from(p) - i16::from(s);
         let extra = i16::from(matches!(kind, Kind::Floor | Kind::Ceil | Kind::Round));
@@ -477,6 +479,11 @@ mod tests {
             result_type(Kind::Truncate, &DataType::Decimal128(4, 2), Some(1)),
             DataType::Decimal128(3, 1)
         );
+        assert_eq!(
+            result_type(Kind::Truncate, &DataType::Decimal128(4, 2), Some(3)),
+            DataType::Decimal128(5, 3)
+        );
+        assert_eq!(decimal_row(Kind::Truncate, 5264i128, 2, 3, 3), Some(52640));
         assert_eq!(
             result_type(Kind::Floor, &DataType::Decimal128(2, 1), None),
             DataType::Decimal128(2, 0)

@@ -86,6 +86,7 @@ mod view_columns;
 mod view_writes;
 mod views;
 mod warnings;
+mod where_aggregates;
 mod wildcard_qualifiers;
 mod workload_groups;
 mod workload_policies;

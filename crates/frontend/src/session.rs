@@ -306,6 +306,9 @@ impl Session {
         // Doris's BITMAP, HLL and statistics functions (basalt-functions), built once per
         // process; they replace DataFusion's built-ins of the same names.
         basalt_functions::register_all(&ctx);
+        // Aggregates of a subquery's WHERE, kept for the outer query (where_aggregates).
+        let aggregates = ctx.state().aggregate_functions().clone();
+        ctx.register_udf(basalt_query::outer_aggregate_call(aggregates));
         {
             use datafusion::execution::FunctionRegistry;
             let planner = Arc::new(basalt_functions::BitValueNumbersPlanner);

@@ -19,13 +19,15 @@
 //! the MySQL way (an outer aggregate two subqueries deep, beside ungrouped columns, or behind
 //! a projection) is refused with an error instead of an answer MySQL would not give.
 
+use crate::outer_aggregate_calls::MarkedAggregate;
 use basalt_common::{df_error::to_df, BasaltError};
 use datafusion::arrow::datatypes::Field;
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
 use datafusion::common::{not_impl_err, Column, DFSchema, DFSchemaRef, Result};
 use datafusion::logical_expr::expr::{Exists, InSubquery, SetComparison};
-use datafusion::logical_expr::{Aggregate, Expr, LogicalPlan, Projection, Subquery};
+use datafusion::logical_expr::expr_rewriter::NamePreserver;
+use datafusion::logical_expr::{Aggregate, Expr, ExprSchemable, LogicalPlan, Projection, Subquery};
 use datafusion::optimizer::AnalyzerRule;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -36,7 +38,12 @@ pub struct OuterAggregates;
 
 impl AnalyzerRule for OuterAggregates {
     fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> Result<LogicalPlan> {
-        plan.transform_up_with_subqueries(lift_into).map(|t| t.data)
+        let plan = plan.transform_up_with_subqueries(lift_into)?.data;
+        // An aggregate of a WHERE that no outer query could take.
+        if has_marker(&plan)? {
+            return Err(to_df(BasaltError::InvalidGroupFunction));
+        }
+        Ok(plan)
     }
 
     fn name(&self) -> &str {
@@ -206,6 +213,9 @@ fn check_grouped_references(node: &LogicalPlan, rows: &DFSchema) -> Result<()> {
                 }
                 inner.apply_expressions(|e| {
                     e.apply(|y| {
+                        if is_outer_marker(y, rows) {
+                            return Ok(TreeNodeRecursion::Jump);
+                        }
                         if let Expr::OuterReferenceColumn(_, c) = y {
                             if rows.has_column(c) && !grouped.has_column(c) {
                                 ungrouped.get_or_insert_with(|| c.flat_name());
@@ -303,6 +313,9 @@ fn has_outer_aggregate(e: &Expr, outer: &DFSchema, nested: bool) -> Result<bool>
                     return Ok(true);
                 }
             }
+            if has_outer_marker(node, outer)? {
+                return Ok(true);
+            }
             if !nested {
                 return Ok(false);
             }
@@ -335,6 +348,7 @@ fn lift_from_subquery(
         LogicalPlan::Aggregate(a) if a.aggr_expr.iter().any(|e| is_outer_aggregate(e, outer)) => {
             split_aggregate(a, outer, lifted).map(Transformed::yes)
         }
+        other if has_outer_marker(&other, outer)? => lift_markers(other, outer, lifted),
         other => Ok(Transformed::no(other)),
     })?;
     if !rewritten.transformed {
@@ -373,17 +387,7 @@ fn split_aggregate(
                 other => Ok(Transformed::no(other)),
             })?
             .data;
-        let column = match lifted.iter().find(|(e, _)| *e == own) {
-            Some((_, c)) => c.clone(),
-            None => {
-                let name = format!(
-                    "__outer_aggregate_{}",
-                    NEXT_NAME.fetch_add(1, Ordering::Relaxed)
-                );
-                lifted.push((own, Column::from_name(name.clone())));
-                Column::from_name(name)
-            }
-        };
+        let column = lifted_column(own, lifted);
         let field = a.schema.field(group_count + i);
         let typed = Field::new(&column.name, field.data_type().clone(), true);
         moved.push(Some(Expr::OuterReferenceColumn(Arc::new(typed), column)));
@@ -415,4 +419,110 @@ fn split_aggregate(
         exprs.push(value.alias_qualified(name.relation, name.name));
     }
     Ok(LogicalPlan::Projection(Projection::try_new(exprs, input)?))
+}
+
+/// The name the outer query gives the aggregate `own` (one name per distinct aggregate).
+fn lifted_column(own: Expr, lifted: &mut Vec<(Expr, Column)>) -> Column {
+    if let Some((_, c)) = lifted.iter().find(|(e, _)| *e == own) {
+        return c.clone();
+    }
+    let name = format!(
+        "__outer_aggregate_{}",
+        NEXT_NAME.fetch_add(1, Ordering::Relaxed)
+    );
+    lifted.push((own, Column::from_name(name.clone())));
+    Column::from_name(name)
+}
+
+/// True when `e` is a marked aggregate ([`MarkedAggregate`]) that `outer`'s query computes:
+/// its arguments read no column of their own query, and name one of `outer`'s columns or none
+/// at all (`COUNT(*)`, aggregated by the nearest query that may).
+fn is_outer_marker(e: &Expr, outer: &DFSchema) -> bool {
+    let Some(marked) = MarkedAggregate::of(e) else {
+        return false;
+    };
+    let (mut refs, mut outer_refs, mut own) = (0, 0, false);
+    for arg in &marked.args {
+        let _ = arg.apply(|x| {
+            match x {
+                Expr::OuterReferenceColumn(_, c) => {
+                    refs += 1;
+                    outer_refs += usize::from(outer.has_column(c));
+                }
+                Expr::Column(_) => own = true,
+                x if subquery_of(x).is_some() => own = true,
+                _ => {}
+            }
+            Ok(TreeNodeRecursion::Continue)
+        });
+    }
+    !own && (refs == 0 || outer_refs > 0)
+}
+
+/// True when one of `node`'s own expressions holds a marked aggregate of `outer`'s query.
+fn has_outer_marker(node: &LogicalPlan, outer: &DFSchema) -> Result<bool> {
+    let mut found = false;
+    node.apply_expressions(|e| {
+        found |= e.exists(|x| Ok(is_outer_marker(x, outer)))?;
+        Ok(TreeNodeRecursion::Continue)
+    })?;
+    Ok(found)
+}
+
+/// True when `plan` or a subquery in it still holds a marked aggregate.
+fn has_marker(plan: &LogicalPlan) -> Result<bool> {
+    let mut found = false;
+    plan.apply_with_subqueries(|node| {
+        node.apply_expressions(|e| {
+            found |= e.exists(|x| Ok(MarkedAggregate::of(x).is_some()))?;
+            Ok(TreeNodeRecursion::Continue)
+        })?;
+        Ok(if found {
+            TreeNodeRecursion::Stop
+        } else {
+            TreeNodeRecursion::Continue
+        })
+    })?;
+    Ok(found)
+}
+
+/// `node` (of a subquery) with its marked aggregates of `outer`'s query moved to `lifted`,
+/// read as outer references.
+fn lift_markers(
+    node: LogicalPlan,
+    outer: &DFSchema,
+    lifted: &mut Vec<(Expr, Column)>,
+) -> Result<Transformed<LogicalPlan>> {
+    let Some(input) = node.inputs().first().map(|i| i.schema().clone()) else {
+        return Ok(Transformed::no(node));
+    };
+    let preserver = NamePreserver::new(&node);
+    node.map_expressions(|e| {
+        let saved = preserver.save(&e);
+        let rewritten = e.transform_up(|x| {
+            if !is_outer_marker(&x, outer) {
+                return Ok(Transformed::no(x));
+            }
+            let Some(marked) = MarkedAggregate::of(&x) else {
+                return Ok(Transformed::no(x));
+            };
+            let data_type = x.get_type(&input)?;
+            let own = marked
+                .call()
+                .transform(|y| match y {
+                    Expr::OuterReferenceColumn(_, c) if outer.has_column(&c) => {
+                        Ok(Transformed::yes(Expr::Column(c)))
+                    }
+                    other => Ok(Transformed::no(other)),
+                })?
+                .data;
+            let column = lifted_column(own, lifted);
+            let field = Field::new(&column.name, data_type, true);
+            Ok(Transformed::yes(Expr::OuterReferenceColumn(
+                Arc::new(field),
+                column,
+            )))
+        })?;
+        Ok(rewritten.update_data(|e| saved.restore(e)))
+    })
 }

@@ -157,7 +157,6 @@ pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
     let _ = stmt.visit(&mut DropDual);
     crate::tableless_subqueries::rewrite(stmt);
     crate::where_aggregates::rewrite(stmt);
-    crate::where_aggregates::rewrite(stmt);
     crate::quantified_comparisons::rewrite(stmt);
     crate::row_subqueries::rewrite(stmt);
     let _ = stmt.visit(&mut ValueConditions);

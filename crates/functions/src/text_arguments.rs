@@ -4,6 +4,13 @@
 //! apply UPPER to numbers, for one). [`TextArguments`] wraps a string function: arguments it
 //! accepts as they are stay so; otherwise the fewest numbers are given as text that make a
 //! call it accepts. IPV6 addresses (bytes) are accepted too, as their text.
+//!
+//! A binary string (`BINARY 'll'`, `CAST(x AS BINARY)`, a hex literal) given to a function that
+//! takes only text is worked on byte by byte, as MySQL does: every text and binary argument is
+//! turned into one character per byte (U+0000..U+00FF), the function runs on that, and a text
+//! result is turned back into those bytes, a binary string (`REPEAT(0xE298, 2)` is the bytes
+//! E298E298, `LOCATE(BINARY 'б', 'аб')` is 3, a byte position; LENGTH counts bytes). UPPER,
+//! LOWER and INITCAP leave a binary string as it is (MySQL: binary strings have no letter case).
 
 use basalt_common::ip_address::{ip_family, IpFamily};
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
@@ -19,6 +26,8 @@ use datafusion::logical_expr::{
 };
 use datafusion::prelude::SessionContext;
 use std::sync::Arc;
+
+mod bytewise;
 
 /// The string functions whose text arguments may be numbers.
 pub(crate) const STRING_FUNCTIONS: &[&str] = &[
@@ -36,6 +45,7 @@ pub(crate) const STRING_FUNCTIONS: &[&str] = &[
     "lpad",
     "ltrim",
     "md5",
+    "regexp_like",
     "octet_length",
     "repeat",
     "replace",
@@ -78,11 +88,25 @@ pub fn register(ctx: &SessionContext) {
 }
 
 /// Plans `SUBSTRING(x FROM p FOR n)` and `SUBSTR(x, p, n)` (which DataFusion plans with its
-/// own `substr`, not the registered one) with MySQL's ([`crate::substring`]).
+/// own `substr`, not the registered one) with MySQL's ([`crate::substring`]), and
+/// `POSITION(sub IN s)` with the wrapped `strpos`.
 #[derive(Debug, Default)]
 pub struct TextSubstringPlanner;
 
 impl ExprPlanner for TextSubstringPlanner {
+    /// `POSITION(sub IN s)` (and LOCATE) with the wrapped `strpos`, which takes numbers as
+    /// text and binary strings byte by byte (DataFusion plans its own).
+    fn plan_position(&self, args: Vec<Expr>) -> Result<PlannerResult<Vec<Expr>>> {
+        static STRPOS: std::sync::OnceLock<Arc<ScalarUDF>> = std::sync::OnceLock::new();
+        let strpos = STRPOS.get_or_init(|| {
+            let inner = datafusion::functions::unicode::strpos();
+            Arc::new(ScalarUDF::new_from_impl(TextArguments::new(inner)))
+        });
+        Ok(PlannerResult::Planned(Expr::ScalarFunction(
+            ScalarFunction::new_udf(strpos.clone(), args),
+        )))
+    }
+
     fn plan_substring(&self, args: Vec<Expr>) -> Result<PlannerResult<Vec<Expr>>> {
         static SUBSTR: std::sync::OnceLock<Arc<ScalarUDF>> = std::sync::OnceLock::new();
         let substr = SUBSTR.get_or_init(|| Arc::new(crate::substring::function()));
@@ -132,6 +156,9 @@ impl TextArguments {
     /// The types a call with `arg_types` takes: as they are if the wrapped function accepts
     /// them, else with the fewest numbers (and, if `bytes_as_text`, bytes) read as text.
     fn coerced(&self, arg_types: &[DataType], bytes_as_text: bool) -> Result<Vec<DataType>> {
+        if self.is_bytewise(arg_types) {
+            return Ok(arg_types.to_vec());
+        }
         let refused = match self.accepted(arg_types) {
             Ok(types) => return Ok(types),
             Err(e) => e,
@@ -176,8 +203,34 @@ impl TextArguments {
     }
 }
 
+impl TextArguments {
+    /// Whether a call with `arg_types` runs byte by byte: it has a binary string that the
+    /// wrapped function refuses, or would read as text (failing on bytes that are no UTF-8).
+    fn is_bytewise(&self, arg_types: &[DataType]) -> bool {
+        if !arg_types.iter().any(is_bytes) {
+            return false;
+        }
+        match self.accepted(arg_types) {
+            Ok(types) => arg_types
+                .iter()
+                .zip(&types)
+                .any(|(given, taken)| is_bytes(given) && !is_bytes(taken)),
+            Err(_) => true,
+        }
+    }
+}
+
 fn is_bytes(t: &DataType) -> bool {
     matches!(t, DataType::Binary)
+}
+
+/// A binary argument's field as the text the function is given instead.
+fn bytes_as_text_field(f: &FieldRef) -> FieldRef {
+    if is_bytes(f.data_type()) {
+        Arc::new(Field::new(f.name(), DataType::Utf8, f.is_nullable()))
+    } else {
+        f.clone()
+    }
 }
 
 impl ScalarUDFImpl for TextArguments {
@@ -212,10 +265,15 @@ impl ScalarUDFImpl for TextArguments {
                 false => f.clone(),
             })
             .collect();
-        // Other bytes only as the wrapped function takes them.
+        // Other bytes as the wrapped function takes them, else byte by byte.
         let types: Vec<DataType> = fields.iter().map(|f| f.data_type().clone()).collect();
-        if types.iter().any(is_bytes) {
-            self.coerced(&types, false)?;
+        if self.is_bytewise(&types) {
+            let as_text: Vec<FieldRef> = fields.iter().map(bytes_as_text_field).collect();
+            let inner = self.inner.return_field_from_args(ReturnFieldArgs {
+                arg_fields: &as_text,
+                scalar_arguments: args.scalar_arguments,
+            })?;
+            return Ok(bytewise::result_field(self.name(), inner));
         }
         self.inner.return_field_from_args(ReturnFieldArgs {
             arg_fields: &fields,
@@ -224,6 +282,15 @@ impl ScalarUDFImpl for TextArguments {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let types: Vec<DataType> = args
+            .arg_fields
+            .iter()
+            .map(|f| f.data_type().clone())
+            .collect();
+        let binary_string = |f: &FieldRef| is_bytes(f.data_type()) && ip_family(f).is_none();
+        if args.arg_fields.iter().any(binary_string) && self.is_bytewise(&types) {
+            return bytewise::invoke(self.inner.as_ref(), args);
+        }
         self.inner.invoke_with_args(args)
     }
 

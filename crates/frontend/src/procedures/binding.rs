@@ -17,22 +17,30 @@ pub(crate) struct Bound {
 }
 
 /// The literals of the arguments, from the one-row result of `SELECT arg, ..` (a missing row or
-/// column binds NULL); OUT parameters start as NULL.
-pub(crate) fn bind(parameters: &[ProcedureParameter], row: Option<&RecordBatch>) -> Vec<Bound> {
-    parameters
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let text = match p.mode {
-                basalt_catalog::ParameterMode::Out => None,
-                _ => row.and_then(|batch| cell_text(batch, 0, i)),
-            };
-            Bound {
-                name: p.name.clone(),
-                value: literal(&p.data_type, text),
-            }
-        })
-        .collect()
+/// column binds NULL), each fitted to its parameter's type (`fitting`; `strict` as the routine's
+/// `sql_mode`, warnings to `warn`); OUT parameters start as NULL.
+pub(crate) fn bind(
+    parameters: &[ProcedureParameter],
+    row: Option<&RecordBatch>,
+    strict: bool,
+    warn: &mut dyn FnMut(u16, String),
+) -> basalt_common::Result<Vec<Bound>> {
+    let mut bound = Vec::with_capacity(parameters.len());
+    for (i, p) in parameters.iter().enumerate() {
+        let text = match p.mode {
+            basalt_catalog::ParameterMode::Out => None,
+            _ => row.and_then(|batch| cell_text(batch, 0, i)),
+        };
+        let (text, warning) = super::fitting::fit(&p.data_type, &p.name, text, strict)?;
+        if let Some((code, message)) = warning {
+            warn(code, message);
+        }
+        bound.push(Bound {
+            name: p.name.clone(),
+            value: literal(&p.data_type, text),
+        });
+    }
+    Ok(bound)
 }
 
 /// The text of the cell at `row`, `column` (`None` for NULL).

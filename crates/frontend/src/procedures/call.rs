@@ -140,6 +140,7 @@ impl QueryEngine {
             session,
             results,
             frame: Frame::default(),
+            strict: super::fitting::strict(&procedure.sql_mode, session),
         };
         for ((parameter, target), value) in procedure.parameters.iter().zip(targets).zip(values) {
             if parameter.mode == ParameterMode::In {
@@ -201,7 +202,17 @@ impl QueryEngine {
             };
             batches.into_iter().find(|b| b.num_rows() > 0)
         };
-        let bound = super::binding::bind(&procedure.parameters, row.as_ref());
+        let strict = super::fitting::strict(&procedure.sql_mode, session);
+        let mut warn = |code, message| session.info.warnings.add("Warning", code, message);
+        // Arguments are stored into the parameters as the caller's sql_mode says, the body's
+        // values as the procedure's.
+        let caller_strict = crate::lenient_insert::strict_inserts(session);
+        let bound = super::binding::bind(
+            &procedure.parameters,
+            row.as_ref(),
+            caller_strict,
+            &mut warn,
+        )?;
         let statements = basalt_sql::parse_procedure_body(&procedure.body)?;
         let parameters = Scope::of_parameters(&procedure.parameters, bound);
         let _routine = session.info.routine.enter(key, definer_account(procedure));
@@ -219,6 +230,7 @@ impl QueryEngine {
             frame: Frame {
                 scopes: vec![parameters],
             },
+            strict,
         };
         interpreter.run_list(&statements).await?;
         Ok(interpreter.parameter_values())

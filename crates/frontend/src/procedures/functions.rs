@@ -165,7 +165,12 @@ impl QueryEngine {
             });
         }
         let statements = basalt_sql::parse_function_body(&function.body)?;
-        let bound = super::binding::bind(&function.parameters, row);
+        let strict = super::fitting::strict(&function.sql_mode, session);
+        let mut warn = |code, message| session.info.warnings.add("Warning", code, message);
+        // Arguments are stored into the parameters as the caller's sql_mode says (MySQL's
+        // order: the call's own statement stores them), the body's values as the function's.
+        let caller_strict = crate::lenient_insert::strict_inserts(session);
+        let bound = super::binding::bind(&function.parameters, row, caller_strict, &mut warn)?;
         let parameters = Scope::of_parameters(&function.parameters, bound);
         let _routine = session.info.routine.enter(key, definer_account(function));
         let _restore = RestoreDatabase {
@@ -181,10 +186,12 @@ impl QueryEngine {
             frame: Frame {
                 scopes: vec![parameters],
             },
+            strict,
         };
         match interpreter.run_list(&statements).await? {
             Flow::Return(value) => {
                 let returns = function.returns.as_deref().unwrap_or("TEXT");
+                let value = interpreter.fit(returns, &function.name, value)?;
                 Ok(super::values::literal_text(&super::binding::literal(
                     returns, value,
                 )))

@@ -41,6 +41,8 @@ pub(super) struct Interpreter<'e> {
     pub session: &'e Session,
     pub results: &'e mut Results,
     pub frame: Frame,
+    /// Whether values stored into the routine's variables fit strictly (its `sql_mode`).
+    pub strict: bool,
 }
 
 fn undeclared(name: &str) -> BasaltError {
@@ -141,12 +143,12 @@ impl<'e> Interpreter<'e> {
                     Some(expr) => self.evaluate(expr).await?,
                     None => None,
                 };
-                let scope = self.innermost();
                 for name in names {
-                    scope.locals.push(Local {
+                    let value = self.fit(data_type, name, value.clone())?;
+                    self.innermost().locals.push(Local {
                         name: name.clone(),
                         data_type: data_type.clone(),
-                        value: literal(data_type, value.clone()),
+                        value: literal(data_type, value),
                     });
                 }
                 Ok(Flow::Next)
@@ -413,9 +415,28 @@ impl<'e> Interpreter<'e> {
     }
 
     fn assign_local(&mut self, name: &str, text: Option<String>) -> Result<()> {
+        let data_type = match self.frame.local_mut(name) {
+            Some(local) => local.data_type.clone(),
+            None => return Err(undeclared(name)),
+        };
+        let text = self.fit(&data_type, name, text)?;
         let local = self.frame.local_mut(name).ok_or_else(|| undeclared(name))?;
         local.value = literal(&local.data_type, text);
         Ok(())
+    }
+
+    /// `text` stored into `name` of `data_type` (see `fitting`), its warning noted.
+    pub(super) fn fit(
+        &self,
+        data_type: &str,
+        name: &str,
+        text: Option<String>,
+    ) -> Result<Option<String>> {
+        let (text, warning) = super::fitting::fit(data_type, name, text, self.strict)?;
+        if let Some((code, message)) = warning {
+            self.session.info.warnings.add("Warning", code, message);
+        }
+        Ok(text)
     }
 
     /// Sets user variable `@name` to a literal, as `SET @name = literal` does.

@@ -20,6 +20,7 @@ mod call;
 mod call_inputs;
 mod context;
 mod define;
+mod fitting;
 mod frame;
 mod function_udf;
 mod functions;

@@ -21,6 +21,9 @@ pub(super) fn strict(sql_mode: &str, session: &Session) -> bool {
     })
 }
 
+/// A stored value (`None`: NULL) and the warning (code, message) storing it gave.
+pub(super) type Fitted = (Option<String>, Option<(u16, String)>);
+
 /// The value `text` stored into `name` of `data_type`, and the warning storing it gave (outside
 /// strict mode; in strict mode what would warn is an error).
 pub(super) fn fit(
@@ -28,7 +31,7 @@ pub(super) fn fit(
     name: &str,
     text: Option<String>,
     strict: bool,
-) -> Result<(Option<String>, Option<(u16, String)>)> {
+) -> Result<Fitted> {
     let Some(text) = text else {
         return Ok((None, None));
     };

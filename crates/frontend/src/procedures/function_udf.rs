@@ -8,7 +8,9 @@
 //! a filter, an aggregate's argument, another call's argument), so the call waits for them
 //! with the worker thread handed over to the runtime (`block_in_place`): the execution
 //! runtime's other tasks go on, also those the body's own statements start. Calls nest (a
-//! function calling another) the same way; a runtime with one thread cannot run them.
+//! function calling another) the same way; a runtime with one thread cannot run them. A query's
+//! partitions call at once, but the session runs one body at a time per depth (the statement's
+//! `routine_depth`, see `RoutineContext::call_turn`): bodies share the session's state.
 
 use crate::session::SessionInfo;
 use basalt_common::df_error::to_df;

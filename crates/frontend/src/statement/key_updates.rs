@@ -5,6 +5,8 @@
 //! keys the table holds (under the table's DML lock); the rows are then written as one load
 //! that deletes the old keys and stores the new rows (the INSERT of a value-column UPDATE, whose
 //! sink takes the old rows first: `basalt_query::KeyMoves`), so the change publishes at once.
+//! A multiple-table UPDATE assigning a key checks its moves the same way
+//! (`multi_table_apply`).
 
 use super::dml::{quoted, row_query, DmlPlan};
 use crate::engine::QueryEngine;
@@ -88,12 +90,17 @@ fn key_order(table: &TableMeta) -> Vec<ast::OrderByExpr> {
 }
 
 /// The keys of `batch`'s rows as MySQL shows a key in error 1062: the key columns' values
-/// (columns `from..from + n`, each read as its key column's type) joined by '-'.
-fn key_texts(table: &TableMeta, batch: &RecordBatch, from: usize) -> Result<Vec<String>> {
-    let n = table.num_key_columns;
+/// (columns `from..from + n`, each read as the type of the key column `types` has) joined by
+/// '-'.
+fn key_texts(
+    table: &TableMeta,
+    batch: &RecordBatch,
+    from: usize,
+    types: &RecordBatch,
+) -> Result<Vec<String>> {
     let mut texts = vec![String::new(); batch.num_rows()];
-    for k in 0..n {
-        let target = batch.column(k).data_type().clone();
+    for k in 0..table.num_key_columns {
+        let target = types.column(k).data_type().clone();
         let column: ArrayRef = cast(batch.column(from + k), &target)
             .and_then(|c| cast(&c, &DataType::Utf8))
             .map_err(|e| from_df(e.into()))?;
@@ -109,6 +116,49 @@ fn key_texts(table: &TableMeta, batch: &RecordBatch, from: usize) -> Result<Vec<
         }
     }
     Ok(texts)
+}
+
+/// The moves of `old`'s rows (whole stored rows) to the keys in `new` (from column
+/// `new_from`), made one row after another over the keys `held`: 1062 at the first row whose
+/// new key is held at that moment.
+pub(super) fn check_moves(
+    table: &TableMeta,
+    held: &mut HashSet<String>,
+    old: &RecordBatch,
+    new: &RecordBatch,
+    new_from: usize,
+) -> Result<()> {
+    let from = key_texts(table, old, 0, old)?;
+    let to = key_texts(table, new, new_from, old)?;
+    for (from, to) in from.iter().zip(to) {
+        held.remove(from);
+        if !held.insert(to.clone()) {
+            return Err(BasaltError::DuplicateEntry {
+                entry: to,
+                key: "PRIMARY".into(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// `FROM db.t`.
+fn from_table(table: &TableMeta) -> ast::TableWithJoins {
+    ast::TableWithJoins {
+        relation: ast::TableFactor::Table {
+            name: ast::ObjectName::from(vec![quoted(&table.database), quoted(&table.name)]),
+            alias: None,
+            args: None,
+            with_hints: vec![],
+            version: None,
+            with_ordinality: false,
+            partitions: vec![],
+            json_path: None,
+            sample: None,
+            index_hints: vec![],
+        },
+        joins: vec![],
+    }
 }
 
 impl QueryEngine {
@@ -138,31 +188,10 @@ impl QueryEngine {
             });
         }
         // The keys the table holds now; each row leaves its key, then takes its new one.
-        let names: Vec<SelectItem> = table.columns[..table.num_key_columns]
-            .iter()
-            .map(|c| SelectItem::UnnamedExpr(Expr::Identifier(quoted(&c.name))))
-            .collect();
-        let all_keys = row_query(names, update.table.clone(), None, &[], None);
-        let stored = self
-            .collect(session, ast::Statement::Query(Box::new(all_keys)))
-            .await?;
-        let mut held: HashSet<String> = HashSet::new();
-        for batch in &stored {
-            held.extend(key_texts(&table, batch, 0)?);
-        }
+        let mut held = self.held_keys(session, &table).await?;
         let width = table.columns.len();
         for batch in &moves {
-            let old = key_texts(&table, batch, 0)?;
-            let new = key_texts(&table, batch, width)?;
-            for (old, new) in old.iter().zip(new) {
-                held.remove(old);
-                if !held.insert(new.clone()) {
-                    return Err(BasaltError::DuplicateEntry {
-                        entry: new,
-                        key: "PRIMARY".into(),
-                    });
-                }
-            }
+            check_moves(&table, &mut held, batch, batch, width)?;
         }
         let old_rows = moves
             .iter()
@@ -190,6 +219,27 @@ impl QueryEngine {
             }),
             _ => Err(BasaltError::Internal("UPDATE's write gave no count".into())),
         }
+    }
+
+    /// The keys `table` holds, as [`key_texts`] shows them.
+    pub(super) async fn held_keys(
+        &self,
+        session: &Session,
+        table: &TableMeta,
+    ) -> Result<HashSet<String>> {
+        let names: Vec<SelectItem> = table.columns[..table.num_key_columns]
+            .iter()
+            .map(|c| SelectItem::UnnamedExpr(Expr::Identifier(quoted(&c.name))))
+            .collect();
+        let all_keys = row_query(names, from_table(table), None, &[], None);
+        let stored = self
+            .collect(session, ast::Statement::Query(Box::new(all_keys)))
+            .await?;
+        let mut held = HashSet::new();
+        for batch in &stored {
+            held.extend(key_texts(table, batch, 0, batch)?);
+        }
+        Ok(held)
     }
 
     /// A query's rows, all of them.

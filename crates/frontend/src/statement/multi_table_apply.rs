@@ -175,6 +175,26 @@ impl QueryEngine {
                     changed: n,
                 })
             }
+            (Some(new), KeysModel::Unique)
+                if m.assigned[..m.table.num_key_columns].iter().any(|a| *a) =>
+            {
+                // Rows moving to other keys: checked as MySQL moves them, then the old keys
+                // deleted and the new rows written in one load.
+                let old = storage_rows(&m.table, &m.old)?;
+                let mut held = self.held_keys(session, &m.table).await?;
+                super::key_updates::check_moves(&m.table, &mut held, &old, new, 0)?;
+                let changed = differing(&old, new)?;
+                let n = changed.true_count() as u64;
+                let old_rows = filter_record_batch(&old, &changed).map_err(internal)?;
+                let new_rows = filter_record_batch(new, &changed).map_err(internal)?;
+                if n > 0 {
+                    move_rows(&storage, current(&storage)?, old_rows, new_rows).await?;
+                }
+                Ok(Counts {
+                    matched: old.num_rows() as u64,
+                    changed: n,
+                })
+            }
             (Some(new), KeysModel::Unique) => {
                 let old = storage_rows(&m.table, &m.old)?;
                 let changed = differing(&old, new)?;
@@ -462,6 +482,29 @@ async fn load(
     tokio::task::spawn_blocking(move || {
         let flags = delete.then(|| BooleanArray::from(vec![true; rows.num_rows()]));
         let unrouted = writer.write_with_deletes(&rows, flags.as_ref())?;
+        if let Some((_, value)) = unrouted.first() {
+            return Err(no_partition_error(writer.table(), value));
+        }
+        writer.commit().map(|_| ())
+    })
+    .await
+    .map_err(|e| BasaltError::Internal(format!("load task failed: {e}")))?
+}
+
+/// One load that deletes the keys of `old` (whole rows of a Unique table), then writes `new`:
+/// within a load the newest row of a key decides, so a row moved onto a key another row left
+/// is kept.
+async fn move_rows(
+    storage: &Arc<StorageEngine>,
+    table: Arc<TableMeta>,
+    old: RecordBatch,
+    new: RecordBatch,
+) -> Result<()> {
+    let mut writer = storage.begin_load(table).await?;
+    tokio::task::spawn_blocking(move || {
+        let deletes = BooleanArray::from(vec![true; old.num_rows()]);
+        let mut unrouted = writer.write_with_deletes(&old, Some(&deletes))?;
+        unrouted.extend(writer.write(&new)?);
         if let Some((_, value)) = unrouted.first() {
             return Err(no_partition_error(writer.table(), value));
         }

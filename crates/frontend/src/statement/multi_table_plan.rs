@@ -399,14 +399,8 @@ fn check_updatable(table: &TableMeta, values: &[Option<Expr>], update: &ast::Upd
                 table.database, table.name
             )))
         }
-        KeysModel::Unique => {
-            if let Some(i) = (0..table.num_key_columns).find(|i| values[*i].is_some()) {
-                return Err(BasaltError::NotSupported(format!(
-                    "updating key column '{}' of Unique-key table {}: only value columns can be updated",
-                    table.columns[i].name, table.name
-                )));
-            }
-        }
+        // A row whose key is assigned moves to its new key (`key_updates::check_moves`).
+        KeysModel::Unique => {}
         _ => {
             if !table.generated_columns().is_empty() {
                 return Err(BasaltError::NotSupported(format!(

@@ -33,9 +33,10 @@ pub fn hex_as_number(e: &mut Expr) {
         ),
         Expr::Identifier(ident) => {
             ident.quote_style.is_none()
-                && ident.value.strip_prefix("0b").is_some_and(|b| {
-                    !b.is_empty() && b.bytes().all(|d| d == b'0' || d == b'1')
-                })
+                && ident
+                    .value
+                    .strip_prefix("0b")
+                    .is_some_and(|b| !b.is_empty() && b.bytes().all(|d| d == b'0' || d == b'1'))
         }
         _ => false,
     };

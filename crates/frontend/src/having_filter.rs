@@ -4,8 +4,8 @@
 //! it becomes part of the WHERE clause, each alias replaced by the expression it names.
 
 use basalt_sql::ast::{
-    BinaryOperator, Expr, Function, GroupByExpr, Query, Select, SelectItem, Statement, Visit,
-    VisitMut, Visitor, VisitorMut,
+    BinaryOperator, Expr, Function, GroupByExpr, Select, SelectItem, Statement, Visit, VisitMut,
+    Visitor, VisitorMut,
 };
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -43,13 +43,13 @@ impl VisitorMut for HavingToWhere<'_> {
             })
             .collect();
         let mut condition = having.clone();
-        let _ = VisitMut::visit(
-            &mut condition,
-            &mut Aliases {
-                aliases: &aliases,
-                depth: 0,
-            },
-        );
+        crate::own_level::rewrite_own_level(&mut condition, |e| {
+            if let Expr::Identifier(ident) = e {
+                if let Some(aliased) = aliases.get(&ident.value.to_lowercase()) {
+                    *e = Expr::Nested(Box::new(aliased.clone()));
+                }
+            }
+        });
         let condition = Expr::Nested(Box::new(condition));
         select.selection = Some(match select.selection.take() {
             Some(filter) => Expr::BinaryOp {
@@ -102,36 +102,4 @@ fn function_name(f: &Function) -> String {
         .and_then(|part| part.as_ident())
         .map(|ident| ident.value.to_lowercase())
         .unwrap_or_default()
-}
-
-/// Replaces unqualified names of select aliases by their expressions, outside subqueries (a
-/// subquery's names are its own).
-struct Aliases<'a> {
-    aliases: &'a HashMap<String, Expr>,
-    depth: usize,
-}
-
-impl VisitorMut for Aliases<'_> {
-    type Break = ();
-
-    fn pre_visit_query(&mut self, _query: &mut Query) -> ControlFlow<()> {
-        self.depth += 1;
-        ControlFlow::Continue(())
-    }
-
-    fn post_visit_query(&mut self, _query: &mut Query) -> ControlFlow<()> {
-        self.depth -= 1;
-        ControlFlow::Continue(())
-    }
-
-    fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
-        if self.depth == 0 {
-            if let Expr::Identifier(ident) = e {
-                if let Some(aliased) = self.aliases.get(&ident.value.to_lowercase()) {
-                    *e = Expr::Nested(Box::new(aliased.clone()));
-                }
-            }
-        }
-        ControlFlow::Continue(())
-    }
 }

@@ -46,6 +46,7 @@ mod mysql_server_variables;
 mod named_locks;
 mod numbers_table;
 mod output;
+mod own_level;
 mod partition_selection;
 mod planning_budget;
 mod planning_lane;

@@ -14,7 +14,7 @@ use crate::mysql_compat::call;
 use crate::tableless_subqueries::is_aggregate;
 use basalt_sql::ast::{
     DuplicateTreatment, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, Query,
-    SetExpr, Statement, Value, VisitMut, VisitorMut,
+    SetExpr, Statement, Value,
 };
 use std::ops::ControlFlow;
 
@@ -57,37 +57,13 @@ fn mark_body(body: &mut SetExpr) {
 /// Replaces the aggregate calls of `condition`, not those of its subqueries (theirs are
 /// their select lists', or marked as their own WHERE).
 fn mark_condition(condition: &mut Expr) {
-    let _ = condition.visit(&mut Marker { depth: 0 });
-}
-
-/// Marks aggregate calls outside nested queries.
-struct Marker {
-    depth: usize,
-}
-
-impl VisitorMut for Marker {
-    type Break = ();
-
-    fn pre_visit_query(&mut self, _query: &mut Query) -> ControlFlow<()> {
-        self.depth += 1;
-        ControlFlow::Continue(())
-    }
-
-    fn post_visit_query(&mut self, _query: &mut Query) -> ControlFlow<()> {
-        self.depth -= 1;
-        ControlFlow::Continue(())
-    }
-
-    fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
-        if self.depth == 0 {
-            if let Expr::Function(f) = expr {
-                if let Some(marked) = marker(f) {
-                    *expr = marked;
-                }
+    crate::own_level::rewrite_own_level(condition, |expr| {
+        if let Expr::Function(f) = expr {
+            if let Some(marked) = marker(f) {
+                *expr = marked;
             }
         }
-        ControlFlow::Continue(())
-    }
+    });
 }
 
 /// The marker call standing for the aggregate call `f` (None: `f` is no plain aggregate).

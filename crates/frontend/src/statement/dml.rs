@@ -257,6 +257,22 @@ pub(super) fn row_query(
     }
 }
 
+/// `db.t`, the table of `table`, as the parser makes it.
+pub(super) fn table_factor(table: &TableMeta) -> TableFactor {
+    TableFactor::Table {
+        name: ast::ObjectName::from(vec![quoted(&table.database), quoted(&table.name)]),
+        alias: None,
+        args: None,
+        with_hints: vec![],
+        version: None,
+        with_ordinality: false,
+        partitions: vec![],
+        json_path: None,
+        sample: None,
+        index_hints: vec![],
+    }
+}
+
 /// A name quoted with backticks, as written in MySQL.
 pub(super) fn quoted(name: &str) -> Ident {
     Ident::with_quote('`', name)

@@ -139,18 +139,7 @@ pub(crate) fn plan_ignore(
                     SelectItem::UnnamedExpr(Expr::Identifier(quoted(&table.columns[k].name)))
                 }))
                 .collect(),
-            from(TableFactor::Table {
-                name: ObjectName::from(vec![quoted(&table.database), quoted(&table.name)]),
-                alias: None,
-                args: None,
-                with_hints: vec![],
-                version: None,
-                with_ordinality: false,
-                partitions: vec![],
-                json_path: None,
-                sample: None,
-                index_hints: vec![],
-            }),
+            from(super::dml::table_factor(&table)),
             None,
             &[],
             None,

@@ -145,18 +145,7 @@ pub(super) fn check_moves(
 /// `FROM db.t`.
 fn from_table(table: &TableMeta) -> ast::TableWithJoins {
     ast::TableWithJoins {
-        relation: ast::TableFactor::Table {
-            name: ast::ObjectName::from(vec![quoted(&table.database), quoted(&table.name)]),
-            alias: None,
-            args: None,
-            with_hints: vec![],
-            version: None,
-            with_ordinality: false,
-            partitions: vec![],
-            json_path: None,
-            sample: None,
-            index_hints: vec![],
-        },
+        relation: super::dml::table_factor(table),
         joins: vec![],
     }
 }

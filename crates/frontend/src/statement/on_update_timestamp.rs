@@ -10,8 +10,7 @@
 use basalt_catalog::TableMeta;
 use basalt_common::SqlType;
 use basalt_sql::ast::{
-    self, helpers::attached_token::AttachedToken, BinaryOperator, CaseWhen, Expr, FunctionArg,
-    FunctionArgExpr, FunctionArguments, Ident, ObjectName, Value,
+    helpers::attached_token::AttachedToken, BinaryOperator, CaseWhen, Expr, Value,
 };
 
 /// Gives each unassigned `ON UPDATE CURRENT_TIMESTAMP` column of `table` its new value, given
@@ -63,28 +62,11 @@ pub(crate) fn assign_touched(
 
 /// `CURRENT_TIMESTAMP(p)` with the column's fraction digits.
 fn current_timestamp(ty: &SqlType) -> Expr {
-    let scale = match ty {
-        SqlType::DateTime { scale } => *scale,
-        _ => 0,
+    let args = match ty {
+        SqlType::DateTime { scale } if *scale > 0 => {
+            vec![Expr::value(Value::Number(scale.to_string(), false))]
+        }
+        _ => vec![],
     };
-    let args = match scale {
-        0 => vec![],
-        p => vec![FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(
-            Value::Number(p.to_string(), false).into(),
-        )))],
-    };
-    Expr::Function(ast::Function {
-        name: ObjectName::from(vec![Ident::new("current_timestamp")]),
-        uses_odbc_syntax: false,
-        parameters: FunctionArguments::None,
-        args: FunctionArguments::List(ast::FunctionArgumentList {
-            duplicate_treatment: None,
-            args,
-            clauses: vec![],
-        }),
-        filter: None,
-        null_treatment: None,
-        over: None,
-        within_group: vec![],
-    })
+    crate::mysql_compat::call("current_timestamp", args)
 }

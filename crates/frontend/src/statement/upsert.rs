@@ -184,18 +184,7 @@ fn upsert_insert(
             right: Box::new(b),
         })
         .unwrap_or(Expr::Value(Value::Boolean(true).into()));
-    let table_name = TableFactor::Table {
-        name: ObjectName::from(vec![quoted(&table.database), quoted(&table.name)]),
-        alias: None,
-        args: None,
-        with_hints: vec![],
-        version: None,
-        with_ordinality: false,
-        partitions: vec![],
-        json_path: None,
-        sample: None,
-        index_hints: vec![],
-    };
+    let table_name = super::dml::table_factor(table);
     let stored = row_query(
         vec![
             SelectItem::ExprWithAlias {

@@ -20,6 +20,7 @@ mod scan_io;
 mod segment_scan;
 mod sink;
 mod subquery_apply;
+mod subquery_exprs;
 mod table_statistics;
 mod tablet_scan;
 mod values_subqueries;
@@ -38,5 +39,6 @@ pub use sink::{compute_generated, delete_rows, GeneratedIds, KeyMoves};
 pub use subquery_apply::{
     ApplyRefusedSubqueries, ApplyRemainingSubqueries, SubqueryApply, SubqueryApplyExec,
 };
+pub use subquery_exprs::{subquery_of, subquery_of_mut};
 pub use tablet_scan::{BackendStorage, ClusterScans, TabletScanExec, TabletScanSpec};
 pub use values_subqueries::ValuesWithSubqueries;

@@ -20,14 +20,14 @@
 //! a projection) is refused with an error instead of an answer MySQL would not give.
 
 use crate::outer_aggregate_calls::MarkedAggregate;
+use crate::subquery_exprs::{subquery_of, subquery_of_mut};
 use basalt_common::{df_error::to_df, BasaltError};
 use datafusion::arrow::datatypes::Field;
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
 use datafusion::common::{not_impl_err, Column, DFSchema, DFSchemaRef, Result};
-use datafusion::logical_expr::expr::{Exists, InSubquery, SetComparison};
 use datafusion::logical_expr::expr_rewriter::NamePreserver;
-use datafusion::logical_expr::{Aggregate, Expr, ExprSchemable, LogicalPlan, Projection, Subquery};
+use datafusion::logical_expr::{Aggregate, Expr, ExprSchemable, LogicalPlan, Projection};
 use datafusion::optimizer::AnalyzerRule;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -251,27 +251,6 @@ fn with_aggregates(plan: LogicalPlan, lifted: &[(Expr, Column)]) -> Result<Logic
             let exprs = other.expressions();
             other.with_new_exprs(exprs, vec![child])
         }
-    }
-}
-
-/// The subquery in `expr` itself, not in its children.
-fn subquery_of(expr: &Expr) -> Option<&Subquery> {
-    match expr {
-        Expr::ScalarSubquery(s) => Some(s),
-        Expr::Exists(Exists { subquery, .. }) => Some(subquery),
-        Expr::InSubquery(InSubquery { subquery, .. }) => Some(subquery),
-        Expr::SetComparison(SetComparison { subquery, .. }) => Some(subquery),
-        _ => None,
-    }
-}
-
-fn subquery_of_mut(expr: &mut Expr) -> Option<&mut Subquery> {
-    match expr {
-        Expr::ScalarSubquery(s) => Some(s),
-        Expr::Exists(Exists { subquery, .. }) => Some(subquery),
-        Expr::InSubquery(InSubquery { subquery, .. }) => Some(subquery),
-        Expr::SetComparison(SetComparison { subquery, .. }) => Some(subquery),
-        _ => None,
     }
 }
 

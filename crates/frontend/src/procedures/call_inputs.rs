@@ -11,12 +11,13 @@
 use super::functions::CALL_NAME;
 use basalt_common::df_error::from_df;
 use basalt_common::Result;
+use basalt_query::{subquery_of, subquery_of_mut};
 use datafusion::catalog::MemTable;
 use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
 use datafusion::common::Column;
 use datafusion::datasource::provider_as_source;
 use datafusion::execution::{SessionState, TaskContext};
-use datafusion::logical_expr::{col, Expr, LogicalPlan, LogicalPlanBuilder, Subquery};
+use datafusion::logical_expr::{col, Expr, LogicalPlan, LogicalPlanBuilder};
 use std::sync::Arc;
 
 /// The name the collected rows of input `n` are scanned under.
@@ -24,17 +25,12 @@ fn input_name(n: usize) -> String {
     format!("__stored_function_input_{n}")
 }
 
-/// True if `expr` calls a stored function.
+/// True if `expr` calls a stored function (also inside a subquery).
 fn calls(expr: &Expr) -> bool {
     expr.exists(|e| {
         Ok(
             matches!(e, Expr::ScalarFunction(f) if f.func.name() == CALL_NAME)
-                || match e {
-                    Expr::ScalarSubquery(s) => plan_calls(&s.subquery),
-                    Expr::InSubquery(i) => plan_calls(&i.subquery.subquery),
-                    Expr::Exists(x) => plan_calls(&x.subquery.subquery),
-                    _ => false,
-                },
+                || subquery_of(e).is_some_and(|s| plan_calls(&s.subquery)),
         )
     })
     .unwrap_or(true)
@@ -112,13 +108,7 @@ async fn replace_in_subqueries(
 ) -> Result<Expr> {
     let mut calling: Vec<Arc<LogicalPlan>> = Vec::new();
     let _ = expr.apply(|e| {
-        let subquery = match e {
-            Expr::ScalarSubquery(s) => Some(s),
-            Expr::InSubquery(i) => Some(&i.subquery),
-            Expr::Exists(x) => Some(&x.subquery),
-            _ => None,
-        };
-        if let Some(s) = subquery.filter(|s| plan_calls(&s.subquery)) {
+        if let Some(s) = subquery_of(e).filter(|s| plan_calls(&s.subquery)) {
             calling.push(s.subquery.clone());
         }
         Ok(TreeNodeRecursion::Continue)
@@ -137,30 +127,17 @@ async fn replace_in_subqueries(
         .await?;
         replaced.push((plan, Arc::new(new)));
     }
-    let swap = |s: &mut Subquery| {
+    expr.transform(|mut e| {
+        let Some(s) = subquery_of_mut(&mut e) else {
+            return Ok(Transformed::no(e));
+        };
         if let Some((_, new)) = replaced
             .iter()
             .find(|(old, _)| Arc::ptr_eq(old, &s.subquery))
         {
             s.subquery = new.clone();
         }
-    };
-    expr.transform(|e| {
-        Ok(match e {
-            Expr::ScalarSubquery(mut s) => {
-                swap(&mut s);
-                Transformed::yes(Expr::ScalarSubquery(s))
-            }
-            Expr::InSubquery(mut i) => {
-                swap(&mut i.subquery);
-                Transformed::yes(Expr::InSubquery(i))
-            }
-            Expr::Exists(mut x) => {
-                swap(&mut x.subquery);
-                Transformed::yes(Expr::Exists(x))
-            }
-            other => Transformed::no(other),
-        })
+        Ok(Transformed::yes(e))
     })
     .map(|t| t.data)
     .map_err(from_df)

@@ -134,53 +134,51 @@ fn routine_row(p: &ProcedureMeta, b: &mut ResultBuilder) {
 }
 
 fn parameter_rows(p: &ProcedureMeta, b: &mut ResultBuilder) {
+    // A function's return value is its row 0, without a mode or name.
     if let Some(returns) = &p.returns {
-        let shape = TypeShape::of(returns);
-        b.row(vec![
-            "def".into(),
-            p.database.clone().into(),
-            p.name.clone().into(),
-            0i64.into(),
-            None::<String>.into(),
-            None::<String>.into(),
-            shape.data_type.clone().into(),
-            shape.char_length.into(),
-            shape.char_length.map(|n| n * 4).into(),
-            shape.precision.into(),
-            shape.scale.into(),
-            shape.datetime_precision.into(),
-            shape.text.then_some(CHARSET).into(),
-            shape.text.then_some(COLLATION).into(),
-            returns.to_lowercase().into(),
-            "FUNCTION".into(),
-        ]);
+        parameter_row(p, 0, None, None, returns, b);
     }
     for (i, param) in p.parameters.iter().enumerate() {
-        let shape = TypeShape::of(&param.data_type);
-        b.row(vec![
-            "def".into(),
-            p.database.clone().into(),
-            p.name.clone().into(),
-            (i as i64 + 1).into(),
-            (if p.is_function() {
-                None
-            } else {
-                Some(param.mode.as_str())
-            })
-            .into(),
-            param.name.clone().into(),
-            shape.data_type.clone().into(),
-            shape.char_length.into(),
-            shape.char_length.map(|n| n * 4).into(),
-            shape.precision.into(),
-            shape.scale.into(),
-            shape.datetime_precision.into(),
-            shape.text.then_some(CHARSET).into(),
-            shape.text.then_some(COLLATION).into(),
-            param.data_type.to_lowercase().into(),
-            p.kind().into(),
-        ]);
+        let mode = (!p.is_function()).then(|| param.mode.as_str());
+        parameter_row(
+            p,
+            i as i64 + 1,
+            mode,
+            Some(&param.name),
+            &param.data_type,
+            b,
+        );
     }
+}
+
+/// One row of PARAMETERS: routine `p`'s parameter at `position` of `data_type`.
+fn parameter_row(
+    p: &ProcedureMeta,
+    position: i64,
+    mode: Option<&str>,
+    name: Option<&str>,
+    data_type: &str,
+    b: &mut ResultBuilder,
+) {
+    let shape = TypeShape::of(data_type);
+    b.row(vec![
+        "def".into(),
+        p.database.clone().into(),
+        p.name.clone().into(),
+        position.into(),
+        mode.into(),
+        name.map(str::to_string).into(),
+        shape.data_type.clone().into(),
+        shape.char_length.into(),
+        shape.char_length.map(|n| n * 4).into(),
+        shape.precision.into(),
+        shape.scale.into(),
+        shape.datetime_precision.into(),
+        shape.text.then_some(CHARSET).into(),
+        shape.text.then_some(COLLATION).into(),
+        data_type.to_lowercase().into(),
+        p.kind().into(),
+    ]);
 }
 
 /// What information_schema says of a declared type.

@@ -439,6 +439,22 @@ fn parse_create_user(p: &mut Parser) -> Result<Statement, ParserError> {
     })
 }
 
+/// `[DEFINER = user | CURRENT_USER[()]]` of CREATE VIEW/PROCEDURE/FUNCTION: the user named,
+/// `None` without the clause or for CURRENT_USER (the creator).
+pub(crate) fn parse_definer(p: &mut Parser) -> Result<Option<UserName>, ParserError> {
+    if !crate::words::eat_word(p, "DEFINER") {
+        return Ok(None);
+    }
+    p.expect_token(&Token::Eq)?;
+    if crate::words::eat_word(p, "CURRENT_USER") {
+        if p.consume_token(&Token::LParen) {
+            p.expect_token(&Token::RParen)?;
+        }
+        return Ok(None);
+    }
+    parse_user_name(p).map(Some)
+}
+
 /// `'u'@'h'`, `u@h`, `'u'` (host defaults to `%`).
 pub(crate) fn parse_user_name(p: &mut Parser) -> Result<UserName, ParserError> {
     let t = p.next_token();

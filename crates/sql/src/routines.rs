@@ -28,19 +28,7 @@ pub(crate) fn at_create_procedure(p: &Parser) -> bool {
 /// parser reads, for the body's text.
 pub(crate) fn parse_create_procedure(p: &mut Parser, sql: &str) -> Result<Statement, ParserError> {
     expect_word(p, "CREATE")?;
-    let definer = if eat_word(p, "DEFINER") {
-        p.expect_token(&Token::Eq)?;
-        if eat_word(p, "CURRENT_USER") {
-            if p.consume_token(&Token::LParen) {
-                p.expect_token(&Token::RParen)?;
-            }
-            None
-        } else {
-            Some(crate::parser::parse_user_name(p)?)
-        }
-    } else {
-        None
-    };
+    let definer = crate::parser::parse_definer(p)?;
     let function = eat_word(p, "FUNCTION");
     if !function {
         expect_word(p, "PROCEDURE")?;

@@ -12,7 +12,7 @@
 //!     [WITH [CASCADED | LOCAL] CHECK OPTION]
 //! ```
 
-use crate::parser::parse_user_name;
+use crate::parser::parse_definer;
 use crate::statement::{Statement, UserName, ViewCheckOption, ViewDefinition};
 use crate::words::{eat_word, eat_words, expect_word, peek_word};
 use sqlparser::ast::{CreateViewAlgorithm, CreateViewSecurity};
@@ -84,19 +84,7 @@ fn parse_head(p: &mut Parser) -> Result<Head, ParserError> {
     } else {
         None
     };
-    let definer = if eat_word(p, "DEFINER") {
-        p.expect_token(&Token::Eq)?;
-        if eat_word(p, "CURRENT_USER") {
-            if p.consume_token(&Token::LParen) {
-                p.expect_token(&Token::RParen)?;
-            }
-            None
-        } else {
-            Some(parse_user_name(p)?)
-        }
-    } else {
-        None
-    };
+    let definer = parse_definer(p)?;
     let security = if eat_words(p, &["SQL", "SECURITY"]) {
         Some(if eat_word(p, "DEFINER") {
             CreateViewSecurity::Definer

@@ -2,13 +2,17 @@
 //! values as JSON null, JSON values nested, `DISTINCT` keeping the first of equal values), and
 //! `JSON_OBJECTAGG(key, value)`, the group's pairs as a JSON object (a key seen again keeps
 //! the value read last; a NULL key is an error). A group without rows gives NULL. A partial
-//! state is the JSON text of what its rows gave so far.
+//! state is the JSON text of what its rows gave so far. `JSON_ARRAYAGG(x ORDER BY ..)`
+//! (MariaDB's form) orders the array by the keys: each value is kept with its sort key in
+//! arrow's row format (bytes that compare in the requested order), and a partial state is then
+//! the JSON array of `[hex key, value]` pairs, so merged states still sort right.
 
 use super::functions::{json_field, sql_value};
 use basalt_common::is_json_field;
 use datafusion::arrow::array::{Array, ArrayRef, AsArray};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
+use datafusion::arrow::row::{RowConverter, SortField};
 use datafusion::common::{exec_err, plan_err, Result, ScalarValue};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::utils::format_state_name;
@@ -83,6 +87,22 @@ impl AggregateUDFImpl for JsonAggregate {
             return plan_err!("{}(DISTINCT ...) is not supported", self.name);
         }
         let json_args = args.expr_fields.iter().map(|f| is_json_field(f)).collect();
+        let order = match (self.kind, args.order_bys.is_empty()) {
+            (Kind::Array, false) => {
+                let fields = args
+                    .order_bys
+                    .iter()
+                    .map(|o| {
+                        Ok(SortField::new_with_options(
+                            o.expr.data_type(args.schema)?,
+                            o.options,
+                        ))
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                Some(RowConverter::new(fields)?)
+            }
+            _ => None,
+        };
         Ok(Box::new(JsonAccumulator {
             kind: self.kind,
             distinct: args.is_distinct,
@@ -90,6 +110,8 @@ impl AggregateUDFImpl for JsonAggregate {
             items: Vec::new(),
             members: Map::new(),
             rows: 0,
+            order,
+            keyed: Vec::new(),
         }))
     }
 }
@@ -104,6 +126,10 @@ struct JsonAccumulator {
     members: Map<String, Value>,
     /// Rows (or merged states) seen: none means the group's result is NULL.
     rows: usize,
+    /// `ORDER BY` of an array: the converter of its keys to sortable bytes.
+    order: Option<RowConverter>,
+    /// With `order`: every value with its sort key, sorted when the array is made.
+    keyed: Vec<(Vec<u8>, Value)>,
 }
 
 impl JsonAccumulator {
@@ -115,15 +141,76 @@ impl JsonAccumulator {
 
     fn document(&self) -> Value {
         match self.kind {
+            Kind::Array if self.order.is_some() => {
+                let mut keyed: Vec<&(Vec<u8>, Value)> = self.keyed.iter().collect();
+                keyed.sort_by(|a, b| a.0.cmp(&b.0));
+                let mut items: Vec<Value> = Vec::with_capacity(keyed.len());
+                for (_, v) in keyed {
+                    if !(self.distinct && items.contains(v)) {
+                        items.push(v.clone());
+                    }
+                }
+                Value::Array(items)
+            }
             Kind::Array => Value::Array(self.items.clone()),
             Kind::Object => Value::Object(self.members.clone()),
         }
     }
+
+    /// The partial state: the document, or with `order` the `[hex key, value]` pairs.
+    fn state_text(&self) -> String {
+        if self.order.is_none() {
+            return self.document().to_string();
+        }
+        let pairs = self
+            .keyed
+            .iter()
+            .map(|(k, v)| Value::Array(vec![Value::String(to_hex(k)), v.clone()]))
+            .collect();
+        Value::Array(pairs).to_string()
+    }
+
+    fn merge_pairs(&mut self, pairs: Vec<Value>) -> Result<()> {
+        for pair in pairs {
+            let Value::Array(mut parts) = pair else {
+                return exec_err!("json aggregate: malformed partial state");
+            };
+            let (Some(v), Some(Value::String(k))) = (parts.pop(), parts.pop()) else {
+                return exec_err!("json aggregate: malformed partial state");
+            };
+            let Some(key) = from_hex(&k) else {
+                return exec_err!("json aggregate: malformed partial state");
+            };
+            self.keyed.push((key, v));
+        }
+        Ok(())
+    }
+}
+
+fn to_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn from_hex(text: &str) -> Option<Vec<u8>> {
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
 }
 
 impl Accumulator for JsonAccumulator {
     fn update_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
         let rows = values.first().map_or(0, |a| a.len());
+        if let Some(order) = &self.order {
+            let keys = order.convert_columns(values.get(1..).unwrap_or_default())?;
+            for row in 0..rows {
+                let scalar = ScalarValue::try_from_array(&values[0], row)?;
+                let v = sql_value(&scalar, self.json_args.first().copied().unwrap_or(false))?;
+                self.keyed.push((keys.row(row).as_ref().to_vec(), v));
+                self.rows += 1;
+            }
+            return Ok(());
+        }
         for row in 0..rows {
             let value = |i: usize| -> Result<Value> {
                 let scalar = ScalarValue::try_from_array(&values[i], row)?;
@@ -158,6 +245,7 @@ impl Accumulator for JsonAccumulator {
         let text = cast(state, &DataType::Utf8)?;
         for doc in text.as_string::<i32>().iter().flatten() {
             match serde_json::from_str::<Value>(doc) {
+                Ok(Value::Array(pairs)) if self.order.is_some() => self.merge_pairs(pairs)?,
                 Ok(Value::Array(items)) => items.into_iter().for_each(|v| self.push(v)),
                 Ok(Value::Object(m)) => self.members.extend(m),
                 _ => return exec_err!("json aggregate: malformed partial state"),
@@ -169,7 +257,7 @@ impl Accumulator for JsonAccumulator {
 
     fn state(&mut self) -> Result<Vec<ScalarValue>> {
         Ok(vec![ScalarValue::Utf8(
-            (self.rows > 0).then(|| self.document().to_string()),
+            (self.rows > 0).then(|| self.state_text()),
         )])
     }
 
@@ -191,6 +279,11 @@ impl Accumulator for JsonAccumulator {
                 .iter()
                 .map(|(k, v)| k.len() + v.to_string().len())
                 .sum::<usize>()
+            + self
+                .keyed
+                .iter()
+                .map(|(k, v)| k.len() + v.to_string().len())
+                .sum::<usize>()
     }
 }
 
@@ -207,6 +300,8 @@ mod tests {
             items: Vec::new(),
             members: Map::new(),
             rows: 0,
+            order: None,
+            keyed: Vec::new(),
         }
     }
 

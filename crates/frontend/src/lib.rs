@@ -40,6 +40,7 @@ mod limit_clause;
 mod load_context;
 mod local_calls;
 mod local_node;
+mod merged_columns;
 mod login;
 mod mysql_compat;
 mod mysql_server_variables;

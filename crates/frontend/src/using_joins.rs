@@ -6,20 +6,17 @@
 //! order without a customer.
 //! - `A RIGHT JOIN B USING (c)` (and `NATURAL RIGHT JOIN`) becomes `B LEFT JOIN A USING (c)`:
 //!   an unqualified `c` then reads B's, as MySQL's does.
-//! - `SELECT *` over one USING join of two named tables is spelled out in MySQL's order: the
-//!   merged columns (from the preserved side), then the rest of the left table's columns, then
-//!   the rest of the right table's (`A.c, A.* EXCLUDE (c), B.* EXCLUDE (c)`).
 //!
-//! A join ON a condition names its columns and is left as written.
+//! `merged_columns` then shows the merged columns as MySQL does (`SELECT *`'s order, unqualified
+//! names). A join ON a condition names its columns and is left as written.
 
 use basalt_sql::ast::{
-    ExcludeSelectItem, Expr, Ident, Join, JoinConstraint, JoinOperator, ObjectName, ObjectNamePart,
-    Select, SelectItem, SelectItemQualifiedWildcardKind, Statement, TableFactor, TableWithJoins,
-    VisitMut, VisitorMut, WildcardAdditionalOptions,
+    Join, JoinConstraint, JoinOperator, Select, Statement, TableFactor, TableWithJoins, VisitMut,
+    VisitorMut,
 };
 use std::ops::ControlFlow;
 
-/// Rewrites every USING or NATURAL right join in `stmt`, and `SELECT *` over a USING join.
+/// Rewrites every USING or NATURAL right join in `stmt`.
 pub fn rewrite(stmt: &mut Statement) {
     let _ = stmt.visit(&mut SwapRightJoins);
 }
@@ -31,7 +28,6 @@ impl VisitorMut for SwapRightJoins {
 
     fn pre_visit_select(&mut self, select: &mut Select) -> ControlFlow<()> {
         select.from.iter_mut().for_each(swap_in);
-        spell_out_wildcard(select);
         ControlFlow::Continue(())
     }
 
@@ -94,117 +90,6 @@ fn swap_in(from: &mut TableWithJoins) {
     }
 }
 
-/// `SELECT *` over `A [LEFT | FULL] JOIN B USING (c, ..)` as MySQL lists it.
-fn spell_out_wildcard(select: &mut Select) {
-    let [TableWithJoins { relation, joins }] = select.from.as_slice() else {
-        return;
-    };
-    let [join] = joins.as_slice() else {
-        return;
-    };
-    let (JoinOperator::Join(JoinConstraint::Using(names))
-    | JoinOperator::Inner(JoinConstraint::Using(names))
-    | JoinOperator::Left(JoinConstraint::Using(names))
-    | JoinOperator::LeftOuter(JoinConstraint::Using(names))
-    | JoinOperator::FullOuter(JoinConstraint::Using(names))) = &join.join_operator
-    else {
-        return;
-    };
-    let full = matches!(join.join_operator, JoinOperator::FullOuter(_));
-    let (Some(left), Some(right)) = (qualifier(relation), qualifier(&join.relation)) else {
-        return;
-    };
-    let Some(merged) = names
-        .iter()
-        .map(|n| n.0.last().and_then(ObjectNamePart::as_ident).cloned())
-        .collect::<Option<Vec<Ident>>>()
-    else {
-        return;
-    };
-    if !select
-        .projection
-        .iter()
-        .any(|item| matches!(item, SelectItem::Wildcard(options) if is_plain(options)))
-    {
-        return;
-    }
-    let column = |table: &ObjectName, name: &Ident| {
-        let mut parts = table.0.clone();
-        parts.push(ObjectNamePart::Identifier(name.clone()));
-        Expr::CompoundIdentifier(
-            parts
-                .into_iter()
-                .filter_map(|p| p.as_ident().cloned())
-                .collect(),
-        )
-    };
-    let rest_of = |table: &ObjectName| {
-        SelectItem::QualifiedWildcard(
-            SelectItemQualifiedWildcardKind::ObjectName(table.clone()),
-            WildcardAdditionalOptions {
-                opt_exclude: Some(ExcludeSelectItem::Multiple(
-                    merged
-                        .iter()
-                        .map(|n| ObjectName::from(vec![n.clone()]))
-                        .collect(),
-                )),
-                ..Default::default()
-            },
-        )
-    };
-    let mut spelled: Vec<SelectItem> = merged
-        .iter()
-        .map(|name| {
-            if full {
-                SelectItem::ExprWithAlias {
-                    expr: crate::mysql_compat::call(
-                        "coalesce",
-                        vec![column(&left, name), column(&right, name)],
-                    ),
-                    alias: name.clone(),
-                }
-            } else {
-                SelectItem::UnnamedExpr(column(&left, name))
-            }
-        })
-        .collect();
-    spelled.push(rest_of(&left));
-    spelled.push(rest_of(&right));
-    select.projection = std::mem::take(&mut select.projection)
-        .into_iter()
-        .flat_map(|item| match item {
-            SelectItem::Wildcard(options) if is_plain(&options) => spelled.clone(),
-            other => vec![other],
-        })
-        .collect();
-}
-
-/// A bare `*`, without EXCLUDE, REPLACE or the like.
-fn is_plain(options: &WildcardAdditionalOptions) -> bool {
-    options.opt_ilike.is_none()
-        && options.opt_exclude.is_none()
-        && options.opt_except.is_none()
-        && options.opt_replace.is_none()
-        && options.opt_rename.is_none()
-        && options.opt_alias.is_none()
-}
-
-/// The name a table's columns are qualified by: its alias, else its name as written.
-fn qualifier(factor: &TableFactor) -> Option<ObjectName> {
-    match factor {
-        TableFactor::Table {
-            alias: Some(alias), ..
-        }
-        | TableFactor::Derived {
-            alias: Some(alias), ..
-        } => Some(ObjectName::from(vec![alias.name.clone()])),
-        TableFactor::Table {
-            name, alias: None, ..
-        } => Some(name.clone()),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,22 +118,6 @@ mod tests {
         assert_eq!(
             rewritten("SELECT * FROM a RIGHT JOIN b ON a.k = b.k"),
             "SELECT * FROM a RIGHT JOIN b ON a.k = b.k"
-        );
-    }
-
-    #[test]
-    fn spells_out_star_over_a_using_join() {
-        assert_eq!(
-            rewritten("SELECT * FROM o LEFT JOIN c AS cu USING (id, k)"),
-            "SELECT o.id, o.k, o.* EXCLUDE (id, k), cu.* EXCLUDE (id, k) FROM o LEFT JOIN c AS cu USING(id, k)"
-        );
-        assert_eq!(
-            rewritten("SELECT * FROM a RIGHT JOIN db.b USING (k)"),
-            "SELECT db.b.k, db.b.* EXCLUDE (k), a.* EXCLUDE (k) FROM db.b LEFT OUTER JOIN a USING(k)"
-        );
-        assert_eq!(
-            rewritten("SELECT * FROM a FULL JOIN b USING (k)"),
-            "SELECT coalesce(a.k, b.k) AS k, a.* EXCLUDE (k), b.* EXCLUDE (k) FROM a FULL JOIN b USING(k)"
         );
     }
 }

@@ -495,9 +495,9 @@ impl QueryEngine {
         crate::grouping::rewrite(&mut stmt)?;
         crate::local_calls::rewrite_calls(&mut stmt)?;
         session.sync_planner_options();
-        let plan = session
-            .ctx
-            .state()
+        let state = session.ctx.state();
+        crate::merged_columns::rewrite(&mut stmt, &state).await;
+        let plan = state
             .statement_to_plan(DfStatement::Statement(Box::new(stmt)))
             .await
             .map_err(|e| crate::statement::ddl::no_database_hint(&self.services, from_df(e)))?;

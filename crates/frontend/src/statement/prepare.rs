@@ -212,6 +212,7 @@ impl QueryEngine {
         crate::having_filter::rewrite(&mut numbered, &|name| session.is_aggregate(name));
         session.sync_planner_options();
         let state = session.ctx.state();
+        crate::merged_columns::rewrite(&mut numbered, &state).await;
         let statement = DfStatement::Statement(Box::new(numbered));
         let budget = crate::statement_timeout::planning_budget(session);
         let planned = crate::planning_lane::plan(expressions, budget, async move {

@@ -121,6 +121,7 @@ impl QueryEngine {
         session.sync_planner_options();
         let mut state = session.ctx.state();
         crate::session_clock::fix_start(&session.info.vars.read(), &mut state);
+        crate::merged_columns::rewrite(&mut stmt, &state).await;
         let budget = crate::statement_timeout::planning_budget(session);
         let plan_statement = |stmt: ast::Statement| {
             let state = state.clone();

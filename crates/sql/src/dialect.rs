@@ -265,6 +265,11 @@ impl Dialect for BasaltDialect {
         self.mysql.requires_single_line_comment_whitespace()
     }
 
+    /// MySQL reads `FROM (t1)` and `t1 JOIN (t2 AS x) ON ..` as the table alone.
+    fn supports_parens_around_table_factor(&self) -> bool {
+        true
+    }
+
     fn supports_match_against(&self) -> bool {
         self.mysql.supports_match_against()
     }

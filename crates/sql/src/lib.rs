@@ -14,6 +14,7 @@ mod dialect;
 mod error;
 mod group_by_order;
 mod in_lists;
+mod join_lists;
 mod lexer;
 mod load_data;
 mod locking_reads;

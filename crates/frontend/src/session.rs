@@ -432,8 +432,9 @@ impl Session {
         self.ctx.udaf(name).is_ok()
     }
 
-    /// Copies the session variables Basalt's planner rules read (`div_precision_increment`,
-    /// `disable_join_reorder`, `time_zone`) into the planner's options; called before a statement is planned.
+    /// Copies the session variables Basalt's planner rules and functions read
+    /// (`div_precision_increment`, `disable_join_reorder`, `time_zone`,
+    /// `block_encryption_mode`) into the planner's options; called before a statement is planned.
     pub(crate) fn sync_planner_options(&self) {
         use basalt_functions::MySqlOptions;
         let increment = match self.variables().get("div_precision_increment") {
@@ -444,6 +445,10 @@ impl Session {
             self.variables().get("disable_join_reorder"),
             Ok(VarValue::Int(n)) if n != 0
         );
+        let block_mode = match self.variables().get("block_encryption_mode") {
+            Ok(VarValue::Str(mode)) => mode,
+            _ => String::new(),
+        };
         let current = self
             .ctx
             .state_ref()
@@ -458,12 +463,14 @@ impl Session {
                     o.disable_join_reorder,
                     o.time_zone.clone(),
                     o.routine_depth,
+                    o.block_encryption_mode.clone(),
                 )
             });
         self.sync_parallelism();
         let zone = self.time_zone();
         let depth = self.info.routine.depth();
-        if current.as_ref() != Some(&(increment, no_reorder, zone.clone(), depth)) {
+        let wanted = (increment, no_reorder, zone.clone(), depth, block_mode.clone());
+        if current.as_ref() != Some(&wanted) {
             let state_ref = self.ctx.state_ref();
             let mut state = state_ref.write();
             let extensions = &mut state.config_mut().options_mut().extensions;
@@ -475,6 +482,7 @@ impl Session {
                 o.disable_join_reorder = no_reorder;
                 o.time_zone = zone;
                 o.routine_depth = depth;
+                o.block_encryption_mode = block_mode;
             }
         }
     }

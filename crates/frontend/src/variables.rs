@@ -69,6 +69,7 @@ pub static VARIABLES: &[VarDef] = &[
     def("auto_increment_increment", Int, Both, "1"),
     def("auto_increment_offset", Int, Both, "1"),
     def("autocommit", Bool, Both, "1"),
+    def("block_encryption_mode", Str, Both, "aes-128-ecb"),
     def("character_set_client", Str, Both, "utf8mb4"),
     def("character_set_connection", Str, Both, "utf8mb4"),
     def("character_set_database", Str, Both, "utf8mb4"),

@@ -1,12 +1,15 @@
 //! `AES_ENCRYPT(str, key[, iv[, mode]])` and `AES_DECRYPT(crypt, key[, iv[, mode]])` as MySQL
-//! and Doris compute them: the default mode is AES-128-ECB (MySQL's `block_encryption_mode`
-//! default, Doris's `AES_128_ECB`); Doris's fourth argument names another mode
-//! (`AES_{128,192,256}_{ECB,CBC}`, MySQL's `aes-256-cbc` spelling taken too). The key is folded
-//! into the key size as MySQL folds it (byte i XORed into byte i mod size of a zeroed key), the
-//! text padded with PKCS#7; CBC needs an initialization vector of at least 16 bytes (its
-//! first 16 are used), ECB ignores one. The result is binary; decrypting with the wrong key
-//! (bad padding) or a length that is no multiple of 16 gives NULL, as does any NULL argument.
+//! and Doris compute them. The mode is the session's `block_encryption_mode` (default
+//! `aes-128-ecb`) unless Doris's fourth argument names one (`AES_256_CBC`; MySQL's
+//! `aes-256-cbc` spelling taken too): `aes-{128,192,256}-{ecb,cbc,cfb1,cfb8,cfb128,ofb}` and
+//! Doris's `cfb` (= cfb128) and `ctr`. The key is folded into the key size as MySQL folds it
+//! (byte i XORed into byte i mod size of a zeroed key). ECB and CBC pad the text with PKCS#7;
+//! the stream modes keep its length. Every mode but ECB needs an initialization vector of at
+//! least 16 bytes (its first 16 are used); ECB ignores one. The result is binary; decrypting
+//! with the wrong key (bad padding) or a length that is no multiple of 16 gives NULL in ECB
+//! and CBC, as does any NULL argument.
 
+use crate::exact_division::MySqlOptions;
 use crate::mysql_values::bytes;
 use crate::util::{arguments, output, plain_function};
 use aes::cipher::generic_array::GenericArray;
@@ -42,6 +45,20 @@ pub fn functions() -> Vec<ScalarUDF> {
 enum Chaining {
     Ecb,
     Cbc,
+    /// Cipher feedback of 1, 8 or 128 bits a step (`cfb` alone is 128, as OpenSSL names it).
+    Cfb1,
+    Cfb8,
+    Cfb128,
+    Ofb,
+    /// Doris's counter mode: the IV is a 128-bit big-endian counter.
+    Ctr,
+}
+
+impl Chaining {
+    /// ECB and CBC pad the text to whole blocks (PKCS#7); the others are streams.
+    fn padded(self) -> bool {
+        matches!(self, Chaining::Ecb | Chaining::Cbc)
+    }
 }
 
 /// A mode: key size in bytes and block chaining.
@@ -56,6 +73,8 @@ const DEFAULT_MODE: Mode = Mode {
     chaining: Chaining::Ecb,
 };
 
+/// A mode named as MySQL's `block_encryption_mode` names it (`aes-256-cbc`) or as Doris's
+/// fourth argument does (`AES_256_CBC`).
 fn parse_mode(function: &str, text: &str) -> Result<Mode> {
     let normal = text.trim().to_ascii_lowercase().replace('_', "-");
     let parts: Vec<&str> = normal.split('-').collect();
@@ -72,11 +91,12 @@ fn parse_mode(function: &str, text: &str) -> Result<Mode> {
     let chaining = match chaining {
         "ecb" => Chaining::Ecb,
         "cbc" => Chaining::Cbc,
-        _ => {
-            return exec_err!(
-                "{function}: the encryption mode '{text}' is not supported (ECB and CBC are)"
-            )
-        }
+        "cfb1" => Chaining::Cfb1,
+        "cfb8" => Chaining::Cfb8,
+        "cfb" | "cfb128" => Chaining::Cfb128,
+        "ofb" => Chaining::Ofb,
+        "ctr" => Chaining::Ctr,
+        _ => return exec_err!("{function}: unknown encryption mode '{text}'"),
     };
     Ok(Mode {
         key_bytes,
@@ -138,6 +158,9 @@ fn initial_vector(iv: &[u8]) -> [u8; BLOCK] {
 }
 
 fn encrypt_bytes(text: &[u8], cipher: &Cipher, chaining: Chaining, iv: &[u8]) -> Vec<u8> {
+    if !chaining.padded() {
+        return stream(text, cipher, chaining, iv, true);
+    }
     let pad = BLOCK - text.len() % BLOCK;
     let mut data = text.to_vec();
     data.extend(std::iter::repeat_n(pad as u8, pad));
@@ -153,6 +176,9 @@ fn encrypt_bytes(text: &[u8], cipher: &Cipher, chaining: Chaining, iv: &[u8]) ->
 }
 
 fn decrypt_bytes(crypt: &[u8], cipher: &Cipher, chaining: Chaining, iv: &[u8]) -> Option<Vec<u8>> {
+    if !chaining.padded() {
+        return Some(stream(crypt, cipher, chaining, iv, false));
+    }
     if crypt.is_empty() || !crypt.len().is_multiple_of(BLOCK) {
         return None;
     }
@@ -180,6 +206,82 @@ fn decrypt_bytes(crypt: &[u8], cipher: &Cipher, chaining: Chaining, iv: &[u8]) -
     Some(data)
 }
 
+/// The stream modes (CFB1/8/128, OFB, CTR): the text XORed with a key stream made by
+/// encrypting a register that starts as the IV; as long as the text, no padding. Cipher
+/// feedback shifts the cipher text into the register, so `encrypting` says which side
+/// that is.
+fn stream(
+    input: &[u8],
+    cipher: &Cipher,
+    chaining: Chaining,
+    iv: &[u8],
+    encrypting: bool,
+) -> Vec<u8> {
+    let mut register = initial_vector(iv);
+    let mut out = Vec::with_capacity(input.len());
+    let key_stream = |register: &[u8; BLOCK]| {
+        let mut block = *register;
+        cipher.encrypt(&mut block);
+        block
+    };
+    match chaining {
+        Chaining::Cfb1 => {
+            for byte in input {
+                let mut result = 0_u8;
+                for bit in (0..8).rev() {
+                    let in_bit = (byte >> bit) & 1;
+                    let out_bit = in_bit ^ (key_stream(&register)[0] >> 7);
+                    result |= out_bit << bit;
+                    let fed = if encrypting { out_bit } else { in_bit };
+                    shift_in_bit(&mut register, fed);
+                }
+                out.push(result);
+            }
+        }
+        Chaining::Cfb8 => {
+            for byte in input {
+                let c = byte ^ key_stream(&register)[0];
+                out.push(c);
+                register.copy_within(1.., 0);
+                register[BLOCK - 1] = if encrypting { c } else { *byte };
+            }
+        }
+        Chaining::Cfb128 => {
+            for chunk in input.chunks(BLOCK) {
+                let ks = key_stream(&register);
+                let start = out.len();
+                out.extend(chunk.iter().zip(ks).map(|(b, k)| b ^ k));
+                let fed = if encrypting { &out[start..] } else { chunk };
+                register[..fed.len()].copy_from_slice(fed);
+            }
+        }
+        Chaining::Ofb => {
+            for chunk in input.chunks(BLOCK) {
+                register = key_stream(&register);
+                out.extend(chunk.iter().zip(register).map(|(b, k)| b ^ k));
+            }
+        }
+        Chaining::Ctr => {
+            let mut counter = u128::from_be_bytes(register);
+            for chunk in input.chunks(BLOCK) {
+                let ks = key_stream(&counter.to_be_bytes());
+                out.extend(chunk.iter().zip(ks).map(|(b, k)| b ^ k));
+                counter = counter.wrapping_add(1);
+            }
+        }
+        Chaining::Ecb | Chaining::Cbc => {}
+    }
+    out
+}
+
+/// The register shifted one bit left, `bit` coming in at the right.
+fn shift_in_bit(register: &mut [u8; BLOCK], bit: u8) {
+    for i in 0..BLOCK {
+        let next = register.get(i + 1).map_or(bit, |b| b >> 7);
+        register[i] = (register[i] << 1) | next;
+    }
+}
+
 fn encrypt(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
     crypt(args, "aes_encrypt", |data, cipher, chaining, iv| {
         Some(encrypt_bytes(data, cipher, chaining, iv))
@@ -195,6 +297,15 @@ fn crypt(
     function: &str,
     f: impl Fn(&[u8], &Cipher, Chaining, &[u8]) -> Option<Vec<u8>>,
 ) -> Result<ColumnarValue> {
+    let session_mode = match args
+        .config_options
+        .extensions
+        .get::<MySqlOptions>()
+        .map(|o| o.block_encryption_mode.as_str())
+    {
+        Some(text) if !text.is_empty() => parse_mode(function, text)?,
+        _ => DEFAULT_MODE,
+    };
     let (arrays, scalar) = arguments(args)?;
     let columns: Vec<Vec<Option<Vec<u8>>>> = arrays.iter().map(bytes).collect::<Result<_>>()?;
     let rows = arrays.first().map_or(0, |a| a.len());
@@ -207,7 +318,7 @@ fn crypt(
                 out.push(None);
                 continue;
             }
-            None => DEFAULT_MODE,
+            None => session_mode,
         };
         let (Some(Some(data)), Some(Some(key))) = (cell(0), cell(1)) else {
             out.push(None);
@@ -215,14 +326,19 @@ fn crypt(
         };
         let iv: &[u8] = match (mode.chaining, cell(2)) {
             (Chaining::Ecb, _) => &[],
-            (Chaining::Cbc, Some(Some(iv))) if iv.len() >= BLOCK => &iv[..BLOCK],
-            (Chaining::Cbc, Some(None)) => {
+            (_, Some(Some(iv))) if iv.len() >= BLOCK => &iv[..BLOCK],
+            (_, Some(None)) => {
                 out.push(None);
                 continue;
             }
-            (Chaining::Cbc, _) => {
+            (_, Some(Some(_))) => {
                 return exec_err!(
-                    "{function}: the initialization vector must be at least {BLOCK} bytes for CBC"
+                    "The initialization vector supplied to {function} is too short. Must be at least {BLOCK} bytes long"
+                )
+            }
+            (_, None) => {
+                return exec_err!(
+                    "Incorrect parameter count in the call to native function '{function}'"
                 )
             }
         };

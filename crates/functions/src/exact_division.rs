@@ -40,6 +40,8 @@ datafusion::common::extensions_options! {
         /// How many stored routines the statement runs inside (0: the client's own): its
         /// stored-function calls take turns with the calls of the same depth.
         pub routine_depth: usize, default = 0
+        /// `@@block_encryption_mode`: AES_ENCRYPT/AES_DECRYPT's mode when no argument names one.
+        pub block_encryption_mode: String, default = "aes-128-ecb".to_string()
     }
 }
 

@@ -9,7 +9,7 @@
 use crate::mysql_compat::{binary, call, cast, number, string};
 use basalt_sql::ast::helpers::attached_token::AttachedToken;
 use basalt_sql::ast::{
-    BinaryOperator, CaseWhen, DuplicateTreatment, Expr, FunctionArguments, Value,
+    BinaryOperator, CaseWhen, DataType, DuplicateTreatment, Expr, FunctionArguments, Value,
 };
 
 /// The rewrite of `name(args)`, if it is one of these functions.
@@ -19,6 +19,7 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
         "collect_list" | "collect_set" if args.len() == 1 => {
             without_nulls(name == "collect_set", arg(0))
         }
+        "bit_and" | "bit_or" | "bit_xor" if args.len() == 1 => mysql_bits(name, arg(0)),
         // Doris plans DISTINCT aggregates as these; they are the DISTINCT forms.
         "multi_distinct_sum" if args.len() == 1 => distinct_call("sum", args.to_vec()),
         "multi_distinct_count" if !args.is_empty() => distinct_call("count", args.to_vec()),
@@ -145,6 +146,28 @@ fn distinct_call(name: &str, args: Vec<Expr>) -> Expr {
         list.duplicate_treatment = Some(DuplicateTreatment::Distinct);
     }
     Expr::Function(f)
+}
+
+/// MySQL's BIT_AND / BIT_OR / BIT_XOR: the bits of the group's values read as 64-bit
+/// integers, as BIGINT UNSIGNED (-4 is 18446744073709551612), and never NULL: a group without
+/// values gives all bits set for AND and 0 for OR and XOR. Doris's `group_bit_*` keep the
+/// argument's type and give NULL.
+fn mysql_bits(name: &str, x: Expr) -> Expr {
+    let bits = call(
+        &format!("group_{name}"),
+        vec![cast(x, DataType::BigInt(None))],
+    );
+    let empty = if name == "bit_and" { u64::MAX } else { 0 };
+    call(
+        "coalesce",
+        vec![
+            cast(bits, DataType::BigIntUnsigned(None)),
+            cast(
+                Expr::value(Value::Number(empty.to_string(), false)),
+                DataType::BigIntUnsigned(None),
+            ),
+        ],
+    )
 }
 
 /// `array_agg([DISTINCT] x) FILTER (WHERE x IS NOT NULL)`: Doris's collect_list / collect_set

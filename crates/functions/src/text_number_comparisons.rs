@@ -1,6 +1,7 @@
 //! A string compared with a number (`=`, `<>`, `<`, .., IN lists, BETWEEN) compares numbers, as
 //! MySQL and Doris compare them: `varchar_col = 1` matches '1', '1.0' and ' 1'; `int_col =
-//! '1.5'` matches nothing; `'1.0' IN (1, 2)` is true. DataFusion cast the string to the
+//! '1.5'` matches nothing; `'1.0' IN (1, 2)` is true; `s IN ('a', 1)` compares `s` with 'a' as
+//! text and with 1 as a number. DataFusion cast the string to the
 //! number's type instead, so the query failed on the first string that was no integer
 //! (`Cannot cast string '1.0' to value of Int64 type`), whatever the rows.
 //!
@@ -15,6 +16,7 @@ use crate::implicit_casts::{parse_double, string_to_double};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result, ScalarValue};
+use datafusion::logical_expr::expr::InList;
 use datafusion::logical_expr::{Between, BinaryExpr, Expr, ExprSchemable};
 
 fn is_string(t: &DataType) -> bool {
@@ -71,6 +73,15 @@ pub(crate) fn rewrite(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
                     in_list.expr = Box::new(as_number(*in_list.expr));
                     Transformed::yes(Expr::InList(in_list))
                 }
+                Kind::Text if any(Kind::Number) => Transformed::yes(split_list(in_list, &kinds)),
+                // A NULL beside strings and numbers: NULL either way, without casting 'a'.
+                Kind::Other
+                    if any(Kind::Number)
+                        && any(Kind::Text)
+                        && matches!(in_list.expr.get_type(schema), Ok(DataType::Null)) =>
+                {
+                    Transformed::yes(split_list(in_list, &kinds))
+                }
                 _ => Transformed::no(Expr::InList(in_list)),
             }
         }
@@ -105,6 +116,36 @@ pub(crate) fn rewrite(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
         }
         other => Transformed::no(other),
     })
+}
+
+/// `s IN ('a', 1)`, a string beside strings and numbers: MySQL compares each pair by its own
+/// types, so the list splits in two, `s IN ('a') OR number(s) IN (1)` (`NOT IN`: both
+/// negated, joined by AND), which keeps IN's answer for NULLs too.
+fn split_list(in_list: InList, kinds: &[Kind]) -> Expr {
+    let InList {
+        expr,
+        list,
+        negated,
+    } = in_list;
+    let (numbers, others): (Vec<_>, Vec<_>) = list
+        .into_iter()
+        .zip(kinds)
+        .partition(|(_, k)| **k == Kind::Number);
+    let texts = Expr::InList(InList {
+        expr: expr.clone(),
+        list: others.into_iter().map(|(e, _)| e).collect(),
+        negated,
+    });
+    let numbers = Expr::InList(InList {
+        expr: Box::new(as_number(*expr)),
+        list: numbers.into_iter().map(|(e, _)| e).collect(),
+        negated,
+    });
+    if negated {
+        texts.and(numbers)
+    } else {
+        texts.or(numbers)
+    }
 }
 
 /// True when `text`, a constant, is a number that DataFusion's own cast reads exactly as

@@ -80,7 +80,13 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
         }
         // LOCATE(sub, s, pos); the two-argument form is strpos.
         "locate" if args.len() == 3 => call("mysql_locate", args.to_vec()),
-        "space" if args.len() == 1 => call("repeat", vec![string(" "), arg(0)]),
+        "space" if args.len() == 1 && is_plain_count(&args[0]) => {
+            call("repeat", vec![string(" "), arg(0)])
+        }
+        "space" if args.len() == 1 => call("repeat", vec![string(" "), count(arg(0), false)]),
+        // MariaDB's two-argument LPAD/RPAD pad with spaces.
+        "lpad" | "rpad" if args.len() == 2 => rewrite(name, &[arg(0), arg(1), string(" ")])
+            .unwrap_or_else(|| call(name, vec![arg(0), arg(1), string(" ")])),
         "isnull" if args.len() == 1 => Expr::IsNull(Box::new(arg(0))),
         "oct" if args.len() == 1 => call("conv", vec![arg(0), number(10), number(8)]),
         // Doris: LENGTHB counts bytes, as LENGTH does.

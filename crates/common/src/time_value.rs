@@ -18,6 +18,8 @@ pub struct TimeReading {
     pub clipped: bool,
     /// Characters followed the time (or fraction digits past six), which were ignored.
     pub trailing: bool,
+    /// The value spelled, before clipping (a span ADDTIME adds may pass the range).
+    pub span: i128,
 }
 
 /// A span clipped to ±838:59:59, and whether it had to be.
@@ -41,13 +43,39 @@ pub fn from_parts(
     let magnitude = ((i128::from(hours) * 60 + i128::from(minutes)) * 60 + i128::from(seconds))
         * 1_000_000
         + i128::from(micros);
-    let (value, clipped) = clip(if negative { -magnitude } else { magnitude });
+    let span = if negative { -magnitude } else { magnitude };
+    let (value, clipped) = clip(span);
     // A clipped value drops its fraction: 900:00:00.5 is 838:59:59.
     Some(TimeReading {
         micros: value,
         clipped,
         trailing: false,
+        span,
     })
+}
+
+/// A number as a span of time to add (ADDTIME's second argument): `[-]H..HMMSS[.ffffff]` with
+/// any number of hours (`8395959` is 839:59:59, not clipped); None for minutes or seconds past
+/// 59.
+pub fn span_of_number(v: f64) -> Option<i128> {
+    if !v.is_finite() || v.abs() >= 1e18 {
+        return None;
+    }
+    let magnitude = v.abs();
+    let mut whole = magnitude.trunc() as u64;
+    let mut micros = ((magnitude - magnitude.trunc()) * 1e6).round() as u64;
+    if micros >= 1_000_000 {
+        whole += 1;
+        micros = 0;
+    }
+    let (hours, minutes, seconds) = (whole / 10_000, whole / 100 % 100, whole % 100);
+    if minutes > 59 || seconds > 59 {
+        return None;
+    }
+    let span = ((i128::from(hours) * 60 + i128::from(minutes)) * 60 + i128::from(seconds))
+        * 1_000_000
+        + i128::from(micros);
+    Some(if v < 0.0 { -span } else { span })
 }
 
 /// `[-]HHMMSS[.ffffff]` (MySQL's number-to-TIME): `123456` is 12:34:56, `56` is 00:00:56;
@@ -60,7 +88,18 @@ pub fn from_number(v: f64) -> Option<TimeReading> {
     let v = v.abs();
     let whole = v.trunc();
     if whole >= 1e14 {
-        return None;
+        // No DATETIME's digits either: beyond the range, clipped to its end.
+        let span = if negative {
+            -(1i128 << 100)
+        } else {
+            1i128 << 100
+        };
+        return Some(TimeReading {
+            micros: clip(span).0,
+            clipped: true,
+            trailing: false,
+            span,
+        });
     }
     let whole = whole as u64;
     let micros = ((v - v.trunc()) * 1e6).round() as u64;
@@ -98,8 +137,9 @@ pub fn parse_text(text: &str) -> Option<TimeReading> {
     if let Some(time_of_datetime) = datetime_time_part(s) {
         return Some(time_of_datetime);
     }
+    // A sign may be followed by spaces (`'- 01:00:00'`).
     let (negative, s) = match s.strip_prefix('-') {
-        Some(rest) => (true, rest),
+        Some(rest) => (true, rest.trim_start_matches(' ')),
         None => (false, s.strip_prefix('+').unwrap_or(s)),
     };
     let mut scan = Scanner { s, at: 0 };
@@ -275,6 +315,7 @@ mod tests {
     fn text_as_mysql_reads_it() {
         assert_eq!(t("12:30").as_deref(), Some("12:30:00"));
         assert_eq!(t("-12:30").as_deref(), Some("-12:30:00"));
+        assert_eq!(t("- 1 01:00:00").as_deref(), Some("-25:00:00"));
         assert_eq!(t("-00:30").as_deref(), Some("-00:30:00"));
         assert_eq!(t("-23:12:59.05100").as_deref(), Some("-23:12:59.051000"));
         assert_eq!(t("120:00:06").as_deref(), Some("120:00:06"));
@@ -315,6 +356,7 @@ mod tests {
         assert_eq!(n(61.0), None);
         assert_eq!(n(1234567.0), None);
         assert_eq!(n(8390000.0).as_deref(), Some("838:59:59"));
+        assert_eq!(n(-9.3e18).as_deref(), Some("-838:59:59"));
     }
 
     #[test]

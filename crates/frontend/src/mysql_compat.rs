@@ -346,16 +346,76 @@ fn shifted(left: Expr, op: BinaryOperator, right: Expr) -> Expr {
         return only_when(falsehood, shifted(left, op, right));
     }
     let datetime = || DataType::Timestamp(Some(6), TimezoneInfo::None);
+    // The moved value and the interval, for the result's fractional digits.
+    let digits_sources = match (&left, &right) {
+        (start, Expr::Interval(interval)) | (Expr::Interval(interval), start)
+            if is_plain_operand(start) =>
+        {
+            Some((start.clone(), interval_digits(interval)))
+        }
+        _ => None,
+    };
     let (mut left, mut right) = (left, right);
     if has_time_unit(&right) {
         left = cast(left, datetime());
     } else if has_time_unit(&left) {
         right = cast(right, datetime());
     }
-    call(
-        basalt_functions::date_range::NAME,
-        vec![binary(left, op, right)],
-    )
+    let mut args = vec![binary(left, op, right)];
+    if let Some((start, digits)) = digits_sources {
+        args.extend([number(digits), start]);
+    }
+    call(basalt_functions::date_range::NAME, args)
+}
+
+/// A literal, a column or a CAST of one: cheap to pass again for its type.
+fn is_plain_operand(e: &Expr) -> bool {
+    match e {
+        Expr::Value(_) | Expr::Identifier(_) | Expr::CompoundIdentifier(_) => true,
+        Expr::TypedString { .. } => true,
+        Expr::Cast { expr, .. } | Expr::Nested(expr) => is_plain_operand(expr),
+        _ => false,
+    }
+}
+
+/// MySQL's fractional digits of an interval: `INTERVAL 1.25 SECOND` two (text six), a unit
+/// of microseconds six, other units none; -1 where they are not known here (an expression's
+/// seconds, a compound unit of seconds).
+fn interval_digits(interval: &basalt_sql::ast::Interval) -> i64 {
+    let unit = |f: &Option<DateTimeField>| f.as_ref().map(|f| f.to_string().to_ascii_uppercase());
+    let (leading, last) = (unit(&interval.leading_field), unit(&interval.last_field));
+    let units = [&leading, &last];
+    if units
+        .iter()
+        .any(|u| u.as_deref().is_some_and(|u| u.contains("MICROSECOND")))
+    {
+        return 6;
+    }
+    if last.is_some()
+        && units
+            .iter()
+            .any(|u| u.as_deref().is_some_and(|u| u.contains("SECOND")))
+    {
+        return -1;
+    }
+    if leading.as_deref() != Some("SECOND") {
+        return 0;
+    }
+    let mut value = interval.value.as_ref();
+    while let Expr::UnaryOp { expr, .. } | Expr::Nested(expr) = value {
+        value = expr;
+    }
+    match value {
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) if n.contains(['e', 'E']) => 6,
+            Value::Number(n, _) => n.split_once('.').map_or(0, |(_, f)| {
+                f.bytes().take_while(u8::is_ascii_digit).count().min(6)
+            }) as i64,
+            Value::SingleQuotedString(_) | Value::DoubleQuotedString(_) => 6,
+            _ => -1,
+        },
+        _ => -1,
+    }
 }
 
 /// `INTERVAL NULL <unit>` as `INTERVAL '0' <unit>`; None for any other expression.
@@ -506,7 +566,8 @@ fn plain_args(f: &Function) -> Option<Vec<Expr>> {
     }
 }
 
-/// MySQL's date arithmetic wants a date or datetime; a string literal is read as one.
+/// MySQL's date arithmetic wants a date or datetime; a string literal is read as one, and so
+/// is an integer literal (`20240105` a DATE, `20240105101112` a DATETIME, NULL for no date).
 pub(crate) fn as_temporal(e: Expr) -> Expr {
     match &e {
         Expr::Value(v) => match &v.value {
@@ -518,10 +579,24 @@ pub(crate) fn as_temporal(e: Expr) -> Expr {
                 };
                 cast(e.clone(), ty)
             }
+            // The CAST reads the number as MySQL does (basalt_functions' NumericDates).
+            Value::Number(n, _) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+                let ty = if n.len() <= 8 {
+                    DataType::Date
+                } else {
+                    DataType::Timestamp(None, TimezoneInfo::None)
+                };
+                cast(e.clone(), ty)
+            }
             _ => e,
         },
         _ => e,
     }
+}
+
+/// An unsigned numeric literal (`230322`, `10.5`).
+fn is_number_literal(e: &Expr) -> bool {
+    matches!(e, Expr::Value(v) if matches!(v.value, Value::Number(..)))
 }
 
 /// The fractional digits a CAST to DATETIME keeps: MySQL's DATETIME[(p)] and Doris's
@@ -980,11 +1055,12 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
         _ => return None,
     };
     let args = plain_args(f)?;
-    // HOUR / MINUTE / SECOND / MICROSECOND read a string as a TIME (`MINUTE('10:11:12')` is
-    // 11; a DATETIME string gives its time of day), other parts read it as a date.
+    // HOUR / MINUTE / SECOND / MICROSECOND read a string or a number as a TIME
+    // (`MINUTE('10:11:12')` is 11, `SECOND(230322)` 22; a DATETIME string gives its time of
+    // day), other parts read it as a date (`DAYOFMONTH(19970323)` is 23).
     let date_part = |unit: &str, arg: Expr| {
         let time_unit = matches!(unit, "hour" | "minute" | "second" | "microsecond");
-        let arg = if time_unit && is_string_literal(&arg) {
+        let arg = if time_unit && (is_string_literal(&arg) || is_number_literal(&arg)) {
             call(basalt_functions::time_cast::NAME, vec![arg])
         } else {
             as_temporal(arg)

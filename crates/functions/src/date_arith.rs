@@ -420,6 +420,8 @@ impl ScalarUDFImpl for TimeDiff {
         match args {
             // Two TIMEs (or a TIME and text read as one).
             [a, b] if is_time(a) || is_time(b) => Ok(vec![time.clone(), time]),
+            // Text or numbers: each value is read as a DATETIME or a TIME, whichever it names.
+            [a, b] if is_moment_input(a) && is_moment_input(b) => Ok(vec![a.clone(), b.clone()]),
             [a, b] => Ok(vec![temporal_input(a), temporal_input(b)]),
             _ => exec_err!("timediff takes two date-times"),
         }
@@ -429,33 +431,34 @@ impl ScalarUDFImpl for TimeDiff {
         Ok(DataType::Time64(TimeUnit::Microsecond))
     }
 
-    /// A TIME with the arguments' largest declared fractional digits (none declared: the
-    /// digits the value needs, as Doris shows `-96:00:00.3337`).
+    /// A TIME with the larger of the arguments' digits (a text literal's spelled ones, see
+    /// [`crate::temporal_digits`]); where those are unknown, the largest declared (none
+    /// declared: the digits the value needs, as Doris shows `-96:00:00.3337`).
     fn return_field_from_args(
         &self,
         args: datafusion::logical_expr::ReturnFieldArgs,
     ) -> Result<datafusion::arrow::datatypes::FieldRef> {
-        let digits = args
-            .arg_fields
-            .iter()
-            .map(|f| basalt_common::fraction_digits(f).unwrap_or(0))
-            .max()
-            .unwrap_or(0);
-        Ok(Arc::new(
-            datafusion::arrow::datatypes::Field::new(
-                self.name(),
-                DataType::Time64(TimeUnit::Microsecond),
-                true,
-            )
-            .with_metadata(std::collections::HashMap::from([(
-                basalt_common::types::FRACTION_DIGITS_KEY.to_string(),
-                digits.to_string(),
-            )])),
-        ))
+        let precise = crate::temporal_digits::largest([
+            crate::temporal_digits::precision_of(args.arg_fields, args.scalar_arguments, 0),
+            crate::temporal_digits::precision_of(args.arg_fields, args.scalar_arguments, 1),
+        ]);
+        let digits = precise.unwrap_or_else(|| {
+            args.arg_fields
+                .iter()
+                .map(|f| basalt_common::fraction_digits(f).unwrap_or(0))
+                .max()
+                .unwrap_or(0)
+        });
+        Ok(Arc::new(crate::temporal_digits::time_field(
+            self.name(),
+            Some(digits),
+        )))
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let (arrays, scalar) = crate::util::arguments(&args)?;
+        let digits = crate::temporal_digits::of_result(&args.return_field);
+        let clip = |span: i128| crate::temporal_digits::clip_time(span, digits);
         let out: datafusion::arrow::array::Time64MicrosecondArray =
             if is_time(arrays[0].data_type()) {
                 let (ends, starts) = (
@@ -464,7 +467,22 @@ impl ScalarUDFImpl for TimeDiff {
                 );
                 ends.iter()
                     .zip(starts.iter())
-                    .map(|(end, start)| Some(clip_time(i128::from(end?) - i128::from(start?))))
+                    .map(|(end, start)| Some(clip(i128::from(end?) - i128::from(start?))))
+                    .collect()
+            } else if is_moment_input(arrays[0].data_type())
+                && is_moment_input(arrays[1].data_type())
+            {
+                let ends = moments(&arrays[0])?;
+                let starts = moments(&arrays[1])?;
+                ends.into_iter()
+                    .zip(starts)
+                    .map(|(end, start)| match (end?, start?) {
+                        (Moment::At(e), Moment::At(s)) | (Moment::Span(e), Moment::Span(s)) => {
+                            Some(clip(i128::from(e) - i128::from(s)))
+                        }
+                        // A DATETIME less a TIME (or the other way) is no span: NULL.
+                        _ => None,
+                    })
                     .collect()
             } else {
                 let ends = datetimes(&arrays[0])?;
@@ -473,7 +491,7 @@ impl ScalarUDFImpl for TimeDiff {
                     .zip(starts)
                     .map(|(end, start)| {
                         let span = (end? - start?).num_microseconds()?;
-                        Some(clip_time(i128::from(span)))
+                        Some(clip(i128::from(span)))
                     })
                     .collect()
             };
@@ -481,13 +499,58 @@ impl ScalarUDFImpl for TimeDiff {
     }
 }
 
-fn is_time(t: &DataType) -> bool {
-    matches!(t, DataType::Time64(_) | DataType::Time32(_))
+/// Text or a number: TIMEDIFF reads each value as the DATETIME or the TIME it names.
+fn is_moment_input(t: &DataType) -> bool {
+    matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) || t.is_numeric()
 }
 
-/// A span as a TIME: beyond ±838:59:59 it is clipped, as MySQL's TIMEDIFF clips.
-fn clip_time(micros: i128) -> i64 {
-    basalt_common::time_value::clip(micros).0
+/// A value TIMEDIFF reads from text or a number: a DATETIME (microseconds since 1970) or a
+/// TIME (a signed span).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Moment {
+    At(i64),
+    Span(i64),
+}
+
+/// Text naming a date (`2014-01-01 00:00:00`, digits past seven) as a DATETIME, other text or
+/// numbers as a TIME (`'10:00:00.5'`, `385959`), as MySQL's TIMEDIFF reads them.
+fn moments(values: &ArrayRef) -> Result<Vec<Option<Moment>>> {
+    let at = |d: NaiveDateTime| Moment::At(d.and_utc().timestamp_micros());
+    Ok(if values.data_type().is_numeric() {
+        cast(values, &DataType::Float64)?
+            .as_primitive::<datafusion::arrow::datatypes::Float64Type>()
+            .iter()
+            .map(|v| {
+                let v = v?;
+                if v.abs().trunc() > 9_999_999.0 {
+                    let whole = v.trunc();
+                    let fraction = ((v - whole) * 1e6).round() as i64;
+                    let day = basalt_common::datetime_text::number_to_datetime(whole as i64)?;
+                    Some(at(day + chrono::Duration::microseconds(fraction)))
+                } else {
+                    basalt_common::time_value::from_number(v).map(|t| Moment::Span(t.micros))
+                }
+            })
+            .collect()
+    } else {
+        cast(values, &DataType::Utf8)?
+            .as_string::<i32>()
+            .iter()
+            .map(|s| {
+                let s = s?.trim();
+                let names_a_date = s.len() >= 8 && s[1..].contains('-');
+                if names_a_date {
+                    basalt_common::datetime_text::parse_datetime(s).map(at)
+                } else {
+                    basalt_common::time_value::parse_text(s).map(|t| Moment::Span(t.micros))
+                }
+            })
+            .collect()
+    })
+}
+
+fn is_time(t: &DataType) -> bool {
+    matches!(t, DataType::Time64(_) | DataType::Time32(_))
 }
 
 #[cfg(test)]

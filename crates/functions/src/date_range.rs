@@ -1,6 +1,11 @@
 //! `mysql_date_range(d)`: MySQL's date range on the result of date arithmetic. DATE_ADD and
 //! DATE_SUB give NULL when the result falls outside years 0000..9999 (MySQL: "the result is
 //! NULL"), where Arrow's dates would go on to year 10000 and beyond.
+//!
+//! `mysql_date_range(d, interval_digits, start)` also gives the result MySQL's fractional
+//! digits: the larger of the start's (see [`crate::temporal_digits`]) and the interval's
+//! (`INTERVAL 1.25 SECOND` two, microseconds six, other units none; -1 when unknown). `start` is
+//! the value moved, passed again only for its type and literal; its value is not read.
 
 use datafusion::arrow::array::{Array, ArrayRef, Date32Array, PrimitiveArray};
 use datafusion::arrow::datatypes::{
@@ -10,7 +15,7 @@ use datafusion::arrow::datatypes::{
 use datafusion::common::{Result, ScalarValue};
 use datafusion::logical_expr::{
     ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
-    Volatility,
+    TypeSignature, Volatility,
 };
 use std::sync::Arc;
 
@@ -23,7 +28,10 @@ fn day_bounds() -> (i64, i64) {
 
 pub fn function() -> ScalarUDF {
     ScalarUDF::new_from_impl(DateRange {
-        signature: Signature::any(1, Volatility::Immutable),
+        signature: Signature::one_of(
+            vec![TypeSignature::Any(1), TypeSignature::Any(3)],
+            Volatility::Immutable,
+        ),
     })
 }
 
@@ -48,10 +56,24 @@ impl ScalarUDFImpl for DateRange {
     /// The input's field, metadata included: a TIME(1) moved by an interval shows one
     /// fraction digit.
     fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
-        Ok(match args.arg_fields.first() {
-            Some(input) => Arc::new(input.as_ref().clone().with_name(NAME).with_nullable(true)),
-            None => Arc::new(Field::new(NAME, DataType::Null, true)),
-        })
+        let Some(input) = args.arg_fields.first() else {
+            return Ok(Arc::new(Field::new(NAME, DataType::Null, true)));
+        };
+        let field = input.as_ref().clone().with_name(NAME).with_nullable(true);
+        let temporal = matches!(
+            field.data_type(),
+            DataType::Timestamp(..) | DataType::Time64(_)
+        );
+        let digits = match (args.scalar_arguments.get(1).copied().flatten(), temporal) {
+            (Some(ScalarValue::Int64(Some(interval))), true) => {
+                let interval = u8::try_from(*interval).ok();
+                let start =
+                    crate::temporal_digits::precision_of(args.arg_fields, args.scalar_arguments, 2);
+                crate::temporal_digits::largest([interval, start])
+            }
+            _ => None,
+        };
+        Ok(Arc::new(crate::temporal_digits::marked(field, digits)))
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {

@@ -98,6 +98,7 @@ mod struct_element;
 mod substring;
 mod tdigest;
 mod temporal_avg;
+pub mod temporal_digits;
 mod temporal_numbers;
 mod temporal_rounding;
 pub mod temporal_text;

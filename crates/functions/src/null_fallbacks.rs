@@ -5,14 +5,17 @@
 //! `IFNULL(CAST(x AS UNSIGNED), 0)` became a FLOAT and lost all but 7 digits
 //! (1234567890123456789 came back as 1.234568e18).
 
-use datafusion::arrow::datatypes::{DataType, FieldRef};
+use datafusion::arrow::datatypes::{DataType, FieldRef, TimeUnit};
 use datafusion::common::Result;
 use datafusion::functions::core::coalesce;
+use datafusion::logical_expr::expr::ScalarFunction;
 use datafusion::logical_expr::simplify::{ExprSimplifyResult, SimplifyContext};
+use datafusion::logical_expr::ExprSchemable;
 use datafusion::logical_expr::{
     ColumnarValue, Expr, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
     Volatility,
 };
+use datafusion::prelude::lit;
 use std::sync::Arc;
 
 /// COALESCE, also answering to IFNULL and NVL.
@@ -85,12 +88,36 @@ impl ScalarUDFImpl for MySqlCoalesce {
         self.inner.return_type(types)
     }
 
+    /// DataFusion's field, and for a DATETIME or TIME the most fractional digits an argument
+    /// declares (`COALESCE(DATE, DATETIME(3))` is a DATETIME(3), as in MySQL).
     fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
-        self.inner.return_field_from_args(args)
+        let declared = args
+            .arg_fields
+            .iter()
+            .filter_map(|f| basalt_common::fraction_digits(f))
+            .max();
+        let field = self.inner.return_field_from_args(args)?;
+        Ok(match field.data_type() {
+            DataType::Timestamp(..) | DataType::Time64(_) if declared.is_some() => Arc::new(
+                crate::temporal_digits::marked(field.as_ref().clone(), declared),
+            ),
+            _ => field,
+        })
     }
 
+    /// DataFusion's CASE, kept showing the declared digits (a CASE has no field of its own):
+    /// `round_fraction(CASE .. END, p)` when every argument's digits are known.
     fn simplify(&self, args: Vec<Expr>, info: &SimplifyContext) -> Result<ExprSimplifyResult> {
-        self.inner.simplify(args, info)
+        let digits = shown_digits(&args, info);
+        Ok(match (self.inner.simplify(args, info)?, digits) {
+            (ExprSimplifyResult::Simplified(case), Some(digits)) => {
+                ExprSimplifyResult::Simplified(Expr::ScalarFunction(ScalarFunction::new_udf(
+                    Arc::new(crate::fraction_digits::function()),
+                    vec![case, lit(i64::from(digits))],
+                )))
+            }
+            (other, _) => other,
+        })
     }
 
     fn short_circuits(&self) -> bool {
@@ -100,6 +127,33 @@ impl ScalarUDFImpl for MySqlCoalesce {
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         self.inner.invoke_with_args(args)
     }
+}
+
+/// The fractional digits a DATETIME or TIME COALESCE shows: the most any argument declares,
+/// a DATE (made a DATETIME) or NULL none; None for other results or an argument whose digits
+/// are not known.
+fn shown_digits(args: &[Expr], info: &SimplifyContext) -> Option<u8> {
+    let result = info.get_data_type(args.first()?).ok()?;
+    if !matches!(
+        result,
+        DataType::Timestamp(TimeUnit::Microsecond, None) | DataType::Time64(TimeUnit::Microsecond)
+    ) {
+        return None;
+    }
+    let mut most = None;
+    for arg in args {
+        let digits = match arg {
+            Expr::Cast(cast)
+                if matches!(info.get_data_type(&cast.expr).ok()?, DataType::Date32) =>
+            {
+                0
+            }
+            Expr::Literal(v, _) if v.is_null() => 0,
+            _ => basalt_common::fraction_digits(arg.to_field(info.schema()).ok()?.1.as_ref())?,
+        };
+        most = Some(most.map_or(digits, |m: u8| m.max(digits)));
+    }
+    most
 }
 
 #[cfg(test)]

@@ -7,12 +7,13 @@
 use basalt_common::datetime_text::parse_column;
 use basalt_common::BasaltError;
 use datafusion::arrow::array::AsArray;
-use datafusion::arrow::datatypes::{DataType, TimeUnit};
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef, TimeUnit};
 use datafusion::common::{exec_err, DataFusionError, Result};
 use datafusion::logical_expr::{
-    ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
+    Volatility,
 };
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Target {
@@ -81,6 +82,24 @@ impl ScalarUDFImpl for StringToTemporal {
             Target::Date => DataType::Date32,
             Target::DateTime => DataType::Timestamp(TimeUnit::Microsecond, None),
         })
+    }
+
+    /// A DATETIME read from a text literal shows the fraction digits the text spells
+    /// (`TIMESTAMP'2001-01-01 00:00:00.10'` two, as MySQL's); from other text, the digits each
+    /// value needs.
+    fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
+        let field = Field::new(self.name(), self.return_type(&[])?, true);
+        let digits = match (
+            self.target,
+            args.scalar_arguments.first().copied().flatten(),
+        ) {
+            (Target::DateTime, Some(literal)) => args
+                .arg_fields
+                .first()
+                .and_then(|f| crate::temporal_digits::precision(f, Some(literal))),
+            _ => None,
+        };
+        Ok(Arc::new(crate::temporal_digits::marked(field, digits)))
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {

@@ -5,6 +5,7 @@
 //! makes the result NULL, as MySQL's). Text arguments are read as `TIME(text)` reads them; a
 //! text first argument of ADDTIME that names a DATETIME is moved as one and the result is text.
 
+use crate::temporal_digits;
 use crate::util::{arguments, output};
 use basalt_common::time_value;
 use chrono::NaiveDateTime;
@@ -15,9 +16,11 @@ use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{
     DataType, Float64Type, Time64MicrosecondType, TimeUnit, TimestampMicrosecondType,
 };
+use datafusion::arrow::datatypes::{Field, FieldRef};
 use datafusion::common::{exec_err, Result};
 use datafusion::logical_expr::{
-    ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
+    Volatility,
 };
 use std::fmt::Write;
 use std::sync::Arc;
@@ -82,8 +85,15 @@ impl ScalarUDFImpl for MakeTime {
         Ok(TIME)
     }
 
+    /// The seconds' declared digits (`MAKETIME(1, 2, 3.50)` is a TIME(2)).
+    fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
+        let digits = temporal_digits::declared_of(args.arg_fields, 2);
+        Ok(Arc::new(temporal_digits::time_field(self.name(), digits)))
+    }
+
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let (arrays, scalar) = arguments(&args)?;
+        let digits = temporal_digits::of_result(&args.return_field);
         let (hours, minutes, seconds) = (
             floats(&arrays[0])?,
             floats(&arrays[1])?,
@@ -93,20 +103,24 @@ impl ScalarUDFImpl for MakeTime {
             .into_iter()
             .zip(minutes)
             .zip(seconds)
-            .map(|((h, m), s)| make_time(h?.trunc(), m?.trunc(), s?))
+            .map(|((h, m), s)| make_time(h?.trunc(), m?.trunc(), s?, digits))
             .collect();
         output(Arc::new(out), scalar)
     }
 }
 
-/// MAKETIME: minutes 0..59 and seconds below 60, else NULL; clipped to the range.
-fn make_time(hours: f64, minutes: f64, seconds: f64) -> Option<i64> {
+/// MAKETIME: minutes 0..59 and seconds below 60, else NULL; clipped to the range (and the
+/// result's digits' nines).
+fn make_time(hours: f64, minutes: f64, seconds: f64, digits: Option<u8>) -> Option<i64> {
     if !(0.0..60.0).contains(&minutes) || !(0.0..60.0).contains(&seconds) || !hours.is_finite() {
         return None;
     }
     let magnitude = hours.abs().min(1e9) * 3600.0 + minutes * 60.0;
     let micros = (magnitude * 1e6) as i128 + (seconds * 1e6).round() as i128;
-    Some(time_value::clip(if hours < 0.0 { -micros } else { micros }).0)
+    Some(temporal_digits::clip_time(
+        if hours < 0.0 { -micros } else { micros },
+        digits,
+    ))
 }
 
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -133,10 +147,33 @@ impl ScalarUDFImpl for AddTime {
         })
     }
 
+    /// A TIME or DATETIME with the larger of both arguments' digits (a text result writes
+    /// six when its value has a fraction, as MySQL's).
+    fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
+        let types: Vec<DataType> = args
+            .arg_fields
+            .iter()
+            .map(|f| f.data_type().clone())
+            .collect();
+        let returns = self.return_type(&types)?;
+        let digits = match returns {
+            DataType::Utf8 => Some(temporal_digits::MAX_DIGITS),
+            _ => temporal_digits::largest([
+                temporal_digits::precision_of(args.arg_fields, args.scalar_arguments, 0),
+                temporal_digits::precision_of(args.arg_fields, args.scalar_arguments, 1),
+            ]),
+        };
+        Ok(Arc::new(temporal_digits::marked(
+            Field::new(self.name, returns, true),
+            digits,
+        )))
+    }
+
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let (arrays, scalar) = arguments(&args)?;
-        let shifts = spans(&arrays[1])?;
-        let shift = |s: Option<i64>| s.map(|s| i128::from(s) * i128::from(self.sign));
+        let digits = temporal_digits::of_result(&args.return_field);
+        let shifts = shift_spans(&arrays[1])?;
+        let shift = |s: Option<i128>| s.map(|s| s * i128::from(self.sign));
         let out: ArrayRef = match self.return_type(&[arrays[0].data_type().clone()])? {
             DataType::Timestamp(..) => {
                 let starts = cast(&arrays[0], &DATETIME)?;
@@ -162,13 +199,42 @@ impl ScalarUDFImpl for AddTime {
                 let out: Time64MicrosecondArray = spans(&arrays[0])?
                     .into_iter()
                     .zip(shifts)
-                    .map(|(t, s)| Some(time_value::clip(i128::from(t?) + shift(s)?).0))
+                    .map(|(t, s)| {
+                        Some(temporal_digits::clip_time(
+                            i128::from(t?) + shift(s)?,
+                            digits,
+                        ))
+                    })
                     .collect();
                 Arc::new(out)
             }
         };
         output(out, scalar)
     }
+}
+
+/// ADDTIME's second argument as spans of time, not clipped to the TIME range (MySQL adds
+/// `'839:59:59'` or `8395959` to a DATETIME as they are): text and numbers as
+/// `[-][D ]H..H:MM:SS[.f]` / `[-]H..HMMSS[.f]`, a TIME as it is; a DATETIME is no span (NULL).
+fn shift_spans(values: &ArrayRef) -> Result<Vec<Option<i128>>> {
+    Ok(match values.data_type() {
+        DataType::Timestamp(..) | DataType::Null => vec![None; values.len()],
+        DataType::Time32(_) | DataType::Time64(_) | DataType::Date32 | DataType::Date64 => {
+            spans(values)?
+                .into_iter()
+                .map(|s| s.map(i128::from))
+                .collect()
+        }
+        t if t.is_numeric() => floats(values)?
+            .into_iter()
+            .map(|v| time_value::span_of_number(v?))
+            .collect(),
+        _ => cast(values, &DataType::Utf8)?
+            .as_string::<i32>()
+            .iter()
+            .map(|s| time_value::parse_text(s?).map(|r| r.span))
+            .collect(),
+    })
 }
 
 /// A DATETIME (microseconds) moved by a span; None outside years 0000..9999.
@@ -195,7 +261,7 @@ fn moved_text(text: &str, shift: i128) -> Option<String> {
     }
     let time = time_value::parse_text(trimmed)?;
     Some(time_value::format(
-        time_value::clip(i128::from(time.micros) + shift).0,
+        temporal_digits::clip_time(i128::from(time.micros) + shift, None),
         None,
     ))
 }
@@ -293,12 +359,19 @@ mod tests {
 
     #[test]
     fn maketime_and_addtime() {
-        assert_eq!(make_time(-1.0, 2.0, 3.5), Some(-(3723 * MICROS + 500_000)));
         assert_eq!(
-            make_time(900.0, 0.0, 0.0),
+            make_time(-1.0, 2.0, 3.5, Some(1)),
+            Some(-(3723 * MICROS + 500_000))
+        );
+        assert_eq!(
+            make_time(900.0, 0.0, 0.0, Some(0)),
             Some(time_value::MAX_TIME_MICROS)
         );
-        assert_eq!(make_time(1.0, 60.0, 0.0), None);
+        assert_eq!(
+            make_time(900.0, 0.0, 0.1, Some(1)),
+            Some(time_value::MAX_TIME_MICROS + 900_000)
+        );
+        assert_eq!(make_time(1.0, 60.0, 0.0, None), None);
         assert_eq!(
             moved_text("10:00:00", -(11 * 3600 * i128::from(MICROS)) - 500_000).as_deref(),
             Some("-01:00:00.500000")

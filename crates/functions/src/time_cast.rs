@@ -28,10 +28,11 @@ pub const STRICT_NAME: &str = "mysql_time_strict";
 pub fn function() -> &'static ScalarUDF {
     static F: OnceLock<ScalarUDF> = OnceLock::new();
     F.get_or_init(|| {
-        plain_function(
+        crate::temporal_digits::digits_function(
             NAME,
             Signature::any(1, Volatility::Immutable),
             DataType::Time64(TimeUnit::Microsecond),
+            |fields, literals| crate::temporal_digits::precision_of(fields, literals, 0),
             |args| to_time(args, false),
         )
     })

@@ -1,9 +1,11 @@
 //! MySQL's `SEC_TO_TIME(n)` and `TIME_TO_SEC(t)`: spans of time, which may pass 24 hours (a
-//! TIMEDIFF can). `SEC_TO_TIME` gives a TIME (clipped to ±838:59:59 as MySQL clips);
+//! TIMEDIFF can). `SEC_TO_TIME` gives a TIME with the fractional digits its argument's type
+//! carries (see [`crate::temporal_digits`]), clipped to ±838:59:59 and those digits' nines;
 //! `TIME_TO_SEC` reads a TIME, a DATETIME's time of day, or text as `TIME(text)` reads it
 //! (`'34:56:00'`, `'-01:00:00'`, HHMMSS digits), and gives whole seconds (toward zero). What
 //! is no time is NULL.
 
+use crate::temporal_digits;
 use crate::util::{arguments, output, plain_function};
 use basalt_common::time_value;
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, Int64Array, Time64MicrosecondArray};
@@ -19,10 +21,11 @@ use std::sync::Arc;
 pub fn functions() -> Vec<ScalarUDF> {
     let one_argument = || Signature::any(1, Volatility::Immutable);
     vec![
-        plain_function(
+        temporal_digits::digits_function(
             "sec_to_time",
             one_argument(),
             DataType::Time64(TimeUnit::Microsecond),
+            |fields, _| temporal_digits::declared_of(fields, 0),
             sec_to_time,
         ),
         plain_function("time_to_sec", one_argument(), DataType::Int64, time_to_sec),
@@ -31,14 +34,15 @@ pub fn functions() -> Vec<ScalarUDF> {
 
 fn sec_to_time(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
     let (arrays, scalar) = arguments(args)?;
+    let digits = temporal_digits::of_result(&args.return_field);
     let seconds = cast(&arrays[0], &DataType::Float64)?;
     let out: Time64MicrosecondArray = seconds
         .as_primitive::<Float64Type>()
         .iter()
         .map(|s| {
             let s = s.filter(|s| s.is_finite())?;
-            let max = time_value::MAX_TIME_MICROS as f64;
-            Some((s * 1e6).round().clamp(-max, max) as i64)
+            let micros = (s * 1e6).round().clamp(-1e30, 1e30) as i128;
+            Some(temporal_digits::clip_time(micros, digits))
         })
         .collect();
     output(Arc::new(out), scalar)

@@ -103,6 +103,19 @@ impl ScalarUDFImpl for ConvertTz {
         Ok(DataType::Timestamp(TimeUnit::Microsecond, None))
     }
 
+    /// The date-time's digits (see [`crate::temporal_digits`]).
+    fn return_field_from_args(
+        &self,
+        args: datafusion::logical_expr::ReturnFieldArgs,
+    ) -> Result<datafusion::arrow::datatypes::FieldRef> {
+        let digits =
+            crate::temporal_digits::precision_of(args.arg_fields, args.scalar_arguments, 0);
+        Ok(Arc::new(crate::temporal_digits::marked(
+            datafusion::arrow::datatypes::Field::new(self.name(), self.return_type(&[])?, true),
+            digits,
+        )))
+    }
+
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let (arrays, scalar) = crate::util::arguments(&args)?;
         let times = datetimes(&arrays[0])?;

@@ -1,6 +1,6 @@
 //! MySQL's compound interval units (`INTERVAL '1:30' HOUR_MINUTE`, `'1 2:03:04' DAY_SECOND`,
 //! `'2-1' YEAR_MONTH`, `'1.5' SECOND_MICROSECOND`, ...), which `sqlparser` does not know, as the
-//! single-unit interval they amount to: `INTERVAL '90' MINUTE`. The value is read as MySQL
+//! single-unit interval they amount to: `INTERVAL 90 MINUTE`. The value is read as MySQL
 //! reads it (`get_interval_value`): leading spaces, an optional `-` that negates every part,
 //! then integers separated by any other characters; fewer parts than the unit has fill it from
 //! the right (`'30' HOUR_MINUTE` is 30 minutes); the microseconds of a `*_MICROSECOND` unit are
@@ -215,17 +215,29 @@ pub(crate) fn single_units(
         match (text, unit) {
             (Some(text), Some(unit)) => {
                 let span = tokens[first].span;
-                let count = match total(&text, unit) {
-                    Some(n) => Token::SingleQuotedString(n.to_string()),
-                    None => Token::make_keyword("NULL"),
+                // A number, not text: MySQL's interval of a compound unit has no fractional
+                // digits of its own (`INTERVAL '90' SECOND`, text, would have six).
+                let mut replacement = match total(&text, unit) {
+                    Some(n) if n < 0 => vec![
+                        TokenWithSpan::new(Token::Minus, span),
+                        TokenWithSpan::new(
+                            Token::Number(n.unsigned_abs().to_string(), false),
+                            span,
+                        ),
+                    ],
+                    Some(n) => vec![TokenWithSpan::new(
+                        Token::Number(n.to_string(), false),
+                        span,
+                    )],
+                    None => vec![TokenWithSpan::new(Token::make_keyword("NULL"), span)],
                 };
-                let replacement = [
-                    TokenWithSpan::new(count, span),
+                replacement.extend([
                     TokenWithSpan::new(Token::Whitespace(Whitespace::Space), span),
                     TokenWithSpan::new(Token::Word(unit_word(unit.unit)), tokens[unit_at].span),
-                ];
+                ]);
+                let added = replacement.len();
                 tokens.splice(first..=unit_at, replacement);
-                i = first + 3;
+                i = first + added;
             }
             _ => {
                 // A value that is no literal: find whether a compound unit ends it.
@@ -356,11 +368,11 @@ mod tests {
     fn literals_become_single_units() {
         assert_eq!(
             rewritten("SELECT d + INTERVAL '1:30' hour_minute").unwrap(),
-            "SELECT d + INTERVAL '90' MINUTE"
+            "SELECT d + INTERVAL 90 MINUTE"
         );
         assert_eq!(
             rewritten("SELECT DATE_SUB(d, INTERVAL -1.5 HOUR_MINUTE)").unwrap(),
-            "SELECT DATE_SUB(d, INTERVAL '-65' MINUTE)"
+            "SELECT DATE_SUB(d, INTERVAL -65 MINUTE)"
         );
         assert_eq!(
             rewritten("SELECT d + INTERVAL '1:2:3' HOUR_MINUTE").unwrap(),

@@ -505,12 +505,15 @@ fn push_u128(out: &mut Vec<u8>, mut v: u128) {
 }
 
 /// Doubles: shortest round-trip text, integral values without ".0", exponent form for very
-/// large or very small magnitudes (as MySQL prints them), and "inf", "-inf", "NaN".
+/// large or very small magnitudes (as MySQL prints them), and "inf", "-inf", "NaN". A
+/// negative zero prints as "0", as MySQL prints it (`SELECT -0e1` is 0).
 pub fn push_f64(out: &mut Vec<u8>, v: f64) {
     let a = v.abs();
     let _ = if v.is_nan() {
         write!(out, "NaN")
-    } else if a.is_infinite() || a == 0.0 || (1e-4..1e15).contains(&a) {
+    } else if a == 0.0 {
+        write!(out, "0")
+    } else if a.is_infinite() || (1e-4..1e15).contains(&a) {
         write!(out, "{v}")
     } else {
         write!(out, "{v:e}")
@@ -522,7 +525,9 @@ pub fn push_f32(out: &mut Vec<u8>, v: f32) {
     let a = v.abs();
     let _ = if v.is_nan() {
         write!(out, "NaN")
-    } else if a.is_infinite() || a == 0.0 || (1e-4..1e15).contains(&a) {
+    } else if a == 0.0 {
+        write!(out, "0")
+    } else if a.is_infinite() || (1e-4..1e15).contains(&a) {
         write!(out, "{v}")
     } else {
         write!(out, "{v:e}")

@@ -1,13 +1,14 @@
 //! JSON columns across segment forms through a real server: a data directory whose JSON
 //! segments were written as text (every Basalt before `json_binary_segments`) keeps answering
 //! byte for byte once the server writes binary segments beside them; Unique-key replacement,
-//! background compaction of both forms together and restarts change nothing a client sees.
+//! background compaction of both forms together and restarts change nothing a client sees, and
+//! the JSON path functions read both forms as binary documents.
 
 use crate::harness::{exec, rows, s, wait_for_compaction, TestServer};
 use mysql_async::Conn;
 use std::time::Duration;
 
-const TEXT_FORM: &str = "compaction_threads = 0\n";
+const TEXT_FORM: &str = "json_binary_segments = false\ncompaction_threads = 0\n";
 const BINARY_FORM: &str =
     "json_binary_segments = true\ncompaction_threads = 1\ncompaction_interval_ms = 10\n";
 
@@ -60,6 +61,19 @@ async fn check(c: &mut Conn) {
         )
         .await,
         vec![vec![s("2")]]
+    );
+    // That filter walks the documents in binary form, whichever form each segment holds.
+    let plan = rows(
+        c,
+        "EXPLAIN SELECT count(*) FROM js.t WHERE json_extract(doc, '$.a') = 5",
+    )
+    .await;
+    assert!(
+        plan.iter()
+            .flatten()
+            .flatten()
+            .any(|line| line.contains("binary_json=[doc]")),
+        "{plan:?}"
     );
 }
 

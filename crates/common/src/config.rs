@@ -67,8 +67,8 @@ pub struct Config {
     /// value is refused, one giving none uses the recorded one.
     pub lower_case_table_names: Option<u64>,
     /// New segments (loads, compactions, a backend's writes) hold JSON columns as binary
-    /// documents instead of compact text. Segments of either form are always read; off by
-    /// default until queries read the binary form without decoding it.
+    /// documents (on by default) instead of compact text. Segments of either form are always
+    /// read; the JSON path functions walk binary documents without decoding them.
     pub json_binary_segments: bool,
 }
 
@@ -97,7 +97,7 @@ impl Default for Config {
             catch_up_mb_per_second: 64,
             replica_clone_after_seconds: 300,
             lower_case_table_names: None,
-            json_binary_segments: false,
+            json_binary_segments: true,
         }
     }
 }

@@ -10,10 +10,36 @@
 //! user subtype [`NUMBER_TEXT`]. A document BSON cannot hold (an object key with a NUL
 //! character) keeps its whole text as binary of user subtype [`DOCUMENT_TEXT`].
 
+use arrow::array::{Array, BinaryArray, StringArray, StringBuilder};
+use arrow::datatypes::{DataType, Field};
 use bson::raw::{CStr, RawArray, RawArrayBuf, RawBinaryRef, RawBsonRef, RawDocument};
 use bson::spec::BinarySubtype;
 use bson::RawDocumentBuf;
 use serde_json::{Map, Number, Value};
+
+/// Field metadata key naming how a JSON column's values are encoded (absent: text).
+pub const JSON_ENCODING_KEY: &str = "basalt:json_encoding";
+/// [`JSON_ENCODING_KEY`]'s value for documents in this module's binary form.
+pub const BSON_ENCODING: &str = "bson";
+
+/// True for a column (of a segment, or of a scan's output) that holds binary JSON documents.
+pub fn is_binary_json(field: &Field) -> bool {
+    field.data_type() == &DataType::Binary
+        && field
+            .metadata()
+            .get(JSON_ENCODING_KEY)
+            .is_some_and(|e| e == BSON_ENCODING)
+}
+
+/// The binary form of a JSON text field: Arrow Binary, marked with [`JSON_ENCODING_KEY`].
+pub fn binary_field(field: &Field) -> Field {
+    let mut metadata = field.metadata().clone();
+    metadata.insert(JSON_ENCODING_KEY.to_string(), BSON_ENCODING.to_string());
+    field
+        .clone()
+        .with_data_type(DataType::Binary)
+        .with_metadata(metadata)
+}
 
 /// BSON binary subtype of a number kept as its JSON text.
 pub const NUMBER_TEXT: u8 = 0x80;
@@ -170,6 +196,18 @@ pub fn decode_text(bytes: &[u8]) -> Result<String, String> {
         Root::Text(text) => out.push_str(text),
     }
     Ok(out)
+}
+
+/// A column of binary documents as their compact text (NULLs kept).
+pub fn text_column(docs: &BinaryArray) -> Result<StringArray, String> {
+    let mut out = StringBuilder::with_capacity(docs.len(), docs.value_data().len());
+    for doc in docs.iter() {
+        match doc {
+            None => out.append_null(),
+            Some(bytes) => out.append_value(decode_text(bytes)?),
+        }
+    }
+    Ok(out.finish())
 }
 
 /// A BSON value (part of a binary document) as a JSON value.

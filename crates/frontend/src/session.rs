@@ -211,6 +211,7 @@ fn physical_optimizer_rules(
             datafusion::physical_optimizer::sanity_checker::SanityCheckPlan::new(),
         ));
     } else {
+        rules.push(Arc::new(basalt_query::BinaryJsonColumns));
         rules.push(Arc::new(basalt_query::FastLikeRule));
     }
     with_checkpoints(rules, Arc::new(PlanningCheckpoint))

@@ -148,7 +148,7 @@ use datafusion::prelude::SessionContext;
 pub use exact_division::{ExactDivision, MySqlOptions};
 pub use implicit_casts::{ImplicitCasts, StringArithmeticPlanner};
 pub use ip::IpCoercion;
-pub use json::JsonOperatorPlanner;
+pub use json::{reads_json_paths, JsonOperatorPlanner};
 pub use named_cast::NAMED_CAST;
 pub use nested_casts::{without_metadata, NestedCasts, TEXT_TO_NESTED};
 pub use numeric_dates::{NumericDates, NumericDatesPlanner};

@@ -2,6 +2,7 @@
 //! bucket, segment and key-range pruning, merge-on-read for Aggregate/Unique tables, the
 //! physical rules and kernels Basalt adds (LIKE, lazy conjunctions), and the INSERT sink.
 
+mod binary_json;
 mod fast_like;
 mod join_order;
 mod key_range;
@@ -25,6 +26,7 @@ mod table_statistics;
 mod tablet_scan;
 mod values_subqueries;
 
+pub use binary_json::BinaryJsonColumns;
 pub use fast_like::FastLikeRule;
 pub use join_order::ReorderJoins;
 pub use lenient_store::{fit_batch, StoreWarning, StoreWarnings};

@@ -10,6 +10,8 @@
 
 use crate::key_range::{KeyColumn, KeyRange};
 use basalt_common::df_error::to_df;
+use basalt_common::is_json_field;
+use basalt_common::json_binary;
 use basalt_storage::column_cache::{ColumnCache, ColumnKey};
 use basalt_storage::json_columns;
 use basalt_storage::segment_store::SegmentStore;
@@ -17,10 +19,10 @@ use basalt_storage::ReadGuard;
 use datafusion::arrow::array::{new_null_array, Array, ArrayRef, BooleanArray, RecordBatch};
 use datafusion::arrow::array::{BooleanBufferBuilder, RecordBatchOptions, UInt64Array};
 use datafusion::arrow::compute::{cast, concat, filter_record_batch};
-use datafusion::arrow::datatypes::{DataType, Schema, SchemaRef};
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::common::pruning::PruningStatistics;
 use datafusion::common::tree_node::TreeNodeRecursion;
-use datafusion::common::{internal_err, Column, Result, ScalarValue, Statistics};
+use datafusion::common::{internal_err, Column, ColumnStatistics, Result, ScalarValue, Statistics};
 use datafusion::execution::memory_pool::{MemoryConsumer, MemoryReservation};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::parquet::arrow::arrow_reader::statistics::StatisticsConverter;
@@ -211,6 +213,59 @@ impl SegmentScanExec {
         })
     }
 
+    /// This scan giving the JSON columns at output positions `columns` as binary documents
+    /// ([`json_binary::binary_field`]) instead of their text, for operators that only read
+    /// them with the JSON path functions; None if one of them is no JSON text column.
+    pub fn with_binary_json(&self, columns: &[usize]) -> Option<SegmentScanExec> {
+        let mut fields: Vec<Field> = self
+            .schema
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone())
+            .collect();
+        let mut statistics = self.statistics.as_ref().clone();
+        for &c in columns {
+            let field = fields.get(c)?;
+            if !is_json_field(field)
+                || !matches!(field.data_type(), DataType::Utf8 | DataType::Utf8View)
+            {
+                return None;
+            }
+            fields[c] = json_binary::binary_field(field);
+            // Text bounds mean nothing to bytes.
+            if let Some(column) = statistics.column_statistics.get_mut(c) {
+                let nulls = column.null_count;
+                *column = ColumnStatistics::new_unknown();
+                column.null_count = nulls;
+            }
+        }
+        let schema = Arc::new(Schema::new_with_metadata(
+            fields,
+            self.schema.metadata().clone(),
+        ));
+        let properties = Arc::new(PlanProperties::new(
+            EquivalenceProperties::new(schema.clone()),
+            self.properties.partitioning.clone(),
+            EmissionType::Incremental,
+            Boundedness::Bounded,
+        ));
+        Some(SegmentScanExec {
+            inputs: self.inputs.clone(),
+            work: self.work.clone(),
+            projection: self.projection.clone(),
+            schema,
+            cache: self.cache.clone(),
+            read_guard: self.read_guard.clone(),
+            limit: self.limit,
+            statistics: Arc::new(statistics),
+            pruning: self.pruning.clone(),
+            key_range: self.key_range.clone(),
+            row_groups_total: self.row_groups_total,
+            properties,
+            metrics: ExecutionPlanMetricsSet::new(),
+        })
+    }
+
     fn row_groups_selected(&self) -> usize {
         self.work.iter().map(Vec::len).sum()
     }
@@ -232,6 +287,16 @@ impl DisplayAs for SegmentScanExec {
             self.row_groups_total,
             columns.join(", ")
         )?;
+        let binary: Vec<&str> = self
+            .schema
+            .fields()
+            .iter()
+            .filter(|f| json_binary::is_binary_json(f))
+            .map(|f| f.name().as_str())
+            .collect();
+        if !binary.is_empty() {
+            write!(f, ", binary_json=[{}]", binary.join(", "))?;
+        }
         if let Some(p) = &self.pruning {
             write!(f, ", pruning_predicate={p}")?;
         }
@@ -417,7 +482,7 @@ impl RowGroupReader {
                 continue;
             };
             io.scanned += chunk_bytes(file_column);
-            let key = self.key(input, rg, file_column);
+            let key = self.key(input, rg, file_column, pos);
             match self.cache.get(&key) {
                 Some(array) => {
                     self.cache_hits.add(1);
@@ -444,14 +509,18 @@ impl RowGroupReader {
             let bytes = decoded.iter().map(|a| a.get_array_memory_size()).sum();
             self.decoded.lock().try_resize(bytes)?;
             for ((pos, file_column), array) in missing.iter().zip(decoded) {
-                let wanted = self.schema.field(*pos).data_type();
-                // JSON a segment holds as binary documents is read as its text.
-                let array = if json_columns::is_binary_json(file_schema.field(*file_column))
-                    && wanted != &DataType::Binary
-                {
-                    json_columns::decode_column(&array).map_err(to_df)?
-                } else {
-                    array
+                let wanted_field = self.schema.field(*pos);
+                let wanted = wanted_field.data_type();
+                // JSON is read in the form the scan gives it: a segment may hold either.
+                let stored_binary = json_columns::is_binary_json(file_schema.field(*file_column));
+                let array = match (stored_binary, json_binary::is_binary_json(wanted_field)) {
+                    (true, false) => json_columns::decode_column(&array).map_err(to_df)?,
+                    (false, true) => json_columns::encode_column(
+                        &cast(&array, &DataType::Utf8)?,
+                        wanted_field.name(),
+                    )
+                    .map_err(to_df)?,
+                    _ => array,
                 };
                 let array = if array.data_type() == wanted {
                     array
@@ -460,7 +529,7 @@ impl RowGroupReader {
                 };
                 if self.cache.enabled() {
                     self.cache
-                        .insert(self.key(input, rg, *file_column), array.clone());
+                        .insert(self.key(input, rg, *file_column, *pos), array.clone());
                 }
                 columns[*pos] = Some(array);
             }
@@ -514,11 +583,19 @@ impl RowGroupReader {
         Ok((batch, io))
     }
 
-    fn key(&self, input: &SegmentInput, rg: RowGroupRef, file_column: usize) -> ColumnKey {
+    /// The cache key of a column chunk in the form output position `pos` gives it.
+    fn key(
+        &self,
+        input: &SegmentInput,
+        rg: RowGroupRef,
+        file_column: usize,
+        pos: usize,
+    ) -> ColumnKey {
         ColumnKey {
             segment: input.segment.clone(),
             row_group: rg.row_group as u32,
             column: file_column as u32,
+            binary_json: json_binary::is_binary_json(self.schema.field(pos)),
         }
     }
 }

@@ -13,6 +13,9 @@ pub struct ColumnKey {
     pub segment: Arc<str>,
     pub row_group: u32,
     pub column: u32,
+    /// A JSON column's chunk as binary documents (true) or as text: a scan may ask for
+    /// either, whichever form the segment stores.
+    pub binary_json: bool,
 }
 
 impl SegmentKey for ColumnKey {

@@ -1,22 +1,19 @@
 //! The forms a JSON column takes in a segment file. Segments written before binary JSON hold
 //! compact JSON text (Arrow Utf8 marked `arrow.json`); a segment written in binary form holds
 //! each document as [`basalt_common::json_binary`] bytes (Arrow Binary, marked `arrow.json` and
-//! with [`JSON_ENCODING_KEY`] = [`BSON_ENCODING`] in the file's Arrow schema). Readers tell the
+//! with `basalt:json_encoding` = `bson` in the file's Arrow schema). Readers tell the
 //! two apart by the file's own schema, so a tablet may mix both, and give every caller the text
 //! form the table's schema declares. Binary JSON columns carry no statistics: their bytes do not
 //! order like documents.
 
 use crate::storage_err;
-use arrow::array::{Array, ArrayRef, AsArray, BinaryBuilder, RecordBatch, StringBuilder};
+use arrow::array::{Array, ArrayRef, AsArray, BinaryBuilder, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use basalt_common::types::EXTENSION_NAME_KEY;
 use basalt_common::{is_json_field, json_binary, BasaltError, Result};
 use std::sync::Arc;
 
-/// Field metadata key naming how a segment's JSON column is encoded.
-pub const JSON_ENCODING_KEY: &str = "basalt:json_encoding";
-/// [`JSON_ENCODING_KEY`]'s value for [`basalt_common::json_binary`] documents.
-pub const BSON_ENCODING: &str = "bson";
+pub use basalt_common::json_binary::{is_binary_json, JSON_ENCODING_KEY};
 
 /// How a segment writer stores JSON columns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -35,15 +32,6 @@ fn is_text_json(field: &Field) -> bool {
         && !basalt_common::variant::is_variant_field(field)
 }
 
-/// True for a segment column that holds binary JSON documents.
-pub fn is_binary_json(field: &Field) -> bool {
-    field.data_type() == &DataType::Binary
-        && field
-            .metadata()
-            .get(JSON_ENCODING_KEY)
-            .is_some_and(|e| e == BSON_ENCODING)
-}
-
 /// The file schema a segment of `schema` is written with in `form`, and whether it differs.
 pub fn file_schema(schema: &SchemaRef, form: JsonForm) -> (SchemaRef, bool) {
     if form == JsonForm::Text || !schema.fields().iter().any(|f| is_text_json(f)) {
@@ -54,12 +42,7 @@ pub fn file_schema(schema: &SchemaRef, form: JsonForm) -> (SchemaRef, bool) {
         .iter()
         .map(|f| {
             if is_text_json(f) {
-                let mut metadata = f.metadata().clone();
-                metadata.insert(JSON_ENCODING_KEY.to_string(), BSON_ENCODING.to_string());
-                f.as_ref()
-                    .clone()
-                    .with_data_type(DataType::Binary)
-                    .with_metadata(metadata)
+                json_binary::binary_field(f)
             } else {
                 f.as_ref().clone()
             }
@@ -89,8 +72,8 @@ pub fn to_file_batch(batch: &RecordBatch, file_schema: &SchemaRef) -> Result<Rec
     RecordBatch::try_new(file_schema.clone(), columns).map_err(storage_err)
 }
 
-/// Text JSON documents as binary ones.
-fn encode_column(column: &ArrayRef, name: &str) -> Result<ArrayRef> {
+/// Text JSON documents as binary ones (an invalid one is error 3140 naming `name`).
+pub fn encode_column(column: &ArrayRef, name: &str) -> Result<ArrayRef> {
     let texts = column.as_string::<i32>();
     let mut out = BinaryBuilder::with_capacity(texts.len(), texts.value_data().len() * 2);
     for text in texts.iter() {
@@ -111,18 +94,9 @@ fn encode_column(column: &ArrayRef, name: &str) -> Result<ArrayRef> {
 
 /// Binary JSON documents as their compact text.
 pub fn decode_column(column: &ArrayRef) -> Result<ArrayRef> {
-    let docs = column.as_binary::<i32>();
-    let mut out = StringBuilder::with_capacity(docs.len(), docs.value_data().len());
-    for doc in docs.iter() {
-        match doc {
-            None => out.append_null(),
-            Some(bytes) => out.append_value(
-                json_binary::decode_text(bytes)
-                    .map_err(|e| BasaltError::Storage(format!("a binary JSON value: {e}")))?,
-            ),
-        }
-    }
-    Ok(Arc::new(out.finish()))
+    json_binary::text_column(column.as_binary::<i32>())
+        .map(|texts| Arc::new(texts) as ArrayRef)
+        .map_err(|e| BasaltError::Storage(format!("a binary JSON value: {e}")))
 }
 
 /// The text field a binary JSON column of a file reads as.

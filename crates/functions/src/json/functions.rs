@@ -3,13 +3,15 @@
 //! cell of the function's result type.
 
 use super::edits;
+use super::node::{BinaryNode, JsonNode};
 use super::path::{member_path, JsonPath, LastLeg};
 use crate::util::{arguments, output};
 use basalt_common::is_json_field;
+use basalt_common::json_binary::{self, Root};
 use basalt_common::types::{EXTENSION_NAME_KEY, JSON_EXTENSION_NAME};
 use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, BooleanBuilder, Float64Builder, Int32Builder, Int64Builder,
-    StringBuilder,
+    new_null_array, Array, ArrayRef, AsArray, BooleanBuilder, Float64Builder, Int32Builder,
+    Int64Builder, StringBuilder,
 };
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
@@ -158,6 +160,14 @@ pub fn functions() -> Vec<ScalarUDF> {
         .collect()
 }
 
+/// Whether `udf` is a JSON function that reads only what its paths name in its first argument
+/// (which may then be a binary JSON document: [`basalt_common::json_binary`]).
+pub fn reads_json_paths(udf: &ScalarUDF) -> bool {
+    udf.inner()
+        .downcast_ref::<JsonFunction>()
+        .is_some_and(|f| f.kind.reads_paths())
+}
+
 impl Kind {
     fn out(self) -> Out {
         match self {
@@ -197,6 +207,19 @@ impl Kind {
             Kind::Depth => (1, 1),
             Kind::Replace | Kind::ArrayAppend | Kind::ArrayInsert | Kind::Search => (3, usize::MAX),
         }
+    }
+
+    /// Functions that read only the values their paths name in the document (argument 0): a
+    /// binary document is walked along the paths, never decoded whole.
+    fn reads_paths(self) -> bool {
+        matches!(
+            self,
+            Kind::Extract
+                | Kind::ContainsPath
+                | Kind::ExistsPath
+                | Kind::ExtractIsNull
+                | Kind::Typed { .. }
+        )
     }
 
     /// Functions taking (path, value) pairs after the document.
@@ -304,24 +327,63 @@ impl PathCache {
     }
 }
 
-/// Argument `i` of every row as text (None for NULL).
+/// The arguments of every row: as text (None for NULL), except a binary JSON document in
+/// argument 0 of a function that [reads paths](Kind::reads_paths), which stays binary.
 struct TextArgs {
     columns: Vec<ArrayRef>,
+    /// Argument 0's binary documents, when it has them and they are read as such.
+    documents: Option<ArrayRef>,
 }
 
 impl TextArgs {
-    fn new(arrays: &[ArrayRef]) -> Result<TextArgs> {
+    fn new(arrays: &[ArrayRef], fields: &[FieldRef], kind: Kind) -> Result<TextArgs> {
+        let binary = |i: usize| {
+            fields
+                .get(i)
+                .is_some_and(|f| json_binary::is_binary_json(f))
+        };
+        let documents = (kind.reads_paths() && binary(0)).then(|| arrays[0].clone());
         let columns = arrays
             .iter()
-            .map(|a| cast(a, &DataType::Utf8).map_err(Into::into))
+            .enumerate()
+            .map(|(i, a)| match i {
+                0 if documents.is_some() => Ok(new_null_array(&DataType::Utf8, a.len())),
+                _ if binary(i) => binary_as_text(a),
+                _ => cast(a, &DataType::Utf8).map_err(Into::into),
+            })
             .collect::<Result<_>>()?;
-        Ok(TextArgs { columns })
+        Ok(TextArgs { columns, documents })
     }
 
     fn get(&self, arg: usize, row: usize) -> Option<&str> {
         let c = self.columns[arg].as_string::<i32>();
         c.is_valid(row).then(|| c.value(row))
     }
+
+    fn is_null(&self, arg: usize, row: usize) -> bool {
+        match &self.documents {
+            Some(d) if arg == 0 => d.is_null(row),
+            _ => self.columns[arg].is_null(row),
+        }
+    }
+
+    /// Argument 0 of `row` as a binary document, when it is one.
+    fn document(&self, row: usize) -> Option<&[u8]> {
+        let d = self.documents.as_ref()?.as_binary::<i32>();
+        d.is_valid(row).then(|| d.value(row))
+    }
+}
+
+/// Binary JSON documents as their text.
+fn binary_as_text(array: &ArrayRef) -> Result<ArrayRef> {
+    json_binary::text_column(array.as_binary::<i32>())
+        .map(|texts| Arc::new(texts) as ArrayRef)
+        .map_err(binary_error)
+}
+
+/// A binary document that cannot be read (a damaged file).
+fn binary_error(e: String) -> datafusion::common::DataFusionError {
+    datafusion::common::DataFusionError::Execution(format!("a binary JSON value: {e}"))
 }
 
 impl JsonFunction {
@@ -330,7 +392,7 @@ impl JsonFunction {
         let text = if constructor {
             None
         } else {
-            Some(TextArgs::new(arrays)?)
+            Some(TextArgs::new(arrays, fields, self.kind)?)
         };
         let mut paths = PathCache::default();
         let mut cells = Vec::with_capacity(rows);
@@ -367,8 +429,32 @@ impl JsonFunction {
         let mut path = |text: &str| paths.parse(text, self.name);
         // Any NULL argument gives NULL (MySQL and Doris alike for these functions), except
         // the values some put into the document.
-        if (0..n).any(|i| arg(i).is_none() && !self.kind.null_allowed(i)) {
+        if (0..n).any(|i| args.is_null(i, row) && !self.kind.null_allowed(i)) {
             return Ok(None);
+        }
+        if self.kind.reads_paths() {
+            let paths = (1..n)
+                .map(|i| match (self.kind, i) {
+                    (Kind::ContainsPath, 1) => Ok(None),
+                    _ => path(arg(i).unwrap_or_default()).map(Some),
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let paths: Vec<&JsonPath> = paths.iter().flatten().map(|p| &**p).collect();
+            return match args.document(row) {
+                Some(bytes) => match json_binary::root(bytes).map_err(binary_error)? {
+                    Root::Value(v) => self.read_paths(BinaryNode(v), &paths, arg(1)),
+                    Root::Text(text) => self.read_paths(&self.document(text, 0)?, &paths, arg(1)),
+                },
+                None => {
+                    let text = arg(0).unwrap_or_default();
+                    let doc = match (self.kind, serde_json::from_str::<Value>(text)) {
+                        (_, Ok(doc)) => doc,
+                        (Kind::Typed { lenient: true, .. }, Err(_)) => return Ok(None),
+                        _ => self.document(text, 0)?,
+                    };
+                    self.read_paths(&doc, &paths, arg(1))
+                }
+            };
         }
         let value = |i: usize| -> Result<Value> {
             let scalar = ScalarValue::try_from_array(&arrays[i], row)?;
@@ -376,18 +462,6 @@ impl JsonFunction {
         };
         let text = |i: usize| arg(i).unwrap_or_default();
         Ok(match self.kind {
-            Kind::Extract => {
-                let doc = self.document(text(0), 0)?;
-                let paths = (1..n).map(|i| path(text(i))).collect::<Result<Vec<_>>>()?;
-                if let [only] = paths.as_slice() {
-                    if !only.has_wildcards() {
-                        return Ok(only.get(&doc).map(|v| Cell::Text(v.to_string())));
-                    }
-                }
-                let found: Vec<Value> =
-                    paths.iter().flat_map(|p| p.select(&doc)).cloned().collect();
-                (!found.is_empty()).then(|| Cell::Text(Value::Array(found).to_string()))
-            }
             Kind::Unquote => Some(Cell::Text(unquote(text(0)))),
             Kind::Valid => Some(Cell::Int(
                 serde_json::from_str::<serde::de::IgnoredAny>(text(0)).is_ok() as i64,
@@ -433,40 +507,8 @@ impl JsonFunction {
                 };
                 Some(Cell::Int(contains(&target, &candidate) as i64))
             }
-            Kind::ContainsPath => {
-                let doc = self.document(text(0), 0)?;
-                let all = match text(1).to_ascii_lowercase().as_str() {
-                    "all" => true,
-                    "one" => false,
-                    _ => return exec_err!("The oneOrAll argument to json_contains_path may take these values: 'one' or 'all'."),
-                };
-                let paths = (2..n).map(|i| path(text(i))).collect::<Result<Vec<_>>>()?;
-                let mut found = paths.iter().map(|p| !p.select(&doc).is_empty());
-                Some(Cell::Int(if all {
-                    found.all(|f| f)
-                } else {
-                    found.any(|f| f)
-                } as i64))
-            }
             Kind::Quote => Some(Cell::Text(Value::String(text(0).to_string()).to_string())),
             Kind::Parse => Some(Cell::Text(self.document(text(0), 0)?.to_string())),
-            Kind::ExistsPath => {
-                let doc = self.document(text(0), 0)?;
-                Some(Cell::Bool(!path(text(1))?.select(&doc).is_empty()))
-            }
-            Kind::ExtractIsNull => {
-                let doc = self.document(text(0), 0)?;
-                path(text(1))?.get(&doc).map(|v| Cell::Bool(v.is_null()))
-            }
-            Kind::Typed { lenient, out } => {
-                let doc = match serde_json::from_str::<Value>(text(0)) {
-                    Ok(doc) => doc,
-                    Err(_) if lenient => return Ok(None),
-                    Err(_) => self.document(text(0), 0)?,
-                };
-                let path = path(text(1))?;
-                path.get(&doc).and_then(|v| typed(v, out))
-            }
             Kind::Overlaps => {
                 let a = self.document(text(0), 0)?;
                 let b = self.document(text(1), 1)?;
@@ -575,7 +617,70 @@ impl JsonFunction {
                     )),
                 }
             }
-            Kind::Array | Kind::Object => None,
+            Kind::Array
+            | Kind::Object
+            | Kind::Extract
+            | Kind::ContainsPath
+            | Kind::ExistsPath
+            | Kind::ExtractIsNull
+            | Kind::Typed { .. } => None,
+        })
+    }
+
+    /// The functions that read only what their paths name, over either form of document.
+    /// `paths` are the path arguments; `second` is argument 1 as text (json_contains_path's
+    /// one-or-all).
+    fn read_paths<N: JsonNode>(
+        &self,
+        doc: N,
+        paths: &[&JsonPath],
+        second: Option<&str>,
+    ) -> Result<Option<Cell>> {
+        let failed = |e: String| {
+            datafusion::common::DataFusionError::Execution(format!("{}: {e}", self.name))
+        };
+        let text = |v: N| v.to_text().map_err(failed);
+        Ok(match self.kind {
+            Kind::Extract => {
+                if let [only] = paths {
+                    if !only.has_wildcards() {
+                        return only
+                            .get(doc)
+                            .map(text)
+                            .transpose()
+                            .map(|t| t.map(Cell::Text));
+                    }
+                }
+                let found = paths
+                    .iter()
+                    .flat_map(|p| p.select(doc))
+                    .map(text)
+                    .collect::<Result<Vec<_>>>()?;
+                (!found.is_empty()).then(|| Cell::Text(format!("[{}]", found.join(","))))
+            }
+            Kind::ContainsPath => {
+                let all = match second.unwrap_or_default().to_ascii_lowercase().as_str() {
+                    "all" => true,
+                    "one" => false,
+                    _ => return exec_err!("The oneOrAll argument to json_contains_path may take these values: 'one' or 'all'."),
+                };
+                let mut found = paths.iter().map(|p| !p.select(doc).is_empty());
+                Some(Cell::Int(if all {
+                    found.all(|f| f)
+                } else {
+                    found.any(|f| f)
+                } as i64))
+            }
+            Kind::ExistsPath => Some(Cell::Bool(paths.iter().all(|p| !p.select(doc).is_empty()))),
+            Kind::ExtractIsNull => paths
+                .first()
+                .and_then(|p| p.get(doc))
+                .map(|v| Cell::Bool(v.is_null())),
+            Kind::Typed { out, .. } => match paths.first().and_then(|p| p.get(doc)) {
+                Some(v) => typed(&v.to_value().map_err(failed)?, out),
+                None => None,
+            },
+            _ => None,
         })
     }
 

@@ -12,9 +12,10 @@
 mod aggregates;
 mod edits;
 mod functions;
+pub mod node;
 mod operators;
 pub mod path;
 
 pub use aggregates::functions as aggregate_functions;
-pub use functions::functions;
+pub use functions::{functions, reads_json_paths};
 pub use operators::JsonOperatorPlanner;

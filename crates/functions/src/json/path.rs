@@ -3,6 +3,7 @@
 //! `.*` every member, `[*]` every element, `**` every descendant. A path without wildcards
 //! names at most one value.
 
+use super::node::JsonNode;
 use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -135,28 +136,30 @@ impl JsonPath {
             .any(|l| matches!(l, Leg::AnyMember | Leg::AnyElement | Leg::Descendants))
     }
 
-    /// Every value the path names in `doc`, in document order.
-    pub fn select<'a>(&self, doc: &'a Value) -> Vec<&'a Value> {
+    /// Every value the path names in `doc`, in document order (of either form of document).
+    pub fn select<N: JsonNode>(&self, doc: N) -> Vec<N> {
         let mut current = vec![doc];
         for leg in &self.legs {
             let mut next = Vec::new();
             for v in current {
-                match (leg, v) {
-                    (Leg::Member(name), Value::Object(m)) => next.extend(m.get(name)),
-                    (Leg::AnyMember, Value::Object(m)) => next.extend(m.values()),
-                    (Leg::Element { from_end, offset }, Value::Array(a)) => {
-                        let index = if *from_end {
-                            a.len().checked_sub(1 + offset)
-                        } else {
-                            Some(*offset)
-                        };
-                        next.extend(index.and_then(|i| a.get(i)));
-                    }
-                    // MySQL: a scalar or object is an array of one for [0] and [last].
-                    (Leg::Element { offset: 0, .. }, other) => next.push(other),
-                    (Leg::AnyElement, Value::Array(a)) => next.extend(a.iter()),
-                    (Leg::Descendants, v) => descendants(v, &mut next),
-                    _ => {}
+                match leg {
+                    Leg::Member(name) => next.extend(v.member(name)),
+                    Leg::AnyMember => next.extend(v.members().unwrap_or_default()),
+                    Leg::Element { from_end, offset } => match v.elements() {
+                        Some(a) => {
+                            let index = if *from_end {
+                                a.len().checked_sub(1 + offset)
+                            } else {
+                                Some(*offset)
+                            };
+                            next.extend(index.and_then(|i| a.get(i).copied()));
+                        }
+                        // MySQL: a scalar or object is an array of one for [0] and [last].
+                        None if *offset == 0 => next.push(v),
+                        None => {}
+                    },
+                    Leg::AnyElement => next.extend(v.elements().unwrap_or_default()),
+                    Leg::Descendants => descendants(v, &mut next),
                 }
             }
             current = next;
@@ -165,7 +168,7 @@ impl JsonPath {
     }
 
     /// The value a path without wildcards names, if the document has it.
-    pub fn get<'a>(&self, doc: &'a Value) -> Option<&'a Value> {
+    pub fn get<N: JsonNode>(&self, doc: N) -> Option<N> {
         self.select(doc).into_iter().next()
     }
 }
@@ -293,12 +296,10 @@ fn located_descendants<'a>(at: String, v: &'a Value, out: &mut Vec<(String, &'a 
     }
 }
 
-fn descendants<'a>(v: &'a Value, out: &mut Vec<&'a Value>) {
+fn descendants<N: JsonNode>(v: N, out: &mut Vec<N>) {
     out.push(v);
-    match v {
-        Value::Object(m) => m.values().for_each(|c| descendants(c, out)),
-        Value::Array(a) => a.iter().for_each(|c| descendants(c, out)),
-        _ => {}
+    for c in v.members().or_else(|| v.elements()).unwrap_or_default() {
+        descendants(c, out);
     }
 }
 

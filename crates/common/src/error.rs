@@ -45,6 +45,19 @@ pub enum BasaltError {
     /// (`db.view`).
     #[error("CHECK OPTION failed '{0}'")]
     CheckOptionFailed(String),
+    /// A write through a view joining tables that would change more than one of them
+    /// (`db.view`).
+    #[error("Can not modify more than one base table through a join view '{0}'")]
+    JoinViewManyTables(String),
+    /// INSERT into a view joining tables without a column list (`db.view`).
+    #[error("Can not insert into join view '{0}' without fields list")]
+    JoinViewNoFields(String),
+    /// CREATE VIEW whose SELECT reads a user or system variable.
+    #[error("View's SELECT contains a variable or parameter")]
+    ViewSelectVariable,
+    /// DELETE from a view joining tables (`db.view`).
+    #[error("Can not delete from join view '{0}'")]
+    JoinViewDelete(String),
     #[error("Duplicate column name '{0}'")]
     DuplicateColumn(String),
     /// ALTER TABLE .. DROP COLUMN of a column the table does not have.
@@ -417,6 +430,10 @@ impl BasaltError {
             BasaltError::NotInsertable(_) => 1471,
             BasaltError::ColumnNotUpdatable(_) => 1348,
             BasaltError::CheckOptionFailed(_) => 1369,
+            BasaltError::JoinViewManyTables(_) => 1393,
+            BasaltError::JoinViewNoFields(_) => 1394,
+            BasaltError::JoinViewDelete(_) => 1395,
+            BasaltError::ViewSelectVariable => 1351,
             BasaltError::ColumnCountMismatch(_) => 1136,
             BasaltError::NotAView(_) => 1347,
             BasaltError::DuplicateColumn(_) => 1060,

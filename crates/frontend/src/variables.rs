@@ -147,6 +147,7 @@ fn known() -> impl Iterator<Item = &'static VarDef> {
         .chain(crate::doris_variables::DORIS_VARIABLES.iter())
         .chain(crate::doris_variables::MYSQL_TOOL_VARIABLES.iter())
         .chain(crate::mysql_server_variables::MYSQL_SERVER_VARIABLES.iter())
+        .chain(crate::mariadb_server_variables::MARIADB_SERVER_VARIABLES.iter())
 }
 
 /// Converts user text to a variable's stored value, or a 1231 error.

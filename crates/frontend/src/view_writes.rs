@@ -202,7 +202,7 @@ fn resolve(
         || select.having.is_some()
         || select.from.len() != 1
         || !select.from[0].joins.is_empty()
-        || has_aggregate(&select.projection)
+        || crate::view_merge::has_aggregate(&select.projection)
     {
         return Ok(Err(ReadOnly));
     }
@@ -291,23 +291,6 @@ fn resolve(
     }))
 }
 
-/// An aggregate call among the select items (`COUNT(*)`, `SUM(a)`, ..), at any depth.
-fn has_aggregate(items: &[SelectItem]) -> bool {
-    items.iter().any(|item| {
-        ast::visit_expressions(item, |e| match e {
-            Expr::Function(f)
-                if crate::tableless_subqueries::is_aggregate(
-                    &f.name.to_string().to_lowercase(),
-                ) =>
-            {
-                ControlFlow::Break(())
-            }
-            _ => ControlFlow::Continue(()),
-        })
-        .is_break()
-    })
-}
-
 /// The view a write's target names, if it names one.
 fn target_view(
     catalog: &dyn Catalog,
@@ -341,7 +324,19 @@ impl QueryEngine {
                     return Ok(ast::Statement::Insert(insert));
                 };
                 let Ok(target) = resolve(catalog, &view, 0)? else {
-                    return Err(BasaltError::NotInsertable(view.name.clone()));
+                    // A view joining tables takes rows into one of them.
+                    match crate::view_merge::merge(catalog, &view, &view.name)? {
+                        Some(merged) if merged.is_join() => {
+                            crate::join_view_writes::insert_into_join_view(
+                                &merged,
+                                &view_label(&view),
+                                &view.name,
+                                &mut insert,
+                            )?;
+                            return Ok(ast::Statement::Insert(insert));
+                        }
+                        _ => return Err(BasaltError::NotInsertable(view.name.clone())),
+                    }
                 };
                 self.insert_through(session, &view, &target, &mut insert)
                     .await?;
@@ -349,6 +344,7 @@ impl QueryEngine {
             }
             ast::Statement::Update(mut update) => {
                 if !update.table.joins.is_empty() || update.from.is_some() {
+                    self.update_through_views(session, &mut update).await?;
                     return Ok(ast::Statement::Update(update));
                 }
                 let TableFactor::Table { name, .. } = &update.table.relation else {
@@ -358,10 +354,9 @@ impl QueryEngine {
                     return Ok(ast::Statement::Update(update));
                 };
                 let Ok(target) = resolve(catalog, &view, 0)? else {
-                    return Err(BasaltError::NotUpdatable {
-                        table: view.name.clone(),
-                        statement: "UPDATE",
-                    });
+                    // A view joining tables: an UPDATE of its tables.
+                    self.update_through_views(session, &mut update).await?;
+                    return Ok(ast::Statement::Update(update));
                 };
                 self.update_through(session, &view, &target, &mut update)
                     .await?;
@@ -371,7 +366,12 @@ impl QueryEngine {
                 let from = match &mut delete.from {
                     ast::FromTable::WithFromKeyword(f) | ast::FromTable::WithoutKeyword(f) => f,
                 };
-                if from.len() != 1 || !from[0].joins.is_empty() || !delete.tables.is_empty() {
+                if from.len() != 1
+                    || !from[0].joins.is_empty()
+                    || !delete.tables.is_empty()
+                    || delete.using.is_some()
+                {
+                    crate::join_view_writes::merge_delete(catalog, session, &mut delete)?;
                     return Ok(ast::Statement::Delete(delete));
                 }
                 let TableFactor::Table { name, alias, .. } = &mut from[0].relation else {
@@ -381,10 +381,17 @@ impl QueryEngine {
                     return Ok(ast::Statement::Delete(delete));
                 };
                 let Ok(target) = resolve(catalog, &view, 0)? else {
-                    return Err(BasaltError::NotUpdatable {
-                        table: view.name.clone(),
-                        statement: "DELETE",
-                    });
+                    return Err(
+                        match crate::view_merge::merge(catalog, &view, &view.name)? {
+                            Some(merged) if merged.is_join() => {
+                                BasaltError::JoinViewDelete(view_label(&view))
+                            }
+                            _ => BasaltError::NotUpdatable {
+                                table: view.name.clone(),
+                                statement: "DELETE",
+                            },
+                        },
+                    );
                 };
                 *name = target.table.clone();
                 *alias = None;
@@ -587,6 +594,42 @@ impl QueryEngine {
         };
         if self.count_rows(session, &count).await? > 0 {
             return Err(BasaltError::CheckOptionFailed(view_label(view)));
+        }
+        Ok(())
+    }
+
+    /// An UPDATE naming views among several tables (or one join view) as the UPDATE of their
+    /// tables (`join_view_writes`), checking the check options it must keep.
+    async fn update_through_views(
+        &self,
+        session: &Session,
+        update: &mut ast::Update,
+    ) -> Result<()> {
+        let catalog = self.services.catalog.as_ref();
+        let Some(checks) = crate::join_view_writes::merge_update(catalog, session, update)? else {
+            return Ok(());
+        };
+        for check in checks {
+            if update.or == Some(ast::SqliteOnConflict::Ignore) {
+                update.selection = Some(and(update.selection.take(), holds(check.condition)));
+                continue;
+            }
+            let mut tables = vec![update.table.to_string()];
+            if let Some(
+                ast::UpdateTableFromKind::AfterSet(more)
+                | ast::UpdateTableFromKind::BeforeSet(more),
+            ) = &update.from
+            {
+                tables.extend(more.iter().map(|t| t.to_string()));
+            }
+            let count = format!(
+                "SELECT COUNT(*) FROM {} WHERE {}",
+                tables.join(", "),
+                and(update.selection.clone(), not(holds(check.condition)))
+            );
+            if self.count_rows(session, &count).await? > 0 {
+                return Err(BasaltError::CheckOptionFailed(check.label));
+            }
         }
         Ok(())
     }

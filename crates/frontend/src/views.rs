@@ -20,6 +20,20 @@ use datafusion::sql::parser::Statement as DfStatement;
 use std::collections::HashSet;
 use std::ops::ControlFlow;
 
+/// Whether a view's SELECT reads a variable (`@x`, `@@sql_mode`): MySQL's 1351, a view
+/// being the same rows for every session.
+fn reads_variable(query: &Query) -> bool {
+    let variable = |i: &Ident| i.quote_style.is_none() && i.value.starts_with('@');
+    ast::visit_expressions(query, |e| match e {
+        ast::Expr::Identifier(i) if variable(i) => ControlFlow::Break(()),
+        ast::Expr::CompoundIdentifier(parts) if parts.first().is_some_and(variable) => {
+            ControlFlow::Break(())
+        }
+        _ => ControlFlow::Continue(()),
+    })
+    .is_break()
+}
+
 /// Views inside views (a cycle made with OR REPLACE would never end) stop here.
 const MAX_EXPANSIONS: usize = 64;
 
@@ -304,6 +318,9 @@ impl QueryEngine {
             return Ok(Output::ok());
         }
         qualify_tables(&mut query, &db);
+        if reads_variable(&query) {
+            return Err(BasaltError::ViewSelectVariable);
+        }
         let select = ast::Statement::Query(query.clone());
         let names = match columns.is_empty() {
             false => Some(columns),

@@ -378,7 +378,12 @@ fn views(is: &InformationSchema, b: &mut ResultBuilder) {
             v.name.clone().into(),
             v.definition.clone().into(),
             v.check_option.word().into(),
-            "NO".into(),
+            // Updatable: a view MySQL merges into the statement naming it.
+            match crate::view_merge::is_mergeable(is.services.catalog.as_ref(), &v) {
+                true => "YES",
+                false => "NO",
+            }
+            .into(),
             v.definer.clone().into(),
             "INVOKER".into(),
             CHARSET.into(),

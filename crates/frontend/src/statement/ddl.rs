@@ -146,6 +146,18 @@ impl QueryEngine {
         ops: &[basalt_sql::AlterTableOp],
     ) -> Result<Output> {
         let db = database_of(session, &table.database)?;
+        // RENAME TABLE of a view renames the view (MySQL's views share the tables' names).
+        if let [basalt_sql::AlterTableOp::Rename(to)] = ops {
+            if let Some(view) = self.services.catalog.view(&db, &table.table) {
+                let renamed = basalt_catalog::ViewMeta {
+                    name: session.stored_name(to),
+                    ..(*view).clone()
+                };
+                self.services.catalog.create_view(renamed, false)?;
+                self.services.catalog.drop_view(&db, &view.name, false)?;
+                return Ok(Output::ok());
+            }
+        }
         let before = self.services.catalog.table(&db, &table.table)?;
         let checks = foreign_key_checks(session);
         let (out, notes) =

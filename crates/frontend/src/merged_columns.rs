@@ -235,8 +235,7 @@ fn rewrite_select(select: &mut Select, known: &Known) -> Option<HashMap<String, 
         shown.extend(shown_by(item, known, &mut merged)?);
     }
     select.from = from;
-    // A name two columns have is ambiguous: MySQL refuses it, as DataFusion will.
-    merged.retain(|name, _| shown.iter().filter(|s| s.named(name)).count() == 1);
+    let merged = visible(&merged, &shown);
     let no_aliases = Vec::new();
     for item in &mut select.projection {
         match item {
@@ -258,9 +257,6 @@ fn rewrite_select(select: &mut Select, known: &Known) -> Option<HashMap<String, 
     if let Some(selection) = &mut select.selection {
         qualify(selection, &merged, &no_aliases);
     }
-    for from in &mut select.from {
-        qualify_on(from, &merged);
-    }
     // GROUP BY names a FROM column before a result column, as MySQL's does.
     if let basalt_sql::ast::GroupByExpr::Expressions(exprs, _) = &mut select.group_by {
         for e in exprs {
@@ -272,6 +268,22 @@ fn rewrite_select(select: &mut Select, known: &Known) -> Option<HashMap<String, 
         qualify(having, &merged, &aliases);
     }
     Some(merged)
+}
+
+/// The merged columns of `merged` that `shown` has once (a name two columns have is ambiguous,
+/// as MySQL finds it), with what they read.
+fn visible(merged: &HashMap<String, Expr>, shown: &[Shown]) -> HashMap<String, Expr> {
+    merged
+        .iter()
+        .filter(|(name, source)| {
+            let mut named = shown.iter().filter(|s| s.named(name));
+            matches!(
+                (named.next(), named.next()),
+                (Some(Shown::Column { source: s, .. }), None) if s.as_ref() == *source
+            )
+        })
+        .map(|(name, source)| (name.clone(), source.clone()))
+        .collect()
 }
 
 /// The result column aliases of `select`, lower-case.
@@ -296,6 +308,11 @@ fn shown_by(
     let mut shown = shown_by_factor(&mut from.relation, known, merged)?;
     for join in &mut from.joins {
         let right = shown_by_factor(&mut join.relation, known, merged)?;
+        // An ON condition sees the columns of the two sides it joins.
+        if let Some(JoinConstraint::On(on)) = constraint_mut(&mut join.join_operator) {
+            let sides: Vec<Shown> = shown.iter().chain(&right).cloned().collect();
+            qualify(on, &visible(merged, &sides), &[]);
+        }
         let full = matches!(join.join_operator, JoinOperator::FullOuter(_));
         let names: Vec<Ident> = match constraint(&join.join_operator) {
             Some(JoinConstraint::Natural) => {
@@ -524,28 +541,6 @@ fn qualify(expr: &mut Expr, merged: &HashMap<String, Expr>, aliases: &[String]) 
             }
         }
     });
-}
-
-/// [`qualify`] on the ON conditions of a FROM item's joins.
-fn qualify_on(from: &mut TableWithJoins, merged: &HashMap<String, Expr>) {
-    let none = Vec::new();
-    if let TableFactor::NestedJoin {
-        table_with_joins, ..
-    } = &mut from.relation
-    {
-        qualify_on(table_with_joins, merged);
-    }
-    for join in &mut from.joins {
-        if let TableFactor::NestedJoin {
-            table_with_joins, ..
-        } = &mut join.relation
-        {
-            qualify_on(table_with_joins, merged);
-        }
-        if let Some(JoinConstraint::On(on)) = constraint_mut(&mut join.join_operator) {
-            qualify(on, merged, &none);
-        }
-    }
 }
 
 fn constraint_mut(operator: &mut JoinOperator) -> Option<&mut JoinConstraint> {

@@ -63,7 +63,20 @@ fn opens_subquery(tokens: &[TokenWithSpan], open: usize) -> bool {
         if matches!(w.keyword, Keyword::SELECT | Keyword::WITH | Keyword::VALUES | Keyword::TABLE))
 }
 
-/// The commas directly inside the parentheses opened at `open`.
+/// Words that, directly inside the parentheses, make them a query's.
+const QUERY_WORDS: [Keyword; 9] = [
+    Keyword::SELECT,
+    Keyword::UNION,
+    Keyword::EXCEPT,
+    Keyword::INTERSECT,
+    Keyword::ORDER,
+    Keyword::LIMIT,
+    Keyword::WHERE,
+    Keyword::GROUP,
+    Keyword::HAVING,
+];
+
+/// The commas directly inside the parentheses opened at `open` (none when they hold a query).
 fn list_commas(tokens: &[TokenWithSpan], open: usize) -> Vec<usize> {
     let mut depth = 0usize;
     let mut commas = Vec::new();
@@ -77,6 +90,10 @@ fn list_commas(tokens: &[TokenWithSpan], open: usize) -> Vec<usize> {
                 }
             }
             Token::Comma if depth == 1 => commas.push(i),
+            // A query in parentheses (`((SELECT ..) UNION (SELECT ..) ORDER BY a, b)`).
+            Token::Word(ref w) if depth == 1 && QUERY_WORDS.contains(&w.keyword) => {
+                return Vec::new()
+            }
             _ => {}
         }
     }
@@ -119,6 +136,7 @@ mod tests {
             "INSERT INTO t (a, b) VALUES (1, 2)",
             "SELECT * FROM (VALUES (1, 2)) AS v",
             "SELECT * FROM (t1 JOIN t2 ON f(t1.a, t2.b))",
+            "SELECT * FROM (((SELECT a FROM t) UNION (SELECT a FROM u)) ORDER BY a, b) AS r",
         ] {
             assert_eq!(read(sql), sql);
         }

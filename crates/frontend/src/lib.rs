@@ -47,6 +47,7 @@ mod mariadb_server_variables;
 mod mysql_compat;
 mod mysql_server_variables;
 mod named_locks;
+mod nullable_subqueries;
 mod numbers_table;
 mod output;
 mod own_level;

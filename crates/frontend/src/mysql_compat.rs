@@ -159,6 +159,7 @@ pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
     crate::where_aggregates::rewrite(stmt);
     crate::quantified_comparisons::rewrite(stmt);
     crate::row_subqueries::rewrite(stmt);
+    crate::nullable_subqueries::rewrite(stmt);
     let _ = stmt.visit(&mut ValueConditions);
     crate::bit_literals::rewrite(stmt);
     if !settings.only_full_group_by {

@@ -14,7 +14,7 @@
 //! - a row compared with a subquery's row takes each column of it as a scalar subquery
 //!   (still an error when it has more than one row, NULLs when it has none) and compares
 //!   column by column: `=` when all are equal, `<>` when not, `<=>` null-safe, `<` `<=` `>`
-//!   `>=` by the first column that differs.
+//!   `>=` by the first column that differs. Two rows (`(a, b) = (1, NULL)`) compare so too.
 
 use crate::mysql_compat::{binary, number};
 use basalt_sql::ast::helpers::attached_token::AttachedToken;
@@ -129,7 +129,9 @@ fn row_in(tested: &Expr, q: &Query, negated: bool) -> Option<Expr> {
     })
 }
 
-/// `left op right` where one side is a subquery of several columns (None: not one).
+/// `left op right` where one side is a subquery of several columns, or both are rows (None:
+/// neither). Rows compare column by column with MySQL's NULLs (`(1, NULL) = (1, NULL)` is
+/// NULL; DataFusion's struct comparison found it true).
 fn row_comparison(left: &Expr, op: &BinaryOperator, right: &Expr) -> Option<Expr> {
     use BinaryOperator as B;
     if !matches!(
@@ -138,7 +140,8 @@ fn row_comparison(left: &Expr, op: &BinaryOperator, right: &Expr) -> Option<Expr
     ) {
         return None;
     }
-    if !matches!(left, Expr::Subquery(_)) && !matches!(right, Expr::Subquery(_)) {
+    let rows = row_items(left).is_some() && row_items(right).is_some();
+    if !rows && !matches!(left, Expr::Subquery(_)) && !matches!(right, Expr::Subquery(_)) {
         return None;
     }
     let width = width(left).or_else(|| width(right))?;

@@ -77,6 +77,7 @@ mod named_cast;
 mod nested_casts;
 mod null_concat;
 mod null_fallbacks;
+pub mod nullable_value;
 mod number_format;
 mod number_sign;
 mod numeric_dates;
@@ -186,6 +187,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(string_size::functions());
     v.push(sleep::function());
     v.push(single_row::function());
+    v.push(nullable_value::function());
     v.push(substring::function());
     v.push(element_at::function());
     v.extend(hex::functions());

@@ -24,7 +24,7 @@ use datafusion::logical_expr::expr::{InList, TryCast};
 use datafusion::logical_expr::planner::{ExprPlanner, PlannerResult, RawBinaryExpr};
 use datafusion::logical_expr::{
     Between, BinaryExpr, Cast, ColumnarValue, Expr, ExprSchemable, LogicalPlan, ScalarFunctionArgs,
-    ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+    ScalarUDF, ScalarUDFImpl, Signature, TypeSignature, Volatility,
 };
 use datafusion::optimizer::AnalyzerRule;
 use std::sync::Arc;
@@ -281,6 +281,12 @@ fn as_temporal(e: Expr, target: Target) -> Expr {
 fn cast_temporal(e: Expr, target: Target) -> Expr {
     let fraction = match (&e, target) {
         (Expr::Literal(value, _), Target::DateTime) => literal_fraction_micros(value),
+        // Another number: its text carries the fraction exactly (a DOUBLE's or a DECIMAL's).
+        (_, Target::DateTime) => {
+            let number = Expr::Cast(Cast::new(Box::new(e.clone()), DataType::Int64));
+            let text = Expr::Cast(Cast::new(Box::new(e), DataType::Utf8));
+            return ScalarUDF::new_from_impl(NumberToDate::new(target)).call(vec![number, text]);
+        }
         _ => None,
     };
     let temporal = as_temporal(e, target);
@@ -330,6 +336,23 @@ fn literal(n: i64, target: Target) -> ScalarValue {
     }
 }
 
+/// The microseconds a number's text spells after its point (`'20010203101112.5'` 500000;
+/// past six digits truncated, as MySQL's CAST to DATETIME(6)); none for an exponent.
+fn text_fraction_micros(text: &str) -> i64 {
+    if text.contains(['e', 'E']) {
+        return 0;
+    }
+    let Some((_, fraction)) = text.split_once('.') else {
+        return 0;
+    };
+    let digits: String = fraction
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .take(6)
+        .collect();
+    format!("{digits:0<6}").parse().unwrap_or(0)
+}
+
 fn days(d: NaiveDate) -> i32 {
     (d - NaiveDate::default()).num_days() as i32
 }
@@ -358,7 +381,14 @@ impl NumberToDate {
     fn new(target: Target) -> NumberToDate {
         NumberToDate {
             target,
-            signature: Signature::exact(vec![DataType::Int64], Volatility::Immutable),
+            // The number, and (for a DATETIME) its text, whose fraction is kept.
+            signature: Signature::one_of(
+                vec![
+                    TypeSignature::Exact(vec![DataType::Int64]),
+                    TypeSignature::Exact(vec![DataType::Int64, DataType::Utf8]),
+                ],
+                Volatility::Immutable,
+            ),
         }
     }
 }
@@ -393,12 +423,28 @@ impl ScalarUDFImpl for NumberToDate {
                     .map(|d| d.map(|d| days(d.date())))
                     .collect::<Date32Array>(),
             ),
-            Target::DateTime => Arc::new(
-                numbers
-                    .iter()
-                    .map(|n| n.and_then(parse).map(|d| d.and_utc().timestamp_micros()))
-                    .collect::<TimestampMicrosecondArray>(),
-            ),
+            Target::DateTime => {
+                let fractions: Vec<i64> = match arrays.get(1) {
+                    Some(texts) => texts
+                        .as_string::<i32>()
+                        .iter()
+                        .map(|t| t.map_or(0, text_fraction_micros))
+                        .collect(),
+                    None => vec![0; numbers.len()],
+                };
+                Arc::new(
+                    numbers
+                        .iter()
+                        .zip(fractions)
+                        .map(|(n, f)| {
+                            let at = n.and_then(parse)?;
+                            // A YYYYMMDD.f date has no time of day to carry a fraction.
+                            let f = if n? >= 100_000_000 { f } else { 0 };
+                            Some(at.and_utc().timestamp_micros() + f)
+                        })
+                        .collect::<TimestampMicrosecondArray>(),
+                )
+            }
         };
         crate::util::output(out, scalar)
     }
@@ -430,6 +476,15 @@ mod tests {
         ] {
             assert_eq!(lax_date_digits(invalid), None, "{invalid}");
         }
+    }
+
+    #[test]
+    fn fractions_of_number_text() {
+        assert_eq!(text_fraction_micros("20010203101112.121314"), 121_314);
+        assert_eq!(text_fraction_micros("10203101112.12"), 120_000);
+        assert_eq!(text_fraction_micros("20010203101112.1234567"), 123_456);
+        assert_eq!(text_fraction_micros("20010203101112"), 0);
+        assert_eq!(text_fraction_micros("2.0010203101112e13"), 0);
     }
 
     #[test]

@@ -53,11 +53,18 @@ pub fn strict_function() -> &'static ScalarUDF {
 
 fn to_time(args: &ScalarFunctionArgs, strict: bool) -> Result<ColumnarValue> {
     let (arrays, scalar) = arguments(args)?;
-    output(times(&arrays[0], strict)?, scalar)
+    let digits = crate::temporal_digits::of_result(&args.return_field);
+    output(times_with_digits(&arrays[0], strict, digits)?, scalar)
 }
 
 /// `values` as TIME values (see the module doc).
 pub fn times(values: &ArrayRef, strict: bool) -> Result<ArrayRef> {
+    times_with_digits(values, strict, Some(0))
+}
+
+/// `values` as TIME values of `digits` fractional digits: one beyond the range is clipped to
+/// `838:59:59` and as many nines as the digits allow (`TIME(8395959.0)` is 838:59:59.9).
+fn times_with_digits(values: &ArrayRef, strict: bool, digits: Option<u8>) -> Result<ArrayRef> {
     let target = DataType::Time64(TimeUnit::Microsecond);
     Ok(match values.data_type() {
         DataType::Time32(_) | DataType::Time64(_) | DataType::Timestamp(_, _) | DataType::Null => {
@@ -75,9 +82,11 @@ pub fn times(values: &ArrayRef, strict: bool) -> Result<ArrayRef> {
                 numbers
                     .iter()
                     .map(|v| {
-                        v.map(|v| checked(time_value::from_number(v), strict, || v.to_string()))
-                            .transpose()
-                            .map(Option::flatten)
+                        v.map(|v| {
+                            checked(time_value::from_number(v), strict, digits, || v.to_string())
+                        })
+                        .transpose()
+                        .map(Option::flatten)
                     })
                     .collect::<Result<Time64MicrosecondArray>>()?,
             )
@@ -89,9 +98,11 @@ pub fn times(values: &ArrayRef, strict: bool) -> Result<ArrayRef> {
                     .as_string::<i32>()
                     .iter()
                     .map(|s| {
-                        s.map(|s| checked(time_value::parse_text(s), strict, || s.to_string()))
-                            .transpose()
-                            .map(Option::flatten)
+                        s.map(|s| {
+                            checked(time_value::parse_text(s), strict, digits, || s.to_string())
+                        })
+                        .transpose()
+                        .map(Option::flatten)
                     })
                     .collect::<Result<Time64MicrosecondArray>>()?,
             )
@@ -103,9 +114,13 @@ pub fn times(values: &ArrayRef, strict: bool) -> Result<ArrayRef> {
 fn checked(
     reading: Option<TimeReading>,
     strict: bool,
+    digits: Option<u8>,
     text: impl Fn() -> String,
 ) -> Result<Option<i64>> {
     match reading {
+        Some(r) if r.clipped && !strict => {
+            Ok(Some(crate::temporal_digits::clip_time(r.span, digits)))
+        }
         Some(r) if !(strict && r.clipped) => Ok(Some(r.micros)),
         _ if strict => Err(DataFusionError::External(Box::new(
             BasaltError::IncorrectDateValue(format!("Incorrect time value: '{}'", text())),

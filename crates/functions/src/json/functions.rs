@@ -298,9 +298,33 @@ impl ScalarUDFImpl for JsonFunction {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        if self.kind.reads_paths() {
+            // Constant arguments (the paths, usually) stay one value each.
+            let scalars: Vec<bool> = args
+                .args
+                .iter()
+                .map(|a| matches!(a, ColumnarValue::Scalar(_)))
+                .collect();
+            let arrays = args
+                .args
+                .iter()
+                .map(|a| a.to_array(1))
+                .collect::<Result<Vec<_>>>()?;
+            let rows = if scalars.iter().all(|s| *s) {
+                1
+            } else {
+                args.number_rows
+            };
+            let out = self.evaluate(&arrays, &args.arg_fields, rows, &scalars)?;
+            return output(out, scalars.iter().all(|s| *s));
+        }
         let (arrays, scalar) = arguments(&args)?;
         let rows = arrays.first().map_or(args.number_rows, |a| a.len());
-        output(self.evaluate(&arrays, &args.arg_fields, rows)?, scalar)
+        let one_each = vec![false; arrays.len()];
+        output(
+            self.evaluate(&arrays, &args.arg_fields, rows, &one_each)?,
+            scalar,
+        )
     }
 }
 
@@ -308,6 +332,8 @@ impl ScalarUDFImpl for JsonFunction {
 #[derive(Default)]
 struct PathCache {
     parsed: HashMap<String, Rc<JsonPath>>,
+    /// The path parsed last, checked before the map.
+    last: Option<(String, Rc<JsonPath>)>,
 }
 
 impl PathCache {
@@ -315,14 +341,22 @@ impl PathCache {
     const LIMIT: usize = 256;
 
     fn parse(&mut self, text: &str, function: &str) -> Result<Rc<JsonPath>> {
+        if let Some((last, p)) = &self.last {
+            if last == text {
+                return Ok(Rc::clone(p));
+            }
+        }
         if let Some(p) = self.parsed.get(text) {
-            return Ok(Rc::clone(p));
+            let p = Rc::clone(p);
+            self.last = Some((text.to_string(), Rc::clone(&p)));
+            return Ok(p);
         }
         let p = Rc::new(JsonPath::parse(text).or_else(|e| exec_err!("{e} (in {function})"))?);
         if self.parsed.len() >= Self::LIMIT {
             self.parsed.clear();
         }
         self.parsed.insert(text.to_string(), Rc::clone(&p));
+        self.last = Some((text.to_string(), Rc::clone(&p)));
         Ok(p)
     }
 }
@@ -331,12 +365,19 @@ impl PathCache {
 /// argument 0 of a function that [reads paths](Kind::reads_paths), which stays binary.
 struct TextArgs {
     columns: Vec<ArrayRef>,
+    /// Arguments given as one value for every row (arrays of one).
+    scalars: Vec<bool>,
     /// Argument 0's binary documents, when it has them and they are read as such.
     documents: Option<ArrayRef>,
 }
 
 impl TextArgs {
-    fn new(arrays: &[ArrayRef], fields: &[FieldRef], kind: Kind) -> Result<TextArgs> {
+    fn new(
+        arrays: &[ArrayRef],
+        fields: &[FieldRef],
+        kind: Kind,
+        scalars: &[bool],
+    ) -> Result<TextArgs> {
         let binary = |i: usize| {
             fields
                 .get(i)
@@ -352,25 +393,41 @@ impl TextArgs {
                 _ => cast(a, &DataType::Utf8).map_err(Into::into),
             })
             .collect::<Result<_>>()?;
-        Ok(TextArgs { columns, documents })
+        Ok(TextArgs {
+            columns,
+            scalars: scalars.to_vec(),
+            documents,
+        })
+    }
+
+    /// Where argument `arg`'s value for `row` is in its array.
+    fn at(&self, arg: usize, row: usize) -> usize {
+        if self.scalars.get(arg) == Some(&true) {
+            0
+        } else {
+            row
+        }
     }
 
     fn get(&self, arg: usize, row: usize) -> Option<&str> {
         let c = self.columns[arg].as_string::<i32>();
-        c.is_valid(row).then(|| c.value(row))
+        let at = self.at(arg, row);
+        c.is_valid(at).then(|| c.value(at))
     }
 
     fn is_null(&self, arg: usize, row: usize) -> bool {
+        let at = self.at(arg, row);
         match &self.documents {
-            Some(d) if arg == 0 => d.is_null(row),
-            _ => self.columns[arg].is_null(row),
+            Some(d) if arg == 0 => d.is_null(at),
+            _ => self.columns[arg].is_null(at),
         }
     }
 
     /// Argument 0 of `row` as a binary document, when it is one.
     fn document(&self, row: usize) -> Option<&[u8]> {
         let d = self.documents.as_ref()?.as_binary::<i32>();
-        d.is_valid(row).then(|| d.value(row))
+        let at = self.at(0, row);
+        d.is_valid(at).then(|| d.value(at))
     }
 }
 
@@ -387,12 +444,19 @@ fn binary_error(e: String) -> datafusion::common::DataFusionError {
 }
 
 impl JsonFunction {
-    fn evaluate(&self, arrays: &[ArrayRef], fields: &[FieldRef], rows: usize) -> Result<ArrayRef> {
+    /// The results of `rows` rows; `scalars[i]`: argument `i` is one value for every row.
+    fn evaluate(
+        &self,
+        arrays: &[ArrayRef],
+        fields: &[FieldRef],
+        rows: usize,
+        scalars: &[bool],
+    ) -> Result<ArrayRef> {
         let constructor = matches!(self.kind, Kind::Array | Kind::Object);
         let text = if constructor {
             None
         } else {
-            Some(TextArgs::new(arrays, fields, self.kind)?)
+            Some(TextArgs::new(arrays, fields, self.kind, scalars)?)
         };
         let mut paths = PathCache::default();
         let mut cells = Vec::with_capacity(rows);

@@ -273,7 +273,7 @@ impl Access {
             // CREATE on the database, checked with the name resolved; the SELECT is checked
             // when it is planned.
             B::View(_) => Ok(()),
-            B::AlterTable { table, ops } => {
+            B::AlterTable { table, ops, .. } => {
                 let (db, t) = table_of(table)?;
                 self.require_table(Privilege::Alter, &db, &t)?;
                 for op in ops {

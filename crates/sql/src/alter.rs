@@ -17,6 +17,7 @@ use sqlparser::tokenizer::Token;
 pub(crate) fn parse_alter_table(p: &mut Parser) -> Result<Statement, ParserError> {
     expect_word(p, "ALTER")?;
     expect_word(p, "TABLE")?;
+    let if_exists = eat_words(p, &["IF", "EXISTS"]);
     let table = parse_table_name(p)?;
     if let Some(op) = partition_op(p)? {
         return Ok(Statement::AlterPartitions { table, op });
@@ -32,7 +33,11 @@ pub(crate) fn parse_alter_table(p: &mut Parser) -> Result<Statement, ParserError
             break;
         }
     }
-    Ok(Statement::AlterTable { table, ops })
+    Ok(Statement::AlterTable {
+        table,
+        ops,
+        if_exists,
+    })
 }
 
 /// `RENAME TABLE [db.]a TO [db.]b`: one table, kept in its database (several pairs, or a move
@@ -57,6 +62,7 @@ pub(crate) fn parse_rename_table(p: &mut Parser) -> Result<Statement, ParserErro
     Ok(Statement::AlterTable {
         table,
         ops: vec![AlterTableOp::Rename(target.table)],
+        if_exists: false,
     })
 }
 
@@ -348,7 +354,9 @@ mod tests {
             let renamed = crate::parse_one("RENAME TABLE db.t1 TO t2").unwrap();
             assert!(matches!(
                 renamed,
-                Statement::AlterTable { ref table, ref ops }
+                Statement::AlterTable {
+                    ref table, ref ops, ..
+                }
                     if table.database.as_deref() == Some("db")
                         && ops == &vec![AlterTableOp::Rename("t2".into())]
             ));

@@ -62,6 +62,8 @@ pub enum Statement {
     AlterTable {
         table: TableName,
         ops: Vec<AlterTableOp>,
+        /// `ALTER TABLE IF EXISTS t` (MariaDB): a missing table is a note, not an error.
+        if_exists: bool,
     },
     /// A SHOW statement of MySQL's tools answered from information_schema.
     ShowMetadata {

@@ -6,8 +6,12 @@
 use basalt_common::{BasaltError, Result};
 use basalt_sql::ast::{self, AssignmentTarget};
 
-/// Rewrites `insert`'s SET list, if it has one, as a column list and one VALUES row.
+/// Rewrites `insert`'s SET list, if it has one, as a column list and one VALUES row; MySQL's
+/// `INSERT .. VALUE (..)` is `VALUES (..)`.
 pub(super) fn as_values(insert: &mut ast::Insert) -> Result<()> {
+    if let Some(ast::SetExpr::Values(values)) = insert.source.as_mut().map(|s| s.body.as_mut()) {
+        values.value_keyword = false;
+    }
     if insert.assignments.is_empty() {
         return Ok(());
     }

@@ -175,7 +175,23 @@ impl QueryEngine {
                 self.services.catalog.table(&db, &table.table)?;
                 Ok(Output::ok())
             }
-            Statement::AlterTable { table, ops } => {
+            Statement::AlterTable {
+                table,
+                ops,
+                if_exists,
+            } => {
+                if if_exists {
+                    let db = crate::statement::ddl::database_of(session, &table.database)?;
+                    // (A temporary table's name is its hidden one by now.)
+                    if let Err(e @ BasaltError::UnknownTable(_)) =
+                        self.services.catalog.table(&db, &table.table)
+                    {
+                        if self.services.catalog.view(&db, &table.table).is_none() {
+                            session.info.warnings.note(e.mysql_code(), e.to_string());
+                            return Ok(Output::ok());
+                        }
+                    }
+                }
                 crate::temporary_tables::check_alter(&table.table, &ops)?;
                 self.execute_alter_table(session, &table, &ops).await
             }

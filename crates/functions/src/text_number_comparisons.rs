@@ -1,7 +1,7 @@
 //! A string compared with a number (`=`, `<>`, `<`, .., IN lists, BETWEEN) compares numbers, as
 //! MySQL and Doris compare them: `varchar_col = 1` matches '1', '1.0' and ' 1'; `int_col =
 //! '1.5'` matches nothing; `'1.0' IN (1, 2)` is true; `s IN ('a', 1)` compares `s` with 'a' as
-//! text and with 1 as a number. DataFusion cast the string to the
+//! text and with 1 as a number; so does `CASE s WHEN 'a' THEN .. WHEN 1 THEN ..`. DataFusion cast the string to the
 //! number's type instead, so the query failed on the first string that was no integer
 //! (`Cannot cast string '1.0' to value of Int64 type`), whatever the rows.
 //!
@@ -16,7 +16,7 @@ use crate::implicit_casts::{parse_double, string_to_double};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result, ScalarValue};
-use datafusion::logical_expr::expr::InList;
+use datafusion::logical_expr::expr::{Case, InList};
 use datafusion::logical_expr::{Between, BinaryExpr, Expr, ExprSchemable};
 
 fn is_string(t: &DataType) -> bool {
@@ -114,8 +114,57 @@ pub(crate) fn rewrite(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
                 _ => Transformed::no(Expr::Between(between)),
             }
         }
+        Expr::Case(case) if case.expr.is_some() => {
+            let operand = case.expr.as_deref().map_or(Kind::Other, kind);
+            let whens: Vec<Kind> = case.when_then_expr.iter().map(|(w, _)| kind(w)).collect();
+            let mixed = match operand {
+                Kind::Text => whens.contains(&Kind::Number),
+                Kind::Number => whens.contains(&Kind::Text),
+                Kind::Other => {
+                    whens.contains(&Kind::Text)
+                        && whens.contains(&Kind::Number)
+                        && matches!(
+                            case.expr.as_deref().map(|e| e.get_type(schema)),
+                            Some(Ok(DataType::Null))
+                        )
+                }
+            };
+            if !mixed {
+                return Ok(Transformed::no(Expr::Case(case)));
+            }
+            Transformed::yes(searched_case(case, schema)?)
+        }
         other => Transformed::no(other),
     })
+}
+
+/// `CASE x WHEN 'a' THEN .. WHEN 1 THEN ..` with strings and numbers beside each other: each
+/// WHEN compared with `x = w`, made numeric where one side is a number, as `=` is.
+fn searched_case(case: Case, schema: &DFSchema) -> Result<Expr> {
+    let Case {
+        expr,
+        when_then_expr,
+        else_expr,
+    } = case;
+    let Some(operand) = expr else {
+        return Ok(Expr::Case(Case {
+            expr: None,
+            when_then_expr,
+            else_expr,
+        }));
+    };
+    let when_then_expr = when_then_expr
+        .into_iter()
+        .map(|(when, then)| {
+            let test = rewrite(operand.as_ref().clone().eq(*when), schema)?.data;
+            Ok((Box::new(test), then))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Expr::Case(Case {
+        expr: None,
+        when_then_expr,
+        else_expr,
+    }))
 }
 
 /// `s IN ('a', 1)`, a string beside strings and numbers: MySQL compares each pair by its own

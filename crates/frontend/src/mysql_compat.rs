@@ -12,9 +12,8 @@ use basalt_sql::ast::helpers::attached_token::AttachedToken;
 use basalt_sql::ast::{
     visit_expressions_mut, ArrayElemTypeDef, BinaryOperator, CaseWhen, CastKind, CeilFloorKind,
     DataType, DateTimeField, ExactNumberInfo, Expr, Function, FunctionArg, FunctionArgExpr,
-    FunctionArgumentList, FunctionArguments, Ident, ObjectName, Query, SetExpr, Statement,
-    TableFactor, TableWithJoins, TimezoneInfo, TrimWhereField, UnaryOperator, Value, VisitMut,
-    VisitorMut,
+    FunctionArgumentList, FunctionArguments, Ident, ObjectName, Select, Statement, TableFactor,
+    TableWithJoins, TimezoneInfo, TrimWhereField, UnaryOperator, Value, VisitMut, VisitorMut,
 };
 use std::ops::ControlFlow;
 
@@ -24,24 +23,23 @@ struct DropDual;
 impl VisitorMut for DropDual {
     type Break = ();
 
-    fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
-        if let SetExpr::Select(select) = query.body.as_mut() {
-            let is_dual = match select.from.as_slice() {
-                [TableWithJoins {
-                    relation: TableFactor::Table { name, .. },
-                    joins,
-                }] => {
-                    joins.is_empty()
-                        && name.0.len() == 1
-                        && name.0[0].as_ident().is_some_and(|i| {
-                            i.quote_style.is_none() && i.value.eq_ignore_ascii_case("dual")
-                        })
-                }
-                _ => false,
-            };
-            if is_dual {
-                select.from.clear();
+    // Every SELECT, a UNION's branches too (`SELECT a FROM t UNION SELECT 1 FROM DUAL`).
+    fn pre_visit_select(&mut self, select: &mut Select) -> ControlFlow<()> {
+        let is_dual = match select.from.as_slice() {
+            [TableWithJoins {
+                relation: TableFactor::Table { name, .. },
+                joins,
+            }] => {
+                joins.is_empty()
+                    && name.0.len() == 1
+                    && name.0[0].as_ident().is_some_and(|i| {
+                        i.quote_style.is_none() && i.value.eq_ignore_ascii_case("dual")
+                    })
             }
+            _ => false,
+        };
+        if is_dual {
+            select.from.clear();
         }
         ControlFlow::Continue(())
     }

@@ -30,8 +30,10 @@ const MAX_MESSAGE_BYTES: usize = 256 << 20;
 
 /// What a backend does to each fragment before running it: restores the function result
 /// fields the protobuf form dropped ([`crate::fragment_fields`]), restores the orderings its
-/// operators need, applies Basalt's LIKE kernel (the frontend leaves it out: its expressions
-/// do not travel), then wraps its operators in the query's workload accounting.
+/// operators need, lets its JSON path functions read binary documents and applies Basalt's
+/// LIKE kernel (the frontend leaves both out: the kernel's expressions do not travel, and a
+/// scan's binary columns are chosen where it runs), then wraps its operators in the query's
+/// workload accounting.
 struct PrepareFragment;
 
 impl WorkerPlanRewriteHandler for PrepareFragment {
@@ -45,6 +47,8 @@ impl WorkerPlanRewriteHandler for PrepareFragment {
         // A network boundary forgets what the rows below it were known to be: sorts the
         // fragment's operators rely on are put back (and nothing else is changed).
         let plan = crate::required_orderings::restore_required_orderings(plan)?;
+        // Binary JSON reads before the LIKE kernel, whose expressions hide their columns.
+        let plan = basalt_query::BinaryJsonColumns.optimize(plan, options)?;
         let mut plan = basalt_query::FastLikeRule.optimize(plan, options)?;
         // Last, once the plan is final: every operator charges the query's workload group
         // here and is paused by its CPU limit on this node.

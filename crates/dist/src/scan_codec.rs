@@ -95,6 +95,7 @@ impl PhysicalExtensionCodec for TabletScanCodec {
             limit: wire.limit,
             partitions: wire.partitions,
             placed_on: wire.placed_on,
+            binary_json: Vec::new(),
         })?;
         Ok(Arc::new(exec))
     }

@@ -6,14 +6,22 @@
 //! columns as binary documents ([`SegmentScanExec::with_binary_json`]). Such a query then
 //! reads each document only along its paths, instead of decoding it to text and parsing it.
 //!
+//! On a cluster each backend applies the rule to the fragments it runs, to their
+//! [`TabletScanExec`]s (a fragment's output, like a query's, stays text).
+//!
 //! Everything else keeps the text: a column that is shown, compared, grouped, sorted, joined,
 //! or passes an operator this rule does not know stays text, so no operator but those
 //! functions ever sees the binary form. Runs before [`crate::FastLikeRule`]: it finds a
 //! column's uses through each expression's children, which DataFusion's expressions expose.
 
 use crate::segment_scan::SegmentScanExec;
-use basalt_common::is_json_field;
-use datafusion::arrow::datatypes::DataType;
+use crate::tablet_scan::TabletScanExec;
+use basalt_common::df_error::to_df;
+use basalt_common::{is_json_field, json_binary};
+use basalt_storage::json_columns;
+use datafusion::arrow::array::{RecordBatch, RecordBatchOptions};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::common::Result;
 use datafusion::config::ConfigOptions;
 use datafusion::physical_expr::expressions::Column;
@@ -60,15 +68,7 @@ impl PhysicalOptimizerRule for BinaryJsonColumns {
 /// only walks it with the path functions, or does not read it).
 fn rewrite(node: Arc<dyn ExecutionPlan>, binary_ok: &[bool]) -> Result<Arc<dyn ExecutionPlan>> {
     if let Some(scan) = node.downcast_ref::<SegmentScanExec>() {
-        let schema = node.schema();
-        let columns: Vec<usize> = (0..schema.fields().len())
-            .filter(|&c| {
-                let field = schema.field(c);
-                binary_ok.get(c) == Some(&true)
-                    && is_json_field(field)
-                    && matches!(field.data_type(), DataType::Utf8 | DataType::Utf8View)
-            })
-            .collect();
+        let columns = binary_candidates(&node.schema(), binary_ok);
         if columns.is_empty() {
             return Ok(node);
         }
@@ -76,6 +76,13 @@ fn rewrite(node: Arc<dyn ExecutionPlan>, binary_ok: &[bool]) -> Result<Arc<dyn E
             Some(binary) => Arc::new(binary),
             None => node,
         });
+    }
+    if let Some(scan) = node.downcast_ref::<TabletScanExec>() {
+        let columns = binary_candidates(&node.schema(), binary_ok);
+        if columns.is_empty() {
+            return Ok(node);
+        }
+        return Ok(Arc::new(scan.with_binary_json(&columns)?));
     }
     let children = node.children();
     let accepted: Vec<Vec<bool>> = match children.as_slice() {
@@ -108,6 +115,75 @@ fn rewrite(node: Arc<dyn ExecutionPlan>, binary_ok: &[bool]) -> Result<Arc<dyn E
         rewritten,
         ReplaceChildrenOptions::new(ChildrenPropertiesMode::Recompute),
     )
+}
+
+/// The JSON text columns of `schema` that may be binary.
+fn binary_candidates(schema: &SchemaRef, binary_ok: &[bool]) -> Vec<usize> {
+    (0..schema.fields().len())
+        .filter(|&c| binary_ok.get(c) == Some(&true) && is_json_text(schema.field(c)))
+        .collect()
+}
+
+fn is_json_text(field: &Field) -> bool {
+    is_json_field(field) && matches!(field.data_type(), DataType::Utf8 | DataType::Utf8View)
+}
+
+/// `schema` with its JSON text columns `columns` as binary documents.
+pub(crate) fn with_binary_fields(schema: &SchemaRef, columns: &[usize]) -> SchemaRef {
+    if columns.is_empty() {
+        return schema.clone();
+    }
+    let fields: Vec<Field> = (0..schema.fields().len())
+        .map(|c| {
+            let field = schema.field(c);
+            if columns.contains(&c) && is_json_text(field) {
+                json_binary::binary_field(field)
+            } else {
+                field.clone()
+            }
+        })
+        .collect();
+    Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
+}
+
+/// A scan's local `plan` giving its output columns `columns` as binary documents where its
+/// segment scans can (the others stay text: see [`conform`]).
+pub(crate) fn binary_output(
+    plan: Arc<dyn ExecutionPlan>,
+    columns: &[usize],
+) -> Result<Arc<dyn ExecutionPlan>> {
+    if columns.is_empty() {
+        return Ok(plan);
+    }
+    let width = plan.schema().fields().len();
+    let binary_ok: Vec<bool> = (0..width).map(|c| columns.contains(&c)).collect();
+    rewrite(plan, &binary_ok)
+}
+
+/// `batch` as rows of `schema`: JSON text where `schema` has binary documents is encoded.
+pub(crate) fn conform(batch: RecordBatch, schema: &SchemaRef) -> Result<RecordBatch> {
+    if batch.schema().fields() == schema.fields() {
+        return Ok(batch);
+    }
+    let columns = batch
+        .columns()
+        .iter()
+        .zip(schema.fields())
+        .map(|(column, field)| {
+            if json_binary::is_binary_json(field) && column.data_type() != &DataType::Binary {
+                let text = cast(column, &DataType::Utf8)?;
+                json_columns::encode_column(&text, field.name()).map_err(to_df)
+            } else {
+                Ok(column.clone())
+            }
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+    Ok(RecordBatch::try_new_with_options(
+        schema.clone(),
+        columns,
+        &options,
+    )?)
 }
 
 /// For the one child of `node` (with `width` columns): which of its columns `node` lets be

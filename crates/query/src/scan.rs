@@ -190,6 +190,7 @@ fn cluster_scan(
         limit,
         partitions: state.config().target_partitions(),
         placed_on: None,
+        binary_json: Vec::new(),
     })?;
     Ok(Arc::new(scan.holding(table.read_guard.clone())))
 }

@@ -64,6 +64,9 @@ pub struct TabletScanSpec {
     pub partitions: usize,
     /// The backend this share of a scan was placed on (by the distributed planner's split).
     pub placed_on: Option<u64>,
+    /// Output columns given as binary JSON documents (see [`crate::BinaryJsonColumns`]): set
+    /// on the backend that runs the scan, never sent.
+    pub binary_json: Vec<usize>,
 }
 
 /// The type an empty `Weak<dyn ExecutionPlan>` is made from (nothing is ever planned as it).
@@ -94,6 +97,7 @@ impl TabletScanExec {
             Some(p) => Arc::new(full.project(p)?),
             None => full,
         };
+        let schema = crate::binary_json::with_binary_fields(&schema, &spec.binary_json);
         let properties = Arc::new(PlanProperties::new(
             EquivalenceProperties::new(schema.clone()),
             Partitioning::UnknownPartitioning(spec.partitions.max(1)),
@@ -129,6 +133,16 @@ impl TabletScanExec {
     pub fn holding(mut self, guard: Arc<ReadGuard>) -> TabletScanExec {
         self.guard = Some(guard);
         self
+    }
+
+    /// This scan giving output columns `columns` (JSON text columns) as binary documents.
+    pub fn with_binary_json(&self, columns: &[usize]) -> Result<TabletScanExec> {
+        let mut binary = TabletScanExec::try_new(TabletScanSpec {
+            binary_json: columns.to_vec(),
+            ..self.spec.clone()
+        })?;
+        binary.guard = self.guard.clone();
+        Ok(binary)
     }
 
     /// Records the backend this share runs on.
@@ -167,6 +181,12 @@ impl TabletScanExec {
             self.spec.limit,
         )
         .await?;
+        // The JSON columns asked for as binary documents are read so where the local scan
+        // allows (the rest are encoded as they stream out, see `execute`).
+        if !self.spec.binary_json.is_empty() {
+            tracing::debug!(columns = ?self.spec.binary_json, "tablet scan gives binary JSON");
+        }
+        let plan = crate::binary_json::binary_output(plan, &self.spec.binary_json)?;
         let wanted = self.properties.output_partitioning().partition_count();
         let have = plan.output_partitioning().partition_count();
         // A small scan stays one stream in storage order (the other partitions are empty).
@@ -302,9 +322,10 @@ impl ExecutionPlan for TabletScanExec {
                 ))
             };
             // The stream keeps the plan (and its read guard) until it ends.
+            let out = this.schema.clone();
             Ok::<_, datafusion::common::DataFusionError>(rows.map(move |batch| {
                 let _ = &plan;
-                batch
+                crate::binary_json::conform(batch?, &out)
             }))
         })
         .try_flatten();

@@ -163,23 +163,7 @@ impl Views<'_> {
 
     /// The ON conditions of the statement's own joins over the views' tables.
     fn join_conditions(&self, t: &mut TableWithJoins) {
-        if let TableFactor::NestedJoin {
-            table_with_joins, ..
-        } = &mut t.relation
-        {
-            self.join_conditions(table_with_joins);
-        }
-        for j in t.joins.iter_mut() {
-            if let TableFactor::NestedJoin {
-                table_with_joins, ..
-            } = &mut j.relation
-            {
-                self.join_conditions(table_with_joins);
-            }
-            if let Some(ast::JoinConstraint::On(e)) = join_constraint(&mut j.join_operator) {
-                resolve(e, &|parts| self.lookup(parts));
-            }
-        }
+        crate::view_merge::resolve_join_conditions(t, &|parts| self.lookup(parts));
     }
 
     /// Puts each view's layout where it was named; the WHEREs of views on the inner side of

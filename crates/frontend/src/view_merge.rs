@@ -379,23 +379,7 @@ impl Layout<'_> {
 
     /// The ON conditions of a laid-out FROM over the layout's names.
     fn join_conditions(&self, t: &mut TableWithJoins) {
-        if let TableFactor::NestedJoin {
-            table_with_joins, ..
-        } = &mut t.relation
-        {
-            self.join_conditions(table_with_joins);
-        }
-        for j in t.joins.iter_mut() {
-            if let TableFactor::NestedJoin {
-                table_with_joins, ..
-            } = &mut j.relation
-            {
-                self.join_conditions(table_with_joins);
-            }
-            if let Some(ast::JoinConstraint::On(e)) = join_constraint(&mut j.join_operator) {
-                resolve(e, &|parts| self.lookup(parts));
-            }
-        }
+        resolve_join_conditions(t, &|parts| self.lookup(parts));
     }
 }
 
@@ -488,18 +472,37 @@ pub(crate) fn resolve(expr: &mut Expr, lookup: &dyn Fn(&[Ident]) -> Option<Expr>
                 _ => None,
             };
             if let Some(to) = found {
-                *expr = match to {
-                    e @ (Expr::Identifier(_)
-                    | Expr::CompoundIdentifier(_)
-                    | Expr::Value(_)
-                    | Expr::Nested(_)) => e,
-                    other => Expr::Nested(Box::new(other)),
-                };
+                *expr = crate::view_writes::nested(to);
             }
             ControlFlow::Continue(())
         }
     }
     let _ = expr.visit(&mut Sub { lookup, depth: 0 });
+}
+
+/// The ON conditions of `t`'s joins (nested ones too) with their names resolved by `lookup`
+/// (as [`resolve`]).
+pub(crate) fn resolve_join_conditions(
+    t: &mut TableWithJoins,
+    lookup: &dyn Fn(&[Ident]) -> Option<Expr>,
+) {
+    if let TableFactor::NestedJoin {
+        table_with_joins, ..
+    } = &mut t.relation
+    {
+        resolve_join_conditions(table_with_joins, lookup);
+    }
+    for j in t.joins.iter_mut() {
+        if let TableFactor::NestedJoin {
+            table_with_joins, ..
+        } = &mut j.relation
+        {
+            resolve_join_conditions(table_with_joins, lookup);
+        }
+        if let Some(ast::JoinConstraint::On(e)) = join_constraint(&mut j.join_operator) {
+            resolve(e, lookup);
+        }
+    }
 }
 
 /// An aggregate call among the select items (`COUNT(*)`, `SUM(a)`, ..), at any depth.

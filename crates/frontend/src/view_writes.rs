@@ -20,11 +20,10 @@ use basalt_catalog::{Catalog, ViewAlgorithm, ViewCheckOption, ViewMeta};
 use basalt_common::{BasaltError, Result};
 use basalt_sql::ast::{
     self, BinaryOperator, Expr, GroupByExpr, Ident, ObjectName, ObjectNamePart, Query, SelectItem,
-    SetExpr, TableFactor, TableObject, Value, VisitMut, VisitorMut,
+    SetExpr, TableFactor, TableObject, Value,
 };
 use futures::TryStreamExt;
 use std::collections::HashMap;
-use std::ops::ControlFlow;
 
 /// Views inside views stop here (as their expansion does).
 const MAX_DEPTH: usize = 64;
@@ -88,7 +87,7 @@ fn and_all(exprs: impl Iterator<Item = Expr>) -> Option<Expr> {
     })
 }
 
-fn nested(e: Expr) -> Expr {
+pub(crate) fn nested(e: Expr) -> Expr {
     match e {
         Expr::Identifier(_) | Expr::CompoundIdentifier(_) | Expr::Value(_) | Expr::Nested(_) => e,
         other => Expr::Nested(Box::new(other)),
@@ -139,36 +138,9 @@ fn and(a: Option<Expr>, b: Expr) -> Expr {
 /// Replaces the column references of `expr` (outside its subqueries) by what `columns` maps
 /// their names to; other names are left as written.
 fn substitute(expr: &mut Expr, columns: &dyn Fn(&str) -> Option<Expr>) {
-    struct Sub<'a> {
-        columns: &'a dyn Fn(&str) -> Option<Expr>,
-        depth: usize,
-    }
-    impl VisitorMut for Sub<'_> {
-        type Break = ();
-        fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-            self.depth += 1;
-            ControlFlow::Continue(())
-        }
-        fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-            self.depth -= 1;
-            ControlFlow::Continue(())
-        }
-        fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
-            if self.depth > 0 {
-                return ControlFlow::Continue(());
-            }
-            let name = match expr {
-                Expr::Identifier(i) => Some(i.value.clone()),
-                Expr::CompoundIdentifier(parts) => parts.last().map(|i| i.value.clone()),
-                _ => None,
-            };
-            if let Some(to) = name.and_then(|n| (self.columns)(&n)) {
-                *expr = nested(to);
-            }
-            ControlFlow::Continue(())
-        }
-    }
-    let _ = expr.visit(&mut Sub { columns, depth: 0 });
+    crate::view_merge::resolve(expr, &|parts| {
+        parts.last().and_then(|name| columns(&name.value))
+    });
 }
 
 /// The table a write through `view` goes to, or why it can take none.

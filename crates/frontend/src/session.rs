@@ -470,7 +470,13 @@ impl Session {
         self.sync_parallelism();
         let zone = self.time_zone();
         let depth = self.info.routine.depth();
-        let wanted = (increment, no_reorder, zone.clone(), depth, block_mode.clone());
+        let wanted = (
+            increment,
+            no_reorder,
+            zone.clone(),
+            depth,
+            block_mode.clone(),
+        );
         if current.as_ref() != Some(&wanted) {
             let state_ref = self.ctx.state_ref();
             let mut state = state_ref.write();

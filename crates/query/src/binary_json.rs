@@ -124,8 +124,11 @@ fn binary_candidates(schema: &SchemaRef, binary_ok: &[bool]) -> Vec<usize> {
         .collect()
 }
 
-fn is_json_text(field: &Field) -> bool {
-    is_json_field(field) && matches!(field.data_type(), DataType::Utf8 | DataType::Utf8View)
+/// A JSON column held as text (not VARIANT, whose values keep their own form).
+pub(crate) fn is_json_text(field: &Field) -> bool {
+    is_json_field(field)
+        && !basalt_common::variant::is_variant_field(field)
+        && matches!(field.data_type(), DataType::Utf8 | DataType::Utf8View)
 }
 
 /// `schema` with its JSON text columns `columns` as binary documents.

@@ -10,7 +10,6 @@
 
 use crate::key_range::{KeyColumn, KeyRange};
 use basalt_common::df_error::to_df;
-use basalt_common::is_json_field;
 use basalt_common::json_binary;
 use basalt_storage::column_cache::{ColumnCache, ColumnKey};
 use basalt_storage::json_columns;
@@ -226,9 +225,7 @@ impl SegmentScanExec {
         let mut statistics = self.statistics.as_ref().clone();
         for &c in columns {
             let field = fields.get(c)?;
-            if !is_json_field(field)
-                || !matches!(field.data_type(), DataType::Utf8 | DataType::Utf8View)
-            {
+            if !crate::binary_json::is_json_text(field) {
                 return None;
             }
             fields[c] = json_binary::binary_field(field);

@@ -12,8 +12,9 @@
 //! conditions; `check_conditions` gives them over the statement's tables and new values.
 
 use crate::engine::split_name;
+use crate::join_operators::join_constraint_mut;
 use crate::session::Session;
-use crate::view_merge::{join_constraint, merge, resolve, Merged};
+use crate::view_merge::{merge, resolve, Merged};
 use basalt_catalog::Catalog;
 use basalt_common::{BasaltError, Result};
 use basalt_sql::ast::{
@@ -177,7 +178,7 @@ impl Views<'_> {
                 j.join_operator,
                 ast::JoinOperator::Left(_) | ast::JoinOperator::LeftOuter(_)
             );
-            match join_constraint(&mut j.join_operator) {
+            match join_constraint_mut(&mut j.join_operator) {
                 Some(ast::JoinConstraint::On(on)) if inner_side => {
                     for w in own {
                         *on = and(Some(on.clone()), w);

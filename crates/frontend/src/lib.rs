@@ -34,6 +34,7 @@ mod identifier_case;
 mod information_schema;
 mod isolation;
 mod join_hints;
+mod join_operators;
 mod join_view_writes;
 mod lateral_views;
 mod lenient_insert;

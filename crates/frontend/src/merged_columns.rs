@@ -18,6 +18,7 @@
 //! serves a USING join (its columns are named) but not a NATURAL one (that SELECT is left as
 //! DataFusion plans it).
 
+use crate::join_operators::{join_constraint, join_constraint_mut};
 use basalt_sql::ast::{
     ExcludeSelectItem, Expr, Ident, JoinConstraint, JoinOperator, ObjectName, ObjectNamePart,
     OrderByKind, Query, Select, SelectItem, SelectItemQualifiedWildcardKind, SetExpr, Statement,
@@ -61,7 +62,7 @@ fn merges_columns(stmt: &Statement) -> bool {
 fn holds_merging_join(from: &TableWithJoins) -> bool {
     from.joins.iter().any(|j| {
         matches!(
-            constraint(&j.join_operator),
+            join_constraint(&j.join_operator),
             Some(JoinConstraint::Natural | JoinConstraint::Using(_))
         )
     }) || std::iter::once(&from.relation)
@@ -72,20 +73,6 @@ fn holds_merging_join(from: &TableWithJoins) -> bool {
             } => holds_merging_join(table_with_joins),
             _ => false,
         })
-}
-
-fn constraint(operator: &JoinOperator) -> Option<&JoinConstraint> {
-    match operator {
-        JoinOperator::Join(c)
-        | JoinOperator::Inner(c)
-        | JoinOperator::Left(c)
-        | JoinOperator::LeftOuter(c)
-        | JoinOperator::Right(c)
-        | JoinOperator::RightOuter(c)
-        | JoinOperator::FullOuter(c)
-        | JoinOperator::StraightJoin(c) => Some(c),
-        _ => None,
-    }
 }
 
 /// Learns the columns of every FROM item beside a merging join in `stmt` (a derived table's
@@ -309,12 +296,12 @@ fn shown_by(
     for join in &mut from.joins {
         let right = shown_by_factor(&mut join.relation, known, merged)?;
         // An ON condition sees the columns of the two sides it joins.
-        if let Some(JoinConstraint::On(on)) = constraint_mut(&mut join.join_operator) {
+        if let Some(JoinConstraint::On(on)) = join_constraint_mut(&mut join.join_operator) {
             let sides: Vec<Shown> = shown.iter().chain(&right).cloned().collect();
             qualify(on, &visible(merged, &sides), &[]);
         }
         let full = matches!(join.join_operator, JoinOperator::FullOuter(_));
-        let names: Vec<Ident> = match constraint(&join.join_operator) {
+        let names: Vec<Ident> = match join_constraint(&join.join_operator) {
             Some(JoinConstraint::Natural) => {
                 if shown
                     .iter()
@@ -352,7 +339,7 @@ fn shown_by(
             return None;
         }
         if matches!(
-            constraint(&join.join_operator),
+            join_constraint(&join.join_operator),
             Some(JoinConstraint::Natural)
         ) {
             let new = match names.is_empty() {
@@ -366,7 +353,7 @@ fn shown_by(
                         .collect(),
                 ),
             };
-            if let Some(c) = constraint_mut(&mut join.join_operator) {
+            if let Some(c) = join_constraint_mut(&mut join.join_operator) {
                 *c = new;
             }
         }
@@ -541,18 +528,4 @@ fn qualify(expr: &mut Expr, merged: &HashMap<String, Expr>, aliases: &[String]) 
             }
         }
     });
-}
-
-fn constraint_mut(operator: &mut JoinOperator) -> Option<&mut JoinConstraint> {
-    match operator {
-        JoinOperator::Join(c)
-        | JoinOperator::Inner(c)
-        | JoinOperator::Left(c)
-        | JoinOperator::LeftOuter(c)
-        | JoinOperator::Right(c)
-        | JoinOperator::RightOuter(c)
-        | JoinOperator::FullOuter(c)
-        | JoinOperator::StraightJoin(c) => Some(c),
-        _ => None,
-    }
 }

@@ -16,6 +16,7 @@
 //! the ON conditions of its inner joins.
 
 use crate::engine::split_name;
+use crate::join_operators::join_constraint_mut;
 use basalt_catalog::{Catalog, ViewAlgorithm, ViewCheckOption, ViewMeta};
 use basalt_common::Result;
 use basalt_sql::ast::{
@@ -383,23 +384,6 @@ impl Layout<'_> {
     }
 }
 
-/// The constraint of a join operator, if it has one.
-pub(crate) fn join_constraint(op: &mut ast::JoinOperator) -> Option<&mut ast::JoinConstraint> {
-    use ast::JoinOperator as J;
-    match op {
-        J::Join(c)
-        | J::Inner(c)
-        | J::Left(c)
-        | J::LeftOuter(c)
-        | J::Right(c)
-        | J::RightOuter(c)
-        | J::FullOuter(c)
-        | J::CrossJoin(c)
-        | J::StraightJoin(c) => Some(c),
-        _ => None,
-    }
-}
-
 /// The ON conditions of the inner joins of a FROM (those inside parenthesized inner joins
 /// too): every row of the join meets them.
 fn inner_join_conditions(t: &TableWithJoins, out: &mut Vec<Expr>) {
@@ -499,7 +483,7 @@ pub(crate) fn resolve_join_conditions(
         {
             resolve_join_conditions(table_with_joins, lookup);
         }
-        if let Some(ast::JoinConstraint::On(e)) = join_constraint(&mut j.join_operator) {
+        if let Some(ast::JoinConstraint::On(e)) = join_constraint_mut(&mut j.join_operator) {
             resolve(e, lookup);
         }
     }

@@ -7,9 +7,9 @@
 //! NULL-able. A table-less subquery without conditions (one row) is left, and so is a
 //! quantified comparison's (`x > ALL (..)`: rows, not a value).
 
+use crate::quantified_comparisons::QuantifiedOperands;
 use basalt_functions::nullable_value;
 use basalt_sql::ast::{Expr, Query, SelectItem, SetExpr, Statement, VisitMut, VisitorMut};
-use std::collections::HashSet;
 use std::ops::ControlFlow;
 
 /// Marks the items of the scalar subqueries of `stmt` that may have no rows.
@@ -19,22 +19,19 @@ pub fn rewrite(stmt: &mut Statement) {
 
 #[derive(Default)]
 struct Mark {
-    /// The addresses of the subqueries that are ANY/ALL operands.
-    quantified: HashSet<usize>,
+    quantified: QuantifiedOperands,
 }
 
 impl VisitorMut for Mark {
     type Break = ();
 
     fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
-        if let Expr::AnyOp { right, .. } | Expr::AllOp { right, .. } = expr {
-            self.quantified.insert(&**right as *const Expr as usize);
-        }
+        self.quantified.note(expr);
         ControlFlow::Continue(())
     }
 
     fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
-        if self.quantified.contains(&(&*expr as *const Expr as usize)) {
+        if self.quantified.holds(expr) {
             return ControlFlow::Continue(());
         }
         if let Expr::Subquery(query) = expr {

@@ -281,3 +281,25 @@ fn parse_expression(text: &str) -> Option<Expr> {
         _ => None,
     }
 }
+
+/// The subqueries met as operands of `x op ANY|ALL (subquery)` during one AST walk: a set of
+/// rows there, not a value, which the rewrites of scalar subqueries must leave alone. Noted
+/// before the walk enters an expression's children, asked after it leaves them.
+#[derive(Default)]
+pub(crate) struct QuantifiedOperands {
+    addresses: std::collections::HashSet<usize>,
+}
+
+impl QuantifiedOperands {
+    /// Notes the operand of `expr` when `expr` is a quantified comparison (a pre-visit).
+    pub(crate) fn note(&mut self, expr: &Expr) {
+        if let Expr::AnyOp { right, .. } | Expr::AllOp { right, .. } = expr {
+            self.addresses.insert(&**right as *const Expr as usize);
+        }
+    }
+
+    /// Whether `expr` is a noted operand.
+    pub(crate) fn holds(&self, expr: &Expr) -> bool {
+        self.addresses.contains(&(expr as *const Expr as usize))
+    }
+}

@@ -14,6 +14,7 @@
 //! A subquery whose value aggregates without naming a column (`(SELECT COUNT(*))`) counts its
 //! own row and stays. The select item keeps the subquery's text as its name.
 
+use crate::quantified_comparisons::QuantifiedOperands;
 use basalt_sql::ast::{
     Expr, FunctionArguments, Ident, Query, Select, SelectItem, SetExpr, Statement, VisitMut,
     VisitorMut,
@@ -37,22 +38,19 @@ struct Tableless {
 struct Inliner {
     /// Aggregates of outer columns may move out (a select list or HAVING).
     aggregates: bool,
-    /// The addresses of the subqueries that are ANY/ALL operands.
-    quantified: std::collections::HashSet<usize>,
+    quantified: QuantifiedOperands,
 }
 
 impl VisitorMut for Inliner {
     type Break = ();
 
     fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
-        if let Expr::AnyOp { right, .. } | Expr::AllOp { right, .. } = expr {
-            self.quantified.insert(&**right as *const Expr as usize);
-        }
+        self.quantified.note(expr);
         ControlFlow::Continue(())
     }
 
     fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
-        if self.quantified.contains(&(&*expr as *const Expr as usize)) {
+        if self.quantified.holds(expr) {
             return ControlFlow::Continue(());
         }
         if let Some(value) = value_of(expr, self.aggregates) {

@@ -29,28 +29,3 @@ pub static MARIADB_SERVER_VARIABLES: &[VarDef] = &[
     stored("tmp_memory_table_size", Int, "16777216"),
     stored("use_stat_tables", Str, "PREFERABLY_FOR_QUERIES"),
 ];
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn sorted_and_unknown_to_the_other_lists() {
-        let names: Vec<&str> = super::MARIADB_SERVER_VARIABLES
-            .iter()
-            .map(|d| d.name)
-            .collect();
-        let mut sorted = names.clone();
-        sorted.sort_unstable();
-        assert_eq!(names, sorted);
-        for name in names {
-            let others = crate::variables::VARIABLES
-                .iter()
-                .chain(crate::doris_variables::DORIS_VARIABLES)
-                .chain(crate::doris_variables::MYSQL_TOOL_VARIABLES)
-                .chain(crate::mysql_server_variables::MYSQL_SERVER_VARIABLES);
-            assert!(
-                others.filter(|d| d.name == name).count() == 0,
-                "{name} twice"
-            );
-        }
-    }
-}

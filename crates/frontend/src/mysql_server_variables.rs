@@ -46,27 +46,3 @@ pub static MYSQL_SERVER_VARIABLES: &[VarDef] = &[
     stored("tmp_table_size", Int, "16777216"),
     stored("updatable_views_with_limit", Str, "YES"),
 ];
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn sorted_and_unknown_to_the_other_lists() {
-        let names: Vec<&str> = super::MYSQL_SERVER_VARIABLES
-            .iter()
-            .map(|d| d.name)
-            .collect();
-        let mut sorted = names.clone();
-        sorted.sort_unstable();
-        assert_eq!(names, sorted);
-        for name in names {
-            let others = crate::variables::VARIABLES
-                .iter()
-                .chain(crate::doris_variables::DORIS_VARIABLES)
-                .chain(crate::doris_variables::MYSQL_TOOL_VARIABLES);
-            assert!(
-                others.filter(|d| d.name == name).count() == 0,
-                "{name} twice"
-            );
-        }
-    }
-}

@@ -80,6 +80,8 @@ pub static VARIABLES: &[VarDef] = &[
     def("collation_database", Str, Both, "utf8mb4_general_ci"),
     def("collation_server", Str, Both, "utf8mb4_general_ci"),
     def("default_storage_engine", Str, Both, "OLAP"),
+    // WEEK(d)'s mode (mysql_compat's week rewrite reads it).
+    def("default_week_format", Int, Both, "0"),
     def("div_precision_increment", Int, Both, "4"),
     def("enable_nereids_timeout", Bool, Both, "1"),
     def("enable_profile", Bool, Both, "0"),
@@ -390,5 +392,21 @@ mod tests {
         assert!(v.all(false).windows(2).all(|w| w[0].0 < w[1].0));
         v.reset();
         assert_eq!(v.get("autocommit").unwrap(), VarValue::Int(1));
+    }
+
+    /// Each list of variables is sorted by name, and no name is in two lists (a second
+    /// definition would never be found).
+    #[test]
+    fn lists_are_sorted_and_names_are_defined_once() {
+        for list in [
+            crate::mysql_server_variables::MYSQL_SERVER_VARIABLES,
+            crate::mariadb_server_variables::MARIADB_SERVER_VARIABLES,
+        ] {
+            assert!(list.windows(2).all(|w| w[0].name < w[1].name));
+        }
+        let mut seen = std::collections::HashSet::new();
+        for def in known() {
+            assert!(seen.insert(def.name), "{} is defined twice", def.name);
+        }
     }
 }

@@ -5,17 +5,22 @@
 //! The predicate is planned as the WHERE of `SELECT * FROM t WHERE ..` (views, MySQL's casts
 //! and functions as in any query), then evaluated over each tablet's merged rows: a row goes
 //! when the predicate is true, stays when it is false or NULL. Subqueries are refused, as Doris
-//! refuses them in delete predicates. The cost is a rewrite of the table's tablets.
+//! refuses them in delete predicates. With LIMIT (and ORDER BY), only the rows
+//! `SELECT * FROM t WHERE .. ORDER BY .. LIMIT n` gives go (`picked_rows`: by their values,
+//! the rows having no identity); ORDER BY alone changes nothing. The cost is a rewrite of the
+//! table's tablets.
 
 use crate::engine::QueryEngine;
 use crate::output::Output;
 use crate::session::Session;
 use crate::statement::dml::DmlPlan;
+use crate::statement::picked_rows::Picking;
 use basalt_common::df_error::from_df;
 use basalt_common::{BasaltError, Result};
+use basalt_sql::ast;
 use basalt_storage::RewriteRows;
 use datafusion::arrow::array::{Array, BooleanArray, RecordBatch};
-use datafusion::arrow::compute::{cast, filter_record_batch};
+use datafusion::arrow::compute::{cast, filter_record_batch, not};
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::common::tree_node::TreeNode;
 use datafusion::logical_expr::{Expr, LogicalPlan};
@@ -27,12 +32,30 @@ use std::sync::Arc;
 const ATTEMPTS: usize = 3;
 
 impl QueryEngine {
-    /// Deletes the rows of `plan.statement`'s WHERE from a Duplicate or Aggregate table.
+    /// Deletes the rows of `plan.statement`'s WHERE from a Duplicate or Aggregate table, as
+    /// many as `delete`'s ORDER BY .. LIMIT picks.
     pub(super) async fn delete_by_rewrite(
         &self,
         session: &Session,
         plan: DmlPlan,
+        delete: &ast::Delete,
     ) -> Result<Output> {
+        let pick = match (&plan.statement, &delete.limit) {
+            (ast::Statement::Query(query), Some(limit)) => {
+                let mut query = query.as_ref().clone();
+                query.order_by = (!delete.order_by.is_empty()).then(|| ast::OrderBy {
+                    kind: ast::OrderByKind::Expressions(delete.order_by.clone()),
+                    interpolate: None,
+                });
+                query.limit_clause = Some(ast::LimitClause::LimitOffset {
+                    limit: Some(limit.clone()),
+                    offset: None,
+                    limit_by: vec![],
+                });
+                Some(query)
+            }
+            _ => None,
+        };
         let mut stmt = plan.statement;
         crate::mysql_compat::rewrite(&mut stmt, &session.sql_settings());
         self.rewrite_function_calls(session, &mut stmt)?;
@@ -54,12 +77,16 @@ impl QueryEngine {
             }
             None => None,
         };
-        let transform = move |batch: RecordBatch| remove_matching(&predicate, batch);
-        let transform = Arc::new(transform);
+        let predicate = Arc::new(predicate);
         // Running loads finish first; loads that start meanwhile wait for the DELETE.
         // Inside a transaction: staged, through its storage.
         let storage = crate::transaction::storage(&self.services, session);
         let _gate = storage.rewrite_gate(plan.table.id).write_owned().await;
+        // LIMIT: the rows to delete, picked with loads held back by the gate.
+        let picked = match pick {
+            Some(query) => Some(Arc::new(self.pick_rows(session, query).await?)),
+            None => None,
+        };
         let mut attempt = 0;
         loop {
             attempt += 1;
@@ -79,14 +106,14 @@ impl QueryEngine {
                 )));
             }
             let storage = storage.clone();
-            let transform = transform.clone();
+            let predicate = predicate.clone();
+            let picked = picked.clone();
             let done = tokio::task::spawn_blocking(move || {
-                storage.rewrite_table(
-                    &table,
-                    (*table).clone(),
-                    RewriteRows::Merged,
-                    transform.as_ref(),
-                )
+                // The picked rows, found afresh on each attempt.
+                let picking = picked.as_ref().map(|p| p.picking());
+                let transform =
+                    |batch: RecordBatch| remove_matching(&predicate, picking.as_ref(), batch);
+                storage.rewrite_table(&table, (*table).clone(), RewriteRows::Merged, &transform)
             })
             .await
             .map_err(|e| BasaltError::Internal(format!("DELETE task failed: {e}")))?;
@@ -143,13 +170,22 @@ fn delete_predicate(plan: &LogicalPlan) -> Result<Option<(Expr, datafusion::comm
     }
 }
 
-/// `batch` without the rows `predicate` holds for (all of them without a predicate).
+/// `batch` without the rows `predicate` holds for (all of them without a predicate), only
+/// those `picking` picks with a LIMIT.
 fn remove_matching(
     predicate: &Option<(Arc<dyn PhysicalExpr>, SchemaRef)>,
+    picking: Option<&Picking<'_>>,
     batch: RecordBatch,
 ) -> Result<RecordBatch> {
     let Some((predicate, schema)) = predicate else {
-        return Ok(batch.slice(0, 0));
+        return match picking {
+            Some(picking) => {
+                let all = BooleanArray::from(vec![true; batch.num_rows()]);
+                let picked = picking.take(&batch, &all)?;
+                filter_record_batch(&batch, &not(&picked).map_err(internal)?).map_err(internal)
+            }
+            None => Ok(batch.slice(0, 0)),
+        };
     };
     if schema.fields().len() != batch.num_columns() {
         return Err(BasaltError::Internal(
@@ -180,8 +216,16 @@ fn remove_matching(
         .as_any()
         .downcast_ref::<BooleanArray>()
         .ok_or_else(|| BasaltError::Internal("DELETE's predicate is not boolean".into()))?;
-    let keep: BooleanArray = (0..matched.len())
-        .map(|i| Some(!(matched.is_valid(i) && matched.value(i))))
+    let matched: BooleanArray = (0..matched.len())
+        .map(|i| Some(matched.is_valid(i) && matched.value(i)))
         .collect();
-    filter_record_batch(&batch, &keep).map_err(|e| BasaltError::Internal(e.to_string()))
+    let matched = match picking {
+        Some(picking) => picking.take(&probe, &matched)?,
+        None => matched,
+    };
+    filter_record_batch(&batch, &not(&matched).map_err(internal)?).map_err(internal)
+}
+
+fn internal(e: impl std::fmt::Display) -> BasaltError {
+    BasaltError::Internal(e.to_string())
 }

@@ -75,28 +75,23 @@ pub(crate) fn plan_delete(
         ));
     };
     let table = target_table(services, session, target, "DELETE")?;
-    if table.keys_model != KeysModel::Unique
-        && (!delete.order_by.is_empty() || delete.limit.is_some())
-    {
-        return Err(BasaltError::NotSupported(format!(
-            "DELETE .. ORDER BY/LIMIT on {}.{}, a {} KEY table (its rows have no identity to pick some of them)",
-            table.database,
-            table.name,
-            table.keys_model.sql_name()
-        )));
-    }
     let columns = table
         .columns
         .iter()
         .map(|c| SelectItem::UnnamedExpr(Expr::Identifier(quoted(&c.name))))
         .collect();
-    let query = row_query(
-        columns,
-        target.clone(),
-        delete.selection.clone(),
-        &delete.order_by,
-        delete.limit.clone(),
-    );
+    // Other key models take their WHERE from it and pick ORDER BY .. LIMIT's rows apart
+    // (`delete_rewrite`).
+    let query = match table.keys_model {
+        KeysModel::Unique => row_query(
+            columns,
+            target.clone(),
+            delete.selection.clone(),
+            &delete.order_by,
+            delete.limit.clone(),
+        ),
+        _ => row_query(columns, target.clone(), delete.selection.clone(), &[], None),
+    };
     Ok(DmlPlan {
         table,
         statement: ast::Statement::Query(Box::new(query)),
@@ -288,7 +283,7 @@ impl QueryEngine {
         let plan = crate::statement::dml::plan_delete(&self.services, session, delete)?;
         let _serialized = self.dml_locks.lock(plan.table.id).await;
         if plan.table.keys_model != KeysModel::Unique {
-            return self.delete_by_rewrite(session, plan).await;
+            return self.delete_by_rewrite(session, plan, delete).await;
         }
         let rows = match self.run_datafusion(session, plan.statement, false).await? {
             Output::Rows { stream, .. } => stream,

@@ -20,6 +20,7 @@ mod multi_table_apply;
 mod multi_table_plan;
 mod mysql_forms;
 mod on_update_timestamp;
+mod picked_rows;
 mod prepare;
 mod query;
 pub(crate) use query::mysql_column_names;

@@ -15,8 +15,9 @@
 //! its new tablet. Uncorrelated subqueries (in the WHERE or a new value) run once, before the
 //! rewrite, and their results take their place; correlated ones and joins are refused.
 //! `LIMIT n` updates the first n matching rows found (MySQL leaves which ones open without
-//! ORDER BY); ORDER BY is refused, the rows having no identity to order them by across
-//! tablets before choosing. Aggregate-key tables are
+//! ORDER BY); with ORDER BY, the rows the ordered query picks (`picked_rows`: by their
+//! values, the rows having no identity). ORDER BY without LIMIT changes nothing here: every
+//! matching row is updated, and no row's update can fail another's. Aggregate-key tables are
 //! refused: their rows are aggregates of loads, which MySQL has no UPDATE for.
 //!
 //! The affected-row count is MySQL's: the rows whose values changed; the info line gives the
@@ -26,6 +27,7 @@ use crate::engine::QueryEngine;
 use crate::output::Output;
 use crate::session::Session;
 use crate::statement::dml::{quoted, row_query};
+use crate::statement::picked_rows::Picking;
 use basalt_catalog::{KeysModel, TableMeta};
 use basalt_common::df_error::from_df;
 use basalt_common::{BasaltError, Result};
@@ -93,6 +95,20 @@ impl QueryEngine {
         // Inside a transaction: staged, through its storage.
         let storage = crate::transaction::storage(&self.services, session);
         let _gate = storage.rewrite_gate(table.id).write_owned().await;
+        // ORDER BY .. LIMIT: the rows to update, picked with loads held back by the gate.
+        let picked = match limit.is_some() && !update.order_by.is_empty() {
+            true => {
+                let query = row_query(
+                    all_columns(&table),
+                    update.table.clone(),
+                    update.selection.clone(),
+                    &update.order_by,
+                    update.limit.clone(),
+                );
+                Some(Arc::new(self.pick_rows(session, query).await?))
+            }
+            false => None,
+        };
         let mut attempt = 0;
         loop {
             attempt += 1;
@@ -107,10 +123,15 @@ impl QueryEngine {
             }
             let storage = storage.clone();
             let change = change.clone();
+            let picked = picked.clone();
             let done = tokio::task::spawn_blocking(move || {
                 // The rows LIMIT still lets match, counted afresh on each attempt.
                 let left = limit.map(AtomicU64::new);
-                let update = |rows: RecordBatch| change.apply(rows, left.as_ref());
+                let picking = picked.as_ref().map(|p| p.picking());
+                let update = |rows: RecordBatch| match &picking {
+                    Some(picking) => change.apply(rows, Limit::Picked(picking)),
+                    None => change.apply(rows, left.as_ref().map_or(Limit::None, Limit::First)),
+                };
                 storage.update_table(&current, routes_change, &update)
             })
             .await
@@ -229,12 +250,6 @@ fn check_update(table: &TableMeta, update: &ast::Update) -> Result<Vec<Option<Sq
             table.database, table.name
         )));
     }
-    if !update.order_by.is_empty() {
-        return Err(BasaltError::NotSupported(format!(
-            "UPDATE .. ORDER BY on {}.{}, a DUPLICATE KEY table (its rows have no identity to order them by; LIMIT alone updates the first rows found)",
-            table.database, table.name
-        )));
-    }
     let mut values: Vec<Option<SqlExpr>> = vec![None; table.columns.len()];
     for assignment in &update.assignments {
         let AssignmentTarget::ColumnName(name) = &assignment.target else {
@@ -285,6 +300,25 @@ fn row_limit(update: &ast::Update) -> Result<Option<u64>> {
             "UPDATE .. LIMIT {limit} (not a row count)"
         ))),
     }
+}
+
+/// Every column of `table`, in order, as a select list.
+fn all_columns(table: &TableMeta) -> Vec<SelectItem> {
+    table
+        .columns
+        .iter()
+        .map(|c| SelectItem::UnnamedExpr(SqlExpr::Identifier(quoted(&c.name))))
+        .collect()
+}
+
+/// Which of a tablet's matching rows a LIMIT lets the statement update.
+enum Limit<'a> {
+    /// All of them.
+    None,
+    /// The first ones found, while rows are left.
+    First(&'a AtomicU64),
+    /// Those ORDER BY .. LIMIT picked.
+    Picked(&'a Picking<'a>),
 }
 
 /// The columns that decide a row's tablet: the partition column and the distribution columns.
@@ -389,9 +423,9 @@ impl PlanShape {
 }
 
 impl RowChange {
-    /// A tablet's rows (the table's columns as stored) with the matching ones updated; with
-    /// `left` (a LIMIT), only that many more rows match, the first found.
-    fn apply(&self, rows: RecordBatch, left: Option<&AtomicU64>) -> Result<Option<UpdatedRows>> {
+    /// A tablet's rows (the table's columns as stored) with the matching ones updated, as
+    /// many as `limit` lets match.
+    fn apply(&self, rows: RecordBatch, limit: Limit<'_>) -> Result<Option<UpdatedRows>> {
         let scan_schema = match (&self.predicate, self.projections.first()) {
             (Some((_, schema)), _) | (None, Some((_, schema))) => schema.clone(),
             (None, None) => return Err(BasaltError::Internal("UPDATE has no new values".into())),
@@ -415,9 +449,10 @@ impl RowChange {
             }
             None => BooleanArray::from(vec![true; rows.num_rows()]),
         };
-        let matched = match left {
-            Some(left) => first_matches(&matched, left),
-            None => matched,
+        let matched = match limit {
+            Limit::None => matched,
+            Limit::First(left) => first_matches(&matched, left),
+            Limit::Picked(picking) => picking.take(&probe, &matched)?,
         };
         if matched.true_count() == 0 {
             return Ok(None);

@@ -150,7 +150,9 @@ fn plan_alter(
     let mut rewrite = false;
     let mut columns_changed = false;
     let mut auto_increment = None;
-    for op in ops {
+    let swaps = swapped_renames(ops);
+    let mut renamed_last: Vec<(String, String)> = Vec::new();
+    for (k, op) in ops.iter().enumerate() {
         match op {
             AlterTableOp::AddColumns {
                 columns,
@@ -218,14 +220,21 @@ fn plan_alter(
                     }
                     return Err(unknown_column(from, &table));
                 };
-                if !column.name.eq_ignore_ascii_case(from) {
+                let held = swaps[k].then(|| held_name(k));
+                if let Some(held) = &held {
+                    rename_column(&mut table, index, held)?;
+                    renamed_last.push((held.clone(), column.name.clone()));
+                } else if !column.name.eq_ignore_ascii_case(from) {
                     rename_column(&mut table, index, &column.name)?;
                 }
                 let current = table.columns[index].clone();
-                let changed = new_column(&table, column, Some(&current))?;
+                let mut changed = new_column(&table, column, Some(&current))?;
                 check_type_change(&table, index, &current, &changed)?;
                 if changed.ty != current.ty || (current.nullable && !changed.nullable) {
                     rewrite = true;
+                }
+                if let Some(held) = &held {
+                    changed.set_name(held);
                 }
                 table.columns[index] = changed;
                 if let Some(p) = position {
@@ -247,7 +256,12 @@ fn plan_alter(
                 let index = table
                     .column_index(from)
                     .ok_or_else(|| unknown_column(from, &table))?;
-                rename_column(&mut table, index, to)?;
+                if swaps[k] {
+                    rename_column(&mut table, index, &held_name(k))?;
+                    renamed_last.push((held_name(k), to.clone()));
+                } else {
+                    rename_column(&mut table, index, to)?;
+                }
                 // Segments name their columns; renamed columns are written anew.
                 rewrite = true;
             }
@@ -347,6 +361,14 @@ fn plan_alter(
         }
         columns_changed |= rewrite;
     }
+    // Names held aside take their new names, each checked against the final columns.
+    for (held, to) in renamed_last {
+        if let Some(index) = table.column_index(&held) {
+            rename_column(&mut table, index, &to)?;
+            rewrite = true;
+            columns_changed = true;
+        }
+    }
     mysql_forms::check_algorithm_and_lock(ops, rewrite)?;
     if declared {
         crate::alter_declared_order::restore_storage_order(&mut table, &mut sources);
@@ -438,6 +460,40 @@ fn implicit_default(ty: &SqlType) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// For each of `ops`, whether it renames a column to the name a later op of the statement
+/// renames away (`CHANGE a b .., CHANGE b a ..` swaps two names, as MySQL allows: each op names
+/// the columns as the table had them). Such a column is held under another name
+/// ([`held_name`]) until every op is applied, and then takes its new name.
+fn swapped_renames(ops: &[AlterTableOp]) -> Vec<bool> {
+    let renames: Vec<Option<(&str, &str)>> = ops
+        .iter()
+        .map(|op| match op {
+            AlterTableOp::ModifyColumn { from, column, .. } => {
+                Some((from.as_str(), column.name.as_str()))
+            }
+            AlterTableOp::RenameColumn { from, to } => Some((from.as_str(), to.as_str())),
+            _ => None,
+        })
+        .collect();
+    renames
+        .iter()
+        .enumerate()
+        .map(|(k, rename)| match rename {
+            Some((from, to)) if !from.eq_ignore_ascii_case(to) => renames[k + 1..]
+                .iter()
+                .flatten()
+                .any(|(later, _)| later.eq_ignore_ascii_case(to)),
+            _ => false,
+        })
+        .collect()
+}
+
+/// The name the column op `k` renames is held under while the ALTER's ops apply (no column
+/// name can be written so).
+fn held_name(k: usize) -> String {
+    format!("\u{1}renamed {k}")
 }
 
 /// Where `FIRST` / `AFTER c` puts a column in `table` (the column itself already removed).

@@ -112,6 +112,7 @@ mod time_arith;
 mod time_beside_dates;
 pub mod time_cast;
 mod time_intervals;
+mod union_types;
 mod unsigned_casts;
 pub use text_arguments::{
     register as accept_numbers_as_text, wrapped as numbers_as_text_functions, TextSubstringPlanner,

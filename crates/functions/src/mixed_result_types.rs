@@ -1,6 +1,7 @@
 //! The type MySQL gives a value chosen among values of different types, and the casts that
 //! give every candidate that type:
-//! - COALESCE / IFNULL / NVL and the results of CASE / IF ("for a result"): DATE beside
+//! - COALESCE / IFNULL / NVL, the results of CASE / IF and a UNION's columns
+//!   ([`crate::union_types`]) ("for a result"): a DOUBLE beside a DECIMAL is a DOUBLE; DATE beside
 //!   DATETIME, or TIME beside either, is a DATETIME (the TIME read from today's midnight); a
 //!   date or a TIME beside a number or text is text; a number beside text is text; anything
 //!   beside a binary string is a binary string (`IFNULL(s, CAST('x' AS BINARY))`);
@@ -94,6 +95,14 @@ fn common_type(choice: Choice, types: &[DataType]) -> Option<DataType> {
     if classes.contains(&Class::Other) {
         return None;
     }
+    if choice == Choice::Result && classes.iter().all(|c| *c == Class::Number) {
+        // A DOUBLE or FLOAT beside a DECIMAL is a DOUBLE (DataFusion would pick a DECIMAL).
+        let float = types.iter().any(|t| t.is_floating());
+        let decimal = types
+            .iter()
+            .any(|t| matches!(t, DataType::Decimal128(..) | DataType::Decimal256(..)));
+        return (float && decimal).then_some(DataType::Float64);
+    }
     let first = *classes.first()?;
     if classes.iter().all(|c| *c == first) {
         return None;
@@ -134,6 +143,12 @@ fn common_type(choice: Choice, types: &[DataType]) -> Option<DataType> {
             }
         }
     }
+}
+
+/// MySQL's type for a value chosen among values of `types` (a UNION's column), when it is not
+/// DataFusion's.
+pub(crate) fn result_type_of(types: &[DataType]) -> Option<DataType> {
+    common_type(Choice::Result, types)
 }
 
 /// Whether NULLIF's arguments of `a` and `b` are compared otherwise than DataFusion's NULLIF
@@ -178,8 +193,24 @@ impl AnalyzerRule for MixedResultTypes {
     }
 
     fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> Result<LogicalPlan> {
-        plan.transform_up_with_subqueries(|node| rewrite_node_expressions(node, retyped))
-            .map(|t| t.data)
+        // Once a UNION's columns are retyped, the nodes above it recompute their schemas.
+        let mut unions_retyped = false;
+        plan.transform_up_with_subqueries(|node| match node {
+            LogicalPlan::Union(union) => {
+                let retyped = crate::union_types::retype_union(union)?;
+                unions_retyped |= retyped.transformed;
+                Ok(retyped)
+            }
+            node => {
+                let rewritten = rewrite_node_expressions(node, retyped)?;
+                if unions_retyped && !rewritten.transformed {
+                    rewritten.map_data(|p| p.recompute_schema())
+                } else {
+                    Ok(rewritten)
+                }
+            }
+        })
+        .map(|t| t.data)
     }
 }
 
@@ -195,7 +226,7 @@ fn candidate_type(e: &Expr, schema: &DFSchema) -> Option<DataType> {
 
 /// `e` of type `from` converted to `to`; numbers and dates reach a binary string through
 /// their text.
-fn convert(e: Expr, from: &DataType, to: &DataType) -> Expr {
+pub(crate) fn convert(e: Expr, from: &DataType, to: &DataType) -> Expr {
     if from == to || from.is_null() {
         return e;
     }
@@ -396,6 +427,11 @@ mod tests {
             Some(DataType::Binary)
         );
         assert_eq!(r(&[DataType::Int64, DataType::Float64]), None);
+        assert_eq!(
+            r(&[DataType::Decimal128(2, 1), DataType::Float64]),
+            Some(DataType::Float64)
+        );
+        assert_eq!(r(&[DataType::Decimal128(2, 1), DataType::Int64]), None);
         assert_eq!(r(&[DataType::Null, DataType::Date32]), None);
         assert_eq!(r(&[DataType::Boolean, DataType::Utf8]), None);
     }

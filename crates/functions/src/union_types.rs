@@ -1,0 +1,82 @@
+//! MySQL's types for the columns of a UNION: a column is a value chosen among its branches', so
+//! it takes the type [`crate::mixed_result_types`] gives such values (a DOUBLE beside a
+//! DECIMAL is a DOUBLE, a date beside a number or text is text, a DATE beside a DATETIME is a
+//! DATETIME), where DataFusion's coercion would pick another (a DECIMAL(30,15), or cast the
+//! text 'a' to a DATE). Each branch whose column needs converting gets a projection that
+//! converts it.
+//!
+//! Every branch's columns are also named as the UNION names them (its first branch's names):
+//! DataFusion flattens nested unions by pushing a projection of the outer one onto the inner
+//! one's branches by column name, which fails where a later branch names a column otherwise
+//! (`SELECT CAST(0.1 AS DOUBLE) a UNION ALL SELECT 0.2 UNION ALL SELECT 0.3 ...`).
+
+use crate::mixed_result_types::{convert, result_type_of};
+use datafusion::arrow::datatypes::DataType;
+use datafusion::common::tree_node::Transformed;
+use datafusion::common::{Column, Result};
+use datafusion::logical_expr::{Expr, LogicalPlan, Projection, Union};
+use std::sync::Arc;
+
+/// `union` with its branches converted to MySQL's column types and named as the union names
+/// its columns; unchanged when every branch already is.
+pub(crate) fn retype_union(union: Union) -> Result<Transformed<LogicalPlan>> {
+    let width = union.schema.fields().len();
+    if union
+        .inputs
+        .iter()
+        .any(|input| input.schema().fields().len() != width)
+    {
+        return Ok(Transformed::no(LogicalPlan::Union(union)));
+    }
+    let names: Vec<String> = union
+        .schema
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    let targets: Vec<Option<DataType>> = (0..width)
+        .map(|i| {
+            let types: Vec<DataType> = union
+                .inputs
+                .iter()
+                .map(|input| input.schema().field(i).data_type().clone())
+                .collect();
+            result_type_of(&types)
+        })
+        .collect();
+    let mut changed = false;
+    let mut inputs = Vec::with_capacity(union.inputs.len());
+    for input in &union.inputs {
+        let schema = input.schema();
+        let needs = (0..width).any(|i| {
+            let field = schema.field(i);
+            field.name() != &names[i]
+                || targets[i]
+                    .as_ref()
+                    .is_some_and(|t| t != field.data_type() && !field.data_type().is_null())
+        });
+        if !needs {
+            inputs.push(Arc::clone(input));
+            continue;
+        }
+        changed = true;
+        let exprs = (0..width)
+            .map(|i| {
+                let (qualifier, field) = schema.qualified_field(i);
+                let column = Expr::Column(Column::from((qualifier, field)));
+                let value = match &targets[i] {
+                    Some(to) => convert(column, field.data_type(), to),
+                    None => column,
+                };
+                value.alias(&names[i])
+            })
+            .collect::<Vec<_>>();
+        let projection = Projection::try_new(exprs, Arc::clone(input))?;
+        inputs.push(Arc::new(LogicalPlan::Projection(projection)));
+    }
+    if !changed {
+        return Ok(Transformed::no(LogicalPlan::Union(union)));
+    }
+    let union = Union::try_new_with_loose_types(inputs)?;
+    Ok(Transformed::yes(LogicalPlan::Union(union)))
+}

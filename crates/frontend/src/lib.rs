@@ -33,6 +33,7 @@ mod having_filter;
 mod identifier_case;
 mod information_schema;
 mod isolation;
+mod join_dependence;
 mod join_hints;
 mod join_operators;
 mod join_view_writes;

@@ -160,7 +160,9 @@ pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
     crate::nullable_subqueries::rewrite(stmt);
     let _ = stmt.visit(&mut ValueConditions);
     crate::bit_literals::rewrite(stmt);
-    if !settings.only_full_group_by {
+    if settings.only_full_group_by {
+        crate::join_dependence::rewrite(stmt);
+    } else {
         crate::grouping::show_ungrouped_columns(stmt);
     }
     let time_zone = settings.time_zone.as_str();

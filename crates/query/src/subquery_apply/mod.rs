@@ -13,6 +13,7 @@
 //!   exist, or the three-valued result of IN.
 
 mod exec;
+mod in_operands;
 mod node;
 mod rules;
 

@@ -25,6 +25,10 @@ pub struct ApplyRefusedSubqueries;
 
 impl AnalyzerRule for ApplyRefusedSubqueries {
     fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> Result<LogicalPlan> {
+        // IN operands that are subqueries are computed first, below their IN.
+        let plan = plan
+            .transform_up_with_subqueries(super::in_operands::computed_in_operands)?
+            .data;
         plan.transform_up_with_subqueries(|node| {
             let misjudged = match &node {
                 LogicalPlan::Filter(f) => misjudged_in_subqueries(&f.predicate, f.input.schema())?,

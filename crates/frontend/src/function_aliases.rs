@@ -101,7 +101,10 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
             BinaryOperator::And,
             binary(arg(0), BinaryOperator::NotEq, string("")),
         ),
-        _ => return crate::function_library::rewrite(name, args),
+        _ => {
+            return crate::doris_spellings::rewrite(name, args)
+                .or_else(|| crate::function_library::rewrite(name, args))
+        }
     })
 }
 

@@ -18,6 +18,7 @@ mod collations;
 mod column_origins;
 mod create_table_as;
 mod ddl_text;
+mod doris_spellings;
 mod doris_variables;
 mod engine;
 mod found_rows;

@@ -703,10 +703,13 @@ fn group_concat(f: &Function) -> Option<Expr> {
             other => clauses.push(other.clone()),
         }
     }
-    // Doris: a second argument that is a string literal is the separator.
+    // Doris: a second argument that is a string literal (either quotes) is the separator.
     if separator.is_none() && values.len() == 2 {
         if let Expr::Value(v) = &values[1] {
-            if matches!(v.value, Value::SingleQuotedString(_)) {
+            if matches!(
+                v.value,
+                Value::SingleQuotedString(_) | Value::DoubleQuotedString(_)
+            ) {
                 separator = values.pop();
             }
         }

@@ -9,8 +9,8 @@ use basalt_sql::ast::{Ident, Query, SelectItem, SetExpr, Statement};
 pub(crate) const INTERNAL_ALIAS_PREFIX: &str = "__basalt_column_";
 
 /// Gives every unaliased expression in the select lists of the statement's outermost query
-/// (each arm of a UNION, the source of INSERT .. SELECT, and the statement EXPLAIN shows) an
-/// alias of its own position.
+/// (each arm of a UNION, the source of INSERT .. SELECT, and the statement EXPLAIN shows), and
+/// every alias an earlier item of its list has too, an alias of its own position.
 pub(crate) fn alias_select_items(stmt: &mut Statement) {
     match stmt {
         Statement::Query(q) => alias_query(q),
@@ -30,12 +30,26 @@ fn alias_query(query: &mut Query) {
     while let Some(body) = pending.pop() {
         match body {
             SetExpr::Select(select) => {
+                // Aliases written twice (`SELECT a AS x, b AS x`): the later ones renamed.
+                let mut aliases: Vec<String> = vec![];
                 for (i, item) in select.projection.iter_mut().enumerate() {
-                    if let SelectItem::UnnamedExpr(e) = item {
-                        *item = SelectItem::ExprWithAlias {
-                            expr: e.clone(),
-                            alias: Ident::new(format!("{INTERNAL_ALIAS_PREFIX}{i}")),
-                        };
+                    let internal = || Ident::new(format!("{INTERNAL_ALIAS_PREFIX}{i}"));
+                    match item {
+                        SelectItem::UnnamedExpr(e) => {
+                            *item = SelectItem::ExprWithAlias {
+                                expr: e.clone(),
+                                alias: internal(),
+                            };
+                        }
+                        SelectItem::ExprWithAlias { alias, .. } => {
+                            let name = alias.value.to_lowercase();
+                            if aliases.contains(&name) {
+                                *alias = internal();
+                            } else {
+                                aliases.push(name);
+                            }
+                        }
+                        _ => {}
                     }
                 }
             }

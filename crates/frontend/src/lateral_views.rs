@@ -4,7 +4,8 @@
 //! `(SELECT t.*, unnest(arr) AS e FROM t WHERE arr IS NOT NULL) AS t`, so the query's `t.x`,
 //! `e` and `tmp.e` keep meaning what they meant. Several views nest (their rows multiply, as
 //! in Doris). The table functions:
-//! - `explode(array)`; `explode_split(text, sep)` (the pieces of the text);
+//! - `explode(array)`; `explode_split(text, sep)` (the pieces of the text, as
+//!   `split_by_string` cuts them: none for a NULL text or separator);
 //!   `explode_numbers(n)` (0 to n - 1); `explode_bitmap(bitmap)` (its members);
 //!   `explode_json_array_int / _double / _string(json)` (the JSON array's elements);
 //! - each `_outer` form (or `LATERAL VIEW OUTER`) keeps a row whose array is NULL or empty,
@@ -180,7 +181,7 @@ fn elements(view: &LateralView) -> Result<(String, bool)> {
     let values = match base.as_str() {
         "explode" => one()?.clone(),
         "explode_split" => match args.as_slice() {
-            [text, separator] => format!("string_to_array({text}, {separator})"),
+            [text, separator] => format!("split_by_string({text}, {separator})"),
             _ => {
                 return Err(BasaltError::WrongArguments {
                     function: name.clone(),

@@ -41,6 +41,7 @@ mod date_number;
 pub mod date_range;
 pub mod date_round;
 mod datetime_to_text;
+mod doris_strings;
 mod element_at;
 mod exact_division;
 mod expr_rules;
@@ -199,6 +200,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.push(byte_length::function());
     v.extend(murmur_hash::functions());
     v.push(regexp_extract::function());
+    v.extend(doris_strings::functions());
     v.extend(url_codec::functions());
     v.push(array_difference::function());
     v.extend(geo::functions());

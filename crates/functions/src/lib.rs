@@ -7,6 +7,7 @@
 //! Doris's meaning win where names clash (`stddev` and `variance` are population statistics).
 
 mod aes_crypt;
+mod array_compact;
 mod array_difference;
 mod array_text;
 mod avg_weighted;
@@ -203,6 +204,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(doris_strings::functions());
     v.extend(url_codec::functions());
     v.push(array_difference::function());
+    v.push(array_compact::function());
     v.extend(geo::functions());
     v.extend(ip::functions());
     v.extend(ip::value_functions::functions());

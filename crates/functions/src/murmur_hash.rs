@@ -1,7 +1,8 @@
 //! Doris's `murmur_hash3_32(s, ...)` and `murmur_hash3_64(s, ...)`: MurmurHash3 of the first
 //! string (x86_32 with seed 104729, or Doris's x64_64 with seed 0), each further string hashed
 //! with the previous hash as its seed; NULL when any argument is NULL. The 32-bit hash is shown
-//! as a signed INT, the 64-bit one as a signed BIGINT, as Doris shows them.
+//! as a signed INT, the 64-bit one as a signed BIGINT, as Doris shows them. Doris's
+//! `xxhash_64(s, ...)` is XXH3-64 chained the same way (seed 0 for the first string).
 
 use crate::murmur3::{murmur3_32, murmur3_x64_64};
 use crate::util::{arguments, output, plain_function};
@@ -21,6 +22,7 @@ pub fn functions() -> Vec<ScalarUDF> {
     vec![
         plain_function("murmur_hash3_32", signature(), DataType::Int32, hash32),
         plain_function("murmur_hash3_64", signature(), DataType::Int64, hash64),
+        plain_function("xxhash_64", signature(), DataType::Int64, xxhash64),
     ]
 }
 
@@ -73,6 +75,21 @@ fn hash64(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
     output(Arc::new(out), scalar)
 }
 
+fn xxhash64(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
+    let (rows, scalar) = rows(args)?;
+    let out: Int64Array = rows
+        .iter()
+        .map(|r| {
+            r.as_ref().map(|strings| {
+                strings.iter().fold(0u64, |seed, s| {
+                    xxhash_rust::xxh3::xxh3_64_with_seed(s, seed)
+                }) as i64
+            })
+        })
+        .collect();
+    output(Arc::new(out), scalar)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,6 +112,18 @@ mod tests {
         assert_eq!(
             murmur3_x64_64(b"world", murmur3_x64_64(b"hello", 0)) as i64,
             3_583_109_472_027_628_045
+        );
+    }
+
+    #[test]
+    fn xxhash_64_matches_doris_documentation() {
+        // Doris's reference: xxhash_64("hello") = -7685981735718036227,
+        // xxhash_64("hello", "world") = 7001965798170371843.
+        let hello = xxhash_rust::xxh3::xxh3_64_with_seed(b"hello", 0);
+        assert_eq!(hello as i64, -7_685_981_735_718_036_227);
+        assert_eq!(
+            xxhash_rust::xxh3::xxh3_64_with_seed(b"world", hello) as i64,
+            7_001_965_798_170_371_843
         );
     }
 }

@@ -1,6 +1,6 @@
 //! `percentile_array(expr, [p1, p2, ..])`: Doris's exact percentiles of a group at several
 //! levels at once, an ARRAY<DOUBLE> in the order of the levels (each as `percentile` computes
-//! it). NULLs are skipped; no value gives NULL; the levels must be a constant array of numbers
+//! it). NULLs are skipped; no value gives an empty array (as Doris); the levels must be a constant array of numbers
 //! in [0, 1].
 
 use std::sync::Arc;
@@ -141,10 +141,7 @@ impl Accumulator for PercentileArrayAccumulator {
 
     fn evaluate(&mut self) -> Result<ScalarValue> {
         if self.values.is_empty() {
-            return Ok(ScalarValue::List(Arc::new(ListArray::new_null(
-                Arc::new(Field::new_list_field(DataType::Float64, true)),
-                1,
-            ))));
+            return Ok(one_list(std::iter::empty()));
         }
         let mut values = self.values.clone();
         let levels = self.levels.clone();

@@ -168,15 +168,7 @@ impl ScalarUDFImpl for DateNumber {
         let (arrays, scalar) = arguments(&args)?;
         let values = &arrays[0];
         let out: ArrayRef = match values.data_type() {
-            DataType::Date32 | DataType::Date64 => {
-                let days = cast(values, &DataType::Date32)?;
-                let numbers: Int64Array = days
-                    .as_primitive::<datafusion::arrow::datatypes::Date32Type>()
-                    .iter()
-                    .map(|d| d.and_then(date_of_days).map(|d| date_digits(&d)))
-                    .collect();
-                Arc::new(numbers)
-            }
+            DataType::Date32 | DataType::Date64 => day_numbers(values)?,
             DataType::Timestamp(_, None) => {
                 let micros = cast(values, &DataType::Timestamp(TimeUnit::Microsecond, None))?;
                 let micros = micros
@@ -199,6 +191,17 @@ impl ScalarUDFImpl for DateNumber {
         };
         output(out, scalar)
     }
+}
+
+/// A DATE array's values as the numbers YYYYMMDD (BIGINT).
+pub(crate) fn day_numbers(values: &ArrayRef) -> Result<ArrayRef> {
+    let days = cast(values, &DataType::Date32)?;
+    let numbers: Int64Array = days
+        .as_primitive::<datafusion::arrow::datatypes::Date32Type>()
+        .iter()
+        .map(|d| d.and_then(date_of_days).map(|d| date_digits(&d)))
+        .collect();
+    Ok(Arc::new(numbers))
 }
 
 fn date_of_days(days: i32) -> Option<NaiveDate> {

@@ -7,12 +7,14 @@
 //! stays s.
 //! Of a DOUBLE, a DOUBLE (`TRUNCATE(1e1, 308)` is 10, `TRUNCATE(1e0, -309)` 0, never inf or
 //! NaN). ROUND rounds half away from zero, DOUBLEs too (Doris's rule; MySQL rounds a DOUBLE's
-//! halves to even). ROUND keeps a TIME or DATETIME a TIME or DATETIME, rounded to `d` (0 to 6)
-//! fractional digits. Text is read as a number (a DOUBLE). `d` counts from the decimal point,
+//! halves to even). All four keep a TIME or DATETIME a TIME or DATETIME with `d` (0 to 6;
+//! FLOOR and CEIL 0) fractional digits, as MariaDB does (see [`crate::temporal_rounding`]);
+//! a DATE is its number YYYYMMDD. Text is read as a number (a DOUBLE). `d` counts from the decimal point,
 //! negative to the left; any number is taken (`ROUND(1.55, 1.5)` rounds to 2 digits).
 
 use crate::mysql_values::{integers, leading_number};
 use crate::util::{arguments, output};
+use basalt_common::types::FRACTION_DIGITS_KEY;
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, Decimal128Array, Decimal256Array, Float64Array, Int64Array,
     UInt64Array,
@@ -99,7 +101,19 @@ impl ScalarUDFImpl for Rounding {
             _ => None,
         };
         let t = result_type(self.kind, x, digits);
-        Ok(Arc::new(Field::new(self.name(), t, true)))
+        let field = Field::new(self.name(), t, true);
+        if !matches!(x, DataType::Time64(_) | DataType::Timestamp(..)) {
+            return Ok(Arc::new(field));
+        }
+        // The fractional digits the result shows: those it is cut to.
+        let shown = match (self.kind, digits) {
+            (Kind::Floor | Kind::Ceil, _) => 0,
+            (_, Some(d)) => d.clamp(0, 6) as u8,
+            (_, None) => basalt_common::fraction_digits(&args.arg_fields[0]).unwrap_or(6),
+        };
+        Ok(Arc::new(field.with_metadata(
+            [(FRACTION_DIGITS_KEY.to_string(), shown.to_string())].into(),
+        )))
     }
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let target = args.return_field.data_type().clone();
@@ -159,7 +173,8 @@ fn result_type(kind: Kind, x: &DataType, digits: Option<i64>) -> DataType {
             decimal(*p, *s, DECIMAL128_MAX_PRECISION, false)
         }
         DataType::Decimal256(p, s) => decimal(*p, *s, DECIMAL256_MAX_PRECISION, true),
-        DataType::Time64(_) | DataType::Timestamp(..) if kind == Kind::Round => x.clone(),
+        DataType::Time64(_) | DataType::Timestamp(..) => x.clone(),
+        DataType::Date32 | DataType::Date64 => DataType::Int64,
         _ => DataType::Float64,
     }
 }
@@ -175,7 +190,10 @@ fn rounded(
 ) -> Result<ArrayRef> {
     Ok(match target {
         DataType::Int64 => {
-            let x = cast(x, &DataType::Int64)?;
+            let x = match x.data_type() {
+                DataType::Date32 | DataType::Date64 => crate::date_number::day_numbers(x)?,
+                _ => cast(x, &DataType::Int64)?,
+            };
             let out: Int64Array = x
                 .as_primitive::<Int64Type>()
                 .iter()
@@ -227,7 +245,14 @@ fn rounded(
             Arc::new(out.with_precision_and_scale(*p, *ts)?)
         }
         DataType::Time64(_) | DataType::Timestamp(..) => {
-            crate::temporal_rounding::rounded(x, digits)?
+            use crate::temporal_rounding::Direction;
+            let direction = match kind {
+                Kind::Floor => Direction::Floor,
+                Kind::Ceil => Direction::Ceil,
+                Kind::Truncate => Direction::Truncate,
+                Kind::Round => Direction::Round,
+            };
+            crate::temporal_rounding::rounded(direction, x, digits)?
         }
         _ => {
             let values: Vec<Option<f64>> = match x.data_type() {

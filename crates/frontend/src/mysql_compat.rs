@@ -346,6 +346,20 @@ fn shifted(left: Expr, op: BinaryOperator, right: Expr) -> Expr {
         let falsehood = Expr::Value(Value::Boolean(false).into());
         return only_when(falsehood, shifted(left, op, right));
     }
+    // A count DataFusion's interval cannot take (an expression, or so many units that its
+    // nanoseconds overflow or no date stays in years 0000..9999): Doris's unit function,
+    // which moves by any count and is NULL out of range.
+    let by_unit = match (&left, &right) {
+        (start, Expr::Interval(interval)) => unit_count(interval)
+            .map(|(unit, count)| (unit, op == BinaryOperator::Plus, start, count)),
+        (Expr::Interval(interval), start) => {
+            unit_count(interval).map(|(unit, count)| (unit, true, start, count))
+        }
+        _ => None,
+    };
+    if let Some((unit, adds, start, count)) = by_unit {
+        return unit_call(unit, adds, start.clone(), count);
+    }
     let datetime = || DataType::Timestamp(Some(6), TimezoneInfo::None);
     // The moved value and the interval, for the result's fractional digits.
     let digits_sources = match (&left, &right) {
@@ -417,6 +431,59 @@ fn interval_digits(interval: &basalt_sql::ast::Interval) -> i64 {
         },
         _ => -1,
     }
+}
+
+/// The unit and count of `INTERVAL n unit` (one unit) whose count DataFusion's interval
+/// cannot take: `n` an expression, or an integer literal past what the interval's
+/// nanoseconds hold or past any date of years 0000..9999 (MySQL's NULL). None otherwise.
+fn unit_count(interval: &basalt_sql::ast::Interval) -> Option<(Unit, Expr)> {
+    if interval.last_field.is_some() {
+        return None;
+    }
+    let unit = Unit::parse(&interval.leading_field.as_ref()?.to_string())?;
+    if !is_literal(&interval.value) {
+        return Some((unit, interval.value.as_ref().clone()));
+    }
+    let (negative, value) = match interval.value.as_ref() {
+        Expr::UnaryOp {
+            op: basalt_sql::ast::UnaryOperator::Minus,
+            expr,
+        } => (true, expr.as_ref()),
+        e => (false, e),
+    };
+    let Expr::Value(v) = value else {
+        return None;
+    };
+    let Value::Number(digits, _) = &v.value else {
+        return None;
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    // Units in 10,000 years (a little more), or in i64::MAX nanoseconds, the fewer.
+    let limit: u128 = match unit {
+        Unit::Year => 10_000,
+        Unit::Quarter => 40_000,
+        Unit::Month => 120_000,
+        Unit::Week => 530_000,
+        Unit::Day => 3_700_000,
+        Unit::Hour => 2_562_047,
+        Unit::Minute => 153_722_867,
+        Unit::Second => 9_223_372_036,
+        Unit::Millisecond => 9_223_372_036_854,
+        Unit::Microsecond => 9_223_372_036_854_775,
+    };
+    let large = digits.trim_start_matches('0').len() > 30
+        || digits.parse::<u128>().is_ok_and(|n| n > limit);
+    if !large {
+        return None;
+    }
+    // The count as the largest BIGINT when it does not fit one: still far out of range.
+    let count = match digits.parse::<i64>() {
+        Ok(_) => interval.value.as_ref().clone(),
+        Err(_) => number(if negative { -i64::MAX } else { i64::MAX }),
+    };
+    Some((unit, count))
 }
 
 /// `INTERVAL NULL <unit>` as `INTERVAL '0' <unit>`; None for any other expression.

@@ -1323,9 +1323,14 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
         // TIME(x): x as MySQL's TIME.
         "time" => call(basalt_functions::time_cast::NAME, vec![one(&args)?]),
         "dayofyear" => date_part("doy", one(&args)?),
-        // MySQL's week modes; the default mode is 0 (Sunday weeks counted from 0).
+        // MySQL's week modes; WEEK(d) takes the session's `default_week_format`, YEARWEEK(d)
+        // mode 0 (Sunday weeks counted from 0).
         "week" | "yearweek" if !args.is_empty() && args.len() <= 2 => {
-            let mode = args.get(1).cloned().unwrap_or_else(|| number(0));
+            let default = match name.as_str() {
+                "week" => Expr::Identifier(Ident::new("@@default_week_format")),
+                _ => number(0),
+            };
+            let mode = args.get(1).cloned().unwrap_or(default);
             call(
                 &format!("mysql_{name}"),
                 vec![

@@ -22,6 +22,7 @@ mod bitmap_arrays;
 pub mod bitmap_cast;
 mod bitmap_count_distinct;
 mod bitmap_scalar;
+mod bitmap_subsets;
 mod bits;
 mod byte_length;
 mod calendar_days;
@@ -169,6 +170,7 @@ pub use variant::VariantSubscriptPlanner;
 pub fn scalar_functions() -> Vec<ScalarUDF> {
     let mut v = bitmap_scalar::functions();
     v.extend(bitmap_arrays::functions());
+    v.extend(bitmap_subsets::functions());
     v.push(bitmap_cast::function());
     v.extend(hll::scalar_functions());
     v.push(date_range::function());

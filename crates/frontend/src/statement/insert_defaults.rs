@@ -102,6 +102,8 @@ fn fill(table: &TableMeta, insert: &mut ast::Insert) -> Result<()> {
                 }
             }
         }
+        // Column names: the row's earlier values, or the columns' defaults.
+        super::row_references::resolve(table, &targets, &mut row.content, &default_of);
     }
     Ok(())
 }

@@ -23,6 +23,7 @@ mod on_update_timestamp;
 mod picked_rows;
 mod prepare;
 mod query;
+mod row_references;
 pub(crate) use query::mysql_column_names;
 mod set;
 mod show;

@@ -5,7 +5,8 @@
 //! nested values from text. A literal for a BIT column is the number its bytes spell
 //! ([`crate::bit_literals::as_bit_number`]), so is a hex or bit literal for a numeric column
 //! ([`crate::bit_literals::hex_as_number`]); a decimal literal for a TIME column is read as
-//! MySQL's `[-]HHMMSS.frac`.
+//! MySQL's `[-]HHMMSS.frac`; a TIME for a DATE or DATETIME column is cast to it
+//! ([`super::time_into_dates`]).
 
 use crate::engine::split_name;
 use crate::session::Session;
@@ -36,11 +37,10 @@ fn rewrite_values(table: &TableMeta, insert: &mut ast::Insert) {
     let is_bit = |ty: &SqlType| matches!(ty, SqlType::Bit(_));
     let is_time = |ty: &SqlType| matches!(ty, SqlType::Time { .. });
     let is_number = |ty: &SqlType| ty.is_numeric() || matches!(ty, SqlType::Boolean);
-    if !table
-        .columns
-        .iter()
-        .any(|c| c.ty.is_nested() || is_bit(&c.ty) || is_time(&c.ty) || is_number(&c.ty))
-    {
+    let is_date = |ty: &SqlType| matches!(ty, SqlType::Date | SqlType::DateTime { .. });
+    if !table.columns.iter().any(|c| {
+        c.ty.is_nested() || is_bit(&c.ty) || is_time(&c.ty) || is_number(&c.ty) || is_date(&c.ty)
+    }) {
         return;
     }
     let targets = insert_targets(table, insert);
@@ -68,6 +68,8 @@ fn rewrite_values(table: &TableMeta, insert: &mut ast::Insert) {
                 decimal_as_time_text(value);
             } else if is_number(ty) {
                 crate::bit_literals::hex_as_number(value);
+            } else if is_date(ty) {
+                super::time_into_dates::cast_time_value(ty, value);
             }
         }
     }

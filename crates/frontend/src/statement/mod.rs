@@ -27,6 +27,7 @@ mod row_references;
 pub(crate) use query::mysql_column_names;
 mod set;
 mod show;
+mod time_into_dates;
 mod update_rewrite;
 mod upsert;
 

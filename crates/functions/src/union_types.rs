@@ -11,11 +11,29 @@
 //! (`SELECT CAST(0.1 AS DOUBLE) a UNION ALL SELECT 0.2 UNION ALL SELECT 0.3 ...`).
 
 use crate::mixed_result_types::{convert, result_type_of};
-use datafusion::arrow::datatypes::DataType;
+use datafusion::arrow::datatypes::{DataType, Field};
 use datafusion::common::tree_node::Transformed;
-use datafusion::common::{Column, Result};
+use datafusion::common::{Column, Result, ScalarValue};
+use datafusion::logical_expr::expr::ScalarFunction;
 use datafusion::logical_expr::{Expr, LogicalPlan, Projection, Union};
 use std::sync::Arc;
+
+/// True when a DATETIME column `field` becomes text (or a binary string) of `to`: converted by
+/// MySQL's DATETIME text here, as the rule that rewrites such casts would do after coercion
+/// (which would leave the union's schema with the column's digits mark its input lost). Other
+/// columns with Basalt's type marks (a YEAR) are left to DataFusion's coercion.
+fn datetime_text(field: &Field, to: &DataType) -> bool {
+    matches!(field.data_type(), DataType::Timestamp(_, None))
+        && matches!(
+            to,
+            DataType::Utf8
+                | DataType::Utf8View
+                | DataType::LargeUtf8
+                | DataType::Binary
+                | DataType::LargeBinary
+                | DataType::BinaryView
+        )
+}
 
 /// `union` with its branches converted to MySQL's column types and named as the union names
 /// its columns; unchanged when every branch already is.
@@ -48,13 +66,15 @@ pub(crate) fn retype_union(union: Union) -> Result<Transformed<LogicalPlan>> {
     let mut inputs = Vec::with_capacity(union.inputs.len());
     for input in &union.inputs {
         let schema = input.schema();
-        let needs = (0..width).any(|i| {
+        let converted = |i: usize| {
             let field = schema.field(i);
-            field.name() != &names[i]
-                || targets[i]
-                    .as_ref()
-                    .is_some_and(|t| t != field.data_type() && !field.data_type().is_null())
-        });
+            targets[i]
+                .as_ref()
+                .filter(|t| *t != field.data_type() && !field.data_type().is_null())
+                .filter(|t| field.metadata().is_empty() || datetime_text(field, t))
+        };
+        let needs =
+            (0..width).any(|i| schema.field(i).name() != &names[i] || converted(i).is_some());
         if !needs {
             inputs.push(Arc::clone(input));
             continue;
@@ -64,7 +84,18 @@ pub(crate) fn retype_union(union: Union) -> Result<Transformed<LogicalPlan>> {
             .map(|i| {
                 let (qualifier, field) = schema.qualified_field(i);
                 let column = Expr::Column(Column::from((qualifier, field)));
-                let value = match &targets[i] {
+                let value = match converted(i) {
+                    Some(to) if datetime_text(field, to) => {
+                        let digits = basalt_common::fraction_digits(field).map_or(-1, i64::from);
+                        let text = Expr::ScalarFunction(ScalarFunction::new_udf(
+                            Arc::new(crate::datetime_to_text::function().clone()),
+                            vec![
+                                column,
+                                Expr::Literal(ScalarValue::Int64(Some(digits)), None),
+                            ],
+                        ));
+                        convert(text, &DataType::Utf8, to)
+                    }
                     Some(to) => convert(column, field.data_type(), to),
                     None => column,
                 };

@@ -1,6 +1,6 @@
 //! Doris and MySQL functions that are DataFusion functions under another name, or short
-//! expressions over them: `collect_list`/`collect_set` are `array_agg` without NULLs, the
-//! `array_push*`/`array_pop*`/`array_range` family, ELT, `[not_]null_or_empty`,
+//! expressions over them: `collect_list`/`collect_set` are `array_agg` without NULLs ([] for no
+//! values), the `array_push*`/`array_pop*`/`array_range` family, ELT, `[not_]null_or_empty`,
 //! `digital_masking`, and Doris's `multi_distinct_*` aggregates (the DISTINCT forms);
 //! `array_concat` is NULL when any array is; MySQL's FLOOR/CEIL(ING)/TRUNCATE/ROUND (typed as MySQL
 //! types them), LOCATE with a position, SPACE, ISNULL, OCT and Doris's LENGTHB; the counts of
@@ -16,9 +16,11 @@ use basalt_sql::ast::{
 pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
     let arg = |i: usize| args[i].clone();
     Some(match name {
-        "collect_list" | "collect_set" if args.len() == 1 => {
-            without_nulls(name == "collect_set", arg(0))
-        }
+        // Doris: [] for a group without values.
+        "collect_list" | "collect_set" if args.len() == 1 => call(
+            basalt_functions::EMPTY_LIST_IF_NULL,
+            vec![without_nulls(name == "collect_set", arg(0))],
+        ),
         "bit_and" | "bit_or" | "bit_xor" if args.len() == 1 => mysql_bits(name, arg(0)),
         // Doris plans DISTINCT aggregates as these; they are the DISTINCT forms.
         "multi_distinct_sum" if args.len() == 1 => distinct_call("sum", args.to_vec()),

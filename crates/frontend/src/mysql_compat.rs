@@ -1125,6 +1125,13 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
         [part] => part.as_ident()?.value.to_ascii_lowercase(),
         _ => return None,
     };
+    // Doris: ARRAY_AGG of a group without values is [] (DataFusion: NULL).
+    if name == "array_agg" && f.over.is_none() {
+        return Some(call(
+            basalt_functions::EMPTY_LIST_IF_NULL,
+            vec![Expr::Function(f.clone())],
+        ));
+    }
     let args = plain_args(f)?;
     // HOUR / MINUTE / SECOND / MICROSECOND read a string or a number as a TIME
     // (`MINUTE('10:11:12')` is 11, `SECOND(230322)` 22; a DATETIME string gives its time of

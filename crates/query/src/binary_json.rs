@@ -2,7 +2,8 @@
 //! physical optimizer rule that finds segment scans whose JSON columns are only ever the
 //! document the path-reading functions walk (`json_extract` and `->`/`->>`, Doris's
 //! `json_extract_*`/`get_json_*`, `json_contains_path`, `json_exists_path`,
-//! `json_extract_isnull`: [`basalt_functions::reads_json_paths`]) and has those scans give the
+//! `json_extract_isnull`, `json_type`, `json_length`, `json_keys`, `json_contains`:
+//! [`basalt_functions::reads_json_paths`]) and has those scans give the
 //! columns as binary documents ([`SegmentScanExec::with_binary_json`]). Such a query then
 //! reads each document only along its paths, instead of decoding it to text and parsing it.
 //!
@@ -29,11 +30,13 @@ use datafusion::physical_expr::{PhysicalExpr, ScalarFunctionExpr};
 use datafusion::physical_optimizer::PhysicalOptimizerRule;
 use datafusion::physical_plan::aggregates::AggregateExec;
 use datafusion::physical_plan::coalesce_partitions::CoalescePartitionsExec;
+use datafusion::physical_plan::coop::CooperativeExec;
 use datafusion::physical_plan::execution_plan::{ChildrenPropertiesMode, ReplaceChildrenOptions};
 use datafusion::physical_plan::filter::FilterExec;
 use datafusion::physical_plan::limit::{GlobalLimitExec, LocalLimitExec};
 use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::repartition::RepartitionExec;
+use datafusion::physical_plan::sorts::sort::SortExec;
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::physical_plan::Partitioning;
 use std::sync::Arc;
@@ -254,7 +257,11 @@ fn child_accepts(
             _ => none,
         };
     }
+    if let Some(sort) = node.downcast_ref::<SortExec>() {
+        return passing(&sort.expr().iter().map(|s| &s.expr).collect::<Vec<_>>());
+    }
     if node.downcast_ref::<CoalescePartitionsExec>().is_some()
+        || node.downcast_ref::<CooperativeExec>().is_some()
         || node.downcast_ref::<GlobalLimitExec>().is_some()
         || node.downcast_ref::<LocalLimitExec>().is_some()
     {

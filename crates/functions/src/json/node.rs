@@ -21,6 +21,26 @@ pub trait JsonNode: Copy {
     fn to_value(self) -> Result<Value, String>;
     /// The value's compact text (as `serde_json` writes it).
     fn to_text(self) -> Result<String, String>;
+    /// MySQL's JSON_LENGTH: an object's members, an array's elements, 1 for a scalar.
+    fn length(self) -> usize;
+    /// An object's member names in order; None for other values.
+    fn keys(self) -> Option<Vec<String>>;
+    /// MySQL's JSON_TYPE name of the value.
+    fn type_name(self) -> Result<&'static str, String>;
+}
+
+/// MySQL's JSON_TYPE name of a parsed value.
+pub fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "NULL",
+        Value::Bool(_) => "BOOLEAN",
+        Value::Number(n) if n.is_i64() => "INTEGER",
+        Value::Number(n) if n.is_u64() => "UNSIGNED INTEGER",
+        Value::Number(_) => "DOUBLE",
+        Value::String(_) => "STRING",
+        Value::Array(_) => "ARRAY",
+        Value::Object(_) => "OBJECT",
+    }
 }
 
 impl JsonNode for &Value {
@@ -46,6 +66,22 @@ impl JsonNode for &Value {
 
     fn to_text(self) -> Result<String, String> {
         Ok(self.to_string())
+    }
+
+    fn length(self) -> usize {
+        match self {
+            Value::Object(m) => m.len(),
+            Value::Array(a) => a.len(),
+            _ => 1,
+        }
+    }
+
+    fn keys(self) -> Option<Vec<String>> {
+        Some(self.as_object()?.keys().cloned().collect())
+    }
+
+    fn type_name(self) -> Result<&'static str, String> {
+        Ok(type_name(self))
     }
 }
 
@@ -95,6 +131,36 @@ impl JsonNode for BinaryNode<'_> {
         json_binary::write_text(self.0, &mut out)?;
         Ok(out)
     }
+
+    fn length(self) -> usize {
+        match self.0 {
+            RawBsonRef::Document(d) => d.into_iter().count(),
+            RawBsonRef::Array(a) => a.into_iter().count(),
+            _ => 1,
+        }
+    }
+
+    fn keys(self) -> Option<Vec<String>> {
+        match self.0 {
+            RawBsonRef::Document(d) => Some(
+                d.into_iter()
+                    .filter_map(Result::ok)
+                    .map(|(k, _)| k.to_string())
+                    .collect(),
+            ),
+            _ => None,
+        }
+    }
+
+    fn type_name(self) -> Result<&'static str, String> {
+        Ok(match self.0 {
+            RawBsonRef::Document(_) => "OBJECT",
+            RawBsonRef::Array(_) => "ARRAY",
+            // A scalar: as its parsed value says (a number kept as written has its kind in
+            // its text).
+            scalar => type_name(&json_binary::to_value(scalar)?),
+        })
+    }
 }
 
 #[cfg(test)]
@@ -136,6 +202,21 @@ mod tests {
                 .map(|v| v.to_text().unwrap())
                 .collect();
             assert_eq!(from_text, from_binary, "{path}");
+        }
+        for path in [
+            "$",
+            "$.a",
+            "$.a.b",
+            "$.a.d",
+            "$.a.b[2].c",
+            "$.f",
+            "$.a.b[1]",
+        ] {
+            let p = JsonPath::parse(path).unwrap();
+            let (t, b) = (p.get(&parsed).unwrap(), p.get(BinaryNode(root)).unwrap());
+            assert_eq!(t.length(), b.length(), "{path}");
+            assert_eq!(t.keys(), b.keys(), "{path}");
+            assert_eq!(t.type_name(), b.type_name(), "{path}");
         }
         let null = JsonPath::parse("$.a.b[2].c").unwrap();
         assert!(null.get(BinaryNode(root)).unwrap().is_null());

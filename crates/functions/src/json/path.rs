@@ -167,9 +167,33 @@ impl JsonPath {
         current
     }
 
-    /// The value a path without wildcards names, if the document has it.
+    /// The value a path without wildcards names, if the document has it (with wildcards: the
+    /// first value it names).
     pub fn get<N: JsonNode>(&self, doc: N) -> Option<N> {
-        self.select(doc).into_iter().next()
+        if self.has_wildcards() {
+            return self.select(doc).into_iter().next();
+        }
+        // One value at each step: walked without collecting.
+        let mut v = doc;
+        for leg in &self.legs {
+            v = match leg {
+                Leg::Member(name) => v.member(name)?,
+                Leg::Element { from_end, offset } => match v.elements() {
+                    Some(a) => {
+                        let index = if *from_end {
+                            a.len().checked_sub(1 + offset)?
+                        } else {
+                            *offset
+                        };
+                        a.get(index).copied()?
+                    }
+                    None if *offset == 0 => v,
+                    None => return None,
+                },
+                Leg::AnyMember | Leg::AnyElement | Leg::Descendants => return None,
+            };
+        }
+        Some(v)
     }
 }
 

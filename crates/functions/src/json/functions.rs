@@ -745,6 +745,11 @@ impl JsonFunction {
             },
             Kind::Type => Some(Cell::Text(doc.type_name().map_err(failed)?.into())),
             Kind::Length | Kind::Keys | Kind::Contains => {
+                // json_contains' candidate must be JSON even where the path names nothing.
+                let candidate = match self.kind {
+                    Kind::Contains => Some(self.document(second.unwrap_or_default(), 1)?),
+                    _ => None,
+                };
                 // The value the optional path names (NULL when it names none).
                 let target = match paths.first() {
                     Some(p) => match p.get(doc) {
@@ -759,9 +764,8 @@ impl JsonFunction {
                         .keys()
                         .map(|keys| Cell::Text(Value::from(keys).to_string())),
                     _ => {
-                        let candidate = self.document(second.unwrap_or_default(), 1)?;
                         let target = target.to_value().map_err(failed)?;
-                        Some(Cell::Int(contains(&target, &candidate) as i64))
+                        candidate.map(|c| Cell::Int(contains(&target, &c) as i64))
                     }
                 }
             }

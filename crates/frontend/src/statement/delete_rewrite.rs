@@ -25,7 +25,6 @@ use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::common::tree_node::TreeNode;
 use datafusion::logical_expr::{Expr, LogicalPlan};
 use datafusion::physical_expr::PhysicalExpr;
-use datafusion::sql::parser::Statement as DfStatement;
 use std::sync::Arc;
 
 /// Attempts before giving up on a table that compactions keep changing.
@@ -56,16 +55,8 @@ impl QueryEngine {
             }
             _ => None,
         };
-        let mut stmt = plan.statement;
-        crate::mysql_compat::rewrite(&mut stmt, &session.sql_settings());
-        self.rewrite_function_calls(session, &mut stmt)?;
-        session.sync_planner_options();
-        let state = session.ctx.state();
-        let logical = state
-            .statement_to_plan(DfStatement::Statement(Box::new(stmt)))
-            .await
-            .map_err(from_df)?;
-        session.access().check_plan(&logical)?;
+        let stmt = plan.statement;
+        let (state, logical) = self.plan_checked(session, stmt).await?;
         let analyzed = state
             .analyzer()
             .execute_and_check(logical, state.config_options(), |_, _| {})

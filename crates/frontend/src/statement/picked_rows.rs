@@ -17,7 +17,6 @@ use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::arrow::row::{RowConverter, SortField};
 use datafusion::dataframe::DataFrame;
-use datafusion::sql::parser::Statement as DfStatement;
 use parking_lot::Mutex;
 use std::collections::HashMap;
 
@@ -29,16 +28,8 @@ impl QueryEngine {
         session: &Session,
         query: ast::Query,
     ) -> Result<PickedRows> {
-        let mut stmt = ast::Statement::Query(Box::new(query));
-        crate::mysql_compat::rewrite(&mut stmt, &session.sql_settings());
-        self.rewrite_function_calls(session, &mut stmt)?;
-        session.sync_planner_options();
-        let state = session.ctx.state();
-        let logical = state
-            .statement_to_plan(DfStatement::Statement(Box::new(stmt)))
-            .await
-            .map_err(from_df)?;
-        session.access().check_plan(&logical)?;
+        let stmt = ast::Statement::Query(Box::new(query));
+        let (state, logical) = self.plan_checked(session, stmt).await?;
         let batches = DataFrame::new(state, logical)
             .collect()
             .await

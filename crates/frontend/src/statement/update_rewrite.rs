@@ -157,6 +157,28 @@ impl QueryEngine {
         }
     }
 
+    /// `stmt` through Basalt's rewrites, planned by DataFusion and checked against the
+    /// session's privileges: the plan of a statement a rewritten UPDATE or DELETE runs.
+    pub(super) async fn plan_checked(
+        &self,
+        session: &Session,
+        mut stmt: ast::Statement,
+    ) -> Result<(
+        datafusion::execution::SessionState,
+        datafusion::logical_expr::LogicalPlan,
+    )> {
+        crate::mysql_compat::rewrite(&mut stmt, &session.sql_settings());
+        self.rewrite_function_calls(session, &mut stmt)?;
+        session.sync_planner_options();
+        let state = session.ctx.state();
+        let logical = state
+            .statement_to_plan(DfStatement::Statement(Box::new(stmt)))
+            .await
+            .map_err(from_df)?;
+        session.access().check_plan(&logical)?;
+        Ok((state, logical))
+    }
+
     /// Plans the statement's new values and WHERE (see the module doc).
     async fn plan_change(
         &self,
@@ -185,16 +207,8 @@ impl QueryEngine {
             &[],
             None,
         );
-        let mut stmt = ast::Statement::Insert(insert_into(table, rows));
-        crate::mysql_compat::rewrite(&mut stmt, &session.sql_settings());
-        self.rewrite_function_calls(session, &mut stmt)?;
-        session.sync_planner_options();
-        let state = session.ctx.state();
-        let logical = state
-            .statement_to_plan(DfStatement::Statement(Box::new(stmt)))
-            .await
-            .map_err(from_df)?;
-        session.access().check_plan(&logical)?;
+        let stmt = ast::Statement::Insert(insert_into(table, rows));
+        let (state, logical) = self.plan_checked(session, stmt).await?;
         // The new values are fitted to their columns as an INSERT's are (see `lenient_insert`).
         let store = crate::lenient_insert::store_warnings(session).with_implicit_defaults();
         let logical = crate::lenient_insert::hand_values_unconverted(logical, !store.is_strict())

@@ -125,6 +125,8 @@ mod time_spans;
 pub mod time_zones;
 mod topn;
 mod url_codec;
+mod url_functions;
+mod url_parts;
 mod util;
 mod value_counts;
 mod variance;
@@ -207,6 +209,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.push(regexp_extract::function());
     v.extend(doris_strings::functions());
     v.extend(url_codec::functions());
+    v.extend(url_functions::functions());
     v.push(array_difference::function());
     v.push(array_compact::function());
     v.push(empty_lists::function());

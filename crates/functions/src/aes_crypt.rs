@@ -8,6 +8,12 @@
 //! least 16 bytes (its first 16 are used); ECB ignores one. The result is binary; decrypting
 //! with the wrong key (bad padding) or a length that is no multiple of 16 gives NULL in ECB
 //! and CBC, as does any NULL argument.
+//!
+//! Doris's `SM4_ENCRYPT` / `SM4_DECRYPT` work the same way with the SM4 block cipher (GB/T
+//! 32907, 128-bit key and block) in the modes `SM4_128_{ECB,CBC,CFB,CFB1,CFB8,CFB128,OFB,CTR}`;
+//! their default is `SM4_128_ECB`, and the session's `block_encryption_mode` counts only when
+//! it names an SM4 mode (as an AES mode only counts for the AES functions). A mode of the other
+//! cipher as an argument is an error.
 
 use crate::exact_division::MySqlOptions;
 use crate::mysql_values::bytes;
@@ -38,6 +44,8 @@ pub fn functions() -> Vec<ScalarUDF> {
     vec![
         plain_function("aes_encrypt", signature(), DataType::Binary, encrypt),
         plain_function("aes_decrypt", signature(), DataType::Binary, decrypt),
+        plain_function("sm4_encrypt", signature(), DataType::Binary, sm4_encrypt),
+        plain_function("sm4_decrypt", signature(), DataType::Binary, sm4_decrypt),
     ]
 }
 
@@ -61,14 +69,29 @@ impl Chaining {
     }
 }
 
-/// A mode: key size in bytes and block chaining.
+/// The block cipher of a mode.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Algorithm {
+    Aes,
+    Sm4,
+}
+
+/// A mode: cipher, key size in bytes and block chaining.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Mode {
+    algorithm: Algorithm,
     key_bytes: usize,
     chaining: Chaining,
 }
 
 const DEFAULT_MODE: Mode = Mode {
+    algorithm: Algorithm::Aes,
+    key_bytes: 16,
+    chaining: Chaining::Ecb,
+};
+
+const DEFAULT_SM4_MODE: Mode = Mode {
+    algorithm: Algorithm::Sm4,
     key_bytes: 16,
     chaining: Chaining::Ecb,
 };
@@ -78,14 +101,15 @@ const DEFAULT_MODE: Mode = Mode {
 fn parse_mode(function: &str, text: &str) -> Result<Mode> {
     let normal = text.trim().to_ascii_lowercase().replace('_', "-");
     let parts: Vec<&str> = normal.split('-').collect();
-    let (bits, chaining) = match parts.as_slice() {
-        ["aes", bits, chaining] => (*bits, *chaining),
+    let (algorithm, bits, chaining) = match parts.as_slice() {
+        ["aes", bits, chaining] => (Algorithm::Aes, *bits, *chaining),
+        ["sm4", bits, chaining] => (Algorithm::Sm4, *bits, *chaining),
         _ => return exec_err!("{function}: unknown encryption mode '{text}'"),
     };
-    let key_bytes = match bits {
-        "128" => 16,
-        "192" => 24,
-        "256" => 32,
+    let key_bytes = match (algorithm, bits) {
+        (_, "128") => 16,
+        (Algorithm::Aes, "192") => 24,
+        (Algorithm::Aes, "256") => 32,
         _ => return exec_err!("{function}: unknown encryption mode '{text}'"),
     };
     let chaining = match chaining {
@@ -99,6 +123,7 @@ fn parse_mode(function: &str, text: &str) -> Result<Mode> {
         _ => return exec_err!("{function}: unknown encryption mode '{text}'"),
     };
     Ok(Mode {
+        algorithm,
         key_bytes,
         chaining,
     })
@@ -113,11 +138,12 @@ fn fold_key(key: &[u8], size: usize) -> Vec<u8> {
     folded
 }
 
-/// One AES cipher of any key size.
+/// One AES cipher of any key size, or SM4.
 enum Cipher {
     A128(aes::Aes128),
     A192(aes::Aes192),
     A256(aes::Aes256),
+    Sm4(sm4::Sm4),
 }
 
 impl Cipher {
@@ -130,12 +156,20 @@ impl Cipher {
         })
     }
 
+    fn for_mode(mode: Mode, key: &[u8]) -> Option<Cipher> {
+        match mode.algorithm {
+            Algorithm::Aes => Cipher::new(key),
+            Algorithm::Sm4 => Some(Cipher::Sm4(sm4::Sm4::new_from_slice(key).ok()?)),
+        }
+    }
+
     fn encrypt(&self, block: &mut [u8]) {
         let block = GenericArray::from_mut_slice(block);
         match self {
             Cipher::A128(c) => c.encrypt_block(block),
             Cipher::A192(c) => c.encrypt_block(block),
             Cipher::A256(c) => c.encrypt_block(block),
+            Cipher::Sm4(c) => c.encrypt_block(block),
         }
     }
 
@@ -145,6 +179,7 @@ impl Cipher {
             Cipher::A128(c) => c.decrypt_block(block),
             Cipher::A192(c) => c.decrypt_block(block),
             Cipher::A256(c) => c.decrypt_block(block),
+            Cipher::Sm4(c) => c.decrypt_block(block),
         }
     }
 }
@@ -283,28 +318,63 @@ fn shift_in_bit(register: &mut [u8; BLOCK], bit: u8) {
 }
 
 fn encrypt(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
-    crypt(args, "aes_encrypt", |data, cipher, chaining, iv| {
-        Some(encrypt_bytes(data, cipher, chaining, iv))
-    })
+    crypt(
+        args,
+        "aes_encrypt",
+        DEFAULT_MODE,
+        |data, cipher, chaining, iv| Some(encrypt_bytes(data, cipher, chaining, iv)),
+    )
 }
 
 fn decrypt(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
-    crypt(args, "aes_decrypt", decrypt_bytes)
+    crypt(args, "aes_decrypt", DEFAULT_MODE, decrypt_bytes)
+}
+
+fn sm4_encrypt(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
+    crypt(
+        args,
+        "sm4_encrypt",
+        DEFAULT_SM4_MODE,
+        |data, cipher, chaining, iv| Some(encrypt_bytes(data, cipher, chaining, iv)),
+    )
+}
+
+fn sm4_decrypt(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
+    crypt(args, "sm4_decrypt", DEFAULT_SM4_MODE, decrypt_bytes)
+}
+
+/// `mode` when its cipher is the function's (the `default`'s), else an error.
+fn check_algorithm(function: &str, mode: Mode, default: Mode) -> Result<Mode> {
+    if mode.algorithm == default.algorithm {
+        Ok(mode)
+    } else {
+        exec_err!(
+            "{function}: the encryption mode names another cipher ({:?})",
+            mode.algorithm
+        )
+    }
 }
 
 fn crypt(
     args: &ScalarFunctionArgs,
     function: &str,
+    default: Mode,
     f: impl Fn(&[u8], &Cipher, Chaining, &[u8]) -> Option<Vec<u8>>,
 ) -> Result<ColumnarValue> {
+    // The session's mode counts when it is one of this function's cipher.
     let session_mode = match args
         .config_options
         .extensions
         .get::<MySqlOptions>()
         .map(|o| o.block_encryption_mode.as_str())
     {
-        Some(text) if !text.is_empty() => parse_mode(function, text)?,
-        _ => DEFAULT_MODE,
+        Some(text) if !text.is_empty() => match parse_mode(function, text) {
+            Ok(mode) if mode.algorithm == default.algorithm => mode,
+            Ok(_) => default,
+            Err(e) if default.algorithm == Algorithm::Aes => return Err(e),
+            Err(_) => default,
+        },
+        _ => default,
     };
     let (arrays, scalar) = arguments(args)?;
     let columns: Vec<Vec<Option<Vec<u8>>>> = arrays.iter().map(bytes).collect::<Result<_>>()?;
@@ -313,7 +383,11 @@ fn crypt(
     for row in 0..rows {
         let cell = |i: usize| columns.get(i).map(|c| c[row].as_deref());
         let mode = match cell(3) {
-            Some(Some(m)) => parse_mode(function, &String::from_utf8_lossy(m))?,
+            Some(Some(m)) => check_algorithm(
+                function,
+                parse_mode(function, &String::from_utf8_lossy(m))?,
+                default,
+            )?,
             Some(None) => {
                 out.push(None);
                 continue;
@@ -342,7 +416,7 @@ fn crypt(
                 )
             }
         };
-        let Some(cipher) = Cipher::new(&fold_key(key, mode.key_bytes)) else {
+        let Some(cipher) = Cipher::for_mode(mode, &fold_key(key, mode.key_bytes)) else {
             return exec_err!("{function}: bad key size {}", mode.key_bytes);
         };
         out.push(f(data, &cipher, mode.chaining, iv));
@@ -391,6 +465,27 @@ mod tests {
             decrypt_bytes(&crypt, &other, Chaining::Ecb, &[]).as_deref(),
             Some(&b"text"[..])
         );
+    }
+
+    #[test]
+    fn sm4_matches_doris_documentation() {
+        // Doris: TO_BASE64(SM4_ENCRYPT('text', 'F3229A0B371ED2D9441B830D21A390C3')) in
+        // SM4_128_ECB is 'aDjwRflBrDjhBZIOFNw3Tg=='.
+        use base64::Engine;
+        let key = fold_key(b"F3229A0B371ED2D9441B830D21A390C3", 16);
+        let cipher = Cipher::for_mode(DEFAULT_SM4_MODE, &key).unwrap();
+        let crypt = encrypt_bytes(b"text", &cipher, Chaining::Ecb, &[]);
+        let text = base64::engine::general_purpose::STANDARD.encode(&crypt);
+        assert_eq!(text, "aDjwRflBrDjhBZIOFNw3Tg==");
+        assert_eq!(
+            decrypt_bytes(&crypt, &cipher, Chaining::Ecb, &[]).as_deref(),
+            Some(&b"text"[..])
+        );
+        assert_eq!(
+            parse_mode("f", "SM4_128_CBC").unwrap().algorithm,
+            Algorithm::Sm4
+        );
+        assert!(parse_mode("f", "sm4_256_ecb").is_err());
     }
 
     #[test]

@@ -43,6 +43,7 @@ mod date_number;
 pub mod date_range;
 pub mod date_round;
 mod datetime_to_text;
+mod digests;
 mod doris_strings;
 mod element_at;
 mod empty_lists;
@@ -210,6 +211,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(doris_strings::functions());
     v.extend(url_codec::functions());
     v.extend(url_functions::functions());
+    v.extend(digests::functions());
     v.push(array_difference::function());
     v.push(array_compact::function());
     v.push(empty_lists::function());

@@ -93,6 +93,7 @@ mod random_values;
 mod regexp_extract;
 mod signed_times;
 pub mod single_row;
+mod sketch_base64;
 mod sketch_fields;
 mod sleep;
 mod stats;
@@ -212,6 +213,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(url_codec::functions());
     v.extend(url_functions::functions());
     v.extend(digests::functions());
+    v.extend(sketch_base64::functions());
     v.push(array_difference::function());
     v.push(array_compact::function());
     v.push(empty_lists::function());

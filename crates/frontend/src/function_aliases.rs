@@ -3,8 +3,9 @@
 //! values), the `array_push*`/`array_pop*`/`array_range` family, ELT, `[not_]null_or_empty`,
 //! `digital_masking`, and Doris's `multi_distinct_*` aggregates (the DISTINCT forms);
 //! `array_concat` is NULL when any array is; MySQL's FLOOR/CEIL(ING)/TRUNCATE/ROUND (typed as MySQL
-//! types them), LOCATE with a position, SPACE, ISNULL, OCT and Doris's LENGTHB; the counts of
-//! LEFT/RIGHT/REPEAT/LPAD/RPAD read as MySQL reads them; GREATEST/LEAST are NULL with a NULL.
+//! types them), LOCATE with a position, SPACE, ISNULL, OCT and Doris's LENGTHB; Doris's
+//! LTRIM/RTRIM(s, rem) remove a whole string; the counts of LEFT/RIGHT/REPEAT/LPAD/RPAD read as
+//! MySQL reads them; GREATEST/LEAST are NULL with a NULL.
 
 use crate::mysql_compat::{binary, call, cast, number, string};
 use basalt_sql::ast::helpers::attached_token::AttachedToken;
@@ -89,6 +90,10 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
         // MariaDB's two-argument LPAD/RPAD pad with spaces.
         "lpad" | "rpad" if args.len() == 2 => rewrite(name, &[arg(0), arg(1), string(" ")])
             .unwrap_or_else(|| call(name, vec![arg(0), arg(1), string(" ")])),
+        // Doris's LTRIM/RTRIM(s, rem) remove `rem` as a string, repeatedly, as
+        // TRIM(LEADING/TRAILING rem FROM s) does (not its characters; that is LTRIM_IN/RTRIM_IN).
+        "ltrim" if args.len() == 2 => call("mysql_trim", vec![arg(0), arg(1), number(1)]),
+        "rtrim" if args.len() == 2 => call("mysql_trim", vec![arg(0), arg(1), number(2)]),
         "isnull" if args.len() == 1 => Expr::IsNull(Box::new(arg(0))),
         "oct" if args.len() == 1 => call("conv", vec![arg(0), number(10), number(8)]),
         // Doris: LENGTHB counts bytes, as LENGTH does.

@@ -45,6 +45,7 @@ pub mod date_round;
 mod datetime_to_text;
 mod digests;
 mod doris_strings;
+mod doris_trims;
 mod element_at;
 mod empty_lists;
 mod exact_division;
@@ -214,6 +215,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(url_functions::functions());
     v.extend(digests::functions());
     v.extend(sketch_base64::functions());
+    v.extend(doris_trims::functions());
     v.push(array_difference::function());
     v.push(array_compact::function());
     v.push(empty_lists::function());

@@ -8,8 +8,12 @@
 //!   `split_by_string` cuts them: none for a NULL text or separator);
 //!   `explode_numbers(n)` (0 to n - 1); `explode_bitmap(bitmap)` (its members);
 //!   `explode_json_array_int / _double / _string(json)` (the JSON array's elements);
-//! - each `_outer` form (or `LATERAL VIEW OUTER`) keeps a row whose array is NULL or empty,
-//!   with NULL for the element.
+//! - views of several columns, one alias each (`tmp AS a, b`): `explode(a1, a2, ..)` zips the
+//!   arrays (as many rows as the longest has elements, NULL past a shorter one's end; no row
+//!   when all are NULL or empty); `posexplode(array)` gives each element's 0-based position and
+//!   the element; `explode_map(map)` each key and value;
+//! - each `_outer` form (or `LATERAL VIEW OUTER`) keeps a row whose arrays are all NULL or
+//!   empty, with NULL for every column.
 //!
 //! A view over a join (more than one table in FROM) or another table function is refused with
 //! a clear error rather than planned wrong.
@@ -94,27 +98,59 @@ fn rewrite_select(select: &mut Select) -> Result<(Vec<String>, String)> {
     };
     let mut view_names = Vec::new();
     for view in std::mem::take(&mut select.lateral_views) {
-        let (values, outer) = elements(&view)?;
-        let column = match view.lateral_col_alias.as_slice() {
-            [column] => quote(&column.value),
-            [] => return Err(refused("needs a column alias (AS name)")),
-            _ => return Err(refused("of one column takes one column alias")),
-        };
-        let (unnested, filter) = if outer {
-            // A NULL or empty array gives one row with NULL.
-            (
-                format!(
-                    "unnest(CASE WHEN cardinality({values}) > 0 THEN {values} ELSE make_array(NULL) END)"
+        let table_function = table_function(&view)?;
+        let columns: Vec<String> = view
+            .lateral_col_alias
+            .iter()
+            .map(|c| quote(&c.value))
+            .collect();
+        if columns.is_empty() {
+            return Err(refused("needs a column alias (AS name)"));
+        }
+        if columns.len() != table_function.columns.len() {
+            return Err(BasaltError::WrongArguments {
+                function: table_function.name,
+                message: format!(
+                    "its LATERAL VIEW gives {} column(s) but {} alias(es) name them",
+                    table_function.columns.len(),
+                    columns.len()
                 ),
-                String::new(),
-            )
+            });
+        }
+        let any_elements = table_function
+            .sources
+            .iter()
+            .map(|s| format!("cardinality({s}) > 0"))
+            .collect::<Vec<_>>()
+            .join(" OR ");
+        let unnested = table_function
+            .columns
+            .iter()
+            .zip(&columns)
+            .map(|(values, column)| {
+                if table_function.outer {
+                    // Arrays all NULL or empty give one row of NULLs.
+                    format!(
+                        "unnest(CASE WHEN {any_elements} THEN {values} ELSE make_array(NULL) END) AS {column}"
+                    )
+                } else {
+                    format!("unnest({values}) AS {column}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let filter = if table_function.outer {
+            String::new()
         } else {
-            (
-                format!("unnest({values})"),
-                format!(" WHERE {values} IS NOT NULL"),
-            )
+            let present = table_function
+                .sources
+                .iter()
+                .map(|s| format!("{s} IS NOT NULL"))
+                .collect::<Vec<_>>()
+                .join(" OR ");
+            format!(" WHERE {present}")
         };
-        let sql = format!("SELECT {quoted}.*, {unnested} AS {column} FROM {relation}{filter}");
+        let sql = format!("SELECT {quoted}.*, {unnested} FROM {relation}{filter}");
         relation = format!("({sql}) AS {quoted}");
         view_names.extend(
             view.lateral_view_name
@@ -138,8 +174,20 @@ fn rewrite_select(select: &mut Select) -> Result<(Vec<String>, String)> {
     Ok((view_names, name))
 }
 
-/// The array a view's table function unnests, and whether it keeps empty rows (`_outer`).
-fn elements(view: &LateralView) -> Result<(String, bool)> {
+/// A view's table function as arrays to unnest side by side.
+struct TableFunction {
+    /// Its name as written (for errors).
+    name: String,
+    /// One array per output column; unnested together (zipped, NULL-padded).
+    columns: Vec<String>,
+    /// The arrays whose elements make the rows: a row has none when all are NULL or empty.
+    sources: Vec<String>,
+    /// Whether a row without elements stays, with NULLs (`_outer`, `LATERAL VIEW OUTER`).
+    outer: bool,
+}
+
+/// The arrays a view's table function unnests.
+fn table_function(view: &LateralView) -> Result<TableFunction> {
     let Expr::Function(f) = &view.lateral_view else {
         return Err(BasaltError::NotSupported(format!(
             "LATERAL VIEW of {}: a table function such as explode(..) is expected",
@@ -169,40 +217,59 @@ fn elements(view: &LateralView) -> Result<(String, bool)> {
         Some(base) => (base.to_string(), true),
         None => (name.clone(), view.outer),
     };
+    let wrong = |message: &str| BasaltError::WrongArguments {
+        function: name.clone(),
+        message: message.into(),
+    };
     let one = || -> Result<&String> {
         match args.as_slice() {
             [a] => Ok(a),
-            _ => Err(BasaltError::WrongArguments {
-                function: name.clone(),
-                message: "it takes one argument".into(),
-            }),
+            _ => Err(wrong("it takes one argument")),
         }
     };
-    let values = match base.as_str() {
-        "explode" => one()?.clone(),
+    // One column unnesting one array.
+    let single = |values: String| (vec![values.clone()], vec![values]);
+    let (columns, sources) = match base.as_str() {
+        "explode" if args.is_empty() => return Err(wrong("it takes one or more arrays")),
+        "explode" => (args.clone(), args.clone()),
+        "posexplode" => {
+            let array = one()?;
+            (
+                vec![
+                    format!("range(0, CAST(cardinality({array}) AS BIGINT))"),
+                    array.clone(),
+                ],
+                vec![array.clone()],
+            )
+        }
+        "explode_map" => {
+            let map = one()?;
+            let keys = format!("map_keys({map})");
+            (vec![keys.clone(), format!("map_values({map})")], vec![keys])
+        }
         "explode_split" => match args.as_slice() {
-            [text, separator] => format!("split_by_string({text}, {separator})"),
-            _ => {
-                return Err(BasaltError::WrongArguments {
-                    function: name.clone(),
-                    message: "it takes a text and a separator".into(),
-                })
-            }
+            [text, separator] => single(format!("split_by_string({text}, {separator})")),
+            _ => return Err(wrong("it takes a text and a separator")),
         },
-        "explode_numbers" => format!("range({})", one()?),
-        "explode_bitmap" => format!("bitmap_to_array({})", one()?),
-        "explode_json_array_int" => format!("CAST({} AS ARRAY<BIGINT>)", one()?),
-        "explode_json_array_double" => format!("CAST({} AS ARRAY<DOUBLE>)", one()?),
-        "explode_json_array_string" => format!("CAST({} AS ARRAY<STRING>)", one()?),
+        "explode_numbers" => single(format!("range({})", one()?)),
+        "explode_bitmap" => single(format!("bitmap_to_array({})", one()?)),
+        "explode_json_array_int" => single(format!("CAST({} AS ARRAY<BIGINT>)", one()?)),
+        "explode_json_array_double" => single(format!("CAST({} AS ARRAY<DOUBLE>)", one()?)),
+        "explode_json_array_string" => single(format!("CAST({} AS ARRAY<STRING>)", one()?)),
         _ => {
             return Err(BasaltError::NotSupported(format!(
-                "LATERAL VIEW {name}: the table functions are explode, explode_split, \
-                 explode_numbers, explode_bitmap, explode_json_array_int/_double/_string and \
-                 their _outer forms"
+                "LATERAL VIEW {name}: the table functions are explode, posexplode, explode_map, \
+                 explode_split, explode_numbers, explode_bitmap, \
+                 explode_json_array_int/_double/_string and their _outer forms"
             )))
         }
     };
-    Ok((values, outer))
+    Ok(TableFunction {
+        name,
+        columns,
+        sources,
+        outer,
+    })
 }
 
 /// A backquoted identifier.

@@ -54,6 +54,15 @@ impl BackendHealth {
         self.alive = false;
         self.error = why;
     }
+
+    /// Marks the backend alive: it answered with `status` just now.
+    fn set_up(&mut self, status: BackendStatus) {
+        self.alive = true;
+        self.last_heartbeat_ms = Some(now_ms());
+        self.down_since_ms = None;
+        self.status = status;
+        self.error.clear();
+    }
 }
 
 /// The frontend's view of its backends.
@@ -214,13 +223,7 @@ impl Cluster {
                 // An answer that came before a query found the backend dead (the round
                 // waited on slower backends) is stale: the verdict stands until a newer one.
                 Ok(Ok(_)) if entry.suspected_at.is_some_and(|at| at > answered_at) => {}
-                Ok(Ok(status)) => {
-                    entry.alive = true;
-                    entry.last_heartbeat_ms = Some(now_ms());
-                    entry.down_since_ms = None;
-                    entry.status = status;
-                    entry.error.clear();
-                }
+                Ok(Ok(status)) => entry.set_up(status),
                 Ok(Err(e)) => entry.set_down(e.to_string()),
                 Err(_) => entry.set_down("heartbeat timed out".into()),
             }
@@ -364,6 +367,33 @@ impl Cluster {
         }
         entry.suspected_at = Some(std::time::Instant::now());
         entry.set_down(why);
+    }
+
+    /// Asks the backends marked dead whether they answer now (within [`HEARTBEAT_TIMEOUT`])
+    /// and marks those that do alive: a backend too busy to answer a probe in time, not
+    /// dead, need not wait for the next heartbeat round before reads may use it again.
+    /// Returns whether any came back.
+    pub async fn recheck_dead_backends(&self) -> bool {
+        let dead: Vec<BackendMeta> = self
+            .backends()
+            .into_iter()
+            .filter(|b| !self.is_live(b.id))
+            .collect();
+        let asks = dead.into_iter().map(|backend| async move {
+            let answer = tokio::time::timeout(HEARTBEAT_TIMEOUT, self.heartbeat(&backend)).await;
+            (backend, answer)
+        });
+        let mut revived = false;
+        for (backend, answer) in futures::future::join_all(asks).await {
+            if let Ok(Ok(status)) = answer {
+                let mut health = self.health.write();
+                let entry = health.entry(backend.id).or_default();
+                entry.set_up(status);
+                tracing::info!("backend {} answers again", backend.id);
+                revived = true;
+            }
+        }
+        revived
     }
 
     /// Asks every backend believed live whether it answers (within [`PROBE_TIMEOUT`]), after

@@ -92,6 +92,7 @@ mod percentile_approx;
 mod percentile_array;
 mod random_values;
 mod regexp_extract;
+mod row_regex;
 mod signed_times;
 pub mod single_row;
 mod sketch_base64;

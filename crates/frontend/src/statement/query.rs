@@ -221,7 +221,20 @@ impl QueryEngine {
                 })
                 .await?
             }
-            .map_err(from_df)?;
+            .map_err(from_df);
+            // A scan with no live replica to read: a backend marked dead because it was too
+            // busy to answer a probe may answer now; plan once more if one does.
+            let physical = match (physical, &failover) {
+                (Err(BasaltError::BackendUnavailable(why)), Some((cluster, _))) if !retried => {
+                    if cluster.recheck_dead_backends().await {
+                        tracing::warn!("planning the query again: {why}");
+                        retried = true;
+                        continue;
+                    }
+                    return Err(BasaltError::BackendUnavailable(why));
+                }
+                (physical, _) => physical?,
+            };
             let physical = basalt_workload::account_plan(physical, &account).map_err(from_df)?;
             let task =
                 Arc::new(TaskContext::from(&state).with_runtime(group.query_runtime(&account)));

@@ -13,17 +13,17 @@
 //!
 //! Each is NULL when an argument is NULL.
 
+use crate::row_regex::RowRegex;
 use crate::util::{arguments, output, plain_function};
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, Int32Builder, ListBuilder, StringBuilder,
 };
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Field, Int64Type};
-use datafusion::common::{exec_err, Result};
+use datafusion::common::Result;
 use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDF, Signature, TypeSignature, Volatility,
 };
-use regex::Regex;
 use std::sync::Arc;
 
 pub fn functions() -> Vec<ScalarUDF> {
@@ -251,24 +251,14 @@ fn count_substrings(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
 fn regexp_extract_all(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
     let (arrays, scalar) = columns(args, &[])?;
     let (texts, patterns) = (arrays[0].as_string::<i32>(), arrays[1].as_string::<i32>());
-    let mut compiled: Option<(String, Regex)> = None;
+    let mut compiled = RowRegex::new("regexp_extract_all");
     let mut out = StringBuilder::new();
     for row in 0..texts.len() {
         if row_is_null(&arrays, row) {
             out.append_null();
             continue;
         }
-        let pattern = patterns.value(row);
-        if compiled.as_ref().is_none_or(|(p, _)| p != pattern) {
-            match Regex::new(pattern) {
-                Ok(re) => compiled = Some((pattern.to_string(), re)),
-                Err(e) => return exec_err!("regexp_extract_all: invalid pattern '{pattern}': {e}"),
-            }
-        }
-        let Some((_, re)) = compiled.as_ref() else {
-            out.append_null();
-            continue;
-        };
+        let re = compiled.get(patterns.value(row))?;
         let found: Vec<&str> = re
             .captures_iter(texts.value(row))
             .filter_map(|c| c.get(1).map(|m| m.as_str()))

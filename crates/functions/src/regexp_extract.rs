@@ -2,15 +2,15 @@
 //! `pattern` in `s` (0 is the whole match), or '' when nothing matches or the group took no
 //! part; NULL when an argument is NULL. A pattern that does not compile is an error naming it.
 
+use crate::row_regex::RowRegex;
 use crate::util::{arguments, output, plain_function};
 use datafusion::arrow::array::{Array, AsArray, StringBuilder};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Int64Type};
-use datafusion::common::{exec_err, Result};
+use datafusion::common::Result;
 use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDF, Signature, TypeSignature, Volatility,
 };
-use regex::Regex;
 use std::sync::Arc;
 
 pub fn function() -> ScalarUDF {
@@ -39,24 +39,14 @@ fn extract(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
         patterns.as_string::<i32>(),
         groups.as_primitive::<Int64Type>(),
     );
-    let mut compiled: Option<(String, Regex)> = None;
+    let mut compiled = RowRegex::new("regexp_extract");
     let mut out = StringBuilder::new();
     for row in 0..texts.len() {
         if texts.is_null(row) || patterns.is_null(row) || groups.is_null(row) {
             out.append_null();
             continue;
         }
-        let pattern = patterns.value(row);
-        if compiled.as_ref().is_none_or(|(p, _)| p != pattern) {
-            match Regex::new(pattern) {
-                Ok(re) => compiled = Some((pattern.to_string(), re)),
-                Err(e) => return exec_err!("regexp_extract: invalid pattern '{pattern}': {e}"),
-            }
-        }
-        let Some((_, re)) = compiled.as_ref() else {
-            out.append_null();
-            continue;
-        };
+        let re = compiled.get(patterns.value(row))?;
         let group = usize::try_from(groups.value(row)).ok();
         let found = group.and_then(|g| {
             re.captures(texts.value(row))

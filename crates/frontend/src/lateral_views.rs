@@ -11,7 +11,8 @@
 //! - views of several columns, one alias each (`tmp AS a, b`): `explode(a1, a2, ..)` zips the
 //!   arrays (as many rows as the longest has elements, NULL past a shorter one's end; no row
 //!   when all are NULL or empty); `posexplode(array)` gives each element's 0-based position and
-//!   the element; `explode_map(map)` each key and value;
+//!   the element; `explode_map(map)` each key and value; `explode_json_object(json)` each
+//!   member's key and its value's JSON text (no row for a document that is no object);
 //! - each `_outer` form (or `LATERAL VIEW OUTER`) keeps a row whose arrays are all NULL or
 //!   empty, with NULL for every column.
 //!
@@ -247,6 +248,14 @@ fn table_function(view: &LateralView) -> Result<TableFunction> {
             let keys = format!("map_keys({map})");
             (vec![keys.clone(), format!("map_values({map})")], vec![keys])
         }
+        "explode_json_object" => {
+            let entries = format!("json_object_entries({})", one()?);
+            let keys = format!("map_keys({entries})");
+            (
+                vec![keys.clone(), format!("map_values({entries})")],
+                vec![keys],
+            )
+        }
         "explode_split" => match args.as_slice() {
             [text, separator] => single(format!("split_by_string({text}, {separator})")),
             _ => return Err(wrong("it takes a text and a separator")),
@@ -259,7 +268,7 @@ fn table_function(view: &LateralView) -> Result<TableFunction> {
         _ => {
             return Err(BasaltError::NotSupported(format!(
                 "LATERAL VIEW {name}: the table functions are explode, posexplode, explode_map, \
-                 explode_split, explode_numbers, explode_bitmap, \
+                 explode_json_object, explode_split, explode_numbers, explode_bitmap, \
                  explode_json_array_int/_double/_string and their _outer forms"
             )))
         }

@@ -64,6 +64,7 @@ mod implicit_casts;
 mod intersect_count;
 mod ip;
 mod json;
+mod json_object_entries;
 pub mod like;
 mod like_escapes;
 mod logical_not;
@@ -217,6 +218,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(digests::functions());
     v.extend(sketch_base64::functions());
     v.extend(doris_trims::functions());
+    v.push(json_object_entries::function());
     v.push(array_difference::function());
     v.push(array_compact::function());
     v.push(empty_lists::function());

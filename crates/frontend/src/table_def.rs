@@ -209,10 +209,23 @@ fn build_table(
     };
 
     // Key model and key columns.
-    let keyless = keeps_load_order(stmt)?;
+    let implicit_aggregate = stmt.keys.is_none()
+        && stmt.primary_key.is_none()
+        && stmt.columns.iter().any(|c| c.agg.is_some());
+    let keyless = keeps_load_order(stmt)? && !implicit_aggregate;
     let (keys_model, key_names): (KeysModel, Vec<String>) = match (&stmt.keys, &stmt.primary_key) {
         (Some((model, cols)), _) => (convert_model(*model), cols.clone()),
         (None, Some(pk)) => (KeysModel::Unique, pk.clone()),
+        // Doris: without a key clause, columns with an aggregation type make an AGGREGATE
+        // KEY table keyed by the others.
+        (None, None) if implicit_aggregate => (
+            KeysModel::Aggregate,
+            stmt.columns
+                .iter()
+                .filter(|c| c.agg.is_none())
+                .map(|c| c.name.clone())
+                .collect(),
+        ),
         (None, None) if keyless => (KeysModel::Duplicate, Vec::new()),
         (None, None) => (KeysModel::Duplicate, default_duplicate_keys(stmt)),
     };

@@ -15,12 +15,14 @@
 
 use crate::session::Session;
 use datafusion::arrow::datatypes::DataType;
+use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{Transformed, TransformedResult, TreeNode};
 use datafusion::common::{DFSchema, Result, ScalarValue};
 use datafusion::logical_expr::expr::Alias;
 use datafusion::logical_expr::{
     Cast, DmlStatement, Expr, ExprSchemable, LogicalPlan, Projection, Values, WriteOp,
 };
+use datafusion::optimizer::AnalyzerRule;
 use std::sync::Arc;
 
 /// Whether the session's INSERTs are strict: `sql_mode` has STRICT_TRANS_TABLES,
@@ -111,14 +113,27 @@ pub(crate) fn report(session: &Session, warnings: &basalt_query::StoreWarnings) 
 /// `plan` (an INSERT) with its values handed to the sink as written where the sink fits them
 /// to their columns: a BIT column's always (it reads text and byte strings by their bytes, as
 /// MySQL does), a number column's always (strictly in strict mode), the others' only outside
-/// strict mode (`lenient`).
-pub(crate) fn hand_values_unconverted(plan: LogicalPlan, lenient: bool) -> Result<LogicalPlan> {
+/// strict mode (`lenient`). MySQL's `/` ([`basalt_functions::ExactDivision`], with the
+/// session's `config`) is put in first, so that a value is typed as the DECIMAL it will be
+/// (`VALUES (7/2)` is 3.5000, which the sink rounds to 4, not DataFusion's integer 3).
+pub(crate) fn hand_values_unconverted(
+    plan: LogicalPlan,
+    lenient: bool,
+    config: &ConfigOptions,
+) -> Result<LogicalPlan> {
     let LogicalPlan::Dml(dml) = plan else {
         return Ok(plan);
     };
     if !matches!(dml.op, WriteOp::Insert(_)) {
         return Ok(LogicalPlan::Dml(dml));
     }
+    let LogicalPlan::Dml(dml) =
+        basalt_functions::ExactDivision.analyze(LogicalPlan::Dml(dml), config)?
+    else {
+        return Err(datafusion::error::DataFusionError::Internal(
+            "MySQL's division rewrite changed an INSERT into another statement".into(),
+        ));
+    };
     let LogicalPlan::Projection(projection) = dml.input.as_ref() else {
         return Ok(LogicalPlan::Dml(dml));
     };
@@ -287,9 +302,11 @@ fn nested_values_as_written(plan: LogicalPlan, lenient: bool) -> Result<LogicalP
     .data()
 }
 
-/// A VALUES cell without the cast to the column's type the planner added.
+/// A VALUES cell without the cast to the column's type the planner added (nor the alias a
+/// rewrite that kept the cell's name put around it).
 fn as_written(e: &Expr) -> Expr {
     match e {
+        Expr::Alias(Alias { expr, .. }) => as_written(expr),
         Expr::Cast(Cast { expr, .. }) => expr.as_ref().clone(),
         other => other.clone(),
     }

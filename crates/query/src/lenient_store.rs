@@ -345,7 +345,13 @@ fn integers(values: &ArrayRef, min: i128, max: i128, arrow: &DataType, target: &
     if !is_fittable_number(values.data_type()) {
         return Ok(None);
     }
-    if let Some(values) = strictly(values, arrow) {
+    // A cast truncates fractions; MySQL rounds them (DECIMAL and text half away from zero,
+    // DOUBLE half to even), so such values are read one by one.
+    let has_fraction = match values.data_type() {
+        DataType::Decimal128(_, scale) | DataType::Decimal256(_, scale) => *scale > 0,
+        t => t.is_floating(),
+    };
+    if let Some(values) = strictly(values, arrow).filter(|_| !has_fraction) {
         return Ok(Some(values));
     }
     let mut out = Vec::with_capacity(values.len());
@@ -354,7 +360,10 @@ fn integers(values: &ArrayRef, min: i128, max: i128, arrow: &DataType, target: &
             out.push(None);
             continue;
         };
-        let whole = number.to_integer();
+        let whole = match values.data_type().is_floating() {
+            true => number.double_to_integer(),
+            false => number.to_integer(),
+        };
         let clipped = whole.clamp(min, max);
         if clipped != whole {
             target.out_of_range(row);
@@ -686,6 +695,15 @@ enum Number {
 }
 
 impl Number {
+    /// A FLOAT or DOUBLE value (not text) rounded half to even, as MySQL stores one in an
+    /// integer column (2.5E0 is 2, '2.5E0' is 3); other numbers as [`Self::to_integer`].
+    fn double_to_integer(self) -> i128 {
+        match self {
+            Number::Float(f) if !f.is_nan() => f.round_ties_even() as i128,
+            other => other.to_integer(),
+        }
+    }
+
     /// Rounded half away from zero (saturating).
     fn to_integer(self) -> i128 {
         match self {
@@ -898,6 +916,8 @@ mod tests {
         assert_eq!(Number::Decimal(-25, 1).to_integer(), -3);
         assert_eq!(Number::Decimal(24, 1).to_integer(), 2);
         assert_eq!(Number::Float(-2.5).to_integer(), -3);
+        assert_eq!(Number::Float(-2.5).double_to_integer(), -2);
+        assert_eq!(Number::Float(3.5).double_to_integer(), 4);
         assert_eq!(Number::Decimal(12345678, 3).to_scaled(2), (1234568, true));
         assert_eq!(Number::Integer(5).to_scaled(2), (500, false));
     }

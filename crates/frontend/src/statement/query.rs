@@ -155,8 +155,12 @@ impl QueryEngine {
         let lenient = is_insert
             .then(|| Arc::new(crate::lenient_insert::insert_store(session, &plan, ignore)));
         let plan = match &lenient {
-            Some(store) => crate::lenient_insert::hand_values_unconverted(plan, !store.is_strict())
-                .map_err(from_df)?,
+            Some(store) => crate::lenient_insert::hand_values_unconverted(
+                plan,
+                !store.is_strict(),
+                state.config_options(),
+            )
+            .map_err(from_df)?,
             None => plan,
         };
         // The statement's account (opened when it began, in the session's workload group)

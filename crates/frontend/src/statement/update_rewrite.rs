@@ -211,8 +211,12 @@ impl QueryEngine {
         let (state, logical) = self.plan_checked(session, stmt).await?;
         // The new values are fitted to their columns as an INSERT's are (see `lenient_insert`).
         let store = crate::lenient_insert::store_warnings(session).with_implicit_defaults();
-        let logical = crate::lenient_insert::hand_values_unconverted(logical, !store.is_strict())
-            .map_err(from_df)?;
+        let logical = crate::lenient_insert::hand_values_unconverted(
+            logical,
+            !store.is_strict(),
+            state.config_options(),
+        )
+        .map_err(from_df)?;
         let analyzed = state
             .analyzer()
             .execute_and_check(logical, state.config_options(), |_, _| {})

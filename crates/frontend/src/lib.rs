@@ -7,6 +7,7 @@
 mod access;
 mod alter_declared_order;
 mod alter_mysql_forms;
+mod ambiguous_aliases;
 mod backend_failover;
 mod backends;
 mod bit_literals;

@@ -112,6 +112,8 @@ impl QueryEngine {
             &mut stmt,
         )?;
         let expressions = crate::statement_limits::prepare(&mut stmt)?;
+        // Before ORDER BY positions become the aliases they name (`grouping`).
+        crate::ambiguous_aliases::check(&stmt)?;
         crate::lateral_views::rewrite(&mut stmt)?;
         crate::mysql_compat::rewrite(&mut stmt, &session.sql_settings());
         self.rewrite_function_calls(session, &mut stmt)?;

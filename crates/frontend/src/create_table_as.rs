@@ -100,6 +100,13 @@ impl QueryEngine {
             }
             planned => planned?,
         };
+        // Typed as it will run: the analyzer widens a UNION's columns to fit every arm (the
+        // planned UNION has its first arm's types) and makes `/` MySQL's DECIMAL division.
+        let state = session.ctx.state();
+        let plan = state
+            .analyzer()
+            .execute_and_check(plan, state.config_options(), |_, _| {})
+            .map_err(basalt_common::df_error::from_df)?;
         let schema = Arc::new(plan.schema().as_arrow().clone());
         let database = session.database();
         let schema = crate::column_origins::mark(

@@ -62,6 +62,9 @@ pub enum ColumnDefault {
     Null,
     Literal(String),
     CurrentTimestamp,
+    /// MySQL 8's `DEFAULT (expr)`: the expression's SQL text, computed for each row written
+    /// (`basalt_functions::generated_columns::default_expression`).
+    Expression(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

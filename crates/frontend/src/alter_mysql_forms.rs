@@ -58,7 +58,7 @@ pub(crate) fn set_column_default(
     // Checked as a Duplicate table's column: only the default is taken from it.
     let mut value = match column_meta(&def, KeysModel::Duplicate, current.is_key, false) {
         Ok(checked) => checked.default,
-        // DEFAULT (expr) stays refused as CREATE TABLE refuses it.
+        // Refused as CREATE TABLE refuses it.
         Err(e @ BasaltError::NotSupported(_)) => return Err(e),
         Err(_) => return Err(invalid()),
     };

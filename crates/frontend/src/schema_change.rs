@@ -755,6 +755,13 @@ fn fill(column: &ColumnMeta, rows: usize) -> Result<ArrayRef> {
         Some(ColumnDefault::CurrentTimestamp) => chrono::Utc::now()
             .format("%Y-%m-%d %H:%M:%S%.6f")
             .to_string(),
+        Some(ColumnDefault::Expression(text)) => {
+            // Each row's own value (`uuid()` differs).
+            let ty = column.ty.arrow_type();
+            let values = basalt_functions::generated_columns::default_values(text, &ty, rows)
+                .map_err(|e| ddl(format!("DEFAULT ({text}) of '{}': {e}", column.name)))?;
+            return convert(&values, column);
+        }
         Some(ColumnDefault::Null) | None if column.nullable => {
             return Ok(new_null_array(&column.ty.arrow_type(), rows))
         }

@@ -222,6 +222,7 @@ pub fn default_text(c: &ColumnMeta) -> Option<String> {
     match &c.default {
         Some(ColumnDefault::Literal(v)) => Some(v.clone()),
         Some(ColumnDefault::CurrentTimestamp) => Some("CURRENT_TIMESTAMP".into()),
+        Some(ColumnDefault::Expression(text)) => Some(text.clone()),
         _ => None,
     }
 }
@@ -337,6 +338,9 @@ pub fn create_table_sql(t: &TableMeta) -> String {
                     line.push_str(&format!(" DEFAULT {}", current_timestamp_text(c)))
                 }
                 Some(ColumnDefault::Null) => line.push_str(" DEFAULT NULL"),
+                Some(ColumnDefault::Expression(text)) => {
+                    line.push_str(&format!(" DEFAULT ({text})"))
+                }
                 None => {}
             }
             if c.on_update_current_timestamp {

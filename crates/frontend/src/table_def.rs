@@ -570,10 +570,14 @@ pub(crate) fn column_meta(
             Some(ColumnDefault::Literal(v.clone()))
         }
         Some(sql::DefaultValue::Expression(e)) => {
-            return Err(BasaltError::NotSupported(format!(
-                "DEFAULT ({e}) for column '{}' (an expression; a literal or CURRENT_TIMESTAMP is)",
-                c.name
-            )))
+            basalt_functions::generated_columns::default_expression(e, &c.ty.arrow_type())
+                .map_err(|why| {
+                    BasaltError::NotSupported(format!(
+                        "DEFAULT ({e}) for column '{}': {why}",
+                        c.name
+                    ))
+                })?;
+            Some(ColumnDefault::Expression(e.clone()))
         }
     };
     if c.on_update && !matches!(c.ty, SqlType::DateTime { .. }) {

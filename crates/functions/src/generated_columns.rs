@@ -4,10 +4,17 @@
 //! order, so a generated column may use an earlier one. The expression is planned as DataFusion
 //! SQL over the batch's columns (lower-case names), so MySQL's own operator rules that
 //! Basalt's statement rewrite adds (DECIMAL `/`, NULL on division by zero) do not apply here.
+//!
+//! MySQL 8's expression defaults (`c INT DEFAULT (1 + 1)`, `u VARCHAR(36) DEFAULT (uuid())`)
+//! are planned the same way, over no columns ([`default_expression`], [`default_values`]); a
+//! division or modulo is refused in them, as its MySQL meaning would be lost.
 
-use datafusion::arrow::array::RecordBatch;
-use datafusion::arrow::compute::cast;
-use datafusion::common::{DFSchema, Result};
+use datafusion::arrow::array::{ArrayRef, RecordBatch, RecordBatchOptions};
+use datafusion::arrow::compute::{can_cast_types, cast};
+use datafusion::arrow::datatypes::{DataType, Schema};
+use datafusion::common::tree_node::TreeNode;
+use datafusion::common::{plan_err, DFSchema, Result};
+use datafusion::logical_expr::{BinaryExpr, Expr, ExprSchemable, Operator};
 use datafusion::prelude::{SessionConfig, SessionContext};
 use std::sync::{Arc, OnceLock};
 
@@ -43,6 +50,43 @@ pub fn compute(batch: RecordBatch, generated: &[(usize, &str)]) -> Result<Record
     Ok(batch)
 }
 
+/// A column's `DEFAULT (expr)` (its SQL text) as an expression over no columns, cast to the
+/// column's type `ty`: an error when it names a column, aggregates, divides, or gives a value
+/// that cannot become a `ty`.
+pub fn default_expression(text: &str, ty: &DataType) -> Result<Expr> {
+    let schema = DFSchema::empty();
+    let expr = context().parse_sql_expr(text, &schema)?;
+    let divides = expr.exists(|e| {
+        Ok(matches!(
+            e,
+            Expr::BinaryExpr(BinaryExpr {
+                op: Operator::Divide | Operator::Modulo,
+                ..
+            })
+        ))
+    })?;
+    if divides {
+        return plan_err!("a DEFAULT expression may not divide (/, DIV, %, MOD) in Basalt");
+    }
+    let from = expr.get_type(&schema)?;
+    if !can_cast_types(&from, ty) {
+        return plan_err!("a DEFAULT expression of type {from} cannot be stored as {ty}");
+    }
+    // Planned once now so that a function DataFusion cannot compute alone fails here.
+    context().create_physical_expr(expr.clone(), &schema)?;
+    Ok(datafusion::logical_expr::cast(expr, ty.clone()))
+}
+
+/// `rows` values of a column's `DEFAULT (expr)`, each computed (`uuid()` differs per row).
+pub fn default_values(text: &str, ty: &DataType, rows: usize) -> Result<ArrayRef> {
+    let expr = default_expression(text, ty)?;
+    let schema = DFSchema::empty();
+    let physical = context().create_physical_expr(expr, &schema)?;
+    let options = RecordBatchOptions::new().with_row_count(Some(rows));
+    let batch = RecordBatch::try_new_with_options(Arc::new(Schema::empty()), vec![], &options)?;
+    physical.evaluate(&batch)?.into_array(rows)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,5 +117,17 @@ mod tests {
         assert_eq!(h.value(1), "v41");
         assert!(out.column(0).as_primitive::<Int32Type>().is_valid(0));
         assert!(compute(out, &[(1, "no_such_column + 1")]).is_err());
+    }
+
+    #[test]
+    fn default_expressions() {
+        let values = default_values("1 + 1", &DataType::Int32, 3).unwrap();
+        let values = values.as_primitive::<Int32Type>();
+        assert_eq!(values.iter().collect::<Vec<_>>(), vec![Some(2); 3]);
+        let text = default_values("concat('a', 'b')", &DataType::Utf8, 1).unwrap();
+        assert_eq!(text.as_string::<i32>().value(0), "ab");
+        assert!(default_expression("1 / 2", &DataType::Int32).is_err());
+        assert!(default_expression("a + 1", &DataType::Int32).is_err());
+        assert!(default_expression("no_such_function(1)", &DataType::Int32).is_err());
     }
 }

@@ -269,6 +269,13 @@ impl LoadPlan {
                         c.ty.arrow_type(),
                     ),
                     Some(ColumnDefault::Null) => cast(lit(datafusion::common::ScalarValue::Null), c.ty.arrow_type()),
+                    Some(ColumnDefault::Expression(text)) => {
+                        basalt_functions::generated_columns::default_expression(text, &c.ty.arrow_type())
+                            .map_err(|e| plan_err(format!(
+                                "column '{}': DEFAULT ({text}): {e}",
+                                c.name
+                            )))?
+                    }
                     // AUTO_INCREMENT columns left out get new ids when the rows are written,
                     // generated columns their values.
                     None if c.nullable

@@ -71,6 +71,18 @@ impl BasaltTable {
                     };
                     cast(local, c.ty.arrow_type())
                 }
+                // Computed with DataFusion's functions (UTC for the current time); a text no
+                // longer valid names no column, failing the INSERT that needs it.
+                Some(ColumnDefault::Expression(text)) => {
+                    let ty = c.ty.arrow_type();
+                    basalt_functions::generated_columns::default_expression(text, &ty)
+                        .unwrap_or_else(|e| {
+                            Expr::Column(datafusion::common::Column::from_name(format!(
+                                "DEFAULT ({text}) of column {}: {e}",
+                                c.name
+                            )))
+                        })
+                }
                 Some(ColumnDefault::Null) | None => continue,
             };
             defaults.insert(c.name.clone(), e);

@@ -189,6 +189,23 @@ fn default_of(column: &ColumnMeta) -> Expr {
             over: None,
             within_group: vec![],
         }),
+        Some(ColumnDefault::Expression(text)) => expression_default(text),
         Some(ColumnDefault::Null) | None => null,
     }
+}
+
+/// A column's `DEFAULT (expr)` as the expression (checked when the column was made, so it
+/// parses; if it no longer did, a name no table has, which fails the statement).
+pub(super) fn expression_default(text: &str) -> Expr {
+    let parsed = basalt_sql::parse_one(&format!("SELECT ({text})"));
+    if let Ok(basalt_sql::Statement::Standard(stmt)) = parsed {
+        if let ast::Statement::Query(query) = *stmt {
+            if let ast::SetExpr::Select(select) = *query.body {
+                if let Some(ast::SelectItem::UnnamedExpr(e)) = select.projection.first() {
+                    return e.clone();
+                }
+            }
+        }
+    }
+    Expr::Identifier(Ident::with_quote('`', format!("DEFAULT ({text})")))
 }

@@ -326,6 +326,7 @@ pub(super) fn default_value(column: &ColumnMeta) -> Expr {
             over: None,
             within_group: vec![],
         }),
+        Some(ColumnDefault::Expression(text)) => super::insert_defaults::expression_default(text),
         Some(ColumnDefault::Null) | None => Expr::Value(Value::Null.into()),
     }
 }

@@ -1,7 +1,9 @@
 //! Doris's array, map, string and digest functions that are DataFusion functions (or short
 //! expressions over them) under Doris's names and NULL rules, as Doris's documentation gives them:
 //! - `size` / `array_size` / `map_size` count elements (`cardinality`); `sequence` is
-//!   `array_range`;
+//!   `array_range`; `array_slice(a, off, len)` and `map(k1, v1, ..)` are Doris's
+//!   (`basalt_functions`), not DataFusion's functions of those names; an `INTERVAL n QUARTER`
+//!   step of `array_range` is 3n months; `map_entries(NULL)` is NULL;
 //! - `array_position` is 0 when the element is absent (DataFusion: NULL), NULL for a NULL array;
 //! - `array_union` / `array_intersect` take any number of arrays; `array_union` is NULL when one
 //!   is NULL;
@@ -24,7 +26,17 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
     Some(match (name, args) {
         ("size" | "array_size", [a]) => call("cardinality", vec![a.clone()]),
         ("map_size", [m]) => call("cardinality", vec![call("map_keys", vec![m.clone()])]),
-        ("sequence", _) => crate::function_aliases::rewrite("array_range", args)?,
+        ("sequence" | "array_range", [start, end, step]) if quarters(step).is_some() => {
+            let months = quarters(step)?;
+            call("array_range", vec![start.clone(), end.clone(), months])
+        }
+        ("sequence", _) => call("array_range", args.to_vec()),
+        ("map_entries", [m]) if is_null(m) => null(),
+        // DataFusion's array_slice(a, from, to) and map([keys], [values]) are other functions.
+        ("array_slice", [_, _] | [_, _, _]) => {
+            call(basalt_functions::array_slicing::SLICE, args.to_vec())
+        }
+        ("map", _) => call(basalt_functions::map_building::MAP, args.to_vec()),
         ("array_position", [a, x]) => {
             if is_null(a) {
                 return Some(null());
@@ -172,4 +184,29 @@ fn null_if_any_null(args: &[Expr], e: Expr) -> Expr {
         Some(condition) => when(condition, null(), e),
         None => e,
     }
+}
+
+/// `INTERVAL n QUARTER` (n a literal) as `INTERVAL 3n MONTH`, which DataFusion reads.
+fn quarters(e: &Expr) -> Option<Expr> {
+    let Expr::Interval(interval) = e else {
+        return None;
+    };
+    if !matches!(
+        interval.leading_field,
+        Some(basalt_sql::ast::DateTimeField::Quarter)
+    ) {
+        return None;
+    }
+    let n: i64 = match interval.value.as_ref() {
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) => n.parse().ok()?,
+            Value::SingleQuotedString(n) => n.trim().parse().ok()?,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let mut months = interval.clone();
+    months.value = Box::new(number(n.checked_mul(3)?));
+    months.leading_field = Some(basalt_sql::ast::DateTimeField::Month);
+    Some(Expr::Interval(months))
 }

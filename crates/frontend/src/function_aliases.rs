@@ -1,6 +1,6 @@
 //! Doris and MySQL functions that are DataFusion functions under another name, or short
 //! expressions over them: `collect_list`/`collect_set` are `array_agg` without NULLs ([] for no
-//! values), the `array_push*`/`array_pop*`/`array_range` family, ELT, `[not_]null_or_empty`,
+//! values), the `array_push*`/`array_pop*` family, ELT, `[not_]null_or_empty`,
 //! `digital_masking`, and Doris's `multi_distinct_*` aggregates (the DISTINCT forms);
 //! `array_concat` is NULL when any array is; MySQL's FLOOR/CEIL(ING)/TRUNCATE/ROUND (typed as MySQL
 //! types them), LOCATE with a position, SPACE, ISNULL, OCT and Doris's LENGTHB; Doris's
@@ -35,7 +35,6 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
         "array_concat" | "array_cat" if !args.is_empty() => null_if_any_null(args, name),
         // MySQL and Doris: NULL when any argument is NULL (DataFusion skips NULLs).
         "greatest" | "least" if !args.is_empty() => null_if_any_null(args, name),
-        "array_range" if (1..=3).contains(&args.len()) => call("range", args.to_vec()),
         "array_pushback" if args.len() == 2 => call("array_append", args.to_vec()),
         "array_pushfront" if args.len() == 2 => call("array_prepend", vec![arg(1), arg(0)]),
         "array_popback" if args.len() == 1 => call("array_pop_back", args.to_vec()),

@@ -7,8 +7,14 @@
 //! Doris's meaning win where names clash (`stddev` and `variance` are population statistics).
 
 mod aes_crypt;
+mod array_building;
 mod array_compact;
+mod array_cum_sum;
 mod array_difference;
+mod array_matching;
+mod array_positions;
+pub mod array_range;
+pub mod array_slicing;
 mod array_text;
 mod avg_weighted;
 mod base64_text;
@@ -67,8 +73,10 @@ mod json;
 mod json_object_entries;
 pub mod like;
 mod like_escapes;
+mod list_rows;
 mod logical_not;
 mod map_agg;
+pub mod map_building;
 pub mod mixed_result_types;
 mod moments;
 mod money_format;
@@ -221,6 +229,14 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.push(json_object_entries::function());
     v.push(array_difference::function());
     v.push(array_compact::function());
+    // Doris's ARRAY and MAP builders, slices, positions and comparisons.
+    v.extend(array_building::functions());
+    v.extend(array_slicing::functions());
+    v.extend(array_positions::functions());
+    v.extend(array_matching::functions());
+    v.push(array_cum_sum::function());
+    v.push(array_range::function());
+    v.extend(map_building::functions());
     v.push(empty_lists::function());
     v.extend(geo::functions());
     v.extend(ip::functions());

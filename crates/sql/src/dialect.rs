@@ -81,6 +81,9 @@ impl BasaltDialect {
             Token::Overlap => p(Precedence::And),
             Token::Word(w) if w.keyword == Keyword::XOR => p(Precedence::Or) + 2,
             Token::Word(w) if w.keyword == Keyword::MOD => p(Precedence::MulDivModOp),
+            // MySQL has no `:` operator (the parser's default reads `a:b` as a JSON path): it
+            // ends an operand, as in Doris's map literal `{'k': "v"}` and slices `a[i:j]`.
+            Token::Colon => 0,
             _ => return None,
         })
     }
@@ -137,6 +140,10 @@ impl Dialect for BasaltDialect {
         // CAST/CONVERT to MySQL's targets, CHAR(.. USING cs), TRIM(LEADING FROM s), BINARY x.
         if let Some(form) = crate::charset_forms::parse(parser, tightest) {
             return Some(form);
+        }
+        // Doris's `{k: v, ..}` map literal.
+        if let Some(map) = crate::map_literals::parse(parser) {
+            return Some(map);
         }
         let op = match parser.peek_token_ref().token {
             Token::ExclamationMark => UnaryOperator::Not,

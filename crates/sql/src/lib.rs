@@ -16,6 +16,7 @@ mod group_by_order;
 mod in_lists;
 mod join_lists;
 mod lexer;
+mod map_literals;
 mod load_data;
 mod locking_reads;
 mod multi_update;

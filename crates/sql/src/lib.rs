@@ -4,6 +4,7 @@
 
 mod alter;
 mod alter_options;
+mod calls;
 mod charset_forms;
 mod column_forms;
 mod compound;
@@ -37,6 +38,7 @@ mod view_forms;
 mod words;
 mod workload;
 
+pub use calls::function_call;
 pub use compound::procedure_statements;
 pub use ddl::unique_column_index;
 pub use dialect::SqlSyntax;

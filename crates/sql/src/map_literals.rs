@@ -4,10 +4,7 @@
 //! `{fn concat(a, b)}`) are not map literals: a brace whose contents do not read as
 //! `key: value` pairs is left to the parser.
 
-use sqlparser::ast::{
-    Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, Ident,
-    ObjectName,
-};
+use sqlparser::ast::Expr;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::Token;
 
@@ -37,27 +34,7 @@ fn parse_pairs(p: &mut Parser) -> Result<Expr, ParserError> {
             p.expect_token(&Token::Comma)?;
         }
     }
-    Ok(map_call(args))
-}
-
-fn map_call(args: Vec<Expr>) -> Expr {
-    Expr::Function(Function {
-        name: ObjectName::from(vec![Ident::new("map")]),
-        uses_odbc_syntax: false,
-        parameters: FunctionArguments::None,
-        args: FunctionArguments::List(FunctionArgumentList {
-            duplicate_treatment: None,
-            args: args
-                .into_iter()
-                .map(|e| FunctionArg::Unnamed(FunctionArgExpr::Expr(e)))
-                .collect(),
-            clauses: vec![],
-        }),
-        filter: None,
-        null_treatment: None,
-        over: None,
-        within_group: vec![],
-    })
+    Ok(crate::calls::function_call("map", args))
 }
 
 #[cfg(test)]

@@ -21,8 +21,7 @@ use crate::statement::ddl::database_of;
 use basalt_catalog::{KeysModel, TableMeta};
 use basalt_common::{BasaltError, Result};
 use basalt_sql::ast::{
-    self, BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident, ObjectName,
-    SelectItem, TableFactor, TableWithJoins, Value,
+    self, BinaryOperator, Expr, ObjectName, SelectItem, TableFactor, TableWithJoins, Value,
 };
 use datafusion::arrow::array::{Array, AsArray};
 use datafusion::arrow::datatypes::DataType;
@@ -181,7 +180,7 @@ pub(crate) fn plan_ignore(
         &[],
         None,
     );
-    let key_text = function(
+    let key_text = basalt_sql::function_call(
         "concat_ws",
         std::iter::once(Expr::value(Value::SingleQuotedString("-".into())))
             .chain(keys.map(|k| Expr::Cast {
@@ -259,30 +258,10 @@ fn join_all(exprs: impl Iterator<Item = Expr>, op: BinaryOperator, empty: bool) 
         .unwrap_or(Expr::value(Value::Boolean(empty)))
 }
 
-fn function(name: &str, args: Vec<Expr>) -> Expr {
-    Expr::Function(ast::Function {
-        name: ObjectName::from(vec![Ident::new(name)]),
-        uses_odbc_syntax: false,
-        parameters: FunctionArguments::None,
-        args: FunctionArguments::List(ast::FunctionArgumentList {
-            duplicate_treatment: None,
-            args: args
-                .into_iter()
-                .map(|e| FunctionArg::Unnamed(FunctionArgExpr::Expr(e)))
-                .collect(),
-            clauses: vec![],
-        }),
-        filter: None,
-        null_treatment: None,
-        over: None,
-        within_group: vec![],
-    })
-}
-
 /// `row_number() OVER (PARTITION BY .. ORDER BY ..)`.
 fn row_number(partition_by: Vec<Expr>, order_by: Vec<Expr>) -> Expr {
-    let Expr::Function(mut f) = function("row_number", vec![]) else {
-        unreachable!("function() builds a function call")
+    let Expr::Function(mut f) = basalt_sql::function_call("row_number", vec![]) else {
+        unreachable!("function_call builds a function call")
     };
     f.over = Some(ast::WindowType::WindowSpec(ast::WindowSpec {
         window_name: None,

@@ -7,12 +7,11 @@
 //!   position; NULL when any array is NULL, an error when their lengths differ.
 
 use crate::list_rows::{
-    array_function, element_field, item_field, list_type, lists, row_range, Picks,
+    aligned_elements, array_function, element_field, item_field, list_type, lists, row_range, Picks,
 };
 use crate::util::expect_args;
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, ListArray, StructArray};
 use datafusion::arrow::buffer::{NullBuffer, OffsetBuffer};
-use datafusion::arrow::compute::take;
 use datafusion::arrow::datatypes::{DataType, Field, Fields, Int64Type};
 use datafusion::common::{exec_err, plan_err, Result};
 use datafusion::logical_expr::ScalarUDF;
@@ -155,48 +154,15 @@ fn zip(args: &[ArrayRef], rows: usize) -> Result<ArrayRef> {
         .iter()
         .map(|a| lists("array_zip", a))
         .collect::<Result<Vec<_>>>()?;
-    let mut picks: Vec<Vec<u64>> = vec![Vec::new(); all.len()];
-    let mut lengths = Vec::with_capacity(rows);
-    let mut valid = Vec::with_capacity(rows);
-    for i in 0..rows {
-        if all.iter().any(|l| l.is_null(i)) {
-            lengths.push(0);
-            valid.push(false);
-            continue;
-        }
-        let n = row_range(all[0], i).len();
-        for (l, p) in all.iter().zip(picks.iter_mut()) {
-            let r = row_range(l, i);
-            if r.len() != n {
-                return exec_err!(
-                    "array_zip: the arrays have different lengths ({n} and {})",
-                    r.len()
-                );
-            }
-            p.extend(r.map(|x| x as u64));
-        }
-        lengths.push(n);
-        valid.push(true);
-    }
+    let (columns, lengths) = aligned_elements("array_zip", &all, rows)?;
     let types: Vec<DataType> = all.iter().map(|l| l.data_type().clone()).collect();
     let fields = zip_fields(&types)?;
-    let columns = all
-        .iter()
-        .zip(picks)
-        .map(|(l, p)| {
-            take(
-                l.values().as_ref(),
-                &datafusion::arrow::array::UInt64Array::from(p),
-                None,
-            )
-        })
-        .collect::<std::result::Result<Vec<_>, _>>()?;
     let structs = StructArray::try_new(fields.clone(), columns, None)?;
-    let nulls = NullBuffer::from(valid);
+    let nulls = NullBuffer::from_iter(lengths.iter().map(Option::is_some));
     let nulls = (nulls.null_count() > 0).then_some(nulls);
     Ok(Arc::new(ListArray::try_new(
         item_field(DataType::Struct(fields)),
-        OffsetBuffer::from_lengths(lengths),
+        OffsetBuffer::from_lengths(lengths.iter().map(|n| n.unwrap_or(0))),
         Arc::new(structs),
         nulls,
     )?))

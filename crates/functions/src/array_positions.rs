@@ -4,13 +4,12 @@
 //!   arrays of one length, the tuple of their elements at that position) has occurred so far,
 //!   NULLs equal to each other; arrays of different lengths are an error.
 
-use crate::list_rows::{array_function, item_field, list_type, lists, row_range};
+use crate::list_rows::{aligned_elements, array_function, item_field, list_type, lists, row_range};
 use crate::util::expect_args;
-use datafusion::arrow::array::{Array, ArrayRef, Int64Builder, ListBuilder, UInt64Array};
-use datafusion::arrow::compute::take;
+use datafusion::arrow::array::{Array, ArrayRef, Int64Builder, ListBuilder};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::arrow::row::{RowConverter, SortField};
-use datafusion::common::{exec_err, Result};
+use datafusion::common::Result;
 use datafusion::logical_expr::ScalarUDF;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -69,32 +68,7 @@ fn enumerate_uniq(args: &[ArrayRef], rows: usize) -> Result<ArrayRef> {
         .iter()
         .map(|a| lists(NAME, a))
         .collect::<Result<Vec<_>>>()?;
-    // The elements of the rows where no array is NULL, aligned across the arrays.
-    let mut picks: Vec<Vec<u64>> = vec![Vec::new(); all.len()];
-    let mut lengths: Vec<Option<usize>> = Vec::with_capacity(rows);
-    for i in 0..rows {
-        if all.iter().any(|l| l.is_null(i)) {
-            lengths.push(None);
-            continue;
-        }
-        let n = row_range(all[0], i).len();
-        for (l, p) in all.iter().zip(picks.iter_mut()) {
-            let r = row_range(l, i);
-            if r.len() != n {
-                return exec_err!(
-                    "{NAME}: the arrays have different lengths ({n} and {})",
-                    r.len()
-                );
-            }
-            p.extend(r.map(|x| x as u64));
-        }
-        lengths.push(Some(n));
-    }
-    let columns = all
-        .iter()
-        .zip(picks)
-        .map(|(l, p)| take(l.values().as_ref(), &UInt64Array::from(p), None))
-        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let (columns, lengths) = aligned_elements(NAME, &all, rows)?;
     let converter = RowConverter::new(
         columns
             .iter()

@@ -99,6 +99,43 @@ impl Picks {
     }
 }
 
+/// The elements of `arrays` (lists of one length per row) aligned across them: for each
+/// array, its elements of the rows where none is NULL, in row order; and each row's length,
+/// `None` where an array is NULL. Arrays of different lengths in a row are an error naming
+/// `func`.
+pub(crate) fn aligned_elements(
+    func: &str,
+    arrays: &[&ListArray],
+    rows: usize,
+) -> Result<(Vec<ArrayRef>, Vec<Option<usize>>)> {
+    let mut picks: Vec<Vec<u64>> = vec![Vec::new(); arrays.len()];
+    let mut lengths = Vec::with_capacity(rows);
+    for i in 0..rows {
+        if arrays.iter().any(|l| l.is_null(i)) {
+            lengths.push(None);
+            continue;
+        }
+        let n = arrays.first().map_or(0, |l| row_range(l, i).len());
+        for (l, p) in arrays.iter().zip(picks.iter_mut()) {
+            let r = row_range(l, i);
+            if r.len() != n {
+                return exec_err!(
+                    "{func}: the arrays have different lengths ({n} and {})",
+                    r.len()
+                );
+            }
+            p.extend(r.map(|x| x as u64));
+        }
+        lengths.push(Some(n));
+    }
+    let columns = arrays
+        .iter()
+        .zip(picks)
+        .map(|(l, p)| take(l.values().as_ref(), &UInt64Array::from(p), None))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    Ok((columns, lengths))
+}
+
 /// A list field holding `dt` elements.
 pub(crate) fn item_field(dt: DataType) -> FieldRef {
     Arc::new(Field::new_list_field(dt, true))

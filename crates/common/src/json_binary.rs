@@ -319,6 +319,24 @@ pub fn element(v: RawBsonRef<'_>, index: usize) -> Option<RawBsonRef<'_>> {
     }
 }
 
+/// `count` small JSON objects of one shape (nested object, array, numbers, strings) that
+/// vary by row: the documents the ignored timing tests of binary JSON read.
+#[doc(hidden)]
+pub fn sample_documents(count: usize) -> Vec<String> {
+    (0..count)
+        .map(|i| {
+            format!(
+                r#"{{"a":{{"b":{},"c":"v{}"}},"x":{},"name":"user-{i}","tags":["t{}","u"],"score":{}.25}}"#,
+                i % 10,
+                i % 100,
+                i % 7,
+                i % 5,
+                i % 97
+            )
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -389,18 +407,7 @@ mod tests {
     #[test]
     #[ignore]
     fn path_lookups_beat_parsing_the_text() {
-        let docs: Vec<String> = (0..100_000)
-            .map(|i| {
-                format!(
-                    r#"{{"a":{{"b":{},"c":"v{}"}},"x":{},"name":"user-{i}","tags":["t{}","u"],"score":{}.25}}"#,
-                    i % 10,
-                    i % 100,
-                    i % 7,
-                    i % 5,
-                    i % 97
-                )
-            })
-            .collect();
+        let docs = sample_documents(100_000);
         let binary: Vec<Vec<u8>> = docs.iter().map(|d| encode_text(d).unwrap()).collect();
         let started = std::time::Instant::now();
         let parsed = docs

@@ -1015,18 +1015,7 @@ mod tests {
     #[ignore]
     fn json_extract_over_both_forms() {
         use datafusion::arrow::array::{BinaryArray, StringArray};
-        let docs: Vec<String> = (0..200_000)
-            .map(|i| {
-                format!(
-                    r#"{{"a":{{"b":{},"c":"v{}"}},"x":{},"name":"user-{i}","tags":["t{}","u"],"score":{}.25}}"#,
-                    i % 10,
-                    i % 100,
-                    i % 7,
-                    i % 5,
-                    i % 97
-                )
-            })
-            .collect();
+        let docs = json_binary::sample_documents(200_000);
         let text: ArrayRef = Arc::new(StringArray::from_iter_values(&docs));
         let binary: ArrayRef = Arc::new(BinaryArray::from_iter_values(
             docs.iter().map(|d| json_binary::encode_text(d).unwrap()),

@@ -108,7 +108,8 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
             binary(arg(0), BinaryOperator::NotEq, string("")),
         ),
         _ => {
-            return crate::doris_spellings::rewrite(name, args)
+            return crate::lambda_calls::rewrite(name, args)
+                .or_else(|| crate::doris_spellings::rewrite(name, args))
                 .or_else(|| crate::function_library::rewrite(name, args))
         }
     })

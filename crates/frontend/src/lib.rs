@@ -39,6 +39,7 @@ mod join_dependence;
 mod join_hints;
 mod join_operators;
 mod join_view_writes;
+mod lambda_calls;
 mod lateral_views;
 mod lenient_insert;
 mod limit_clause;

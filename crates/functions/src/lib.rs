@@ -10,6 +10,7 @@ mod aes_crypt;
 mod array_building;
 mod array_compact;
 mod array_cum_sum;
+pub mod array_lambdas;
 mod array_difference;
 mod array_matching;
 mod array_positions;
@@ -186,6 +187,7 @@ pub use variant::VariantSubscriptPlanner;
 /// more.
 pub fn scalar_functions() -> Vec<ScalarUDF> {
     let mut v = bitmap_scalar::functions();
+    v.extend(array_lambdas::scalar_functions());
     v.extend(bitmap_arrays::functions());
     v.extend(bitmap_subsets::functions());
     v.push(bitmap_cast::function());
@@ -324,6 +326,9 @@ pub fn register_all(ctx: &SessionContext) {
     }
     for f in aggregates {
         ctx.register_udaf(f.clone());
+    }
+    for f in array_lambdas::higher_order_functions() {
+        ctx.register_higher_order_function(f);
     }
 }
 

@@ -6,12 +6,14 @@
 //! ([`BasaltDialect::get_next_precedence`]).
 //! Version comments (`/*!50700 ... */`) are expanded by [`crate::lexer`], by version, so the
 //! tokenizer here leaves them as comments.
+//! Doris's lambdas (`x -> x + 1`, `(x, y) -> x + y`) parse in a statement whose text has an
+//! arrow that is not a JSON path (`col -> '$.a'`, MySQL's JSON_EXTRACT): [`lambda_arrows`].
 
-use sqlparser::ast::{BinaryOperator, Expr, Statement, UnaryOperator};
+use sqlparser::ast::{BinaryOperator, Expr, Ident, Statement, UnaryOperator};
 use sqlparser::dialect::{Dialect, MySqlDialect, Precedence};
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
-use sqlparser::tokenizer::Token;
+use sqlparser::tokenizer::{Token, TokenWithSpan};
 use std::any::TypeId;
 
 /// The parts of `sql_mode` that change how text parses.
@@ -54,6 +56,8 @@ impl SqlSyntax {
 pub struct BasaltDialect {
     mysql: MySqlDialect,
     syntax: SqlSyntax,
+    /// The statement text has a lambda arrow: `x -> ..` parses as a lambda, not a JSON path.
+    lambdas: bool,
 }
 
 impl BasaltDialect {
@@ -61,7 +65,40 @@ impl BasaltDialect {
         BasaltDialect {
             mysql: MySqlDialect {},
             syntax,
+            lambdas: false,
         }
+    }
+
+    /// This dialect, parsing lambdas when `tokens` hold an arrow that is not a JSON path.
+    pub fn for_tokens(self, tokens: &[TokenWithSpan]) -> BasaltDialect {
+        BasaltDialect {
+            lambdas: lambda_arrows(tokens),
+            ..self
+        }
+    }
+
+    /// `name -> 'path'` where lambdas parse: the column `name`, its JSON path left to the
+    /// arrow operator (a lambda's body is never a bare string literal in Doris).
+    fn json_path_operand(&self, parser: &mut Parser) -> Option<Expr> {
+        if !self.lambdas || parser.peek_nth_token_ref(1).token != Token::Arrow {
+            return None;
+        }
+        if !is_string_literal(&parser.peek_nth_token_ref(2).token) {
+            return None;
+        }
+        let next = parser.peek_token_ref().clone();
+        let Token::Word(word) = &next.token else {
+            return None;
+        };
+        if word.quote_style.is_none() && word.keyword != Keyword::NoKeyword {
+            return None;
+        }
+        parser.next_token();
+        Some(Expr::Identifier(Ident {
+            value: word.value.clone(),
+            quote_style: word.quote_style,
+            span: next.span,
+        }))
     }
 
     /// MySQL's binding strength of the operator `token` begins, where it differs from the
@@ -89,7 +126,34 @@ impl BasaltDialect {
     }
 }
 
+/// Whether `tokens` hold an arrow (`->`) followed by something other than a string literal:
+/// Doris's lambda, where MySQL's JSON arrow always takes a literal path.
+pub fn lambda_arrows(tokens: &[TokenWithSpan]) -> bool {
+    let mut significant = tokens
+        .iter()
+        .map(|t| &t.token)
+        .filter(|t| !matches!(t, Token::Whitespace(_)));
+    while let Some(token) = significant.next() {
+        if *token == Token::Arrow && !significant.next().is_some_and(is_string_literal) {
+            return true;
+        }
+    }
+    false
+}
+
+fn is_string_literal(token: &Token) -> bool {
+    matches!(
+        token,
+        Token::SingleQuotedString(_) | Token::DoubleQuotedString(_)
+    )
+}
+
 impl Dialect for BasaltDialect {
+    /// Doris's `x -> body` and `(x, y) -> body` in the arguments of its array functions.
+    fn supports_lambda_functions(&self) -> bool {
+        self.lambdas
+    }
+
     fn supports_string_literal_backslash_escape(&self) -> bool {
         self.syntax.backslash_escapes
     }
@@ -136,6 +200,9 @@ impl Dialect for BasaltDialect {
     /// `!x` (MySQL's NOT), `-x`, `+x` and `~x` bind tighter than every binary operator, `^`
     /// included: `!1 + 1` is 1, `-2 ^ 2` is `(-2) ^ 2`.
     fn parse_prefix(&self, parser: &mut Parser) -> Option<Result<Expr, ParserError>> {
+        if let Some(column) = self.json_path_operand(parser) {
+            return Some(Ok(column));
+        }
         let tightest = self.prec_value(Precedence::MulDivModOp) + 4;
         // CAST/CONVERT to MySQL's targets, CHAR(.. USING cs), TRIM(LEADING FROM s), BINARY x.
         if let Some(form) = crate::charset_forms::parse(parser, tightest) {
@@ -374,5 +441,23 @@ mod tests {
         assert_eq!(shape("(ATAN(-1) MOD FLOOR(1))"), "(ATAN(-1) % FLOOR(1))");
         assert_eq!(shape("MOD(7, 2) MOD 3"), "(MOD(7, 2) % 3)");
         assert_eq!(shape("2 * 7 MOD 4"), "((2 * 7) % 4)");
+    }
+
+    #[test]
+    fn an_arrow_is_a_lambda_unless_a_literal_json_path_follows_it() {
+        assert_eq!(
+            shape("array_map(x -> x + 1, a)"),
+            "array_map(x -> x + 1, a)"
+        );
+        assert_eq!(
+            shape("array_map((x, y) -> x * y, a, b)"),
+            "array_map((x, y) -> x * y, a, b)"
+        );
+        // MySQL's JSON arrow, alone and next to a lambda.
+        assert_eq!(shape("j -> '$.a'"), "(j -> '$.a')");
+        assert_eq!(
+            shape("array_map(x -> x, a) = j -> '$.a'"),
+            "(array_map(x -> x, a) = (j -> '$.a'))"
+        );
     }
 }

@@ -162,7 +162,7 @@ fn parse_select_into_variables(p: &mut Parser) -> Result<Option<Statement>, Pars
     rest.extend(tokens[..start].iter().cloned());
     rest.extend(tokens[end.min(tokens.len())..].iter().cloned());
     let total = tokens.len();
-    let dialect = crate::dialect::BasaltDialect::default();
+    let dialect = crate::dialect::BasaltDialect::default().for_tokens(&rest);
     let mut inner = Parser::new(&dialect).with_tokens_with_locations(rest);
     let query = inner.parse_query()?;
     if inner.peek_token().token != Token::EOF {

@@ -21,6 +21,7 @@ pub fn parse_statements_with(sql: &str, syntax: SqlSyntax) -> Result<Vec<Stateme
     let dialect = BasaltDialect::new(syntax);
     let tokens =
         crate::lexer::tokenize_with(sql, &dialect).map_err(|e| syntax_error(e.into(), sql))?;
+    let dialect = dialect.for_tokens(&tokens);
     let mut parser = Parser::new(&dialect).with_tokens_with_locations(tokens);
     let mut out = Vec::new();
     loop {

@@ -1,4 +1,5 @@
-//! MySQL's FLOOR, CEIL/CEILING, TRUNCATE and ROUND, typed as MySQL types them: of an integer,
+//! MySQL's FLOOR, CEIL/CEILING, TRUNCATE and ROUND, and Doris's ROUND_BANKERS (ROUND with
+//! halves to the even neighbour: `round_bankers(2.5)` is 2), typed as MySQL types them: of an integer,
 //! the integer itself (exact, never through a DOUBLE); of a DECIMAL(p, s), FLOOR and CEIL are
 //! DECIMAL(p - s + 1, 0) and `TRUNCATE(x, d)` with a literal `d` is DECIMAL with scale
 //! `max(d, 0)` (at most 38, more than s adds zeros: `TRUNCATE(52.64, 3)` is 52.640), so
@@ -37,6 +38,14 @@ enum Kind {
     Ceil,
     Truncate,
     Round,
+    /// Doris's `round_bankers`: ROUND with halves to the even neighbour.
+    RoundHalfEven,
+}
+
+impl Kind {
+    fn rounds(self) -> bool {
+        matches!(self, Kind::Round | Kind::RoundHalfEven)
+    }
 }
 
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -53,6 +62,10 @@ pub fn functions() -> Vec<ScalarUDF> {
         (Kind::Truncate, TypeSignature::Any(2)),
         (
             Kind::Round,
+            TypeSignature::OneOf(vec![TypeSignature::Any(1), TypeSignature::Any(2)]),
+        ),
+        (
+            Kind::RoundHalfEven,
             TypeSignature::OneOf(vec![TypeSignature::Any(1), TypeSignature::Any(2)]),
         ),
     ]
@@ -84,6 +97,7 @@ impl ScalarUDFImpl for Rounding {
             Kind::Ceil => "mysql_ceil",
             Kind::Truncate => "mysql_truncate",
             Kind::Round => "mysql_round",
+            Kind::RoundHalfEven => "round_bankers",
         }
     }
     fn signature(&self) -> &Signature {
@@ -142,12 +156,12 @@ fn result_type(kind: Kind, x: &DataType, digits: Option<i64>) -> DataType {
         let s = s.max(0);
         let scale = match kind {
             Kind::Floor | Kind::Ceil => 0,
-            Kind::Truncate | Kind::Round => {
+            Kind::Truncate | Kind::Round | Kind::RoundHalfEven => {
                 digits.map_or(s, |d| d.clamp(0, i64::from(MAX_ROUND_SCALE)) as i8)
             }
         };
         let whole = i16::from(p) - i16::from(s);
-        let extra = i16::from(matches!(kind, Kind::Floor | Kind::Ceil | Kind::Round));
+        let extra = i16::from(matches!(kind, Kind::Floor | Kind::Ceil) || kind.rounds());
         let digits = whole + i16::from(scale) + extra;
         // More digits than 128 bits hold (ROUND adding zeros): a 256-bit DECIMAL.
         let wide = wide || digits > i16::from(DECIMAL128_MAX_PRECISION);
@@ -250,7 +264,7 @@ fn rounded(
                 Kind::Floor => Direction::Floor,
                 Kind::Ceil => Direction::Ceil,
                 Kind::Truncate => Direction::Truncate,
-                Kind::Round => Direction::Round,
+                Kind::Round | Kind::RoundHalfEven => Direction::Round,
             };
             crate::temporal_rounding::rounded(direction, x, digits)?
         }
@@ -280,7 +294,7 @@ fn rounded(
 /// The digits an integer keeps: FLOOR and CEIL keep it whole (0).
 fn integer_digits(kind: Kind, d: Option<i64>) -> Option<i64> {
     match kind {
-        Kind::Truncate | Kind::Round => d,
+        Kind::Truncate | Kind::Round | Kind::RoundHalfEven => d,
         _ => Some(0),
     }
 }
@@ -295,7 +309,8 @@ where
     };
     let wide = v.into();
     let r = match kind {
-        Kind::Round => round_i128(wide, d),
+        Kind::Round => round_i128(wide, d, false),
+        Kind::RoundHalfEven => round_i128(wide, d, true),
         _ => truncate_i128(wide, d),
     };
     match T::try_from(r) {
@@ -319,8 +334,9 @@ fn truncate_i128(v: i128, d: i64) -> i128 {
     }
 }
 
-/// `v` rounded half away from zero to `-d` zeroed digits; `v` itself for `d >= 0`.
-fn round_i128(v: i128, d: i64) -> i128 {
+/// `v` rounded to `-d` zeroed digits, halves away from zero (or to even with `half_even`);
+/// `v` itself for `d >= 0`.
+fn round_i128(v: i128, d: i64, half_even: bool) -> i128 {
     if d >= 0 {
         return v;
     }
@@ -328,7 +344,9 @@ fn round_i128(v: i128, d: i64) -> i128 {
         Some(m) => {
             let r = v % m;
             let t = v - r;
-            if r.abs() >= m - r.abs() {
+            let (below, above) = (r.abs(), m - r.abs());
+            let tie_up = !half_even || (t / m) % 2 != 0;
+            if below > above || (below == above && tie_up) {
                 t + m * r.signum()
             } else {
                 t
@@ -398,7 +416,7 @@ impl Unscaled for i256 {
 fn decimal_row<T: Unscaled>(kind: Kind, v: T, s: i8, d: i64, ts: i8) -> Option<T> {
     let s = i64::from(s.max(0));
     let cut = match kind {
-        Kind::Truncate | Kind::Round => s.saturating_sub(d),
+        Kind::Truncate | Kind::Round | Kind::RoundHalfEven => s.saturating_sub(d),
         Kind::Floor | Kind::Ceil => s,
     };
     let kept = if cut <= 0 {
@@ -414,6 +432,17 @@ fn decimal_row<T: Unscaled>(kind: Kind, v: T, s: i8, d: i64, ts: i8) -> Option<T
                     Kind::Ceil if r > T::ZERO => t.add(m),
                     Kind::Round if r > T::ZERO && r >= m.sub(r) => t.add(m),
                     Kind::Round if r < T::ZERO && T::ZERO.sub(r) >= m.add(r) => t.sub(m),
+                    Kind::RoundHalfEven if r != T::ZERO => {
+                        let below = if r > T::ZERO { r } else { T::ZERO.sub(r) };
+                        let above = m.sub(below);
+                        let odd = t.div(m).rem(two::<T>()) != T::ZERO;
+                        let away = below > above || (below == above && odd);
+                        match (away, r > T::ZERO) {
+                            (false, _) => t,
+                            (true, true) => t.add(m),
+                            (true, false) => t.sub(m),
+                        }
+                    }
                     _ => t,
                 }
             }
@@ -431,6 +460,13 @@ fn decimal_row<T: Unscaled>(kind: Kind, v: T, s: i8, d: i64, ts: i8) -> Option<T
         Some(m) => kept.div(m),
         None => T::ZERO,
     })
+}
+
+fn two<T: Unscaled>() -> T {
+    match T::ten_pow(0) {
+        Some(one) => one.add(one),
+        None => T::ZERO,
+    }
 }
 
 /// A DOUBLE floored, ceiled or truncated to `d` digits; never inf or NaN from a finite `x`,
@@ -456,13 +492,13 @@ fn double_row(kind: Kind, x: f64, d: i64) -> f64 {
                 0.0
             }
         }
-        Kind::Round if d >= 0 => {
+        Kind::Round | Kind::RoundHalfEven if d >= 0 => {
             let m = 10f64.powi(d.min(400) as i32);
             let scaled = x * m;
             if !m.is_finite() || !scaled.is_finite() {
                 x
             } else {
-                let r = scaled.round() / m;
+                let r = nearest(kind, scaled) / m;
                 if r.is_finite() {
                     r
                 } else {
@@ -470,16 +506,24 @@ fn double_row(kind: Kind, x: f64, d: i64) -> f64 {
                 }
             }
         }
-        Kind::Round => {
+        Kind::Round | Kind::RoundHalfEven => {
             let m = 10f64.powi(d.unsigned_abs().min(400) as i32);
             if m.is_finite() {
-                (x / m).round() * m
+                nearest(kind, x / m) * m
             } else {
                 0.0
             }
         }
     };
     r + 0.0
+}
+
+/// The integer nearest `x`: halves away from zero, or to even for `round_bankers`.
+fn nearest(kind: Kind, x: f64) -> f64 {
+    match kind {
+        Kind::RoundHalfEven => x.round_ties_even(),
+        _ => x.round(),
+    }
 }
 
 #[cfg(test)]
@@ -530,14 +574,14 @@ mod tests {
             10_000_000_000_000_000_000
         );
         assert_eq!(truncate_i128(5, -30), 0);
-        assert_eq!(round_i128(15, -1), 20);
-        assert_eq!(round_i128(-15, -1), -20);
-        assert_eq!(round_i128(14, -1), 10);
+        assert_eq!(round_i128(15, -1, false), 20);
+        assert_eq!(round_i128(-15, -1, false), -20);
+        assert_eq!(round_i128(14, -1, false), 10);
         assert_eq!(
-            round_i128(-9_223_372_036_854_775_808, -1),
+            round_i128(-9_223_372_036_854_775_808, -1, false),
             -9_223_372_036_854_775_810
         );
-        assert_eq!(round_i128(4, -4_294_967_200), 0);
+        assert_eq!(round_i128(4, -4_294_967_200, false), 0);
         assert!(integer_row(Kind::Round, u64::MAX, Some(-1), "BIGINT UNSIGNED").is_err());
         assert_eq!(
             integer_row(Kind::Round, 25i64, Some(-1), "BIGINT").unwrap(),
@@ -569,6 +613,27 @@ mod tests {
         assert_eq!(decimal_row(Kind::Round, 544i128, 2, 1, 1), Some(54));
         // More digits than the argument has: zeros added.
         assert_eq!(decimal_row(Kind::Round, 555i128, 2, 5, 5), Some(555000));
+        // round_bankers: halves to the even neighbour, other values to the nearest.
+        assert_eq!(
+            decimal_row(Kind::RoundHalfEven, 10755i128, 3, 2, 2),
+            Some(1076)
+        );
+        assert_eq!(
+            decimal_row(Kind::RoundHalfEven, 16672725i128, 4, 2, 2),
+            Some(166727)
+        );
+        assert_eq!(decimal_row(Kind::RoundHalfEven, -35i128, 1, 0, 0), Some(-4));
+        assert_eq!(decimal_row(Kind::RoundHalfEven, -25i128, 1, 0, 0), Some(-2));
+        assert_eq!(decimal_row(Kind::RoundHalfEven, 26i128, 1, 0, 0), Some(3));
+        assert_eq!(
+            decimal_row(Kind::RoundHalfEven, 16672725i128, 4, -2, 0),
+            Some(1700)
+        );
+        assert_eq!(round_i128(25, -1, true), 20);
+        assert_eq!(round_i128(35, -1, true), 40);
+        assert_eq!(round_i128(-25, -1, true), -20);
+        assert_eq!(double_row(Kind::RoundHalfEven, 2.5, 0), 2.0);
+        assert_eq!(double_row(Kind::RoundHalfEven, -3.5, 0), -4.0);
         assert_eq!(
             result_type(Kind::Round, &DataType::Decimal128(3, 2), Some(1)),
             DataType::Decimal128(3, 1)

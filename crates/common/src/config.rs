@@ -70,6 +70,10 @@ pub struct Config {
     /// documents (on by default) instead of compact text. Segments of either form are always
     /// read; the JSON path functions walk binary documents without decoding them.
     pub json_binary_segments: bool,
+    /// How often the frontend brings dynamically partitioned tables (Doris's
+    /// `dynamic_partition.*` properties) up to date, in seconds (Doris's
+    /// `dynamic_partition_check_interval_seconds`); they are also checked at startup.
+    pub dynamic_partition_check_interval_seconds: u64,
 }
 
 impl Default for Config {
@@ -98,6 +102,7 @@ impl Default for Config {
             replica_clone_after_seconds: 300,
             lower_case_table_names: None,
             json_binary_segments: true,
+            dynamic_partition_check_interval_seconds: 600,
         }
     }
 }

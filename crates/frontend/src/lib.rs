@@ -21,6 +21,7 @@ mod create_table_as;
 mod ddl_text;
 mod doris_spellings;
 mod doris_variables;
+mod dynamic_partitions;
 mod engine;
 mod found_rows;
 mod frontend_node;

@@ -91,6 +91,11 @@ pub(crate) fn assemble(
         failure_threshold: config.login_failure_threshold,
         max_delay: Duration::from_millis(config.login_delay_max_ms),
     });
+    crate::dynamic_partitions::start_checks(
+        engine.services.catalog.clone(),
+        engine.services.storage.clone(),
+        Duration::from_secs(config.dynamic_partition_check_interval_seconds),
+    );
     Ok(engine)
 }
 

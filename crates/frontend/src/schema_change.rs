@@ -290,6 +290,7 @@ fn plan_alter(
                     }
                     table.properties.insert(key, v.clone());
                 }
+                crate::dynamic_partitions::check_table(&table)?;
             }
             AlterTableOp::AddIndex {
                 index,

@@ -447,6 +447,7 @@ fn build_table(
     };
     table.set_declared_order(storage_index);
     check_row_store(&table)?;
+    crate::dynamic_partitions::check_table(&table)?;
     for index in &stmt.indexes {
         crate::table_keys::add_index(&mut table, index, false)?;
     }
@@ -627,6 +628,10 @@ pub(crate) fn check_property(
     column_exists: impl Fn(&str) -> Result<()>,
 ) -> Result<String> {
     let key = k.to_lowercase();
+    if crate::dynamic_partitions::is_dynamic_key(&key) {
+        crate::dynamic_partitions::check_property(&key, v)?;
+        return Ok(key);
+    }
     if !KNOWN_PROPERTIES.contains(&key.as_str()) {
         return Err(ddl(format!("Unknown table property '{k}'")));
     }

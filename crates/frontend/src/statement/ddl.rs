@@ -177,6 +177,13 @@ impl QueryEngine {
         {
             unenforced_unique_warnings(session, Some(&before), &after);
         }
+        let dynamic_changed = ops.iter().any(|op| {
+            matches!(op, basalt_sql::AlterTableOp::SetProperties(props)
+                if props.iter().any(|(k, _)| crate::dynamic_partitions::is_dynamic_key(k)))
+        });
+        if dynamic_changed {
+            self.refresh_dynamic_partitions(&db, renamed.unwrap_or(&table.table))?;
+        }
         Ok(out)
     }
 
@@ -233,6 +240,7 @@ impl QueryEngine {
                     );
                 } else if let Ok(created) = catalog.table(&db, &ct.name.table) {
                     unenforced_unique_warnings(session, None, &created);
+                    self.refresh_dynamic_partitions(&db, &created.name)?;
                 }
                 Ok(Output::ok())
             }
@@ -267,6 +275,18 @@ impl QueryEngine {
             }
             _ => Err(misrouted()),
         }
+    }
+
+    /// Brings a table's partitions to its dynamic-partition settings now (nothing for a
+    /// table without them).
+    pub(crate) fn refresh_dynamic_partitions(&self, database: &str, table: &str) -> Result<()> {
+        crate::dynamic_partitions::refresh_table(
+            self.services.catalog.as_ref(),
+            &self.services.storage,
+            database,
+            table,
+            crate::dynamic_partitions::local_now(),
+        )
     }
 
     /// On a cluster's frontend, new tablets need backends to be placed on.

@@ -109,6 +109,21 @@ pub trait TabletCatalog: Send + Sync {
     ) -> Result<(Arc<TableMeta>, Vec<Arc<RowsetMeta>>)>;
     /// Every segment path some visible rowset refers to.
     fn referenced_segments(&self) -> HashSet<String>;
+
+    /// AUTO PARTITION: adds `partitions` (name and bound, each new or already there with the
+    /// same bound, as a concurrent load may have made it) to table `table_id`, their tablets
+    /// placed, and returns the table as it is then. Catalogs that cannot create partitions
+    /// (a backend's, a transaction's) refuse.
+    fn add_auto_partitions(
+        &self,
+        table_id: TableId,
+        partitions: Vec<(String, PartitionBound)>,
+    ) -> Result<Arc<TableMeta>> {
+        let _ = partitions;
+        Err(basalt_common::BasaltError::NotSupported(format!(
+            "creating AUTO PARTITION partitions here (table id {table_id}): load the rows outside a transaction"
+        )))
+    }
 }
 
 /// Everything the frontend asks of the catalog: storage's part plus DDL, accounts, workload

@@ -135,6 +135,7 @@ mod tests {
             declared_order: vec![],
             indexes: vec![],
             foreign_keys: vec![],
+            auto_partition: None,
         };
         t.set_declared_order(declared);
         t

@@ -5,6 +5,7 @@
 //! (`Arc<TableMeta>`).
 
 mod api;
+mod auto_partitions;
 mod backends;
 mod declared_order;
 mod load_jobs;
@@ -19,6 +20,9 @@ mod table_keys;
 mod users;
 
 pub use api::{Catalog, CompactedRowset, NewRowset, TabletCatalog};
+pub use auto_partitions::{
+    auto_partition_for, check_auto_partition, list_partition_name, AutoPartition, DATE_TRUNC_UNITS,
+};
 pub use backends::{parse_backend_address, replication_num, BackendMeta};
 pub use load_jobs::LoadJobRecord;
 pub use local::{LocalCatalog, DEFAULT_MAX_TABLET_VERSIONS};

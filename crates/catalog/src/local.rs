@@ -280,6 +280,47 @@ impl LocalCatalog {
 }
 
 impl TabletCatalog for LocalCatalog {
+    fn add_auto_partitions(
+        &self,
+        table_id: TableId,
+        partitions: Vec<(String, PartitionBound)>,
+    ) -> Result<Arc<TableMeta>> {
+        let _w = self.writer.lock();
+        let old = self
+            .table_by_id(table_id)
+            .ok_or_else(|| BasaltError::UnknownTable(format!("table id {table_id}")))?;
+        let mut new = (*old).clone();
+        for (name, bound) in partitions {
+            if let Some(there) = new.partition_by_name(&name) {
+                if there.bound == bound {
+                    continue;
+                }
+            }
+            let existing: Vec<(String, PartitionBound)> = new
+                .partitions
+                .iter()
+                .map(|p| (p.name.clone(), p.bound.clone()))
+                .collect();
+            check_new_partition(&name, &bound, &existing)?;
+            let buckets = new.distribution.buckets;
+            new.partitions
+                .push(PartitionMeta::empty(name, bound, buckets, || {
+                    self.allocate_id()
+                }));
+        }
+        if new.partitions.len() == old.partitions.len() {
+            return Ok(old);
+        }
+        self.place(&mut new)?;
+        self.store.commit(vec![
+            Op::PutTable(new.id, to_json(&new)?),
+            self.counter_op(),
+        ])?;
+        self.replace_in_memory(new);
+        self.table_by_id(table_id)
+            .ok_or_else(|| BasaltError::UnknownTable(format!("table id {table_id}")))
+    }
+
     fn databases(&self) -> Vec<DatabaseMeta> {
         self.state.read().databases.values().cloned().collect()
     }

@@ -52,6 +52,7 @@ fn int_table(
         declared_order: vec![],
         indexes: vec![],
         foreign_keys: vec![],
+        auto_partition: None,
     }
 }
 

@@ -437,6 +437,10 @@ pub struct TableMeta {
     /// Foreign keys (informational), in the order they were added.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub foreign_keys: Vec<crate::ForeignKeyMeta>,
+    /// Doris's AUTO PARTITION: loads create the partitions their rows need (see
+    /// `auto_partitions`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_partition: Option<crate::AutoPartition>,
 }
 
 impl ColumnMeta {

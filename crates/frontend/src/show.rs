@@ -376,7 +376,17 @@ pub fn create_table_sql(t: &TableMeta) -> String {
         } else {
             "LIST"
         };
-        s.push_str(&format!(" PARTITION BY {kind}({})\n(", q(pc.shown_name())));
+        let column = q(pc.shown_name());
+        match &t.auto_partition {
+            Some(auto) => match &auto.date_trunc_unit {
+                Some(unit) => s.push_str(&format!(
+                    " AUTO PARTITION BY {kind} (date_trunc({column}, {}))\n(",
+                    sql_string(unit)
+                )),
+                None => s.push_str(&format!(" AUTO PARTITION BY {kind} ({column})\n(")),
+            },
+            None => s.push_str(&format!(" PARTITION BY {kind}({column})\n(")),
+        }
         let parts: Vec<String> = t
             .partitions
             .iter()

@@ -3,7 +3,7 @@
 //! is ever half-created, then hands it to the catalog.
 
 use basalt_catalog::{
-    check_new_partition, AggKind, AllowedValues, Catalog, ColumnDefault, ColumnMeta,
+    check_new_partition, AggKind, AllowedValues, AutoPartition, Catalog, ColumnDefault, ColumnMeta,
     DistributionMeta, GeneratedMeta, KeysModel, PartitionBound, PartitionKind, PartitionMeta,
     PartitionValue, TableMeta,
 };
@@ -376,6 +376,7 @@ fn build_table(
     };
 
     // Partitions.
+    let mut auto_partition = None;
     let (partition_kind, partition_column, bounds) = match &stmt.partition {
         None => (
             PartitionKind::Unpartitioned,
@@ -409,6 +410,13 @@ fn build_table(
                 }
                 sql::PartitionKind::List => PartitionKind::List,
             };
+            if p.auto {
+                let auto = AutoPartition {
+                    date_trunc_unit: p.date_trunc_unit.clone(),
+                };
+                basalt_catalog::check_auto_partition(kind, &auto, ty)?;
+                auto_partition = Some(auto);
+            }
             let mut bounds: Vec<(String, PartitionBound)> = Vec::new();
             for def in &p.partitions {
                 let bound = partition_bound(def, ty, &bounds)?;
@@ -444,6 +452,7 @@ fn build_table(
         declared_order: Vec::new(),
         indexes: Vec::new(),
         foreign_keys: Vec::new(),
+        auto_partition,
     };
     table.set_declared_order(storage_index);
     check_row_store(&table)?;

@@ -147,7 +147,9 @@ fn parse_table_options(p: &mut Parser, table: &mut CreateTable) -> Result<(), Pa
             let _ = p.consume_token(&Token::Eq);
             table.comment = Some(string_literal(p)?);
         } else if eat_words(p, &["PARTITION", "BY"]) {
-            table.partition = Some(parse_partition_clause(p)?);
+            table.partition = Some(parse_partition_clause(p, false)?);
+        } else if eat_words(p, &["AUTO", "PARTITION", "BY"]) {
+            table.partition = Some(parse_partition_clause(p, true)?);
         } else if eat_words(p, &["DISTRIBUTED", "BY"]) {
             table.distribution = Some(parse_distribution(p)?);
         } else if eat_word(p, "PROPERTIES") {
@@ -578,7 +580,9 @@ fn column_list(p: &mut Parser) -> Result<Vec<String>, ParserError> {
     Ok(cols)
 }
 
-fn parse_partition_clause(p: &mut Parser) -> Result<PartitionClause, ParserError> {
+/// `RANGE|LIST (cols) (partitions)` after `[AUTO] PARTITION BY`; an AUTO RANGE names its
+/// column inside `date_trunc(col, 'unit')`.
+fn parse_partition_clause(p: &mut Parser, auto: bool) -> Result<PartitionClause, ParserError> {
     let kind = if eat_word(p, "RANGE") {
         PartitionKind::Range
     } else if eat_word(p, "LIST") {
@@ -586,7 +590,23 @@ fn parse_partition_clause(p: &mut Parser) -> Result<PartitionClause, ParserError
     } else {
         return p.expected("RANGE or LIST", p.peek_token());
     };
-    let columns = column_list(p)?;
+    let mut date_trunc_unit = None;
+    let columns = if auto && kind == PartitionKind::Range {
+        // Doris 2.1.0 wrote the call without the outer parentheses.
+        let outer = p.consume_token(&Token::LParen);
+        expect_word(p, "DATE_TRUNC")?;
+        p.expect_token(&Token::LParen)?;
+        let column = ident(p)?;
+        p.expect_token(&Token::Comma)?;
+        date_trunc_unit = Some(string_literal(p)?.to_ascii_lowercase());
+        p.expect_token(&Token::RParen)?;
+        if outer {
+            p.expect_token(&Token::RParen)?;
+        }
+        vec![column]
+    } else {
+        column_list(p)?
+    };
     p.expect_token(&Token::LParen)?;
     let mut partitions = Vec::new();
     if !p.consume_token(&Token::RParen) {
@@ -611,6 +631,8 @@ fn parse_partition_clause(p: &mut Parser) -> Result<PartitionClause, ParserError
         kind,
         columns,
         partitions,
+        auto,
+        date_trunc_unit,
     })
 }
 

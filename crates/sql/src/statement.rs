@@ -591,6 +591,10 @@ pub struct PartitionClause {
     pub kind: PartitionKind,
     pub columns: Vec<String>,
     pub partitions: Vec<PartitionDef>,
+    /// Doris's `AUTO PARTITION BY ..`: a load creates the partitions its rows need.
+    pub auto: bool,
+    /// `AUTO PARTITION BY RANGE (date_trunc(col, 'unit'))`: the unit, lower case.
+    pub date_trunc_unit: Option<String>,
 }
 
 /// `DISTRIBUTED BY HASH(cols) BUCKETS n` (or `RANDOM`, or `BUCKETS AUTO`).

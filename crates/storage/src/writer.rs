@@ -5,7 +5,7 @@
 use crate::engine::{StorageEngine, UniqueTabletWrite};
 use crate::files::tablet_dir;
 use crate::merge::{sort_and_merge, MergeSpec};
-use crate::routing::{route_batch, PartitionLocator};
+use crate::routing::{partition_value_at, route_batch, PartitionLocator};
 use crate::{segment, storage_err};
 use arrow::array::{ArrayRef, AsArray, BooleanArray, RecordBatch, UInt32Array};
 use arrow::compute::{concat_batches, take_record_batch};
@@ -63,6 +63,8 @@ pub struct LoadWriter {
     files: Vec<(TabletId, PathBuf)>,
     rows_loaded: u64,
     round_robin: u64,
+    /// Rows go only to partitions a statement named (no AUTO PARTITION then).
+    restricted: bool,
     committed: bool,
     /// Keeps rewrites of the table out until the load is committed or dropped.
     _gate: tokio::sync::OwnedRwLockReadGuard<()>,
@@ -93,6 +95,7 @@ impl LoadWriter {
             files: Vec::new(),
             rows_loaded: 0,
             round_robin: load_id,
+            restricted: false,
             committed: false,
             _gate: gate,
         }
@@ -126,6 +129,7 @@ impl LoadWriter {
             allowed[i] = true;
         }
         self.locator.restrict(allowed);
+        self.restricted = true;
         Ok(())
     }
 
@@ -166,7 +170,11 @@ impl LoadWriter {
         } else {
             batch
         };
-        let routed = route_batch(&self.table, &self.locator, batch, &mut self.round_robin)?;
+        let mut routed = route_batch(&self.table, &self.locator, batch, &mut self.round_robin)?;
+        if !routed.unrouted.is_empty() && self.table.auto_partition.is_some() && !self.restricted {
+            self.add_auto_partitions(batch, &routed.unrouted)?;
+            routed = route_batch(&self.table, &self.locator, batch, &mut self.round_robin)?;
+        }
         let limits = self.engine.write_buffer();
         let mut full_tablet = false;
         for (tablet, rows) in routed.by_tablet {
@@ -186,6 +194,41 @@ impl LoadWriter {
             self.flush_all()?;
         }
         Ok(routed.unrouted)
+    }
+
+    /// AUTO PARTITION: creates the partitions the `unrouted` rows of `batch` need, and
+    /// routes by the table as it then is. A table whose columns changed meanwhile fails the
+    /// load (its rows were shaped for the old columns).
+    fn add_auto_partitions(
+        &mut self,
+        batch: &RecordBatch,
+        unrouted: &[(usize, String)],
+    ) -> Result<()> {
+        let Some(column) = self.table.partition_column else {
+            return Ok(());
+        };
+        let values = batch.column(column);
+        let mut wanted: Vec<(String, basalt_catalog::PartitionBound)> = Vec::new();
+        for (row, _) in unrouted {
+            let value = partition_value_at(values, *row)?;
+            let (name, bound) = basalt_catalog::auto_partition_for(&self.table, value.as_ref())?;
+            if !wanted.iter().any(|(n, _)| *n == name) {
+                wanted.push((name, bound));
+            }
+        }
+        let table = self
+            .engine
+            .catalog()
+            .add_auto_partitions(self.table.id, wanted)?;
+        if table.schema_version != self.table.schema_version {
+            return Err(BasaltError::ConcurrentDdl(format!(
+                "table {} changed while a load was creating its partitions",
+                table.name
+            )));
+        }
+        self.locator = PartitionLocator::new(&table);
+        self.table = table;
+        Ok(())
     }
 
     /// Rows accepted so far.

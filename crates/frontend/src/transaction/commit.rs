@@ -333,6 +333,7 @@ mod tests {
             declared_order: vec![],
             indexes: vec![],
             foreign_keys: vec![],
+            auto_partition: None,
         })
     }
 

@@ -76,6 +76,7 @@ fn create_table(dir: &Path) -> Arc<LocalCatalog> {
         declared_order: vec![],
         indexes: vec![],
         foreign_keys: vec![],
+        auto_partition: None,
     };
     catalog.create_table(table, false).unwrap();
     catalog

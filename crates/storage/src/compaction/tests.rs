@@ -93,6 +93,7 @@ fn fixture_with_properties(
         declared_order: vec![],
         indexes: vec![],
         foreign_keys: vec![],
+        auto_partition: None,
     };
     catalog.create_table(table, false).unwrap();
     let engine = StorageEngine::open(

@@ -110,6 +110,7 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
         _ => {
             return crate::lambda_calls::rewrite(name, args)
                 .or_else(|| crate::doris_spellings::rewrite(name, args))
+                .or_else(|| crate::doris_number_spellings::rewrite(name, args))
                 .or_else(|| crate::function_library::rewrite(name, args))
         }
     })

@@ -579,7 +579,7 @@ pub(crate) fn cast(expr: Expr, data_type: DataType) -> Expr {
 }
 
 /// `e`, or NULL where it is zero: the divisor of MySQL's `/`, `%`, `DIV` and MOD.
-fn unless_zero(e: Expr) -> Expr {
+pub(crate) fn unless_zero(e: Expr) -> Expr {
     if is_nonzero_number(&e) {
         e
     } else {

@@ -82,12 +82,12 @@ pub fn functions() -> Vec<ScalarUDF> {
 }
 
 /// Days since 1970-01-01 as a calendar date, if it is one.
-fn date_of(epoch_days: i32) -> Option<NaiveDate> {
+pub(crate) fn date_of(epoch_days: i32) -> Option<NaiveDate> {
     NaiveDate::from_num_days_from_ce_opt(epoch_days.checked_add(719_163)?)
 }
 
 /// A calendar date as days since 1970-01-01, NULL outside years 1..9999.
-fn epoch_days(date: NaiveDate) -> Option<i32> {
+pub(crate) fn epoch_days(date: NaiveDate) -> Option<i32> {
     (1..=9999)
         .contains(&date.year())
         .then(|| date.num_days_from_ce() - 719_163)

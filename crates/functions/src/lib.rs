@@ -51,6 +51,8 @@ pub mod date_range;
 pub mod date_round;
 mod datetime_to_text;
 mod digests;
+mod doris_calendar;
+mod doris_numbers;
 mod doris_strings;
 mod doris_trims;
 mod element_at;
@@ -222,6 +224,8 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.push(byte_length::function());
     v.extend(murmur_hash::functions());
     v.push(regexp_extract::function());
+    v.extend(doris_calendar::functions());
+    v.extend(doris_numbers::functions());
     v.extend(doris_strings::functions());
     v.extend(url_codec::functions());
     v.extend(url_functions::functions());

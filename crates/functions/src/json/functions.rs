@@ -52,6 +52,9 @@ enum Kind {
     Depth,
     Remove,
     Replace,
+    /// json_set (replace or insert) and json_insert (insert only): [`insert_value`].
+    Set,
+    Insert,
     ArrayAppend,
     ArrayInsert,
     Search,
@@ -141,6 +144,8 @@ pub fn functions() -> Vec<ScalarUDF> {
         ("json_depth", &[], Kind::Depth),
         ("json_remove", &[], Kind::Remove),
         ("json_replace", &[], Kind::Replace),
+        ("json_set", &["jsonb_set"], Kind::Set),
+        ("json_insert", &["jsonb_insert"], Kind::Insert),
         ("json_array_append", &[], Kind::ArrayAppend),
         ("json_array_insert", &[], Kind::ArrayInsert),
         ("json_search", &[], Kind::Search),
@@ -181,6 +186,8 @@ impl Kind {
             | Kind::MergePatch
             | Kind::Remove
             | Kind::Replace
+            | Kind::Set
+            | Kind::Insert
             | Kind::ArrayAppend
             | Kind::ArrayInsert
             | Kind::Search => Out::Json,
@@ -205,7 +212,12 @@ impl Kind {
             Kind::ExistsPath | Kind::Typed { .. } | Kind::ExtractIsNull | Kind::Overlaps => (2, 2),
             Kind::MergePreserve | Kind::MergePatch | Kind::Remove => (2, usize::MAX),
             Kind::Depth => (1, 1),
-            Kind::Replace | Kind::ArrayAppend | Kind::ArrayInsert | Kind::Search => (3, usize::MAX),
+            Kind::Replace
+            | Kind::Set
+            | Kind::Insert
+            | Kind::ArrayAppend
+            | Kind::ArrayInsert
+            | Kind::Search => (3, usize::MAX),
         }
     }
 
@@ -234,7 +246,10 @@ impl Kind {
 
     /// Functions taking (path, value) pairs after the document.
     fn takes_pairs(self) -> bool {
-        matches!(self, Kind::Replace | Kind::ArrayAppend | Kind::ArrayInsert)
+        matches!(
+            self,
+            Kind::Replace | Kind::Set | Kind::Insert | Kind::ArrayAppend | Kind::ArrayInsert
+        )
     }
 
     /// Whether argument `i` may be NULL without the result being NULL: a value to put in the
@@ -594,7 +609,7 @@ impl JsonFunction {
                 }
                 Some(Cell::Text(doc.to_string()))
             }
-            Kind::Replace | Kind::ArrayAppend | Kind::ArrayInsert => {
+            Kind::Replace | Kind::Set | Kind::Insert | Kind::ArrayAppend | Kind::ArrayInsert => {
                 let mut doc = self.document(text(0), 0)?;
                 for pair in (1..n).step_by(2) {
                     let p = path(text(pair))?;
@@ -603,11 +618,18 @@ impl JsonFunction {
                     }
                     let v = value(pair + 1)?;
                     match self.kind {
-                        Kind::Replace => {
-                            if let Some(target) = p.get_mut(&mut doc) {
-                                *target = v;
+                        Kind::Replace | Kind::Set | Kind::Insert => match p.get_mut(&mut doc) {
+                            Some(target) => {
+                                if self.kind != Kind::Insert {
+                                    *target = v;
+                                }
                             }
-                        }
+                            None => {
+                                if self.kind != Kind::Replace {
+                                    insert_value(&mut doc, &p, v);
+                                }
+                            }
+                        },
                         Kind::ArrayAppend => {
                             if let Some(target) = p.get_mut(&mut doc) {
                                 match target {
@@ -817,6 +839,33 @@ impl JsonFunction {
             map.insert(key, value(pair + 1)?);
         }
         Ok(Value::Object(map))
+    }
+}
+
+/// Puts `v` where `path` names a place that holds nothing yet, as MySQL's JSON_SET and
+/// JSON_INSERT do: a new member of an existing object, an element appended to an existing
+/// array (an index past its end), or, for an index past a non-array value, that value wrapped
+/// into an array with `v` after it. A path whose parent is missing changes nothing.
+fn insert_value(doc: &mut Value, path: &JsonPath, v: Value) {
+    let Some((parent, last)) = path.split_last() else {
+        return;
+    };
+    match (parent.get_mut(doc), last) {
+        (Some(Value::Object(m)), LastLeg::Member(name)) => {
+            m.insert(name, v);
+        }
+        // Past the end appends; `[last-N]` before the start names nothing.
+        (Some(Value::Array(items)), LastLeg::Element { from_end, offset })
+            if !from_end || offset == 0 =>
+        {
+            items.push(v);
+        }
+        (Some(Value::Array(_)), LastLeg::Element { .. }) => {}
+        (Some(other), LastLeg::Element { .. }) => {
+            let old = std::mem::take(other);
+            *other = Value::Array(vec![old, v]);
+        }
+        _ => {}
     }
 }
 

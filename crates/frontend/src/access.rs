@@ -352,7 +352,7 @@ impl Access {
             B::Call { name, .. } | B::ShowCreateProcedure { name, .. } => {
                 self.require_any_on_database(&database_of(session, &name.database)?)
             }
-            B::ShowLoad { database, .. } => {
+            B::ShowLoad { database, .. } | B::ShowDynamicPartitionTables { database } => {
                 self.require_any_on_database(&database_of(session, database)?)
             }
             B::CreateUser { .. }

@@ -396,6 +396,67 @@ pub fn dynamic_tables(catalog: &dyn Catalog) -> Vec<(String, String)> {
     out
 }
 
+/// `SHOW DYNAMIC PARTITION TABLES`: each table of `database` with dynamic-partition
+/// settings, as Doris lists them (Start is -2147483648 when unset).
+pub fn show_tables(catalog: &dyn Catalog, database: &str) -> Result<crate::output::Output> {
+    use crate::show::{Col, ResultBuilder};
+    let mut b = ResultBuilder::new(&[
+        Col::str("TableName"),
+        Col::str("Enable"),
+        Col::str("TimeUnit"),
+        Col::str("Start"),
+        Col::str("End"),
+        Col::str("Prefix"),
+        Col::str("Buckets"),
+        Col::str("ReplicationNum"),
+        Col::str("StartOf"),
+    ]);
+    let mut tables = catalog.tables(database)?;
+    tables.sort_by(|a, b| a.name.cmp(&b.name));
+    for t in tables {
+        let Ok(Some(spec)) = DynamicSpec::of(&t) else {
+            continue;
+        };
+        let prop = |k: &str| t.properties.get(&format!("{PREFIX}{k}")).cloned();
+        let start_of = match spec.unit {
+            TimeUnit::Week => {
+                const DAYS: [&str; 7] = [
+                    "MONDAY",
+                    "TUESDAY",
+                    "WEDNESDAY",
+                    "THURSDAY",
+                    "FRIDAY",
+                    "SATURDAY",
+                    "SUNDAY",
+                ];
+                DAYS.get(spec.start_day_of_week.saturating_sub(1) as usize)
+                    .copied()
+                    .unwrap_or("MONDAY")
+                    .to_string()
+            }
+            TimeUnit::Month => format!("{}st", spec.start_day_of_month),
+            _ => "NULL".to_string(),
+        };
+        b.row(vec![
+            t.name.clone().into(),
+            spec.enabled.to_string().into(),
+            format!("{:?}", spec.unit).to_uppercase().into(),
+            spec.start.to_string().into(),
+            spec.end.to_string().into(),
+            spec.prefix.clone().into(),
+            prop("buckets")
+                .unwrap_or_else(|| t.distribution.buckets.to_string())
+                .into(),
+            prop("replication_num")
+                .or_else(|| t.properties.get("replication_num").cloned())
+                .unwrap_or_else(|| "1".to_string())
+                .into(),
+            start_of.into(),
+        ]);
+    }
+    Ok(b.into_output())
+}
+
 /// The wall-clock time dynamic partitions are named by (the server's local time, as CURDATE()).
 pub fn local_now() -> NaiveDateTime {
     chrono::Local::now().naive_local()

@@ -183,6 +183,18 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
         }
         return Ok(Statement::AlterSystemBackends { action, addresses });
     }
+    if peek_word(p, "SHOW") && peek_nth_word(p, 1, "DYNAMIC") {
+        p.next_token();
+        p.next_token();
+        expect_word(p, "PARTITION")?;
+        expect_word(p, "TABLES")?;
+        let database = if eat_word(p, "FROM") || eat_word(p, "IN") {
+            Some(ident(p)?)
+        } else {
+            None
+        };
+        return Ok(Statement::ShowDynamicPartitionTables { database });
+    }
     if peek_word(p, "SHOW") && (peek_nth_word(p, 1, "PARTITIONS") || peek_nth_word(p, 1, "TABLETS"))
     {
         p.next_token();
@@ -629,6 +641,10 @@ mod tests {
         assert!(matches!(
             parse_one("SHOW PARTITIONS FROM t").unwrap(),
             Statement::ShowPartitions { .. }
+        ));
+        assert!(matches!(
+            parse_one("SHOW DYNAMIC PARTITION TABLES FROM d").unwrap(),
+            Statement::ShowDynamicPartitionTables { database: Some(ref d) } if d == "d"
         ));
     }
 }

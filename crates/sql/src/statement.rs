@@ -128,6 +128,10 @@ pub enum Statement {
         action: BackendAction,
         addresses: Vec<String>,
     },
+    /// `SHOW DYNAMIC PARTITION TABLES [FROM db]`.
+    ShowDynamicPartitionTables {
+        database: Option<String>,
+    },
     /// `SHOW [STREAM] LOAD [FROM db] [WHERE LABEL = 'l'] [LIMIT n]`.
     ShowLoad {
         stream: bool,

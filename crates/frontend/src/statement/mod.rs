@@ -231,7 +231,8 @@ impl QueryEngine {
             | Statement::ShowPartitions { .. }
             | Statement::ShowTablets { .. }
             | Statement::ShowBackends
-            | Statement::ShowLoad { .. } => self.execute_show(session, stmt),
+            | Statement::ShowLoad { .. }
+            | Statement::ShowDynamicPartitionTables { .. } => self.execute_show(session, stmt),
             Statement::ShowProc { path } => crate::show_proc::show_proc(
                 &self.services,
                 &self.loads,

@@ -34,6 +34,13 @@ impl QueryEngine {
                     catalog.table(&db, &table.table)?.as_ref(),
                 ))
             }
+            Statement::ShowDynamicPartitionTables { database } => {
+                let db = match database {
+                    Some(d) => session.stored_name(&d),
+                    None => require_database(session)?,
+                };
+                crate::dynamic_partitions::show_tables(catalog.as_ref(), &db)
+            }
             Statement::ShowBackends => Ok(crate::backends::show(&self.services)),
             Statement::ShowLoad {
                 stream,

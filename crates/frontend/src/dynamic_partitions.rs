@@ -317,6 +317,21 @@ fn bound_value(ty: &SqlType, t: NaiveDateTime) -> Result<PartitionValue> {
     PartitionValue::parse(ty, &text).map_err(BasaltError::InvalidDdl)
 }
 
+/// Doris refuses ADD/DROP PARTITION on a table whose dynamic partitions are enabled (the
+/// scheduler owns them): disable them first.
+pub fn check_manual_change(catalog: &dyn Catalog, database: &str, table: &str) -> Result<()> {
+    let Ok(meta) = catalog.table(database, table) else {
+        return Ok(());
+    };
+    match DynamicSpec::of(&meta) {
+        Ok(Some(spec)) if spec.enabled => Err(ddl(format!(
+            "Cannot add/drop partition on a Dynamic Partition Table, set \"dynamic_partition.enable\" = \"false\" first: ALTER TABLE {} SET (\"dynamic_partition.enable\" = \"false\")",
+            meta.name
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Brings one table's partitions to its dynamic-partition settings at `now`: adds the
 /// missing ones (skipping a name taken or a range another partition covers), drops those
 /// wholly before `start`. A table without settings, or disabled, is left alone.

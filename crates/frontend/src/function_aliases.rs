@@ -1,7 +1,8 @@
 //! Doris and MySQL functions that are DataFusion functions under another name, or short
 //! expressions over them: `collect_list`/`collect_set` are `array_agg` without NULLs ([] for no
 //! values), the `array_push*`/`array_pop*` family, ELT, `[not_]null_or_empty`,
-//! `digital_masking`, and Doris's `multi_distinct_*` aggregates (the DISTINCT forms);
+//! `digital_masking`, Doris's `multi_distinct_*` aggregates (the DISTINCT forms), `sum0`
+//! (0 for no values) and `sem` (standard error of the mean);
 //! `array_concat` is NULL when any array is; MySQL's FLOOR/CEIL(ING)/TRUNCATE/ROUND (typed as MySQL
 //! types them), LOCATE with a position, SPACE, ISNULL, OCT and Doris's LENGTHB; Doris's
 //! LTRIM/RTRIM(s, rem) remove a whole string; the counts of LEFT/RIGHT/REPEAT/LPAD/RPAD read as
@@ -31,6 +32,17 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
             let value = call("mysql_concat", vec![arg(0)]);
             distinct_call("string_agg", vec![value, separator])
         }
+        // Doris's SUM0: SUM, but 0 for a group without values.
+        "sum0" if args.len() == 1 => call("coalesce", vec![call("sum", args.to_vec()), number(0)]),
+        // Doris's SEM: the standard error of the mean, sqrt(sample variance / count).
+        "sem" if args.len() == 1 => call(
+            "sqrt",
+            vec![binary(
+                call("var_samp", args.to_vec()),
+                BinaryOperator::Divide,
+                call("count", args.to_vec()),
+            )],
+        ),
         // Doris: NULL when any array is NULL (DataFusion skips NULL arrays).
         "array_concat" | "array_cat" if !args.is_empty() => null_if_any_null(args, name),
         // MySQL and Doris: NULL when any argument is NULL (DataFusion skips NULLs).

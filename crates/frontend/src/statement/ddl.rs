@@ -258,6 +258,11 @@ impl QueryEngine {
             }
             Statement::AlterPartitions { table, op } => {
                 let db = database_of(session, &table.database)?;
+                crate::dynamic_partitions::check_manual_change(
+                    catalog.as_ref(),
+                    &db,
+                    &table.table,
+                )?;
                 match op {
                     basalt_sql::PartitionOp::Add(def) => {
                         self.require_backends()?;

@@ -55,6 +55,8 @@ mod doris_calendar;
 mod doris_numbers;
 mod doris_strings;
 mod doris_trims;
+mod hamming_distance;
+mod regexp_split;
 mod element_at;
 mod empty_lists;
 mod exact_division;
@@ -227,6 +229,8 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(doris_calendar::functions());
     v.extend(doris_numbers::functions());
     v.extend(doris_strings::functions());
+    v.extend(hamming_distance::functions());
+    v.extend(regexp_split::functions());
     v.extend(url_codec::functions());
     v.extend(url_functions::functions());
     v.extend(digests::functions());

@@ -7,6 +7,7 @@
 //! Doris's meaning win where names clash (`stddev` and `variance` are population statistics).
 
 mod aes_crypt;
+mod array_apply;
 mod array_building;
 mod array_compact;
 mod array_cum_sum;
@@ -56,6 +57,7 @@ mod doris_numbers;
 mod doris_strings;
 mod doris_trims;
 mod hamming_distance;
+mod map_entry_lookup;
 mod regexp_split;
 mod element_at;
 mod empty_lists;
@@ -229,7 +231,9 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(doris_calendar::functions());
     v.extend(doris_numbers::functions());
     v.extend(doris_strings::functions());
+    v.extend(array_apply::functions());
     v.extend(hamming_distance::functions());
+    v.extend(map_entry_lookup::functions());
     v.extend(regexp_split::functions());
     v.extend(url_codec::functions());
     v.extend(url_functions::functions());

@@ -60,6 +60,7 @@ mod hamming_distance;
 mod map_entry_lookup;
 mod regexp_split;
 mod element_at;
+mod entropy;
 mod empty_lists;
 mod exact_division;
 mod expr_rules;
@@ -298,6 +299,7 @@ pub fn aggregate_functions() -> Vec<AggregateUDF> {
     v.push(temporal_avg::function());
     v.extend(funnel::functions());
     v.extend(moments::functions());
+    v.push(entropy::function());
     v.extend(
         extremum_by::functions()
             .into_iter()

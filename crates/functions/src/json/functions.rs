@@ -36,6 +36,8 @@ enum Kind {
     Contains,
     ContainsPath,
     Array,
+    /// Doris's json_array_ignore_null: json_array without the NULL arguments.
+    ArrayIgnoreNull,
     Object,
     Quote,
     Parse,
@@ -91,7 +93,7 @@ struct JsonFunction {
 pub fn functions() -> Vec<ScalarUDF> {
     let typed = |lenient, out| Kind::Typed { lenient, out };
     let list: Vec<(&'static str, &[&str], Kind)> = vec![
-        ("json_extract", &[], Kind::Extract),
+        ("json_extract", &["jsonb_extract"], Kind::Extract),
         ("json_unquote", &[], Kind::Unquote),
         ("json_valid", &[], Kind::Valid),
         ("json_type", &[], Kind::Type),
@@ -100,6 +102,7 @@ pub fn functions() -> Vec<ScalarUDF> {
         ("json_contains", &[], Kind::Contains),
         ("json_contains_path", &[], Kind::ContainsPath),
         ("json_array", &[], Kind::Array),
+        ("json_array_ignore_null", &[], Kind::ArrayIgnoreNull),
         ("json_object", &[], Kind::Object),
         ("json_quote", &[], Kind::Quote),
         ("json_parse", &["jsonb_parse"], Kind::Parse),
@@ -179,6 +182,7 @@ impl Kind {
             Kind::Extract
             | Kind::Keys
             | Kind::Array
+            | Kind::ArrayIgnoreNull
             | Kind::Object
             | Kind::Quote
             | Kind::Parse
@@ -208,7 +212,7 @@ impl Kind {
             Kind::Length | Kind::Keys => (1, 2),
             Kind::Contains => (2, 3),
             Kind::ContainsPath => (3, usize::MAX),
-            Kind::Array | Kind::Object => (0, usize::MAX),
+            Kind::Array | Kind::ArrayIgnoreNull | Kind::Object => (0, usize::MAX),
             Kind::ExistsPath | Kind::Typed { .. } | Kind::ExtractIsNull | Kind::Overlaps => (2, 2),
             Kind::MergePreserve | Kind::MergePatch | Kind::Remove => (2, usize::MAX),
             Kind::Depth => (1, 1),
@@ -477,7 +481,10 @@ impl JsonFunction {
         rows: usize,
         scalars: &[bool],
     ) -> Result<ArrayRef> {
-        let constructor = matches!(self.kind, Kind::Array | Kind::Object);
+        let constructor = matches!(
+            self.kind,
+            Kind::Array | Kind::ArrayIgnoreNull | Kind::Object
+        );
         let text = if constructor {
             None
         } else {
@@ -699,6 +706,7 @@ impl JsonFunction {
                 }
             }
             Kind::Array
+            | Kind::ArrayIgnoreNull
             | Kind::Object
             | Kind::Extract
             | Kind::ContainsPath
@@ -825,6 +833,14 @@ impl JsonFunction {
         if self.kind == Kind::Array {
             return Ok(Value::Array(
                 (0..arrays.len()).map(value).collect::<Result<_>>()?,
+            ));
+        }
+        if self.kind == Kind::ArrayIgnoreNull {
+            return Ok(Value::Array(
+                (0..arrays.len())
+                    .filter(|&i| !arrays[i].logical_nulls().is_some_and(|n| n.is_null(row)))
+                    .map(value)
+                    .collect::<Result<_>>()?,
             ));
         }
         let mut map = serde_json::Map::new();

@@ -4,6 +4,8 @@
 //!   their common type; `map()` is `{}`;
 //! - `map_from_arrays(keys, values)`: the pairs at the same positions; NULL when either array
 //!   is NULL, an error when their lengths differ;
+//! - `map_from_entries(array_of_structs)`: the (first field, second field) pair of every
+//!   two-field STRUCT element; NULL for a NULL array, an error for a NULL element;
 //! - `map_concat(m1, ..)`: the pairs of every map, left to right; NULL when any map is NULL;
 //! - `str_to_map(s[, pair_delimiter[, key_value_delimiter]])`: MAP<STRING, STRING> of the
 //!   pairs of `s` split at `pair_delimiter` (`,`), each split at its first
@@ -46,6 +48,31 @@ pub fn functions() -> Vec<ScalarUDF> {
                 Ok(map_type(key.data_type().clone(), value.data_type().clone()))
             },
             from_arrays,
+        ),
+        array_function(
+            "map_from_entries",
+            |t| {
+                expect_args("map_from_entries", t, 1, 1)?;
+                if t[0].is_null() {
+                    let entry = Fields::from(vec![
+                        Field::new("k", DataType::Int64, true),
+                        Field::new("v", DataType::Int64, true),
+                    ]);
+                    return Ok(vec![DataType::List(crate::list_rows::item_field(
+                        DataType::Struct(entry),
+                    ))]);
+                }
+                entry_parts(&t[0])?;
+                Ok(vec![crate::list_rows::list_type(
+                    "map_from_entries",
+                    &t[0],
+                )?])
+            },
+            |t| {
+                let (key, value) = entry_parts(&t[0])?;
+                Ok(map_type(key, value))
+            },
+            from_entries,
         ),
         array_function("map_concat", coerce_maps, maps_type, concat_maps),
         array_function(
@@ -240,6 +267,45 @@ fn from_arrays(args: &[ArrayRef], rows: usize) -> Result<ArrayRef> {
     }
     let values = take(v.values().as_ref(), &UInt64Array::from(value_picks), None)?;
     build_map("map_from_arrays", k.values(), &values, entries)
+}
+
+/// The key and value types of `map_from_entries`'s ARRAY<STRUCT<K, V>> (a NULL literal is
+/// read as ARRAY<STRUCT<BIGINT, BIGINT>>).
+fn entry_parts(dt: &DataType) -> Result<(DataType, DataType)> {
+    let element = crate::list_rows::element_field("map_from_entries", dt)?;
+    match element.data_type() {
+        DataType::Struct(fields) if fields.len() == 2 => {
+            Ok((fields[0].data_type().clone(), fields[1].data_type().clone()))
+        }
+        _ => plan_err!(
+            "map_from_entries requires an array of structs with exactly two fields, not {dt}"
+        ),
+    }
+}
+
+fn from_entries(args: &[ArrayRef], rows: usize) -> Result<ArrayRef> {
+    let arrays = lists("map_from_entries", &args[0])?;
+    let Some(entries) = arrays.values().as_struct_opt() else {
+        return exec_err!("map_from_entries: expected an ARRAY of STRUCTs");
+    };
+    let mut rows_entries = Vec::with_capacity(rows);
+    for i in 0..rows {
+        if arrays.is_null(i) {
+            rows_entries.push(None);
+            continue;
+        }
+        let range = row_range(arrays, i);
+        if range.clone().any(|p| entries.is_null(p)) {
+            return exec_err!("Map entry of function map_from_entries cannot be null");
+        }
+        rows_entries.push(Some(range.collect()));
+    }
+    build_map(
+        "map_from_entries",
+        entries.column(0),
+        entries.column(1),
+        rows_entries,
+    )
 }
 
 /// The key and value types of a MAP argument (None for a NULL literal).

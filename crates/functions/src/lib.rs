@@ -18,6 +18,7 @@ mod array_positions;
 pub mod array_range;
 pub mod array_slicing;
 mod array_text;
+mod arrays_overlap;
 mod avg_weighted;
 mod base64_text;
 mod base_conversion;
@@ -233,6 +234,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(doris_numbers::functions());
     v.extend(doris_strings::functions());
     v.extend(array_apply::functions());
+    v.extend(arrays_overlap::functions());
     v.extend(hamming_distance::functions());
     v.extend(map_entry_lookup::functions());
     v.extend(regexp_split::functions());

@@ -41,6 +41,11 @@ enum Kind {
     Object,
     Quote,
     Parse,
+    /// Doris's json_parse_error_to_null / _to_value: an invalid text is NULL, or the default
+    /// document (`{}` when not given).
+    ParseLenient {
+        to_value: bool,
+    },
     ExistsPath,
     /// Doris's get_json_* (a bad document is NULL) and json_extract_* (an error).
     Typed {
@@ -105,7 +110,31 @@ pub fn functions() -> Vec<ScalarUDF> {
         ("json_array_ignore_null", &[], Kind::ArrayIgnoreNull),
         ("json_object", &[], Kind::Object),
         ("json_quote", &[], Kind::Quote),
-        ("json_parse", &["jsonb_parse"], Kind::Parse),
+        (
+            "json_parse",
+            &["jsonb_parse", "json_parse_nullable", "jsonb_parse_nullable"],
+            Kind::Parse,
+        ),
+        (
+            "json_parse_error_to_null",
+            &[
+                "jsonb_parse_error_to_null",
+                "json_parse_nullable_error_to_null",
+                "jsonb_parse_nullable_error_to_null",
+            ],
+            Kind::ParseLenient { to_value: false },
+        ),
+        (
+            "json_parse_error_to_value",
+            &[
+                "jsonb_parse_error_to_value",
+                "json_parse_nullable_error_to_value",
+                "jsonb_parse_nullable_error_to_value",
+                "json_parse_notnull_error_to_value",
+                "jsonb_parse_notnull_error_to_value",
+            ],
+            Kind::ParseLenient { to_value: true },
+        ),
         ("json_exists_path", &["jsonb_exists_path"], Kind::ExistsPath),
         ("get_json_string", &[], typed(true, Out::Text)),
         ("get_json_int", &[], typed(true, Out::Int32)),
@@ -186,6 +215,7 @@ impl Kind {
             | Kind::Object
             | Kind::Quote
             | Kind::Parse
+            | Kind::ParseLenient { .. }
             | Kind::MergePreserve
             | Kind::MergePatch
             | Kind::Remove
@@ -209,6 +239,7 @@ impl Kind {
         match self {
             Kind::Extract => (2, usize::MAX),
             Kind::Unquote | Kind::Valid | Kind::Quote | Kind::Parse | Kind::Type => (1, 1),
+            Kind::ParseLenient { to_value } => (1, 1 + to_value as usize),
             Kind::Length | Kind::Keys => (1, 2),
             Kind::Contains => (2, 3),
             Kind::ContainsPath => (3, usize::MAX),
@@ -259,7 +290,9 @@ impl Kind {
     /// Whether argument `i` may be NULL without the result being NULL: a value to put in the
     /// document (it is JSON null), JSON_SEARCH's escape character (the default `\`).
     fn null_allowed(self, i: usize) -> bool {
-        (self.takes_pairs() && i >= 2 && i.is_multiple_of(2)) || (self == Kind::Search && i == 3)
+        (self.takes_pairs() && i >= 2 && i.is_multiple_of(2))
+            || (self == Kind::Search && i == 3)
+            || (matches!(self, Kind::ParseLenient { .. }) && i == 1)
     }
 }
 
@@ -590,6 +623,15 @@ impl JsonFunction {
             )),
             Kind::Quote => Some(Cell::Text(Value::String(text(0).to_string()).to_string())),
             Kind::Parse => Some(Cell::Text(self.document(text(0), 0)?.to_string())),
+            Kind::ParseLenient { to_value } => match serde_json::from_str::<Value>(text(0)) {
+                Ok(doc) => Some(Cell::Text(doc.to_string())),
+                Err(_) if !to_value => None,
+                Err(_) if n < 2 => Some(Cell::Text("{}".to_string())),
+                Err(_) => match arg(1) {
+                    None => None,
+                    Some(default) => Some(Cell::Text(self.document(default, 1)?.to_string())),
+                },
+            },
             Kind::Overlaps => {
                 let a = self.document(text(0), 0)?;
                 let b = self.document(text(1), 1)?;

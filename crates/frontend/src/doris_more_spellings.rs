@@ -1,5 +1,7 @@
-//! Doris's numeric and time functions that are MySQL expressions under Doris's names, as
-//! Doris's documentation gives them: `fpow` is POW and `dexp` EXP (DOUBLEs); `sec(x)` is
+//! Doris's numeric, time, text and array functions that are other Basalt expressions under
+//! Doris's names, as Doris's documentation gives them: `regexp(s, p)` is `s REGEXP p`;
+//! `split_by_char` is `split_by_string`; `array_reverse_sort(a)` sorts descending with NULLs
+//! last; `shuffle` is `array_shuffle` and `cross_product` `array_cross_product`; `fpow` is POW and `dexp` EXP (DOUBLEs); `sec(x)` is
 //! 1 / COS(x) and `csc` / `cosec(x)` 1 / SIN(x) (NULL where the divisor is 0, as any division
 //! by zero); `negative(x)` is -x and `positive(x)` x; `xor(a, b)` is `a XOR b`; `fmod(a, b)` is
 //! the DOUBLE remainder `a % b` (NULL for b = 0); `add_time` / `sub_time` are ADDTIME /
@@ -7,7 +9,7 @@
 //! `previous_day`, `to_monday`, `year_of_week` / `yow` and `century` read their dates as DATE
 //! (text that is no date is NULL, as for `DATE(x)`).
 
-use crate::mysql_compat::{as_temporal, binary, call, cast, number, unless_zero};
+use crate::mysql_compat::{as_temporal, binary, call, cast, number, string, unless_zero};
 use basalt_sql::ast::{BinaryOperator, DataType, ExactNumberInfo, Expr, UnaryOperator};
 
 /// The rewrite of `name(args)`, if it is one of these functions.
@@ -36,6 +38,14 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
         ("next_day" | "previous_day", [d, dow]) => call(name, vec![date(d), dow.clone()]),
         ("to_monday" | "year_of_week" | "yow" | "century", [d]) => call(name, vec![date(d)]),
         ("format_round", [x, d]) => call("format", vec![x.clone(), d.clone()]),
+        ("regexp", [text, pattern]) => call("regexp_like", vec![text.clone(), pattern.clone()]),
+        ("split_by_char", [s, c]) => call("split_by_string", vec![s.clone(), c.clone()]),
+        ("array_reverse_sort", [a]) => call(
+            "array_sort",
+            vec![a.clone(), string("DESC"), string("NULLS LAST")],
+        ),
+        ("shuffle", _) => call("array_shuffle", args.to_vec()),
+        ("cross_product", [a, b]) => call("array_cross_product", vec![a.clone(), b.clone()]),
         _ => return None,
     })
 }

@@ -34,6 +34,8 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
         }
         // Doris's SUM0: SUM, but 0 for a group without values.
         "sum0" if args.len() == 1 => call("coalesce", vec![call("sum", args.to_vec()), number(0)]),
+        // Doris's CORR_WELFORD: CORR computed with Welford's updates; the same correlation.
+        "corr_welford" if args.len() == 2 => call("corr", args.to_vec()),
         // Doris's SEM: the standard error of the mean, sqrt(sample variance / count).
         "sem" if args.len() == 1 => call(
             "sqrt",
@@ -122,7 +124,7 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
         _ => {
             return crate::lambda_calls::rewrite(name, args)
                 .or_else(|| crate::doris_spellings::rewrite(name, args))
-                .or_else(|| crate::doris_number_spellings::rewrite(name, args))
+                .or_else(|| crate::doris_more_spellings::rewrite(name, args))
                 .or_else(|| crate::function_library::rewrite(name, args))
         }
     })

@@ -19,7 +19,7 @@ mod collations;
 mod column_origins;
 mod create_table_as;
 mod ddl_text;
-mod doris_number_spellings;
+mod doris_more_spellings;
 mod doris_spellings;
 mod doris_variables;
 mod dynamic_partitions;

@@ -1,6 +1,8 @@
 //! Doris's `regexp_extract(s, pattern, n)`: the n-th capture group of the first match of
 //! `pattern` in `s` (0 is the whole match), or '' when nothing matches or the group took no
 //! part; NULL when an argument is NULL. A pattern that does not compile is an error naming it.
+//! `regexp_extract_or_null(s, pattern, n)` is NULL where `regexp_extract` gives '' for no
+//! match, a group that took no part, or an `n` that is negative or past the groups.
 
 use crate::row_regex::RowRegex;
 use crate::util::{arguments, output, plain_function};
@@ -13,9 +15,8 @@ use datafusion::logical_expr::{
 };
 use std::sync::Arc;
 
-pub fn function() -> ScalarUDF {
-    plain_function(
-        "regexp_extract",
+pub fn functions() -> Vec<ScalarUDF> {
+    let signature = || {
         Signature::one_of(
             vec![TypeSignature::Exact(vec![
                 DataType::Utf8,
@@ -23,13 +24,33 @@ pub fn function() -> ScalarUDF {
                 DataType::Int64,
             ])],
             Volatility::Immutable,
+        )
+    };
+    vec![
+        plain_function("regexp_extract", signature(), DataType::Utf8, extract),
+        plain_function(
+            "regexp_extract_or_null",
+            signature(),
+            DataType::Utf8,
+            extract_or_null,
         ),
-        DataType::Utf8,
-        extract,
-    )
+    ]
 }
 
 fn extract(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
+    extracted(args, "regexp_extract", Some(""))
+}
+
+fn extract_or_null(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
+    extracted(args, "regexp_extract_or_null", None)
+}
+
+/// The groups extracted, `missing` where there is none.
+fn extracted(
+    args: &ScalarFunctionArgs,
+    name: &'static str,
+    missing: Option<&str>,
+) -> Result<ColumnarValue> {
     let (arrays, scalar) = arguments(args)?;
     let texts = cast(&arrays[0], &DataType::Utf8)?;
     let patterns = cast(&arrays[1], &DataType::Utf8)?;
@@ -39,7 +60,7 @@ fn extract(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
         patterns.as_string::<i32>(),
         groups.as_primitive::<Int64Type>(),
     );
-    let mut compiled = RowRegex::new("regexp_extract");
+    let mut compiled = RowRegex::new(name);
     let mut out = StringBuilder::new();
     for row in 0..texts.len() {
         if texts.is_null(row) || patterns.is_null(row) || groups.is_null(row) {
@@ -53,7 +74,7 @@ fn extract(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
                 .and_then(|c| c.get(g))
                 .map(|m| m.as_str())
         });
-        out.append_value(found.unwrap_or(""));
+        out.append_option(found.or(missing));
     }
     output(Arc::new(out.finish()), scalar)
 }

@@ -5,7 +5,9 @@
 //! array_sortby(a, keys) (ascending, NULL keys first, stable; a when keys is NULL; error on
 //! different lengths); array_exists(flags) (each flag as BOOLEAN); array_count(flags);
 //! array_first_index / array_last_index (1-based, 0 when none); array_match_any / _all
-//! (three-valued; FALSE / TRUE for an empty array).
+//! (three-valued; FALSE / TRUE for an empty array); array_split(a, flags) /
+//! array_reverse_split(a, flags) (the subarrays cut before / after each element whose flag is
+//! true, never an empty one; NULL for a NULL array or flags; error on different lengths).
 
 use crate::util::{arguments, output};
 use datafusion::arrow::array::{
@@ -31,9 +33,11 @@ enum Kind {
     LastIndex,
     MatchAny,
     MatchAll,
+    Split,
+    ReverseSplit,
 }
 
-const KINDS: [Kind; 8] = [
+const KINDS: [Kind; 10] = [
     Kind::Filter,
     Kind::SortBy,
     Kind::Exists,
@@ -42,9 +46,11 @@ const KINDS: [Kind; 8] = [
     Kind::LastIndex,
     Kind::MatchAny,
     Kind::MatchAll,
+    Kind::Split,
+    Kind::ReverseSplit,
 ];
 
-pub const NAMES: [&str; 8] = [
+pub const NAMES: [&str; 10] = [
     "array_filter",
     "array_sortby",
     "array_exists",
@@ -53,6 +59,8 @@ pub const NAMES: [&str; 8] = [
     "array_last_index",
     "array_match_any",
     "array_match_all",
+    "array_split",
+    "array_reverse_split",
 ];
 
 impl Kind {
@@ -60,7 +68,10 @@ impl Kind {
         NAMES[KINDS.iter().position(|k| *k == self).unwrap_or(0)]
     }
     fn arity(self) -> usize {
-        if matches!(self, Kind::Filter | Kind::SortBy) {
+        if matches!(
+            self,
+            Kind::Filter | Kind::SortBy | Kind::Split | Kind::ReverseSplit
+        ) {
             2
         } else {
             1
@@ -121,6 +132,7 @@ impl ScalarUDFImpl for FlagArrayFunction {
             Kind::Exists => DataType::new_list(DataType::Boolean, true),
             Kind::Count | Kind::FirstIndex | Kind::LastIndex => DataType::Int64,
             Kind::MatchAny | Kind::MatchAll => DataType::Boolean,
+            Kind::Split | Kind::ReverseSplit => DataType::new_list(types[0].clone(), true),
         })
     }
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
@@ -136,6 +148,8 @@ impl ScalarUDFImpl for FlagArrayFunction {
         let out: ArrayRef = match self.kind {
             Kind::Filter => Arc::new(filter_by_flags(lists[0], lists[1])?),
             Kind::SortBy => Arc::new(sort_by_keys(lists[0], lists[1])?),
+            Kind::Split => Arc::new(split_by_flags(name, lists[0], lists[1], false)?),
+            Kind::ReverseSplit => Arc::new(split_by_flags(name, lists[0], lists[1], true)?),
             Kind::Exists => Arc::new(exists(lists[0])?),
             Kind::Count => Arc::new(per_row(lists[0], |f| {
                 f.iter().filter(|f| *f == Some(true)).count() as i64
@@ -294,5 +308,77 @@ fn sort_by_keys(lists: &ListArray, keys: &ListArray) -> Result<ListArray> {
         OffsetBuffer::from_lengths(lengths),
         sorted,
         lists.nulls().cloned(),
+    )?)
+}
+
+/// Each row's array cut into subarrays: before every element flagged true (`after`: after
+/// it), never leaving an empty subarray.
+fn split_by_flags(
+    name: &str,
+    lists: &ListArray,
+    flags: &ListArray,
+    after: bool,
+) -> Result<ListArray> {
+    let flag_values = flags_of(flags.values())?;
+    let mut inner_lengths = Vec::new();
+    let (mut outer_lengths, mut valid) = (Vec::new(), Vec::new());
+    for row in 0..lists.len() {
+        if lists.is_null(row) || flags.is_null(row) {
+            outer_lengths.push(0);
+            valid.push(false);
+            continue;
+        }
+        let (s, e) = bounds(lists, row);
+        let (fs, fe) = bounds(flags, row);
+        if e - s != fe - fs {
+            return exec_err!(
+                "{name}: the array and its flags must have one length, got {} and {}",
+                e - s,
+                fe - fs
+            );
+        }
+        let flagged = |i: usize| flag_values.is_valid(fs + i) && flag_values.value(fs + i);
+        let (mut pieces, mut current) = (0, 0);
+        for i in 0..e - s {
+            let cut_before = !after && flagged(i) && current > 0;
+            if cut_before {
+                inner_lengths.push(current);
+                pieces += 1;
+                current = 0;
+            }
+            current += 1;
+            if after && flagged(i) && i + 1 < e - s {
+                inner_lengths.push(current);
+                pieces += 1;
+                current = 0;
+            }
+        }
+        if current > 0 {
+            inner_lengths.push(current);
+            pieces += 1;
+        }
+        outer_lengths.push(pieces);
+        valid.push(true);
+    }
+    // The elements keep their order: only rows dropped (NULL arrays) are left out.
+    let mut keep = vec![false; lists.values().len()];
+    for (row, _) in valid.iter().enumerate().filter(|(_, v)| **v) {
+        {
+            let (s, e) = bounds(lists, row);
+            keep[s..e].iter_mut().for_each(|k| *k = true);
+        }
+    }
+    let values = filter(lists.values().as_ref(), &BooleanArray::from(keep))?;
+    let inner = ListArray::try_new(
+        list_field(lists)?,
+        OffsetBuffer::from_lengths(inner_lengths),
+        values,
+        None,
+    )?;
+    Ok(ListArray::try_new(
+        Arc::new(Field::new_list_field(inner.data_type().clone(), true)),
+        OffsetBuffer::from_lengths(outer_lengths),
+        Arc::new(inner),
+        Some(NullBuffer::from(valid)),
     )?)
 }

@@ -256,6 +256,16 @@ impl LocalCatalog {
         Op::PutCounter(NEXT_ID.to_string(), *self.next_id.lock())
     }
 
+    /// Stores a changed table durably (with the id counter), then shows it in memory.
+    fn save_table(&self, table: TableMeta) -> Result<()> {
+        self.store.commit(vec![
+            Op::PutTable(table.id, to_json(&table)?),
+            self.counter_op(),
+        ])?;
+        self.replace_in_memory(table);
+        Ok(())
+    }
+
     fn replace_in_memory(&self, table: TableMeta) {
         self.replace_arc_in_memory(Arc::new(table));
     }
@@ -312,11 +322,7 @@ impl TabletCatalog for LocalCatalog {
             return Ok(old);
         }
         self.place(&mut new)?;
-        self.store.commit(vec![
-            Op::PutTable(new.id, to_json(&new)?),
-            self.counter_op(),
-        ])?;
-        self.replace_in_memory(new);
+        self.save_table(new)?;
         self.table_by_id(table_id)
             .ok_or_else(|| BasaltError::UnknownTable(format!("table id {table_id}")))
     }
@@ -748,11 +754,7 @@ impl Catalog for LocalCatalog {
             return Ok(false);
         }
         tablet.stale_replicas.retain(|b| *b != backend);
-        self.store.commit(vec![
-            Op::PutTable(new.id, to_json(&new)?),
-            self.counter_op(),
-        ])?;
-        self.replace_in_memory(new);
+        self.save_table(new)?;
         Ok(true)
     }
 
@@ -984,11 +986,7 @@ impl Catalog for LocalCatalog {
         );
         new.partitions.push(partition);
         self.place(&mut new)?;
-        self.store.commit(vec![
-            Op::PutTable(new.id, to_json(&new)?),
-            self.counter_op(),
-        ])?;
-        self.replace_in_memory(new);
+        self.save_table(new)?;
         Ok(())
     }
 

@@ -308,8 +308,8 @@ fn from_entries(args: &[ArrayRef], rows: usize) -> Result<ArrayRef> {
     )
 }
 
-/// The key and value types of a MAP argument (None for a NULL literal).
-fn map_parts(dt: &DataType) -> Result<Option<(DataType, DataType)>> {
+/// The key and value types of a MAP argument of `function` (None for a NULL literal).
+pub(crate) fn map_parts(function: &str, dt: &DataType) -> Result<Option<(DataType, DataType)>> {
     match dt {
         DataType::Null => Ok(None),
         DataType::Map(f, _) => match f.data_type() {
@@ -317,9 +317,9 @@ fn map_parts(dt: &DataType) -> Result<Option<(DataType, DataType)>> {
                 fields[0].data_type().clone(),
                 fields[1].data_type().clone(),
             ))),
-            other => plan_err!("map_concat: unexpected MAP entries {other}"),
+            other => plan_err!("{function}: unexpected MAP entries {other}"),
         },
-        other => plan_err!("map_concat takes MAPs, not {other}"),
+        other => plan_err!("{function} takes MAPs, not {other}"),
     }
 }
 
@@ -328,7 +328,7 @@ fn coerce_maps(t: &[DataType]) -> Result<Vec<DataType>> {
     let mut values = Vec::new();
     for (k, v) in t
         .iter()
-        .map(map_parts)
+        .map(|t| map_parts("map_concat", t))
         .collect::<Result<Vec<_>>>()?
         .into_iter()
         .flatten()

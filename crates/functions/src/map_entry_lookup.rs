@@ -24,21 +24,6 @@ pub fn functions() -> Vec<ScalarUDF> {
     )]
 }
 
-/// The map's key and value types.
-fn entry_types(dt: &DataType) -> Result<Option<(DataType, DataType)>> {
-    match dt {
-        DataType::Null => Ok(None),
-        DataType::Map(f, _) => match f.data_type() {
-            DataType::Struct(fields) if fields.len() == 2 => Ok(Some((
-                fields[0].data_type().clone(),
-                fields[1].data_type().clone(),
-            ))),
-            other => plan_err!("{NAME}: unexpected MAP entries {other}"),
-        },
-        other => plan_err!("{NAME} takes a MAP as its first argument, not {other}"),
-    }
-}
-
 /// The type both `a` and `b` compare at.
 fn common(a: &DataType, b: &DataType) -> Result<DataType> {
     if b.is_null() {
@@ -60,7 +45,8 @@ fn coerce(t: &[DataType]) -> Result<Vec<DataType>> {
             t.len()
         );
     };
-    let (map_key, map_value) = entry_types(map)?.unwrap_or((DataType::Null, DataType::Null));
+    let (map_key, map_value) =
+        crate::map_building::map_parts(NAME, map)?.unwrap_or((DataType::Null, DataType::Null));
     let key = common(&map_key, key)?;
     let value = common(&map_value, value)?;
     let key = if key.is_null() { DataType::Utf8 } else { key };

@@ -19,6 +19,7 @@ pub mod array_range;
 pub mod array_slicing;
 mod array_text;
 mod arrays_overlap;
+mod assert_true;
 mod avg_weighted;
 mod base64_text;
 mod base_conversion;
@@ -233,6 +234,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.push(byte_length::function());
     v.extend(murmur_hash::functions());
     v.extend(regexp_extract::functions());
+    v.push(assert_true::function());
     v.extend(doris_arrays_more::functions());
     v.extend(doris_calendar::functions());
     v.extend(doris_numbers::functions());

@@ -372,8 +372,9 @@ impl Cluster {
     /// Asks the backends marked dead whether they answer now (within [`HEARTBEAT_TIMEOUT`])
     /// and marks those that do alive: a backend too busy to answer a probe in time, not
     /// dead, need not wait for the next heartbeat round before reads may use it again.
-    /// Returns whether any came back.
-    pub async fn recheck_dead_backends(&self) -> bool {
+    /// Returns whether one answered, and whether one was silent (no answer in time, as a
+    /// busy or frozen process) rather than refusing.
+    async fn recheck(&self) -> (bool, bool) {
         let dead: Vec<BackendMeta> = self
             .backends()
             .into_iter()
@@ -383,17 +384,39 @@ impl Cluster {
             let answer = tokio::time::timeout(HEARTBEAT_TIMEOUT, self.heartbeat(&backend)).await;
             (backend, answer)
         });
-        let mut revived = false;
+        let (mut revived, mut silent) = (false, false);
         for (backend, answer) in futures::future::join_all(asks).await {
-            if let Ok(Ok(status)) = answer {
-                let mut health = self.health.write();
-                let entry = health.entry(backend.id).or_default();
-                entry.set_up(status);
-                tracing::info!("backend {} answers again", backend.id);
-                revived = true;
+            match answer {
+                Ok(Ok(status)) => {
+                    let mut health = self.health.write();
+                    let entry = health.entry(backend.id).or_default();
+                    entry.set_up(status);
+                    tracing::info!("backend {} answers again", backend.id);
+                    revived = true;
+                }
+                Ok(Err(_)) => {}
+                Err(_) => silent = true,
             }
         }
-        revived
+        (revived, silent)
+    }
+
+    /// Re-asks the backends marked dead until one answers, or until `within` has passed while
+    /// one stays silent (a backend busy with a failed query's last connections may answer a
+    /// few seconds later; one that refuses connections is gone, so that ends the wait at
+    /// once); whether one answered.
+    pub async fn await_revival(&self, within: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let (revived, silent) = self.recheck().await;
+            if revived {
+                return true;
+            }
+            if !silent || tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
     }
 
     /// Asks every backend believed live whether it answers (within [`PROBE_TIMEOUT`]), after

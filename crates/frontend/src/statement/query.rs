@@ -23,6 +23,10 @@ use datafusion::sql::parser::Statement as DfStatement;
 use futures::StreamExt;
 use std::sync::Arc;
 
+/// How long a query whose scan found no live replica waits for a backend marked dead to
+/// answer again before it fails.
+const REVIVAL_WAIT: std::time::Duration = std::time::Duration::from_secs(6);
+
 impl QueryEngine {
     /// The short-circuit path: a SELECT (or its EXPLAIN) that fixes a Unique table's whole key
     /// is answered by primary-key lookup, without the optimizer.
@@ -229,10 +233,11 @@ impl QueryEngine {
             }
             .map_err(from_df);
             // A scan with no live replica to read: a backend marked dead because it was too
-            // busy to answer a probe may answer now; plan once more if one does.
+            // busy to answer a probe may answer now or within a few seconds; plan once more if
+            // one does.
             let physical = match (physical, &failover) {
                 (Err(BasaltError::BackendUnavailable(why)), Some((cluster, _))) if !retried => {
-                    if cluster.recheck_dead_backends().await {
+                    if cluster.await_revival(REVIVAL_WAIT).await {
                         tracing::warn!("planning the query again: {why}");
                         retried = true;
                         continue;

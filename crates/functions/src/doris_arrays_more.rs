@@ -4,6 +4,7 @@
 //! `array_cross_product(a, b)` (the cross product of two 3-element numeric vectors, as FLOATs;
 //! a NULL element or another length is an error). A NULL array gives NULL.
 
+use crate::list_rows::{element_field, list_type};
 use crate::util::{arguments, output, plain_function};
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, BooleanArray, Float32Builder, ListArray, ListBuilder, UInt32Array,
@@ -44,23 +45,6 @@ pub fn functions() -> Vec<ScalarUDF> {
     ]
 }
 
-fn list_type(name: &str, t: &DataType) -> Result<DataType> {
-    match t {
-        DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _) => {
-            Ok(DataType::new_list(f.data_type().clone(), true))
-        }
-        DataType::Null => Ok(DataType::new_list(DataType::Null, true)),
-        other => plan_err!("{name}: expected an ARRAY, not {other}"),
-    }
-}
-
-fn list_field(lists: &ListArray) -> Result<Arc<Field>> {
-    match lists.data_type() {
-        DataType::List(f) => Ok(Arc::clone(f)),
-        other => exec_err!("expected an array, got {other}"),
-    }
-}
-
 #[derive(Debug, PartialEq, Eq, Hash)]
 struct ExceptAll {
     signature: Signature,
@@ -77,12 +61,14 @@ impl ScalarUDFImpl for ExceptAll {
         let [a, b] = types else {
             return plan_err!("array_except_all takes two arrays");
         };
-        let (a, b) = (list_type(self.name(), a)?, list_type(self.name(), b)?);
-        let element = |t: &DataType| match t {
-            DataType::List(f) => f.data_type().clone(),
-            _ => DataType::Null,
+        // A NULL literal takes the other array's element type.
+        let element = |t: &DataType| -> Result<DataType> {
+            match t {
+                DataType::Null => Ok(DataType::Null),
+                t => Ok(element_field(self.name(), t)?.data_type().clone()),
+            }
         };
-        let (ea, eb) = (element(&a), element(&b));
+        let (ea, eb): (DataType, DataType) = (element(a)?, element(b)?);
         if matches!(
             ea,
             DataType::List(_) | DataType::Map(..) | DataType::Struct(_)
@@ -110,7 +96,9 @@ impl ScalarUDFImpl for ExceptAll {
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let (arrays, scalar) = arguments(&args)?;
         let (a, b) = (arrays[0].as_list::<i32>(), arrays[1].as_list::<i32>());
-        let element_type = list_field(a)?.data_type().clone();
+        let element_type = element_field("array_except_all", a.data_type())?
+            .data_type()
+            .clone();
         let converter = RowConverter::new(vec![SortField::new(element_type)])?;
         let rows_a = converter.convert_columns(&[Arc::clone(a.values())])?;
         let rows_b = converter.convert_columns(&[Arc::clone(b.values())])?;
@@ -149,7 +137,7 @@ impl ScalarUDFImpl for ExceptAll {
         }
         let values = filter(a.values().as_ref(), &BooleanArray::from(keep))?;
         let out = ListArray::try_new(
-            list_field(a)?,
+            element_field("array_except_all", a.data_type())?,
             OffsetBuffer::from_lengths(lengths),
             values,
             Some(NullBuffer::from(valid)),
@@ -213,7 +201,7 @@ impl ScalarUDFImpl for Shuffle {
         }
         let values = take(lists.values().as_ref(), &UInt32Array::from(order), None)?;
         let out = ListArray::try_new(
-            list_field(lists)?,
+            element_field("array_shuffle", lists.data_type())?,
             lists.offsets().clone(),
             values,
             lists.nulls().cloned(),

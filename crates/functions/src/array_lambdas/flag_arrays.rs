@@ -180,8 +180,8 @@ fn flags_of(values: &ArrayRef) -> Result<BooleanArray> {
 }
 
 fn bounds(lists: &ListArray, row: usize) -> (usize, usize) {
-    let o = lists.value_offsets();
-    (o[row] as usize, o[row + 1] as usize)
+    let range = crate::list_rows::row_range(lists, row);
+    (range.start, range.end)
 }
 
 fn per_row(lists: &ListArray, f: impl Fn(&BooleanArray) -> i64) -> Result<Int64Array> {
@@ -226,10 +226,7 @@ fn exists(lists: &ListArray) -> Result<ListArray> {
 }
 
 fn list_field(lists: &ListArray) -> Result<Arc<Field>> {
-    match lists.data_type() {
-        DataType::List(f) => Ok(Arc::clone(f)),
-        other => exec_err!("expected an array, got {other}"),
-    }
+    crate::list_rows::element_field("array function", lists.data_type())
 }
 
 fn filter_by_flags(lists: &ListArray, flags: &ListArray) -> Result<ListArray> {

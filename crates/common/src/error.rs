@@ -258,6 +258,9 @@ pub enum BasaltError {
     NoPartition { column: String, value: String },
     #[error("Unknown partition '{0}'")]
     UnknownPartition(String),
+    /// A row of `INSERT .. PARTITION (p1, ..)` that falls in none of the named partitions.
+    #[error("Found a row not matching the given partition set")]
+    RowNotInPartitions,
     #[error("Duplicate partition name '{0}'")]
     DuplicatePartition(String),
     #[error("{0} is not supported")]
@@ -489,6 +492,7 @@ impl BasaltError {
             BasaltError::TooManyPlaceholders(_) => 1390,
             BasaltError::NoPartition { .. } => 1526,
             BasaltError::UnknownPartition(_) => 1735,
+            BasaltError::RowNotInPartitions => 1748,
             BasaltError::DuplicatePartition(_) => 1517,
             BasaltError::NotSupported(_) => 1235,
             BasaltError::InvalidOnUpdate(_) => 1294,

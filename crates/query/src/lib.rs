@@ -37,7 +37,9 @@ pub use provider::{table_schema, BasaltTable};
 pub use query_planner::BasaltQueryPlanner;
 pub use scalar_subquery_rows::SingleRowScalarSubqueries;
 pub use scan::{register_segment_store, ScanReports};
-pub use sink::{compute_generated, delete_rows, GeneratedIds, KeyMoves};
+pub use sink::{
+    compute_generated, delete_rows, GeneratedIds, KeyMoves, PartitionTargets, TargetPartitions,
+};
 pub use subquery_apply::{
     ApplyRefusedSubqueries, ApplyRemainingSubqueries, SubqueryApply, SubqueryApplyExec,
 };

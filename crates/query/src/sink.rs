@@ -76,6 +76,48 @@ impl KeyMoves {
     }
 }
 
+/// Where the next INSERT into a table may put its rows: only in the partitions its statement
+/// named (`INSERT .. PARTITION (p1, p2)`; another row is error 1748), or only in partitions
+/// the table has (an AUTO PARTITION table's INSERT OVERWRITE with
+/// `enable_auto_create_when_overwrite` off). Kept on a session's config for its next
+/// statement, taken by the sink.
+#[derive(Debug, Default)]
+pub struct PartitionTargets {
+    pending: parking_lot::Mutex<Option<(TableId, TargetPartitions)>>,
+}
+
+/// The partitions an INSERT may write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TargetPartitions {
+    /// Only these (by name).
+    Named(Vec<String>),
+    /// Only those the table has: AUTO PARTITION creates none.
+    Existing,
+}
+
+impl PartitionTargets {
+    /// Restricts the next INSERT into `table`.
+    pub fn set(&self, table: TableId, targets: TargetPartitions) {
+        *self.pending.lock() = Some((table, targets));
+    }
+
+    /// Forgets a restriction no INSERT took.
+    pub fn clear(&self) {
+        *self.pending.lock() = None;
+    }
+
+    fn take(&self, table: TableId) -> Option<TargetPartitions> {
+        let mut pending = self.pending.lock();
+        match pending.take() {
+            Some((id, targets)) if id == table => Some(targets),
+            other => {
+                *pending = other;
+                None
+            }
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct BasaltSink {
     table: Arc<TableMeta>,
@@ -125,15 +167,20 @@ impl DisplayAs for BasaltSink {
 
 /// Writes one batch on a blocking thread (routing, sorting and segment writes are CPU and disk
 /// work) and hands the writer back. With `delete`, every row deletes its key (Unique tables).
+/// A row in no partition fails the load: with 1748 when `named` partitions restricted it.
 async fn write_batch(
     mut writer: LoadWriter,
     batch: RecordBatch,
     delete: bool,
+    named: bool,
 ) -> Result<LoadWriter, BasaltError> {
     tokio::task::spawn_blocking(move || {
         let flags = delete.then(|| BooleanArray::from(vec![true; batch.num_rows()]));
         let unrouted = writer.write_with_deletes(&batch, flags.as_ref())?;
         if let Some((_, value)) = unrouted.first() {
+            if named {
+                return Err(BasaltError::RowNotInPartitions);
+            }
             return Err(no_partition_error(writer.table(), value));
         }
         Ok(writer)
@@ -158,12 +205,34 @@ impl DataSink for BasaltSink {
             .begin_load(self.table.clone())
             .await
             .map_err(to_df)?;
+        let targets = context
+            .session_config()
+            .get_extension::<PartitionTargets>()
+            .and_then(|t| t.take(self.table.id));
+        let named = matches!(targets, Some(TargetPartitions::Named(_)));
+        match targets {
+            Some(TargetPartitions::Named(names)) => {
+                writer.restrict_partitions(&names).map_err(to_df)?
+            }
+            Some(TargetPartitions::Existing) => {
+                let names: Vec<String> = writer
+                    .table()
+                    .partitions
+                    .iter()
+                    .map(|p| p.name.clone())
+                    .collect();
+                writer.restrict_partitions(&names).map_err(to_df)?
+            }
+            None => {}
+        }
         if let Some(moves) = context.session_config().get_extension::<KeyMoves>() {
             for batch in moves.take(self.table.id) {
                 let columns = conform(&self.table, &batch).map_err(to_df)?;
                 let batch = RecordBatch::try_new(self.table_schema.clone(), columns)
                     .map_err(|e| to_df(BasaltError::InvalidData(e.to_string())))?;
-                writer = write_batch(writer, batch, true).await.map_err(to_df)?;
+                writer = write_batch(writer, batch, true, named)
+                    .await
+                    .map_err(to_df)?;
             }
         }
         // Outside strict mode, values that do not fit their columns are fitted to them.
@@ -191,7 +260,9 @@ impl DataSink for BasaltSink {
             let columns = conform(&self.table, &batch).map_err(to_df)?;
             let batch = RecordBatch::try_new(self.table_schema.clone(), columns)
                 .map_err(|e| to_df(BasaltError::InvalidData(e.to_string())))?;
-            writer = write_batch(writer, batch, false).await.map_err(to_df)?;
+            writer = write_batch(writer, batch, false, named)
+                .await
+                .map_err(to_df)?;
         }
         let summary = tokio::task::spawn_blocking(move || writer.commit())
             .await
@@ -251,7 +322,7 @@ pub async fn delete_rows(
         let columns = conform(&table, &batch)?;
         let batch = RecordBatch::try_new(schema.clone(), columns)
             .map_err(|e| BasaltError::InvalidData(e.to_string()))?;
-        writer = write_batch(writer, batch, true).await?;
+        writer = write_batch(writer, batch, true, false).await?;
     }
     let summary = tokio::task::spawn_blocking(move || writer.commit())
         .await

@@ -24,9 +24,9 @@ pub fn tokenize_with(
     dialect: &BasaltDialect,
 ) -> Result<Vec<TokenWithSpan>, TokenizerError> {
     let tokens = with_set_assignments(with_quoted_user_variables(without_join_hints(
-        crate::partition_words::partition_lists(
+        crate::partition_words::partition_lists(crate::partition_words::partition_stars(
             Tokenizer::new(dialect, sql).tokenize_with_location()?,
-        ),
+        )),
     )));
     let tokens = crate::group_by_order::group_by_directions(
         crate::compound_intervals::single_units(tokens)?,

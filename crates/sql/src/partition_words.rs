@@ -1,10 +1,12 @@
 //! Doris's ways of naming the partitions a query reads, as MySQL's `t PARTITION (p1, p2)`:
 //! `t PARTITIONS (p1, p2)` and `t PARTITION p1`. Only after a table's name (a name following
 //! FROM, JOIN, `,` or a qualifier's `.`), so DDL's `PARTITION p1 VALUES ..` and `SHOW
-//! PARTITIONS` keep their meaning.
+//! PARTITIONS` keep their meaning. Doris's `INSERT OVERWRITE TABLE t PARTITION (*)` (the
+//! partitions the rows fall in) reads as a partition named `` `*` ``, which no partition can be
+//! (Doris names start with a letter).
 
 use sqlparser::keywords::Keyword;
-use sqlparser::tokenizer::{Span, Token, TokenWithSpan};
+use sqlparser::tokenizer::{Span, Token, TokenWithSpan, Word};
 
 /// The tokens with each such partition list in MySQL's form.
 pub(crate) fn partition_lists(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
@@ -18,6 +20,31 @@ pub(crate) fn partition_lists(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSp
                     tokens.insert(next + 1, TokenWithSpan::new(Token::RParen, end_of(span)));
                     tokens.insert(next, TokenWithSpan::new(Token::LParen, span));
                 }
+            }
+        }
+        i += 1;
+    }
+    tokens
+}
+
+/// The partition list `PARTITION (*)` with its star as the quoted name `` `*` ``.
+pub(crate) fn partition_stars(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let mut i = 0;
+    while i < tokens.len() {
+        if is_partition_word(&tokens[i].token) {
+            let open = next_code(&tokens, i).filter(|&j| tokens[j].token == Token::LParen);
+            let star = open
+                .and_then(|j| next_code(&tokens, j))
+                .filter(|&j| tokens[j].token == Token::Mul);
+            let close = star
+                .and_then(|j| next_code(&tokens, j))
+                .filter(|&j| tokens[j].token == Token::RParen);
+            if let (Some(star), Some(_)) = (star, close) {
+                tokens[star].token = Token::Word(Word {
+                    value: "*".into(),
+                    quote_style: Some('`'),
+                    keyword: Keyword::NoKeyword,
+                });
             }
         }
         i += 1;
@@ -95,5 +122,17 @@ mod tests {
             assert_eq!(parsed(doris), parsed(mysql));
         }
         assert!(parsed("SELECT * FROM tp PARTITION (p1)").contains("PARTITION (p1)"));
+    }
+
+    #[test]
+    fn a_partition_star_reads_as_the_quoted_name_star() {
+        assert_eq!(
+            parsed("INSERT OVERWRITE TABLE t PARTITION (*) SELECT * FROM s"),
+            "INSERT OVERWRITE TABLE t PARTITION (`*`) SELECT * FROM s"
+        );
+        assert_eq!(
+            parsed("INSERT INTO t PARTITION(p1, p2) VALUES (1)"),
+            "INSERT INTO t PARTITION (p1, p2) VALUES (1)"
+        );
     }
 }

@@ -20,6 +20,7 @@ mod multi_table_apply;
 mod multi_table_plan;
 mod mysql_forms;
 mod on_update_timestamp;
+mod partition_inserts;
 mod picked_rows;
 mod prepare;
 mod query;
@@ -255,6 +256,28 @@ impl QueryEngine {
         }
     }
 
+    /// An INSERT, REPLACE INTO or INSERT .. ON DUPLICATE KEY UPDATE (prepared by
+    /// `execute_standard`).
+    async fn insert(&self, session: &Session, insert: ast::Insert) -> Result<Output> {
+        if insert.replace_into || insert.on.is_some() {
+            return self.upsert(session, insert).await;
+        }
+        if insert.ignore {
+            return self.insert_ignore(session, insert).await;
+        }
+        // An INSERT planned against a definition that an ALTER TABLE replaced before it
+        // published loaded nothing: it is planned again against the new one.
+        let stmt = ast::Statement::Insert(insert);
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            match self.run_datafusion(session, stmt.clone(), false).await {
+                Err(BasaltError::ConcurrentDdl(_)) if attempts < 3 => continue,
+                done => break done,
+            }
+        }
+    }
+
     async fn execute_standard(
         &self,
         session: &Session,
@@ -286,22 +309,10 @@ impl QueryEngine {
             self.read_nested_literals(session, insert);
         }
         match stmt {
-            S::Insert(insert) if insert.replace_into || insert.on.is_some() => {
-                self.upsert(session, insert).await
+            S::Insert(insert) if insert.overwrite || insert.partitioned.is_some() => {
+                self.insert_into_partitions(session, insert).await
             }
-            S::Insert(insert) if insert.ignore => self.insert_ignore(session, insert).await,
-            S::Insert(_) => {
-                // An INSERT planned against a definition that an ALTER TABLE replaced before it
-                // published loaded nothing: it is planned again against the new one.
-                let mut attempts = 0;
-                loop {
-                    attempts += 1;
-                    match self.run_datafusion(session, stmt.clone(), false).await {
-                        Err(BasaltError::ConcurrentDdl(_)) if attempts < 3 => continue,
-                        done => break done,
-                    }
-                }
-            }
+            S::Insert(insert) => self.insert(session, insert).await,
             S::Query(query) if crate::row_assignments::has_assignment(&query) => {
                 self.query_with_assignments(session, *query).await
             }

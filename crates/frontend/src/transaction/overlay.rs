@@ -262,6 +262,49 @@ impl TabletCatalog for Overlay {
     fn referenced_segments(&self) -> HashSet<String> {
         self.catalog.referenced_segments()
     }
+
+    /// AUTO PARTITION inside a transaction: the partitions are created in the catalog at
+    /// once (empty, as a failed load leaves them in Doris too) and join the transaction's copy
+    /// of the table, and the version it is based on, so COMMIT finds the published table as
+    /// the transaction last saw it.
+    fn add_auto_partitions(
+        &self,
+        table_id: TableId,
+        partitions: Vec<(String, basalt_catalog::PartitionBound)>,
+    ) -> Result<Arc<TableMeta>> {
+        let published = self.catalog.add_auto_partitions(table_id, partitions)?;
+        let mut tables = self.tables.lock();
+        let staged = self.entry(&mut tables, table_id)?;
+        if published.schema_version != staged.current.schema_version {
+            return Err(BasaltError::ConcurrentDdl(format!(
+                "table {} was altered during the write; nothing was written",
+                published.name
+            )));
+        }
+        staged.base = Arc::new(with_new_partitions(&staged.base, &published));
+        staged.current = Arc::new(with_new_partitions(&staged.current, &published));
+        Ok(staged.current.clone())
+    }
+}
+
+/// `mine` with the partitions `published` has and it lacks, in `published`'s order.
+fn with_new_partitions(mine: &TableMeta, published: &TableMeta) -> TableMeta {
+    let mut table = mine.clone();
+    let mut partitions = Vec::with_capacity(published.partitions.len());
+    for p in &published.partitions {
+        match mine.partitions.iter().find(|m| m.id == p.id) {
+            Some(m) => partitions.push(m.clone()),
+            None => partitions.push(p.clone()),
+        }
+    }
+    // Partitions dropped meanwhile stay in the copy: COMMIT finds the conflict.
+    for m in &mine.partitions {
+        if !published.partitions.iter().any(|p| p.id == m.id) {
+            partitions.push(m.clone());
+        }
+    }
+    table.partitions = partitions;
+    table
 }
 
 fn chrono_now_ms() -> i64 {

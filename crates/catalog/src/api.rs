@@ -113,7 +113,7 @@ pub trait TabletCatalog: Send + Sync {
     /// AUTO PARTITION: adds `partitions` (name and bound, each new or already there with the
     /// same bound, as a concurrent load may have made it) to table `table_id`, their tablets
     /// placed, and returns the table as it is then. Catalogs that cannot create partitions
-    /// (a backend's, a transaction's) refuse.
+    /// (a backend's) refuse; a transaction's creates them in the catalog it stages over.
     fn add_auto_partitions(
         &self,
         table_id: TableId,

@@ -249,6 +249,7 @@ impl Access {
         };
         match stmt {
             B::Standard(s) => self.check_standard(session, s),
+            B::LabelledInsert { insert, .. } => self.check_standard(session, insert),
             B::CreateTable(t) => {
                 let db = database_of(session, &t.name.database)?;
                 self.require_table(Privilege::Create, &db, &session.stored_name(&t.name.table))

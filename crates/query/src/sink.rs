@@ -118,6 +118,37 @@ impl PartitionTargets {
     }
 }
 
+/// Doris's `INSERT .. WITH LABEL l`: the load record the next INSERT publishes with its rows
+/// (in the same catalog transaction, so a label already taken fails the INSERT), and the
+/// transaction id it got. Kept on a session's config for its next statement.
+#[derive(Debug, Default)]
+pub struct InsertLabel {
+    pending: parking_lot::Mutex<Option<basalt_catalog::LoadJobRecord>>,
+    txn_id: AtomicU64,
+}
+
+impl InsertLabel {
+    /// The record (label, user, kind, start time) the next INSERT completes and publishes.
+    pub fn set(&self, record: basalt_catalog::LoadJobRecord) {
+        *self.pending.lock() = Some(record);
+        self.txn_id.store(0, Ordering::Relaxed);
+    }
+
+    /// Forgets a record no INSERT took.
+    pub fn clear(&self) {
+        *self.pending.lock() = None;
+    }
+
+    /// The transaction id of the INSERT that published the label (0: none yet).
+    pub fn txn_id(&self) -> u64 {
+        self.txn_id.load(Ordering::Relaxed)
+    }
+
+    fn take(&self) -> Option<basalt_catalog::LoadJobRecord> {
+        self.pending.lock().take()
+    }
+}
+
 #[derive(Debug)]
 pub struct BasaltSink {
     table: Arc<TableMeta>,
@@ -264,12 +295,33 @@ impl DataSink for BasaltSink {
                 .await
                 .map_err(to_df)?;
         }
-        let summary = tokio::task::spawn_blocking(move || writer.commit())
+        let label = context.session_config().get_extension::<InsertLabel>();
+        let job = label.as_ref().and_then(|l| l.take()).map(|mut job| {
+            job.database = self.table.database.clone();
+            job.table = self.table.name.clone();
+            job.txn_id = writer.load_id();
+            job.total_rows = writer.rows_loaded();
+            job.loaded_rows = writer.rows_loaded();
+            job.finished_ms = now_ms();
+            job
+        });
+        let txn_id = job.as_ref().map(|j| j.txn_id);
+        let summary = tokio::task::spawn_blocking(move || writer.commit_with_label(job))
             .await
             .map_err(|e| to_df(BasaltError::Internal(format!("load task failed: {e}"))))?
             .map_err(to_df)?;
+        if let (Some(label), Some(id)) = (label, txn_id) {
+            label.txn_id.store(id, Ordering::Relaxed);
+        }
         Ok(summary.rows_loaded)
     }
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
 }
 
 /// `batch` (the table's columns in storage order) with its generated columns computed from the

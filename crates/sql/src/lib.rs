@@ -15,6 +15,7 @@ mod dialect;
 mod error;
 mod group_by_order;
 mod in_lists;
+mod insert_labels;
 mod join_lists;
 mod lexer;
 mod load_data;

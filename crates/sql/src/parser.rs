@@ -21,6 +21,9 @@ pub fn parse_statements_with(sql: &str, syntax: SqlSyntax) -> Result<Vec<Stateme
     let dialect = BasaltDialect::new(syntax);
     let tokens =
         crate::lexer::tokenize_with(sql, &dialect).map_err(|e| syntax_error(e.into(), sql))?;
+    let (tokens, labels) = crate::insert_labels::take_insert_labels(tokens);
+    // After the labels: `PARTITION (p) WITH LABEL l (a, b)` has its columns next to the list.
+    let tokens = crate::partition_words::insert_columns_first(tokens);
     let dialect = dialect.for_tokens(&tokens);
     let mut parser = Parser::new(&dialect).with_tokens_with_locations(tokens);
     let mut out = Vec::new();
@@ -29,12 +32,33 @@ pub fn parse_statements_with(sql: &str, syntax: SqlSyntax) -> Result<Vec<Stateme
         if parser.peek_token().token == Token::EOF {
             break;
         }
+        let start = parser.index();
         let stmt = if crate::routines::at_create_procedure(&parser) {
             crate::routines::parse_create_procedure(&mut parser, sql)
         } else {
             parse_statement(&mut parser)
         }
         .map_err(|e| syntax_error(e, sql))?;
+        let label = labels
+            .iter()
+            .find(|(at, _)| (start..parser.index()).contains(at))
+            .map(|(_, label)| label.clone());
+        let stmt = match (label, stmt) {
+            (None, stmt) => stmt,
+            (Some(label), Statement::Standard(insert))
+                if matches!(*insert, sqlparser::ast::Statement::Insert(_)) =>
+            {
+                Statement::LabelledInsert { label, insert }
+            }
+            (Some(_), _) => {
+                return Err(BasaltError::syntax_at(
+                    "WITH LABEL belongs to an INSERT",
+                    sql,
+                    1,
+                    1,
+                ))
+            }
+        };
         out.push(stmt);
         let next = parser.peek_token();
         if next.token != Token::SemiColon && next.token != Token::EOF {

@@ -3,7 +3,8 @@
 //! FROM, JOIN, `,` or a qualifier's `.`), so DDL's `PARTITION p1 VALUES ..` and `SHOW
 //! PARTITIONS` keep their meaning. Doris's `INSERT OVERWRITE TABLE t PARTITION (*)` (the
 //! partitions the rows fall in) reads as a partition named `` `*` ``, which no partition can be
-//! (Doris names start with a letter).
+//! (Doris names start with a letter), and its `INSERT INTO t PARTITION (p1) (a, b) ..` (the
+//! column list after the partitions) reads as MySQL's `INSERT INTO t (a, b) PARTITION (p1) ..`.
 
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Span, Token, TokenWithSpan, Word};
@@ -50,6 +51,85 @@ pub(crate) fn partition_stars(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSp
         i += 1;
     }
     tokens
+}
+
+/// In each INSERT, `PARTITION (..) (columns)` as `(columns) PARTITION (..)`.
+pub(crate) fn insert_columns_first(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let mut start = 0;
+    while start < tokens.len() {
+        tokens = insert_columns_first_at(tokens, start);
+        start = match (start..tokens.len()).find(|&i| tokens[i].token == Token::SemiColon) {
+            Some(semicolon) => semicolon + 1,
+            None => break,
+        };
+    }
+    tokens
+}
+
+/// [`insert_columns_first`] for the statement starting at `start`.
+fn insert_columns_first_at(mut tokens: Vec<TokenWithSpan>, start: usize) -> Vec<TokenWithSpan> {
+    let Some(first) = next_code_from(&tokens, start) else {
+        return tokens;
+    };
+    if !matches!(&tokens[first].token, Token::Word(w) if w.keyword == Keyword::INSERT) {
+        return tokens;
+    }
+    let Some(partition) = (first..tokens.len())
+        .take_while(|&i| tokens[i].token != Token::SemiColon)
+        .find(|&i| is_partition_word(&tokens[i].token))
+    else {
+        return tokens;
+    };
+    let Some(open) = next_code(&tokens, partition).filter(|&j| tokens[j].token == Token::LParen)
+    else {
+        return tokens;
+    };
+    let Some(close) = matching_paren(&tokens, open) else {
+        return tokens;
+    };
+    let Some(columns_open) =
+        next_code(&tokens, close).filter(|&j| tokens[j].token == Token::LParen)
+    else {
+        return tokens;
+    };
+    let is_query = next_code(&tokens, columns_open).is_some_and(|j| {
+        matches!(&tokens[j].token, Token::Word(w)
+            if matches!(w.keyword, Keyword::SELECT | Keyword::WITH | Keyword::VALUES)
+                || w.value.eq_ignore_ascii_case("TABLE"))
+            || tokens[j].token == Token::LParen
+    });
+    let Some(columns_close) = matching_paren(&tokens, columns_open) else {
+        return tokens;
+    };
+    if is_query {
+        return tokens;
+    }
+    // Moved, not added to: the statements after keep their token positions.
+    let columns: Vec<TokenWithSpan> = tokens.drain(columns_open..=columns_close).collect();
+    tokens.splice(partition..partition, columns);
+    tokens
+}
+
+fn matching_paren(tokens: &[TokenWithSpan], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, t) in tokens.iter().enumerate().skip(open) {
+        match t.token {
+            Token::LParen => depth += 1,
+            Token::RParen => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            Token::SemiColon => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+fn next_code_from(tokens: &[TokenWithSpan], i: usize) -> Option<usize> {
+    (i..tokens.len()).find(|&j| !matches!(tokens[j].token, Token::Whitespace(_)))
 }
 
 fn is_partition_word(t: &Token) -> bool {
@@ -133,6 +213,14 @@ mod tests {
         assert_eq!(
             parsed("INSERT INTO t PARTITION(p1, p2) VALUES (1)"),
             "INSERT INTO t PARTITION (p1, p2) VALUES (1)"
+        );
+        assert_eq!(
+            parsed("INSERT INTO t PARTITION (p1) (a, b) SELECT 1, 2"),
+            "INSERT INTO t (a, b) PARTITION (p1) SELECT 1, 2"
+        );
+        assert_eq!(
+            parsed("INSERT INTO t PARTITION (p1) (SELECT 1, 2)"),
+            "INSERT INTO t PARTITION (p1) (SELECT 1, 2)"
         );
     }
 }

@@ -101,6 +101,12 @@ pub enum Statement {
     BeginWithLabel {
         label: String,
     },
+    /// Doris's `INSERT INTO t WITH LABEL l ..`: the INSERT (a standard statement), recorded as
+    /// a load under label `l`.
+    LabelledInsert {
+        label: String,
+        insert: Box<ast::Statement>,
+    },
     /// `SHOW PARTITIONS FROM t`.
     ShowPartitions {
         table: TableName,

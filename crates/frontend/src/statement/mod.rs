@@ -12,6 +12,7 @@ mod insert_ignore;
 mod insert_set;
 mod insert_values;
 mod key_updates;
+mod labelled_insert;
 mod load_data;
 pub use load_data::local_infile_name;
 pub(crate) mod dml;
@@ -136,6 +137,9 @@ impl QueryEngine {
         }
         match stmt {
             Statement::Standard(s) => self.execute_standard(session, *s, false).await,
+            Statement::LabelledInsert { label, insert } => {
+                self.labelled_insert(session, label, *insert).await
+            }
             Statement::Prepare { .. }
             | Statement::Execute { .. }
             | Statement::Deallocate { .. } => self.execute_prepare(session, stmt).await,

@@ -11,7 +11,7 @@
 //! - `INSERT OVERWRITE TABLE t PARTITION (*) ..` replaces the partitions the rows fall in and
 //!   leaves the others as they were.
 //!
-//! The statement is staged as a multi-table write is ([`crate::transaction::stage_statement`]):
+//! An overwrite is staged as a multi-table write is ([`crate::transaction::stage_statement`]):
 //! the rows are written, then the partitions it overwrites drop every rowset they held before
 //! it, and all of that publishes at once — other sessions see the old rows until then, and a
 //! statement that fails leaves the table as it was.
@@ -148,9 +148,14 @@ impl QueryEngine {
                 .access()
                 .require_table(Privilege::Load, &db, &table_name)?;
         }
+        if !overwrite {
+            return self
+                .write_partitions(session, &mut insert, &db, &table_name, false)
+                .await;
+        }
         let staging = crate::transaction::stage_statement(&self.services, session);
         let result = self
-            .write_partitions(session, &mut insert, &db, &table_name, overwrite)
+            .write_partitions(session, &mut insert, &db, &table_name, true)
             .await;
         staging.finish(&self.services, session, result)
     }

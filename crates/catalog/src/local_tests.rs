@@ -544,6 +544,8 @@ fn views_survive_reopen_share_names_with_tables_and_go_with_their_database() {
         created_ms: 0,
         algorithm: Default::default(),
         check_option: Default::default(),
+        column_comments: Vec::new(),
+        comment: String::new(),
     };
     {
         let c = LocalCatalog::open_with(dir.path(), Some(TableNameCase::Lower)).unwrap();

@@ -355,6 +355,12 @@ pub struct ViewMeta {
     /// `WITH [CASCADED | LOCAL] CHECK OPTION`: rows written through the view must satisfy it.
     #[serde(default)]
     pub check_option: ViewCheckOption,
+    /// Doris's `(a COMMENT 'x', ..)`: each column's comment ("" none), by position.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub column_comments: Vec<String>,
+    /// Doris's `COMMENT 'x'` before AS.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub comment: String,
 }
 
 /// A view's ALGORITHM clause.

@@ -889,6 +889,12 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
                 _ => None,
             }
         }
+        // CURRENT_USER without parentheses (a reserved word: never a column's name).
+        Expr::Identifier(i)
+            if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("current_user") =>
+        {
+            Some(call("current_user", vec![]))
+        }
         // FLOOR(x) / CEIL(x): typed as MySQL types them (`FLOOR(5.5)` is 5, not 5.0).
         Expr::Floor {
             expr,

@@ -237,6 +237,9 @@ pub(crate) struct ViewRequest {
     /// `SQL SECURITY DEFINER` was written (Basalt's views run as the invoker).
     pub security_definer: bool,
     pub check_option: ViewCheckOption,
+    /// Each column's comment ("" none), by position; empty: none.
+    pub column_comments: Vec<String>,
+    pub comment: String,
 }
 
 impl ViewRequest {
@@ -265,6 +268,8 @@ impl ViewRequest {
                 basalt_sql::ViewCheckOption::Local => ViewCheckOption::Local,
                 basalt_sql::ViewCheckOption::Cascaded => ViewCheckOption::Cascaded,
             },
+            column_comments: v.column_comments,
+            comment: v.comment.unwrap_or_default(),
         }
     }
 
@@ -287,6 +292,8 @@ impl ViewRequest {
             definer: None,
             security_definer: false,
             check_option: ViewCheckOption::None,
+            column_comments: Vec::new(),
+            comment: String::new(),
         }
     }
 }
@@ -306,6 +313,8 @@ impl QueryEngine {
             definer,
             security_definer,
             check_option,
+            column_comments,
+            comment,
         } = req;
         let (db, view_name) = split_name(&name);
         let db = database_of(session, &db)?;
@@ -377,6 +386,8 @@ impl QueryEngine {
             created_ms: chrono::Utc::now().timestamp_millis(),
             algorithm,
             check_option,
+            column_comments,
+            comment,
         };
         if alter {
             self.services.catalog.alter_view(view)?;
@@ -409,9 +420,20 @@ impl QueryEngine {
         let columns = view
             .columns
             .iter()
-            .map(|c| format!("`{}`", c.replace('`', "``")))
+            .enumerate()
+            .map(|(i, c)| {
+                let name = format!("`{}`", c.replace('`', "``"));
+                match view.column_comments.get(i).filter(|c| !c.is_empty()) {
+                    Some(comment) => format!("{name} COMMENT '{}'", quote_text(comment)),
+                    None => name,
+                }
+            })
             .collect::<Vec<_>>()
             .join(",");
+        let comment = match view.comment.as_str() {
+            "" => String::new(),
+            c => format!(" COMMENT '{}'", quote_text(c)),
+        };
         let (user, host) = view.definer.split_once('@').unwrap_or((&view.definer, "%"));
         let check = match view.check_option {
             ViewCheckOption::None => "",
@@ -419,7 +441,7 @@ impl QueryEngine {
             ViewCheckOption::Cascaded => " WITH CASCADED CHECK OPTION",
         };
         let text = format!(
-            "CREATE ALGORITHM={} DEFINER=`{user}`@`{host}` SQL SECURITY INVOKER VIEW `{}` ({columns}) AS {}{check}",
+            "CREATE ALGORITHM={} DEFINER=`{user}`@`{host}` SQL SECURITY INVOKER VIEW `{}` ({columns}){comment} AS {}{check}",
             view.algorithm.word(),
             view.name,
             view.definition
@@ -554,4 +576,9 @@ fn mysql_type(field: &datafusion::arrow::datatypes::Field) -> String {
         D::Null => "null".into(),
         other => other.to_string().to_lowercase(),
     }
+}
+
+/// Text for a single-quoted SQL string.
+fn quote_text(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('\'', "''")
 }

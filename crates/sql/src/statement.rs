@@ -465,6 +465,10 @@ pub struct ViewDefinition {
     pub definer: Option<UserName>,
     pub security: Option<ast::CreateViewSecurity>,
     pub check_option: ViewCheckOption,
+    /// Doris's `(a COMMENT 'x', ..)`: each column's comment ("" none), by position.
+    pub column_comments: Vec<String>,
+    /// Doris's `COMMENT 'x'` before AS.
+    pub comment: Option<String>,
 }
 
 /// `WITH [CASCADED | LOCAL] CHECK OPTION` of a view (CASCADED when neither word is given).

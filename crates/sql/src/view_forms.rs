@@ -16,7 +16,7 @@ use crate::parser::parse_definer;
 use crate::statement::{Statement, UserName, ViewCheckOption, ViewDefinition};
 use crate::words::{eat_word, eat_words, expect_word, peek_word};
 use sqlparser::ast::{CreateViewAlgorithm, CreateViewSecurity};
-use sqlparser::parser::{IsOptional, Parser, ParserError};
+use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::Token;
 
 /// The view statement the parser is at, if it is at one (else nothing is consumed).
@@ -31,11 +31,12 @@ pub(crate) fn parse_view_statement(p: &mut Parser) -> Result<Option<Statement>, 
     };
     let if_not_exists = !head.alter && eat_words(p, &["IF", "NOT", "EXISTS"]);
     let name = p.parse_object_name(false)?;
-    let columns = p
-        .parse_parenthesized_column_list(IsOptional::Optional, false)?
-        .into_iter()
-        .map(|c| c.value)
-        .collect();
+    let (columns, column_comments) = parse_columns(p)?;
+    let comment = if eat_word(p, "COMMENT") {
+        Some(p.parse_literal_string()?)
+    } else {
+        None
+    };
     expect_word(p, "AS")?;
     let mut query = p.parse_query()?;
     crate::locking_reads::take_query_lock_in_share_mode(p, &mut query);
@@ -51,7 +52,34 @@ pub(crate) fn parse_view_statement(p: &mut Parser) -> Result<Option<Statement>, 
         definer: head.definer,
         security: head.security,
         check_option,
+        column_comments,
+        comment,
     }))))
+}
+
+/// `[(a [COMMENT 'x'], ..)]`: the names, and the comments ("" none) when any is given.
+fn parse_columns(p: &mut Parser) -> Result<(Vec<String>, Vec<String>), ParserError> {
+    let mut names = Vec::new();
+    let mut comments = Vec::new();
+    if !p.consume_token(&Token::LParen) {
+        return Ok((names, comments));
+    }
+    loop {
+        names.push(p.parse_identifier()?.value);
+        comments.push(if eat_word(p, "COMMENT") {
+            p.parse_literal_string()?
+        } else {
+            String::new()
+        });
+        if !p.consume_token(&Token::Comma) {
+            break;
+        }
+    }
+    p.expect_token(&Token::RParen)?;
+    if comments.iter().all(String::is_empty) {
+        comments.clear();
+    }
+    Ok((names, comments))
 }
 
 /// What comes before the view's name.

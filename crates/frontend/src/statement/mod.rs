@@ -342,8 +342,10 @@ impl QueryEngine {
                 let req = crate::views::ViewRequest::plain(name, columns, query, false, true);
                 self.create_view(session, req).await
             }
+            // A materialized view is kept as a view of its query (`DROP MATERIALIZED VIEW mv
+            // ON t` names its table as Doris's rollups do).
             S::Drop {
-                object_type: ast::ObjectType::View,
+                object_type: ast::ObjectType::View | ast::ObjectType::MaterializedView,
                 names,
                 if_exists,
                 ..

@@ -190,6 +190,8 @@ pub trait Catalog: TabletCatalog {
         partition: &str,
         bound: PartitionBound,
     ) -> Result<()>;
+    /// Renames a partition (1735 if missing, 1517 if the new name is taken).
+    fn rename_partition(&self, database: &str, table: &str, from: &str, to: &str) -> Result<()>;
     /// Drops a partition; returns it (its files are the caller's to delete).
     fn drop_partition(
         &self,

@@ -1027,6 +1027,29 @@ impl Catalog for LocalCatalog {
         Ok(Some(dropped))
     }
 
+    fn rename_partition(&self, database: &str, table: &str, from: &str, to: &str) -> Result<()> {
+        let _w = self.writer.lock();
+        let old = self.table(database, table)?;
+        let Some(pos) = old
+            .partitions
+            .iter()
+            .position(|p| p.name.eq_ignore_ascii_case(from))
+        else {
+            return Err(BasaltError::UnknownPartition(from.to_string()));
+        };
+        let taken = old
+            .partitions
+            .iter()
+            .enumerate()
+            .any(|(i, p)| i != pos && p.name.eq_ignore_ascii_case(to));
+        if taken {
+            return Err(BasaltError::DuplicatePartition(to.to_string()));
+        }
+        let mut new = (*old).clone();
+        new.partitions[pos].name = to.to_string();
+        self.save_table(new)
+    }
+
     fn load_job(&self, database: &str, label: &str) -> Option<Arc<LoadJobRecord>> {
         let key = LoadJobRecord::key(&self.database_named(database)?, label);
         let job = self.state.read().load_jobs.get(&key).cloned()?;

@@ -297,7 +297,7 @@ impl Access {
                 let (db, t) = table_of(table)?;
                 self.require_any_on_table(&db, &t)
             }
-            B::ShowPartitions { table } => {
+            B::ShowPartitions { table, .. } => {
                 let (db, t) = table_of(table)?;
                 self.require_any_on_table(&db, &t)
             }

@@ -81,6 +81,7 @@ mod session;
 mod session_clock;
 mod show;
 mod show_proc;
+mod show_rows;
 mod statement;
 mod statement_limits;
 mod statement_timeout;

@@ -155,7 +155,7 @@ pub(crate) fn resolve(session: &Session, stmt: &mut Statement) {
         | Statement::AlterPartitions { table: t, .. }
         | Statement::AnalyzeTable { table: t }
         | Statement::AlterTableKeys { table: t, .. }
-        | Statement::ShowPartitions { table: t }
+        | Statement::ShowPartitions { table: t, .. }
         | Statement::ShowTablets { table: t }
         | Statement::CreateIndex { table: t, .. }
         | Statement::DropIndex { table: t, .. }
@@ -196,7 +196,7 @@ pub(crate) fn refuse_hidden_names(stmt: &Statement) -> Result<()> {
         | Statement::AlterPartitions { table: t, .. }
         | Statement::AnalyzeTable { table: t }
         | Statement::AlterTableKeys { table: t, .. }
-        | Statement::ShowPartitions { table: t }
+        | Statement::ShowPartitions { table: t, .. }
         | Statement::ShowTablets { table: t }
         | Statement::CreateIndex { table: t, .. }
         | Statement::DropIndex { table: t, .. }

@@ -76,6 +76,11 @@ fn partition_op(p: &mut Parser) -> Result<Option<PartitionOp>, ParserError> {
         let name = ident(p)?;
         return Ok(Some(PartitionOp::Drop { name, if_exists }));
     }
+    if eat_words(p, &["RENAME", "PARTITION"]) {
+        let from = ident(p)?;
+        let to = ident(p)?;
+        return Ok(Some(PartitionOp::Rename { from, to }));
+    }
     Ok(None)
 }
 

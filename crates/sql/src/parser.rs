@@ -229,7 +229,8 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
         expect_word(p, "FROM")?;
         let table = parse_table_name(p)?;
         return Ok(if partitions {
-            Statement::ShowPartitions { table }
+            let rows = Box::new(parse_show_rows(p)?);
+            Statement::ShowPartitions { table, rows }
         } else {
             Statement::ShowTablets { table }
         });
@@ -303,6 +304,30 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
     crate::locking_reads::take_lock_in_share_mode(p, &mut stmt);
     crate::mysql_forms::drop_insert_priority(&mut stmt);
     Ok(Statement::Standard(Box::new(stmt)))
+}
+
+/// `[WHERE ..] [ORDER BY ..] [LIMIT n [OFFSET m] | LIMIT m, n]` after a SHOW.
+fn parse_show_rows(p: &mut Parser) -> Result<ShowRows, ParserError> {
+    let mut rows = ShowRows::default();
+    if eat_word(p, "WHERE") {
+        rows.filter = Some(p.parse_expr()?);
+    }
+    if eat_words(p, &["ORDER", "BY"]) {
+        rows.order_by = p.parse_comma_separated(Parser::parse_order_by_expr)?;
+    }
+    if eat_word(p, "LIMIT") {
+        let first = p.parse_expr()?;
+        if p.consume_token(&Token::Comma) {
+            rows.offset = Some(first);
+            rows.limit = Some(p.parse_expr()?);
+        } else {
+            rows.limit = Some(first);
+            if eat_word(p, "OFFSET") {
+                rows.offset = Some(p.parse_expr()?);
+            }
+        }
+    }
+    Ok(rows)
 }
 
 /// A user variable name after `@` (the tokenizer may give `@name` as one word).

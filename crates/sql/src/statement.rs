@@ -107,9 +107,10 @@ pub enum Statement {
         label: String,
         insert: Box<ast::Statement>,
     },
-    /// `SHOW PARTITIONS FROM t`.
+    /// `SHOW PARTITIONS FROM t [WHERE ..] [ORDER BY ..] [LIMIT ..]`.
     ShowPartitions {
         table: TableName,
+        rows: Box<ShowRows>,
     },
     /// `SHOW WARNINGS` / `SHOW ERRORS` (Basalt keeps no warnings yet: always empty).
     ShowWarnings,
@@ -840,7 +841,15 @@ pub enum ColumnPosition {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PartitionOp {
     Add(PartitionDef),
-    Drop { name: String, if_exists: bool },
+    Drop {
+        name: String,
+        if_exists: bool,
+    },
+    /// Doris's `RENAME PARTITION old new`.
+    Rename {
+        from: String,
+        to: String,
+    },
 }
 
 /// What `ALTER SYSTEM .. BACKEND` does (Doris's verbs).
@@ -853,4 +862,40 @@ pub enum BackendAction {
     Decommission,
     /// `CANCEL DECOMMISSION BACKEND`: keep it after all.
     CancelDecommission,
+}
+
+/// Doris's `[WHERE ..] [ORDER BY ..] [LIMIT n [OFFSET m]]` after a SHOW of its own (SHOW
+/// PARTITIONS, SHOW TABLETS): applied to the rows it shows, by their column names.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ShowRows {
+    pub filter: Option<ast::Expr>,
+    pub order_by: Vec<ast::OrderByExpr>,
+    pub limit: Option<ast::Expr>,
+    pub offset: Option<ast::Expr>,
+}
+
+impl ShowRows {
+    /// No clause given: every row as shown.
+    pub fn is_all(&self) -> bool {
+        *self == ShowRows::default()
+    }
+}
+
+impl std::fmt::Display for ShowRows {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(filter) = &self.filter {
+            write!(f, " WHERE {filter}")?;
+        }
+        if !self.order_by.is_empty() {
+            let keys: Vec<String> = self.order_by.iter().map(|o| o.to_string()).collect();
+            write!(f, " ORDER BY {}", keys.join(", "))?;
+        }
+        if let Some(limit) = &self.limit {
+            write!(f, " LIMIT {limit}")?;
+        }
+        if let Some(offset) = &self.offset {
+            write!(f, " OFFSET {offset}")?;
+        }
+        Ok(())
+    }
 }

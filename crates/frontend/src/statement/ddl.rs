@@ -275,6 +275,9 @@ impl QueryEngine {
                             storage.remove_partition_files(&p);
                         }
                     }
+                    basalt_sql::PartitionOp::Rename { from, to } => {
+                        catalog.rename_partition(&db, &table.table, &from, &to)?
+                    }
                 }
                 Ok(Output::ok())
             }

@@ -231,6 +231,16 @@ impl QueryEngine {
                 Ok(Output::ok())
             }
             Statement::LoadData(load) => self.load_data_without_file(&load),
+            Statement::ShowPartitions { table, rows } if !rows.is_all() => {
+                let shown = self.execute_show(
+                    session,
+                    Statement::ShowPartitions {
+                        table,
+                        rows: Default::default(),
+                    },
+                )?;
+                crate::show_rows::apply(shown, &rows).await
+            }
             Statement::ShowWorkloadGroups { .. }
             | Statement::ShowWarnings
             | Statement::ShowPartitions { .. }

@@ -22,7 +22,7 @@ impl QueryEngine {
                 like.as_deref(),
             )),
             Statement::ShowWarnings => Ok(session.info.warnings.show()),
-            Statement::ShowPartitions { table } => {
+            Statement::ShowPartitions { table, .. } => {
                 let db = ddl::database_of(session, &table.database)?;
                 Ok(show::show_partitions(
                     catalog.table(&db, &table.table)?.as_ref(),

@@ -190,6 +190,9 @@ pub trait Catalog: TabletCatalog {
         partition: &str,
         bound: PartitionBound,
     ) -> Result<()>;
+    /// Doris's CLEAN LABEL: forgets the load labels of `database` (only `label` when given);
+    /// returns how many.
+    fn clean_labels(&self, database: &str, label: Option<&str>) -> Result<usize>;
     /// Renames a partition (1735 if missing, 1517 if the new name is taken).
     fn rename_partition(&self, database: &str, table: &str, from: &str, to: &str) -> Result<()>;
     /// Drops a partition; returns it (its files are the caller's to delete).

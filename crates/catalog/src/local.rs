@@ -1027,6 +1027,31 @@ impl Catalog for LocalCatalog {
         Ok(Some(dropped))
     }
 
+    fn clean_labels(&self, database: &str, label: Option<&str>) -> Result<usize> {
+        let _w = self.writer.lock();
+        let db = self
+            .database_named(database)
+            .ok_or_else(|| BasaltError::UnknownDatabase(database.to_string()))?;
+        let keys: Vec<String> = self
+            .state
+            .read()
+            .load_jobs
+            .iter()
+            .filter(|(_, j)| j.database == db && label.is_none_or(|l| j.label == l))
+            .map(|(k, _)| k.clone())
+            .collect();
+        if keys.is_empty() {
+            return Ok(0);
+        }
+        self.store
+            .commit(keys.iter().cloned().map(Op::DeleteLoadJob).collect())?;
+        let mut state = self.state.write();
+        for k in &keys {
+            state.load_jobs.remove(k);
+        }
+        Ok(keys.len())
+    }
+
     fn rename_partition(&self, database: &str, table: &str, from: &str, to: &str) -> Result<()> {
         let _w = self.writer.lock();
         let old = self.table(database, table)?;

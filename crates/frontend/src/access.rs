@@ -250,6 +250,9 @@ impl Access {
         match stmt {
             B::Standard(s) => self.check_standard(session, s),
             B::LabelledInsert { insert, .. } => self.check_standard(session, insert),
+            B::CleanLabel { database, .. } => {
+                self.require_database(Privilege::Load, &session.stored_name(database))
+            }
             B::CreateTable(t) => {
                 let db = database_of(session, &t.name.database)?;
                 self.require_table(Privilege::Create, &db, &session.stored_name(&t.name.table))

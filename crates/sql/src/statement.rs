@@ -101,6 +101,12 @@ pub enum Statement {
     BeginWithLabel {
         label: String,
     },
+    /// Doris's `CLEAN LABEL [l] FROM db`: forgets the database's load labels (or one), so they
+    /// can be used again.
+    CleanLabel {
+        label: Option<String>,
+        database: String,
+    },
     /// Doris's `INSERT INTO t WITH LABEL l ..`: the INSERT (a standard statement), recorded as
     /// a load under label `l`.
     LabelledInsert {

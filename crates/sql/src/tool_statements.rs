@@ -28,6 +28,19 @@ pub(crate) fn parse_tool_statement(p: &mut Parser) -> Result<Option<Statement>, 
         }
         return Ok(Some(Statement::StartConsistentSnapshot));
     }
+    if peek_word(p, "CLEAN") && peek_nth_word(p, 1, "LABEL") {
+        p.next_token();
+        p.next_token();
+        let label = if eat_word(p, "FROM") {
+            None
+        } else {
+            let label = ident(p)?;
+            expect_word(p, "FROM")?;
+            Some(label)
+        };
+        let database = ident(p)?;
+        return Ok(Some(Statement::CleanLabel { label, database }));
+    }
     if eat_words(p, &["BEGIN", "WITH", "LABEL"]) {
         let label = match p.peek_token().token {
             Token::SingleQuotedString(_) | Token::DoubleQuotedString(_) => string_literal(p)?,

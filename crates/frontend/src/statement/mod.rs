@@ -137,6 +137,13 @@ impl QueryEngine {
         }
         match stmt {
             Statement::Standard(s) => self.execute_standard(session, *s, false).await,
+            Statement::CleanLabel { label, database } => {
+                let database = session.stored_name(&database);
+                self.services
+                    .catalog
+                    .clean_labels(&database, label.as_deref())?;
+                Ok(Output::ok())
+            }
             Statement::LabelledInsert { label, insert } => {
                 self.labelled_insert(session, label, *insert).await
             }

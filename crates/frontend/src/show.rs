@@ -619,7 +619,8 @@ pub fn show_table_data(t: &TableMeta) -> Output {
     b.into_output()
 }
 
-pub fn show_tablets(t: &TableMeta) -> Output {
+/// SHOW TABLETS: every tablet of `t`, or of the `partitions` named.
+pub fn show_tablets(t: &TableMeta, partitions: &[String]) -> Output {
     let mut b = ResultBuilder::new(&[
         Col::int("TabletId"),
         Col::str("PartitionName"),
@@ -633,7 +634,10 @@ pub fn show_tablets(t: &TableMeta) -> Output {
         Col::int("DeletedRows"),
         Col::str("BackendIds"),
     ]);
-    for (p, tablet) in t.tablets() {
+    let shown = |name: &str| {
+        partitions.is_empty() || partitions.iter().any(|p| p.eq_ignore_ascii_case(name))
+    };
+    for (p, tablet) in t.tablets().filter(|(p, _)| shown(&p.name)) {
         // The versions the visible rowsets cover, e.g. [1-250] after compaction; empty tablets
         // (never loaded, or truncated) cover none.
         let range = if tablet.rowsets.is_empty() {

@@ -156,7 +156,7 @@ pub(crate) fn resolve(session: &Session, stmt: &mut Statement) {
         | Statement::AnalyzeTable { table: t }
         | Statement::AlterTableKeys { table: t, .. }
         | Statement::ShowPartitions { table: t, .. }
-        | Statement::ShowTablets { table: t }
+        | Statement::ShowTablets { table: t, .. }
         | Statement::CreateIndex { table: t, .. }
         | Statement::DropIndex { table: t, .. }
         | Statement::ShowMetadata { table: Some(t), .. }
@@ -197,7 +197,7 @@ pub(crate) fn refuse_hidden_names(stmt: &Statement) -> Result<()> {
         | Statement::AnalyzeTable { table: t }
         | Statement::AlterTableKeys { table: t, .. }
         | Statement::ShowPartitions { table: t, .. }
-        | Statement::ShowTablets { table: t }
+        | Statement::ShowTablets { table: t, .. }
         | Statement::CreateIndex { table: t, .. }
         | Statement::DropIndex { table: t, .. }
         | Statement::ShowMetadata { table: Some(t), .. }

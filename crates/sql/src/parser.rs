@@ -232,7 +232,18 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
             let rows = Box::new(parse_show_rows(p)?);
             Statement::ShowPartitions { table, rows }
         } else {
-            Statement::ShowTablets { table }
+            let mut partitions = Vec::new();
+            if eat_word(p, "PARTITION") {
+                p.expect_token(&Token::LParen)?;
+                partitions = p.parse_comma_separated(ident)?;
+                p.expect_token(&Token::RParen)?;
+            }
+            let rows = Box::new(parse_show_rows(p)?);
+            Statement::ShowTablets {
+                table,
+                partitions,
+                rows,
+            }
         });
     }
     if peek_word(p, "SHOW")

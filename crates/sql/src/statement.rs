@@ -125,9 +125,11 @@ pub enum Statement {
     ShowQueryProfile {
         query_id: Option<String>,
     },
-    /// `SHOW TABLETS FROM t`.
+    /// `SHOW TABLETS FROM t [PARTITION (p, ..)] [WHERE ..] [ORDER BY ..] [LIMIT ..]`.
     ShowTablets {
         table: TableName,
+        partitions: Vec<String>,
+        rows: Box<ShowRows>,
     },
     /// `SHOW BACKENDS`: the cluster's backends and their health.
     ShowBackends,

@@ -238,6 +238,21 @@ impl QueryEngine {
                 Ok(Output::ok())
             }
             Statement::LoadData(load) => self.load_data_without_file(&load),
+            Statement::ShowTablets {
+                table,
+                partitions,
+                rows,
+            } if !rows.is_all() => {
+                let shown = self.execute_show(
+                    session,
+                    Statement::ShowTablets {
+                        table,
+                        partitions,
+                        rows: Default::default(),
+                    },
+                )?;
+                crate::show_rows::apply(shown, &rows).await
+            }
             Statement::ShowPartitions { table, rows } if !rows.is_all() => {
                 let shown = self.execute_show(
                     session,

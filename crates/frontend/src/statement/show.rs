@@ -28,11 +28,17 @@ impl QueryEngine {
                     catalog.table(&db, &table.table)?.as_ref(),
                 ))
             }
-            Statement::ShowTablets { table } => {
+            Statement::ShowTablets {
+                table, partitions, ..
+            } => {
                 let db = ddl::database_of(session, &table.database)?;
-                Ok(show::show_tablets(
-                    catalog.table(&db, &table.table)?.as_ref(),
-                ))
+                let table = catalog.table(&db, &table.table)?;
+                for name in &partitions {
+                    if table.partition_by_name(name).is_none() {
+                        return Err(BasaltError::UnknownPartition(name.clone()));
+                    }
+                }
+                Ok(show::show_tablets(table.as_ref(), &partitions))
             }
             Statement::ShowDynamicPartitionTables { database } => {
                 let db = match database {

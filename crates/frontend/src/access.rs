@@ -250,6 +250,9 @@ impl Access {
         match stmt {
             B::Standard(s) => self.check_standard(session, s),
             B::LabelledInsert { insert, .. } => self.check_standard(session, insert),
+            B::AdminSetFrontendConfig { .. } | B::AdminShowFrontendConfig { .. } => {
+                self.require_global(Privilege::Admin)
+            }
             B::CleanLabel { database, .. } => {
                 self.require_database(Privilege::Load, &session.stored_name(database))
             }

@@ -25,6 +25,7 @@ mod doris_variables;
 mod dynamic_partitions;
 mod engine;
 mod found_rows;
+mod frontend_config;
 mod frontend_node;
 mod function_aliases;
 mod function_library;

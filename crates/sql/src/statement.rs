@@ -101,6 +101,14 @@ pub enum Statement {
     BeginWithLabel {
         label: String,
     },
+    /// Doris's `ADMIN SET [FRONTEND | ALL FRONTENDS] CONFIG ("key" = "value", ..)`.
+    AdminSetFrontendConfig {
+        settings: Vec<(String, String)>,
+    },
+    /// Doris's `ADMIN SHOW FRONTEND CONFIG [LIKE 'pattern']`.
+    AdminShowFrontendConfig {
+        like: Option<String>,
+    },
     /// Doris's `CLEAN LABEL [l] FROM db`: forgets the database's load labels (or one), so they
     /// can be used again.
     CleanLabel {

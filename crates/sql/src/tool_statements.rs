@@ -28,6 +28,31 @@ pub(crate) fn parse_tool_statement(p: &mut Parser) -> Result<Option<Statement>, 
         }
         return Ok(Some(Statement::StartConsistentSnapshot));
     }
+    if peek_word(p, "ADMIN") && peek_nth_word(p, 1, "SET") {
+        p.next_token();
+        p.next_token();
+        if !eat_word(p, "FRONTEND") {
+            expect_word(p, "ALL")?;
+            expect_word(p, "FRONTENDS")?;
+        }
+        expect_word(p, "CONFIG")?;
+        p.expect_token(&Token::LParen)?;
+        let settings = p.parse_comma_separated(|p| {
+            let key = string_literal(p)?;
+            p.expect_token(&Token::Eq)?;
+            Ok((key, string_literal(p)?))
+        })?;
+        p.expect_token(&Token::RParen)?;
+        return Ok(Some(Statement::AdminSetFrontendConfig { settings }));
+    }
+    if eat_words(p, &["ADMIN", "SHOW", "FRONTEND", "CONFIG"]) {
+        let like = if eat_word(p, "LIKE") {
+            Some(string_literal(p)?)
+        } else {
+            None
+        };
+        return Ok(Some(Statement::AdminShowFrontendConfig { like }));
+    }
     if peek_word(p, "CLEAN") && peek_nth_word(p, 1, "LABEL") {
         p.next_token();
         p.next_token();

@@ -137,6 +137,12 @@ impl QueryEngine {
         }
         match stmt {
             Statement::Standard(s) => self.execute_standard(session, *s, false).await,
+            Statement::AdminSetFrontendConfig { settings } => {
+                crate::frontend_config::set(&settings)
+            }
+            Statement::AdminShowFrontendConfig { like } => {
+                Ok(crate::frontend_config::show(like.as_deref()))
+            }
             Statement::CleanLabel { label, database } => {
                 let database = session.stored_name(&database);
                 self.services

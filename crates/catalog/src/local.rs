@@ -11,6 +11,7 @@ use crate::partitions::check_new_partition;
 use crate::privileges::RoleMeta;
 use crate::store::{Op, Store};
 use crate::users::{native_password_hash, UserMeta, WorkloadGroupMeta, WorkloadPolicyMeta};
+use basalt_common::clock::now_ms;
 use basalt_common::{BasaltError, Result, TableNameCase};
 use parking_lot::{Mutex, RwLock};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -81,13 +82,6 @@ const AUTO_INCREMENT_BATCH: u64 = 1024;
 
 /// How long a committed load's label is remembered (Doris keeps labels for three days).
 const LABEL_KEEP_MS: i64 = 3 * 24 * 3600 * 1000;
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
 
 fn to_json<T: serde::Serialize>(v: &T) -> Result<String> {
     serde_json::to_string(v).map_err(|e| BasaltError::Catalog(e.to_string()))

@@ -2,6 +2,7 @@
 //! the SQL column types Basalt stores, server configuration and small id helpers.
 
 pub mod bitmap_value;
+pub mod clock;
 pub mod column_origin;
 pub mod config;
 pub mod datetime_text;

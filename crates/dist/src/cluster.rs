@@ -8,6 +8,7 @@ use crate::segment_protocol::{BackendStatus, RemoveOrphans, QUERY_USAGE, REMOVE_
 use crate::workload_tag::QueryUsage;
 use arrow_flight::{Action, FlightClient};
 use basalt_catalog::{BackendId, BackendMeta, Catalog};
+use basalt_common::clock::now_ms;
 use basalt_common::{BasaltError, Result};
 use datafusion::common::DataFusionError;
 use datafusion_distributed::grpc::BoxCloneSyncChannel;
@@ -436,13 +437,6 @@ impl Cluster {
         }
         dead
     }
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }
 
 /// The distributed engine's workers: the live backends, in id order (none before the first is

@@ -7,6 +7,7 @@ use basalt_catalog::{
     DistributionMeta, GeneratedMeta, KeysModel, PartitionBound, PartitionKind, PartitionMeta,
     PartitionValue, TableMeta,
 };
+use basalt_common::clock::now_ms;
 use basalt_common::{BasaltError, Result, SqlType};
 use basalt_sql as sql;
 use std::collections::{BTreeMap, HashSet};
@@ -167,13 +168,6 @@ fn add_partition_once(
         .collect();
     let bound = partition_bound(def, &column.ty, &existing)?;
     catalog.add_partition(&meta, def.name(), bound)
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }
 
 /// Builds the table's metadata with partitions whose ids and tablets are filled by `next_id`.

@@ -12,6 +12,7 @@ use crate::rejects::Rejects;
 use crate::source::{decompressed, fill, BodyFrame, BodyReader};
 use crate::transform::{LoadPlan, Transformed};
 use basalt_catalog::{KeysModel, LoadJobRecord, TableMeta};
+use basalt_common::clock::now_ms;
 use basalt_common::{BasaltError, Result};
 use basalt_storage::LoadWriter;
 use bytes::Bytes;
@@ -378,13 +379,6 @@ fn finish_failed(
     r.txn_id = txn_id;
     r.load_time_ms = started.elapsed().as_millis() as u64;
     r
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }
 
 /// Work for a parse-and-convert worker.

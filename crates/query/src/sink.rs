@@ -3,6 +3,7 @@
 
 use async_trait::async_trait;
 use basalt_catalog::{TableId, TableMeta};
+use basalt_common::clock::now_ms;
 use basalt_common::df_error::to_df;
 use basalt_common::BasaltError;
 use basalt_storage::conform::{conform, fill_auto_increment};
@@ -315,13 +316,6 @@ impl DataSink for BasaltSink {
         }
         Ok(summary.rows_loaded)
     }
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }
 
 /// `batch` (the table's columns in storage order) with its generated columns computed from the

@@ -39,6 +39,7 @@ use basalt_catalog::{
     CompactedRowset, DeleteBitmap, KeysModel, RowsetMeta, SegmentMeta, TableId, TableMeta,
     TabletId, TabletMeta,
 };
+pub(crate) use basalt_common::clock::now_ms;
 use basalt_common::{BasaltError, Result};
 use policy::{CompactionPolicy, Pick, Reason, RowsetStats};
 use roaring::RoaringBitmap;
@@ -132,13 +133,6 @@ impl Output {
             }
         }
     }
-}
-
-pub(crate) fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }
 
 /// The delete bitmaps `tablet` holds on the segments at `paths`, for

@@ -31,10 +31,6 @@ impl QueryEngine {
             ));
         }
         check_label(&label)?;
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis() as i64)
-            .unwrap_or(0);
         let record = LoadJobRecord {
             label: label.clone(),
             database: String::new(),
@@ -48,7 +44,7 @@ impl QueryEngine {
             unselected_rows: 0,
             load_bytes: 0,
             user: session.user().to_string(),
-            created_ms: now,
+            created_ms: basalt_common::clock::now_ms(),
             finished_ms: 0,
             error_url: None,
             kind: "INSERT".into(),

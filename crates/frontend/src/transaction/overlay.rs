@@ -10,6 +10,7 @@ use basalt_catalog::{
     Catalog, CompactedRowset, DatabaseMeta, LoadJobRecord, NewRowset, RowsetMeta, TableId,
     TableMeta, TabletCatalog, TabletId, TabletMeta,
 };
+use basalt_common::clock::now_ms;
 use basalt_common::{BasaltError, Result};
 use parking_lot::Mutex;
 use std::collections::{BTreeMap, HashSet};
@@ -182,7 +183,7 @@ impl TabletCatalog for Overlay {
         let mut tables = self.tables.lock();
         let staged = self.entry(&mut tables, table_id)?;
         let mut new = (*staged.current).clone();
-        let created = chrono_now_ms();
+        let created = now_ms();
         for nr in rowsets {
             if nr.schema_version != new.schema_version {
                 return Err(BasaltError::ConcurrentDdl(format!(
@@ -305,11 +306,4 @@ fn with_new_partitions(mine: &TableMeta, published: &TableMeta) -> TableMeta {
     }
     table.partitions = partitions;
     table
-}
-
-fn chrono_now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }

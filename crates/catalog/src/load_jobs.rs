@@ -28,6 +28,36 @@ pub struct LoadJobRecord {
 }
 
 impl LoadJobRecord {
+    /// The record of a load starting now: `FINISHED`, nothing counted yet, for the load to
+    /// complete (rows, finish time, or `CANCELLED` and its message).
+    pub fn started(
+        label: String,
+        database: String,
+        table: String,
+        txn_id: u64,
+        user: String,
+        kind: &str,
+    ) -> LoadJobRecord {
+        LoadJobRecord {
+            label,
+            database,
+            table,
+            txn_id,
+            state: "FINISHED".into(),
+            message: String::new(),
+            total_rows: 0,
+            loaded_rows: 0,
+            filtered_rows: 0,
+            unselected_rows: 0,
+            load_bytes: 0,
+            user,
+            created_ms: basalt_common::clock::now_ms(),
+            finished_ms: 0,
+            error_url: None,
+            kind: kind.into(),
+        }
+    }
+
     /// Key of the record in the catalog: labels are unique within a database.
     pub fn key(database: &str, label: &str) -> String {
         format!("{database}\u{0}{label}")

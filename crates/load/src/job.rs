@@ -221,24 +221,14 @@ pub async fn stream_load(
         cancel: cancel.clone(),
         phase: phase.clone(),
     };
-    let record_base = LoadJobRecord {
-        label: label.clone(),
-        database: database.clone(),
-        table: table.name.clone(),
+    let record_base = LoadJobRecord::started(
+        label.clone(),
+        database.clone(),
+        table.name.clone(),
         txn_id,
-        state: "FINISHED".into(),
-        message: String::new(),
-        total_rows: 0,
-        loaded_rows: 0,
-        filtered_rows: 0,
-        unselected_rows: 0,
-        load_bytes: 0,
-        user: req.user.clone(),
-        created_ms: now_ms(),
-        finished_ms: 0,
-        error_url: None,
-        kind: "STREAM LOAD".into(),
-    };
+        req.user.clone(),
+        "STREAM LOAD",
+    );
     let error_dir = registry.error_dir().to_path_buf();
     let base_url = req.base_url.clone();
     let received_for_job = received.clone();

@@ -38,8 +38,8 @@ pub use query_planner::BasaltQueryPlanner;
 pub use scalar_subquery_rows::SingleRowScalarSubqueries;
 pub use scan::{register_segment_store, ScanReports};
 pub use sink::{
-    compute_generated, delete_rows, GeneratedIds, InsertLabel, KeyMoves, PartitionTargets,
-    TargetPartitions,
+    compute_generated, delete_rows, GeneratedIds, InsertLabel, KeyMoves, NextInsert,
+    PartitionTargets, TargetPartitions,
 };
 pub use subquery_apply::{
     ApplyRefusedSubqueries, ApplyRemainingSubqueries, SubqueryApply, SubqueryApplyExec,

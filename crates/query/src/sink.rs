@@ -44,48 +44,56 @@ impl GeneratedIds {
     }
 }
 
-/// Rows an INSERT moves to other keys (an UPDATE of a Unique table's key columns): the sink
-/// of that table deletes their keys in its own load before it writes the new rows, so the old
-/// keys go and the new rows come in one publish (within a load the newest row of a key
-/// decides). Kept on a session's config for its next statement, taken by the sink.
-#[derive(Debug, Default)]
-pub struct KeyMoves {
-    pending: parking_lot::Mutex<Option<(TableId, Vec<RecordBatch>)>>,
+/// Something the next INSERT into one table takes from the session's config: its sink takes
+/// it (set by the statement that plans the INSERT, cleared after in case no sink ran).
+#[derive(Debug)]
+pub struct NextInsert<T> {
+    pending: parking_lot::Mutex<Option<(TableId, T)>>,
 }
 
-impl KeyMoves {
-    /// The rows (whole rows of `table`, as a scan returns them) whose keys the next INSERT
-    /// into `table` deletes first.
-    pub fn set(&self, table: TableId, rows: Vec<RecordBatch>) {
-        *self.pending.lock() = Some((table, rows));
+impl<T> Default for NextInsert<T> {
+    fn default() -> Self {
+        NextInsert {
+            pending: parking_lot::Mutex::new(None),
+        }
+    }
+}
+
+impl<T> NextInsert<T> {
+    /// Keeps `value` for the next INSERT into `table`.
+    pub fn set(&self, table: TableId, value: T) {
+        *self.pending.lock() = Some((table, value));
     }
 
-    /// Forgets rows no INSERT took.
+    /// Forgets a value no INSERT took.
     pub fn clear(&self) {
         *self.pending.lock() = None;
     }
 
-    fn take(&self, table: TableId) -> Vec<RecordBatch> {
+    /// The value, if it is for `table` (a value for another table stays).
+    fn take(&self, table: TableId) -> Option<T> {
         let mut pending = self.pending.lock();
         match pending.take() {
-            Some((id, rows)) if id == table => rows,
+            Some((id, value)) if id == table => Some(value),
             other => {
                 *pending = other;
-                Vec::new()
+                None
             }
         }
     }
 }
 
+/// Rows an INSERT moves to other keys (an UPDATE of a Unique table's key columns): whole rows
+/// of the table, as a scan returns them, whose keys the sink deletes in its own load before it
+/// writes the new rows, so the old keys go and the new rows come in one publish (within a load
+/// the newest row of a key decides).
+pub type KeyMoves = NextInsert<Vec<RecordBatch>>;
+
 /// Where the next INSERT into a table may put its rows: only in the partitions its statement
 /// named (`INSERT .. PARTITION (p1, p2)`; another row is error 1748), or only in partitions
 /// the table has (an AUTO PARTITION table's INSERT OVERWRITE with
-/// `enable_auto_create_when_overwrite` off). Kept on a session's config for its next
-/// statement, taken by the sink.
-#[derive(Debug, Default)]
-pub struct PartitionTargets {
-    pending: parking_lot::Mutex<Option<(TableId, TargetPartitions)>>,
-}
+/// `enable_auto_create_when_overwrite` off).
+pub type PartitionTargets = NextInsert<TargetPartitions>;
 
 /// The partitions an INSERT may write.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,29 +102,6 @@ pub enum TargetPartitions {
     Named(Vec<String>),
     /// Only those the table has: AUTO PARTITION creates none.
     Existing,
-}
-
-impl PartitionTargets {
-    /// Restricts the next INSERT into `table`.
-    pub fn set(&self, table: TableId, targets: TargetPartitions) {
-        *self.pending.lock() = Some((table, targets));
-    }
-
-    /// Forgets a restriction no INSERT took.
-    pub fn clear(&self) {
-        *self.pending.lock() = None;
-    }
-
-    fn take(&self, table: TableId) -> Option<TargetPartitions> {
-        let mut pending = self.pending.lock();
-        match pending.take() {
-            Some((id, targets)) if id == table => Some(targets),
-            other => {
-                *pending = other;
-                None
-            }
-        }
-    }
 }
 
 /// Doris's `INSERT .. WITH LABEL l`: the load record the next INSERT publishes with its rows
@@ -258,7 +243,7 @@ impl DataSink for BasaltSink {
             None => {}
         }
         if let Some(moves) = context.session_config().get_extension::<KeyMoves>() {
-            for batch in moves.take(self.table.id) {
+            for batch in moves.take(self.table.id).unwrap_or_default() {
                 let columns = conform(&self.table, &batch).map_err(to_df)?;
                 let batch = RecordBatch::try_new(self.table_schema.clone(), columns)
                     .map_err(|e| to_df(BasaltError::InvalidData(e.to_string())))?;

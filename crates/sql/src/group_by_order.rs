@@ -44,7 +44,8 @@ struct Edits {
     inserts: Vec<(usize, Vec<TokenWithSpan>)>,
 }
 
-fn is_word(t: &Token, w: &str) -> bool {
+/// Whether `t` is the unquoted word `w` (any case).
+pub(crate) fn is_word(t: &Token, w: &str) -> bool {
     matches!(t, Token::Word(word) if word.quote_style.is_none() && word.value.eq_ignore_ascii_case(w))
 }
 

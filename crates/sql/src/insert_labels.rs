@@ -2,6 +2,8 @@
 //! of the tokens (MySQL's grammar has no place for it) and the INSERT it belongs to is parsed
 //! as usual, then wrapped in [`crate::Statement::LabelledInsert`].
 
+use crate::group_by_order::is_word;
+use crate::partition_words::next_code;
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Token, TokenWithSpan};
 
@@ -71,14 +73,6 @@ fn label_after(tokens: &[TokenWithSpan], with: usize) -> Option<(String, usize)>
         }
         _ => None,
     }
-}
-
-fn is_word(t: &Token, word: &str) -> bool {
-    matches!(t, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(word))
-}
-
-fn next_code(tokens: &[TokenWithSpan], i: usize) -> Option<usize> {
-    (i + 1..tokens.len()).find(|&j| !matches!(tokens[j].token, Token::Whitespace(_)))
 }
 
 #[cfg(test)]

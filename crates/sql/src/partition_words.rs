@@ -166,7 +166,8 @@ fn previous_code(tokens: &[TokenWithSpan], i: usize) -> Option<usize> {
         .find(|&j| !matches!(tokens[j].token, Token::Whitespace(_)))
 }
 
-fn next_code(tokens: &[TokenWithSpan], i: usize) -> Option<usize> {
+/// The next token after `i` that is not whitespace or a comment.
+pub(crate) fn next_code(tokens: &[TokenWithSpan], i: usize) -> Option<usize> {
     (i + 1..tokens.len()).find(|&j| !matches!(tokens[j].token, Token::Whitespace(_)))
 }
 

@@ -31,24 +31,15 @@ impl QueryEngine {
             ));
         }
         check_label(&label)?;
-        let record = LoadJobRecord {
-            label: label.clone(),
-            database: String::new(),
-            table: String::new(),
-            txn_id: 0,
-            state: "FINISHED".into(),
-            message: String::new(),
-            total_rows: 0,
-            loaded_rows: 0,
-            filtered_rows: 0,
-            unselected_rows: 0,
-            load_bytes: 0,
-            user: session.user().to_string(),
-            created_ms: basalt_common::clock::now_ms(),
-            finished_ms: 0,
-            error_url: None,
-            kind: "INSERT".into(),
-        };
+        // The sink fills in the table, its transaction id and the counts.
+        let record = LoadJobRecord::started(
+            label.clone(),
+            String::new(),
+            String::new(),
+            0,
+            session.user().to_string(),
+            "INSERT",
+        );
         let slot = Arc::new(InsertLabel::default());
         slot.set(record);
         session

@@ -244,35 +244,18 @@ impl QueryEngine {
                 Ok(Output::ok())
             }
             Statement::LoadData(load) => self.load_data_without_file(&load),
-            Statement::ShowTablets {
-                table,
-                partitions,
-                rows,
-            } if !rows.is_all() => {
-                let shown = self.execute_show(
-                    session,
-                    Statement::ShowTablets {
-                        table,
-                        partitions,
-                        rows: Default::default(),
-                    },
-                )?;
-                crate::show_rows::apply(shown, &rows).await
-            }
-            Statement::ShowPartitions { table, rows } if !rows.is_all() => {
-                let shown = self.execute_show(
-                    session,
-                    Statement::ShowPartitions {
-                        table,
-                        rows: Default::default(),
-                    },
-                )?;
+            // Doris's WHERE / ORDER BY / LIMIT apply to the rows the SHOW gives.
+            mut stmt @ (Statement::ShowPartitions { .. } | Statement::ShowTablets { .. }) => {
+                let rows = match &mut stmt {
+                    Statement::ShowPartitions { rows, .. }
+                    | Statement::ShowTablets { rows, .. } => std::mem::take(rows),
+                    _ => Default::default(),
+                };
+                let shown = self.execute_show(session, stmt)?;
                 crate::show_rows::apply(shown, &rows).await
             }
             Statement::ShowWorkloadGroups { .. }
             | Statement::ShowWarnings
-            | Statement::ShowPartitions { .. }
-            | Statement::ShowTablets { .. }
             | Statement::ShowBackends
             | Statement::ShowLoad { .. }
             | Statement::ShowDynamicPartitionTables { .. } => self.execute_show(session, stmt),

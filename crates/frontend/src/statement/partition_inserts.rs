@@ -20,6 +20,7 @@ use super::ddl::database_of;
 use crate::engine::{split_name, QueryEngine};
 use crate::output::Output;
 use crate::session::Session;
+use crate::transaction::rowset_ids;
 use basalt_catalog::{PartitionId, Privilege, RowsetMeta, TableMeta};
 use basalt_common::{BasaltError, Result};
 use basalt_query::{PartitionTargets, TargetPartitions};
@@ -71,14 +72,6 @@ fn syntax(message: &str, near: String) -> BasaltError {
         near,
         line: 1,
     }
-}
-
-/// The ids of every rowset of `table`.
-fn rowset_ids(table: &TableMeta) -> HashSet<u64> {
-    table
-        .tablets()
-        .flat_map(|(_, t)| t.rowsets.iter().map(|r| r.id))
-        .collect()
 }
 
 /// The partitions an overwrite empties of the rows they held before it (`before`): all, the

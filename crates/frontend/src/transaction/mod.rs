@@ -21,6 +21,7 @@ mod overlay;
 mod staged;
 mod staged_load;
 
+pub(crate) use overlay::rowset_ids;
 pub(crate) use staged::StagedWrites;
 pub(crate) use staged_load::StagedLoad;
 

@@ -324,3 +324,57 @@ async fn wide_decimals_survive_compaction_and_restart() {
     );
     c.disconnect().await.unwrap();
 }
+
+/// Temporary partitions and their rows survive kill -9 (their segments are the table's, so
+/// the orphan sweep at start keeps them), and so does a REPLACE PARTITION that swapped them in.
+#[tokio::test]
+async fn temporary_partitions_survive_kill9() {
+    let mut server = TestServer::start().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE tp").await;
+    exec(
+        &mut c,
+        "CREATE TABLE tp.t (k INT, v INT) DUPLICATE KEY(k) PARTITION BY RANGE(k) \
+         (PARTITION p1 VALUES LESS THAN (10), PARTITION p2 VALUES LESS THAN (20)) \
+         DISTRIBUTED BY HASH(k) BUCKETS 2",
+    )
+    .await;
+    exec(&mut c, "INSERT INTO tp.t VALUES (1, 1), (11, 11)").await;
+    exec(
+        &mut c,
+        "ALTER TABLE tp.t ADD TEMPORARY PARTITION tp1 VALUES LESS THAN (10)",
+    )
+    .await;
+    exec(
+        &mut c,
+        "INSERT INTO tp.t TEMPORARY PARTITION (tp1) VALUES (2, 2), (3, 3)",
+    )
+    .await;
+    drop(c);
+    server.kill9();
+    server.restart().await;
+    let mut c = server.connect().await;
+    let sum = "SELECT sum(v) FROM tp.t";
+    assert_eq!(rows(&mut c, sum).await[0][0], s("12"));
+    assert_eq!(
+        rows(&mut c, "SELECT sum(v) FROM tp.t TEMPORARY PARTITION (tp1)").await[0][0],
+        s("5")
+    );
+    exec(
+        &mut c,
+        "ALTER TABLE tp.t REPLACE PARTITION (p1) WITH TEMPORARY PARTITION (tp1)",
+    )
+    .await;
+    drop(c);
+    server.kill9();
+    server.restart().await;
+    let mut c = server.connect().await;
+    assert_eq!(rows(&mut c, sum).await[0][0], s("16"));
+    assert_eq!(
+        rows(&mut c, "SHOW TEMPORARY PARTITIONS FROM tp.t")
+            .await
+            .len(),
+        0
+    );
+    c.disconnect().await.unwrap();
+}

@@ -183,26 +183,40 @@ pub trait Catalog: TabletCatalog {
     /// Adds an empty partition with the table's bucket count to the table `based_on` is a
     /// snapshot of; fails if the name is taken or the bound overlaps another partition's, and
     /// with `BasaltError::ConcurrentDdl` (1412) if the table or its partitions changed since the
-    /// snapshot (the bound may depend on them: resolve it again).
+    /// snapshot (the bound may depend on them: resolve it again). A temporary partition (Doris)
+    /// may overlap formal partitions but no other temporary one; no two partitions of either
+    /// kind share a name.
     fn add_partition(
         &self,
         based_on: &TableMeta,
         partition: &str,
         bound: PartitionBound,
+        temporary: bool,
     ) -> Result<()>;
     /// Doris's CLEAN LABEL: forgets the load labels of `database` (only `label` when given);
     /// returns how many.
     fn clean_labels(&self, database: &str, label: Option<&str>) -> Result<usize>;
     /// Renames a partition (1735 if missing, 1517 if the new name is taken).
     fn rename_partition(&self, database: &str, table: &str, from: &str, to: &str) -> Result<()>;
-    /// Drops a partition; returns it (its files are the caller's to delete).
+    /// Drops a partition (a temporary one when `temporary`); returns it (its files are the
+    /// caller's to delete).
     fn drop_partition(
         &self,
         database: &str,
         table: &str,
         partition: &str,
         if_exists: bool,
+        temporary: bool,
     ) -> Result<Option<PartitionMeta>>;
+    /// Doris's `REPLACE PARTITION (..) WITH TEMPORARY PARTITION (..)`: the named temporary
+    /// partitions become formal in place of the named formal ones, atomically; returns the
+    /// replaced partitions (their files are the caller's to delete).
+    fn replace_partitions(
+        &self,
+        database: &str,
+        table: &str,
+        replacement: &crate::PartitionReplacement,
+    ) -> Result<Vec<PartitionMeta>>;
 
     // ------------------------------------------------------------ load labels
     fn load_job(&self, database: &str, label: &str) -> Option<Arc<LoadJobRecord>>;

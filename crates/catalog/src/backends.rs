@@ -97,17 +97,15 @@ pub fn place_tablets(
     if backends.is_empty() {
         return Ok(());
     }
-    for partition in &mut table.partitions {
-        for tablet in &mut partition.tablets {
-            if !tablet.replicas.is_empty() {
-                continue;
-            }
-            let mut order: Vec<&BackendMeta> = backends.iter().collect();
-            order.sort_by_key(|b| (load.get(&b.id).copied().unwrap_or_default(), b.id));
-            tablet.replicas = order[..replicas].iter().map(|b| b.id).collect();
-            for id in &tablet.replicas {
-                load.entry(*id).or_default().tablets += 1;
-            }
+    for tablet in table.tablets_mut() {
+        if !tablet.replicas.is_empty() {
+            continue;
+        }
+        let mut order: Vec<&BackendMeta> = backends.iter().collect();
+        order.sort_by_key(|b| (load.get(&b.id).copied().unwrap_or_default(), b.id));
+        tablet.replicas = order[..replicas].iter().map(|b| b.id).collect();
+        for id in &tablet.replicas {
+            load.entry(*id).or_default().tablets += 1;
         }
     }
     Ok(())

@@ -123,6 +123,7 @@ mod tests {
             num_key_columns: 2,
             partition_kind: PartitionKind::Unpartitioned,
             partition_column: None,
+            temporary_partitions: Vec::new(),
             partitions: vec![],
             distribution: DistributionMeta {
                 columns: vec![0, 1],

@@ -17,6 +17,7 @@ mod privileges;
 mod procedures;
 mod store;
 mod table_keys;
+mod temporary_partitions;
 mod users;
 
 pub use api::{Catalog, CompactedRowset, NewRowset, TabletCatalog};
@@ -34,4 +35,5 @@ pub use procedures::{ParameterMode, ProcedureMeta, ProcedureParameter};
 pub use table_keys::{
     AllowedValues, ForeignKeyMeta, GeneratedMeta, IndexColumnMeta, IndexKind, IndexMeta,
 };
+pub use temporary_partitions::PartitionReplacement;
 pub use users::{native_password_hash, UserMeta, WorkloadGroupMeta, WorkloadPolicyMeta};

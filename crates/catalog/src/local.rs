@@ -135,7 +135,11 @@ impl LocalCatalog {
         for t in &loaded.tables {
             let mut table: TableMeta = from_json(t)?;
             max_id = max_id.max(table.id);
-            for p in &mut table.partitions {
+            for p in table
+                .partitions
+                .iter_mut()
+                .chain(table.temporary_partitions.iter_mut())
+            {
                 max_id = max_id.max(p.id);
                 for tablet in &mut p.tablets {
                     max_id = max_id.max(tablet.id);
@@ -451,9 +455,7 @@ impl TabletCatalog for LocalCatalog {
                 )));
             }
             let tablet = new
-                .partitions
-                .iter_mut()
-                .flat_map(|p| p.tablets.iter_mut())
+                .tablets_mut()
                 .find(|t| t.id == nr.tablet_id)
                 .ok_or_else(|| {
                     BasaltError::Storage(format!(
@@ -523,9 +525,7 @@ impl TabletCatalog for LocalCatalog {
             .ok_or_else(|| stale("the table was dropped"))?;
         let mut new = (*old).clone();
         let tablet = new
-            .partitions
-            .iter_mut()
-            .flat_map(|p| p.tablets.iter_mut())
+            .tablets_mut()
             .find(|t| t.id == compacted.tablet_id)
             .ok_or_else(|| stale("the tablet was dropped"))?;
         let first = compacted
@@ -734,12 +734,7 @@ impl Catalog for LocalCatalog {
             return Ok(false);
         };
         let mut new = (*old).clone();
-        let Some(tablet) = new
-            .partitions
-            .iter_mut()
-            .flat_map(|p| p.tablets.iter_mut())
-            .find(|t| t.id == tablet_id)
-        else {
+        let Some(tablet) = new.tablets_mut().find(|t| t.id == tablet_id) else {
             return Ok(false);
         };
         if !tablet.stale_replicas.contains(&backend)
@@ -923,18 +918,22 @@ impl Catalog for LocalCatalog {
     fn truncate_table(&self, database: &str, name: &str) -> Result<Arc<TableMeta>> {
         let _w = self.writer.lock();
         let old = self.table(database, name)?;
-        let ops: Vec<Op> = old
+        let mut ops: Vec<Op> = old
             .tablets()
             .flat_map(|(_, t)| clear_tablet_ops(t))
             .collect();
-        self.store.commit(ops)?;
         let mut new = (*old).clone();
-        for p in &mut new.partitions {
-            for t in &mut p.tablets {
-                t.rowsets.clear();
-                t.delete_bitmaps.clear();
-            }
+        for t in new.tablets_mut() {
+            t.rowsets.clear();
+            t.delete_bitmaps.clear();
         }
+        // As in Doris, truncating a table drops its temporary partitions.
+        if !new.temporary_partitions.is_empty() {
+            new.temporary_partitions.clear();
+            ops.push(Op::PutTable(new.id, to_json(&new)?));
+            ops.push(self.counter_op());
+        }
+        self.store.commit(ops)?;
         self.replace_in_memory(new);
         Ok(old)
     }
@@ -944,10 +943,11 @@ impl Catalog for LocalCatalog {
         based_on: &TableMeta,
         partition: &str,
         bound: PartitionBound,
+        temporary: bool,
     ) -> Result<()> {
         let _w = self.writer.lock();
         let old = self.table(&based_on.database, &based_on.name)?;
-        let ids = |t: &TableMeta| t.partitions.iter().map(|p| p.id).collect::<Vec<_>>();
+        let ids = |t: &TableMeta| t.all_partitions().map(|p| p.id).collect::<Vec<_>>();
         if old.id != based_on.id || ids(&old) != ids(based_on) {
             return Err(BasaltError::ConcurrentDdl(format!(
                 "table {} changed while partition {partition} was being added",
@@ -965,12 +965,7 @@ impl Catalog for LocalCatalog {
                 old.partition_kind
             )));
         }
-        let existing: Vec<(String, PartitionBound)> = old
-            .partitions
-            .iter()
-            .map(|p| (p.name.clone(), p.bound.clone()))
-            .collect();
-        check_new_partition(partition, &bound, &existing)?;
+        crate::temporary_partitions::check_new(&old, partition, &bound, temporary)?;
         let mut new = (*old).clone();
         let partition = PartitionMeta::empty(
             partition.to_string(),
@@ -978,7 +973,11 @@ impl Catalog for LocalCatalog {
             new.distribution.buckets,
             || self.allocate_id(),
         );
-        new.partitions.push(partition);
+        if temporary {
+            new.temporary_partitions.push(partition);
+        } else {
+            new.partitions.push(partition);
+        }
         self.place(&mut new)?;
         self.save_table(new)?;
         Ok(())
@@ -990,6 +989,7 @@ impl Catalog for LocalCatalog {
         name: &str,
         partition: &str,
         if_exists: bool,
+        temporary: bool,
     ) -> Result<Option<PartitionMeta>> {
         let _w = self.writer.lock();
         let old = self.table(database, name)?;
@@ -999,10 +999,17 @@ impl Catalog for LocalCatalog {
                 old.name
             )));
         }
-        let Some(pos) = old
-            .partitions
+        let list = |t: &TableMeta| -> Vec<String> {
+            let list = if temporary {
+                &t.temporary_partitions
+            } else {
+                &t.partitions
+            };
+            list.iter().map(|p| p.name.clone()).collect()
+        };
+        let Some(pos) = list(&old)
             .iter()
-            .position(|p| p.name.eq_ignore_ascii_case(partition))
+            .position(|p| p.eq_ignore_ascii_case(partition))
         else {
             return if if_exists {
                 Ok(None)
@@ -1011,7 +1018,11 @@ impl Catalog for LocalCatalog {
             };
         };
         let mut new = (*old).clone();
-        let dropped = new.partitions.remove(pos);
+        let dropped = if temporary {
+            new.temporary_partitions.remove(pos)
+        } else {
+            new.partitions.remove(pos)
+        };
         let mut ops = vec![Op::PutTable(new.id, to_json(&new)?)];
         for t in &dropped.tablets {
             ops.extend(clear_tablet_ops(t));
@@ -1019,6 +1030,24 @@ impl Catalog for LocalCatalog {
         self.store.commit(ops)?;
         self.replace_in_memory(new);
         Ok(Some(dropped))
+    }
+
+    fn replace_partitions(
+        &self,
+        database: &str,
+        table: &str,
+        replacement: &crate::PartitionReplacement,
+    ) -> Result<Vec<PartitionMeta>> {
+        let _w = self.writer.lock();
+        let old = self.table(database, table)?;
+        let (new, replaced) = crate::temporary_partitions::replaced(&old, replacement)?;
+        let mut ops = vec![Op::PutTable(new.id, to_json(&new)?), self.counter_op()];
+        for t in replaced.iter().flat_map(|p| p.tablets.iter()) {
+            ops.extend(clear_tablet_ops(t));
+        }
+        self.store.commit(ops)?;
+        self.replace_in_memory(new);
+        Ok(replaced)
     }
 
     fn clean_labels(&self, database: &str, label: Option<&str>) -> Result<usize> {
@@ -1060,7 +1089,8 @@ impl Catalog for LocalCatalog {
             .partitions
             .iter()
             .enumerate()
-            .any(|(i, p)| i != pos && p.name.eq_ignore_ascii_case(to));
+            .any(|(i, p)| i != pos && p.name.eq_ignore_ascii_case(to))
+            || old.temporary_partition_by_name(to).is_some();
         if taken {
             return Err(BasaltError::DuplicatePartition(to.to_string()));
         }

@@ -35,6 +35,7 @@ fn int_table(
         num_key_columns: 1,
         partition_kind: PartitionKind::Unpartitioned,
         partition_column: None,
+        temporary_partitions: Vec::new(),
         partitions: vec![PartitionMeta::empty(
             name.into(),
             PartitionBound::All,

@@ -423,7 +423,14 @@ pub struct TableMeta {
     pub partition_kind: PartitionKind,
     /// Column index of the partition column (for Range and List).
     pub partition_column: Option<usize>,
+    /// The formal partitions: the ones queries read and loads write by default.
     pub partitions: Vec<PartitionMeta>,
+    /// Doris's temporary partitions: read and written only when a statement names them
+    /// (`TEMPORARY PARTITION (..)`), until `REPLACE PARTITION .. WITH TEMPORARY PARTITION`
+    /// makes them formal. Their tablets are the table's like any other ([`TableMeta::tablets`]
+    /// lists them) so that storage keeps, compacts and replicates them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub temporary_partitions: Vec<PartitionMeta>,
     pub distribution: DistributionMeta,
     pub properties: BTreeMap<String, String>,
     pub comment: String,
@@ -497,21 +504,53 @@ impl TableMeta {
         Arc::new(arrow::datatypes::Schema::new(fields))
     }
 
+    /// Every tablet the table holds, with its partition: the formal partitions' first, then
+    /// the temporary ones'. For storage (publish, compaction, replicas, file lifetimes); what
+    /// a query reads comes from `partitions`.
     pub fn tablets(&self) -> impl Iterator<Item = (&PartitionMeta, &TabletMeta)> {
-        self.partitions
-            .iter()
+        self.all_partitions()
             .flat_map(|p| p.tablets.iter().map(move |t| (p, t)))
     }
 
-    pub fn num_rows(&self) -> u64 {
-        self.tablets().map(|(_, t)| t.num_rows()).sum()
+    /// Every tablet the table holds, to change (see [`TableMeta::tablets`]).
+    pub fn tablets_mut(&mut self) -> impl Iterator<Item = &mut TabletMeta> {
+        self.partitions
+            .iter_mut()
+            .chain(self.temporary_partitions.iter_mut())
+            .flat_map(|p| p.tablets.iter_mut())
     }
 
+    /// The formal partitions, then the temporary ones.
+    pub fn all_partitions(&self) -> impl Iterator<Item = &PartitionMeta> {
+        self.partitions
+            .iter()
+            .chain(self.temporary_partitions.iter())
+    }
+
+    /// Keeps only the tablets `keep` accepts, and the partitions left with any.
+    pub fn retain_tablets(&mut self, mut keep: impl FnMut(&TabletMeta) -> bool) {
+        for list in [&mut self.partitions, &mut self.temporary_partitions] {
+            for p in list.iter_mut() {
+                p.tablets.retain(&mut keep);
+            }
+            list.retain(|p| !p.tablets.is_empty());
+        }
+    }
+
+    /// Visible rows of the formal partitions.
+    pub fn num_rows(&self) -> u64 {
+        self.partitions.iter().map(|p| p.num_rows()).sum()
+    }
+
+    /// Bytes of the formal partitions' segment files.
     pub fn data_bytes(&self) -> u64 {
-        self.tablets()
-            .flat_map(|(_, t)| t.rowsets.iter())
-            .map(|r| r.size_bytes())
-            .sum()
+        self.partitions.iter().map(|p| p.data_bytes()).sum()
+    }
+
+    pub fn temporary_partition_by_name(&self, name: &str) -> Option<&PartitionMeta> {
+        self.temporary_partitions
+            .iter()
+            .find(|p| p.name.eq_ignore_ascii_case(name))
     }
 
     pub fn partition_by_name(&self, name: &str) -> Option<&PartitionMeta> {

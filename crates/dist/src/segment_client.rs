@@ -122,10 +122,7 @@ impl RemoteSegments for BackendSegments {
     ) -> Result<CompactedSegments> {
         // Only the compacted tablet travels with the table's definition.
         let mut definition = table.clone();
-        for partition in &mut definition.partitions {
-            partition.tablets.retain(|t| t.id == tablet.id);
-        }
-        definition.partitions.retain(|p| !p.tablets.is_empty());
+        definition.retain_tablets(|t| t.id == tablet.id);
         let body = serde_json::to_vec(&CompactTablet {
             table: definition,
             tablet_id: tablet.id,

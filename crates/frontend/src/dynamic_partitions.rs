@@ -359,7 +359,9 @@ pub fn refresh_table(
             let stale =
                 matches!(&p.bound, PartitionBound::Range { upper: Some(u), .. } if *u <= limit);
             if stale {
-                if let Some(dropped) = catalog.drop_partition(database, table, &p.name, true)? {
+                if let Some(dropped) =
+                    catalog.drop_partition(database, table, &p.name, true, false)?
+                {
                     storage.remove_partition_files(&dropped);
                 }
             }
@@ -380,7 +382,7 @@ pub fn refresh_table(
         if basalt_catalog::check_new_partition(&planned.name, &bound, &existing).is_err() {
             continue;
         }
-        match catalog.add_partition(&meta, &planned.name, bound) {
+        match catalog.add_partition(&meta, &planned.name, bound, false) {
             Ok(()) | Err(BasaltError::ConcurrentDdl(_)) => {}
             Err(e) => return Err(e),
         }

@@ -70,23 +70,39 @@ pub fn split(name: &str) -> (&str, Option<Vec<&str>>) {
 }
 
 /// `meta` with only the partitions `names` names (without regard to case, as MySQL matches
-/// partition names); MySQL's error 1735 for a name it has no partition of.
+/// partition names); MySQL's error 1735 for a name it has no partition of. Names marked as
+/// temporary (Doris's `TEMPORARY PARTITION (..)`, see [`basalt_sql::temporary_partition`])
+/// select temporary partitions, which the scan then reads as the table's partitions.
 pub fn select(meta: Arc<TableMeta>, names: &[&str]) -> Result<Arc<TableMeta>> {
-    if let Some(unknown) = names.iter().find(|n| {
-        !meta
-            .partitions
-            .iter()
-            .any(|p| p.name.eq_ignore_ascii_case(n))
-    }) {
+    let temporary: Vec<&str> = names
+        .iter()
+        .filter_map(|n| basalt_sql::temporary_partition(n))
+        .collect();
+    let (pool, names) = if temporary.is_empty() {
+        (&meta.partitions, names.to_vec())
+    } else if temporary.len() == names.len() {
+        (&meta.temporary_partitions, temporary)
+    } else {
+        return Err(BasaltError::NotSupported(
+            "reading formal and temporary partitions in one partition list".into(),
+        ));
+    };
+    if let Some(unknown) = names
+        .iter()
+        .find(|n| !pool.iter().any(|p| p.name.eq_ignore_ascii_case(n)))
+    {
         return Err(BasaltError::UnknownPartition(format!(
             "{unknown}' in table '{}",
             meta.name
         )));
     }
     let mut selected = (*meta).clone();
-    selected
-        .partitions
-        .retain(|p| names.iter().any(|n| p.name.eq_ignore_ascii_case(n)));
+    selected.partitions = pool
+        .iter()
+        .filter(|p| names.iter().any(|n| p.name.eq_ignore_ascii_case(n)))
+        .cloned()
+        .collect();
+    selected.temporary_partitions.clear();
     Ok(Arc::new(selected))
 }
 

@@ -19,7 +19,7 @@ use crate::table_def::{check_property, column_meta};
 use basalt_catalog::{ColumnDefault, ColumnMeta, KeysModel, TableMeta};
 use basalt_common::{BasaltError, Result, SqlType};
 use basalt_sql::{AlterTableOp, ColumnDef, ColumnPosition};
-use basalt_storage::RewriteRows;
+use basalt_storage::{RewriteRows, RewriteScope};
 use datafusion::arrow::array::{new_null_array, Array, ArrayRef, RecordBatch, StringArray};
 use datafusion::arrow::compute::{cast_with_options, CastOptions};
 use datafusion::arrow::datatypes::{Field, Schema};
@@ -75,7 +75,13 @@ pub(crate) async fn alter_table(
                 let sources = plan.sources.clone();
                 let target = plan.table.clone();
                 let transform = move |batch: RecordBatch| carry_rows(&target, &sources, batch);
-                storage.rewrite_table(&old, plan.table, RewriteRows::EachStoredRow, &transform)?;
+                storage.rewrite_table(
+                    &old,
+                    plan.table,
+                    RewriteRows::EachStoredRow,
+                    RewriteScope::AllTablets,
+                    &transform,
+                )?;
             } else {
                 storage.alter_definition(&old, plan.table)?;
             }

@@ -472,7 +472,8 @@ pub fn show_create_temporary_table(t: &TableMeta, shown: &str) -> Output {
     b.into_output()
 }
 
-pub fn show_partitions(t: &TableMeta) -> Output {
+/// SHOW PARTITIONS: the formal partitions, or (`temporary`) the temporary ones.
+pub fn show_partitions(t: &TableMeta, temporary: bool) -> Output {
     let mut b = ResultBuilder::new(&[
         Col::int("PartitionId"),
         Col::str("PartitionName"),
@@ -494,7 +495,12 @@ pub fn show_partitions(t: &TableMeta) -> Output {
         .iter()
         .map(|i| t.columns[*i].shown_name().to_string())
         .collect();
-    for p in &t.partitions {
+    let partitions = if temporary {
+        &t.temporary_partitions
+    } else {
+        &t.partitions
+    };
+    for p in partitions {
         let range = match &p.bound {
             PartitionBound::All => String::new(),
             PartitionBound::Range { lower, upper } => format!(

@@ -64,7 +64,7 @@ pub(crate) fn show_proc(
         }
         ["dbs", db, table, "partitions"] => {
             let t = table_of(services, &database(services, db)?, table)?;
-            Ok(show::show_partitions(&t))
+            Ok(show::show_partitions(&t, false))
         }
         ["dbs", db, table, "partitions", partition] => {
             let t = table_of(services, &database(services, db)?, table)?;

@@ -121,18 +121,20 @@ pub fn definition_of(source: &TableMeta) -> Result<sql::CreateTable> {
 
 /// ALTER TABLE .. ADD PARTITION: the definition resolved against the table's partitions (a
 /// `LESS THAN` range starts where the one below it ends); the catalog checks it again against
-/// the partitions it holds when it adds it.
+/// the partitions it holds when it adds it. A temporary partition's `LESS THAN` range starts
+/// where the temporary partition below it ends (Doris).
 pub fn add_partition(
     catalog: &dyn Catalog,
     database: &str,
     table: &str,
     def: &sql::PartitionDef,
+    temporary: bool,
 ) -> Result<()> {
     // The bound is resolved against a snapshot; if another statement changed the table's
     // partitions meanwhile, the catalog refuses and the bound is resolved again.
     let mut attempts = 0;
     loop {
-        match add_partition_once(catalog, database, table, def) {
+        match add_partition_once(catalog, database, table, def, temporary) {
             Err(BasaltError::ConcurrentDdl(_)) if attempts < 3 => attempts += 1,
             other => return other,
         }
@@ -144,6 +146,7 @@ fn add_partition_once(
     database: &str,
     table: &str,
     def: &sql::PartitionDef,
+    temporary: bool,
 ) -> Result<()> {
     let meta = catalog.table(database, table)?;
     let column = meta.partition_column_meta().ok_or_else(|| {
@@ -161,13 +164,50 @@ fn add_partition_once(
             meta.partition_kind
         )));
     }
-    let existing: Vec<(String, PartitionBound)> = meta
-        .partitions
+    let same_kind = if temporary {
+        &meta.temporary_partitions
+    } else {
+        &meta.partitions
+    };
+    let existing: Vec<(String, PartitionBound)> = same_kind
         .iter()
         .map(|p| (p.name.clone(), p.bound.clone()))
         .collect();
     let bound = partition_bound(def, &column.ty, &existing)?;
-    catalog.add_partition(&meta, def.name(), bound)
+    catalog.add_partition(&meta, def.name(), bound, temporary)
+}
+
+/// Doris's `REPLACE PARTITION (formal) WITH TEMPORARY PARTITION (temporary) PROPERTIES (..)`
+/// as the catalog takes it: `strict_range` (default true) and `use_temp_partition_name`
+/// (default false) are the properties it knows.
+pub fn partition_replacement(
+    formal: Vec<String>,
+    temporary: Vec<String>,
+    properties: &[(String, String)],
+) -> Result<basalt_catalog::PartitionReplacement> {
+    let mut replacement = basalt_catalog::PartitionReplacement {
+        formal,
+        temporary,
+        strict_range: true,
+        use_temp_partition_name: false,
+    };
+    for (key, value) in properties {
+        let flag = match value.trim().to_ascii_lowercase().as_str() {
+            "true" => true,
+            "false" => false,
+            _ => {
+                return Err(ddl(format!(
+                    "property {key} must be \"true\" or \"false\", not \"{value}\""
+                )))
+            }
+        };
+        match key.trim().to_ascii_lowercase().as_str() {
+            "strict_range" => replacement.strict_range = flag,
+            "use_temp_partition_name" => replacement.use_temp_partition_name = flag,
+            _ => return Err(ddl(format!("unknown property {key} of REPLACE PARTITION"))),
+        }
+    }
+    Ok(replacement)
 }
 
 /// Builds the table's metadata with partitions whose ids and tablets are filled by `next_id`.
@@ -437,6 +477,7 @@ fn build_table(
         num_key_columns: num_keys,
         partition_kind,
         partition_column,
+        temporary_partitions: Vec::new(),
         partitions,
         distribution,
         properties,
@@ -979,29 +1020,32 @@ mod tests {
                 .unwrap()
             {
                 sql::Statement::AlterPartitions {
-                    op: sql::PartitionOp::Add(def),
+                    op: sql::PartitionOp::Add { def, .. },
                     ..
                 } => def,
                 other => panic!("{other:?}"),
             };
-        add_partition(&c, "d", "t", &add).unwrap();
-        assert!(add_partition(&c, "d", "t", &add).is_err());
+        add_partition(&c, "d", "t", &add, false).unwrap();
+        assert!(add_partition(&c, "d", "t", &add, false).is_err());
         // A bound resolved against partitions that have changed since is refused.
         let stale = c.table("d", "t").unwrap();
-        c.drop_partition("d", "t", "p3", false).unwrap();
+        c.drop_partition("d", "t", "p3", false, false).unwrap();
         let bound = stale.partitions[2].bound.clone();
         assert!(matches!(
-            c.add_partition(&stale, "p3", bound),
+            c.add_partition(&stale, "p3", bound, false),
             Err(BasaltError::ConcurrentDdl(_))
         ));
-        add_partition(&c, "d", "t", &add).unwrap();
+        add_partition(&c, "d", "t", &add, false).unwrap();
         let t = c.table("d", "t").unwrap();
         assert_eq!(t.partitions[2].tablets.len(), 3);
-        assert!(c.drop_partition("d", "t", "p1", false).unwrap().is_some());
+        assert!(c
+            .drop_partition("d", "t", "p1", false, false)
+            .unwrap()
+            .is_some());
         assert_eq!(c.table("d", "t").unwrap().partitions.len(), 2);
         // An overlapping bound is refused by the catalog itself, whoever computed it.
         let current = c.table("d", "t").unwrap();
         let overlap = current.partitions[0].bound.clone();
-        assert!(c.add_partition(&current, "p9", overlap).is_err());
+        assert!(c.add_partition(&current, "p9", overlap, false).is_err());
     }
 }

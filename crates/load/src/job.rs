@@ -188,8 +188,13 @@ pub async fn stream_load(
             "merge_type DELETE and MERGE need a UNIQUE KEY table".into(),
         );
     }
-    if let Some(parts) = &options.partitions {
-        if let Err(e) = writer.restrict_partitions(parts) {
+    let restricted = match (&options.partitions, &options.temporary_partitions) {
+        (Some(parts), _) => writer.restrict_partitions(parts),
+        (None, Some(parts)) => writer.restrict_temporary_partitions(parts),
+        (None, None) => Ok(()),
+    };
+    {
+        if let Err(e) = restricted {
             return finish_failed(
                 registry,
                 &req,

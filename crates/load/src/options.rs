@@ -57,6 +57,8 @@ pub struct LoadOptions {
     pub where_expr: Option<String>,
     pub max_filter_ratio: f64,
     pub partitions: Option<Vec<String>>,
+    /// Doris's `temporary_partitions` header: rows go only to these temporary partitions.
+    pub temporary_partitions: Option<Vec<String>>,
     pub timeout: Duration,
     pub strict_mode: bool,
     pub compression: Compression,
@@ -95,6 +97,7 @@ impl LoadOptions {
             where_expr: None,
             max_filter_ratio: 0.0,
             partitions: None,
+            temporary_partitions: None,
             timeout: Duration::from_secs(DEFAULT_TIMEOUT_SECS),
             strict_mode: false,
             compression: Compression::None,
@@ -137,13 +140,16 @@ impl LoadOptions {
                     o.max_filter_ratio = r;
                 }
                 "partitions" | "temporary_partitions" if !value.is_empty() => {
-                    o.partitions = Some(
-                        value
-                            .split(',')
-                            .map(|p| p.trim().trim_matches('`').to_string())
-                            .filter(|p| !p.is_empty())
-                            .collect(),
-                    )
+                    let names = value
+                        .split(',')
+                        .map(|p| p.trim().trim_matches('`').to_string())
+                        .filter(|p| !p.is_empty())
+                        .collect();
+                    if name.eq_ignore_ascii_case("partitions") {
+                        o.partitions = Some(names);
+                    } else {
+                        o.temporary_partitions = Some(names);
+                    }
                 }
                 "timeout" => {
                     let secs: u64 = value.parse().map_err(|_| {
@@ -212,6 +218,11 @@ impl LoadOptions {
                     )))
                 }
             };
+        }
+        if o.partitions.is_some() && o.temporary_partitions.is_some() {
+            return Err(invalid(
+                "a load names partitions or temporary_partitions, not both",
+            ));
         }
         if o.column_separator.is_empty() {
             return Err(invalid("column_separator must not be empty"));

@@ -183,6 +183,8 @@ fn cluster_scan(
         }
     }
     meta.partitions = partitions;
+    // The backends read just these tablets (the temporary partitions are not scanned).
+    meta.temporary_partitions.clear();
     let scan = crate::tablet_scan::TabletScanExec::try_new(crate::tablet_scan::TabletScanSpec {
         table: Arc::new(meta),
         projection: projection.cloned(),

@@ -100,6 +100,8 @@ pub type PartitionTargets = NextInsert<TargetPartitions>;
 pub enum TargetPartitions {
     /// Only these (by name).
     Named(Vec<String>),
+    /// Only these temporary partitions (Doris's `TEMPORARY PARTITION (..)`).
+    Temporary(Vec<String>),
     /// Only those the table has: AUTO PARTITION creates none.
     Existing,
 }
@@ -226,11 +228,17 @@ impl DataSink for BasaltSink {
             .session_config()
             .get_extension::<PartitionTargets>()
             .and_then(|t| t.take(self.table.id));
-        let named = matches!(targets, Some(TargetPartitions::Named(_)));
+        let named = matches!(
+            targets,
+            Some(TargetPartitions::Named(_) | TargetPartitions::Temporary(_))
+        );
         match targets {
             Some(TargetPartitions::Named(names)) => {
                 writer.restrict_partitions(&names).map_err(to_df)?
             }
+            Some(TargetPartitions::Temporary(names)) => writer
+                .restrict_temporary_partitions(&names)
+                .map_err(to_df)?,
             Some(TargetPartitions::Existing) => {
                 let names: Vec<String> = writer
                     .table()

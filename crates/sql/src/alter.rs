@@ -1,7 +1,7 @@
 //! Grammar of `ALTER TABLE`: MySQL's column changes (`ADD/DROP/MODIFY/CHANGE/RENAME COLUMN`,
 //! `RENAME TO`, `COMMENT =`) and Doris's (`ADD COLUMN c INT KEY`, `ADD COLUMN (..)`,
 //! `RENAME COLUMN a b`, `RENAME b`, `MODIFY COMMENT`, `MODIFY COLUMN c COMMENT`, `SET (..)`,
-//! `ADD/DROP PARTITION`), several changes separated by commas; MySQL's `RENAME TABLE a TO b` is
+//! `ADD/DROP [TEMPORARY] PARTITION`, `REPLACE PARTITION .. WITH TEMPORARY PARTITION ..`), several changes separated by commas; MySQL's `RENAME TABLE a TO b` is
 //! `ALTER TABLE a RENAME b`. Also MySQL's `ALTER [COLUMN] c SET | DROP DEFAULT`, `ADD | DROP
 //! PRIMARY KEY`, `DROP CONSTRAINT | CHECK`, MariaDB's `IF [NOT] EXISTS` on column and index
 //! changes, and the table options of [`crate::alter_options`] (no commas needed between them).
@@ -67,14 +67,53 @@ pub(crate) fn parse_rename_table(p: &mut Parser) -> Result<Statement, ParserErro
 }
 
 fn partition_op(p: &mut Parser) -> Result<Option<PartitionOp>, ParserError> {
-    if peek_word(p, "ADD") && crate::words::peek_nth_word(p, 1, "PARTITION") {
+    let temporary_next = |p: &Parser| {
+        crate::words::peek_nth_word(p, 1, "TEMPORARY")
+            && crate::words::peek_nth_word(p, 2, "PARTITION")
+    };
+    if peek_word(p, "ADD") && (crate::words::peek_nth_word(p, 1, "PARTITION") || temporary_next(p))
+    {
         p.next_token();
-        return Ok(Some(PartitionOp::Add(parse_partition_def(p)?)));
+        let temporary = eat_word(p, "TEMPORARY");
+        let def = parse_partition_def(p)?;
+        return Ok(Some(PartitionOp::Add { def, temporary }));
     }
-    if eat_words(p, &["DROP", "PARTITION"]) {
+    if peek_word(p, "DROP") && (crate::words::peek_nth_word(p, 1, "PARTITION") || temporary_next(p))
+    {
+        p.next_token();
+        let temporary = eat_word(p, "TEMPORARY");
+        expect_word(p, "PARTITION")?;
         let if_exists = eat_words(p, &["IF", "EXISTS"]);
         let name = ident(p)?;
-        return Ok(Some(PartitionOp::Drop { name, if_exists }));
+        return Ok(Some(PartitionOp::Drop {
+            name,
+            if_exists,
+            temporary,
+        }));
+    }
+    if peek_word(p, "REPLACE")
+        && (crate::words::peek_nth_word(p, 1, "PARTITION")
+            || crate::words::peek_nth_word(p, 1, "PARTITIONS"))
+    {
+        p.next_token();
+        p.next_token();
+        let formal = partition_names(p)?;
+        expect_word(p, "WITH")?;
+        expect_word(p, "TEMPORARY")?;
+        if !eat_word(p, "PARTITIONS") {
+            expect_word(p, "PARTITION")?;
+        }
+        let temporary = partition_names(p)?;
+        let properties = if eat_word(p, "PROPERTIES") {
+            parse_properties(p)?
+        } else {
+            Vec::new()
+        };
+        return Ok(Some(PartitionOp::Replace {
+            formal,
+            temporary,
+            properties,
+        }));
     }
     if eat_words(p, &["RENAME", "PARTITION"]) {
         let from = ident(p)?;
@@ -82,6 +121,17 @@ fn partition_op(p: &mut Parser) -> Result<Option<PartitionOp>, ParserError> {
         return Ok(Some(PartitionOp::Rename { from, to }));
     }
     Ok(None)
+}
+
+/// `(p1, p2)` or a single `p1`.
+fn partition_names(p: &mut Parser) -> Result<Vec<String>, ParserError> {
+    if p.consume_token(&Token::LParen) {
+        let names = p.parse_comma_separated(ident)?;
+        p.expect_token(&Token::RParen)?;
+        Ok(names)
+    } else {
+        Ok(vec![ident(p)?])
+    }
 }
 
 fn table_op(p: &mut Parser) -> Result<AlterTableOp, ParserError> {

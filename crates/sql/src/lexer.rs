@@ -25,7 +25,9 @@ pub fn tokenize_with(
 ) -> Result<Vec<TokenWithSpan>, TokenizerError> {
     let tokens = with_set_assignments(with_quoted_user_variables(without_join_hints(
         crate::partition_words::partition_lists(crate::partition_words::partition_stars(
-            Tokenizer::new(dialect, sql).tokenize_with_location()?,
+            crate::partition_words::temporary_partition_lists(
+                Tokenizer::new(dialect, sql).tokenize_with_location()?,
+            ),
         )),
     )));
     let tokens = crate::group_by_order::group_by_directions(

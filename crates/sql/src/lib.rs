@@ -47,6 +47,7 @@ pub use lexer::{split_statements, MYSQL_VERSION_ID};
 pub use parser::{
     parse_one, parse_one_with, parse_statements, parse_statements_with, placeholder_offsets,
 };
+pub use partition_words::{temporary_partition, TEMPORARY_MARK};
 pub use query_bytes::query_text;
 pub use sp_body::{parse_function_body, parse_procedure_body, SpCondition, SpStatement};
 pub use statement::*;

@@ -219,9 +219,12 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
         };
         return Ok(Statement::ShowDynamicPartitionTables { database });
     }
-    if peek_word(p, "SHOW") && (peek_nth_word(p, 1, "PARTITIONS") || peek_nth_word(p, 1, "TABLETS"))
+    let temporary = peek_nth_word(p, 1, "TEMPORARY") && peek_nth_word(p, 2, "PARTITIONS");
+    if peek_word(p, "SHOW")
+        && (peek_nth_word(p, 1, "PARTITIONS") || peek_nth_word(p, 1, "TABLETS") || temporary)
     {
         p.next_token();
+        eat_word(p, "TEMPORARY");
         let partitions = eat_word(p, "PARTITIONS");
         if !partitions {
             expect_word(p, "TABLETS")?;
@@ -230,7 +233,11 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
         let table = parse_table_name(p)?;
         return Ok(if partitions {
             let rows = Box::new(parse_show_rows(p)?);
-            Statement::ShowPartitions { table, rows }
+            Statement::ShowPartitions {
+                table,
+                temporary,
+                rows,
+            }
         } else {
             let mut partitions = Vec::new();
             if eat_word(p, "PARTITION") {
@@ -664,7 +671,11 @@ mod tests {
         {
             Statement::AlterPartitions {
                 table,
-                op: PartitionOp::Add(def),
+                op:
+                    PartitionOp::Add {
+                        def,
+                        temporary: false,
+                    },
             } => {
                 assert_eq!(table.database.as_deref(), Some("db"));
                 assert_eq!(def.name(), "p3");
@@ -678,6 +689,48 @@ mod tests {
                 ..
             }
         ));
+        assert!(matches!(
+            parse_one("ALTER TABLE t ADD TEMPORARY PARTITION tp1 VALUES [('1'), ('5'))").unwrap(),
+            Statement::AlterPartitions {
+                op: PartitionOp::Add {
+                    temporary: true,
+                    ..
+                },
+                ..
+            }
+        ));
+        assert!(matches!(
+            parse_one("ALTER TABLE t DROP TEMPORARY PARTITION IF EXISTS tp1").unwrap(),
+            Statement::AlterPartitions {
+                op: PartitionOp::Drop {
+                    temporary: true,
+                    if_exists: true,
+                    ..
+                },
+                ..
+            }
+        ));
+        match parse_one(
+            "ALTER TABLE t REPLACE PARTITION (p1, p2) WITH TEMPORARY PARTITION (tp1) \
+             PROPERTIES ('strict_range' = 'false')",
+        )
+        .unwrap()
+        {
+            Statement::AlterPartitions {
+                op:
+                    PartitionOp::Replace {
+                        formal,
+                        temporary,
+                        properties,
+                    },
+                ..
+            } => {
+                assert_eq!(formal, ["p1", "p2"]);
+                assert_eq!(temporary, ["tp1"]);
+                assert_eq!(properties, [("strict_range".into(), "false".into())]);
+            }
+            other => panic!("{other:?}"),
+        }
         assert!(matches!(
             parse_one("ALTER TABLE t ADD COLUMN c INT").unwrap(),
             Statement::AlterTable { .. }

@@ -5,6 +5,8 @@
 //! partitions the rows fall in) reads as a partition named `` `*` ``, which no partition can be
 //! (Doris names start with a letter), and its `INSERT INTO t PARTITION (p1) (a, b) ..` (the
 //! column list after the partitions) reads as MySQL's `INSERT INTO t (a, b) PARTITION (p1) ..`.
+//! Doris's `t TEMPORARY PARTITION (tp1)` (in FROM and INSERT) reads as a partition list whose
+//! names carry [`TEMPORARY_MARK`]; [`temporary_partition`] reads such a name back.
 
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Span, Token, TokenWithSpan, Word};
@@ -26,6 +28,80 @@ pub(crate) fn partition_lists(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSp
         i += 1;
     }
     tokens
+}
+
+/// What starts the name of a temporary partition in a partition list (no partition name can
+/// hold a control character).
+pub const TEMPORARY_MARK: &str = "\u{1}TEMPORARY ";
+
+/// The temporary partition a partition-list name names, if it is marked as one.
+pub fn temporary_partition(name: &str) -> Option<&str> {
+    name.strip_prefix(TEMPORARY_MARK)
+}
+
+/// Each `TEMPORARY PARTITION[S] (tp1, ..)` (or `TEMPORARY PARTITION tp1`) after a table's name
+/// in FROM or INSERT as `PARTITION (..)` with marked names (see [`TEMPORARY_MARK`]).
+pub(crate) fn temporary_partition_lists(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let mut i = 0;
+    while i < tokens.len() {
+        let temporary = matches!(&tokens[i].token, Token::Word(w)
+            if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("TEMPORARY"));
+        let partition = next_code(&tokens, i).filter(|&j| is_partition_word(&tokens[j].token));
+        let (true, Some(partition)) = (temporary, partition) else {
+            i += 1;
+            continue;
+        };
+        if !follows_table_name(&tokens, i) && !follows_insert_target(&tokens, i) {
+            i += 1;
+            continue;
+        }
+        tokens[i].token = Token::Whitespace(sqlparser::tokenizer::Whitespace::Space);
+        tokens[partition].token = Token::make_keyword("PARTITION");
+        let Some(next) = next_code(&tokens, partition) else {
+            break;
+        };
+        let names = if tokens[next].token == Token::LParen {
+            let close = matching_paren(&tokens, next).unwrap_or(tokens.len());
+            next + 1..close
+        } else {
+            let span = tokens[next].span;
+            tokens.insert(next + 1, TokenWithSpan::new(Token::RParen, end_of(span)));
+            tokens.insert(next, TokenWithSpan::new(Token::LParen, span));
+            next + 1..next + 2
+        };
+        for j in names {
+            if let Token::Word(w) = &tokens[j].token {
+                tokens[j].token = Token::Word(Word {
+                    value: format!("{TEMPORARY_MARK}{}", w.value),
+                    quote_style: Some('`'),
+                    keyword: Keyword::NoKeyword,
+                });
+            }
+        }
+        i = partition + 1;
+    }
+    tokens
+}
+
+/// Whether the word at `i` follows the table of `INSERT INTO t` / `INSERT OVERWRITE TABLE t`.
+fn follows_insert_target(tokens: &[TokenWithSpan], i: usize) -> bool {
+    let Some(mut name) = previous_code(tokens, i) else {
+        return false;
+    };
+    if !is_name(&tokens[name].token) {
+        return false;
+    }
+    // A qualified name: step over `db.`.
+    while let Some(dot) = previous_code(tokens, name).filter(|&d| tokens[d].token == Token::Period)
+    {
+        match previous_code(tokens, dot) {
+            Some(db) => name = db,
+            None => return false,
+        }
+    }
+    previous_code(tokens, name).is_some_and(|before| {
+        matches!(&tokens[before].token, Token::Word(w) if matches!(w.keyword, Keyword::INTO | Keyword::TABLE))
+    })
 }
 
 /// The partition list `PARTITION (*)` with its star as the quoted name `` `*` ``.
@@ -203,6 +279,41 @@ mod tests {
             assert_eq!(parsed(doris), parsed(mysql));
         }
         assert!(parsed("SELECT * FROM tp PARTITION (p1)").contains("PARTITION (p1)"));
+    }
+
+    #[test]
+    fn temporary_partition_lists_read_as_marked_names() {
+        let marked = |n: &str| format!("`{}{n}`", super::TEMPORARY_MARK);
+        for (doris, mysql) in [
+            (
+                "SELECT * FROM t TEMPORARY PARTITION(tp1, tp2) WHERE k > 1",
+                format!(
+                    "SELECT * FROM t PARTITION ({}, {}) WHERE k > 1",
+                    marked("tp1"),
+                    marked("tp2")
+                ),
+            ),
+            (
+                "SELECT * FROM d.t TEMPORARY PARTITIONS tp1",
+                format!("SELECT * FROM d.t PARTITION ({})", marked("tp1")),
+            ),
+            (
+                "INSERT INTO d.t TEMPORARY PARTITION (tp1) VALUES (1)",
+                format!("INSERT INTO d.t PARTITION ({}) VALUES (1)", marked("tp1")),
+            ),
+            (
+                "INSERT INTO t TEMPORARY PARTITION (tp1) (a) SELECT 1",
+                format!("INSERT INTO t (a) PARTITION ({}) SELECT 1", marked("tp1")),
+            ),
+        ] {
+            assert_eq!(parsed(doris), parsed(&mysql), "{doris}");
+            assert!(parsed(doris).contains(&marked("tp1")), "{doris}");
+        }
+        let name = format!("{}tp1", super::TEMPORARY_MARK);
+        assert_eq!(super::temporary_partition(&name), Some("tp1"));
+        assert_eq!(super::temporary_partition("tp1"), None);
+        // A table aliased `temporary` keeps its alias.
+        assert!(!parsed("SELECT * FROM t temporary WHERE k > 1").contains("PARTITION"));
     }
 
     #[test]

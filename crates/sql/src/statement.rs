@@ -121,9 +121,11 @@ pub enum Statement {
         label: String,
         insert: Box<ast::Statement>,
     },
-    /// `SHOW PARTITIONS FROM t [WHERE ..] [ORDER BY ..] [LIMIT ..]`.
+    /// `SHOW [TEMPORARY] PARTITIONS FROM t [WHERE ..] [ORDER BY ..] [LIMIT ..]`.
     ShowPartitions {
         table: TableName,
+        /// Doris's temporary partitions instead of the formal ones.
+        temporary: bool,
         rows: Box<ShowRows>,
     },
     /// `SHOW WARNINGS` / `SHOW ERRORS` (Basalt keeps no warnings yet: always empty).
@@ -856,16 +858,22 @@ pub enum ColumnPosition {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PartitionOp {
-    Add(PartitionDef),
+    /// `ADD [TEMPORARY] PARTITION ..`.
+    Add { def: PartitionDef, temporary: bool },
+    /// `DROP [TEMPORARY] PARTITION [IF EXISTS] p`.
     Drop {
         name: String,
         if_exists: bool,
+        temporary: bool,
+    },
+    /// Doris's `REPLACE PARTITION (p, ..) WITH TEMPORARY PARTITION (tp, ..) [PROPERTIES (..)]`.
+    Replace {
+        formal: Vec<String>,
+        temporary: Vec<String>,
+        properties: Vec<(String, String)>,
     },
     /// Doris's `RENAME PARTITION old new`.
-    Rename {
-        from: String,
-        to: String,
-    },
+    Rename { from: String, to: String },
 }
 
 /// What `ALTER SYSTEM .. BACKEND` does (Doris's verbs).

@@ -35,7 +35,7 @@ pub use compaction::policy::CompactionPolicy;
 pub use compaction::CompactionStats;
 pub use engine::{KeyFilter, StorageEngine, WriteBufferLimits};
 pub use read_tracker::ReadGuard;
-pub use rewrite::{RewriteRows, RewriteStats};
+pub use rewrite::{RewriteRows, RewriteScope, RewriteStats};
 pub use update_rows::{RowUpdate, UpdateStats, UpdatedRows};
 pub use writer::{no_partition_error, LoadSummary, LoadWriter};
 

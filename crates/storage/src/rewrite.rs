@@ -21,7 +21,7 @@ use crate::engine::StorageEngine;
 use crate::merge::{sort_and_merge, MergeSpec};
 use crate::storage_err;
 use arrow::array::RecordBatch;
-use basalt_catalog::{KeysModel, RowsetMeta, SegmentMeta, TableMeta};
+use basalt_catalog::{KeysModel, RowsetMeta, SegmentMeta, TableMeta, TabletMeta};
 use basalt_common::{BasaltError, Result};
 use std::sync::Arc;
 
@@ -40,6 +40,15 @@ pub enum RewriteRows {
     /// Each stored row of an Aggregate-key tablet before merging (merged under the new
     /// definition afterwards); other key models' visible rows, as `Merged`.
     EachStoredRow,
+}
+
+/// Which tablets a rewrite rewrites.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RewriteScope {
+    /// A schema change: every tablet, the temporary partitions' too.
+    AllTablets,
+    /// An UPDATE or DELETE: the formal partitions' tablets (the rows queries see).
+    FormalPartitions,
 }
 
 /// What a rewrite did.
@@ -61,6 +70,7 @@ impl StorageEngine {
         old: &Arc<TableMeta>,
         mut new: TableMeta,
         rows: RewriteRows,
+        scope: RewriteScope,
         transform: &RowTransform<'_>,
     ) -> Result<RewriteStats> {
         // On a cluster's frontend the rows come from the backends holding each tablet and the
@@ -68,7 +78,7 @@ impl StorageEngine {
         // Registered before reading, so the files read stay until the rewrite is done.
         let _guard = self.begin_read();
         let mut outputs: Vec<Output> = Vec::new();
-        let written = self.rewrite_tablets(old, &mut new, rows, transform, &mut outputs);
+        let written = self.rewrite_tablets(old, &mut new, rows, scope, transform, &mut outputs);
         let (rows_before, rows_after) = match written {
             Ok(counts) => counts,
             Err(e) => {
@@ -105,6 +115,7 @@ impl StorageEngine {
         old: &TableMeta,
         new: &mut TableMeta,
         rows: RewriteRows,
+        scope: RewriteScope,
         transform: &RowTransform<'_>,
         outputs: &mut Vec<Output>,
     ) -> Result<(u64, u64)> {
@@ -114,7 +125,15 @@ impl StorageEngine {
         let ncols = old.columns.len();
         let (mut before, mut after) = (0u64, 0u64);
         let new_definition = new.clone();
-        for (_, tablet) in old.tablets() {
+        let tablets: Vec<&TabletMeta> = match scope {
+            RewriteScope::AllTablets => old.tablets().map(|(_, t)| t).collect(),
+            RewriteScope::FormalPartitions => old
+                .partitions
+                .iter()
+                .flat_map(|p| p.tablets.iter())
+                .collect(),
+        };
+        for tablet in tablets {
             if tablet.rowsets.is_empty() {
                 continue;
             }
@@ -156,9 +175,7 @@ impl StorageEngine {
                 created_ms: now_ms(),
             };
             let target = new
-                .partitions
-                .iter_mut()
-                .flat_map(|p| p.tablets.iter_mut())
+                .tablets_mut()
                 .find(|t| t.id == tablet.id)
                 .ok_or_else(|| {
                     BasaltError::Internal(format!("rewrite lost tablet {}", tablet.id))

@@ -263,9 +263,7 @@ impl Place<'_> {
 
 fn tablet_mut(table: &mut TableMeta, id: TabletId) -> Result<&mut TabletMeta> {
     table
-        .partitions
-        .iter_mut()
-        .flat_map(|p| p.tablets.iter_mut())
+        .tablets_mut()
         .find(|t| t.id == id)
         .ok_or_else(|| BasaltError::Internal(format!("UPDATE lost tablet {id}")))
 }

@@ -133,6 +133,27 @@ impl LoadWriter {
         Ok(())
     }
 
+    /// Doris's `TEMPORARY PARTITION (..)`: rows go only to the named temporary partitions (a row
+    /// of none of them is returned by [`LoadWriter::write`] as a row in no partition).
+    pub fn restrict_temporary_partitions(&mut self, names: &[String]) -> Result<()> {
+        let mut view = (*self.table).clone();
+        view.partitions = names
+            .iter()
+            .map(|name| {
+                self.table
+                    .temporary_partition_by_name(name.trim())
+                    .cloned()
+                    .ok_or_else(|| BasaltError::UnknownPartition(name.trim().to_string()))
+            })
+            .collect::<Result<_>>()?;
+        view.temporary_partitions.clear();
+        // Routing reads the view; the publish finds the tablets among the table's own.
+        self.table = Arc::new(view);
+        self.locator = PartitionLocator::new(&self.table);
+        self.restricted = true;
+        Ok(())
+    }
+
     /// Adds a batch (in the table's schema). Rows that fall in no partition are not written;
     /// they are returned as (row index, partition value) for the caller to reject or count.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<Vec<(usize, String)>> {

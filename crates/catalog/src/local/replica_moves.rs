@@ -27,12 +27,7 @@ impl LocalCatalog {
             return Ok(false);
         };
         let mut new = (*old).clone();
-        let Some(tablet) = new
-            .partitions
-            .iter_mut()
-            .flat_map(|p| p.tablets.iter_mut())
-            .find(|t| t.id == tablet_id)
-        else {
+        let Some(tablet) = new.tablets_mut().find(|t| t.id == tablet_id) else {
             return Ok(false);
         };
         if !change(tablet)? {
@@ -133,34 +128,32 @@ pub(super) fn carry_replica_changes(
     new: &mut TableMeta,
 ) {
     let rowset_ids = |t: &TabletMeta| -> Vec<RowsetId> { t.rowsets.iter().map(|r| r.id).collect() };
-    for partition in &mut new.partitions {
-        for tablet in &mut partition.tablets {
-            let Some((_, now)) = current.tablets().find(|(_, t)| t.id == tablet.id) else {
-                continue;
-            };
-            let before = based_on
-                .tablets()
-                .find(|(_, t)| t.id == tablet.id)
-                .map(|(_, t)| t);
-            let rewritten = before.is_none_or(|b| rowset_ids(b) != rowset_ids(tablet));
-            let known = |id: &BackendId| before.is_some_and(|b| b.replicas.contains(id));
-            let stale: Vec<BackendId> = now
-                .replicas
-                .iter()
-                .copied()
-                .filter(|id| {
-                    now.stale_replicas.contains(id)
-                        || if known(id) {
-                            tablet.stale_replicas.contains(id)
-                        } else {
-                            rewritten
-                        }
-                })
-                .collect();
-            tablet.replicas = now.replicas.clone();
-            tablet.joining_replicas = now.joining_replicas.clone();
-            tablet.stale_replicas = stale;
-            tablet.stale_replicas.sort_unstable();
-        }
+    for tablet in new.tablets_mut() {
+        let Some((_, now)) = current.tablets().find(|(_, t)| t.id == tablet.id) else {
+            continue;
+        };
+        let before = based_on
+            .tablets()
+            .find(|(_, t)| t.id == tablet.id)
+            .map(|(_, t)| t);
+        let rewritten = before.is_none_or(|b| rowset_ids(b) != rowset_ids(tablet));
+        let known = |id: &BackendId| before.is_some_and(|b| b.replicas.contains(id));
+        let stale: Vec<BackendId> = now
+            .replicas
+            .iter()
+            .copied()
+            .filter(|id| {
+                now.stale_replicas.contains(id)
+                    || if known(id) {
+                        tablet.stale_replicas.contains(id)
+                    } else {
+                        rewritten
+                    }
+            })
+            .collect();
+        tablet.replicas = now.replicas.clone();
+        tablet.joining_replicas = now.joining_replicas.clone();
+        tablet.stale_replicas = stale;
+        tablet.stale_replicas.sort_unstable();
     }
 }

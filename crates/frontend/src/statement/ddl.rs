@@ -258,20 +258,61 @@ impl QueryEngine {
             }
             Statement::AlterPartitions { table, op } => {
                 let db = database_of(session, &table.database)?;
-                crate::dynamic_partitions::check_manual_change(
-                    catalog.as_ref(),
-                    &db,
-                    &table.table,
-                )?;
-                match op {
-                    basalt_sql::PartitionOp::Add(def) => {
-                        self.require_backends()?;
-                        crate::table_def::add_partition(catalog.as_ref(), &db, &table.table, &def)?
+                // Temporary partitions are the user's own, also on a dynamic-partition table.
+                let temporary_only = matches!(
+                    op,
+                    basalt_sql::PartitionOp::Add {
+                        temporary: true,
+                        ..
+                    } | basalt_sql::PartitionOp::Drop {
+                        temporary: true,
+                        ..
                     }
-                    basalt_sql::PartitionOp::Drop { name, if_exists } => {
-                        if let Some(p) =
-                            catalog.drop_partition(&db, &table.table, &name, if_exists)?
-                        {
+                );
+                if !temporary_only {
+                    crate::dynamic_partitions::check_manual_change(
+                        catalog.as_ref(),
+                        &db,
+                        &table.table,
+                    )?;
+                }
+                match op {
+                    basalt_sql::PartitionOp::Add { def, temporary } => {
+                        self.require_backends()?;
+                        crate::table_def::add_partition(
+                            catalog.as_ref(),
+                            &db,
+                            &table.table,
+                            &def,
+                            temporary,
+                        )?
+                    }
+                    basalt_sql::PartitionOp::Drop {
+                        name,
+                        if_exists,
+                        temporary,
+                    } => {
+                        if let Some(p) = catalog.drop_partition(
+                            &db,
+                            &table.table,
+                            &name,
+                            if_exists,
+                            temporary,
+                        )? {
+                            storage.remove_partition_files(&p);
+                        }
+                    }
+                    basalt_sql::PartitionOp::Replace {
+                        formal,
+                        temporary,
+                        properties,
+                    } => {
+                        let replacement = crate::table_def::partition_replacement(
+                            formal,
+                            temporary,
+                            &properties,
+                        )?;
+                        for p in catalog.replace_partitions(&db, &table.table, &replacement)? {
                             storage.remove_partition_files(&p);
                         }
                     }

@@ -18,7 +18,7 @@ use crate::statement::picked_rows::Picking;
 use basalt_common::df_error::from_df;
 use basalt_common::{BasaltError, Result};
 use basalt_sql::ast;
-use basalt_storage::RewriteRows;
+use basalt_storage::{RewriteRows, RewriteScope};
 use datafusion::arrow::array::{Array, BooleanArray, RecordBatch};
 use datafusion::arrow::compute::{cast, filter_record_batch, not};
 use datafusion::arrow::datatypes::SchemaRef;
@@ -104,7 +104,13 @@ impl QueryEngine {
                 let picking = picked.as_ref().map(|p| p.picking());
                 let transform =
                     |batch: RecordBatch| remove_matching(&predicate, picking.as_ref(), batch);
-                storage.rewrite_table(&table, (*table).clone(), RewriteRows::Merged, &transform)
+                storage.rewrite_table(
+                    &table,
+                    (*table).clone(),
+                    RewriteRows::Merged,
+                    RewriteScope::FormalPartitions,
+                    &transform,
+                )
             })
             .await
             .map_err(|e| BasaltError::Internal(format!("DELETE task failed: {e}")))?;

@@ -23,7 +23,7 @@ use basalt_catalog::{KeysModel, Privilege, TableMeta};
 use basalt_common::{BasaltError, Result};
 use basalt_sql::ast;
 use basalt_storage::conform::conform;
-use basalt_storage::{no_partition_error, RewriteRows, StorageEngine, UpdatedRows};
+use basalt_storage::{no_partition_error, RewriteRows, RewriteScope, StorageEngine, UpdatedRows};
 use datafusion::arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch};
 use datafusion::arrow::compute::{cast, concat_batches, filter_record_batch, interleave};
 use datafusion::arrow::datatypes::{Field, Schema};
@@ -257,8 +257,13 @@ async fn rewrite(
                 let keep: BooleanArray = found.iter().map(|f| Some(f.is_none())).collect();
                 filter_record_batch(&batch, &keep).map_err(internal)
             };
-            let stats =
-                storage.rewrite_table(&table, (*table).clone(), RewriteRows::Merged, &transform)?;
+            let stats = storage.rewrite_table(
+                &table,
+                (*table).clone(),
+                RewriteRows::Merged,
+                RewriteScope::FormalPartitions,
+                &transform,
+            )?;
             let deleted = stats.rows_before.saturating_sub(stats.rows_after);
             Ok(Counts {
                 matched: deleted,

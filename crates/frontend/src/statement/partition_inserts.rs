@@ -37,6 +37,8 @@ enum Named {
     These(Vec<String>),
     /// `PARTITION (*)`: those the rows fall in.
     Detected,
+    /// Doris's `TEMPORARY PARTITION (tp1, ..)`, as the table spells them.
+    Temporary(Vec<String>),
 }
 
 /// The partition list of `insert`, checked against `table`.
@@ -45,6 +47,7 @@ fn named_partitions(table: &TableMeta, insert: &ast::Insert) -> Result<Named> {
         return Ok(Named::All);
     };
     let mut names = Vec::with_capacity(exprs.len());
+    let mut temporary = Vec::new();
     for expr in exprs {
         let ident = match expr {
             ast::Expr::Identifier(ident) => ident,
@@ -56,6 +59,15 @@ fn named_partitions(table: &TableMeta, insert: &ast::Insert) -> Result<Named> {
             }
             return Ok(Named::Detected);
         }
+        if let Some(name) = basalt_sql::temporary_partition(&ident.value) {
+            let partition = table
+                .temporary_partition_by_name(name)
+                .ok_or_else(|| BasaltError::UnknownPartition(name.to_string()))?;
+            if !temporary.contains(&partition.name) {
+                temporary.push(partition.name.clone());
+            }
+            continue;
+        }
         let partition = table
             .partition_by_name(&ident.value)
             .ok_or_else(|| BasaltError::UnknownPartition(ident.value.clone()))?;
@@ -63,7 +75,13 @@ fn named_partitions(table: &TableMeta, insert: &ast::Insert) -> Result<Named> {
             names.push(partition.name.clone());
         }
     }
-    Ok(Named::These(names))
+    match (names.is_empty(), temporary.is_empty()) {
+        (true, false) => Ok(Named::Temporary(temporary)),
+        (_, true) => Ok(Named::These(names)),
+        (false, false) => Err(BasaltError::NotSupported(
+            "writing formal and temporary partitions in one partition list".into(),
+        )),
+    }
 }
 
 fn syntax(message: &str, near: String) -> BasaltError {
@@ -83,6 +101,7 @@ fn overwritten(table: &TableMeta, named: &Named, before: &HashSet<u64>) -> HashS
         .filter(|p| match named {
             Named::All => true,
             Named::These(names) => names.contains(&p.name),
+            Named::Temporary(_) => false,
             Named::Detected => p
                 .tablets
                 .iter()
@@ -165,8 +184,16 @@ impl QueryEngine {
         let catalog = storage.catalog().clone();
         let table = catalog.table(db, table_name)?;
         let named = named_partitions(&table, insert)?;
+        if overwrite && matches!(named, Named::Temporary(_)) {
+            return Err(BasaltError::NotSupported(
+                "INSERT OVERWRITE into temporary partitions (write them with INSERT INTO, then \
+                 REPLACE PARTITION)"
+                    .into(),
+            ));
+        }
         let targets = match &named {
             Named::These(names) => Some(TargetPartitions::Named(names.clone())),
+            Named::Temporary(names) => Some(TargetPartitions::Temporary(names.clone())),
             _ if table.auto_partition.is_some()
                 && overwrite
                 && !auto_create_when_overwrite(session) =>

@@ -22,10 +22,13 @@ impl QueryEngine {
                 like.as_deref(),
             )),
             Statement::ShowWarnings => Ok(session.info.warnings.show()),
-            Statement::ShowPartitions { table, .. } => {
+            Statement::ShowPartitions {
+                table, temporary, ..
+            } => {
                 let db = ddl::database_of(session, &table.database)?;
                 Ok(show::show_partitions(
                     catalog.table(&db, &table.table)?.as_ref(),
+                    temporary,
                 ))
             }
             Statement::ShowTablets {

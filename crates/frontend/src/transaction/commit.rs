@@ -98,7 +98,7 @@ fn publishable_on(
 /// those loads published meanwhile missed.
 fn publishable(table: &StagedTable, current: &TableMeta) -> Result<TableMeta> {
     let mut new = publishable_rowsets(table, current)?;
-    for tablet in new.partitions.iter_mut().flat_map(|p| p.tablets.iter_mut()) {
+    for tablet in new.tablets_mut() {
         for version in [current, table.current.as_ref()] {
             if let Some((_, t)) = version.tablets().find(|(_, t)| t.id == tablet.id) {
                 tablet.mark_stale(t.stale_replicas.iter().copied());
@@ -177,9 +177,7 @@ fn rebase_over_compaction(
             continue;
         }
         let tablet = new
-            .partitions
-            .iter_mut()
-            .flat_map(|p| p.tablets.iter_mut())
+            .tablets_mut()
             .find(|t| t.id == staged.id)
             .ok_or_else(|| BasaltError::Internal(format!("tablet {} vanished", staged.id)))?;
         let appended =
@@ -244,11 +242,7 @@ fn rebase(table: &StagedTable, current: &TableMeta) -> Option<TableMeta> {
         if added.is_empty() {
             continue;
         }
-        let tablet = new
-            .partitions
-            .iter_mut()
-            .flat_map(|p| p.tablets.iter_mut())
-            .find(|t| t.id == staged.id)?;
+        let tablet = new.tablets_mut().find(|t| t.id == staged.id)?;
         for rowset in added {
             let version = tablet.version() + 1;
             tablet.rowsets.push(Arc::new(RowsetMeta {
@@ -316,6 +310,7 @@ mod tests {
             num_key_columns: 0,
             partition_kind: PartitionKind::Unpartitioned,
             partition_column: None,
+            temporary_partitions: Vec::new(),
             partitions: vec![PartitionMeta {
                 id: 2,
                 name: "t".into(),

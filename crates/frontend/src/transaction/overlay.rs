@@ -122,9 +122,7 @@ impl Overlay {
 
 fn find_tablet(table: &mut TableMeta, id: TabletId) -> Result<&mut TabletMeta> {
     table
-        .partitions
-        .iter_mut()
-        .flat_map(|p| p.tablets.iter_mut())
+        .tablets_mut()
         .find(|t| t.id == id)
         .ok_or_else(|| BasaltError::Storage(format!("tablet {id} was dropped during the write")))
 }

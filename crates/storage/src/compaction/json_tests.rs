@@ -59,6 +59,7 @@ fn create_table(dir: &Path) -> Arc<LocalCatalog> {
         num_key_columns: 1,
         partition_kind: PartitionKind::Unpartitioned,
         partition_column: None,
+        temporary_partitions: Vec::new(),
         partitions: vec![PartitionMeta::empty(
             "t".into(),
             PartitionBound::All,

@@ -76,6 +76,7 @@ fn fixture_with_properties(
         num_key_columns: num_keys,
         partition_kind: PartitionKind::Unpartitioned,
         partition_column: None,
+        temporary_partitions: Vec::new(),
         partitions: vec![PartitionMeta::empty(
             "t".into(),
             PartitionBound::All,

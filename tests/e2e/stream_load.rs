@@ -1492,3 +1492,70 @@ async fn generated_columns_are_computed() {
         vec![vec![s("1"), s("4")], vec![s("3"), s("8")]]
     );
 }
+
+/// Doris's `temporary_partitions` header: rows go only into the named temporary partitions,
+/// which the table's queries do not read until REPLACE PARTITION swaps them in; a row outside
+/// them is filtered like a row in no partition.
+#[tokio::test]
+async fn temporary_partitions_header_loads_into_temporary_partitions() {
+    let server = TestServer::start().await;
+    let mut c = setup(&server).await;
+    exec(
+        &mut c,
+        "CREATE TABLE t (k INT, v INT) DUPLICATE KEY(k) PARTITION BY RANGE(k) \
+         (PARTITION p1 VALUES LESS THAN (10)) DISTRIBUTED BY HASH(k) BUCKETS 2",
+    )
+    .await;
+    exec(&mut c, "INSERT INTO t VALUES (1, 1)").await;
+    exec(
+        &mut c,
+        "ALTER TABLE t ADD TEMPORARY PARTITION tp1 VALUES LESS THAN (10)",
+    )
+    .await;
+    let v = load(
+        &server,
+        "t",
+        &[
+            ("column_separator", ","),
+            ("temporary_partitions", "tp1"),
+            ("max_filter_ratio", "0.5"),
+        ],
+        b"2,20\n3,30\n40,400\n",
+    );
+    assert_eq!(v["Status"], "Success", "{v}");
+    assert_eq!(
+        (num(&v, "NumberLoadedRows"), num(&v, "NumberFilteredRows")),
+        (2, 1),
+        "{v}"
+    );
+    assert_eq!(rows(&mut c, "SELECT sum(v) FROM t").await[0][0], s("1"));
+    assert_eq!(
+        rows(&mut c, "SELECT sum(v) FROM t TEMPORARY PARTITION (tp1)").await[0][0],
+        s("50")
+    );
+    // A partition that is not temporary is no target of the header, nor both headers at once.
+    let v = load(
+        &server,
+        "t",
+        &[("column_separator", ","), ("temporary_partitions", "p1")],
+        b"4,4\n",
+    );
+    assert_eq!(v["Status"], "Fail", "{v}");
+    let v = load(
+        &server,
+        "t",
+        &[
+            ("column_separator", ","),
+            ("temporary_partitions", "tp1"),
+            ("partitions", "p1"),
+        ],
+        b"4,4\n",
+    );
+    assert_eq!(v["Status"], "Fail", "{v}");
+    exec(
+        &mut c,
+        "ALTER TABLE t REPLACE PARTITION (p1) WITH TEMPORARY PARTITION (tp1)",
+    )
+    .await;
+    assert_eq!(rows(&mut c, "SELECT sum(v) FROM t").await[0][0], s("50"));
+}

@@ -125,6 +125,7 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
             return crate::lambda_calls::rewrite(name, args)
                 .or_else(|| crate::doris_spellings::rewrite(name, args))
                 .or_else(|| crate::doris_more_spellings::rewrite(name, args))
+                .or_else(|| crate::doris_aliases::rewrite(name, args))
                 .or_else(|| crate::function_library::rewrite(name, args))
         }
     })
@@ -168,7 +169,7 @@ fn null_if_any_null(args: &[Expr], name: &str) -> Expr {
 }
 
 /// `name(DISTINCT args)`.
-fn distinct_call(name: &str, args: Vec<Expr>) -> Expr {
+pub(crate) fn distinct_call(name: &str, args: Vec<Expr>) -> Expr {
     let mut f = match call(name, args) {
         Expr::Function(f) => f,
         other => return other,

@@ -3,9 +3,11 @@
 //!   ascending order (0 is the smallest, -1 the largest); NULL for a position outside the bitmap
 //!   or a negative limit;
 //! - `bitmap_subset_in_range(b, start, end)`: the members in [start, end); NULL for a negative
-//!   bound or an end before the start.
+//!   bound or an end before the start;
+//! - `bitmap_subset_limit(b, start, limit)`: at most `limit` members from `start` up; NULL for
+//!   a negative start or limit.
 //!
-//! Both are NULL when an argument is NULL.
+//! All are NULL when an argument is NULL.
 
 use crate::util::{arguments, decode_bitmap, output, sketch_function, Bytes};
 use basalt_common::bitmap_value::BitmapValue;
@@ -33,7 +35,22 @@ pub fn functions() -> Vec<ScalarUDF> {
             basalt_common::SqlType::Bitmap,
             subset_in_range,
         ),
+        sketch_function(
+            "bitmap_subset_limit",
+            signature(),
+            basalt_common::SqlType::Bitmap,
+            subset_limit,
+        ),
     ]
+}
+
+fn subset_limit(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
+    subset(args, "bitmap_subset_limit", |b, start, limit| {
+        let (start, limit) = (u64::try_from(start).ok()?, usize::try_from(limit).ok()?);
+        Some(BitmapValue::from_ids(
+            b.iter().skip_while(|&id| id < start).take(limit),
+        ))
+    })
 }
 
 fn sub_bitmap(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {

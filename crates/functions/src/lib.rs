@@ -45,6 +45,7 @@ mod checksums;
 mod coerced_text_dates;
 mod collect;
 mod compound_extract;
+mod compression;
 mod count_arguments;
 mod count_by_enum;
 mod covariance;
@@ -275,6 +276,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(string_edits::functions());
     v.extend(string_lists::functions());
     v.extend(checksums::functions());
+    v.extend(compression::functions());
     v.extend(aes_crypt::functions());
     v.extend(mysql_crypt::functions());
     v.extend(base64_text::functions());

@@ -100,10 +100,10 @@ pub fn functions() -> Vec<ScalarUDF> {
     let list: Vec<(&'static str, &[&str], Kind)> = vec![
         ("json_extract", &["jsonb_extract"], Kind::Extract),
         ("json_unquote", &[], Kind::Unquote),
-        ("json_valid", &[], Kind::Valid),
-        ("json_type", &[], Kind::Type),
+        ("json_valid", &["jsonb_valid"], Kind::Valid),
+        ("json_type", &["jsonb_type"], Kind::Type),
         ("json_length", &[], Kind::Length),
-        ("json_keys", &[], Kind::Keys),
+        ("json_keys", &["jsonb_keys"], Kind::Keys),
         ("json_contains", &[], Kind::Contains),
         ("json_contains_path", &[], Kind::ContainsPath),
         ("json_array", &[], Kind::Array),
@@ -238,7 +238,9 @@ impl Kind {
     fn arity(self) -> (usize, usize) {
         match self {
             Kind::Extract => (2, usize::MAX),
-            Kind::Unquote | Kind::Valid | Kind::Quote | Kind::Parse | Kind::Type => (1, 1),
+            Kind::Unquote | Kind::Valid | Kind::Quote | Kind::Parse => (1, 1),
+            // MySQL's JSON_TYPE(doc); Doris's json_type(doc, path).
+            Kind::Type => (1, 2),
             Kind::ParseLenient { to_value } => (1, 1 + to_value as usize),
             Kind::Length | Kind::Keys => (1, 2),
             Kind::Contains => (2, 3),
@@ -815,7 +817,15 @@ impl JsonFunction {
                 Some(v) => typed(&v.to_value().map_err(failed)?, out),
                 None => None,
             },
-            Kind::Type => Some(Cell::Text(doc.type_name().map_err(failed)?.into())),
+            Kind::Type => match paths.first() {
+                None => Some(Cell::Text(doc.type_name().map_err(failed)?.into())),
+                Some(p) => match p.get(doc) {
+                    Some(v) => Some(Cell::Text(
+                        doris_type_name(&v.to_value().map_err(failed)?).into(),
+                    )),
+                    None => None,
+                },
+            },
             Kind::Length | Kind::Keys | Kind::Contains => {
                 // json_contains' candidate must be JSON even where the path names nothing.
                 let candidate = match self.kind {
@@ -1107,6 +1117,24 @@ fn build(out: Out, cells: Vec<Option<Cell>>) -> Result<ArrayRef> {
             Arc::new(b.finish())
         }
     })
+}
+
+/// Doris's `json_type(doc, path)` name of a value: its JSONB type, integers by the narrowest of
+/// INT, BIGINT and LARGEINT that holds them.
+fn doris_type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) if i32::try_from(i).is_ok() => "int",
+            (Some(_), _) => "bigint",
+            (None, Some(_)) => "largeint",
+            _ => "double",
+        },
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! Doris functions that are other Basalt expressions: second names Doris registers for a
 //! function (`dceil`, `dfloor`, `dround`, `dpow`, `dlog1` (LN), `dlog10`, `add_months`,
 //! `datev2`, `to_datev2`, `any`, `map_agg_v1` / `map_agg_v2`, `percentile_reservoir` (the exact
-//! percentile, which a reservoir sample estimates), `orthogonal_bitmap_union_count`,
-//! `orthogonal_bitmap_intersect_count`) and thin expressions: `e()`, `pmod(a, b)` (the
+//! percentile, which a reservoir sample estimates), `orthogonal_bitmap_union_count`)
+//! and thin expressions: `e()`, `pmod(a, b)` (the
 //! non-negative remainder; NULL for b = 0), `like(s, p)`, `nullable(x)`, `non_nullable(x)` (an
 //! error on NULL), `ignore(..)` (FALSE), `current_catalog()` ('internal', Basalt's only
 //! catalog), `boolor_agg` / `booland_agg` (OR / AND of the non-NULL values read as booleans),
@@ -34,7 +34,6 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
         ("map_agg_v1" | "map_agg_v2", [_, _]) => same("map_agg"),
         ("percentile_reservoir", [_, _]) => same("percentile"),
         ("orthogonal_bitmap_union_count", [_]) => same("bitmap_union_count"),
-        ("orthogonal_bitmap_intersect_count", [_, _, _, ..]) => same("intersect_count"),
         ("e", []) => Some(call(
             "exp",
             vec![cast(

@@ -7,6 +7,10 @@
 //! all give 0. NULL bitmaps and NULL filter values never match. The filter values must be
 //! constants; they and the filter column are coerced to a common comparable type.
 //!
+//! Doris's `orthogonal_bitmap_intersect(bitmap_col, filter_col, v1, ..)` is the same
+//! intersection as a BITMAP (empty where the count is 0), and its
+//! `orthogonal_bitmap_intersect_count` another name for the count.
+//!
 //! State: one Binary column per listed value (that value's serialized union so far).
 
 use std::sync::Arc;
@@ -23,25 +27,49 @@ use datafusion::logical_expr::{
     Accumulator, AggregateUDF, AggregateUDFImpl, ColumnarValue, Signature, Volatility,
 };
 
+use crate::sketch_fields::result_field;
 use crate::util::{bad_value, coerce_sketch, expect_args, Bytes};
 
 const NAME: &str = "intersect_count";
+const BITMAP_NAME: &str = "orthogonal_bitmap_intersect";
 
 #[derive(Debug, PartialEq, Eq, Hash)]
 struct IntersectCount {
     signature: Signature,
+    /// The intersection itself (`orthogonal_bitmap_intersect`) rather than its size.
+    bitmap: bool,
+    aliases: Vec<String>,
 }
 
-/// The `intersect_count` aggregate.
+/// The `intersect_count` aggregate (also `orthogonal_bitmap_intersect_count`).
 pub fn function() -> AggregateUDF {
     AggregateUDF::new_from_impl(IntersectCount {
         signature: Signature::user_defined(Volatility::Immutable),
+        bitmap: false,
+        aliases: vec!["orthogonal_bitmap_intersect_count".into()],
+    })
+}
+
+/// The `orthogonal_bitmap_intersect` aggregate: the intersection as a BITMAP.
+pub fn bitmap_function() -> AggregateUDF {
+    AggregateUDF::new_from_impl(IntersectCount {
+        signature: Signature::user_defined(Volatility::Immutable),
+        bitmap: true,
+        aliases: Vec::new(),
     })
 }
 
 impl AggregateUDFImpl for IntersectCount {
     fn name(&self) -> &str {
-        NAME
+        if self.bitmap {
+            BITMAP_NAME
+        } else {
+            NAME
+        }
+    }
+
+    fn aliases(&self) -> &[String] {
+        &self.aliases
     }
 
     fn signature(&self) -> &Signature {
@@ -68,7 +96,21 @@ impl AggregateUDFImpl for IntersectCount {
     }
 
     fn return_type(&self, _types: &[DataType]) -> Result<DataType> {
-        Ok(DataType::Int64)
+        Ok(if self.bitmap {
+            DataType::Binary
+        } else {
+            DataType::Int64
+        })
+    }
+
+    fn return_field(&self, arg_fields: &[FieldRef]) -> Result<FieldRef> {
+        let types: Vec<DataType> = arg_fields.iter().map(|f| f.data_type().clone()).collect();
+        Ok(result_field(
+            self.name(),
+            self.return_type(&types)?,
+            basalt_common::SqlType::Bitmap,
+            false,
+        ))
     }
 
     fn is_nullable(&self) -> bool {
@@ -76,7 +118,11 @@ impl AggregateUDFImpl for IntersectCount {
     }
 
     fn default_value(&self, _data_type: &DataType) -> Result<ScalarValue> {
-        Ok(ScalarValue::Int64(Some(0)))
+        Ok(if self.bitmap {
+            ScalarValue::Binary(Some(BitmapValue::new().serialize()))
+        } else {
+            ScalarValue::Int64(Some(0))
+        })
     }
 
     fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
@@ -104,7 +150,11 @@ impl AggregateUDFImpl for IntersectCount {
             }
         }
         let unions = vec![BitmapValue::new(); filters.len()];
-        Ok(Box::new(IntersectCountAccumulator { filters, unions }))
+        Ok(Box::new(IntersectCountAccumulator {
+            filters,
+            unions,
+            bitmap: self.bitmap,
+        }))
     }
 }
 
@@ -112,6 +162,7 @@ impl AggregateUDFImpl for IntersectCount {
 struct IntersectCountAccumulator {
     filters: Vec<ScalarValue>,
     unions: Vec<BitmapValue>,
+    bitmap: bool,
 }
 
 impl Accumulator for IntersectCountAccumulator {
@@ -160,8 +211,8 @@ impl Accumulator for IntersectCountAccumulator {
 
     fn evaluate(&mut self) -> Result<ScalarValue> {
         let mut iter = self.unions.iter();
-        let count = match iter.next() {
-            None => 0,
+        let common = match iter.next() {
+            None => BitmapValue::new(),
             Some(first) => {
                 let mut acc = first.clone();
                 for u in iter {
@@ -170,10 +221,14 @@ impl Accumulator for IntersectCountAccumulator {
                     }
                     acc.intersect_with(u);
                 }
-                acc.len()
+                acc
             }
         };
-        Ok(ScalarValue::Int64(Some(count as i64)))
+        Ok(if self.bitmap {
+            ScalarValue::Binary(Some(common.serialize()))
+        } else {
+            ScalarValue::Int64(Some(common.len() as i64))
+        })
     }
 
     fn size(&self) -> usize {

@@ -72,6 +72,7 @@ mod fraction_digits;
 mod funnel;
 pub mod generated_columns;
 mod geo;
+mod group_array_intersect;
 mod group_concat;
 mod hamming_distance;
 mod hex;
@@ -92,6 +93,7 @@ mod map_entry_lookup;
 pub mod mixed_result_types;
 mod moments;
 mod money_format;
+mod multi_match;
 pub mod murmur3;
 mod murmur_hash;
 mod mysql_comparisons;
@@ -277,6 +279,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(string_lists::functions());
     v.extend(checksums::functions());
     v.extend(compression::functions());
+    v.push(multi_match::function());
     v.extend(aes_crypt::functions());
     v.extend(mysql_crypt::functions());
     v.extend(base64_text::functions());
@@ -304,6 +307,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
 pub fn aggregate_functions() -> Vec<AggregateUDF> {
     let mut v = bitmap_agg::functions();
     v.push(intersect_count::function());
+    v.push(intersect_count::bitmap_function());
     v.extend(hll::aggregate_functions());
     v.extend(stats::functions());
     v.push(percentile::function());
@@ -312,6 +316,7 @@ pub fn aggregate_functions() -> Vec<AggregateUDF> {
     v.extend(funnel::functions());
     v.extend(moments::functions());
     v.push(entropy::function());
+    v.push(group_array_intersect::function());
     v.extend(
         extremum_by::functions()
             .into_iter()

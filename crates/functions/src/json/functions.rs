@@ -112,7 +112,13 @@ pub fn functions() -> Vec<ScalarUDF> {
         ("json_quote", &[], Kind::Quote),
         (
             "json_parse",
-            &["jsonb_parse", "json_parse_nullable", "jsonb_parse_nullable"],
+            &[
+                "jsonb_parse",
+                "json_parse_nullable",
+                "jsonb_parse_nullable",
+                "json_parse_notnull",
+                "jsonb_parse_notnull",
+            ],
             Kind::Parse,
         ),
         (

@@ -547,6 +547,7 @@ fn views_survive_reopen_share_names_with_tables_and_go_with_their_database() {
         check_option: Default::default(),
         column_comments: Vec::new(),
         comment: String::new(),
+        column_types: Vec::new(),
     };
     {
         let c = LocalCatalog::open_with(dir.path(), Some(TableNameCase::Lower)).unwrap();

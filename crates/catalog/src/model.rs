@@ -361,6 +361,11 @@ pub struct ViewMeta {
     /// Doris's `COMMENT 'x'` before AS.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub comment: String,
+    /// Each column's type as the SELECT gave it when the view was created or altered (what
+    /// information_schema.COLUMNS shows), by position; empty for a view stored before Basalt
+    /// recorded them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub column_types: Vec<basalt_common::SqlType>,
 }
 
 /// A view's ALGORITHM clause.

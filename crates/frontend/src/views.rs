@@ -377,6 +377,14 @@ impl QueryEngine {
             Some(u) => format!("{}@{}", u.user, u.host),
             None => format!("{}@{}", session.user(), session.host()),
         };
+        // A column of a type Basalt cannot name is left out of what is recorded (then none
+        // are: the types go by position).
+        let column_types = schema
+            .fields()
+            .iter()
+            .map(|f| crate::result_column_types::sql_type_of(f))
+            .collect::<Result<Vec<_>>>()
+            .unwrap_or_default();
         let view = ViewMeta {
             database: db,
             name: view_name,
@@ -388,6 +396,7 @@ impl QueryEngine {
             check_option,
             column_comments,
             comment,
+            column_types,
         };
         if alter {
             self.services.catalog.alter_view(view)?;

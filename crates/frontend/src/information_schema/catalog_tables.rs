@@ -6,7 +6,7 @@
 
 use super::{InformationSchema, TableSpec, I, T};
 use crate::show::ResultBuilder;
-use basalt_catalog::{KeysModel, PartitionBound, PartitionKind, TableMeta, ViewMeta};
+use basalt_catalog::{ColumnMeta, KeysModel, PartitionBound, PartitionKind, TableMeta, ViewMeta};
 use basalt_common::SqlType;
 use std::sync::Arc;
 
@@ -329,45 +329,80 @@ fn tables(is: &InformationSchema, b: &mut ResultBuilder) {
 fn columns(is: &InformationSchema, b: &mut ResultBuilder) {
     for t in is.visible_tables() {
         for (position, (i, c)) in t.declared_columns().enumerate() {
-            let (len, prec, scale) = crate::show::type_dimensions(&c.ty);
-            let datetime_precision = match c.ty {
-                SqlType::DateTime { scale } | SqlType::Time { scale } => Some(i64::from(scale)),
-                _ => None,
-            };
-            let text = is_text(&c.ty);
-            b.row(vec![
-                "def".into(),
-                t.database.clone().into(),
-                t.name.clone().into(),
-                c.shown_name().into(),
-                (position as i64 + 1).into(),
-                crate::show::default_text(c).into(),
-                (if c.nullable { "YES" } else { "NO" }).into(),
-                match &c.allowed {
-                    Some(a) if a.set => "set".into(),
-                    Some(_) => "enum".into(),
-                    None => c.ty.data_type_name().into(),
-                },
-                len.into(),
-                octet_length(&c.ty).into(),
-                prec.into(),
-                scale.into(),
-                datetime_precision.into(),
-                text.then_some(CHARSET).into(),
-                text.then_some(COLLATION).into(),
-                crate::ddl_text::column_type(c).into(),
-                column_key(&t, i).into(),
-                crate::show::extra_text(c).into(),
-                "select,insert,update,references".into(),
-                c.comment.clone().into(),
-                c.generated
-                    .as_ref()
-                    .map_or(String::new(), |g| g.expr.clone())
-                    .into(),
-                None::<i64>.into(),
-            ]);
+            column_row(b, (&t.database, &t.name), position, c, column_key(&t, i));
         }
     }
+    // A view's columns, with the types its SELECT gave when it was created (MySQL lists them
+    // too); a view stored before Basalt recorded them is left out.
+    for v in is.visible_views() {
+        if v.column_types.len() != v.columns.len() {
+            continue;
+        }
+        for (position, (name, ty)) in v.columns.iter().zip(&v.column_types).enumerate() {
+            let c = ColumnMeta {
+                name: name.to_lowercase(),
+                display_name: Some(name.clone()),
+                ty: ty.clone(),
+                nullable: true,
+                is_key: false,
+                agg: None,
+                default: None,
+                comment: v.column_comments.get(position).cloned().unwrap_or_default(),
+                auto_increment: false,
+                generated: None,
+                allowed: None,
+                on_update_current_timestamp: false,
+            };
+            column_row(b, (&v.database, &v.name), position, &c, "");
+        }
+    }
+}
+
+/// One row of COLUMNS: column `c` at `position` (from 0) of `table` in `database`.
+fn column_row(
+    b: &mut ResultBuilder,
+    (database, table): (&str, &str),
+    position: usize,
+    c: &ColumnMeta,
+    key: &str,
+) {
+    let (len, prec, scale) = crate::show::type_dimensions(&c.ty);
+    let datetime_precision = match c.ty {
+        SqlType::DateTime { scale } | SqlType::Time { scale } => Some(i64::from(scale)),
+        _ => None,
+    };
+    let text = is_text(&c.ty);
+    b.row(vec![
+        "def".into(),
+        database.into(),
+        table.into(),
+        c.shown_name().into(),
+        (position as i64 + 1).into(),
+        crate::show::default_text(c).into(),
+        (if c.nullable { "YES" } else { "NO" }).into(),
+        match &c.allowed {
+            Some(a) if a.set => "set".into(),
+            Some(_) => "enum".into(),
+            None => c.ty.data_type_name().into(),
+        },
+        len.into(),
+        octet_length(&c.ty).into(),
+        prec.into(),
+        scale.into(),
+        datetime_precision.into(),
+        text.then_some(CHARSET).into(),
+        text.then_some(COLLATION).into(),
+        crate::ddl_text::column_type(c).into(),
+        key.into(),
+        crate::show::extra_text(c).into(),
+        "select,insert,update,references".into(),
+        c.comment.clone().into(),
+        c.generated
+            .as_ref()
+            .map_or(String::new(), |g| g.expr.clone())
+            .into(),
+        None::<i64>.into(),
+    ]);
 }
 
 fn views(is: &InformationSchema, b: &mut ResultBuilder) {

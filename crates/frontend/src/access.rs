@@ -359,7 +359,9 @@ impl Access {
             B::Call { name, .. } | B::ShowCreateProcedure { name, .. } => {
                 self.require_any_on_database(&database_of(session, &name.database)?)
             }
-            B::ShowLoad { database, .. } | B::ShowDynamicPartitionTables { database } => {
+            B::ShowLoad { database, .. }
+            | B::ShowTransaction { database, .. }
+            | B::ShowDynamicPartitionTables { database } => {
                 self.require_any_on_database(&database_of(session, database)?)
             }
             B::CreateUser { .. }

@@ -253,6 +253,32 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
             }
         });
     }
+    if peek_word(p, "SHOW") && peek_nth_word(p, 1, "TRANSACTION") {
+        p.next_token();
+        p.next_token();
+        let database = if eat_word(p, "FROM") || eat_word(p, "IN") {
+            Some(ident(p)?)
+        } else {
+            None
+        };
+        expect_word(p, "WHERE")?;
+        let key = ident(p)?.to_ascii_lowercase();
+        p.expect_token(&Token::Eq)?;
+        let value = string_or_number(p)?;
+        let filter = match key.as_str() {
+            "id" => TransactionFilter::Id(value.parse().map_err(|_| {
+                ParserError::ParserError(format!("a transaction id is a number, got {value}"))
+            })?),
+            "label" => TransactionFilter::Label(value),
+            "status" => TransactionFilter::Status(value),
+            other => {
+                return Err(ParserError::ParserError(format!(
+                    "SHOW TRANSACTION filters by ID, LABEL or STATUS, not {other}"
+                )))
+            }
+        };
+        return Ok(Statement::ShowTransaction { database, filter });
+    }
     if peek_word(p, "SHOW")
         && (peek_nth_word(p, 1, "LOAD")
             || (peek_nth_word(p, 1, "STREAM") && peek_nth_word(p, 2, "LOAD")))

@@ -157,6 +157,12 @@ pub enum Statement {
     ShowDynamicPartitionTables {
         database: Option<String>,
     },
+    /// Doris's `SHOW TRANSACTION [FROM db] WHERE ID = n | LABEL = 'l' | STATUS = 's'`: the
+    /// transactions of the database's loads.
+    ShowTransaction {
+        database: Option<String>,
+        filter: TransactionFilter,
+    },
     /// `SHOW [STREAM] LOAD [FROM db] [WHERE LABEL = 'l'] [LIMIT n]`.
     ShowLoad {
         stream: bool,
@@ -874,6 +880,15 @@ pub enum PartitionOp {
     },
     /// Doris's `RENAME PARTITION old new`.
     Rename { from: String, to: String },
+}
+
+/// Which transactions `SHOW TRANSACTION` shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TransactionFilter {
+    Id(u64),
+    Label(String),
+    /// A status as Doris names it (`VISIBLE`, `ABORTED`, ..), in any letter case.
+    Status(String),
 }
 
 /// What `ALTER SYSTEM .. BACKEND` does (Doris's verbs).

@@ -258,6 +258,7 @@ impl QueryEngine {
             | Statement::ShowWarnings
             | Statement::ShowBackends
             | Statement::ShowLoad { .. }
+            | Statement::ShowTransaction { .. }
             | Statement::ShowDynamicPartitionTables { .. } => self.execute_show(session, stmt),
             Statement::ShowProc { path } => crate::show_proc::show_proc(
                 &self.services,

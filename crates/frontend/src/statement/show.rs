@@ -51,22 +51,24 @@ impl QueryEngine {
                 crate::dynamic_partitions::show_tables(catalog.as_ref(), &db)
             }
             Statement::ShowBackends => Ok(crate::backends::show(&self.services)),
+            Statement::ShowTransaction { database, filter } => {
+                let mut jobs = self.load_records(session, database)?;
+                jobs.retain(|j| match &filter {
+                    basalt_sql::TransactionFilter::Id(id) => j.txn_id == *id,
+                    basalt_sql::TransactionFilter::Label(l) => j.label == *l,
+                    basalt_sql::TransactionFilter::Status(s) => {
+                        show::transaction_status(j).eq_ignore_ascii_case(s)
+                    }
+                });
+                Ok(show::show_transactions(&jobs))
+            }
             Statement::ShowLoad {
                 stream,
                 database,
                 label,
                 limit,
             } => {
-                let db = match database {
-                    Some(d) => session.stored_name(&d),
-                    None => require_database(session)?,
-                };
-                // Loads record their database as stored.
-                let db = crate::catalog_provider::stored_database(catalog.as_ref(), &db)
-                    .ok_or(BasaltError::UnknownDatabase(db))?;
-                let mut jobs = catalog.load_jobs(&db);
-                jobs.extend(self.loads.failures(&db));
-                jobs.sort_by_key(|j| (j.finished_ms, j.txn_id));
+                let mut jobs = self.load_records(session, database)?;
                 if let Some(l) = label {
                     jobs.retain(|j| j.label == l);
                 }
@@ -78,6 +80,27 @@ impl QueryEngine {
             }
             _ => Err(misrouted()),
         }
+    }
+
+    /// The records of a database's loads (the session's database when none is named), the
+    /// failed ones kept in memory too, oldest first.
+    fn load_records(
+        &self,
+        session: &Session,
+        database: Option<String>,
+    ) -> Result<Vec<std::sync::Arc<basalt_catalog::LoadJobRecord>>> {
+        let catalog = &self.services.catalog;
+        let db = match database {
+            Some(d) => session.stored_name(&d),
+            None => require_database(session)?,
+        };
+        // Loads record their database as stored.
+        let db = crate::catalog_provider::stored_database(catalog.as_ref(), &db)
+            .ok_or(BasaltError::UnknownDatabase(db))?;
+        let mut jobs = catalog.load_jobs(&db);
+        jobs.extend(self.loads.failures(&db));
+        jobs.sort_by_key(|j| (j.finished_ms, j.txn_id));
+        Ok(jobs)
     }
 
     /// SHOW statements of the MySQL grammar.

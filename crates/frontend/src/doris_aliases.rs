@@ -8,7 +8,7 @@
 //! catalog), `boolor_agg` / `booland_agg` (OR / AND of the non-NULL values read as booleans),
 //! `boolxor_agg` / `bool_xor` (TRUE when exactly one value is true, as Snowflake, where Doris
 //! took the name, defines it), `multi_distinct_sum0`, `group_array_union` (the distinct
-//! elements of the group's arrays), `json_extract_largeint` (an integer member as LARGEINT,
+//! elements of the group's arrays, in no set order), `json_extract_largeint` (an integer member as LARGEINT,
 //! NULL for any other value) and `to_bitmap_with_check` (an error where `to_bitmap` gives the
 //! empty bitmap: a value that is no non-negative 64-bit integer).
 

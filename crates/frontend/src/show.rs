@@ -676,86 +676,16 @@ pub fn show_tablets(t: &TableMeta, partitions: &[String]) -> Output {
 }
 
 /// `SHOW LOAD` (Doris's job columns) or `SHOW STREAM LOAD` (its stream-load columns).
-/// A load record's time as SHOW LOAD and SHOW TRANSACTION give it.
-fn load_time(ms: i64) -> String {
-    chrono::DateTime::from_timestamp_millis(ms)
-        .map(|t| {
-            t.with_timezone(&chrono::Local)
-                .format("%Y-%m-%d %H:%M:%S")
-                .to_string()
-        })
-        .unwrap_or_default()
-}
-
-/// Doris's status of a load's transaction: VISIBLE once published, ABORTED when it failed.
-pub fn transaction_status(job: &basalt_catalog::LoadJobRecord) -> &'static str {
-    if job.state == "FINISHED" {
-        "VISIBLE"
-    } else {
-        "ABORTED"
-    }
-}
-
-/// Doris's SHOW TRANSACTION: one row per load's transaction, with Doris's columns. Basalt
-/// prepares, commits and publishes a load in one step, so its times are the load's start and
-/// finish; no replica fails a published load. A Stream Load's timeout is the default one (the
-/// record keeps no other); an INSERT's is its session's query_timeout, not recorded (NULL).
-pub fn show_transactions(jobs: &[std::sync::Arc<basalt_catalog::LoadJobRecord>]) -> Output {
-    let mut b = ResultBuilder::new(&[
-        Col::int("TransactionId"),
-        Col::str("Label"),
-        Col::str("Coordinator"),
-        Col::str("TransactionStatus"),
-        Col::str("LoadJobSourceType"),
-        Col::str("PrepareTime"),
-        Col::str("PreCommitTime"),
-        Col::str("CommitTime"),
-        Col::str("PublishTime"),
-        Col::str("FinishTime"),
-        Col::str("Reason"),
-        Col::int("ErrorReplicasCount"),
-        Col::int("ListenerId"),
-        Col::int("TimeoutMs"),
-        Col::str("ErrMsg"),
-    ]);
-    for j in jobs {
-        let visible = j.state == "FINISHED";
-        let finished = load_time(j.finished_ms);
-        let source = if j.kind.eq_ignore_ascii_case("INSERT") {
-            "INSERT_STREAMING"
-        } else {
-            "BACKEND_STREAMING"
-        };
-        let timeout_ms = (source == "BACKEND_STREAMING")
-            .then_some(basalt_load::DEFAULT_TIMEOUT_SECS as i64 * 1000);
-        b.row(vec![
-            (j.txn_id as i64).into(),
-            j.label.clone().into(),
-            "FE".to_string().into(),
-            transaction_status(j).to_string().into(),
-            source.to_string().into(),
-            load_time(j.created_ms).into(),
-            None::<String>.into(),
-            visible.then(|| finished.clone()).into(),
-            visible.then(|| finished.clone()).into(),
-            finished.into(),
-            (if visible {
-                String::new()
-            } else {
-                j.message.clone()
-            })
-            .into(),
-            0i64.into(),
-            (j.txn_id as i64).into(),
-            timeout_ms.into(),
-            String::new().into(),
-        ]);
-    }
-    b.into_output()
-}
-
 pub fn show_load(jobs: &[std::sync::Arc<basalt_catalog::LoadJobRecord>], stream: bool) -> Output {
-    let time = load_time;
+    let time = |ms: i64| {
+        chrono::DateTime::from_timestamp_millis(ms)
+            .map(|t| {
+                t.with_timezone(&chrono::Local)
+                    .format("%Y-%m-%d %H:%M:%S")
+                    .to_string()
+            })
+            .unwrap_or_default()
+    };
     if stream {
         let mut b = ResultBuilder::new(&[
             Col::str("Label"),

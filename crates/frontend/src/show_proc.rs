@@ -12,7 +12,7 @@
 
 mod auth;
 mod health;
-mod loads;
+pub(crate) mod loads;
 
 use crate::catalog_provider::Services;
 use crate::output::Output;

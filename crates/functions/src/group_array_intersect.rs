@@ -1,6 +1,7 @@
 //! Doris's `group_array_intersect(array)`: the elements every non-NULL array of the group
-//! holds, each once, in the order the first array gives them (an empty array for a group
-//! without arrays). A NULL element is an element like any other.
+//! holds, each once (an empty array for a group without arrays). A NULL element is an element
+//! like any other. The order is the first array's that the aggregate happens to read, so no
+//! set order, as in Doris.
 //!
 //! The partial state is whether an array was seen and the intersection so far (a list of the
 //! element type), so parts merge by intersecting again.

@@ -19,5 +19,5 @@ mod transform;
 pub use context::{LoadContext, LoadExpressions, ToDataFusionSql};
 pub use job::{stream_load, StreamLoadRequest, StreamLoadResult};
 pub use load_path::LoadDir;
-pub use options::{LoadOptions, DEFAULT_TIMEOUT_SECS};
+pub use options::LoadOptions;
 pub use registry::LoadRegistry;

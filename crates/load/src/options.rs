@@ -70,8 +70,8 @@ pub struct LoadOptions {
     pub delete_condition: Option<String>,
 }
 
-/// A load's timeout when its request names none (Doris's default).
-pub const DEFAULT_TIMEOUT_SECS: u64 = 600;
+/// Doris's default load timeout.
+const DEFAULT_TIMEOUT_SECS: u64 = 600;
 
 fn invalid(msg: impl Into<String>) -> BasaltError {
     BasaltError::InvalidData(msg.into())

@@ -60,25 +60,8 @@ pub(super) fn transactions(
     db: &DatabaseMeta,
     state: &str,
 ) -> Result<Output> {
-    let mut b = ResultBuilder::new(&[
-        Col::int("TransactionId"),
-        Col::str("Label"),
-        Col::str("Coordinator"),
-        Col::str("TransactionStatus"),
-        Col::str("LoadJobSourceType"),
-        Col::str("PrepareTime"),
-        Col::str("PreCommitTime"),
-        Col::str("CommitTime"),
-        Col::str("PublishTime"),
-        Col::str("FinishTime"),
-        Col::str("Reason"),
-        Col::int("ErrorReplicasCount"),
-        Col::int("ListenerId"),
-        Col::int("TimeoutMs"),
-        Col::str("ErrMsg"),
-    ]);
-    // The frontend coordinates every load (Doris names the coordinating node so).
-    let coordinator = listening.map(|l| format!("FE: {}", l.query.ip()));
+    let mut b = transaction_columns();
+    let coordinator = coordinator(listening);
     match state {
         "running" => {
             // A running load is known by its label only: its transaction id, start time and
@@ -119,6 +102,54 @@ pub(super) fn transactions(
     Ok(b.into_output())
 }
 
+/// Doris's columns of a transaction.
+fn transaction_columns() -> ResultBuilder {
+    ResultBuilder::new(&[
+        Col::int("TransactionId"),
+        Col::str("Label"),
+        Col::str("Coordinator"),
+        Col::str("TransactionStatus"),
+        Col::str("LoadJobSourceType"),
+        Col::str("PrepareTime"),
+        Col::str("PreCommitTime"),
+        Col::str("CommitTime"),
+        Col::str("PublishTime"),
+        Col::str("FinishTime"),
+        Col::str("Reason"),
+        Col::int("ErrorReplicasCount"),
+        Col::int("ListenerId"),
+        Col::int("TimeoutMs"),
+        Col::str("ErrMsg"),
+    ])
+}
+
+/// The frontend coordinates every load (Doris names the coordinating node so).
+pub(crate) fn coordinator(listening: Option<ListenAddresses>) -> Option<String> {
+    listening.map(|l| format!("FE: {}", l.query.ip()))
+}
+
+/// Doris's status of a finished load's transaction.
+pub(crate) fn transaction_status(j: &LoadJobRecord) -> &'static str {
+    if j.state == "FINISHED" {
+        "VISIBLE"
+    } else {
+        "ABORTED"
+    }
+}
+
+/// Doris's SHOW TRANSACTION: the rows of finished loads' transactions, as
+/// `/transactions/<db_id>/finished` gives them.
+pub(crate) fn finished_transactions(
+    jobs: &[Arc<LoadJobRecord>],
+    coordinator: Option<String>,
+) -> Output {
+    let mut b = transaction_columns();
+    for j in jobs {
+        b.row(finished_row(j, coordinator.clone()));
+    }
+    b.into_output()
+}
+
 /// One finished load. A load publishes as it commits, so its commit, publish and finish times
 /// are one; Basalt has no pre-commit (two-phase) step (NULL) and keeps no per-load timeout
 /// (NULL). The listener (Doris's load job) is the load itself: its job id is its transaction id.
@@ -130,7 +161,7 @@ fn finished_row(j: &LoadJobRecord, coordinator: Option<String>) -> Vec<Cell> {
         (j.txn_id as i64).into(),
         j.label.clone().into(),
         coordinator.into(),
-        if visible { "VISIBLE" } else { "ABORTED" }.into(),
+        transaction_status(j).into(),
         source_type(&j.kind).into(),
         show::format_ms(j.created_ms).into(),
         None::<String>.into(),

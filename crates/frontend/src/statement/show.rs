@@ -57,10 +57,13 @@ impl QueryEngine {
                     basalt_sql::TransactionFilter::Id(id) => j.txn_id == *id,
                     basalt_sql::TransactionFilter::Label(l) => j.label == *l,
                     basalt_sql::TransactionFilter::Status(s) => {
-                        show::transaction_status(j).eq_ignore_ascii_case(s)
+                        crate::show_proc::loads::transaction_status(j).eq_ignore_ascii_case(s)
                     }
                 });
-                Ok(show::show_transactions(&jobs))
+                Ok(crate::show_proc::loads::finished_transactions(
+                    &jobs,
+                    crate::show_proc::loads::coordinator(self.listening.get().copied()),
+                ))
             }
             Statement::ShowLoad {
                 stream,

@@ -204,15 +204,18 @@ async fn truncate_and_drop_wait_for_running_reads() {
         r.query_first::<(i64, i64), _>("SELECT COUNT(DISTINCT v % 100003), SUM(v) FROM g.big")
             .await
     });
-    // TRUNCATE once the read is running (or already done): a fixed pause raced a slow start
-    // on a loaded machine, where the read then rightly saw the emptied table.
+    // TRUNCATE once the read is scanning (or already done): a fixed pause raced a slow start
+    // on a loaded machine, and so did the statement merely being listed (it is listed before
+    // it is planned); either way the read then rightly saw the emptied table.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     loop {
-        let running = rows(&mut c, "SHOW PROCESSLIST").await.iter().any(|r| {
-            r.iter()
-                .flatten()
-                .any(|v| v.contains("COUNT(DISTINCT v % 100003)") && !v.contains("PROCESSLIST"))
-        });
+        let scanning = "SELECT SCAN_ROWS FROM information_schema.active_queries \
+                        WHERE SQL LIKE '%COUNT(DISTINCT v % 100003)%' \
+                        AND SQL NOT LIKE '%active_queries%'";
+        let running = rows(&mut c, scanning)
+            .await
+            .iter()
+            .any(|r| r[0].as_deref().is_some_and(|n| n != "0"));
         if running || reader.is_finished() {
             break;
         }

@@ -46,8 +46,11 @@ pub(crate) fn temporary_partition_lists(mut tokens: Vec<TokenWithSpan>) -> Vec<T
     while i < tokens.len() {
         let temporary = matches!(&tokens[i].token, Token::Word(w)
             if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("TEMPORARY"));
-        let partition = next_code(&tokens, i).filter(|&j| is_partition_word(&tokens[j].token));
-        let (true, Some(partition)) = (temporary, partition) else {
+        let partition = temporary
+            .then(|| next_code(&tokens, i))
+            .flatten()
+            .filter(|&j| is_partition_word(&tokens[j].token));
+        let Some(partition) = partition else {
             i += 1;
             continue;
         };

@@ -999,17 +999,14 @@ impl Catalog for LocalCatalog {
                 old.name
             )));
         }
-        let list = |t: &TableMeta| -> Vec<String> {
-            let list = if temporary {
-                &t.temporary_partitions
-            } else {
-                &t.partitions
-            };
-            list.iter().map(|p| p.name.clone()).collect()
+        let list = if temporary {
+            &old.temporary_partitions
+        } else {
+            &old.partitions
         };
-        let Some(pos) = list(&old)
+        let Some(pos) = list
             .iter()
-            .position(|p| p.eq_ignore_ascii_case(partition))
+            .position(|p| p.name.eq_ignore_ascii_case(partition))
         else {
             return if if_exists {
                 Ok(None)

@@ -12,7 +12,7 @@
 //! NULL for any other value) and `to_bitmap_with_check` (an error where `to_bitmap` gives the
 //! empty bitmap: a value that is no non-negative 64-bit integer).
 
-use crate::mysql_compat::{binary, call, cast, unless_zero};
+use crate::mysql_compat::{binary, call, cast, number, string, unless_zero};
 use basalt_sql::ast::helpers::attached_token::AttachedToken;
 use basalt_sql::ast::{BinaryOperator, CaseWhen, DataType, Expr, Value};
 
@@ -37,7 +37,7 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
         ("e", []) => Some(call(
             "exp",
             vec![cast(
-                number_one(),
+                number(1),
                 DataType::Double(basalt_sql::ast::ExactNumberInfo::None),
             )],
         )),
@@ -64,7 +64,7 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
             x.clone(),
         )),
         ("ignore", _) => Some(Expr::value(Value::Boolean(false))),
-        ("current_catalog", []) => Some(crate::mysql_compat::string("internal")),
+        ("current_catalog", []) => Some(string("internal")),
         ("boolor_agg", [x]) => Some(call("bool_or", vec![boolean(x)])),
         ("booland_agg", [x]) => Some(call("bool_and", vec![boolean(x)])),
         ("boolxor_agg" | "bool_xor", [x]) => {
@@ -73,12 +73,12 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
                 "count",
                 vec![when(boolean(x), Expr::value(Value::Boolean(true)))],
             );
-            let exactly_one = binary(trues, BinaryOperator::Eq, number_one());
+            let exactly_one = binary(trues, BinaryOperator::Eq, number(1));
             Some(when(
                 binary(
                     call("count", vec![x.clone()]),
                     BinaryOperator::Gt,
-                    crate::mysql_compat::number(0),
+                    number(0),
                 ),
                 exactly_one,
             ))
@@ -87,7 +87,7 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
             "coalesce",
             vec![
                 crate::function_aliases::distinct_call("sum", vec![x.clone()]),
-                crate::mysql_compat::number(0),
+                number(0),
             ],
         )),
         ("group_array_union", [a]) => Some(call(
@@ -100,7 +100,7 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
                 expr: Box::new(kind),
                 list: ["int", "bigint", "largeint"]
                     .into_iter()
-                    .map(crate::mysql_compat::string)
+                    .map(string)
                     .collect(),
                 negated: false,
             };
@@ -125,7 +125,7 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
                 binary(
                     call("bitmap_count", vec![bitmap.clone()]),
                     BinaryOperator::Gt,
-                    crate::mysql_compat::number(0),
+                    number(0),
                 ),
             );
             Some(checked(
@@ -137,10 +137,6 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
         }
         _ => None,
     }
-}
-
-fn number_one() -> Expr {
-    crate::mysql_compat::number(1)
 }
 
 /// `CASE WHEN condition THEN result END`.
@@ -156,11 +152,5 @@ fn when(condition: Expr, result: Expr) -> Expr {
 
 /// `value`, failing the statement with `message` on a row where `condition` is not true.
 fn checked(condition: Expr, message: &str, value: Expr) -> Expr {
-    when(
-        call(
-            "assert_true",
-            vec![condition, crate::mysql_compat::string(message)],
-        ),
-        value,
-    )
+    when(call("assert_true", vec![condition, string(message)]), value)
 }

@@ -1,7 +1,7 @@
 //! Doris's (and ClickHouse's) `multi_match_any(haystack, [pattern, ..])`: 1 when any of the
 //! regular expressions matches somewhere in the string, else 0; NULL for a NULL haystack or
-//! pattern list. The patterns of a row are compiled once into one automaton (a `RegexSet`),
-//! and reused while the next row has the same list (a constant list compiles once).
+//! pattern list. The patterns are compiled into one automaton (a `RegexSet`): a constant list
+//! once per batch, a list column once per row whose list differs from the row before.
 
 use crate::util::{arguments, output, plain_function};
 use datafusion::arrow::array::{Array, AsArray, Int8Array};
@@ -26,6 +26,7 @@ pub fn function() -> ScalarUDF {
 }
 
 fn multi_match_any(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
+    let constant_list = matches!(args.args[1], ColumnarValue::Scalar(_));
     let (arrays, scalar) = arguments(args)?;
     let haystacks = cast(&arrays[0], &DataType::Utf8)?;
     let haystacks = haystacks.as_string::<i32>();
@@ -40,6 +41,10 @@ fn multi_match_any(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
     for row in 0..haystacks.len() {
         if haystacks.is_null(row) || lists.is_null(row) {
             out.push(None);
+            continue;
+        }
+        if let (true, Some((_, set))) = (constant_list, &compiled) {
+            out.push(Some(i8::from(set.is_match(haystacks.value(row)))));
             continue;
         }
         let patterns = cast(&lists.value(row), &DataType::Utf8)?;

@@ -80,6 +80,7 @@ mod histogram;
 mod hll;
 mod implicit_casts;
 mod intersect_count;
+mod interval_index;
 mod ip;
 mod json;
 mod json_object_entries;
@@ -277,6 +278,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     // MySQL's string, number-formatting and rounding functions.
     v.extend(string_edits::functions());
     v.extend(string_lists::functions());
+    v.push(interval_index::function());
     v.extend(checksums::functions());
     v.extend(compression::functions());
     v.push(multi_match::function());

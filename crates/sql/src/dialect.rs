@@ -159,6 +159,9 @@ impl Dialect for BasaltDialect {
     }
 
     fn get_next_precedence(&self, parser: &Parser) -> Option<Result<u8, ParserError>> {
+        if crate::operator_forms::at_sounds_like(parser) {
+            return Some(Ok(self.prec_value(Precedence::Eq)));
+        }
         self.mysql_precedence(&parser.peek_token_ref().token)
             .map(Ok)
     }
@@ -212,6 +215,9 @@ impl Dialect for BasaltDialect {
         if let Some(map) = crate::map_literals::parse(parser) {
             return Some(map);
         }
+        if let Some(call) = crate::operator_forms::parse_interval_call(parser) {
+            return Some(call);
+        }
         let op = match parser.peek_token_ref().token {
             Token::ExclamationMark => UnaryOperator::Not,
             Token::Minus => UnaryOperator::Minus,
@@ -243,6 +249,9 @@ impl Dialect for BasaltDialect {
     ) -> Option<Result<Expr, ParserError>> {
         if let Some(in_list) = crate::in_lists::parse(parser, expr) {
             return Some(in_list);
+        }
+        if let Some(form) = crate::operator_forms::parse_infix(parser, expr, precedence) {
+            return Some(form);
         }
         let op = if parser.parse_keyword(Keyword::DIV) {
             BinaryOperator::MyIntegerDivide

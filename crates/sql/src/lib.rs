@@ -23,6 +23,7 @@ mod locking_reads;
 mod map_literals;
 mod multi_update;
 mod mysql_forms;
+mod operator_forms;
 mod parser;
 mod partition_words;
 mod privileges;

@@ -317,6 +317,7 @@ impl QueryEngine {
             return self.multi_update(session, update).await;
         }
         let table = target_table(&self.services, session, &update.table, "UPDATE")?;
+        let update = &super::insert_defaults::update_defaults(&table, update)?;
         super::generated_values::check_assignments(&table, &update.assignments)?;
         if table.keys_model != KeysModel::Unique && !table.generated_columns().is_empty() {
             // The rewrite keeps stored values as they are; only a Unique table's UPDATE

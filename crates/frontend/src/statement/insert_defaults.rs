@@ -1,4 +1,5 @@
-//! MySQL's DEFAULT in an INSERT's VALUES rows: `VALUES (DEFAULT, 1)`, `DEFAULT(col)`, and the
+//! MySQL's DEFAULT in an INSERT's VALUES rows and an UPDATE's assignments (`SET c = DEFAULT`):
+//! `VALUES (DEFAULT, 1)`, `DEFAULT(col)`, and the
 //! all-defaults rows `INSERT INTO t () VALUES ()` / `INSERT INTO t VALUES ()` (also PostgreSQL's
 //! `DEFAULT VALUES`, which MySQL refuses but costs nothing to accept). DataFusion plans neither,
 //! so each DEFAULT becomes its column's default before planning: the declared default (a
@@ -76,36 +77,65 @@ fn fill(table: &TableMeta, insert: &mut ast::Insert) -> Result<()> {
     };
     for row in &mut values.rows {
         for (value, target) in row.content.iter_mut().zip(&targets) {
-            if is_default_keyword(value) {
-                if let Some(column) = target {
-                    *value = default_of(column);
-                }
-            } else {
-                // `DEFAULT(col)`, anywhere in the value.
-                let replaced = ast::visit_expressions_mut(value, |e| {
-                    let Some(named) = default_function_column(e) else {
-                        return std::ops::ControlFlow::Continue(());
-                    };
-                    match table.column_index(&named) {
-                        Some(i) => {
-                            *e = default_of(&table.columns[i]);
-                            std::ops::ControlFlow::Continue(())
-                        }
-                        None => std::ops::ControlFlow::Break(BasaltError::UnknownColumn {
-                            column: named,
-                            context: "field list".into(),
-                        }),
-                    }
-                });
-                if let std::ops::ControlFlow::Break(e) = replaced {
-                    return Err(e);
-                }
-            }
+            replace_defaults(table, *target, value)?;
         }
         // Column names: the row's earlier values, or the columns' defaults.
         super::row_references::resolve(table, &targets, &mut row.content, &default_of);
     }
     Ok(())
+}
+
+/// `DEFAULT` (the whole value, for `target`) and `DEFAULT(col)` (anywhere in it) replaced by
+/// the columns' defaults.
+fn replace_defaults(
+    table: &TableMeta,
+    target: Option<&ColumnMeta>,
+    value: &mut Expr,
+) -> Result<()> {
+    if is_default_keyword(value) {
+        if let Some(column) = target {
+            *value = default_of(column);
+        }
+        return Ok(());
+    }
+    let replaced = ast::visit_expressions_mut(value, |e| {
+        let Some(named) = default_function_column(e) else {
+            return std::ops::ControlFlow::Continue(());
+        };
+        match table.column_index(&named) {
+            Some(i) => {
+                *e = default_of(&table.columns[i]);
+                std::ops::ControlFlow::Continue(())
+            }
+            None => std::ops::ControlFlow::Break(BasaltError::UnknownColumn {
+                column: named,
+                context: "field list".into(),
+            }),
+        }
+    });
+    match replaced {
+        std::ops::ControlFlow::Break(e) => Err(e),
+        std::ops::ControlFlow::Continue(()) => Ok(()),
+    }
+}
+
+/// `update` with `SET c = DEFAULT` and `DEFAULT(col)` in its assigned values replaced by the
+/// columns' defaults, as MySQL's UPDATE reads them.
+pub(super) fn update_defaults(table: &TableMeta, update: &ast::Update) -> Result<ast::Update> {
+    let mut update = update.clone();
+    for assignment in &mut update.assignments {
+        let target = match &assignment.target {
+            ast::AssignmentTarget::ColumnName(name) => name
+                .0
+                .last()
+                .and_then(|p| p.as_ident())
+                .and_then(|i| table.column_index(&i.value))
+                .map(|i| &table.columns[i]),
+            ast::AssignmentTarget::Tuple(_) => None,
+        };
+        replace_defaults(table, target, &mut assignment.value)?;
+    }
+    Ok(update)
 }
 
 pub(super) fn values_query(rows: Vec<Vec<Expr>>) -> ast::Query {

@@ -289,12 +289,15 @@ fn table_columns(
         return Err(BasaltError::DuplicateColumn(dup.clone()));
     }
     let bounded = bounded_text_columns(table);
+    // Without a key clause Doris's default key is the first column, which may not be STRING;
+    // a table kept in load order has no key.
+    let first_is_key = !crate::table_def::keeps_load_order(table)?;
     let mut columns: Vec<ColumnDef> = table.columns.clone();
     for (column, name) in result.iter().zip(&names) {
         if columns.iter().any(|c| c.name.eq_ignore_ascii_case(name)) {
             continue;
         }
-        let first = columns.is_empty();
+        let first = columns.is_empty() && first_is_key;
         let needs_bounded = first || bounded.contains(&name.to_lowercase());
         let typed = result_column_type(
             catalog,

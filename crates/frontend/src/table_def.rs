@@ -814,7 +814,7 @@ fn validate_literal(ty: &SqlType, v: &str) -> std::result::Result<(), String> {
 /// BY: its users expect `SELECT *` in insertion order, as InnoDB gives), or Doris's property
 /// `enable_duplicate_without_keys_by_default`. A Doris-style definition otherwise gets Doris's
 /// default sort key, its first columns.
-fn keeps_load_order(stmt: &sql::CreateTable) -> Result<bool> {
+pub(crate) fn keeps_load_order(stmt: &sql::CreateTable) -> Result<bool> {
     let property = stmt
         .properties
         .iter()

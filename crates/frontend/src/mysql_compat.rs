@@ -236,8 +236,21 @@ pub(crate) fn binary(left: Expr, op: BinaryOperator, right: Expr) -> Expr {
 }
 
 /// AND, OR and XOR read their operands by MySQL's truth (`2 AND 3` is 1, `'0' OR 0` is 0); XOR
-/// is logical, not bitwise (`2 XOR 1` is 0): the truths compared, NULL if either is NULL.
+/// is logical, not bitwise (`2 XOR 1` is 0): the truths compared, NULL if either is NULL. So do
+/// `IS [NOT] TRUE | FALSE | UNKNOWN` (`2 IS TRUE` is 1, `0.0 IS FALSE` is 1).
 fn logical_operands(e: &mut Expr) {
+    match e {
+        Expr::IsTrue(operand)
+        | Expr::IsFalse(operand)
+        | Expr::IsNotTrue(operand)
+        | Expr::IsNotFalse(operand)
+        | Expr::IsUnknown(operand)
+        | Expr::IsNotUnknown(operand) => {
+            truth_of(operand);
+            return;
+        }
+        _ => {}
+    }
     let Expr::BinaryOp { left, op, right } = e else {
         return;
     };

@@ -125,6 +125,8 @@ fn analyzer_rules(
     rules.insert(coercion, Arc::new(basalt_functions::TemporalNumbers));
     // Signed integers CAST to UNSIGNED keep their bits (-2 is 18446744073709551614).
     rules.insert(coercion, Arc::new(basalt_functions::UnsignedCasts));
+    // DECIMAL to BOOLEAN, BOOLEAN to dates (before the number-to-date rules above).
+    rules.insert(coercion, Arc::new(basalt_functions::BooleanCasts));
     rules.insert(coercion, Arc::new(basalt_functions::ImplicitCasts));
     rules.insert(coercion, Arc::new(basalt_functions::NestedCasts));
     rules.insert(

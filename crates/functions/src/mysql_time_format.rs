@@ -2,7 +2,9 @@
 //! specifiers (`%Y-%m-%d %H:%i:%s`, `%W %M %D`, ...), which differ from the strftime ones
 //! DataFusion's `date_format`/`to_char` reads (`%i` is minutes, `%M` the month's name, `%s`
 //! seconds). STR_TO_DATE gives a DATE when the format has no time part and a DATETIME otherwise
-//! (as MySQL); text that does not match is NULL.
+//! (as MySQL); text that does not match is NULL. Doris's Java-style names of its common formats
+//! (`yyyy-MM-dd HH:mm:ss`, `yyyy-MM-dd`, `yyyyMMdd`, `yyyy-MM`, `yyyyMM`, `yyyy`, exactly) stand
+//! for their MySQL formats in both functions, and so in FROM_UNIXTIME and UNIX_TIMESTAMP too.
 
 use crate::util::{arguments, expect_args, output};
 use chrono::{Datelike, NaiveDate, NaiveDateTime, NaiveTime, Timelike};
@@ -105,9 +107,22 @@ impl ScalarUDFImpl for DateFormat {
     }
 }
 
+/// The MySQL format a Doris format name stands for (any other format is itself).
+fn mysql_format(format: &str) -> &str {
+    match format {
+        "yyyy-MM-dd HH:mm:ss" => "%Y-%m-%d %H:%i:%s",
+        "yyyy-MM-dd" => "%Y-%m-%d",
+        "yyyyMMdd" => "%Y%m%d",
+        "yyyy-MM" => "%Y-%m",
+        "yyyyMM" => "%Y%m",
+        "yyyy" => "%Y",
+        other => other,
+    }
+}
+
 /// Writes `dt` as MySQL's DATE_FORMAT writes it with `format`.
 pub fn format_time(dt: &NaiveDateTime, format: &str, out: &mut String) {
-    let mut chars = format.chars();
+    let mut chars = mysql_format(format).chars();
     while let Some(c) = chars.next() {
         if c != '%' {
             out.push(c);
@@ -266,7 +281,7 @@ impl ScalarUDFImpl for StrToDate {
 
 /// True when a MySQL format reads or writes a time of day.
 fn has_time_part(format: &str) -> bool {
-    let mut chars = format.chars();
+    let mut chars = mysql_format(format).chars();
     while let Some(c) = chars.next() {
         if c == '%' {
             if let Some(spec) = chars.next() {
@@ -286,7 +301,7 @@ fn parse_time(text: &str, format: &str) -> Option<NaiveDateTime> {
     let mut p = Fields::default();
     let t = text.as_bytes();
     let mut i = 0;
-    let mut chars = format.chars().peekable();
+    let mut chars = mysql_format(format).chars().peekable();
     while let Some(c) = chars.next() {
         if c != '%' {
             if c.is_whitespace() {

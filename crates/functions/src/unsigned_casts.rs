@@ -2,12 +2,15 @@
 //! so `CAST(-2 AS UNSIGNED)` is 18446744073709551614 (and `CAST(-1 AS UNSIGNED)` is BIGINT
 //! UNSIGNED's largest value). Arrow's cast refused any negative value and failed the query. (A
 //! negative DECIMAL or DOUBLE is 0 in MariaDB, as Arrow's cast leaves it to the other rules.)
-//! An analyzer rule before type coercion sends such casts through `unsigned_bits(n)`.
+//! The way back too: a BIGINT UNSIGNED CAST to SIGNED keeps its bits, so
+//! `CAST(18446744073709551615 AS SIGNED)` is -1 (Arrow's cast failed the query past BIGINT).
+//! An analyzer rule before type coercion sends such casts through `unsigned_bits(n)` and
+//! `signed_bits(n)`.
 
 use crate::expr_rules::rewrite_node_expressions;
 use crate::util::{arguments, output, plain_function};
-use datafusion::arrow::array::{ArrayRef, AsArray, UInt64Array};
-use datafusion::arrow::datatypes::{DataType, Int64Type};
+use datafusion::arrow::array::{ArrayRef, AsArray, Int64Array, UInt64Array};
+use datafusion::arrow::datatypes::{DataType, Int64Type, UInt64Type};
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result};
@@ -30,6 +33,30 @@ pub fn function() -> &'static ScalarUDF {
             unsigned_bits,
         )
     })
+}
+
+/// `signed_bits(n)`: a BIGINT UNSIGNED's 64 bits as a BIGINT.
+pub fn signed_function() -> &'static ScalarUDF {
+    static F: OnceLock<ScalarUDF> = OnceLock::new();
+    F.get_or_init(|| {
+        plain_function(
+            "signed_bits",
+            Signature::exact(vec![DataType::UInt64], Volatility::Immutable),
+            DataType::Int64,
+            signed_bits,
+        )
+    })
+}
+
+fn signed_bits(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
+    let (arrays, scalar) = arguments(args)?;
+    let values = datafusion::arrow::compute::cast(&arrays[0], &DataType::UInt64)?;
+    let out: Int64Array = values
+        .as_primitive::<UInt64Type>()
+        .iter()
+        .map(|v| v.map(|v| v as i64))
+        .collect();
+    output(Arc::new(out) as ArrayRef, scalar)
 }
 
 fn unsigned_bits(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
@@ -71,7 +98,19 @@ fn bits(e: Expr) -> Expr {
 
 fn unsigned(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
     let signed = |e: &Expr| e.get_type(schema).is_ok_and(|t| is_signed_integer(&t));
+    let unsigned_big = |e: &Expr| e.get_type(schema).is_ok_and(|t| t == DataType::UInt64);
+    let signed_bits = |e: Expr| signed_function().call(vec![e]);
     Ok(match e {
+        Expr::Cast(Cast { expr, field })
+            if field.data_type() == &DataType::Int64 && unsigned_big(&expr) =>
+        {
+            Transformed::yes(signed_bits(*expr))
+        }
+        Expr::TryCast(TryCast { expr, field })
+            if field.data_type() == &DataType::Int64 && unsigned_big(&expr) =>
+        {
+            Transformed::yes(signed_bits(*expr))
+        }
         Expr::Cast(Cast { expr, field })
             if field.data_type() == &DataType::UInt64 && signed(&expr) =>
         {
@@ -106,5 +145,23 @@ mod tests {
             .to_string();
         assert!(text.contains("18446744073709551614"), "{text}");
         assert!(text.contains("| 7 "), "{text}");
+    }
+
+    #[tokio::test]
+    async fn large_unsigned_integers_keep_their_bits() {
+        let ctx = SessionContext::new();
+        ctx.add_analyzer_rule(std::sync::Arc::new(super::UnsignedCasts));
+        let batches = ctx
+            .sql("SELECT CAST(CAST(18446744073709551615 AS BIGINT UNSIGNED) AS BIGINT) AS a, CAST(CAST(5 AS BIGINT UNSIGNED) AS BIGINT) AS b")
+            .await
+            .unwrap()
+            .collect()
+            .await
+            .unwrap();
+        let text = datafusion::arrow::util::pretty::pretty_format_batches(&batches)
+            .unwrap()
+            .to_string();
+        assert!(text.contains("| -1 "), "{text}");
+        assert!(text.contains("| 5 "), "{text}");
     }
 }

@@ -2,6 +2,12 @@
 //! name the select list's aliases (`SELECT a + 1 AS b FROM t HAVING b > 2`). DataFusion wants
 //! such a HAVING to reference grouped columns; with no grouping it means the same as WHERE, so
 //! it becomes part of the WHERE clause, each alias replaced by the expression it names.
+//!
+//! In a grouped or aggregating SELECT, a name in HAVING (outside aggregate calls) that is a
+//! select-list alias and not a grouped column names the alias, as in MySQL and Doris:
+//! `SELECT id, SUM(v) v FROM t GROUP BY id HAVING v > 1` filters on `SUM(v)`, where DataFusion
+//! took the table's ungrouped `v` and refused the query. A name that is grouped stays the column
+//! (`GROUP BY id, v1 HAVING v1 <> 2` with `SUM(v1) v1` in the list means the grouped `v1`).
 
 use basalt_sql::ast::{
     BinaryOperator, Expr, Function, GroupByExpr, Select, SelectItem, Statement, Visit, VisitMut,
@@ -30,6 +36,7 @@ impl VisitorMut for HavingToWhere<'_> {
         let ungrouped = matches!(&select.group_by,
             GroupByExpr::Expressions(exprs, modifiers) if exprs.is_empty() && modifiers.is_empty());
         if !ungrouped || aggregates(select, self.is_aggregate) {
+            grouped_having_aliases(select, self.is_aggregate);
             return ControlFlow::Continue(());
         }
         let aliases: HashMap<String, Expr> = select
@@ -60,6 +67,121 @@ impl VisitorMut for HavingToWhere<'_> {
             None => condition,
         });
         select.having = None;
+        ControlFlow::Continue(())
+    }
+}
+
+/// Replaces the names in a grouped SELECT's HAVING that are select-list aliases and not
+/// grouped columns by the expressions they name (see the module doc).
+fn grouped_having_aliases(select: &mut Select, is_aggregate: &dyn Fn(&str) -> bool) {
+    let grouped: Vec<String> = match &select.group_by {
+        GroupByExpr::Expressions(exprs, _) => exprs
+            .iter()
+            .filter_map(|e| match e {
+                Expr::Identifier(ident) => Some(ident.value.to_lowercase()),
+                Expr::CompoundIdentifier(parts) => parts.last().map(|p| p.value.to_lowercase()),
+                _ => None,
+            })
+            .collect(),
+        GroupByExpr::All(_) => return,
+    };
+    let aliases: HashMap<String, Expr> = select
+        .projection
+        .iter()
+        .filter_map(|item| match item {
+            SelectItem::ExprWithAlias { expr, alias } => {
+                let name = alias.value.to_lowercase();
+                let windowed = windowed(expr);
+                (!grouped.contains(&name) && !windowed).then(|| (name, expr.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    if aliases.is_empty() {
+        return;
+    }
+    if let Some(having) = select.having.as_mut() {
+        let _ = VisitMut::visit(
+            having,
+            &mut AliasNames {
+                aliases: &aliases,
+                is_aggregate,
+                queries: 0,
+                aggregates: 0,
+            },
+        );
+    }
+}
+
+fn windowed(e: &Expr) -> bool {
+    let mut found = false;
+    let _ = Visit::visit(e, &mut WindowCalls { found: &mut found });
+    found
+}
+
+struct WindowCalls<'a> {
+    found: &'a mut bool,
+}
+
+impl Visitor for WindowCalls<'_> {
+    type Break = ();
+
+    fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
+        if matches!(e, Expr::Function(f) if f.over.is_some()) {
+            *self.found = true;
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// The walk of [`grouped_having_aliases`]: names outside subqueries and aggregate calls.
+struct AliasNames<'a> {
+    aliases: &'a HashMap<String, Expr>,
+    is_aggregate: &'a dyn Fn(&str) -> bool,
+    queries: usize,
+    aggregates: usize,
+}
+
+impl AliasNames<'_> {
+    fn is_aggregate_call(&self, e: &Expr) -> bool {
+        matches!(e, Expr::Function(f) if (self.is_aggregate)(&function_name(f)))
+    }
+}
+
+impl VisitorMut for AliasNames<'_> {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, _query: &mut basalt_sql::ast::Query) -> ControlFlow<()> {
+        self.queries += 1;
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_query(&mut self, _query: &mut basalt_sql::ast::Query) -> ControlFlow<()> {
+        self.queries -= 1;
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+        if self.is_aggregate_call(e) {
+            self.aggregates += 1;
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+        if self.is_aggregate_call(e) {
+            self.aggregates -= 1;
+            return ControlFlow::Continue(());
+        }
+        if self.queries > 0 || self.aggregates > 0 {
+            return ControlFlow::Continue(());
+        }
+        if let Expr::Identifier(ident) = e {
+            if let Some(aliased) = self.aliases.get(&ident.value.to_lowercase()) {
+                *e = Expr::Nested(Box::new(aliased.clone()));
+            }
+        }
         ControlFlow::Continue(())
     }
 }

@@ -4,7 +4,8 @@
 //!   ([`crate::union_types`]) ("for a result"): a DOUBLE beside a DECIMAL is a DOUBLE; DATE beside
 //!   DATETIME, or TIME beside either, is a DATETIME (the TIME read from today's midnight); a
 //!   date or a TIME beside a number or text is text; a number beside text is text; anything
-//!   beside a binary string is a binary string (`IFNULL(s, CAST('x' AS BINARY))`);
+//!   beside a binary string is a binary string (`IFNULL(s, CAST('x' AS BINARY))`), NULL too
+//!   (`COALESCE(NULL, to_bitmap(1))`: BITMAP and HLL values are binary strings);
 //! - GREATEST / LEAST ("for min/max", compared values): a date or TIME beside numbers or text
 //!   is that temporal type (DATE beside a number, or any two temporal types, a DATETIME), text
 //!   beside a number is a DOUBLE (`LEAST(1, 'a')` is 0), text beside a binary string binary;
@@ -104,6 +105,11 @@ fn common_type(choice: Choice, types: &[DataType]) -> Option<DataType> {
         return (float && decimal).then_some(DataType::Float64);
     }
     let first = *classes.first()?;
+    if choice == Choice::Result && first == Class::Binary && types.contains(&DataType::Null) {
+        // NULL beside binary strings (`COALESCE(NULL, to_bitmap(1))`): DataFusion finds no
+        // common type for a NULL and a binary string.
+        return first_of(types, Class::Binary);
+    }
     if classes.iter().all(|c| *c == first) {
         return None;
     }
@@ -227,7 +233,7 @@ fn candidate_type(e: &Expr, schema: &DFSchema) -> Option<DataType> {
 /// `e` of type `from` converted to `to`; numbers and dates reach a binary string through
 /// their text.
 pub(crate) fn convert(e: Expr, from: &DataType, to: &DataType) -> Expr {
-    if from == to || from.is_null() {
+    if from == to || (from.is_null() && class(to) != Class::Binary) {
         return e;
     }
     let cast = |e: Expr, t: DataType| Expr::Cast(Cast::new(Box::new(e), t));

@@ -19,6 +19,7 @@ mod collations;
 mod column_origins;
 mod create_table_as;
 mod ddl_text;
+mod distinct_tuples;
 mod doris_aliases;
 mod doris_more_spellings;
 mod doris_spellings;

@@ -1128,6 +1128,11 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
         [part] => part.as_ident()?.value.to_ascii_lowercase(),
         _ => return None,
     };
+    if name == "count" {
+        if let Some(tuples) = crate::distinct_tuples::count_distinct_tuples(f) {
+            return Some(tuples);
+        }
+    }
     // Doris: ARRAY_AGG of a group without values is [] (DataFusion: NULL).
     if name == "array_agg" && f.over.is_none() {
         return Some(call(

@@ -195,6 +195,8 @@ fn optimizer_rules() -> Vec<Arc<dyn datafusion::optimizer::OptimizerRule + Send 
         .position(|r| r.name() == "simplify_expressions")
         .map_or(rules.len(), |i| i + 1);
     rules.insert(folded, Arc::new(basalt_query::RetypeNestedLiterals));
+    // Last: sorts above outer joins keep their keys (the nullable side's constants are none).
+    rules.push(Arc::new(basalt_functions::OuterJoinSortKeys));
     with_checkpoints(rules, Arc::new(PlanningCheckpoint))
 }
 

@@ -31,6 +31,7 @@ pub fn fragment_functions() -> Vec<ScalarUDF> {
     v.extend(crate::signed_times::functions());
     v.push(crate::unsigned_casts::function().clone());
     v.push(crate::unsigned_casts::signed_function().clone());
+    v.push(crate::nullable_sort_keys::function().clone());
     v.push(crate::checked_doubles::function().clone());
     v
 }

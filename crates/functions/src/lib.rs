@@ -73,6 +73,7 @@ mod fraction_digits;
 mod funnel;
 pub mod generated_columns;
 mod geo;
+mod geomean;
 mod group_array_intersect;
 mod group_concat;
 mod hamming_distance;
@@ -331,6 +332,7 @@ pub fn aggregate_functions() -> Vec<AggregateUDF> {
     v.extend(bit_aggregates::functions());
     v.push(percentile_array::function());
     v.push(avg_weighted::function());
+    v.push(geomean::function());
     v.extend(
         topn::functions()
             .into_iter()

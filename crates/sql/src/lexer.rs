@@ -23,10 +23,12 @@ pub fn tokenize_with(
     sql: &str,
     dialect: &BasaltDialect,
 ) -> Result<Vec<TokenWithSpan>, TokenizerError> {
-    let tokens = with_set_assignments(with_quoted_user_variables(without_join_hints(
-        crate::partition_words::partition_lists(crate::partition_words::partition_stars(
-            crate::partition_words::temporary_partition_lists(
-                Tokenizer::new(dialect, sql).tokenize_with_location()?,
+    let tokens = without_drop_force(with_set_assignments(with_quoted_user_variables(
+        without_join_hints(crate::partition_words::partition_lists(
+            crate::partition_words::partition_stars(
+                crate::partition_words::temporary_partition_lists(
+                    Tokenizer::new(dialect, sql).tokenize_with_location()?,
+                ),
             ),
         )),
     )));
@@ -89,6 +91,29 @@ fn without_join_hints(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
             }
         }
         i += 1;
+    }
+    tokens
+}
+
+/// Doris's `DROP TABLE t FORCE` / `DROP DATABASE d FORCE` (drop without the recycle bin) as
+/// the plain DROP: Basalt keeps no recycle bin, so every DROP is forced. Only a FORCE that ends
+/// a statement beginning with DROP.
+fn without_drop_force(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let mut start = 0;
+    while start < tokens.len() {
+        let end = (start..tokens.len())
+            .find(|&i| tokens[i].token == Token::SemiColon)
+            .unwrap_or(tokens.len());
+        let code: Vec<usize> = (start..end)
+            .filter(|&i| !matches!(tokens[i].token, Token::Whitespace(_)))
+            .collect();
+        let word = |i: usize, k: Keyword| matches!(&tokens[i].token, Token::Word(w) if w.keyword == k && w.quote_style.is_none());
+        if let (Some(&first), Some(&last)) = (code.first(), code.last()) {
+            if code.len() > 2 && word(first, Keyword::DROP) && word(last, Keyword::FORCE) {
+                tokens[last].token = Token::Whitespace(Whitespace::Space);
+            }
+        }
+        start = end + 1;
     }
     tokens
 }

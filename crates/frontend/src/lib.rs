@@ -17,6 +17,7 @@ mod catalog_provider;
 mod charset_conversions;
 mod collations;
 mod column_origins;
+mod constant_not_in;
 mod create_table_as;
 mod ddl_text;
 mod distinct_tuples;

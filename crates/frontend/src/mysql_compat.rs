@@ -156,6 +156,7 @@ pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
     crate::tableless_subqueries::rewrite(stmt);
     crate::where_aggregates::rewrite(stmt);
     crate::quantified_comparisons::rewrite(stmt);
+    crate::constant_not_in::rewrite(stmt);
     crate::row_subqueries::rewrite(stmt);
     crate::nullable_subqueries::rewrite(stmt);
     let _ = stmt.visit(&mut ValueConditions);

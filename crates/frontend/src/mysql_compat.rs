@@ -1179,6 +1179,9 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
             };
             shifted(as_temporal(args[0].clone()), op, args[1].clone())
         }
+        // Doris's POSITION(substr, str[, pos]) is LOCATE (DataFusion's reads strpos(str, substr)).
+        "position" if args.len() == 2 => call("strpos", vec![args[1].clone(), args[0].clone()]),
+        "position" if args.len() == 3 => call("mysql_locate", args.clone()),
         // Doris's bit functions on integers (other numbers are truncated to BIGINT).
         "bitand" | "bitor" | "bitxor" if args.len() == 2 => {
             let op = match name.as_str() {

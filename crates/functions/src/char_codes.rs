@@ -4,6 +4,7 @@
 //! (vowels, H, W and Y skipped, a code equal to the previous one dropped), at least 4
 //! characters. `ORD(s)`: the code of s's first character, its bytes read as one big-endian
 //! number (a UTF-8 character's 1 to 4 bytes, one byte of a binary string; 0 for '').
+//! `ASCII(s)`: s's first byte (MySQL and Doris: `ASCII('é')` is 195, not the code point 233).
 
 use crate::mysql_values::{bytes, integers, texts};
 use crate::util::{arguments, output, plain_function};
@@ -15,7 +16,7 @@ use datafusion::logical_expr::{
 };
 use std::sync::Arc;
 
-/// `char`, `soundex` and `ord`.
+/// `char`, `soundex`, `ord` and `ascii`.
 pub fn functions() -> Vec<ScalarUDF> {
     vec![
         plain_function(
@@ -36,7 +37,22 @@ pub fn functions() -> Vec<ScalarUDF> {
             DataType::Int64,
             ord,
         ),
+        plain_function(
+            "ascii",
+            Signature::any(1, Volatility::Immutable),
+            DataType::Int32,
+            first_byte,
+        ),
     ]
+}
+
+fn first_byte(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
+    let (arrays, scalar) = arguments(args)?;
+    let out: datafusion::arrow::array::Int32Array = bytes(&arrays[0])?
+        .into_iter()
+        .map(|v| v.map(|b| b.first().map_or(0, |&byte| i32::from(byte))))
+        .collect();
+    output(Arc::new(out), scalar)
 }
 
 fn ord(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {

@@ -13,6 +13,8 @@
 //!   only without input; DataFusion returns NULL in those cases. It wraps DataFusion's
 //!   function and turns a NULL result into 0.0 when the group saw at least one complete
 //!   (non-NULL) input row.
+//! - `regr_r2`: likewise 0 where DataFusion's is NULL for a constant input (Doris's
+//!   `regr_r2(42, x)` and `regr_r2(x, 42)` are 0).
 //! - `percentile(expr, p)` lives in `percentile.rs` (DataFusion's `percentile_cont` rounds its
 //!   interpolation weight, Doris does not).
 //! - `percentile_approx(expr, p[, compression])` lives in `percentile_approx.rs` (Doris's own
@@ -26,7 +28,7 @@ use arrow::compute::cast;
 use arrow::datatypes::{DataType, FieldRef, UInt64Type};
 use datafusion::common::{Result, ScalarValue};
 use datafusion::functions_aggregate::{
-    approx_distinct::approx_distinct_udaf, correlation::corr_udaf,
+    approx_distinct::approx_distinct_udaf, correlation::corr_udaf, regr::regr_r2_udaf,
 };
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::{
@@ -39,6 +41,7 @@ pub fn functions() -> Vec<AggregateUDF> {
     v.extend(crate::covariance::functions());
     v.extend([
         zero_for_single_row(&corr_udaf(), "corr", &[]),
+        zero_for_single_row(&regr_r2_udaf(), "regr_r2", &[]),
         (*approx_distinct_udaf())
             .clone()
             .with_aliases(["ndv", "approx_count_distinct"]),

@@ -2,7 +2,7 @@
 //! function (`dceil`, `dfloor`, `dround`, `dpow`, `dlog1` (LN), `dlog10`, `add_months`,
 //! `datev2`, `to_datev2`, `any`, `map_agg_v1` / `map_agg_v2`, `percentile_reservoir` (the exact
 //! percentile, which a reservoir sample estimates), `orthogonal_bitmap_union_count`)
-//! and thin expressions: `e()`, `pmod(a, b)` (the
+//! `is_nan` (ISNAN) and thin expressions: `nan()` (the DOUBLE NaN), `e()`, `pmod(a, b)` (the
 //! non-negative remainder; NULL for b = 0), `like(s, p)`, `nullable(x)`, `non_nullable(x)` (an
 //! error on NULL), `ignore(..)` (FALSE), `current_catalog()` ('internal', Basalt's only
 //! catalog), `boolor_agg` / `booland_agg` (OR / AND of the non-NULL values read as booleans),
@@ -27,6 +27,8 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
         ("dpow", [_, _]) => same("pow"),
         ("dlog1", [_]) => same("ln"),
         ("dlog10", [_]) => same("log10"),
+        ("is_nan", [_]) => same("isnan"),
+        ("nan", []) => Some(call("arrow_cast", vec![string("NaN"), string("Float64")])),
         ("add_months", [_, _]) => same("months_add"),
         // DATE(x), as MySQL's DATE is planned.
         ("datev2" | "to_datev2", [x]) => Some(cast(x.clone(), DataType::Date)),

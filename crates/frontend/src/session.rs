@@ -127,6 +127,7 @@ fn analyzer_rules(
     rules.insert(coercion, Arc::new(basalt_functions::UnsignedCasts));
     // DECIMAL to BOOLEAN, BOOLEAN to dates (before the number-to-date rules above).
     rules.insert(coercion, Arc::new(basalt_functions::BooleanCasts));
+    rules.insert(coercion, Arc::new(basalt_functions::ListReverse));
     rules.insert(coercion, Arc::new(basalt_functions::ImplicitCasts));
     rules.insert(coercion, Arc::new(basalt_functions::NestedCasts));
     rules.insert(

@@ -1448,20 +1448,33 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
             }
         }
         "unix_timestamp" if args.is_empty() => call("to_unixtime", vec![call("now", vec![])]),
-        "unix_timestamp" => call(
-            "to_unixtime",
-            vec![utc_time(
-                cast(
-                    // Doris's UNIX_TIMESTAMP(text, format) reads the text as STR_TO_DATE does.
-                    match args.len() {
-                        2 => call("str_to_date", args.clone()),
-                        _ => as_temporal(one(&args)?),
-                    },
-                    DataType::Timestamp(None, TimezoneInfo::None),
-                ),
-                time_zone,
-            )],
-        ),
+        // A time before the epoch is 0 (MySQL, Doris).
+        "unix_timestamp" => {
+            let seconds = call(
+                "to_unixtime",
+                vec![utc_time(
+                    cast(
+                        // Doris's UNIX_TIMESTAMP(text, format) reads the text as STR_TO_DATE does.
+                        match args.len() {
+                            2 => call("str_to_date", args.clone()),
+                            _ => as_temporal(one(&args)?),
+                        },
+                        DataType::Timestamp(None, TimezoneInfo::None),
+                    ),
+                    time_zone,
+                )],
+            );
+            Expr::Case {
+                case_token: AttachedToken::empty(),
+                end_token: AttachedToken::empty(),
+                operand: None,
+                conditions: vec![CaseWhen {
+                    condition: binary(seconds.clone(), BinaryOperator::Lt, number(0)),
+                    result: number(0),
+                }],
+                else_result: Some(Box::new(seconds)),
+            }
+        }
         "date" => cast(one(&args)?, DataType::Date),
         "datediff" if args.len() == 2 => {
             let day = |e: Expr| call("to_unixtime", vec![cast(e, DataType::Date)]);

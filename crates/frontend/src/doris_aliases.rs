@@ -2,7 +2,7 @@
 //! function (`dceil`, `dfloor`, `dround`, `dpow`, `dlog1` (LN), `dlog10`, `add_months`,
 //! `datev2`, `to_datev2`, `any`, `map_agg_v1` / `map_agg_v2`, `percentile_reservoir` (the exact
 //! percentile, which a reservoir sample estimates), `orthogonal_bitmap_union_count`)
-//! `is_nan` (ISNAN) and thin expressions: `nan()` (the DOUBLE NaN), `e()`, `pmod(a, b)` (the
+//! `is_nan` (ISNAN), `split_part` (NULL for a field it does not have) and thin expressions: `nan()` (the DOUBLE NaN), `e()`, `pmod(a, b)` (the
 //! non-negative remainder; NULL for b = 0), `like(s, p)`, `nullable(x)`, `non_nullable(x)` (an
 //! error on NULL), `ignore(..)` (FALSE), `current_catalog()` ('internal', Basalt's only
 //! catalog), `boolor_agg` / `booland_agg` (OR / AND of the non-NULL values read as booleans),
@@ -15,6 +15,61 @@
 use crate::mysql_compat::{binary, call, cast, number, string, unless_zero};
 use basalt_sql::ast::helpers::attached_token::AttachedToken;
 use basalt_sql::ast::{BinaryOperator, CaseWhen, DataType, Expr, Value};
+
+/// Doris's `split_part(s, d, n)`: NULL for field 0, for a field past the last (either way)
+/// and where `s` holds no `d` at all (DataFusion's gives '' or all of `s`, or fails on 0).
+fn split_part(text: &Expr, delimiter: &Expr, field: &Expr) -> Expr {
+    let length = |e: Expr| call("char_length", vec![e]);
+    let fields = binary(
+        binary(
+            binary(
+                length(text.clone()),
+                BinaryOperator::Minus,
+                length(call(
+                    "replace",
+                    vec![text.clone(), delimiter.clone(), string("")],
+                )),
+            ),
+            BinaryOperator::Divide,
+            length(delimiter.clone()),
+        ),
+        BinaryOperator::Plus,
+        number(1),
+    );
+    let missing = binary(
+        binary(delimiter.clone(), BinaryOperator::NotEq, string("")),
+        BinaryOperator::And,
+        binary(
+            binary(
+                call("strpos", vec![text.clone(), delimiter.clone()]),
+                BinaryOperator::Eq,
+                number(0),
+            ),
+            BinaryOperator::Or,
+            binary(call("abs", vec![field.clone()]), BinaryOperator::Gt, fields),
+        ),
+    );
+    let null = Expr::value(Value::Null);
+    Expr::Case {
+        case_token: AttachedToken::empty(),
+        end_token: AttachedToken::empty(),
+        operand: None,
+        conditions: vec![
+            CaseWhen {
+                condition: binary(field.clone(), BinaryOperator::Eq, number(0)),
+                result: null.clone(),
+            },
+            CaseWhen {
+                condition: missing,
+                result: null,
+            },
+        ],
+        else_result: Some(Box::new(call(
+            "split_part",
+            vec![text.clone(), delimiter.clone(), field.clone()],
+        ))),
+    }
+}
 
 /// The rewrite of `name(args)`, if it is one of these functions.
 pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
@@ -60,6 +115,7 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
             escape_char: None,
         }),
         ("nullable", [x]) => Some(Expr::Nested(Box::new(x.clone()))),
+        ("split_part", [text, delimiter, field]) => Some(split_part(text, delimiter, field)),
         ("non_nullable", [x]) => Some(checked(
             Expr::IsNotNull(Box::new(x.clone())),
             "non_nullable: the value is NULL",

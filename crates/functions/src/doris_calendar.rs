@@ -6,7 +6,9 @@
 //! - `next_day(d, dow)` / `previous_day(d, dow)`: the first date after (before) `d` that falls
 //!   on the day of week `dow`, written in full, by its first two or first three letters
 //!   (`'Monday'`, `'Mo'`, `'Mon'`, any case); another `dow` is an error naming it; a result
-//!   past the calendar's ends stays at 0001-01-01 / 9999-12-31;
+//!   past the calendar's ends stays at 0000-01-01 / 9999-12-31 (year 0 is a DATE, as in Doris;
+//!   its January and February are the proleptic Gregorian calendar's, a day off MySQL's and
+//!   Doris's, which count year 0 as no leap year);
 //! - `to_monday(d)`: the Monday of `d`'s week (1970-01-01 to 1970-01-04 give 1970-01-01, as
 //!   in Doris);
 //! - `year_of_week(d)` / `yow(d)`: the ISO 8601 week-numbering year;
@@ -312,15 +314,16 @@ fn shifted_to_weekday(name: &str, args: &ScalarFunctionArgs, later: bool) -> Res
         let edge = if later {
             NaiveDate::from_ymd_opt(9999, 12, 31)
         } else {
-            NaiveDate::from_ymd_opt(1, 1, 1)
+            NaiveDate::from_ymd_opt(0, 1, 1)
         };
         let stepped = from.map(|d| {
             step_to(d, target, later)
-                .filter(|s| (1..=9999).contains(&s.year()))
+                .filter(|s| (0..=9999).contains(&s.year()))
                 .or(edge)
                 .unwrap_or(d)
         });
-        out.push(stepped.and_then(epoch_days));
+        // Year 0 is a DATE here (`epoch_days` keeps years 1..9999 for the other functions).
+        out.push(stepped.map(|d| d.num_days_from_ce() - 719_163));
     }
     output(Arc::new(Date32Array::from(out)) as ArrayRef, scalar)
 }

@@ -2,7 +2,8 @@
 //! function (`dceil`, `dfloor`, `dround`, `dpow`, `dlog1` (LN), `dlog10`, `add_months`,
 //! `datev2`, `to_datev2`, `any`, `map_agg_v1` / `map_agg_v2`, `percentile_reservoir` (the exact
 //! percentile, which a reservoir sample estimates), `orthogonal_bitmap_union_count`)
-//! `is_nan` (ISNAN), `split_part` (NULL for a field it does not have) and thin expressions: `nan()` (the DOUBLE NaN), `e()`, `pmod(a, b)` (the
+//! `is_nan` (ISNAN), `overlay(str, pos, len, new)` (INSERT), `unhex_null` (UNHEX, NULL for
+//! text that is no hex), `split_part` (NULL for a field it does not have) and thin expressions: `nan()` (the DOUBLE NaN), `e()`, `pmod(a, b)` (the
 //! non-negative remainder; NULL for b = 0), `like(s, p)`, `nullable(x)`, `non_nullable(x)` (an
 //! error on NULL), `ignore(..)` (FALSE), `current_catalog()` ('internal', Basalt's only
 //! catalog), `boolor_agg` / `booland_agg` (OR / AND of the non-NULL values read as booleans),
@@ -83,6 +84,10 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
         ("dlog1", [_]) => same("ln"),
         ("dlog10", [_]) => same("log10"),
         ("is_nan", [_]) => same("isnan"),
+        // Doris's overlay(str, pos, len, newstr) is MySQL's INSERT (DataFusion's call form
+        // takes newstr second; OVERLAY(.. PLACING ..) is unchanged).
+        ("overlay", [_, _, _, _]) => same("insert"),
+        ("unhex_null", [_]) => same("unhex"),
         ("nan", []) => Some(call("arrow_cast", vec![string("NaN"), string("Float64")])),
         ("add_months", [_, _]) => same("months_add"),
         // DATE(x), as MySQL's DATE is planned.

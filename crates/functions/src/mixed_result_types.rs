@@ -4,8 +4,8 @@
 //!   ([`crate::union_types`]) ("for a result"): a DOUBLE beside a DECIMAL is a DOUBLE; DATE beside
 //!   DATETIME, or TIME beside either, is a DATETIME (the TIME read from today's midnight); a
 //!   date or a TIME beside a number or text is text; a number beside text is text; anything
-//!   beside a binary string is a binary string (`IFNULL(s, CAST('x' AS BINARY))`), NULL too
-//!   (`COALESCE(NULL, to_bitmap(1))`: BITMAP and HLL values are binary strings);
+//!   beside a binary string is a binary string (`IFNULL(s, CAST('x' AS BINARY))`), in COALESCE
+//!   a NULL too (`COALESCE(NULL, to_bitmap(1))`: BITMAP and HLL values are binary strings);
 //! - GREATEST / LEAST ("for min/max", compared values): a date or TIME beside numbers or text
 //!   is that temporal type (DATE beside a number, or any two temporal types, a DATETIME), text
 //!   beside a number is a DOUBLE (`LEAST(1, 'a')` is 0), text beside a binary string binary;
@@ -105,11 +105,6 @@ fn common_type(choice: Choice, types: &[DataType]) -> Option<DataType> {
         return (float && decimal).then_some(DataType::Float64);
     }
     let first = *classes.first()?;
-    if choice == Choice::Result && first == Class::Binary && types.contains(&DataType::Null) {
-        // NULL beside binary strings (`COALESCE(NULL, to_bitmap(1))`): DataFusion finds no
-        // common type for a NULL and a binary string.
-        return first_of(types, Class::Binary);
-    }
     if classes.iter().all(|c| *c == first) {
         return None;
     }
@@ -185,7 +180,15 @@ pub fn result_type(name: &str, types: &[DataType]) -> Option<DataType> {
             _ => None,
         };
     }
-    common_type(choice_of(name)?, types)
+    let choice = choice_of(name)?;
+    let only_binary_and_null = types
+        .iter()
+        .all(|t| matches!(class(t), Class::Binary | Class::Null));
+    if choice == Choice::Result && only_binary_and_null && types.contains(&DataType::Null) {
+        // COALESCE(NULL, to_bitmap(1)): the analyzer rule casts the NULLs ([`nulls_as_binary`]).
+        return first_of(types, Class::Binary);
+    }
+    common_type(choice, types)
 }
 
 /// The analyzer rule; it must run before DataFusion's type coercion and before the other MySQL
@@ -233,7 +236,7 @@ fn candidate_type(e: &Expr, schema: &DFSchema) -> Option<DataType> {
 /// `e` of type `from` converted to `to`; numbers and dates reach a binary string through
 /// their text.
 pub(crate) fn convert(e: Expr, from: &DataType, to: &DataType) -> Expr {
-    if from == to || (from.is_null() && class(to) != Class::Binary) {
+    if from == to || from.is_null() {
         return e;
     }
     let cast = |e: Expr, t: DataType| Expr::Cast(Cast::new(Box::new(e), t));
@@ -333,6 +336,12 @@ fn retyped(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
             let Some(choice) = choice_of(f.name()) else {
                 return Ok(Transformed::no(Expr::ScalarFunction(f)));
             };
+            if choice == Choice::Result {
+                if let Some(args) = nulls_as_binary(&f.args, schema) {
+                    let call = ScalarFunction { func: f.func, args };
+                    return Ok(Transformed::yes(Expr::ScalarFunction(call)));
+                }
+            }
             match converted(choice, f.args, schema) {
                 Ok((args, types)) => {
                     let call = ScalarFunction { func: f.func, args };
@@ -387,6 +396,33 @@ fn retyped(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
         }
         other => Transformed::no(other),
     })
+}
+
+/// COALESCE's values with each NULL literal cast to the binary string type of the others, when
+/// they are binary strings (a BITMAP or HLL is one; an address is not) and NULLs:
+/// DataFusion finds no common type for a NULL and a binary string
+/// (`COALESCE(NULL, to_bitmap(1))`).
+fn nulls_as_binary(args: &[Expr], schema: &DFSchema) -> Option<Vec<Expr>> {
+    let types: Vec<DataType> = args
+        .iter()
+        .map(|e| candidate_type(e, schema))
+        .collect::<Option<_>>()?;
+    let binary = first_of(&types, Class::Binary)?;
+    let only_binary_and_null = types
+        .iter()
+        .all(|t| matches!(class(t), Class::Binary | Class::Null));
+    if !only_binary_and_null || !types.contains(&DataType::Null) {
+        return None;
+    }
+    Some(
+        args.iter()
+            .zip(&types)
+            .map(|(e, t)| match t {
+                DataType::Null => Expr::Cast(Cast::new(Box::new(e.clone()), binary.clone())),
+                _ => e.clone(),
+            })
+            .collect(),
+    )
 }
 
 /// MySQL's NULLIF(value, other): NULL when they are equal (`compared` is `value` as it is

@@ -72,6 +72,8 @@ mod tests {
                 "time_part",
                 "time_datetime",
                 "unsigned_bits",
+                "signed_bits",
+                "basalt_sort_key",
                 "mysql_finite_double"
             ]
         );

@@ -2,8 +2,9 @@
 //! so `CAST(-2 AS UNSIGNED)` is 18446744073709551614 (and `CAST(-1 AS UNSIGNED)` is BIGINT
 //! UNSIGNED's largest value). Arrow's cast refused any negative value and failed the query. (A
 //! negative DECIMAL or DOUBLE is 0 in MariaDB, as Arrow's cast leaves it to the other rules.)
-//! The way back too: a BIGINT UNSIGNED CAST to SIGNED keeps its bits, so
-//! `CAST(18446744073709551615 AS SIGNED)` is -1 (Arrow's cast failed the query past BIGINT).
+//! The way back too: a BIGINT UNSIGNED CAST to SIGNED keeps its bits in a query, so
+//! `CAST(18446744073709551615 AS SIGNED)` is -1 (Arrow's cast failed the query past BIGINT);
+//! a statement that stores rows keeps the range check.
 //! An analyzer rule before type coercion sends such casts through `unsigned_bits(n)` and
 //! `signed_bits(n)`.
 
@@ -80,8 +81,13 @@ impl AnalyzerRule for UnsignedCasts {
     }
 
     fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> Result<LogicalPlan> {
-        plan.transform_up_with_subqueries(|node| rewrite_node_expressions(node, unsigned))
-            .map(|t| t.data)
+        // A statement that stores rows keeps its range checks: an unsigned value too large for
+        // a signed column is an error there, not a negative number.
+        let stores = matches!(plan, LogicalPlan::Dml(_));
+        plan.transform_up_with_subqueries(|node| {
+            rewrite_node_expressions(node, |e, schema| unsigned(e, schema, !stores))
+        })
+        .map(|t| t.data)
     }
 }
 
@@ -96,9 +102,10 @@ fn bits(e: Expr) -> Expr {
     function().call(vec![Expr::Cast(Cast::new(Box::new(e), DataType::Int64))])
 }
 
-fn unsigned(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+fn unsigned(e: Expr, schema: &DFSchema, to_signed: bool) -> Result<Transformed<Expr>> {
     let signed = |e: &Expr| e.get_type(schema).is_ok_and(|t| is_signed_integer(&t));
-    let unsigned_big = |e: &Expr| e.get_type(schema).is_ok_and(|t| t == DataType::UInt64);
+    let unsigned_big =
+        |e: &Expr| to_signed && e.get_type(schema).is_ok_and(|t| t == DataType::UInt64);
     let signed_bits = |e: Expr| signed_function().call(vec![e]);
     Ok(match e {
         Expr::Cast(Cast { expr, field })

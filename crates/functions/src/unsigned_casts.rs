@@ -136,38 +136,27 @@ fn unsigned(e: Expr, schema: &DFSchema, to_signed: bool) -> Result<Transformed<E
 mod tests {
     use datafusion::prelude::SessionContext;
 
-    #[tokio::test]
-    async fn negative_integers_keep_their_bits() {
+    /// `sql`'s result as text, planned with the rule.
+    async fn run(sql: &str) -> String {
         let ctx = SessionContext::new();
         ctx.add_analyzer_rule(std::sync::Arc::new(super::UnsignedCasts));
-        let batches = ctx
-            .sql("SELECT CAST(-2 AS BIGINT UNSIGNED) AS a, CAST(7 AS BIGINT UNSIGNED) AS b")
-            .await
+        let batches = ctx.sql(sql).await.unwrap().collect().await.unwrap();
+        datafusion::arrow::util::pretty::pretty_format_batches(&batches)
             .unwrap()
-            .collect()
-            .await
-            .unwrap();
-        let text = datafusion::arrow::util::pretty::pretty_format_batches(&batches)
-            .unwrap()
-            .to_string();
+            .to_string()
+    }
+
+    #[tokio::test]
+    async fn negative_integers_keep_their_bits() {
+        let text =
+            run("SELECT CAST(-2 AS BIGINT UNSIGNED) AS a, CAST(7 AS BIGINT UNSIGNED) AS b").await;
         assert!(text.contains("18446744073709551614"), "{text}");
         assert!(text.contains("| 7 "), "{text}");
     }
 
     #[tokio::test]
     async fn large_unsigned_integers_keep_their_bits() {
-        let ctx = SessionContext::new();
-        ctx.add_analyzer_rule(std::sync::Arc::new(super::UnsignedCasts));
-        let batches = ctx
-            .sql("SELECT CAST(CAST(18446744073709551615 AS BIGINT UNSIGNED) AS BIGINT) AS a, CAST(CAST(5 AS BIGINT UNSIGNED) AS BIGINT) AS b")
-            .await
-            .unwrap()
-            .collect()
-            .await
-            .unwrap();
-        let text = datafusion::arrow::util::pretty::pretty_format_batches(&batches)
-            .unwrap()
-            .to_string();
+        let text = run("SELECT CAST(CAST(18446744073709551615 AS BIGINT UNSIGNED) AS BIGINT) AS a, CAST(CAST(5 AS BIGINT UNSIGNED) AS BIGINT) AS b").await;
         assert!(text.contains("| -1 "), "{text}");
         assert!(text.contains("| 5 "), "{text}");
     }

@@ -21,14 +21,7 @@ pub(crate) fn count_distinct_tuples(f: &Function) -> Option<Expr> {
     {
         return None;
     }
-    let values: Vec<Expr> = list
-        .args
-        .iter()
-        .map(|a| match a {
-            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e.clone()),
-            _ => None,
-        })
-        .collect::<Option<_>>()?;
+    let values = crate::mysql_compat::unnamed_args(list)?;
     let any_null = values
         .iter()
         .map(|v| Expr::IsNull(Box::new(v.clone())))

@@ -95,7 +95,7 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
             call(name, vec![arg(0), count(arg(1), true), arg(2)])
         }
         // LOCATE(sub, s, pos); the two-argument form is strpos.
-        "locate" if args.len() == 3 => call("mysql_locate", args.to_vec()),
+        "locate" | "position" if args.len() == 3 => call("mysql_locate", args.to_vec()),
         "space" if args.len() == 1 && is_plain_count(&args[0]) => {
             call("repeat", vec![string(" "), arg(0)])
         }

@@ -620,16 +620,21 @@ fn plain_args(f: &Function) -> Option<Vec<Expr>> {
         FunctionArguments::List(list)
             if list.duplicate_treatment.is_none() && list.clauses.is_empty() =>
         {
-            list.args
-                .iter()
-                .map(|a| match a {
-                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e.clone()),
-                    _ => None,
-                })
-                .collect()
+            unnamed_args(list)
         }
         _ => None,
     }
+}
+
+/// A call's arguments when each is a plain expression (no name, no wildcard).
+pub(crate) fn unnamed_args(list: &basalt_sql::ast::FunctionArgumentList) -> Option<Vec<Expr>> {
+    list.args
+        .iter()
+        .map(|a| match a {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// MySQL's date arithmetic wants a date or datetime; a string literal is read as one, and so
@@ -752,14 +757,7 @@ fn group_concat(f: &Function) -> Option<Expr> {
     if f.over.is_some() || f.filter.is_some() {
         return None;
     }
-    let mut values: Vec<Expr> = list
-        .args
-        .iter()
-        .map(|a| match a {
-            FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e.clone()),
-            _ => None,
-        })
-        .collect::<Option<_>>()?;
+    let mut values: Vec<Expr> = unnamed_args(list)?;
     let mut separator = None;
     let mut clauses = Vec::new();
     for clause in &list.clauses {
@@ -1179,9 +1177,6 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
             };
             shifted(as_temporal(args[0].clone()), op, args[1].clone())
         }
-        // Doris's POSITION(substr, str[, pos]) is LOCATE (DataFusion's reads strpos(str, substr)).
-        "position" if args.len() == 2 => call("strpos", vec![args[1].clone(), args[0].clone()]),
-        "position" if args.len() == 3 => call("mysql_locate", args.clone()),
         // Doris's bit functions on integers (other numbers are truncated to BIGINT).
         "bitand" | "bitor" | "bitxor" if args.len() == 2 => {
             let op = match name.as_str() {
@@ -1544,7 +1539,10 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
         "concat" if !args.is_empty() => call("mysql_concat", args),
         "lcase" => call("lower", args),
         "ucase" => call("upper", args),
-        "locate" if args.len() == 2 => call("strpos", vec![args[1].clone(), args[0].clone()]),
+        // Doris's POSITION(substr, str[, pos]) is LOCATE (DataFusion's reads strpos(str, substr)).
+        "locate" | "position" if args.len() == 2 => {
+            call("strpos", vec![args[1].clone(), args[0].clone()])
+        }
         "mod" if args.len() == 2 => binary(
             args[0].clone(),
             BinaryOperator::Modulo,

@@ -52,22 +52,14 @@ pub fn signed_function() -> &'static ScalarUDF {
 fn signed_bits(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
     let (arrays, scalar) = arguments(args)?;
     let values = datafusion::arrow::compute::cast(&arrays[0], &DataType::UInt64)?;
-    let out: Int64Array = values
-        .as_primitive::<UInt64Type>()
-        .iter()
-        .map(|v| v.map(|v| v as i64))
-        .collect();
+    let out: Int64Array = values.as_primitive::<UInt64Type>().unary(|v| v as i64);
     output(Arc::new(out) as ArrayRef, scalar)
 }
 
 fn unsigned_bits(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
     let (arrays, scalar) = arguments(args)?;
     let values = datafusion::arrow::compute::cast(&arrays[0], &DataType::Int64)?;
-    let out: UInt64Array = values
-        .as_primitive::<Int64Type>()
-        .iter()
-        .map(|v| v.map(|v| v as u64))
-        .collect();
+    let out: UInt64Array = values.as_primitive::<Int64Type>().unary(|v| v as u64);
     output(Arc::new(out) as ArrayRef, scalar)
 }
 

@@ -215,7 +215,15 @@ impl TextArguments {
                 .iter()
                 .zip(&types)
                 .any(|(given, taken)| is_bytes(given) && !is_bytes(taken)),
-            Err(_) => true,
+            // Refused as given: byte by byte only if the call is right once the bytes are read
+            // as text (a wrong number of arguments stays an error, not a call that panics).
+            Err(_) => {
+                let as_text: Vec<DataType> = arg_types
+                    .iter()
+                    .map(|t| if is_bytes(t) { DataType::Utf8 } else { t.clone() })
+                    .collect();
+                self.accepted(&as_text).is_ok()
+            }
         }
     }
 }

@@ -49,7 +49,8 @@ pub fn is_temporal(t: &DataType) -> bool {
 
 /// The argument types an aggregate that adds temporal values (SUM, AVG) plans with: a DATE,
 /// DATETIME or TIME as it is ([`crate::TemporalNumbers`] turns it into its number before type
-/// coercion), anything else as `inner`, DataFusion's own function, coerces it.
+/// coercion), a boolean as the BIGINT 1 or 0 (MySQL's `SUM(x > 0)` counts the rows where it
+/// holds), anything else as `inner`, DataFusion's own function, coerces it.
 pub(crate) fn aggregate_argument_types(
     inner: &datafusion::logical_expr::AggregateUDF,
     arg_types: &[DataType],
@@ -61,7 +62,11 @@ pub(crate) fn aggregate_argument_types(
     }
     let fields: Vec<FieldRef> = arg_types
         .iter()
-        .map(|t| Arc::new(Field::new("a", t.clone(), true)))
+        .map(|t| match t {
+            DataType::Boolean => DataType::Int64,
+            t => t.clone(),
+        })
+        .map(|t| Arc::new(Field::new("a", t, true)))
         .collect();
     Ok(
         datafusion::logical_expr::type_coercion::functions::fields_with_udf(&fields, inner)?

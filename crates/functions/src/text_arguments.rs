@@ -220,7 +220,13 @@ impl TextArguments {
             Err(_) => {
                 let as_text: Vec<DataType> = arg_types
                     .iter()
-                    .map(|t| if is_bytes(t) { DataType::Utf8 } else { t.clone() })
+                    .map(|t| {
+                        if is_bytes(t) {
+                            DataType::Utf8
+                        } else {
+                            t.clone()
+                        }
+                    })
                     .collect();
                 self.accepted(&as_text).is_ok()
             }

@@ -8,6 +8,7 @@ mod access;
 mod alter_declared_order;
 mod alter_mysql_forms;
 mod ambiguous_aliases;
+mod asof_joins;
 mod backend_failover;
 mod backends;
 mod bit_literals;

@@ -151,6 +151,7 @@ pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
     crate::partition_selection::rewrite(stmt);
     crate::join_hints::rewrite(stmt);
     crate::using_joins::rewrite(stmt);
+    crate::asof_joins::rewrite(stmt);
     crate::wildcard_qualifiers::rewrite(stmt);
     let _ = stmt.visit(&mut DropDual);
     crate::tableless_subqueries::rewrite(stmt);
@@ -314,6 +315,11 @@ fn is_condition(e: &Expr) -> bool {
         | Expr::RLike { .. }
         | Expr::Exists { .. } => true,
         Expr::Value(v) => matches!(v.value, Value::Boolean(_)),
+        // An ASOF join's mark on its match condition (the rule that plans it looks for it).
+        Expr::Function(f) => f
+            .name
+            .to_string()
+            .eq_ignore_ascii_case(basalt_functions::ASOF_MATCH),
         _ => false,
     }
 }

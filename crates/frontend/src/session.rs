@@ -163,6 +163,8 @@ fn analyzer_rules(
         Arc::new(basalt_functions::IpCoercion::after_type_coercion()),
     );
     rules.push(Arc::new(basalt_functions::CheckedIntegerArithmetic));
+    // ASOF joins planned as ranked joins, their conditions typed.
+    rules.push(Arc::new(basalt_functions::AsofJoins));
     rules.push(Arc::new(basalt_query::ValuesWithSubqueries));
     rules.push(Arc::new(basalt_query::SingleRowScalarSubqueries));
     rules.push(Arc::new(basalt_query::ApplyRefusedSubqueries));

@@ -4,6 +4,7 @@
 
 mod alter;
 mod alter_options;
+mod asof_joins;
 mod calls;
 mod charset_forms;
 mod column_forms;
@@ -40,6 +41,7 @@ mod view_forms;
 mod words;
 mod workload;
 
+pub use asof_joins::INNER_MARK as ASOF_INNER_MARK;
 pub use calls::function_call;
 pub use compound::procedure_statements;
 pub use ddl::unique_column_index;

@@ -61,6 +61,7 @@ mod mysql_server_variables;
 mod named_locks;
 mod nullable_subqueries;
 mod numbers_table;
+mod order_positions;
 mod output;
 mod own_level;
 mod partition_selection;

@@ -136,7 +136,23 @@ impl QueryEngine {
                 state.statement_to_plan(statement).await
             })
         };
-        let plan = match plan_statement(stmt.clone()).await? {
+        let mut planned = plan_statement(stmt.clone()).await?;
+        // Doris orders by a position past the select list as by a constant (nothing); each
+        // query DataFusion refuses for one loses such positions (a few queries at most).
+        for _ in 0..8 {
+            let refused = match &planned {
+                Err(e) => crate::order_positions::refused_position(&e.to_string()),
+                Ok(_) => None,
+            };
+            let Some((specified, max)) = refused else {
+                break;
+            };
+            if !crate::order_positions::drop_positions_past(&mut stmt, specified, max) {
+                break;
+            }
+            planned = plan_statement(stmt.clone()).await?;
+        }
+        let plan = match planned {
             // MySQL allows result columns of the same name (`SELECT id, id`, or `a / b` beside
             // `a DIV b`, which DataFusion names alike); DataFusion needs them distinct. The
             // client sees the names taken above, so the select lists get unique aliases.

@@ -143,6 +143,12 @@ fn analyzer_rules(
     // Values chosen among mixed types (COALESCE, CASE, GREATEST, NULLIF) typed as MySQL types
     // them, before the rules above retype their comparisons and casts.
     rules.insert(coercion, Arc::new(basalt_functions::MixedResultTypes));
+    // Quotients keep MySQL's digits inside arithmetic (after the exact division is planned).
+    let coercion = rules
+        .iter()
+        .position(|r| r.name() == "type_coercion")
+        .unwrap_or(0);
+    rules.insert(coercion, Arc::new(basalt_functions::DivisionDigits));
     // DATETIME values become MySQL's text, in the query's casts and those coercion added.
     let coerced = rules
         .iter()

@@ -92,7 +92,7 @@ fn exact(e: Expr, schema: &DFSchema, increment: u8) -> Result<Transformed<Expr>>
 }
 
 /// An integer type as the DECIMAL(digits, 0) that holds all its values; a DECIMAL(p, s) as is.
-fn as_decimal(t: &DataType) -> Option<(u8, i8)> {
+pub(crate) fn as_decimal(t: &DataType) -> Option<(u8, i8)> {
     Some(match t {
         DataType::Int8 | DataType::UInt8 => (3, 0),
         DataType::Int16 | DataType::UInt16 => (5, 0),
@@ -124,6 +124,9 @@ fn quotient_type(l: &DataType, r: &DataType, increment: u8) -> Option<DataType> 
     })
 }
 
+/// The name of [`ExactDivide`].
+pub(crate) const DIVIDE: &str = "mysql_divide";
+
 /// MySQL's `/` on integers and decimals, with `increment` more decimals than the dividend.
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct ExactDivide {
@@ -147,7 +150,7 @@ impl ExactDivide {
 
 impl ScalarUDFImpl for ExactDivide {
     fn name(&self) -> &str {
-        "mysql_divide"
+        DIVIDE
     }
 
     fn signature(&self) -> &Signature {

@@ -17,6 +17,15 @@ pub(crate) fn rewrite_node_expressions(
     node: LogicalPlan,
     rewrite: impl Fn(Expr, &DFSchema) -> Result<Transformed<Expr>>,
 ) -> Result<Transformed<LogicalPlan>> {
+    rewrite_node_expression_trees(node, |e, schema| e.transform_up(|e| rewrite(e, schema)))
+}
+
+/// Rewrites each whole expression of `node` with `rewrite` (which walks it as it needs), as
+/// [`rewrite_node_expressions`] does otherwise.
+pub(crate) fn rewrite_node_expression_trees(
+    node: LogicalPlan,
+    rewrite: impl Fn(Expr, &DFSchema) -> Result<Transformed<Expr>>,
+) -> Result<Transformed<LogicalPlan>> {
     if matches!(node, LogicalPlan::TableScan(_)) {
         return Ok(Transformed::no(node));
     }
@@ -24,7 +33,7 @@ pub(crate) fn rewrite_node_expressions(
     let preserver = NamePreserver::new(&node);
     let keeping_name = |e: Expr| {
         let saved = preserver.save(&e);
-        let new = e.transform_up(|e| rewrite(e, &schema))?;
+        let new = rewrite(e, &schema)?;
         Ok(if new.transformed {
             new.update_data(|e| saved.restore(e))
         } else {

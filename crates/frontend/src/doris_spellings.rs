@@ -66,6 +66,14 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
             "array_has",
             vec![call("map_values", vec![m.clone()]), v.clone()],
         ),
+        // Doris's STRRIGHT(s, -n): from the n-th character on (`STRRIGHT('Hello doris', -7)` is
+        // 'doris'); MySQL's RIGHT with a negative count is ''.
+        ("strright", [s, n]) if is_negative_literal(n) => {
+            let Expr::UnaryOp { expr, .. } = n else {
+                return None;
+            };
+            call("substring", vec![s.clone(), (**expr).clone()])
+        }
         ("strleft" | "strright", [_, _]) => {
             let plain = if name == "strleft" { "left" } else { "right" };
             crate::function_aliases::rewrite(plain, args)
@@ -158,6 +166,12 @@ fn is_null(e: &Expr) -> bool {
 }
 
 /// `CASE WHEN condition THEN then ELSE otherwise END`.
+/// True for a literal written `-<number>`.
+fn is_negative_literal(e: &Expr) -> bool {
+    matches!(e, Expr::UnaryOp { op: basalt_sql::ast::UnaryOperator::Minus, expr }
+        if matches!(&**expr, Expr::Value(v) if matches!(v.value, Value::Number(..))))
+}
+
 fn when(condition: Expr, then: Expr, otherwise: Expr) -> Expr {
     Expr::Case {
         case_token: AttachedToken::empty(),

@@ -69,8 +69,9 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
         // DIGITAL_MASKING(n): the first 3 and last 4 digits around '****'.
         "digital_masking" if args.len() == 1 => {
             let text = cast(arg(0), basalt_sql::ast::DataType::String(None));
+            // MySQL's CONCAT: NULL for NULL (DataFusion's skips it and gave '****').
             call(
-                "concat",
+                "mysql_concat",
                 vec![
                     call("left", vec![text.clone(), number(3)]),
                     string("****"),
@@ -79,7 +80,8 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
             )
         }
         // MySQL's FLOOR, CEIL/CEILING, TRUNCATE and ROUND, typed as MySQL types them.
-        "floor" | "ceil" | "ceiling" if args.len() == 1 => call(
+        // Doris's FLOOR(x, d) / CEIL(x, d) round down or up to `d` digits.
+        "floor" | "ceil" | "ceiling" if args.len() == 1 || args.len() == 2 => call(
             basalt_functions::mysql_rounding_function(name)?,
             args.to_vec(),
         ),

@@ -922,6 +922,21 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
             expr,
             field: CeilFloorKind::DateTimeField(DateTimeField::NoDateTime),
         } => Some(call("mysql_ceil", vec![(**expr).clone()])),
+        // Doris's FLOOR(x, d) / CEIL(x, d): down or up to `d` decimals.
+        Expr::Floor {
+            expr,
+            field: CeilFloorKind::Scale(d),
+        } => Some(call(
+            "mysql_floor",
+            vec![(**expr).clone(), Expr::Value(d.clone())],
+        )),
+        Expr::Ceil {
+            expr,
+            field: CeilFloorKind::Scale(d),
+        } => Some(call(
+            "mysql_ceil",
+            vec![(**expr).clone(), Expr::Value(d.clone())],
+        )),
         Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("group_concat") => {
             group_concat(f)
         }

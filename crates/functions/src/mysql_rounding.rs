@@ -3,7 +3,8 @@
 //! the integer itself (exact, never through a DOUBLE); of a DECIMAL(p, s), FLOOR and CEIL are
 //! DECIMAL(p - s + 1, 0) and `TRUNCATE(x, d)` with a literal `d` is DECIMAL with scale
 //! `max(d, 0)` (at most 38, more than s adds zeros: `TRUNCATE(52.64, 3)` is 52.640), so
-//! `FLOOR(5.5)` is 5 and `TRUNCATE(52.64, 1)` is 52.6; `ROUND(x, d)` takes the same scale and
+//! `FLOOR(5.5)` is 5 and `TRUNCATE(52.64, 1)` is 52.6; Doris's `FLOOR(x, d)` and `CEIL(x, d)`
+//! go down or up to `d` digits and are typed as TRUNCATE (`CEIL(81.5699, 2)` is 81.57); `ROUND(x, d)` takes the same scale and
 //! one more whole digit for the carry (`ROUND(9.95, 1)` is 10.0); with a column `d` the scale
 //! stays s.
 //! Of a DOUBLE, a DOUBLE (`TRUNCATE(1e1, 308)` is 10, `TRUNCATE(1e0, -309)` 0, never inf or
@@ -57,8 +58,14 @@ struct Rounding {
 /// `mysql_floor`, `mysql_ceil`, `mysql_truncate` and `mysql_round`.
 pub fn functions() -> Vec<ScalarUDF> {
     [
-        (Kind::Floor, TypeSignature::Any(1)),
-        (Kind::Ceil, TypeSignature::Any(1)),
+        (
+            Kind::Floor,
+            TypeSignature::OneOf(vec![TypeSignature::Any(1), TypeSignature::Any(2)]),
+        ),
+        (
+            Kind::Ceil,
+            TypeSignature::OneOf(vec![TypeSignature::Any(1), TypeSignature::Any(2)]),
+        ),
         (Kind::Truncate, TypeSignature::Any(2)),
         (
             Kind::Round,
@@ -121,7 +128,6 @@ impl ScalarUDFImpl for Rounding {
         }
         // The fractional digits the result shows: those it is cut to.
         let shown = match (self.kind, digits) {
-            (Kind::Floor | Kind::Ceil, _) => 0,
             (_, Some(d)) => d.clamp(0, 6) as u8,
             (_, None) => basalt_common::fraction_digits(&args.arg_fields[0]).unwrap_or(6),
         };
@@ -154,12 +160,7 @@ fn literal_digits(d: &ScalarValue) -> Option<i64> {
 fn result_type(kind: Kind, x: &DataType, digits: Option<i64>) -> DataType {
     let decimal = |p: u8, s: i8, max: u8, wide: bool| {
         let s = s.max(0);
-        let scale = match kind {
-            Kind::Floor | Kind::Ceil => 0,
-            Kind::Truncate | Kind::Round | Kind::RoundHalfEven => {
-                digits.map_or(s, |d| d.clamp(0, i64::from(MAX_ROUND_SCALE)) as i8)
-            }
-        };
+        let scale = digits.map_or(s, |d| d.clamp(0, i64::from(MAX_ROUND_SCALE)) as i8);
         let whole = i16::from(p) - i16::from(s);
         let extra = i16::from(matches!(kind, Kind::Floor | Kind::Ceil) || kind.rounds());
         let digits = whole + i16::from(scale) + extra;
@@ -291,27 +292,20 @@ fn rounded(
     })
 }
 
-/// The digits an integer keeps: FLOOR and CEIL keep it whole (0).
-fn integer_digits(kind: Kind, d: Option<i64>) -> Option<i64> {
-    match kind {
-        Kind::Truncate | Kind::Round | Kind::RoundHalfEven => d,
-        _ => Some(0),
-    }
-}
-
 /// One integer row (None for NULL digits); a ROUND past the type's range fails with 1690.
 fn integer_row<T>(kind: Kind, v: T, d: Option<i64>, type_name: &str) -> Result<Option<T>>
 where
     T: Copy + Into<i128> + TryFrom<i128> + std::fmt::Display,
 {
-    let Some(d) = integer_digits(kind, d) else {
+    let Some(d) = d else {
         return Ok(None);
     };
     let wide = v.into();
     let r = match kind {
         Kind::Round => round_i128(wide, d, false),
         Kind::RoundHalfEven => round_i128(wide, d, true),
-        _ => truncate_i128(wide, d),
+        Kind::Truncate => truncate_i128(wide, d),
+        Kind::Floor | Kind::Ceil => floor_or_ceil_i128(kind, wide, d),
     };
     match T::try_from(r) {
         Ok(r) => Ok(Some(r)),
@@ -331,6 +325,20 @@ fn truncate_i128(v: i128, d: i64) -> i128 {
     match 10i128.checked_pow(d.unsigned_abs().min(64) as u32) {
         Some(m) => v - v % m,
         None => 0,
+    }
+}
+
+/// `v` floored or ceiled to `-d` zeroed digits (`FLOOR(-123, -1)` is -130, `CEIL(123, -1)`
+/// 130); `v` itself for `d >= 0`.
+fn floor_or_ceil_i128(kind: Kind, v: i128, d: i64) -> i128 {
+    let t = truncate_i128(v, d);
+    let Some(m) = 10i128.checked_pow(d.unsigned_abs().min(64) as u32) else {
+        return 0;
+    };
+    match kind {
+        Kind::Floor if t > v => t - m,
+        Kind::Ceil if t < v => t.saturating_add(m),
+        _ => t,
     }
 }
 
@@ -415,10 +423,7 @@ impl Unscaled for i256 {
 /// at the result's scale `ts`.
 fn decimal_row<T: Unscaled>(kind: Kind, v: T, s: i8, d: i64, ts: i8) -> Option<T> {
     let s = i64::from(s.max(0));
-    let cut = match kind {
-        Kind::Truncate | Kind::Round | Kind::RoundHalfEven => s.saturating_sub(d),
-        Kind::Floor | Kind::Ceil => s,
-    };
+    let cut = s.saturating_sub(d);
     let kept = if cut <= 0 {
         v
     } else {
@@ -473,8 +478,24 @@ fn two<T: Unscaled>() -> T {
 /// and no negative zero.
 fn double_row(kind: Kind, x: f64, d: i64) -> f64 {
     let r = match kind {
-        Kind::Floor => x.floor(),
-        Kind::Ceil => x.ceil(),
+        Kind::Floor | Kind::Ceil if d == 0 => nearest(kind, x),
+        Kind::Floor | Kind::Ceil if d > 0 => {
+            let m = 10f64.powi(d.min(400) as i32);
+            let scaled = x * m;
+            if !m.is_finite() || !scaled.is_finite() {
+                x
+            } else {
+                nearest(kind, scaled) / m
+            }
+        }
+        Kind::Floor | Kind::Ceil => {
+            let m = 10f64.powi(d.unsigned_abs().min(400) as i32);
+            if m.is_finite() {
+                nearest(kind, x / m) * m
+            } else {
+                0.0
+            }
+        }
         Kind::Truncate if d >= 0 => {
             let m = 10f64.powi(d.min(400) as i32);
             let scaled = x * m;
@@ -518,10 +539,13 @@ fn double_row(kind: Kind, x: f64, d: i64) -> f64 {
     r + 0.0
 }
 
-/// The integer nearest `x`: halves away from zero, or to even for `round_bankers`.
+/// The integer nearest `x`: halves away from zero, or to even for `round_bankers`; below or
+/// above it for FLOOR and CEIL.
 fn nearest(kind: Kind, x: f64) -> f64 {
     match kind {
         Kind::RoundHalfEven => x.round_ties_even(),
+        Kind::Floor => x.floor(),
+        Kind::Ceil => x.ceil(),
         _ => x.round(),
     }
 }
@@ -554,9 +578,15 @@ mod tests {
         );
         assert_eq!(decimal_row(Kind::Truncate, 5264i128, 2, 3, 3), Some(52640));
         assert_eq!(
-            result_type(Kind::Floor, &DataType::Decimal128(2, 1), None),
+            result_type(Kind::Floor, &DataType::Decimal128(2, 1), Some(0)),
             DataType::Decimal128(2, 0)
         );
+        // FLOOR(-1.234, 1) = -1.3, CEIL(-1.234, 1) = -1.2, CEIL(123, -1) = 130.
+        assert_eq!(decimal_row(Kind::Floor, -1234i128, 3, 1, 1), Some(-13));
+        assert_eq!(decimal_row(Kind::Ceil, -1234i128, 3, 1, 1), Some(-12));
+        assert_eq!(floor_or_ceil_i128(Kind::Ceil, 123, -1), 130);
+        assert_eq!(floor_or_ceil_i128(Kind::Floor, -123, -1), -130);
+        assert_eq!(floor_or_ceil_i128(Kind::Floor, 120, -1), 120);
     }
 
     #[test]

@@ -35,7 +35,9 @@ pub fn tokenize_with(
     let tokens = crate::group_by_order::group_by_directions(
         crate::compound_intervals::single_units(tokens)?,
     );
-    let tokens = crate::asof_joins::asof_sides(crate::join_lists::comma_joins(tokens));
+    let tokens = crate::trim_forms::trim_pairs(crate::asof_joins::asof_sides(
+        crate::join_lists::comma_joins(tokens),
+    ));
     if !tokens
         .iter()
         .any(|t| executable_comment(&t.token).is_some())

@@ -37,6 +37,7 @@ mod statement;
 mod table_constraints;
 mod table_options;
 mod tool_statements;
+mod trim_forms;
 mod view_forms;
 mod words;
 mod workload;

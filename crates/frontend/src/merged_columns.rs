@@ -23,6 +23,7 @@ use basalt_sql::ast::{
     ExcludeSelectItem, Expr, Ident, JoinConstraint, JoinOperator, ObjectName, ObjectNamePart,
     OrderByKind, Query, Select, SelectItem, SelectItemQualifiedWildcardKind, SetExpr, Statement,
     TableFactor, TableWithJoins, Visit, VisitMut, Visitor, VisitorMut, WildcardAdditionalOptions,
+    With,
 };
 use datafusion::execution::SessionState;
 use datafusion::sql::parser::Statement as DfStatement;
@@ -83,12 +84,13 @@ fn learn<'a>(
     known: &'a mut Known,
 ) -> BoxFuture<'a, ()> {
     Box::pin(async move {
+        let ctes = common_tables(stmt);
         for leaf in leaves(stmt) {
             let key = leaf.to_string();
             if known.contains_key(&key) {
                 continue;
             }
-            let Some(mut probe) = star_from(leaf) else {
+            let Some(mut probe) = star_from(leaf, ctes.clone()) else {
                 continue;
             };
             learn(&probe, state, known).await;
@@ -104,8 +106,37 @@ fn learn<'a>(
     })
 }
 
-/// `SELECT * FROM <leaf>`.
-fn star_from(leaf: TableFactor) -> Option<Statement> {
+/// The common table expressions of every WITH in `stmt` (the first of each name), so that a
+/// FROM item naming one can be planned on its own.
+fn common_tables(stmt: &Statement) -> Option<With> {
+    struct Collect(Option<With>);
+    impl Visitor for Collect {
+        type Break = ();
+        fn pre_visit_query(&mut self, query: &Query) -> ControlFlow<()> {
+            let Some(with) = &query.with else {
+                return ControlFlow::Continue(());
+            };
+            let all = self.0.get_or_insert_with(|| With {
+                cte_tables: vec![],
+                ..with.clone()
+            });
+            all.recursive |= with.recursive;
+            for cte in &with.cte_tables {
+                let name = &cte.alias.name.value;
+                if !all.cte_tables.iter().any(|c| &c.alias.name.value == name) {
+                    all.cte_tables.push(cte.clone());
+                }
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut found = Collect(None);
+    let _ = stmt.visit(&mut found);
+    found.0
+}
+
+/// `[WITH <ctes>] SELECT * FROM <leaf>`.
+fn star_from(leaf: TableFactor, ctes: Option<With>) -> Option<Statement> {
     let Ok(basalt_sql::Statement::Standard(stmt)) = basalt_sql::parse_one("SELECT * FROM t") else {
         return None;
     };
@@ -117,6 +148,7 @@ fn star_from(leaf: TableFactor) -> Option<Statement> {
         return None;
     };
     select.from[0].relation = leaf;
+    query.with = ctes;
     Some(stmt)
 }
 

@@ -79,6 +79,20 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
                 ],
             )
         }
+        // Doris's linear regression aggregates read text and booleans as numbers (DOUBLE).
+        "regr_slope" | "regr_intercept" | "regr_count" | "regr_r2" | "regr_avgx" | "regr_avgy"
+        | "regr_sxx" | "regr_syy" | "regr_sxy"
+            if args.len() == 2 && !args.iter().all(is_double_cast) =>
+        {
+            let double = |e: Expr| match is_double_cast(&e) {
+                true => e,
+                false => cast(
+                    e,
+                    basalt_sql::ast::DataType::Double(basalt_sql::ast::ExactNumberInfo::None),
+                ),
+            };
+            call(name, vec![double(arg(0)), double(arg(1))])
+        }
         // MySQL's FLOOR, CEIL/CEILING, TRUNCATE and ROUND, typed as MySQL types them.
         // Doris's FLOOR(x, d) / CEIL(x, d) round down or up to `d` digits.
         "floor" | "ceil" | "ceiling" if args.len() == 1 || args.len() == 2 => call(
@@ -218,4 +232,15 @@ fn without_nulls(distinct: bool, x: Expr) -> Expr {
     }
     f.filter = Some(Box::new(Expr::IsNotNull(Box::new(x))));
     Expr::Function(f)
+}
+
+/// True for `CAST(x AS DOUBLE)`.
+fn is_double_cast(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::Cast {
+            data_type: basalt_sql::ast::DataType::Double(_),
+            ..
+        }
+    )
 }

@@ -170,6 +170,7 @@ mod variant;
 mod vector_distance;
 mod week_modes;
 mod wide_sum;
+mod xpath_string;
 
 #[cfg(test)]
 mod sql_tests;
@@ -221,6 +222,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(hll::scalar_functions());
     v.push(date_range::function());
     v.push(asof_joins::function().clone());
+    v.push(xpath_string::function());
     v.extend(date_arith::functions());
     v.extend(date_round::functions());
     v.push(time_zones::function());

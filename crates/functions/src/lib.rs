@@ -117,6 +117,7 @@ pub mod nullable_value;
 mod number_format;
 mod number_sign;
 mod numeric_dates;
+mod partition_names;
 mod percentile;
 mod percentile_approx;
 mod percentile_array;
@@ -223,6 +224,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.push(date_range::function());
     v.push(asof_joins::function().clone());
     v.push(xpath_string::function());
+    v.push(partition_names::function());
     v.extend(date_arith::functions());
     v.extend(date_round::functions());
     v.push(time_zones::function());

@@ -85,6 +85,7 @@ mod schema_change;
 mod server_status;
 mod session;
 mod session_clock;
+mod shadowed_ctes;
 mod show;
 mod show_proc;
 mod show_rows;

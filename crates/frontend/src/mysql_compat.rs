@@ -148,6 +148,7 @@ impl Default for SqlSettings {
 /// Rewrites `stmt` for planning under the session's `settings`.
 pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
     crate::identifier_case::fold(stmt, settings.table_name_case);
+    crate::shadowed_ctes::rewrite(stmt);
     crate::partition_selection::rewrite(stmt);
     crate::join_hints::rewrite(stmt);
     crate::using_joins::rewrite(stmt);

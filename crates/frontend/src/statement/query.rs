@@ -152,6 +152,16 @@ impl QueryEngine {
             }
             planned = plan_statement(stmt.clone()).await?;
         }
+        // `SELECT a AS b FROM t ORDER BY t.b` orders by the table's column, as MySQL's does.
+        if let Err(e) = &planned {
+            let message = e.to_string();
+            if message.contains("Schema contains qualified field name")
+                && message.contains("would be ambiguous")
+                && crate::result_names::unshadow_order_columns(&mut stmt)
+            {
+                planned = plan_statement(stmt.clone()).await?;
+            }
+        }
         let plan = match planned {
             // MySQL allows result columns of the same name (`SELECT id, id`, or `a / b` beside
             // `a DIV b`, which DataFusion names alike); DataFusion needs them distinct. The

@@ -2,9 +2,10 @@
 //! with `div_precision_increment` (4) more decimals than the dividend, but computes it with
 //! more: whole groups of nine decimals (`9 * ceil((frac(a) + frac(b) + 4) / 9)`, each side's
 //! decimals counted in groups of nine too). Arithmetic on the quotient, FLOOR, CEIL, TRUNCATE
-//! and ROUND see those digits; only the final value is rounded to the decimals shown. So `2 / 3
-//! * 100` is 66.6667 (not 66.6700), `FLOOR(23900 / 293 * 100)` 8156 (not 8157) and
-//! `TRUNCATE(23900 / 293, 2)` 81.56 (not 81.57), in MySQL and in Doris alike.
+//! and ROUND see those digits (the last one cut, not rounded); only the final value is rounded
+//! to the decimals shown. So `2 / 3 * 100` is 66.6667 (not 66.6700), `FLOOR(23900 / 293 *
+//! 100)` 8156 (not 8157), `TRUNCATE(23900 / 293, 2)` 81.56 (not 81.57) and `FLOOR(2 / 3 * 3)`
+//! 1, as in MySQL (TRUNCATE in Doris alike).
 //!
 //! The analyzer rule [`DivisionDigits`] runs after [`crate::ExactDivision`] and before type
 //! coercion. In each arithmetic expression (`+`, `-`, `*`, `/`, unary minus) holding a quotient
@@ -94,9 +95,15 @@ impl Walk {
                 && operands(&e)
                     .into_iter()
                     .all(|o| !(is_arithmetic(o) && holds_division(o)));
-            if whole || !alone {
-                let shown = e.get_type(schema)?;
-                let kept = self.kept(e, schema)?;
+            // An expression whose types cannot be had yet is left to type coercion as it is.
+            let typed = (whole || !alone)
+                .then(|| {
+                    e.get_type(schema)
+                        .ok()
+                        .zip(self.kept(e.clone(), schema).ok())
+                })
+                .flatten();
+            if let Some((shown, kept)) = typed {
                 if whole || !matches!(shown, DataType::Decimal128(..) | DataType::Decimal256(..)) {
                     return Ok(Transformed::yes(kept));
                 }
@@ -150,7 +157,7 @@ impl Walk {
                 })?;
                 let (l, r) = (operand(l)?, operand(r)?);
                 let increment = self.kept_increment(&l.get_type(schema)?, &r.get_type(schema)?);
-                ExactDivide::udf(increment).call(vec![l, r])
+                ExactDivide::kept(increment).call(vec![l, r])
             }
             other => other,
         })

@@ -126,12 +126,17 @@ fn quotient_type(l: &DataType, r: &DataType, increment: u8) -> Option<DataType> 
 
 /// The name of [`ExactDivide`].
 pub(crate) const DIVIDE: &str = "mysql_divide";
+/// The name of [`ExactDivide::kept`], the division that cuts its last digit instead of rounding
+/// it (MySQL's inner quotients, see [`crate::division_digits`]).
+pub(crate) const DIVIDE_KEPT: &str = "mysql_divide_kept";
 
 /// MySQL's `/` on integers and decimals, with `increment` more decimals than the dividend.
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct ExactDivide {
     signature: Signature,
     increment: u8,
+    /// Rounds the last digit half away from zero; else cuts it (toward zero).
+    rounds: bool,
 }
 
 impl ExactDivide {
@@ -140,17 +145,31 @@ impl ExactDivide {
         ScalarUDF::new_from_impl(ExactDivide::new(increment))
     }
 
+    /// The function with `increment` more decimals than the dividend, the last one cut, not
+    /// rounded: MySQL's quotient as arithmetic on it sees it.
+    pub(crate) fn kept(increment: u8) -> ScalarUDF {
+        ScalarUDF::new_from_impl(ExactDivide {
+            rounds: false,
+            ..ExactDivide::new(increment)
+        })
+    }
+
     fn new(increment: u8) -> Self {
         ExactDivide {
             signature: Signature::any(2, Volatility::Immutable),
             increment,
+            rounds: true,
         }
     }
 }
 
 impl ScalarUDFImpl for ExactDivide {
     fn name(&self) -> &str {
-        DIVIDE
+        if self.rounds {
+            DIVIDE
+        } else {
+            DIVIDE_KEPT
+        }
     }
 
     fn signature(&self) -> &Signature {
@@ -188,7 +207,7 @@ impl ScalarUDFImpl for ExactDivide {
             }
             _ => self.increment,
         };
-        let out = divide(l, r, increment)?;
+        let out = divide(l, r, increment, self.rounds)?;
         if scalars {
             Ok(ColumnarValue::Scalar(ScalarValue::try_from_array(&out, 0)?))
         } else {
@@ -198,12 +217,12 @@ impl ScalarUDFImpl for ExactDivide {
 }
 
 /// Row by row: `l * 10^(rs + increment) / r` on the unscaled values, rounded half away from
-/// zero.
-fn divide(l: &ArrayRef, r: &ArrayRef, increment: u8) -> Result<ArrayRef> {
+/// zero (or, without `rounds`, cut toward zero).
+fn divide(l: &ArrayRef, r: &ArrayRef, increment: u8, rounds: bool) -> Result<ArrayRef> {
     let out_type = quotient_type(l.data_type(), r.data_type(), increment)
         .ok_or_else(|| DataFusionError::Plan("mysql_divide of non-decimals".into()))?;
     let DataType::Decimal128(precision, scale) = out_type else {
-        return divide256(l, r, increment, &out_type);
+        return divide256(l, r, increment, &out_type, rounds);
     };
     let decimal = |a: &ArrayRef| -> Result<(Decimal128Array, i8)> {
         let (p, s) = as_decimal(a.data_type())
@@ -221,7 +240,13 @@ fn divide(l: &ArrayRef, r: &ArrayRef, increment: u8) -> Result<ArrayRef> {
     // A quotient that fits 38 digits may still need a wider dividend (3242.5 with 18 decimals
     // over 7166 with 18, to 22 decimals): then the division runs in 256 bits.
     let in_256_bits = || -> Result<ArrayRef> {
-        let wide = divide256(l, r, increment, &DataType::Decimal256(precision, scale))?;
+        let wide = divide256(
+            l,
+            r,
+            increment,
+            &DataType::Decimal256(precision, scale),
+            rounds,
+        )?;
         Ok(cast(&wide, &out_type)?)
     };
     let Some(factor) = 10i128.checked_pow(rs as u32 + increment as u32) else {
@@ -239,7 +264,7 @@ fn divide(l: &ArrayRef, r: &ArrayRef, increment: u8) -> Result<ArrayRef> {
         };
         let (mut q, rem) = (numerator / d, numerator % d);
         // Half away from zero: compare twice the remainder with the divisor, in magnitude.
-        if rem.unsigned_abs() >= d.unsigned_abs() - rem.unsigned_abs() {
+        if rounds && rem.unsigned_abs() >= d.unsigned_abs() - rem.unsigned_abs() {
             q += if (numerator < 0) == (d < 0) { 1 } else { -1 };
         }
         if q.unsigned_abs() >= limit.unsigned_abs() {
@@ -252,7 +277,13 @@ fn divide(l: &ArrayRef, r: &ArrayRef, increment: u8) -> Result<ArrayRef> {
 }
 
 /// [`divide`] in 256 bits, for quotients of DECIMALs wider than 38 digits.
-fn divide256(l: &ArrayRef, r: &ArrayRef, increment: u8, out_type: &DataType) -> Result<ArrayRef> {
+fn divide256(
+    l: &ArrayRef,
+    r: &ArrayRef,
+    increment: u8,
+    out_type: &DataType,
+    rounds: bool,
+) -> Result<ArrayRef> {
     let DataType::Decimal256(precision, scale) = *out_type else {
         return Err(DataFusionError::Internal(
             "quotient is not a decimal".into(),
@@ -287,7 +318,7 @@ fn divide256(l: &ArrayRef, r: &ArrayRef, increment: u8, out_type: &DataType) -> 
         // Half away from zero: compare twice the remainder with the divisor, in magnitude
         // (both are below 10^77 in magnitude, so neither doubling nor abs overflows).
         let twice = rem.wrapping_abs().wrapping_mul(i256::from_i128(2));
-        let q = if twice >= d.wrapping_abs() {
+        let q = if rounds && twice >= d.wrapping_abs() {
             let step = if (numerator < i256::ZERO) == (d < i256::ZERO) {
                 i256::ONE
             } else {
@@ -314,7 +345,7 @@ mod tests {
     fn quotients(l: Vec<Option<i64>>, r: Vec<Option<i64>>) -> Vec<Option<String>> {
         let l: ArrayRef = Arc::new(Int64Array::from(l));
         let r: ArrayRef = Arc::new(Int64Array::from(r));
-        let out = divide(&l, &r, 4).expect("divides");
+        let out = divide(&l, &r, 4, true).expect("divides");
         let d = out.as_primitive::<Decimal128Type>();
         (0..d.len())
             .map(|i| (!d.is_null(i)).then(|| d.value_as_string(i)))
@@ -375,8 +406,13 @@ mod tests {
             )
         };
         let scale18 = 10i128.pow(18);
-        let out =
-            divide(&decimal(32425 * scale18 / 10), &decimal(7166 * scale18), 4).expect("divides");
+        let out = divide(
+            &decimal(32425 * scale18 / 10),
+            &decimal(7166 * scale18),
+            4,
+            true,
+        )
+        .expect("divides");
         assert_eq!(out.data_type(), &DataType::Decimal128(38, 22));
         let d = out.as_primitive::<Decimal128Type>();
         assert_eq!(d.value_as_string(0), "0.4524839519955344683226");
@@ -395,7 +431,7 @@ mod tests {
         let three: ArrayRef = Arc::new(Int64Array::from(vec![3]));
         // 2 * 10^60 / 3, at 4 more decimals.
         let l = big(&format!("2{}", "0".repeat(60)), 76, 0);
-        let out = divide(&l, &three, 4).expect("divides");
+        let out = divide(&l, &three, 4, true).expect("divides");
         assert_eq!(out.data_type(), &DataType::Decimal256(76, 4));
         assert_eq!(
             out.as_primitive::<Decimal256Type>().value_as_string(0),
@@ -403,7 +439,7 @@ mod tests {
         );
         // A 76-digit dividend scaled by 10^4 leaves 256 bits.
         let l = big(&"9".repeat(76), 76, 10);
-        let err = divide(&l, &three, 4).expect_err("overflows");
+        let err = divide(&l, &three, 4, true).expect_err("overflows");
         assert!(err.to_string().contains("out of range"), "{err}");
     }
 }

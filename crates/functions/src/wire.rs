@@ -1,7 +1,7 @@
 //! Scalar functions that analyzer rules build (implicit string-to-number, number-to-date and
-//! string-to-date conversions, checked integer arithmetic, MySQL's `/`, the marks keeping
-//! the IPV4 / IPV6 type through COALESCE and CASE, VARIANT subscripts) are in no registry,
-//! yet plan fragments name them when they travel to another node. Those with a parameter (a
+//! string-to-date conversions, checked integer arithmetic, MySQL's `/` (shown and kept), the
+//! marks keeping the IPV4 / IPV6 type through COALESCE and CASE, VARIANT subscripts) are in no
+//! registry, yet plan fragments name them when they travel to another node. Those with a parameter (a
 //! result type, the decimals `/` adds) take it from the call's own result type, which travels
 //! with the call, so one registered instance per name runs every call: [`fragment_functions`]
 //! are those instances, for the nodes that run fragments.
@@ -16,6 +16,7 @@ pub fn fragment_functions() -> Vec<ScalarUDF> {
         .filter_map(|name| crate::checked_arithmetic::CheckedOp::named(name, DataType::Int64))
         .collect();
     v.push(crate::exact_division::ExactDivide::udf(0));
+    v.push(crate::exact_division::ExactDivide::kept(0));
     v.push(crate::implicit_casts::string_to_double().clone());
     v.push(crate::implicit_casts::string_to_bigint().clone());
     v.extend(crate::numeric_dates::NumberToDate::functions());
@@ -53,6 +54,7 @@ mod tests {
                 "checked_sub",
                 "checked_mul",
                 "mysql_divide",
+                "mysql_divide_kept",
                 "mysql_string_to_double",
                 "mysql_string_to_bigint",
                 "mysql_number_to_date",

@@ -11,8 +11,8 @@
 //! join, which the planner refuses ("unsupported join operator").
 
 use basalt_sql::ast::{
-    BinaryOperator, Expr, FunctionArguments, Ident, Join, JoinConstraint, JoinOperator, ObjectName,
-    Select, Statement, TableFactor, TableWithJoins, VisitMut, VisitorMut,
+    BinaryOperator, Expr, Ident, Join, JoinConstraint, JoinOperator, ObjectName, Select, Statement,
+    TableFactor, TableWithJoins, VisitMut, VisitorMut,
 };
 use std::ops::ControlFlow;
 
@@ -106,10 +106,7 @@ fn plain_join(join: &mut Join, left: Option<ObjectName>) {
                 .to_string()
                 .eq_ignore_ascii_case(basalt_sql::ASOF_INNER_MARK) =>
         {
-            let FunctionArguments::List(list) = &f.args else {
-                return;
-            };
-            match crate::mysql_compat::unnamed_args(list).as_deref() {
+            match crate::mysql_compat::plain_args(f).as_deref() {
                 Some([only]) => (only.clone(), true),
                 _ => return,
             }

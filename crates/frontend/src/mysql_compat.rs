@@ -621,7 +621,7 @@ fn is_nonzero_number(e: &Expr) -> bool {
 }
 
 /// Plain positional arguments of a function call, or None if it has anything else.
-fn plain_args(f: &Function) -> Option<Vec<Expr>> {
+pub(crate) fn plain_args(f: &Function) -> Option<Vec<Expr>> {
     match &f.args {
         FunctionArguments::None => Some(vec![]),
         FunctionArguments::List(list)
@@ -630,6 +630,15 @@ fn plain_args(f: &Function) -> Option<Vec<Expr>> {
             unnamed_args(list)
         }
         _ => None,
+    }
+}
+
+/// `sql` parsed as one standard statement, for the rewrites' unit tests.
+#[cfg(test)]
+pub(crate) fn parsed(sql: &str) -> Statement {
+    match basalt_sql::parse_one(sql) {
+        Ok(basalt_sql::Statement::Standard(stmt)) => *stmt,
+        _ => panic!("not parsed: {sql}"),
     }
 }
 

@@ -19,8 +19,8 @@
 use crate::mysql_compat::{binary, number};
 use basalt_sql::ast::helpers::attached_token::AttachedToken;
 use basalt_sql::ast::{
-    BinaryOperator, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident, Query,
-    SelectItem, SetExpr, Statement, TableFactor, UnaryOperator, Value, VisitMut, VisitorMut,
+    BinaryOperator, Expr, FunctionArguments, Ident, Query, SelectItem, SetExpr, Statement,
+    TableFactor, UnaryOperator, Value, VisitMut, VisitorMut,
 };
 use std::ops::ControlFlow;
 
@@ -213,13 +213,7 @@ fn row_items(e: &Expr) -> Option<Vec<Expr>> {
             let FunctionArguments::List(list) = &f.args else {
                 return None;
             };
-            list.args
-                .iter()
-                .map(|a| match a {
-                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e.clone()),
-                    _ => None,
-                })
-                .collect()
+            crate::mysql_compat::unnamed_args(list)
         }
         _ => None,
     }

@@ -131,9 +131,7 @@ mod tests {
     use super::*;
 
     fn rewritten(sql: &str) -> String {
-        let Ok(basalt_sql::Statement::Standard(mut stmt)) = basalt_sql::parse_one(sql) else {
-            panic!("not parsed");
-        };
+        let mut stmt = crate::mysql_compat::parsed(sql);
         rewrite(&mut stmt);
         stmt.to_string()
     }

@@ -9,7 +9,7 @@
 
 use arrow::array::{Array, ArrayRef, AsArray};
 use arrow::datatypes::{DataType, FieldRef, Float64Type};
-use datafusion::common::{exec_err, plan_err, Result, ScalarValue};
+use datafusion::common::{exec_err, Result, ScalarValue};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::{
     Accumulator, AggregateUDF, AggregateUDFImpl, Signature, Volatility,
@@ -57,11 +57,7 @@ impl AggregateUDFImpl for ShapeStatistic {
     }
 
     fn coerce_types(&self, types: &[DataType]) -> Result<Vec<DataType>> {
-        crate::util::expect_args(self.name(), types, 1, 1)?;
-        if !(types[0].is_numeric() || types[0].is_null()) {
-            return plan_err!("{}: expected a number, got {}", self.name(), types[0]);
-        }
-        Ok(vec![DataType::Float64])
+        crate::util::one_number_as_double(self.name(), types)
     }
 
     fn return_type(&self, _types: &[DataType]) -> Result<DataType> {

@@ -70,6 +70,16 @@ pub(crate) fn double_state_fields(
         .collect()
 }
 
+/// The coercion of an aggregate of one number read as a DOUBLE (NULL too); else an error
+/// naming `func`.
+pub(crate) fn one_number_as_double(func: &str, types: &[DataType]) -> Result<Vec<DataType>> {
+    expect_args(func, types, 1, 1)?;
+    if !(types[0].is_numeric() || types[0].is_null()) {
+        return plan_err!("{func}: expected a number, got {}", types[0]);
+    }
+    Ok(vec![DataType::Float64])
+}
+
 /// Checks the argument count of a user-defined signature.
 pub(crate) fn expect_args(func: &str, types: &[DataType], min: usize, max: usize) -> Result<()> {
     let n = types.len();

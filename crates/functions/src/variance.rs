@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, Float64Array, UInt64Array};
 use arrow::datatypes::{DataType, Field, FieldRef, Float64Type, UInt64Type};
-use datafusion::common::{exec_err, not_impl_err, plan_err, Result, ScalarValue};
+use datafusion::common::{exec_err, not_impl_err, Result, ScalarValue};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::utils::format_state_name;
 use datafusion::logical_expr::{
@@ -66,11 +66,7 @@ impl AggregateUDFImpl for Variance {
     }
 
     fn coerce_types(&self, types: &[DataType]) -> Result<Vec<DataType>> {
-        crate::util::expect_args(self.name, types, 1, 1)?;
-        if !(types[0].is_numeric() || types[0].is_null()) {
-            return plan_err!("{}: expected a number, got {}", self.name, types[0]);
-        }
-        Ok(vec![DataType::Float64])
+        crate::util::one_number_as_double(self.name, types)
     }
 
     fn return_type(&self, _types: &[DataType]) -> Result<DataType> {

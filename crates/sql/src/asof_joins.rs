@@ -105,14 +105,8 @@ fn mark_inner(tokens: &mut Vec<TokenWithSpan>, asof: usize) {
 
 #[cfg(test)]
 mod tests {
-    use crate::lexer::tokenize;
-
     fn spelled(sql: &str) -> String {
-        tokenize(sql)
-            .expect("tokens")
-            .iter()
-            .map(|t| t.token.to_string())
-            .collect::<String>()
+        crate::lexer::spelled(sql)
             .split_whitespace()
             .collect::<Vec<_>>()
             .join(" ")

@@ -67,6 +67,16 @@ pub fn tokenize_with(
     Ok(out)
 }
 
+/// The text of `sql`'s tokens, as the token passes leave them (for their unit tests).
+#[cfg(test)]
+pub(crate) fn spelled(sql: &str) -> String {
+    tokenize(sql)
+        .expect("tokens")
+        .iter()
+        .map(|t| t.token.to_string())
+        .collect()
+}
+
 /// Drops Doris's join distribution hints (`JOIN [shuffle]`, `[broadcast]`, `[bucket]`,
 /// `[colocate]`): Basalt's planner chooses how joins are distributed.
 fn without_join_hints(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {

@@ -81,15 +81,7 @@ fn pair_call(tokens: &[TokenWithSpan], at: usize) -> Option<(usize, usize, usize
 
 #[cfg(test)]
 mod tests {
-    use crate::lexer::tokenize;
-
-    fn spelled(sql: &str) -> String {
-        tokenize(sql)
-            .expect("tokens")
-            .iter()
-            .map(|t| t.token.to_string())
-            .collect::<String>()
-    }
+    use crate::lexer::spelled;
 
     #[test]
     fn the_comma_form_is_both_from() {

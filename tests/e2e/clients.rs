@@ -221,6 +221,27 @@ async fn check_column_origins(mut conn: mysql_async::Conn) {
         column_origins(&mut conn, "SELECT id, count(*) AS n FROM a GROUP BY id").await,
         ["origins.a(a).id(id)", ".().n(n)"]
     );
+    // Names written twice beside a wildcard, and expressions around it, keep the names MySQL
+    // gives them (internal names and DataFusion's renderings were shown).
+    assert_eq!(
+        column_origins(&mut conn, "SELECT a.id, id, a.*, id * 2 FROM a").await,
+        [
+            "origins.a(a).id(id)",
+            "origins.a(a).id(id)",
+            "origins.a(a).id(id)",
+            "origins.a(a).Value(Value)",
+            ".().id * 2(id * 2)"
+        ]
+    );
+    assert_eq!(
+        column_origins(&mut conn, "SELECT a.id, * FROM a FULL JOIN b USING (id)").await,
+        [
+            "origins.a(a).id(id)",
+            ".().id(id)",
+            "origins.a(a).Value(Value)",
+            "origins.b(b).value(value)"
+        ]
+    );
     // A key lookup of a UNIQUE KEY table, and a prepared statement's columns.
     assert_eq!(
         column_origins(&mut conn, "SELECT value AS w FROM b WHERE id = 1").await,

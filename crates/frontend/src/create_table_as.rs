@@ -230,10 +230,7 @@ fn written_names(query: &ast::Query) -> Option<Vec<String>> {
 
 /// The name MySQL gives the select item `result_names` aliased as `name` to plan the query.
 fn unaliased_name(query: &ast::Query, name: &str) -> Option<String> {
-    let position: usize = name
-        .strip_prefix(crate::result_names::INTERNAL_ALIAS_PREFIX)?
-        .parse()
-        .ok()?;
+    let position = crate::result_names::internal_alias_position(name)?;
     let mut body = query.body.as_ref();
     let select = loop {
         match body {

@@ -12,6 +12,53 @@ use std::ops::ControlFlow;
 /// The aliases given are this followed by the item's position.
 pub(crate) const INTERNAL_ALIAS_PREFIX: &str = "__basalt_column_";
 
+/// The select-list position an internal alias stands for (`None` for any other name).
+pub(crate) fn internal_alias_position(name: &str) -> Option<usize> {
+    name.strip_prefix(INTERNAL_ALIAS_PREFIX)?.parse().ok()
+}
+
+/// True if DataFusion refused a plan for result columns named alike: two of one name, or a
+/// qualified `l.k` beside an unqualified `k`.
+pub(crate) fn names_collide(message: &str) -> bool {
+    message.contains("unique expression names")
+        || (message.contains("Schema contains qualified field name")
+            && message.contains("would be ambiguous"))
+}
+
+/// The name written for the result column at `at` of `count`, of a select list whose `items`
+/// hold wildcards (`None`): the items before the first wildcard and after the last one are
+/// the result's first and last columns; those between are the plan's to name.
+pub(crate) fn item_name_beside_wildcards(
+    items: &[Option<String>],
+    at: usize,
+    count: usize,
+) -> Option<String> {
+    let first = items.iter().position(Option::is_none)?;
+    let last = items.iter().rposition(Option::is_none)?;
+    let after = items.len() - 1 - last;
+    if at < first {
+        return items[at].clone();
+    }
+    let from_end = count.checked_sub(at)?;
+    match from_end <= after {
+        true => items[items.len() - from_end].clone(),
+        false => None,
+    }
+}
+
+/// The names of a select list's items by position: those `written` before its first wildcard
+/// (positions the rewrites keep), then those of the list as `rewritten` (where wildcards that
+/// merge USING columns are spelled out column by column).
+pub(crate) fn past_first_wildcard(
+    written: Vec<Option<String>>,
+    rewritten: Vec<Option<String>>,
+) -> Vec<Option<String>> {
+    let kept = written.iter().take_while(|n| n.is_some()).count();
+    let mut names: Vec<_> = written.into_iter().take(kept).collect();
+    names.extend(rewritten.into_iter().skip(kept));
+    names
+}
+
 /// Gives every unaliased expression in the select lists of the statement's outermost query
 /// (each arm of a UNION, the source of INSERT .. SELECT, and the statement EXPLAIN shows), and
 /// every alias an earlier item of its list has too, an alias of its own position.
@@ -96,13 +143,49 @@ pub(crate) fn unshadow_order_columns(stmt: &mut Statement) -> bool {
             ControlFlow::<()>::Continue(())
         });
     }
+    rename_aliases(select, order, |name| qualified.iter().any(|q| q == name))
+}
+
+/// `l.k` beside `COALESCE(l.k, r.k) AS k` (a USING join's merged column spelled out), which
+/// DataFusion finds ambiguous even once the unaliased items have internal names: every alias
+/// of the outermost SELECT becomes internal too, and the ORDER BY's references to the aliases
+/// follow them. True if an alias changed.
+pub(crate) fn alias_every_item(stmt: &mut Statement) -> bool {
+    let query = match stmt {
+        Statement::Query(q) => q,
+        Statement::Explain { statement, .. } => return alias_every_item(statement),
+        _ => return false,
+    };
+    let mut no_order = vec![];
+    let order = match query.order_by.as_mut().map(|o| &mut o.kind) {
+        Some(OrderByKind::Expressions(order)) => order,
+        _ => &mut no_order,
+    };
+    let SetExpr::Select(select) = query.body.as_mut() else {
+        return false;
+    };
+    rename_aliases(select, order, |name| {
+        !name.starts_with(INTERNAL_ALIAS_PREFIX)
+    })
+}
+
+/// Gives the aliases of `select` that `rename` picks (by lower-case name) their position's
+/// internal name, and points the plain references of `order` to them there. True if an alias
+/// changed.
+fn rename_aliases(
+    select: &mut basalt_sql::ast::Select,
+    order: &mut [basalt_sql::ast::OrderByExpr],
+    rename: impl Fn(&str) -> bool,
+) -> bool {
     let mut renamed: Vec<(String, Ident)> = vec![];
     for (i, item) in select.projection.iter_mut().enumerate() {
         if let SelectItem::ExprWithAlias { alias, .. } = item {
             let name = alias.value.to_lowercase();
-            if qualified.contains(&name) {
+            if rename(&name) {
                 let internal = Ident::new(format!("{INTERNAL_ALIAS_PREFIX}{i}"));
-                renamed.push((name, internal.clone()));
+                if !renamed.iter().any(|(n, _)| *n == name) {
+                    renamed.push((name, internal.clone()));
+                }
                 *alias = internal;
             }
         }

@@ -2,7 +2,7 @@
 //! DEALLOCATE; a point query takes the short-circuit path with its parameters bound.
 
 use super::misrouted;
-use super::query::{mysql_column_names, renamed_schema};
+use super::query::{mysql_column_names, renamed_schema, written_item_names};
 use super::ParsedStatement;
 use crate::engine::PreparedInfo;
 use crate::engine::QueryEngine;
@@ -181,6 +181,7 @@ impl QueryEngine {
             return Ok(None);
         }
         let column_names = mysql_column_names(stmt);
+        let items = written_item_names(stmt);
         let shown = match &column_names {
             Some(_) => Default::default(),
             None => crate::identifier_case::shown_names(
@@ -225,7 +226,7 @@ impl QueryEngine {
                 session.access().check_plan(&plan)?;
                 let schema = Arc::new(plan.schema().as_arrow().clone());
                 let named_by_plan = column_names.is_none();
-                let schema = renamed_schema(schema, column_names, &shown);
+                let schema = renamed_schema(schema, column_names, &items, &shown);
                 let (database, catalog) = (session.database(), self.services.catalog.as_ref());
                 Ok(Some(crate::column_origins::mark(
                     schema,

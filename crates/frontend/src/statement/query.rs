@@ -102,6 +102,7 @@ impl QueryEngine {
         let inserts_selected = found_rows::inserts_selected_rows(&stmt);
         // Result columns are named from the statement as the client wrote it.
         let column_names = mysql_column_names(&stmt);
+        let mut items = written_item_names(&stmt);
         let shown = match &column_names {
             Some(_) => Default::default(),
             None => crate::identifier_case::shown_names(
@@ -164,11 +165,22 @@ impl QueryEngine {
         }
         let plan = match planned {
             // MySQL allows result columns of the same name (`SELECT id, id`, or `a / b` beside
-            // `a DIV b`, which DataFusion names alike); DataFusion needs them distinct. The
+            // `a DIV b`, which DataFusion names alike, or `l.k` beside a USING join's merged
+            // `k`); DataFusion needs them distinct. The
             // client sees the names taken above, so the select lists get unique aliases.
-            Err(e) if e.to_string().contains("unique expression names") => {
+            Err(e) if crate::result_names::names_collide(&e.to_string()) => {
+                // Past a wildcard the rewrites spelled out, the items are named as spelled.
+                items = crate::result_names::past_first_wildcard(items, written_item_names(&stmt));
                 crate::result_names::alias_select_items(&mut stmt);
-                plan_statement(stmt).await?
+                match plan_statement(stmt.clone()).await? {
+                    Err(e)
+                        if crate::result_names::names_collide(&e.to_string())
+                            && crate::result_names::alias_every_item(&mut stmt) =>
+                    {
+                        plan_statement(stmt).await?
+                    }
+                    planned => planned,
+                }
             }
             planned => planned,
         }
@@ -373,7 +385,7 @@ impl QueryEngine {
             None => physical_plan::execute_stream(physical, task).map_err(from_df)?,
         };
         let named_by_plan = column_names.is_none();
-        let schema = renamed_schema(stream.schema(), column_names, &shown);
+        let schema = renamed_schema(stream.schema(), column_names, &items, &shown);
         let (database, catalog) = (session.database(), self.services.catalog.as_ref());
         let schema =
             crate::column_origins::mark(schema, &plan, database.as_deref(), catalog, named_by_plan);
@@ -434,10 +446,20 @@ async fn count_rows(
 /// column named `1+1`); DataFusion uses its own rendering. For a plain SELECT without
 /// wildcards (or a UNION, named by its first SELECT), the names MySQL would give.
 pub(crate) fn mysql_column_names(stmt: &ast::Statement) -> Option<Vec<String>> {
+    written_item_names(stmt).into_iter().collect()
+}
+
+/// The name MySQL gives each item of the select list that names a query's columns, by
+/// position; `None` for a wildcard (its columns are named by the plan). Empty for a statement
+/// that is not a query.
+pub(crate) fn written_item_names(stmt: &ast::Statement) -> Vec<Option<String>> {
     let ast::Statement::Query(q) = stmt else {
-        return None;
+        return vec![];
     };
-    first_select(q.body.as_ref())?
+    let Some(select) = first_select(q.body.as_ref()) else {
+        return vec![];
+    };
+    select
         .projection
         .iter()
         .map(|item| match item {
@@ -465,19 +487,34 @@ fn first_select(body: &ast::SetExpr) -> Option<&ast::Select> {
 }
 
 /// The result's columns named as MySQL names them: `names` (the select items as written) when
-/// known, else the plan's names with table columns spelled as created (`shown`).
+/// known, else (a select list with wildcards) the plan's names, with the items before the first
+/// and after the last wildcard, and the internal aliases of duplicate names, named by their
+/// `items` as written, and table columns spelled as created (`shown`).
 pub(super) fn renamed_schema(
     schema: SchemaRef,
     names: Option<Vec<String>>,
+    items: &[Option<String>],
     shown: &std::collections::HashMap<String, String>,
 ) -> SchemaRef {
     let names = names.or_else(|| {
+        let mut renamed = false;
+        let count = schema.fields().len();
         let spelled = schema
             .fields()
             .iter()
-            .map(|f| shown.get(f.name()).unwrap_or(f.name()).clone())
+            .enumerate()
+            .map(|(at, f)| {
+                let written = crate::result_names::item_name_beside_wildcards(items, at, count)
+                    .or_else(|| {
+                        let position = crate::result_names::internal_alias_position(f.name())?;
+                        items.get(position).cloned().flatten()
+                    })
+                    .or_else(|| shown.get(f.name()).cloned());
+                renamed |= written.is_some();
+                written.unwrap_or_else(|| f.name().clone())
+            })
             .collect();
-        (!shown.is_empty()).then_some(spelled)
+        renamed.then_some(spelled)
     });
     match names {
         Some(names) if names.len() == schema.fields().len() => {

@@ -17,6 +17,7 @@ pub mod params;
 pub mod time_value;
 pub mod typed_text;
 pub mod types;
+pub mod value_types;
 pub mod variant;
 pub mod year;
 

@@ -3,7 +3,7 @@
 //! `datev2`, `to_datev2`, `any`, `map_agg_v1` / `map_agg_v2`, `percentile_reservoir` (the exact
 //! percentile, which a reservoir sample estimates), `orthogonal_bitmap_union_count`)
 //! `is_nan` (ISNAN), `overlay(str, pos, len, new)` (INSERT), `unhex_null` (UNHEX, NULL for
-//! text that is no hex), `split_part` (NULL for a field it does not have) and thin expressions: `nan()` (the DOUBLE NaN), `e()`, `pmod(a, b)` (the
+//! text that is no hex, empty or of an odd length), `split_part` (NULL for a field it does not have) and thin expressions: `nan()` (the DOUBLE NaN), `e()`, `pmod(a, b)` (the
 //! non-negative remainder; NULL for b = 0), `like(s, p)`, `nullable(x)`, `non_nullable(x)` (an
 //! error on NULL), `ignore(..)` (FALSE), `current_catalog()` ('internal', Basalt's only
 //! catalog), `boolor_agg` / `booland_agg` (OR / AND of the non-NULL values read as booleans),
@@ -87,7 +87,26 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
         // Doris's overlay(str, pos, len, newstr) is MySQL's INSERT (DataFusion's call form
         // takes newstr second; OVERLAY(.. PLACING ..) is unchanged).
         ("overlay", [_, _, _, _]) => same("insert"),
-        ("unhex_null", [_]) => same("unhex"),
+        // NULL also for the empty text and an odd count of digits (UNHEX reads a leading 0).
+        ("unhex_null", [x]) => {
+            let length = call("length", vec![x.clone()]);
+            let even = binary(
+                binary(length.clone(), BinaryOperator::Modulo, number(2)),
+                BinaryOperator::Eq,
+                number(0),
+            );
+            let filled = binary(length, BinaryOperator::Gt, number(0));
+            Some(Expr::Case {
+                case_token: AttachedToken::empty(),
+                end_token: AttachedToken::empty(),
+                operand: None,
+                conditions: vec![CaseWhen {
+                    condition: binary(filled, BinaryOperator::And, even),
+                    result: call("unhex", vec![x.clone()]),
+                }],
+                else_result: None,
+            })
+        }
         ("nan", []) => Some(call("arrow_cast", vec![string("NaN"), string("Float64")])),
         ("add_months", [_, _]) => same("months_add"),
         // DATE(x), as MySQL's DATE is planned.

@@ -5,7 +5,8 @@
 //! `e` and `tmp.e` keep meaning what they meant. Several views nest (their rows multiply, as
 //! in Doris). The table functions:
 //! - `explode(array)`; `explode_split(text, sep)` (the pieces of the text, as
-//!   `split_by_string` cuts them: none for a NULL text or separator);
+//!   `split_by_string` cuts them: none for a NULL text or separator, one empty piece for the
+//!   empty text);
 //!   `explode_numbers(n)` (0 to n - 1); `explode_bitmap(bitmap)` (its members);
 //!   `explode_json_array_int / _double / _string(json)` (the JSON array's elements);
 //! - views of several columns, one alias each (`tmp AS a, b`): `explode(a1, a2, ..)` zips the
@@ -257,7 +258,11 @@ fn table_function(view: &LateralView) -> Result<TableFunction> {
             )
         }
         "explode_split" => match args.as_slice() {
-            [text, separator] => single(format!("split_by_string({text}, {separator})")),
+            // The empty text is one empty piece here (split_by_string gives no piece).
+            [text, separator] => single(format!(
+                "CASE WHEN ({text}) = '' THEN make_array('') \
+                 ELSE split_by_string({text}, {separator}) END"
+            )),
             _ => return Err(wrong("it takes a text and a separator")),
         },
         "explode_numbers" => single(format!("range({})", one()?)),

@@ -5,13 +5,8 @@
 
 use crate::column_origins::StoredColumn;
 use basalt_catalog::Catalog;
-use basalt_common::ip_address::{ip_family, IpFamily};
-use basalt_common::types::MAX_DECIMAL_PRECISION;
-use basalt_common::{
-    fraction_digits, is_json_field, is_largeint_field, sketch_kind, BasaltError, Result, SqlType,
-    StructField,
-};
-use datafusion::arrow::datatypes::{DataType, Field, TimeUnit};
+use basalt_common::{BasaltError, Result, SqlType};
+use datafusion::arrow::datatypes::{DataType, Field};
 use datafusion::logical_expr::{Expr, LogicalPlan};
 
 /// The longest VARCHAR: what text without a declared length becomes where a STRING may not be
@@ -124,110 +119,10 @@ fn storage_type(ty: &DataType) -> DataType {
     }
 }
 
-/// The SQL type of a computed value: the Arrow type with Basalt's marks read back.
+/// The SQL type of a computed value (see [`basalt_common::value_types::sql_type_of`]); an error
+/// for a value no column type holds.
 pub(crate) fn sql_type_of(field: &Field) -> Result<SqlType> {
-    match sketch_kind(field) {
-        Some("bitmap") => return Ok(SqlType::Bitmap),
-        Some("hll") => return Ok(SqlType::Hll),
-        _ => {}
-    }
-    match ip_family(field) {
-        Some(IpFamily::V4) => return Ok(SqlType::Ipv4),
-        Some(IpFamily::V6) => return Ok(SqlType::Ipv6),
-        None => {}
-    }
-    if basalt_common::variant::is_variant_field(field) {
-        return Ok(SqlType::Variant);
-    }
-    if is_json_field(field) {
-        return Ok(SqlType::Json);
-    }
-    if is_largeint_field(field) {
-        return Ok(SqlType::LargeInt);
-    }
-    if let Some(width) = basalt_common::types::bit_width(field) {
-        return Ok(SqlType::Bit(width));
-    }
-    if basalt_common::year::is_year(field) {
-        return Ok(SqlType::Year);
-    }
-    let ty = match field.data_type() {
-        // Doris makes a column of NULLs TINYINT.
-        DataType::Null => SqlType::TinyInt,
-        DataType::Boolean => SqlType::Boolean,
-        DataType::Int8 => SqlType::TinyInt,
-        DataType::Int16 | DataType::UInt8 => SqlType::SmallInt,
-        DataType::Int32 | DataType::UInt16 => SqlType::Int,
-        DataType::Int64 | DataType::UInt32 => SqlType::BigInt,
-        DataType::UInt64 => SqlType::LargeInt,
-        DataType::Float16 | DataType::Float32 => SqlType::Float,
-        DataType::Float64 => SqlType::Double,
-        DataType::Decimal32(p, s)
-        | DataType::Decimal64(p, s)
-        | DataType::Decimal128(p, s)
-        | DataType::Decimal256(p, s) => decimal(*p, *s),
-        DataType::Date32 | DataType::Date64 => SqlType::Date,
-        DataType::Timestamp(unit, _) => SqlType::DateTime {
-            scale: fraction_digits(field).unwrap_or(unit_digits(*unit)),
-        },
-        DataType::Time32(unit) | DataType::Time64(unit) => SqlType::Time {
-            scale: fraction_digits(field).unwrap_or(unit_digits(*unit)),
-        },
-        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => SqlType::String,
-        DataType::Binary
-        | DataType::LargeBinary
-        | DataType::BinaryView
-        | DataType::FixedSizeBinary(_) => SqlType::Blob,
-        DataType::List(element)
-        | DataType::LargeList(element)
-        | DataType::ListView(element)
-        | DataType::LargeListView(element)
-        | DataType::FixedSizeList(element, _) => SqlType::Array(Box::new(sql_type_of(element)?)),
-        DataType::Map(entries, _) => match entries.data_type() {
-            DataType::Struct(kv) if kv.len() == 2 => SqlType::Map(
-                Box::new(sql_type_of(&kv[0])?),
-                Box::new(sql_type_of(&kv[1])?),
-            ),
-            _ => return Err(unsupported(field)),
-        },
-        DataType::Struct(fields) => SqlType::Struct(
-            fields
-                .iter()
-                .map(|f| {
-                    Ok(StructField {
-                        name: f.name().clone(),
-                        ty: sql_type_of(f)?,
-                    })
-                })
-                .collect::<Result<_>>()?,
-        ),
-        DataType::Dictionary(_, value) => {
-            sql_type_of(&Field::new(field.name(), value.as_ref().clone(), true))?
-        }
-        _ => return Err(unsupported(field)),
-    };
-    Ok(ty)
-}
-
-/// DECIMAL(p, s); a negative scale (whole hundreds, ..) widens the precision instead.
-fn decimal(precision: u8, scale: i8) -> SqlType {
-    if scale < 0 {
-        let precision = precision.saturating_add(scale.unsigned_abs());
-        return SqlType::Decimal {
-            precision: precision.min(MAX_DECIMAL_PRECISION),
-            scale: 0,
-        };
-    }
-    SqlType::Decimal { precision, scale }
-}
-
-/// The fractional-second digits a time unit holds (at most 6, Basalt's finest).
-fn unit_digits(unit: TimeUnit) -> u8 {
-    match unit {
-        TimeUnit::Second => 0,
-        TimeUnit::Millisecond => 3,
-        TimeUnit::Microsecond | TimeUnit::Nanosecond => 6,
-    }
+    basalt_common::value_types::sql_type_of(field).ok_or_else(|| unsupported(field))
 }
 
 fn unsupported(field: &Field) -> BasaltError {
@@ -236,92 +131,4 @@ fn unsupported(field: &Field) -> BasaltError {
         field.name(),
         field.data_type()
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn round_trip(ty: SqlType) {
-        let field = ty.arrow_field("c", true);
-        assert_eq!(sql_type_of(&field).unwrap(), ty, "{field:?}");
-    }
-
-    #[test]
-    fn declared_types_map_back_to_themselves() {
-        for ty in [
-            SqlType::Boolean,
-            SqlType::TinyInt,
-            SqlType::SmallInt,
-            SqlType::Year,
-            SqlType::Int,
-            SqlType::BigInt,
-            SqlType::LargeInt,
-            SqlType::Float,
-            SqlType::Double,
-            SqlType::Decimal {
-                precision: 12,
-                scale: 3,
-            },
-            SqlType::Decimal {
-                precision: 39,
-                scale: 0,
-            },
-            SqlType::Decimal {
-                precision: 60,
-                scale: 10,
-            },
-            SqlType::Date,
-            SqlType::DateTime { scale: 0 },
-            SqlType::DateTime { scale: 3 },
-            SqlType::Time { scale: 2 },
-            SqlType::String,
-            SqlType::Bitmap,
-            SqlType::Hll,
-            SqlType::Blob,
-            SqlType::Json,
-            SqlType::Variant,
-            SqlType::Ipv4,
-            SqlType::Ipv6,
-            SqlType::Array(Box::new(SqlType::Int)),
-            SqlType::Map(Box::new(SqlType::String), Box::new(SqlType::Double)),
-            SqlType::Struct(vec![
-                StructField {
-                    name: "a".into(),
-                    ty: SqlType::Int,
-                },
-                StructField {
-                    name: "b".into(),
-                    ty: SqlType::DateTime { scale: 6 },
-                },
-            ]),
-        ] {
-            round_trip(ty);
-        }
-    }
-
-    #[test]
-    fn computed_values_take_the_nearest_column_type() {
-        let of = |ty: DataType| sql_type_of(&Field::new("c", ty, true)).unwrap();
-        assert_eq!(of(DataType::Null), SqlType::TinyInt);
-        assert_eq!(of(DataType::UInt64), SqlType::LargeInt);
-        assert_eq!(of(DataType::UInt32), SqlType::BigInt);
-        assert_eq!(
-            of(DataType::Timestamp(TimeUnit::Nanosecond, None)),
-            SqlType::DateTime { scale: 6 }
-        );
-        assert_eq!(
-            of(DataType::Decimal128(5, -2)),
-            SqlType::Decimal {
-                precision: 7,
-                scale: 0
-            }
-        );
-        assert!(sql_type_of(&Field::new(
-            "c",
-            DataType::Interval(datafusion::arrow::datatypes::IntervalUnit::DayTime),
-            true
-        ))
-        .is_err());
-    }
 }

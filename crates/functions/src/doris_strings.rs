@@ -4,7 +4,8 @@
 //!   `mask_first_n(s [, n])` / `mask_last_n(s [, n])` mask only the first / last n bytes (the
 //!   whole string without n); other characters stay;
 //! - `split_by_string(s, sep)`: the pieces of s between separators (consecutive or edge
-//!   separators give '' pieces; an empty separator splits into characters);
+//!   separators give '' pieces; an empty separator splits into characters; the empty text has
+//!   none);
 //! - `count_substrings(s, pattern [, start])`: how many non-overlapping times pattern occurs
 //!   (the search continues after each match), from the 1-based character `start`; 0 for an
 //!   empty pattern or string, or a start outside the string;
@@ -205,7 +206,9 @@ fn split_by_string(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
             continue;
         }
         let (s, sep) = (texts.value(row), separators.value(row));
-        if sep.is_empty() {
+        if s.is_empty() {
+            // The empty text has no pieces.
+        } else if sep.is_empty() {
             let mut buf = [0u8; 4];
             for c in s.chars() {
                 out.values().append_value(c.encode_utf8(&mut buf));

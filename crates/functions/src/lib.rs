@@ -152,6 +152,7 @@ mod time_arith;
 mod time_beside_dates;
 pub mod time_cast;
 mod time_intervals;
+mod type_names;
 mod union_types;
 mod unsigned_casts;
 pub use text_arguments::{
@@ -225,6 +226,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.push(asof_joins::function().clone());
     v.push(xpath_string::function());
     v.push(partition_names::function());
+    v.push(type_names::function());
     v.extend(date_arith::functions());
     v.extend(date_round::functions());
     v.push(time_zones::function());

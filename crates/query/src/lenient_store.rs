@@ -427,12 +427,9 @@ fn floats(values: &ArrayRef, max: f64, arrow: &DataType, target: &Target) -> Fit
             continue;
         };
         let value = number.to_float();
-        let clipped = if value.is_nan() {
-            0.0
-        } else {
-            value.clamp(-max, max)
-        };
-        if clipped != value {
+        // NaN (Doris's `nan()`) is stored as it is, as Doris stores it.
+        let clipped = value.clamp(-max, max);
+        if clipped != value && !value.is_nan() {
             target.out_of_range(row);
         }
         out.push(Some(clipped));
@@ -440,19 +437,19 @@ fn floats(values: &ArrayRef, max: f64, arrow: &DataType, target: &Target) -> Fit
     cast(&(Arc::new(Float64Array::from(out)) as ArrayRef), arrow).map(Some)
 }
 
-/// A FLOAT column's values that a cast made infinite overflowed it.
+/// A FLOAT column's values that a cast made infinite overflowed it (NaN is kept).
 fn no_overflow(values: &ArrayRef) -> bool {
     match values.data_type() {
         DataType::Float32 => values
             .as_primitive::<datafusion::arrow::datatypes::Float32Type>()
             .iter()
             .flatten()
-            .all(f32::is_finite),
+            .all(|f| !f.is_infinite()),
         DataType::Float64 => values
             .as_primitive::<datafusion::arrow::datatypes::Float64Type>()
             .iter()
             .flatten()
-            .all(f64::is_finite),
+            .all(|f| !f.is_infinite()),
         _ => true,
     }
 }

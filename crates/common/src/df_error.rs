@@ -57,6 +57,13 @@ fn translated(e: DataFusionError) -> BasaltError {
                 column: field.name().to_string(),
                 context: "field list".to_string(),
             },
+            // `ORDER BY b` beside `t1.b` and `t2.b`: MySQL's 1052.
+            SchemaError::AmbiguousReference { field } if field.relation.is_none() => {
+                BasaltError::AmbiguousColumn {
+                    column: field.name,
+                    context: "field list".to_string(),
+                }
+            }
             other => BasaltError::Execution(other.to_string()),
         },
         DataFusionError::Plan(msg) => plan_error(msg),

@@ -1,11 +1,11 @@
 //! An ORDER BY naming an alias that its SELECT list gives to two different expressions
-//! (`SELECT x AS a, y AS a FROM t ORDER BY a`) is MySQL's error 1052 "Column 'a' in order
-//! clause is ambiguous". DataFusion would sort by the first one, silently. The same alias on
+//! (`SELECT x AS a, y AS a FROM t ORDER BY a`), or a name two of its columns have
+//! (`SELECT t1.b, t2.b .. ORDER BY b`), is MySQL's error 1052 "Column 'a' in order clause is
+//! ambiguous". DataFusion would sort by the first one, silently. The same alias on
 //! the same expression twice (`SELECT x AS a, x AS a`) names one value and is fine.
 
 use basalt_common::BasaltError;
 use basalt_sql::ast::{Expr, OrderByKind, Query, SelectItem, SetExpr, Statement, Visit, Visitor};
-use std::collections::HashMap;
 use std::ops::ControlFlow;
 
 /// Checks the ORDER BY of the statement's outermost query (also INSERT .. SELECT's source and
@@ -46,25 +46,61 @@ fn check_query(query: &Query) -> Result<(), BasaltError> {
     Ok(())
 }
 
-/// The aliases (lower-cased) the list gives to expressions that differ.
+/// The names (lower-cased) the list gives to expressions that differ: an alias given to two
+/// different expressions, or a name two different columns have (`t1.b AS b, t2.b`, `a AS b, b`;
+/// a computed value beside a column of its alias is not ambiguous, as in MySQL).
 fn ambiguous_aliases(items: &[SelectItem]) -> Vec<String> {
-    let mut first: HashMap<String, String> = HashMap::new();
+    let mut named: Vec<(String, &Expr, bool)> = vec![];
     let mut ambiguous = vec![];
     for item in items {
-        let SelectItem::ExprWithAlias { expr, alias } = item else {
-            continue;
-        };
-        let name = alias.value.to_lowercase();
-        let text = expr.to_string().to_lowercase();
-        match first.get(&name) {
-            Some(earlier) if *earlier != text && !ambiguous.contains(&name) => ambiguous.push(name),
-            Some(_) => {}
-            None => {
-                first.insert(name, text);
+        let (name, expr, aliased) = match item {
+            SelectItem::ExprWithAlias { expr, alias } => (alias.value.to_lowercase(), expr, true),
+            SelectItem::UnnamedExpr(expr @ Expr::Identifier(id)) => {
+                (id.value.to_lowercase(), expr, false)
             }
+            SelectItem::UnnamedExpr(expr @ Expr::CompoundIdentifier(parts)) => match parts.last() {
+                Some(last) => (last.value.to_lowercase(), expr, false),
+                None => continue,
+            },
+            _ => continue,
+        };
+        let clashes = named
+            .iter()
+            .any(|(earlier_name, earlier, earlier_aliased)| {
+                *earlier_name == name
+                    && match aliased && *earlier_aliased {
+                        true => !same_text(earlier, expr),
+                        false => surely_other_columns(earlier, expr),
+                    }
+            });
+        if clashes && !ambiguous.contains(&name) {
+            ambiguous.push(name.clone());
         }
+        named.push((name, expr, aliased));
     }
     ambiguous
+}
+
+fn same_text(a: &Expr, b: &Expr) -> bool {
+    a.to_string().eq_ignore_ascii_case(&b.to_string())
+}
+
+/// True when `a` and `b` are column references that cannot name one column (`t1.b` and `t2.b`,
+/// `a` and `b`); `b` beside `t.b` may be one column.
+fn surely_other_columns(a: &Expr, b: &Expr) -> bool {
+    let last = |e: &Expr| match e {
+        Expr::Identifier(id) => Some(id.value.to_lowercase()),
+        Expr::CompoundIdentifier(parts) => parts.last().map(|p| p.value.to_lowercase()),
+        _ => None,
+    };
+    let (Some(a_name), Some(b_name)) = (last(a), last(b)) else {
+        return false;
+    };
+    match (a, b) {
+        (Expr::Identifier(_), Expr::Identifier(_))
+        | (Expr::CompoundIdentifier(_), Expr::CompoundIdentifier(_)) => !same_text(a, b),
+        _ => a_name != b_name,
+    }
 }
 
 /// Finds an unqualified name among `ambiguous` outside subqueries (a subquery's names are its
@@ -118,6 +154,9 @@ mod tests {
             "SELECT x a, y A FROM t ORDER BY A DESC",
             "SELECT x AS a, y AS a FROM t ORDER BY a + 0",
             "INSERT INTO u SELECT x AS a, y AS a FROM t ORDER BY a",
+            "SELECT t1.b AS b, t2.b FROM t1 JOIN t2 ORDER BY b",
+            "SELECT t1.b, t2.b FROM t1 JOIN t2 ORDER BY b",
+            "SELECT a AS b, b FROM t ORDER BY b",
         ] {
             let e = checked(sql).expect_err(sql);
             assert_eq!(e.mysql_code(), 1052, "{sql}");
@@ -137,6 +176,10 @@ mod tests {
             "SELECT x AS a, y AS a FROM t ORDER BY t.a",
             "SELECT x AS a, y AS a FROM t ORDER BY (SELECT a FROM u)",
             "SELECT x AS a FROM t UNION SELECT y AS a FROM t ORDER BY a",
+            "SELECT t1.b, b FROM t1 ORDER BY b",
+            "SELECT b AS b, t1.b FROM t1 ORDER BY b",
+            "SELECT b + 1 AS b, t1.b FROM t1 ORDER BY b",
+            "SELECT t1.b, t1.b FROM t1 ORDER BY b",
         ] {
             assert!(checked(sql).is_ok(), "{sql}");
         }

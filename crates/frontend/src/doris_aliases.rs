@@ -2,7 +2,7 @@
 //! function (`dceil`, `dfloor`, `dround`, `dpow`, `dlog1` (LN), `dlog10`, `add_months`,
 //! `datev2`, `to_datev2`, `any`, `map_agg_v1` / `map_agg_v2`, `percentile_reservoir` (the exact
 //! percentile, which a reservoir sample estimates), `orthogonal_bitmap_union_count`)
-//! `is_nan` (ISNAN), `overlay(str, pos, len, new)` (INSERT), `unhex_null` (UNHEX, NULL for
+//! `is_nan` (ISNAN), `overlay(str, pos, len, new)` (INSERT), `format('{}..', ..)` (SFORMAT), `unhex_null` (UNHEX, NULL for
 //! text that is no hex, empty or of an odd length), `split_part` (NULL for a field it does not have) and thin expressions: `nan()` (the DOUBLE NaN), `e()`, `pmod(a, b)` (the
 //! non-negative remainder; NULL for b = 0), `like(s, p)`, `nullable(x)`, `non_nullable(x)` (an
 //! error on NULL), `ignore(..)` (FALSE), `current_catalog()` ('internal', Basalt's only
@@ -88,6 +88,11 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
         // takes newstr second; OVERLAY(.. PLACING ..) is unchanged).
         ("overlay", [_, _, _, _]) => same("insert"),
         // NULL also for the empty text and an odd count of digits (UNHEX reads a leading 0).
+        // Doris's format('{}-{}', a, b) fills a {fmt} pattern (MySQL's FORMAT(x, d) takes a
+        // number first).
+        ("format", [Expr::Value(v), ..]) if matches!(&v.value, Value::SingleQuotedString(p) if p.contains('{')) => {
+            same("sformat")
+        }
         ("unhex_null", [x]) => {
             let length = call("length", vec![x.clone()]);
             let even = binary(

@@ -146,6 +146,7 @@ pub mod temporal_text;
 mod text_arguments;
 mod text_date_comparisons;
 mod text_date_shift;
+mod text_format;
 mod text_negation;
 mod text_number_comparisons;
 mod time_arith;
@@ -227,6 +228,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.push(xpath_string::function());
     v.push(partition_names::function());
     v.push(type_names::function());
+    v.push(text_format::function());
     v.extend(date_arith::functions());
     v.extend(date_round::functions());
     v.push(time_zones::function());

@@ -251,9 +251,12 @@ pub fn unique_column_index(column: &str) -> IndexDef {
 /// A column and its attributes in any order; `true` with it when one of them is `PRIMARY KEY`.
 pub(crate) fn parse_column_def(p: &mut Parser) -> Result<(ColumnDef, bool), ParserError> {
     let name = ident(p)?;
-    let (ty, allowed) = match parse_allowed_values(p)? {
-        Some((ty, allowed)) => (ty, Some(allowed)),
-        None => (parse_type(p)?, None),
+    // MySQL's SERIAL: BIGINT [UNSIGNED] NOT NULL AUTO_INCREMENT UNIQUE.
+    let serial = eat_word(p, "SERIAL");
+    let (ty, allowed) = match (serial, parse_allowed_values(p)?) {
+        (true, _) => (SqlType::BigInt, None),
+        (false, Some((ty, allowed))) => (ty, Some(allowed)),
+        (false, None) => (parse_type(p)?, None),
     };
     let mut col = ColumnDef {
         name,
@@ -270,6 +273,14 @@ pub(crate) fn parse_column_def(p: &mut Parser) -> Result<(ColumnDef, bool), Pars
         on_update: false,
     };
     let mut primary_key = false;
+    let make_serial = |col: &mut ColumnDef| {
+        col.nullable = Some(false);
+        col.auto_increment = true;
+        col.unique = true;
+    };
+    if serial {
+        make_serial(&mut col);
+    }
     loop {
         if let Some(agg) = parse_agg_kind(p) {
             col.agg = Some(agg);
@@ -277,6 +288,9 @@ pub(crate) fn parse_column_def(p: &mut Parser) -> Result<(ColumnDef, bool), Pars
             col.nullable = Some(false);
         } else if eat_word(p, "NULL") {
             col.nullable = Some(true);
+        } else if eat_words(p, &["SERIAL", "DEFAULT", "VALUE"]) {
+            // An integer column's SERIAL DEFAULT VALUE: NOT NULL AUTO_INCREMENT UNIQUE.
+            make_serial(&mut col);
         } else if eat_word(p, "AUTO_INCREMENT") {
             col.auto_increment = true;
             // Doris: AUTO_INCREMENT(start)

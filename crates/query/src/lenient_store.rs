@@ -427,9 +427,12 @@ fn floats(values: &ArrayRef, max: f64, arrow: &DataType, target: &Target) -> Fit
             continue;
         };
         let value = number.to_float();
-        // NaN (Doris's `nan()`) is stored as it is, as Doris stores it.
-        let clipped = value.clamp(-max, max);
-        if clipped != value && !value.is_nan() {
+        let clipped = if value.is_nan() {
+            0.0
+        } else {
+            value.clamp(-max, max)
+        };
+        if clipped != value {
             target.out_of_range(row);
         }
         out.push(Some(clipped));
@@ -437,19 +440,19 @@ fn floats(values: &ArrayRef, max: f64, arrow: &DataType, target: &Target) -> Fit
     cast(&(Arc::new(Float64Array::from(out)) as ArrayRef), arrow).map(Some)
 }
 
-/// A FLOAT column's values that a cast made infinite overflowed it (NaN is kept).
+/// A FLOAT column's values that a cast made infinite overflowed it.
 fn no_overflow(values: &ArrayRef) -> bool {
     match values.data_type() {
         DataType::Float32 => values
             .as_primitive::<datafusion::arrow::datatypes::Float32Type>()
             .iter()
             .flatten()
-            .all(|f| !f.is_infinite()),
+            .all(f32::is_finite),
         DataType::Float64 => values
             .as_primitive::<datafusion::arrow::datatypes::Float64Type>()
             .iter()
             .flatten()
-            .all(|f| !f.is_infinite()),
+            .all(f64::is_finite),
         _ => true,
     }
 }

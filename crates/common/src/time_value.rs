@@ -108,6 +108,23 @@ pub fn from_number(v: f64) -> Option<TimeReading> {
     } else {
         (whole, micros)
     };
+    // Past the largest TIME (838:59:59), digits that name a date or a DATETIME (20240105,
+    // 20240105101112) give its time of day.
+    if !negative && whole > 8_385_959 {
+        if let Some(at) = i64::try_from(whole)
+            .ok()
+            .and_then(crate::datetime_text::number_to_datetime)
+        {
+            let seconds = u64::from(chrono::Timelike::num_seconds_from_midnight(&at));
+            return from_parts(
+                false,
+                seconds / 3600,
+                seconds / 60 % 60,
+                seconds % 60,
+                micros,
+            );
+        }
+    }
     if whole >= 10_000_000_000 {
         // A DATETIME as digits: its time of day.
         let clock = whole % 1_000_000;

@@ -394,6 +394,12 @@ fn is_plain_operand(e: &Expr) -> bool {
         Expr::Value(_) | Expr::Identifier(_) | Expr::CompoundIdentifier(_) => true,
         Expr::TypedString { .. } => true,
         Expr::Cast { expr, .. } | Expr::Nested(expr) => is_plain_operand(expr),
+        Expr::Function(f) if is_date_argument(e) => match &f.args {
+            FunctionArguments::List(list) => unnamed_args(list)
+                .and_then(|args| args.first().map(is_plain_operand))
+                .unwrap_or(false),
+            _ => false,
+        },
         _ => false,
     }
 }
@@ -654,7 +660,8 @@ pub(crate) fn unnamed_args(list: &basalt_sql::ast::FunctionArgumentList) -> Opti
 }
 
 /// MySQL's date arithmetic wants a date or datetime; a string literal is read as one, and so
-/// is an integer literal (`20240105` a DATE, `20240105101112` a DATETIME, NULL for no date).
+/// is an integer literal (`20240105` a DATE, `20240105101112` a DATETIME, NULL for no date),
+/// and any other number once its type is known (a column, an expression).
 pub(crate) fn as_temporal(e: Expr) -> Expr {
     match &e {
         Expr::Value(v) => match &v.value {
@@ -677,8 +684,23 @@ pub(crate) fn as_temporal(e: Expr) -> Expr {
             }
             _ => e,
         },
-        _ => e,
+        _ => date_argument(e, "date"),
     }
+}
+
+/// Whether `e` is already a [`date_argument`].
+fn is_date_argument(e: &Expr) -> bool {
+    matches!(e, Expr::Function(f) if f.name.to_string() == basalt_functions::date_arguments::NAME)
+}
+
+/// `e`, whose type the SQL does not show, as a date function's argument: a number there is
+/// read as MySQL reads a date (or, for `"time"`, a TIME) once its type is known; any other
+/// value passes as it is (see basalt_functions' date_arguments).
+fn date_argument(e: Expr, reading: &str) -> Expr {
+    call(
+        basalt_functions::date_arguments::NAME,
+        vec![e, string(reading)],
+    )
 }
 
 /// An unsigned numeric literal (`230322`, `10.5`).
@@ -871,6 +893,20 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
         {
             let time = call(basalt_functions::time_cast::NAME, vec![(**expr).clone()]);
             **expr = time;
+            None
+        }
+        // EXTRACT(.. FROM n) of a number column reads it as MySQL reads a date (or a TIME).
+        Expr::Extract { field, expr, .. }
+            if !matches!(**expr, Expr::Value(_)) && !is_date_argument(expr) =>
+        {
+            let reading = match field {
+                DateTimeField::Hour
+                | DateTimeField::Minute
+                | DateTimeField::Second
+                | DateTimeField::Microsecond => "time",
+                _ => "date",
+            };
+            **expr = date_argument((**expr).clone(), reading);
             None
         }
         // N'text': MySQL's national character set is utf8, as every string here.
@@ -1178,6 +1214,8 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
         let time_unit = matches!(unit, "hour" | "minute" | "second" | "microsecond");
         let arg = if time_unit && (is_string_literal(&arg) || is_number_literal(&arg)) {
             call(basalt_functions::time_cast::NAME, vec![arg])
+        } else if time_unit && !matches!(arg, Expr::Value(_)) {
+            date_argument(arg, "time")
         } else {
             as_temporal(arg)
         };

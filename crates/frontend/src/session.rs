@@ -159,6 +159,8 @@ fn analyzer_rules(
     rules.insert(coerced, Arc::new(basalt_functions::SignedTimeCasts));
     // Text that coercion casts to a date read MySQL's way (NULL for no date).
     rules.insert(coerced, Arc::new(basalt_functions::CoercedTextDates));
+    // Numbers that coercion casts to a date too (YYYYMMDD[hhmmss], not time since 1970).
+    rules.insert(coerced, Arc::new(basalt_functions::CoercedNumberDates));
     // Casts of addresses to text, the query's and those coercion added.
     let after_coercion = rules
         .iter()

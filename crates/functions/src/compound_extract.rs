@@ -4,7 +4,8 @@
 //! `SECOND_MICROSECOND` of 10:11:12.5 is 12500000. A TIME counts whole days of 24 hours in
 //! its DAY part (26:00:00 is day 1 hour 2) and a negative TIME gives a negative number. Text
 //! is a DATETIME when it has a date (`1999-01-02`), otherwise a TIME (`02 10:11:12` is 2
-//! days); NULL for text that is neither.
+//! days); NULL for text that is neither. A number of twelve or more digits is a DATETIME, a
+//! shorter one a time span (`101112` is 10:11:12), as MariaDB reads them.
 
 use crate::util::{arguments, output, plain_function};
 use basalt_common::{datetime_text, time_value};
@@ -12,7 +13,7 @@ use chrono::{Datelike, NaiveDateTime, Timelike};
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, Int64Array};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{
-    DataType, Time64MicrosecondType, TimeUnit, TimestampMicrosecondType,
+    DataType, Float64Type, Time64MicrosecondType, TimeUnit, TimestampMicrosecondType,
 };
 use datafusion::common::{exec_err, Result, ScalarValue};
 use datafusion::logical_expr::{
@@ -111,6 +112,21 @@ fn parts_of_text(text: &str) -> Option<Parts> {
     time_value::parse_text(t).map(|r| Parts::of_time(r.micros))
 }
 
+/// A number as EXTRACT reads it: twelve or more digits are a DATETIME (`YYYYMMDDhhmmss`),
+/// fewer a time span `[H..H]HMMSS` of any length (`8385959` is day 34, 22:59:59).
+fn parts_of_number(v: f64) -> Option<Parts> {
+    if v.abs().trunc() >= 1e10 {
+        let whole = v.trunc() as i64;
+        let micros = ((v.abs() - v.abs().trunc()) * 1e6).round() as i64;
+        let at = datetime_text::number_to_datetime(whole)?;
+        return Some(Parts::of_datetime(
+            at + chrono::Duration::microseconds(micros.min(999_999)),
+        ));
+    }
+    let span = time_value::span_of_number(v)?;
+    Some(Parts::of_time(i64::try_from(span).ok()?))
+}
+
 /// `[-][D ]H:MM[:SS[.ffffff]]` read as written, days and hours past TIME's range too
 /// (`225 10:11:12` is 225 days: EXTRACT reads the text, it does not make a TIME of it).
 fn day_time(t: &str) -> Option<Parts> {
@@ -168,6 +184,14 @@ fn extract(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
                 .collect()
         }
         DataType::Null => vec![None; x.len()],
+        t if t.is_numeric() => {
+            let numbers = cast(x, &DataType::Float64)?;
+            numbers
+                .as_primitive::<Float64Type>()
+                .iter()
+                .map(|v| v.and_then(parts_of_number))
+                .collect()
+        }
         _ => {
             let t: ArrayRef = cast(x, &DataType::Timestamp(TimeUnit::Microsecond, None))?;
             let t = t.as_primitive::<TimestampMicrosecondType>();

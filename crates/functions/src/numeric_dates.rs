@@ -198,6 +198,72 @@ fn dates(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
                 None => Transformed::no(Expr::TryCast(TryCast { expr, field })),
             }
         }
+        // The argument of a date function: a number read as MySQL reads it (see
+        // `crate::date_arguments`), anything else as it is.
+        Expr::ScalarFunction(f) if f.name() == crate::date_arguments::NAME && f.args.len() == 2 => {
+            let reading = crate::date_arguments::reading_of(&f.args[1]);
+            let mut args = f.args;
+            let x = args.swap_remove(0);
+            let target =
+                type_of(&x).and_then(|t| crate::date_arguments::number_target(&t, &reading));
+            Transformed::yes(match target {
+                None => x,
+                Some(DataType::Time64(_)) => crate::time_cast::function().call(vec![x]),
+                Some(DataType::Date32) => Expr::Cast(Cast::new(
+                    Box::new(cast_temporal(x, Target::Date)),
+                    DataType::Date32,
+                )),
+                Some(_) => cast_temporal(x, Target::DateTime),
+            })
+        }
+        other => Transformed::no(other),
+    })
+}
+
+/// Casts of numbers to DATE or DATETIME that DataFusion's type coercion adds (a number given
+/// to a date function: `ADDDATE(int_col, 1)`, `TIMESTAMPDIFF(DAY, int_col, ..)`) read the
+/// number as MySQL reads a date (`20240105` is 2024-01-05), as the query's own casts do, where
+/// Arrow counted time since 1970 from it (1970-01-01 00:00:20.240105).
+#[derive(Debug, Default)]
+pub struct CoercedNumberDates;
+
+impl AnalyzerRule for CoercedNumberDates {
+    fn name(&self) -> &str {
+        "mysql_coerced_number_dates"
+    }
+
+    fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> Result<LogicalPlan> {
+        plan.transform_up_with_subqueries(|node| rewrite_node_expressions(node, coerced_dates))
+            .map(|t| t.data)
+    }
+}
+
+fn coerced_dates(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    let numeric = |e: &Expr| {
+        e.get_type(schema)
+            .ok()
+            .as_ref()
+            .is_some_and(DataType::is_numeric)
+    };
+    Ok(match e {
+        Expr::Cast(Cast { expr, field })
+            if Target::of(field.data_type()).is_some() && numeric(&expr) =>
+        {
+            let target = Target::of(field.data_type()).unwrap_or(Target::DateTime);
+            Transformed::yes(Expr::Cast(Cast {
+                expr: Box::new(cast_temporal(*expr, target)),
+                field,
+            }))
+        }
+        Expr::TryCast(TryCast { expr, field })
+            if Target::of(field.data_type()).is_some() && numeric(&expr) =>
+        {
+            let target = Target::of(field.data_type()).unwrap_or(Target::DateTime);
+            Transformed::yes(Expr::TryCast(TryCast {
+                expr: Box::new(cast_temporal(*expr, target)),
+                field,
+            }))
+        }
         other => Transformed::no(other),
     })
 }
@@ -281,13 +347,16 @@ fn as_temporal(e: Expr, target: Target) -> Expr {
 fn cast_temporal(e: Expr, target: Target) -> Expr {
     let fraction = match (&e, target) {
         (Expr::Literal(value, _), Target::DateTime) => literal_fraction_micros(value),
+        // A DATE from any number of MySQL's digit forms, YYYYMMDDhhmmss too (its date); the
+        // CAST around this makes the DATETIME read a DATE.
+        (Expr::Literal(..), Target::Date) => None,
+        (_, Target::Date) => return as_temporal(e, Target::DateTime),
         // Another number: its text carries the fraction exactly (a DOUBLE's or a DECIMAL's).
         (_, Target::DateTime) => {
             let number = Expr::Cast(Cast::new(Box::new(e.clone()), DataType::Int64));
             let text = Expr::Cast(Cast::new(Box::new(e), DataType::Utf8));
             return ScalarUDF::new_from_impl(NumberToDate::new(target)).call(vec![number, text]);
         }
-        _ => None,
     };
     let temporal = as_temporal(e, target);
     match (fraction, &temporal) {

@@ -1,6 +1,6 @@
 //! MySQL's TIME from any value (`TIME(x)`, `CAST(x AS TIME)`, a TIME literal, a value stored in
-//! a TIME column): a number or a string of digits is `[-]HHMMSS[.fraction]` (`123456` is
-//! 12:34:56), a string with colons `[-][D ]H:MM[:SS[.fraction]]` (`'-12:30'`, `'120:00:06'`,
+//! a TIME column): a number (a DECIMAL by its exact digits) or a string of digits is
+//! `[-]HHMMSS[.fraction]` (`123456` is 12:34:56), a string with colons `[-][D ]H:MM[:SS[.fraction]]` (`'-12:30'`, `'120:00:06'`,
 //! `'5 00:00:06'`), a DATETIME gives its time of day. TIME is a signed span within
 //! ±838:59:59 (see [`basalt_common::time_value`]). `mysql_time` clips a value beyond the range
 //! to its end and answers NULL for no time, as MySQL's SELECT does; `mysql_time_strict` (what a
@@ -75,6 +75,29 @@ fn times_with_digits(values: &ArrayRef, strict: bool, digits: Option<u8>) -> Res
                 .map(|row| values.is_valid(row).then_some(0))
                 .collect::<Time64MicrosecondArray>(),
         ),
+        // A DECIMAL's exact digits (a DOUBLE cannot hold YYYYMMDDhhmmss.ffffff), unless it is
+        // past every DATETIME's digits (clipped as a number).
+        DataType::Decimal128(..) | DataType::Decimal256(..) => {
+            let strings = cast(values, &DataType::Utf8)?;
+            let numbers = cast(values, &DataType::Float64)?;
+            let numbers = numbers.as_primitive::<Float64Type>();
+            Arc::new(
+                strings
+                    .as_string::<i32>()
+                    .iter()
+                    .zip(numbers.iter())
+                    .map(|(s, v)| match (s, v) {
+                        (Some(s), Some(v)) if v.abs() < 1e14 => {
+                            checked(time_value::parse_text(s), strict, digits, || s.to_string())
+                        }
+                        (_, Some(v)) => {
+                            checked(time_value::from_number(v), strict, digits, || v.to_string())
+                        }
+                        _ => Ok(None),
+                    })
+                    .collect::<Result<Time64MicrosecondArray>>()?,
+            )
+        }
         t if t.is_numeric() => {
             let numbers = cast(values, &DataType::Float64)?;
             let numbers = numbers.as_primitive::<Float64Type>();

@@ -371,7 +371,7 @@ fn grouped_if(digits: String, grouped: bool) -> String {
     }
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -474,7 +474,7 @@ mod tests {
             "world-hello"
         );
         assert_eq!(fill("{{{}}}", &[Arg::Int(0)]).unwrap(), "{0}");
-        assert!(fill("{}{}", &[a.clone()]).is_none());
+        assert!(fill("{}{}", std::slice::from_ref(&a)).is_none());
         assert!(fill("{0}{}", &[a.clone(), b]).is_none());
         assert!(fill("My { Test", &[]).is_none());
     }
@@ -482,8 +482,8 @@ mod tests {
     #[test]
     fn specs_pad_round_and_convert() {
         let pi = Arg::Double(std::f64::consts::PI);
-        assert_eq!(fill("{:.2}", &[pi.clone()]).unwrap(), "3.1");
-        assert_eq!(fill("{:.4f}", &[pi.clone()]).unwrap(), "3.1416");
+        assert_eq!(fill("{:.2}", std::slice::from_ref(&pi)).unwrap(), "3.1");
+        assert_eq!(fill("{:.4f}", std::slice::from_ref(&pi)).unwrap(), "3.1416");
         assert_eq!(fill("{:>10}", &[Arg::Int(123)]).unwrap(), "       123");
         assert_eq!(
             fill("{:*^{}}", &[Arg::Int(4), Arg::Int(5)]).unwrap(),

@@ -8,10 +8,8 @@
 //! [`crate::numeric_dates::NumericDates`]); running it converts the same way.
 
 use crate::util::{arguments, output};
-use chrono::NaiveDate;
-use datafusion::arrow::array::{Array, AsArray, Date32Array, TimestampMicrosecondArray};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Int64Type, TimeUnit};
+use datafusion::arrow::datatypes::{DataType, TimeUnit};
 use datafusion::arrow::datatypes::{Field, FieldRef};
 use datafusion::common::{exec_err, Result, ScalarValue};
 use datafusion::logical_expr::{
@@ -62,7 +60,15 @@ fn holds_no_time_of_day(x: &DataType) -> bool {
 /// The reading (`'date'` or `'time'`) a call's second argument names.
 pub(crate) fn reading_of(arg: &Expr) -> String {
     match arg {
-        Expr::Literal(ScalarValue::Utf8(Some(r)), _) => r.to_ascii_lowercase(),
+        Expr::Literal(value, _) => reading(Some(value)),
+        _ => reading(None),
+    }
+}
+
+/// The reading a literal names; `'date'` for anything else.
+fn reading(value: Option<&ScalarValue>) -> String {
+    match value {
+        Some(ScalarValue::Utf8(Some(r))) => r.to_ascii_lowercase(),
         _ => "date".into(),
     }
 }
@@ -92,10 +98,7 @@ impl ScalarUDFImpl for DateArgument {
         let Some(x) = args.arg_fields.first() else {
             return exec_err!("{NAME} takes a value and a reading");
         };
-        let reading = match args.scalar_arguments.get(1) {
-            Some(Some(ScalarValue::Utf8(Some(r)))) => r.to_ascii_lowercase(),
-            _ => "date".into(),
-        };
+        let reading = reading(args.scalar_arguments.get(1).copied().flatten());
         Ok(match number_target(x.data_type(), &reading) {
             Some(t) => Arc::new(Field::new(NAME, t, true)),
             None => x.clone(),
@@ -111,24 +114,44 @@ impl ScalarUDFImpl for DateArgument {
         if matches!(target, DataType::Time64(_)) {
             return output(crate::time_cast::times(&arrays[0], false)?, scalar);
         }
-        let numbers = cast(&arrays[0], &DataType::Int64)?;
-        let readings = numbers
-            .as_primitive::<Int64Type>()
-            .iter()
-            .map(|n| n.and_then(basalt_common::datetime_text::number_to_datetime));
-        let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default();
-        let out: Arc<dyn Array> = match target {
-            DataType::Date32 => Arc::new(
-                readings
-                    .map(|d| d.map(|d| (d.date() - epoch).num_days() as i32))
-                    .collect::<Date32Array>(),
-            ),
-            _ => Arc::new(
-                readings
-                    .map(|d| d.map(|d| d.and_utc().timestamp_micros()))
-                    .collect::<TimestampMicrosecondArray>(),
-            ),
+        let datetimes = crate::numeric_dates::number_datetimes(&arrays[0])?;
+        output(cast(&datetimes, &target)?, scalar)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use datafusion::arrow::array::{Array, Int64Array, TimestampMicrosecondArray};
+    use datafusion::config::ConfigOptions;
+
+    #[test]
+    fn a_number_run_unresolved_is_read_as_a_datetime() {
+        let target = DataType::Timestamp(TimeUnit::Microsecond, None);
+        let args = ScalarFunctionArgs {
+            args: vec![
+                ColumnarValue::Array(Arc::new(Int64Array::from(vec![Some(20240105101112), None]))),
+                ColumnarValue::Scalar(ScalarValue::Utf8(Some("date".into()))),
+            ],
+            arg_fields: vec![
+                Arc::new(Field::new("x", DataType::Int64, true)),
+                Arc::new(Field::new("r", DataType::Utf8, false)),
+            ],
+            number_rows: 2,
+            return_field: Arc::new(Field::new(NAME, target, true)),
+            config_options: Arc::new(ConfigOptions::default()),
         };
-        output(out, scalar)
+        let ColumnarValue::Array(out) = function().invoke_with_args(args).unwrap() else {
+            panic!("an array");
+        };
+        let out = out
+            .as_any()
+            .downcast_ref::<TimestampMicrosecondArray>()
+            .unwrap();
+        let at = chrono::NaiveDate::from_ymd_opt(2024, 1, 5)
+            .and_then(|d| d.and_hms_opt(10, 11, 12))
+            .unwrap();
+        assert_eq!(out.value(0), at.and_utc().timestamp_micros());
+        assert!(out.is_null(1));
     }
 }

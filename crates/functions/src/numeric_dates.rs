@@ -246,23 +246,23 @@ fn coerced_dates(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
             .is_some_and(DataType::is_numeric)
     };
     Ok(match e {
-        Expr::Cast(Cast { expr, field })
-            if Target::of(field.data_type()).is_some() && numeric(&expr) =>
-        {
-            let target = Target::of(field.data_type()).unwrap_or(Target::DateTime);
-            Transformed::yes(Expr::Cast(Cast {
-                expr: Box::new(cast_temporal(*expr, target)),
-                field,
-            }))
+        Expr::Cast(Cast { expr, field }) => {
+            match Target::of(field.data_type()).filter(|_| numeric(&expr)) {
+                Some(t) => Transformed::yes(Expr::Cast(Cast {
+                    expr: Box::new(cast_temporal(*expr, t)),
+                    field,
+                })),
+                None => Transformed::no(Expr::Cast(Cast { expr, field })),
+            }
         }
-        Expr::TryCast(TryCast { expr, field })
-            if Target::of(field.data_type()).is_some() && numeric(&expr) =>
-        {
-            let target = Target::of(field.data_type()).unwrap_or(Target::DateTime);
-            Transformed::yes(Expr::TryCast(TryCast {
-                expr: Box::new(cast_temporal(*expr, target)),
-                field,
-            }))
+        Expr::TryCast(TryCast { expr, field }) => {
+            match Target::of(field.data_type()).filter(|_| numeric(&expr)) {
+                Some(t) => Transformed::yes(Expr::TryCast(TryCast {
+                    expr: Box::new(cast_temporal(*expr, t)),
+                    field,
+                })),
+                None => Transformed::no(Expr::TryCast(TryCast { expr, field })),
+            }
         }
         other => Transformed::no(other),
     })
@@ -426,6 +426,39 @@ fn days(d: NaiveDate) -> i32 {
     (d - NaiveDate::default()).num_days() as i32
 }
 
+/// Numbers as the DATETIMEs MySQL reads them as, with the fraction their `texts` spell.
+fn datetimes(numbers: &Int64Array, texts: Option<&ArrayRef>) -> TimestampMicrosecondArray {
+    let fractions: Vec<i64> = match texts {
+        Some(texts) => texts
+            .as_string::<i32>()
+            .iter()
+            .map(|t| t.map_or(0, text_fraction_micros))
+            .collect(),
+        None => vec![0; numbers.len()],
+    };
+    numbers
+        .iter()
+        .zip(fractions)
+        .map(|(n, f)| {
+            let at = n.and_then(parse)?;
+            // A YYYYMMDD.f date has no time of day to carry a fraction.
+            let f = if n? >= 100_000_000 { f } else { 0 };
+            Some(at.and_utc().timestamp_micros() + f)
+        })
+        .collect()
+}
+
+/// Any numbers as the DATETIMEs MySQL reads them as (`YYYYMMDD[hhmmss][.ffffff]`), NULL where
+/// they name none.
+pub(crate) fn number_datetimes(values: &ArrayRef) -> Result<ArrayRef> {
+    let numbers = datafusion::arrow::compute::cast(values, &DataType::Int64)?;
+    let texts = datafusion::arrow::compute::cast(values, &DataType::Utf8)?;
+    Ok(Arc::new(datetimes(
+        numbers.as_primitive::<Int64Type>(),
+        Some(&texts),
+    )))
+}
+
 /// A number read as MySQL reads a date (see [`basalt_common::datetime_text::number_to_datetime`]).
 fn parse(n: i64) -> Option<NaiveDateTime> {
     basalt_common::datetime_text::number_to_datetime(n)
@@ -492,28 +525,7 @@ impl ScalarUDFImpl for NumberToDate {
                     .map(|d| d.map(|d| days(d.date())))
                     .collect::<Date32Array>(),
             ),
-            Target::DateTime => {
-                let fractions: Vec<i64> = match arrays.get(1) {
-                    Some(texts) => texts
-                        .as_string::<i32>()
-                        .iter()
-                        .map(|t| t.map_or(0, text_fraction_micros))
-                        .collect(),
-                    None => vec![0; numbers.len()],
-                };
-                Arc::new(
-                    numbers
-                        .iter()
-                        .zip(fractions)
-                        .map(|(n, f)| {
-                            let at = n.and_then(parse)?;
-                            // A YYYYMMDD.f date has no time of day to carry a fraction.
-                            let f = if n? >= 100_000_000 { f } else { 0 };
-                            Some(at.and_utc().timestamp_micros() + f)
-                        })
-                        .collect::<TimestampMicrosecondArray>(),
-                )
-            }
+            Target::DateTime => Arc::new(datetimes(numbers, arrays.get(1))),
         };
         crate::util::output(out, scalar)
     }

@@ -242,6 +242,16 @@ async fn check_column_origins(mut conn: mysql_async::Conn) {
             "origins.b(b).value(value)"
         ]
     );
+    // A table's columns asked for twice through wildcards.
+    assert_eq!(
+        column_origins(&mut conn, "SELECT *, a.* FROM a").await,
+        [
+            "origins.a(a).id(id)",
+            "origins.a(a).Value(Value)",
+            "origins.a(a).id(id)",
+            "origins.a(a).Value(Value)"
+        ]
+    );
     // A key lookup of a UNIQUE KEY table, and a prepared statement's columns.
     assert_eq!(
         column_origins(&mut conn, "SELECT value AS w FROM b WHERE id = 1").await,

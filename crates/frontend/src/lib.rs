@@ -108,6 +108,7 @@ mod view_writes;
 mod views;
 mod warnings;
 mod where_aggregates;
+mod wildcard_columns;
 mod wildcard_qualifiers;
 mod workload_groups;
 mod workload_policies;

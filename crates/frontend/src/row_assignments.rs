@@ -26,6 +26,8 @@ use basalt_sql::ast::{
 use datafusion::arrow::array::{new_null_array, ArrayRef, RecordBatch};
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::common::{DFSchema, ScalarValue};
+use datafusion::logical_expr::simplify::SimplifyContext;
+use datafusion::optimizer::simplify_expressions::ExprSimplifier;
 use datafusion::physical_expr::PhysicalExpr;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -266,36 +268,48 @@ impl RowQuery {
         })
     }
 
-    /// The result of the query: `batch` (DataFusion's rows in output order, the items then the
-    /// hidden values) with the evaluated items filled in, row by row.
+    /// The result of the query: `batch` (DataFusion's rows in output order: the items, a
+    /// wildcard spelled out as its columns, then the hidden values) with the evaluated items
+    /// filled in, row by row, left to right.
     pub(crate) fn finish(&self, session: &Session, batch: &RecordBatch) -> Result<RecordBatch> {
-        let items = self.items.len();
-        if batch.num_columns() != items + self.hidden {
-            return Err(BasaltError::Internal(
-                "a query with assignments returned an unexpected number of columns".into(),
-            ));
-        }
-        let mut evaluator = RowEvaluator::new(session, batch.slice(0, 0), items);
-        let mut values: Vec<Vec<ScalarValue>> = vec![Vec::new(); items];
+        let visible = batch
+            .num_columns()
+            .checked_sub(self.hidden)
+            .filter(|&n| n >= self.items.len())
+            .ok_or_else(|| {
+                BasaltError::Internal(
+                    "a query with assignments returned an unexpected number of columns".into(),
+                )
+            })?;
+        let schema = batch.schema();
+        // Per visible column, the evaluated item it holds (by its placeholder's name).
+        let evaluated: Vec<Option<&(Expr, String)>> = schema.fields()[..visible]
+            .iter()
+            .map(|f| {
+                let i: usize = f.name().strip_prefix(ITEM_PREFIX)?.parse().ok()?;
+                self.items.get(i)?.as_ref()
+            })
+            .collect();
+        let mut evaluator = RowEvaluator::new(session, batch.slice(0, 0), visible);
+        let mut values: Vec<Vec<ScalarValue>> = vec![Vec::new(); visible];
         for row in 0..batch.num_rows() {
             let hidden = batch.slice(row, 1);
-            for (i, item) in self.items.iter().enumerate() {
+            for (c, item) in evaluated.iter().enumerate() {
                 if let Some((expr, _)) = item {
-                    values[i].push(evaluator.evaluate(expr, &hidden)?);
+                    values[c].push(evaluator.evaluate(expr, &hidden)?);
                 }
             }
         }
-        let mut fields = Vec::with_capacity(items);
-        let mut columns: Vec<ArrayRef> = Vec::with_capacity(items);
-        let schema = batch.schema();
-        for (i, item) in self.items.iter().enumerate() {
+        let mut fields = Vec::with_capacity(visible);
+        let mut columns: Vec<ArrayRef> = Vec::with_capacity(visible);
+        for (c, item) in evaluated.iter().enumerate() {
             match item {
                 None => {
-                    fields.push(schema.field(i).clone());
-                    columns.push(batch.column(i).clone());
+                    fields.push(schema.field(c).clone());
+                    columns.push(batch.column(c).clone());
                 }
                 Some((_, name)) => {
-                    let column = one_column(std::mem::take(&mut values[i]))?;
+                    let column = one_column(std::mem::take(&mut values[c]))?;
                     fields.push(Field::new(name, column.data_type().clone(), true));
                     columns.push(column);
                 }
@@ -567,8 +581,22 @@ impl<'s> RowEvaluator<'s> {
         let logical = state
             .create_logical_expr(&rewritten, &df_schema)
             .map_err(from_df)?;
+        // Some functions (IFNULL's COALESCE) only run once simplified, as a plan's are.
+        let started = crate::session_clock::fixed(&self.session.info.vars.read())
+            .unwrap_or_else(chrono::Utc::now);
+        let context = SimplifyContext::builder()
+            .with_schema(Arc::new(df_schema.clone()))
+            .with_query_execution_start_time(Some(started))
+            .with_config_options(state.config_options().clone())
+            .build();
+        let coerced = ExprSimplifier::new(context.clone())
+            .coerce(logical, &df_schema)
+            .map_err(from_df)?;
+        let simplified = ExprSimplifier::new(context)
+            .simplify(coerced)
+            .map_err(from_df)?;
         state
-            .create_physical_expr(logical, &df_schema)
+            .create_physical_expr(simplified, &df_schema)
             .map_err(from_df)
     }
 }

@@ -169,6 +169,8 @@ impl QueryEngine {
             // `k`); DataFusion needs them distinct. The
             // client sees the names taken above, so the select lists get unique aliases.
             Err(e) if crate::result_names::names_collide(&e.to_string()) => {
+                // A wildcard's columns take no aliases: wildcards become their columns.
+                crate::wildcard_columns::spell_out(&mut stmt, &state, &shown).await;
                 // Past a wildcard the rewrites spelled out, the items are named as spelled.
                 items = crate::result_names::past_first_wildcard(items, written_item_names(&stmt));
                 crate::result_names::alias_select_items(&mut stmt);

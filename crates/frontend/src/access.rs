@@ -276,7 +276,7 @@ impl Access {
             B::SetStatement { statement, .. } => self.check_statement(session, statement),
             B::ReplaceTable(inner) => self.check_statement(session, inner),
             // SELECT on what the query reads is checked on its plan.
-            B::SelectIntoVariables { .. } => Ok(()),
+            B::SelectIntoVariables { .. } | B::Do { .. } => Ok(()),
             // CREATE on the database, checked with the name resolved; the SELECT is checked
             // when it is planned.
             B::View(_) => Ok(()),

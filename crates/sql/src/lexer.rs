@@ -109,7 +109,8 @@ fn without_join_hints(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
 
 /// Doris's `DROP TABLE t FORCE` / `DROP DATABASE d FORCE` (drop without the recycle bin) as
 /// the plain DROP: Basalt keeps no recycle bin, so every DROP is forced. Only a FORCE that ends
-/// a statement beginning with DROP.
+/// a statement beginning with DROP. Also MySQL's `SHOW LOCAL VARIABLES|STATUS` as `SHOW
+/// SESSION ..` (LOCAL is SESSION's synonym).
 fn without_drop_force(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
     let mut start = 0;
     while start < tokens.len() {
@@ -121,8 +122,17 @@ fn without_drop_force(mut tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
             .collect();
         let word = |i: usize, k: Keyword| matches!(&tokens[i].token, Token::Word(w) if w.keyword == k && w.quote_style.is_none());
         if let (Some(&first), Some(&last)) = (code.first(), code.last()) {
-            if code.len() > 2 && word(first, Keyword::DROP) && word(last, Keyword::FORCE) {
+            let drop_force =
+                code.len() > 2 && word(first, Keyword::DROP) && word(last, Keyword::FORCE);
+            let show_local = code.len() > 2
+                && word(first, Keyword::SHOW)
+                && word(code[1], Keyword::LOCAL)
+                && (word(code[2], Keyword::VARIABLES) || word(code[2], Keyword::STATUS));
+            if drop_force {
                 tokens[last].token = Token::Whitespace(Whitespace::Space);
+            }
+            if show_local {
+                tokens[code[1]].token = Token::make_keyword("SESSION");
             }
         }
         start = end + 1;

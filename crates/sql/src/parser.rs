@@ -124,6 +124,21 @@ fn parse_statement(p: &mut Parser) -> Result<Statement, ParserError> {
         p.next_token();
         return Ok(Statement::Sync);
     }
+    // MySQL's `DO expr, ..`: the expressions are evaluated (their assignments made, their
+    // errors raised) and their values discarded.
+    if peek_word(p, "DO") && !matches!(p.peek_nth_token(1).token, Token::EOF | Token::SemiColon) {
+        p.next_token();
+        let exprs = p.parse_comma_separated(Parser::parse_expr)?;
+        let list: Vec<String> = exprs.iter().map(ToString::to_string).collect();
+        let select = format!("SELECT {}", list.join(", "));
+        return match parse_one(&select) {
+            Ok(Statement::Standard(stmt)) => match *stmt {
+                sqlparser::ast::Statement::Query(query) => Ok(Statement::Do { query }),
+                _ => Err(ParserError::ParserError("DO takes expressions".into())),
+            },
+            _ => Err(ParserError::ParserError("DO takes expressions".into())),
+        };
+    }
     if eat_words(p, &["ANALYZE", "TABLE"]) {
         let table = parse_table_name(p)?;
         // Columns, WITH SYNC / WITH SAMPLE .. / PROPERTIES: all for collecting statistics.

@@ -53,6 +53,10 @@ pub enum Statement {
         query: Box<ast::Query>,
         variables: Vec<String>,
     },
+    /// `DO expr, ..`: the one-row query `SELECT expr, ..` is run and its row discarded.
+    Do {
+        query: Box<ast::Query>,
+    },
     /// `ANALYZE TABLE t [(cols)] [WITH SYNC ..]`: Basalt keeps statistics with every segment,
     /// so there is nothing to collect; the table must exist.
     AnalyzeTable {

@@ -186,6 +186,7 @@ impl QueryEngine {
                 self.select_into_variables(session, *query, &variables)
                     .await
             }
+            Statement::Do { query } => self.do_expressions(session, *query).await,
             Statement::AnalyzeTable { table } => {
                 let db = crate::statement::ddl::database_of(session, &table.database)?;
                 self.services.catalog.table(&db, &table.table)?;

@@ -1,8 +1,8 @@
 //! Statements of MySQL's (and MariaDB's) forms that run as other statements do plus a step:
 //! a query assigning user variables (evaluated row by row, `row_assignments`, after the
 //! one-row derived tables it assigns in), `SELECT ..
-//! INTO @a, @b` (the row kept in user variables) and `CREATE OR REPLACE TABLE` (drop, then
-//! create).
+//! INTO @a, @b` (the row kept in user variables), `DO expr, ..` (the row dropped) and `CREATE
+//! OR REPLACE TABLE` (drop, then create).
 
 use crate::engine::QueryEngine;
 use crate::output::Output;
@@ -53,6 +53,25 @@ impl QueryEngine {
             .map_err(|e| from_df(e.into()))?;
         let out = row_query.finish(session, &batch)?;
         Ok(Output::batches(out.schema(), vec![out]))
+    }
+
+    /// `DO expr, ..`: the expressions' row computed (assignments made, errors raised) and
+    /// dropped.
+    pub(super) async fn do_expressions(
+        &self,
+        session: &Session,
+        query: ast::Query,
+    ) -> Result<Output> {
+        let out = if crate::row_assignments::has_assignment(&query) {
+            self.query_with_assignments(session, query).await?
+        } else {
+            self.run_datafusion(session, ast::Statement::Query(Box::new(query)), false)
+                .await?
+        };
+        if let Output::Rows { stream, .. } = out {
+            stream.try_collect::<Vec<RecordBatch>>().await?;
+        }
+        Ok(Output::ok())
     }
 
     /// `SELECT .. INTO @a, @b`.

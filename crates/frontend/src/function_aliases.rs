@@ -6,7 +6,8 @@
 //! `array_concat` is NULL when any array is; MySQL's FLOOR/CEIL(ING)/TRUNCATE/ROUND (typed as MySQL
 //! types them), LOCATE with a position, SPACE, ISNULL, OCT and Doris's LENGTHB; Doris's
 //! LTRIM/RTRIM(s, rem) remove a whole string; the counts of LEFT/RIGHT/REPEAT/LPAD/RPAD read as
-//! MySQL reads them; GREATEST/LEAST are NULL with a NULL.
+//! MySQL reads them; GREATEST/LEAST are NULL with a NULL; Doris 2.0's `aes_*_v2`/`sm4_*_v2`
+//! are the plain functions.
 
 use crate::mysql_compat::{binary, call, cast, number, string};
 use basalt_sql::ast::helpers::attached_token::AttachedToken;
@@ -24,6 +25,10 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
             vec![without_nulls(name == "collect_set", arg(0))],
         ),
         "bit_and" | "bit_or" | "bit_xor" if args.len() == 1 => mysql_bits(name, arg(0)),
+        // Doris 2.0's names for the forms that follow block_encryption_mode, as Basalt's do.
+        "aes_encrypt_v2" | "aes_decrypt_v2" | "sm4_encrypt_v2" | "sm4_decrypt_v2" => {
+            call(name.trim_end_matches("_v2"), args.to_vec())
+        }
         // Doris plans DISTINCT aggregates as these; they are the DISTINCT forms.
         "multi_distinct_sum" if args.len() == 1 => distinct_call("sum", args.to_vec()),
         "multi_distinct_count" if !args.is_empty() => distinct_call("count", args.to_vec()),

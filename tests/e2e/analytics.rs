@@ -1,6 +1,7 @@
-//! A/B-experiment analytics through a real client: BITMAP and HLL columns in Aggregate-key
-//! tables (INSERT, Stream Load with `to_bitmap(..)` in `columns`, merges across loads, restart),
-//! the Doris functions over them, statistics with Doris's semantics, and query profiles.
+//! A/B-experiment analytics through a real client: BITMAP, HLL and QUANTILE_STATE columns in
+//! Aggregate-key tables (INSERT, Stream Load with `to_bitmap(..)` in `columns`, merges across
+//! loads and compaction, restart), the Doris functions over them, statistics with Doris's
+//! semantics, and query profiles.
 
 use crate::harness::*;
 use mysql_async::prelude::Queryable;
@@ -127,6 +128,88 @@ async fn bitmap_and_hll_columns_merge_across_loads_and_restarts() {
     exec(&mut c, "USE ab").await;
     assert_eq!(rows(&mut c, per_key).await, expect);
     assert_eq!(rows(&mut c, totals).await, expect_totals);
+}
+
+#[tokio::test]
+async fn quantile_state_columns_merge_across_loads_compaction_and_restarts() {
+    let mut server = TestServer::start().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE q").await;
+    exec(&mut c, "USE q").await;
+    exec(
+        &mut c,
+        "CREATE TABLE latency (page INT, ms QUANTILE_STATE QUANTILE_UNION NOT NULL) \
+         AGGREGATE KEY(page) DISTRIBUTED BY HASH(page) BUCKETS 1",
+    )
+    .await;
+    // Page 1 gets 1..5 ms by INSERT, then 6..10 by Stream Loads (one rowset each); page 2
+    // gets 10,000 values, kept as a t-digest.
+    exec(
+        &mut c,
+        "INSERT INTO latency VALUES (1, to_quantile_state(1, 2048)), (1, to_quantile_state(2)), \
+         (1, to_quantile_state(3)), (1, to_quantile_state(4)), (1, to_quantile_state(5))",
+    )
+    .await;
+    for ms in 6..=10 {
+        let reply = stream_load(
+            &server,
+            "q",
+            "latency",
+            &[
+                ("column_separator", ","),
+                ("columns", "page,v,ms=to_quantile_state(v, 2048)"),
+            ],
+            &format!("1,{ms}\n"),
+        );
+        assert_eq!(reply["Status"], "Success", "{reply}");
+    }
+    exec(
+        &mut c,
+        "INSERT INTO latency SELECT 2, to_quantile_state(number) FROM numbers('number' = '10000')",
+    )
+    .await;
+    // Exact values interpolate (5.5 between 5 and 6, 9.1 between 9 and 10); the digest keeps
+    // the least and greatest values and estimates the rest (checked to the hundred).
+    let percentiles = "SELECT page, quantile_percent(ms, 0), quantile_percent(ms, 1), \
+                       IF(page = 1, quantile_percent(ms, 0.5), round(quantile_percent(ms, 0.5) / 100)), \
+                       IF(page = 1, quantile_percent(ms, 0.9), round(quantile_percent(ms, 0.9) / 100)) \
+                       FROM latency ORDER BY page";
+    let expect = vec![
+        vec![s("1"), s("1"), s("10"), s("5.5"), s("9.1")],
+        vec![s("2"), s("0"), s("9999"), s("50"), s("90")],
+    ];
+    assert_eq!(rows(&mut c, percentiles).await, expect);
+    // Merge-on-read and compaction give the same answers, and so does a restart.
+    wait_for_compaction(&mut c, "latency", 1, std::time::Duration::from_secs(60)).await;
+    assert_eq!(rows(&mut c, percentiles).await, expect);
+    drop(c);
+    server.kill9();
+    server.restart().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "USE q").await;
+    assert_eq!(rows(&mut c, percentiles).await, expect);
+    assert_eq!(
+        rows(
+            &mut c,
+            "SELECT quantile_percent(quantile_union(ms), 0.5) FROM latency WHERE page = 1"
+        )
+        .await,
+        vec![vec![s("5.5")]]
+    );
+    // Bytes that are no state, and text loaded straight into the column, are refused.
+    let err = c
+        .query_drop("INSERT INTO latency VALUES (3, 'abc')")
+        .await
+        .expect_err("text into a QUANTILE_STATE column");
+    assert!(err.to_string().contains("to_quantile_state"), "{err}");
+    let reply = stream_load(
+        &server,
+        "q",
+        "latency",
+        &[("column_separator", ","), ("columns", "page,ms")],
+        "3,5\n",
+    );
+    assert_eq!(reply["Status"], "Fail", "{reply}");
 }
 
 #[tokio::test]

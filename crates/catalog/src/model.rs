@@ -41,6 +41,8 @@ pub enum AggKind {
     BitmapUnion,
     /// Union of HLL sketches.
     HllUnion,
+    /// Union of QUANTILE_STATE values.
+    QuantileUnion,
 }
 
 impl AggKind {
@@ -53,6 +55,7 @@ impl AggKind {
             AggKind::ReplaceIfNotNull => "REPLACE_IF_NOT_NULL",
             AggKind::BitmapUnion => "BITMAP_UNION",
             AggKind::HllUnion => "HLL_UNION",
+            AggKind::QuantileUnion => "QUANTILE_UNION",
         }
     }
 }

@@ -50,6 +50,7 @@ impl PartitionValue {
             | SqlType::Decimal { .. }
             | SqlType::Bitmap
             | SqlType::Hll
+            | SqlType::QuantileState
             | SqlType::Time { .. }
             | SqlType::Binary(_)
             | SqlType::Varbinary(_)

@@ -14,6 +14,7 @@ pub mod json_binary;
 pub mod name_case;
 pub mod nested_times;
 pub mod params;
+pub mod quantile_value;
 pub mod time_value;
 pub mod typed_text;
 pub mod types;

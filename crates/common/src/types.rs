@@ -26,11 +26,11 @@ pub fn fraction_digits(field: &Field) -> Option<u8> {
         .filter(|d| *d <= 6)
 }
 
-/// The field metadata key naming a sketch column's kind (`bitmap` or `hll`): BITMAP, HLL and
-/// VARBINARY are all Arrow `Binary`, and COUNT(DISTINCT ..) of a BITMAP counts its members.
+/// The field metadata key naming a sketch column's kind (`bitmap`, `hll` or `quantile_state`):
+/// the sketches and VARBINARY are all Arrow `Binary`, and COUNT(DISTINCT ..) of a BITMAP counts its members.
 pub const SKETCH_KEY: &str = "basalt:sketch";
 
-/// The sketch kind (`"bitmap"` or `"hll"`) an Arrow field holds, if it holds one.
+/// The sketch kind (`"bitmap"`, `"hll"` or `"quantile_state"`) an Arrow field holds, if it holds one.
 pub fn sketch_kind(field: &Field) -> Option<&str> {
     field.metadata().get(SKETCH_KEY).map(String::as_str)
 }
@@ -161,6 +161,9 @@ pub enum SqlType {
     /// Doris HLL: a HyperLogLog sketch, stored as `Binary` in the serialized form of
     /// [`crate::hll_value::HllValue`].
     Hll,
+    /// Doris QUANTILE_STATE: a group's values for percentiles, stored as `Binary` in the
+    /// serialized form of [`crate::quantile_value::QuantileState`].
+    QuantileState,
     /// MySQL BINARY(n): exactly `n` bytes, shorter values padded with 0x00.
     Binary(u32),
     /// VARBINARY(n): up to `n` bytes.
@@ -218,6 +221,7 @@ impl SqlType {
             | SqlType::Variant => DataType::Utf8,
             SqlType::Bitmap
             | SqlType::Hll
+            | SqlType::QuantileState
             | SqlType::Binary(_)
             | SqlType::Varbinary(_)
             | SqlType::Blob => DataType::Binary,
@@ -280,6 +284,10 @@ impl SqlType {
             SqlType::Hll => {
                 field.with_metadata(HashMap::from([(SKETCH_KEY.to_string(), "hll".into())]))
             }
+            SqlType::QuantileState => field.with_metadata(HashMap::from([(
+                SKETCH_KEY.to_string(),
+                "quantile_state".into(),
+            )])),
             SqlType::Ipv4 | SqlType::Ipv6 => match self.ip_family() {
                 Some(family) => field.with_metadata(family.metadata()),
                 None => field,
@@ -313,10 +321,13 @@ impl SqlType {
         )
     }
 
-    /// True for the sketch types (BITMAP, HLL): opaque binary values that can only be
+    /// True for the sketch types (BITMAP, HLL, QUANTILE_STATE): opaque binary values that can only be
     /// aggregated by their own union and cannot be keys.
     pub fn is_sketch(&self) -> bool {
-        matches!(self, SqlType::Bitmap | SqlType::Hll)
+        matches!(
+            self,
+            SqlType::Bitmap | SqlType::Hll | SqlType::QuantileState
+        )
     }
 
     /// Builds a type from its DDL name (case-insensitive) and optional numeric arguments.
@@ -414,6 +425,7 @@ impl SqlType {
             "REAL" => SqlType::Double,
             "BITMAP" => SqlType::Bitmap,
             "HLL" => SqlType::Hll,
+            "QUANTILE_STATE" => SqlType::QuantileState,
             "BINARY" => SqlType::Binary(arg(0).unwrap_or(1).clamp(1, 255) as u32),
             "VARBINARY" => match arg(0) {
                 Some(n) if (1..=1_048_576).contains(&n) => SqlType::Varbinary(n as u32),
@@ -452,6 +464,7 @@ impl SqlType {
             SqlType::String => "text",
             SqlType::Bitmap => "bitmap",
             SqlType::Hll => "hll",
+            SqlType::QuantileState => "quantile_state",
             SqlType::Binary(_) => "binary",
             SqlType::Varbinary(_) => "varbinary",
             SqlType::Blob => "blob",
@@ -519,6 +532,7 @@ impl fmt::Display for SqlType {
             SqlType::String => write!(f, "text"),
             SqlType::Bitmap => write!(f, "bitmap"),
             SqlType::Hll => write!(f, "hll"),
+            SqlType::QuantileState => write!(f, "quantile_state"),
             SqlType::Binary(n) => write!(f, "binary({n})"),
             SqlType::Varbinary(n) => write!(f, "varbinary({n})"),
             SqlType::Blob => write!(f, "blob"),

@@ -1,5 +1,5 @@
 //! The SQL type of a computed value: its Arrow type with Basalt's marks on the field read back
-//! (DATETIME(p) digits, LARGEINT, JSON, BITMAP/HLL, IPV4/IPV6, BIT(n), YEAR, VARIANT), as a
+//! (DATETIME(p) digits, LARGEINT, JSON, BITMAP/HLL/QUANTILE_STATE, IPV4/IPV6, BIT(n), YEAR, VARIANT), as a
 //! table made from a query declares it and `typeof` names it.
 
 use crate::ip_address::{ip_family, IpFamily};
@@ -14,6 +14,7 @@ pub fn sql_type_of(field: &Field) -> Option<SqlType> {
     match sketch_kind(field) {
         Some("bitmap") => return Some(SqlType::Bitmap),
         Some("hll") => return Some(SqlType::Hll),
+        Some("quantile_state") => return Some(SqlType::QuantileState),
         _ => {}
     }
     match ip_family(field) {
@@ -155,6 +156,7 @@ mod tests {
             SqlType::String,
             SqlType::Bitmap,
             SqlType::Hll,
+            SqlType::QuantileState,
             SqlType::Blob,
             SqlType::Json,
             SqlType::Variant,

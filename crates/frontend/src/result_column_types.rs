@@ -58,9 +58,9 @@ fn stored_column_type(
     same.then(|| (column.ty.clone(), column.nullable || stored.null_extended))
 }
 
-/// BITMAP or HLL for result column `index` of `plan` when a bitmap or HLL function computes it
-/// (`to_bitmap(k)`, `bitmap_union(b)`, `hll_hash(s)`, ..): their results are bytes without the
-/// sketch mark a stored column's field has.
+/// BITMAP, HLL or QUANTILE_STATE for result column `index` of `plan` when a function of theirs
+/// computes it (`to_bitmap(k)`, `bitmap_union(b)`, `hll_hash(s)`, ..): their results are bytes
+/// without the sketch mark a stored column's field has.
 pub(crate) fn computed_sketch(plan: &LogicalPlan, index: usize) -> Option<SqlType> {
     let mut node = plan;
     let mut index = index;
@@ -98,6 +98,8 @@ pub(crate) fn computed_sketch(plan: &LogicalPlan, index: usize) -> Option<SqlTyp
         Some(SqlType::Bitmap)
     } else if name.contains("hll") {
         Some(SqlType::Hll)
+    } else if name.contains("quantile_state") || name == "quantile_union" {
+        Some(SqlType::QuantileState)
     } else {
         None
     }

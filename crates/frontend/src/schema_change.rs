@@ -454,6 +454,7 @@ fn current_agg(c: &ColumnMeta) -> Option<basalt_sql::AggKind> {
         A::ReplaceIfNotNull => S::ReplaceIfNotNull,
         A::BitmapUnion => S::BitmapUnion,
         A::HllUnion => S::HllUnion,
+        A::QuantileUnion => S::QuantileUnion,
     })
 }
 

@@ -195,6 +195,7 @@ pub fn type_dimensions(ty: &SqlType) -> (Option<i64>, Option<i64>, Option<i64>) 
         SqlType::Blob => (Some(65535), None, None),
         SqlType::Bitmap
         | SqlType::Hll
+        | SqlType::QuantileState
         | SqlType::Json
         | SqlType::Variant
         | SqlType::Ipv4

@@ -559,7 +559,7 @@ pub(crate) fn column_meta(
         }
         KeysModel::Aggregate if !is_key && agg.is_none() => {
             return Err(ddl(format!(
-                "Value column '{}' of an AGGREGATE KEY table needs an aggregation type (SUM, MIN, MAX, REPLACE, REPLACE_IF_NOT_NULL, BITMAP_UNION, HLL_UNION)",
+                "Value column '{}' of an AGGREGATE KEY table needs an aggregation type (SUM, MIN, MAX, REPLACE, REPLACE_IF_NOT_NULL, BITMAP_UNION, HLL_UNION, QUANTILE_UNION)",
                 c.name
             )))
         }
@@ -846,13 +846,15 @@ fn default_duplicate_keys(stmt: &sql::CreateTable) -> Vec<String> {
     keys
 }
 
-/// BITMAP_UNION needs a BITMAP column and HLL_UNION an HLL one; sketch, JSON and nested
+/// BITMAP_UNION needs a BITMAP column, HLL_UNION an HLL one and QUANTILE_UNION a
+/// QUANTILE_STATE one; sketch, JSON and nested
 /// columns take no SUM, MIN or MAX, only their union (sketches) or REPLACE.
 fn check_sketch_agg(name: &str, ty: &SqlType, agg: Option<AggKind>) -> Result<(), BasaltError> {
     let Some(agg) = agg else { return Ok(()) };
     let ok = match agg {
         AggKind::BitmapUnion => *ty == SqlType::Bitmap,
         AggKind::HllUnion => *ty == SqlType::Hll,
+        AggKind::QuantileUnion => *ty == SqlType::QuantileState,
         AggKind::Sum | AggKind::Min | AggKind::Max => ty.can_be_key(),
         AggKind::Replace | AggKind::ReplaceIfNotNull => true,
     };
@@ -865,6 +867,7 @@ fn check_sketch_agg(name: &str, ty: &SqlType, agg: Option<AggKind>) -> Result<()
             match ty {
                 SqlType::Bitmap => ": use BITMAP_UNION",
                 SqlType::Hll => ": use HLL_UNION",
+                SqlType::QuantileState => ": use QUANTILE_UNION",
                 _ => "",
             }
         )))
@@ -888,6 +891,7 @@ fn convert_agg(a: sql::AggKind) -> AggKind {
         sql::AggKind::ReplaceIfNotNull => AggKind::ReplaceIfNotNull,
         sql::AggKind::BitmapUnion => AggKind::BitmapUnion,
         sql::AggKind::HllUnion => AggKind::HllUnion,
+        sql::AggKind::QuantileUnion => AggKind::QuantileUnion,
     }
 }
 

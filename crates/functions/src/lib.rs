@@ -122,6 +122,7 @@ mod partition_names;
 mod percentile;
 mod percentile_approx;
 mod percentile_array;
+mod quantile_state;
 mod random_values;
 mod regexp_extract;
 mod regexp_split;
@@ -224,6 +225,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(bitmap_subsets::functions());
     v.push(bitmap_cast::function());
     v.extend(hll::scalar_functions());
+    v.extend(quantile_state::scalar_functions());
     v.push(date_range::function());
     v.push(asof_joins::function().clone());
     v.push(xpath_string::function());
@@ -333,6 +335,7 @@ pub fn aggregate_functions() -> Vec<AggregateUDF> {
     v.push(intersect_count::function());
     v.push(intersect_count::bitmap_function());
     v.extend(hll::aggregate_functions());
+    v.extend(quantile_state::aggregate_functions());
     v.extend(stats::functions());
     v.push(percentile::function());
     v.push(wide_sum::function());

@@ -249,7 +249,11 @@ impl LoadPlan {
                          another name and derive it in columns, e.g. columns: ..., src, {0}={2}(src)",
                         c.name,
                         c.ty,
-                        if c.ty == SqlType::Bitmap { "to_bitmap" } else { "hll_hash" }
+                        match c.ty {
+                            SqlType::Bitmap => "to_bitmap",
+                            SqlType::QuantileState => "to_quantile_state",
+                            _ => "hll_hash",
+                        }
                     )));
                 }
                 columns.push(ColumnSource::Data(i));

@@ -393,6 +393,7 @@ fn parse_agg_kind(p: &mut Parser) -> Option<AggKind> {
         ("REPLACE", AggKind::Replace),
         ("BITMAP_UNION", AggKind::BitmapUnion),
         ("HLL_UNION", AggKind::HllUnion),
+        ("QUANTILE_UNION", AggKind::QuantileUnion),
     ];
     for (word, kind) in kinds {
         if eat_word(p, word) {

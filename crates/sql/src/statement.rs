@@ -534,6 +534,7 @@ pub enum AggKind {
     ReplaceIfNotNull,
     BitmapUnion,
     HllUnion,
+    QuantileUnion,
 }
 
 /// A column's DEFAULT clause.

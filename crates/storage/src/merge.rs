@@ -201,13 +201,16 @@ fn aggregate_column(
         AggKind::HllUnion => union_ranges(col, ranges, &|v| {
             hll_value::union_serialized(v.iter().copied())
         }),
+        AggKind::QuantileUnion => union_ranges(col, ranges, &|v| {
+            basalt_common::quantile_value::union_serialized(v.iter().copied())
+        }),
     }
 }
 
 /// Merges serialized sketches into one.
 type SketchUnion = dyn Fn(&[&[u8]]) -> std::result::Result<Vec<u8>, String>;
 
-/// BITMAP_UNION / HLL_UNION: each run's non-NULL serialized sketches merged into one (NULL when
+/// BITMAP_UNION / HLL_UNION / QUANTILE_UNION: each run's non-NULL serialized sketches merged into one (NULL when
 /// the run has none); a run of one row is taken as it is.
 fn union_ranges(col: &ArrayRef, ranges: &[Range<usize>], union: &SketchUnion) -> Result<ArrayRef> {
     let a = col

@@ -554,7 +554,7 @@ impl std::fmt::Debug for LoadWriter {
 }
 
 /// Error for rows that fall in no partition (used by INSERT, which is all-or-nothing).
-/// BITMAP and HLL columns hold serialized sketches; a value that does not decode (raw text loaded
+/// BITMAP, HLL and QUANTILE_STATE columns hold serialized sketches; a value that does not decode (raw text loaded
 /// into a BITMAP column, say) would make the rows unreadable later, so the write fails instead.
 fn check_sketch_columns(table: &TableMeta, batch: &RecordBatch) -> Result<()> {
     for (i, c) in table.columns.iter().enumerate() {
@@ -572,6 +572,9 @@ fn check_sketch_columns(table: &TableMeta, batch: &RecordBatch) -> Result<()> {
         for v in values.iter().flatten() {
             let decoded = match c.ty {
                 SqlType::Bitmap => bitmap_value::BitmapValue::deserialize(v).map(|_| ()),
+                SqlType::QuantileState => {
+                    basalt_common::quantile_value::QuantileState::deserialize(v).map(|_| ())
+                }
                 _ => hll_value::HllValue::deserialize(v).map(|_| ()),
             };
             if let Err(e) = decoded {
@@ -580,10 +583,14 @@ fn check_sketch_columns(table: &TableMeta, batch: &RecordBatch) -> Result<()> {
                     c.name,
                     c.ty,
                     c.ty,
-                    if c.ty == SqlType::Bitmap {
-                        "to_bitmap(..), bitmap_from_string(..) or bitmap_empty()"
-                    } else {
-                        "hll_hash(..) or hll_empty()"
+                    match c.ty {
+                        SqlType::Bitmap => {
+                            "to_bitmap(..), bitmap_from_string(..) or bitmap_empty()"
+                        }
+                        SqlType::QuantileState => {
+                            "to_quantile_state(..) or quantile_state_empty()"
+                        }
+                        _ => "hll_hash(..) or hll_empty()",
                     }
                 )));
             }

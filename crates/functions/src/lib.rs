@@ -1,5 +1,6 @@
-//! Basalt's Doris-compatible SQL functions for DataFusion: BITMAP and HLL values (Arrow `Binary`
-//! holding the `basalt_common::bitmap_value` / `hll_value` formats) with their scalar functions
+//! Basalt's Doris-compatible SQL functions for DataFusion: BITMAP, HLL and QUANTILE_STATE values
+//! (Arrow `Binary` holding the `basalt_common::bitmap_value` / `hll_value` / `quantile_value`
+//! formats) with their scalar functions
 //! and aggregates, the statistics aggregates under Doris names and semantics, and MySQL's
 //! checked integer arithmetic and exact integer SUMs.
 //!
@@ -32,6 +33,7 @@ mod bitmap_agg;
 mod bitmap_arrays;
 pub mod bitmap_cast;
 mod bitmap_count_distinct;
+mod bitmap_expressions;
 mod bitmap_scalar;
 mod bitmap_subsets;
 mod bits;
@@ -91,6 +93,7 @@ mod json;
 mod json_object_entries;
 pub mod like;
 mod like_escapes;
+mod linear_histogram;
 mod list_reverse;
 mod list_rows;
 mod logical_not;
@@ -334,8 +337,10 @@ pub fn aggregate_functions() -> Vec<AggregateUDF> {
     let mut v = bitmap_agg::functions();
     v.push(intersect_count::function());
     v.push(intersect_count::bitmap_function());
+    v.extend(bitmap_expressions::aggregate_functions());
     v.extend(hll::aggregate_functions());
     v.extend(quantile_state::aggregate_functions());
+    v.extend(linear_histogram::aggregate_functions());
     v.extend(stats::functions());
     v.push(percentile::function());
     v.push(wide_sum::function());

@@ -50,6 +50,7 @@ mod coerced_text_dates;
 mod collect;
 mod compound_extract;
 mod compression;
+mod convert_to;
 mod count_arguments;
 mod count_by_enum;
 mod covariance;
@@ -317,6 +318,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(charset_info::functions());
     v.push(charset_conversion::function());
     v.extend(random_values::functions());
+    v.extend(convert_to::functions());
     v.push(benchmark::function());
     v.push(base_conversion::function());
     v.push(number_format::function());

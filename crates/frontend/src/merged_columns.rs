@@ -534,7 +534,7 @@ fn spelled(shown: &Shown) -> SelectItem {
 }
 
 /// A bare `*`, without EXCLUDE, REPLACE or the like.
-fn is_plain(options: &WildcardAdditionalOptions) -> bool {
+pub(crate) fn is_plain(options: &WildcardAdditionalOptions) -> bool {
     options.opt_ilike.is_none()
         && options.opt_exclude.is_none()
         && options.opt_except.is_none()

@@ -9,7 +9,6 @@
 
 use basalt_sql::ast::{
     Expr, Ident, Query, SelectItem, SelectItemQualifiedWildcardKind, SetExpr, Statement,
-    WildcardAdditionalOptions,
 };
 use datafusion::execution::SessionState;
 use datafusion::sql::parser::Statement as DfStatement;
@@ -72,16 +71,7 @@ fn is_plain_wildcard(item: &SelectItem) -> bool {
         }
         _ => return false,
     };
-    is_plain(options)
-}
-
-fn is_plain(options: &WildcardAdditionalOptions) -> bool {
-    options.opt_ilike.is_none()
-        && options.opt_exclude.is_none()
-        && options.opt_except.is_none()
-        && options.opt_replace.is_none()
-        && options.opt_rename.is_none()
-        && options.opt_alias.is_none()
+    crate::merged_columns::is_plain(options)
 }
 
 /// The qualified columns `wildcard` stands for in `query`'s outermost SELECT, with their

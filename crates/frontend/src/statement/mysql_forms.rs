@@ -55,6 +55,17 @@ impl QueryEngine {
         Ok(Output::batches(out.schema(), vec![out]))
     }
 
+    /// A query's rows: evaluated row by row where it assigns user variables.
+    async fn select(&self, session: &Session, query: ast::Query) -> Result<Output> {
+        match crate::row_assignments::has_assignment(&query) {
+            true => self.query_with_assignments(session, query).await,
+            false => {
+                self.run_datafusion(session, ast::Statement::Query(Box::new(query)), false)
+                    .await
+            }
+        }
+    }
+
     /// `DO expr, ..`: the expressions' row computed (assignments made, errors raised) and
     /// dropped.
     pub(super) async fn do_expressions(
@@ -62,13 +73,7 @@ impl QueryEngine {
         session: &Session,
         query: ast::Query,
     ) -> Result<Output> {
-        let out = if crate::row_assignments::has_assignment(&query) {
-            self.query_with_assignments(session, query).await?
-        } else {
-            self.run_datafusion(session, ast::Statement::Query(Box::new(query)), false)
-                .await?
-        };
-        if let Output::Rows { stream, .. } = out {
+        if let Output::Rows { stream, .. } = self.select(session, query).await? {
             stream.try_collect::<Vec<RecordBatch>>().await?;
         }
         Ok(Output::ok())
@@ -81,13 +86,7 @@ impl QueryEngine {
         query: ast::Query,
         variables: &[String],
     ) -> Result<Output> {
-        let out = if crate::row_assignments::has_assignment(&query) {
-            self.query_with_assignments(session, query).await?
-        } else {
-            self.run_datafusion(session, ast::Statement::Query(Box::new(query)), false)
-                .await?
-        };
-        let batches: Vec<RecordBatch> = match out {
+        let batches: Vec<RecordBatch> = match self.select(session, query).await? {
             Output::Rows { stream, .. } => stream.try_collect().await?,
             _ => vec![],
         };

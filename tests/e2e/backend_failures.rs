@@ -7,7 +7,7 @@
 //! dies answers or fails clearly within seconds; with all three down reads fail at once
 //! naming the table.
 
-use crate::cluster_harness::{backend_port, spawn_in, Cluster, Node, SECRET};
+use crate::cluster_harness::{backend_port, spawn_in, spawn_under, Cluster, Node, SECRET};
 use crate::harness::{exec, rows, try_rows};
 use mysql_async::Conn;
 use std::time::{Duration, Instant};
@@ -298,4 +298,92 @@ fn fault_injection_loses_no_acknowledged_load() {
     eprintln!("{report}{}", String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "{report}");
     assert!(report.contains("rows lost: 0,"), "{report}");
+}
+
+/// A backend started on the first core alone (so it runs one thread per runtime, and a few
+/// queries keep it busy); started directly when `taskset` is not there.
+fn one_core_backend() -> ((Node, u16), bool) {
+    let taskset = std::process::Command::new("taskset")
+        .arg("-V")
+        .stdout(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    let launcher: &[&str] = if taskset {
+        &["taskset", "-c", "0"]
+    } else {
+        &[]
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let node = spawn_under(
+        launcher,
+        dir,
+        &["backend", "--port", "0"],
+        SECRET,
+        backend_port,
+    );
+    (node, taskset)
+}
+
+/// A backend whose cores are all busy running queries still answers heartbeats: the frontend
+/// never calls it dead, and every query answers, while fourteen joins run on it at once (its
+/// fragments have a runtime of their own; on the runtime that answers heartbeats they left
+/// them waiting for seconds, the frontend called the backend dead, and the joins failed with
+/// "no readable replica on a live backend").
+#[tokio::test]
+async fn a_backend_busy_with_queries_still_answers_heartbeats() {
+    let (backend, pinned) = one_core_backend();
+    let cluster = Cluster::start_on(vec![backend], "");
+    let mut conn = cluster.connect().await;
+    for sql in [
+        "CREATE DATABASE h",
+        "CREATE TABLE h.t (k INT, v INT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 4 \
+         PROPERTIES ('replication_num' = '1')",
+        "INSERT INTO h.t SELECT n, n % 1000 FROM numbers('number' = '300000') t(n)",
+    ] {
+        exec(&mut conn, sql).await;
+    }
+    // 42858 rows with k % 7 = 0, each joined to the 300 rows of its v.
+    let join = "SELECT COUNT(*), SUM(a.k + b.k) FROM h.t a JOIN h.t b ON a.v = b.v \
+                WHERE a.k % 7 = 0";
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut load = Vec::new();
+    for _ in 0..14 {
+        let mut c = cluster.connect().await;
+        let stop = stop.clone();
+        load.push(tokio::spawn(async move {
+            let mut answers = Vec::new();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                answers.push(try_rows(&mut c, join).await);
+            }
+            answers
+        }));
+    }
+    let started = Instant::now();
+    let mut polls = Vec::new();
+    while started.elapsed() < Duration::from_secs(12) {
+        polls.push(alive(&mut conn).await[0].1);
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let mut answers = Vec::new();
+    for task in load {
+        answers.extend(task.await.expect("load task"));
+    }
+    let dead = polls.iter().filter(|up| !**up).count();
+    assert_eq!(
+        dead,
+        0,
+        "the busy backend (pinned to one core: {pinned}) was called dead in {dead} of {} \
+         looks at SHOW BACKENDS",
+        polls.len()
+    );
+    // The 300 rows of v = r have k = r + 1000 i, i < 300.
+    let sum: u64 = (0..300_000u64)
+        .filter(|k| k % 7 == 0)
+        .map(|k| 300 * k + 300 * (k % 1000) + 1000 * (0..300u64).sum::<u64>())
+        .sum();
+    let want = vec![vec![Some((42858 * 300).to_string()), Some(sum.to_string())]];
+    for answer in &answers {
+        assert_eq!(answer.as_ref(), Ok(&want), "a join under load");
+    }
 }

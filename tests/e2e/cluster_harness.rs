@@ -48,7 +48,28 @@ pub fn spawn_in<T: Send + 'static>(
     secret: &str,
     ready: fn(&str) -> Option<T>,
 ) -> (Node, T) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_basalt"))
+    spawn_under(&[], dir, args, secret, ready)
+}
+
+/// Like [`spawn_in`], started by `launcher` (a command and its arguments, e.g. `taskset -c
+/// 0`; none: directly).
+pub fn spawn_under<T: Send + 'static>(
+    launcher: &[&str],
+    dir: tempfile::TempDir,
+    args: &[&str],
+    secret: &str,
+    ready: fn(&str) -> Option<T>,
+) -> (Node, T) {
+    let binary = env!("CARGO_BIN_EXE_basalt");
+    let mut command = match launcher.split_first() {
+        Some((program, rest)) => {
+            let mut c = Command::new(program);
+            c.args(rest).arg(binary);
+            c
+        }
+        None => Command::new(binary),
+    };
+    let mut child = command
         .args(args)
         .arg("--data-dir")
         .arg(dir.path())
@@ -109,6 +130,11 @@ impl Cluster {
     /// A cluster whose frontend reads `toml` as its config file (empty: none).
     pub fn start_with_config(backends: usize, toml: &str) -> Cluster {
         let backends: Vec<(Node, u16)> = (0..backends).map(|_| spawn_backend()).collect();
+        Cluster::start_on(backends, toml)
+    }
+
+    /// A cluster of a frontend on `backends`, already started.
+    pub fn start_on(backends: Vec<(Node, u16)>, toml: &str) -> Cluster {
         let list: Vec<String> = backends
             .iter()
             .map(|(_, p)| format!("127.0.0.1:{p}"))

@@ -157,6 +157,26 @@ enum Role {
     Backend(basalt_dist::ClusterSecret, u16),
 }
 
+/// A multi-threaded runtime whose threads are named `name`; exits the process when the
+/// system refuses one.
+fn build_runtime(name: &str) -> tokio::runtime::Runtime {
+    match tokio::runtime::Builder::new_multi_thread()
+        .thread_name(name)
+        // Planning and evaluating deeply nested expressions (long OR chains from ORMs) recurses;
+        // big stacks cost only address space until used.
+        .thread_stack_size(64 * 1024 * 1024)
+        .on_thread_park(allocator::collect_parked_thread)
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("basalt: cannot start runtime: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
 fn main() {
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -197,33 +217,35 @@ fn main() {
             (cfg, Role::Backend(secret, port))
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        // Planning and evaluating deeply nested expressions (long OR chains from ORMs) recurses;
-        // big stacks cost only address space until used.
-        .thread_stack_size(64 * 1024 * 1024)
-        .on_thread_park(allocator::collect_parked_thread)
-        .enable_all()
-        .build()
-    {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("basalt: cannot start runtime: {e}");
-            std::process::exit(1);
-        }
-    };
+    let runtime = build_runtime("basalt");
+    // A backend runs plan fragments on a runtime of their own: the main one keeps answering
+    // heartbeats, point reads and loads while fragments keep every core busy.
+    let fragments = matches!(role, Role::Backend(..)).then(|| build_runtime("basalt-fragments"));
     allocator::start_purger();
+    let fragments_handle = fragments.as_ref().map(|r| r.handle().clone());
     let result = runtime.block_on(async move {
         match role {
             Role::Server => basalt_server::run(cfg).await,
             Role::Frontend(secret) => basalt_server::run_frontend(cfg, secret).await,
             Role::Backend(secret, port) => {
-                basalt_dist::run_backend(&cfg, port, secret, basalt_server::shutdown_signal()).await
+                let fragments = fragments_handle.unwrap_or_else(tokio::runtime::Handle::current);
+                basalt_dist::run_backend(
+                    &cfg,
+                    port,
+                    secret,
+                    fragments,
+                    basalt_server::shutdown_signal(),
+                )
+                .await
             }
         }
     });
     // Statements still running are abandoned (every acknowledged write is already durable); a
     // task stuck in one must not keep the process alive after SIGTERM.
     runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+    if let Some(fragments) = fragments {
+        fragments.shutdown_timeout(std::time::Duration::from_secs(5));
+    }
     if let Err(e) = result {
         eprintln!("basalt: {e}");
         std::process::exit(1);

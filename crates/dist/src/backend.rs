@@ -1,9 +1,11 @@
 //! `basalt backend`: the process that holds tablets and runs plan fragments. One gRPC port
 //! serves the distributed engine's worker (plan fragments, shuffles) and the segment service
 //! (loads' segment files, heartbeats); both admit only requests carrying the cluster secret.
+//! Fragments run on a runtime of their own, so a busy backend still answers heartbeats.
 
 use crate::backend_catalog::BackendCatalog;
 use crate::channels::SecretChannelResolver;
+use crate::fragment_runtime::OnRuntime;
 use crate::scan_codec::TabletScanCodec;
 use crate::secret::ClusterSecret;
 use crate::segment_service::SegmentService;
@@ -59,11 +61,14 @@ impl WorkerPlanRewriteHandler for PrepareFragment {
     }
 }
 
-/// Serves a backend on `config.bind`:`port` until `shutdown` completes.
+/// Serves a backend on `config.bind`:`port` until `shutdown` completes. Plan fragments run on
+/// `fragments`, a runtime apart from the caller's, which keeps answering heartbeats, point
+/// reads and loads however busy the fragments keep their cores ([`crate::fragment_runtime`]).
 pub async fn run_backend(
     config: &Config,
     port: u16,
     secret: ClusterSecret,
+    fragments: tokio::runtime::Handle,
     shutdown: impl std::future::Future<Output = ()>,
 ) -> Result<()> {
     std::fs::create_dir_all(&config.data_dir)?;
@@ -127,7 +132,10 @@ pub async fn run_backend(
     .with_runtime_env(runtime)
     .with_max_message_size(MAX_MESSAGE_BYTES);
     let check = secret.interceptor();
-    let worker_service = InterceptedService::new(worker.into_worker_server(), check.clone());
+    let worker_service = InterceptedService::new(
+        OnRuntime::new(worker.into_worker_server(), fragments),
+        check.clone(),
+    );
     let segments = FlightServiceServer::new(SegmentService::new(
         storage,
         backend_storage,

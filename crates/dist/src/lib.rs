@@ -9,6 +9,7 @@ mod backend_catalog;
 mod channels;
 mod cluster;
 mod fragment_fields;
+mod fragment_runtime;
 mod planning;
 mod replica_balancer;
 mod replica_choice;

@@ -221,6 +221,8 @@ fn physical_optimizer_rules(
     let mut rules = datafusion::physical_optimizer::optimizer::PhysicalOptimizer::new().rules;
     if cluster {
         rules.push(Arc::new(basalt_dist::GatherSingleTaskInputs));
+        // Reversed LAG/LEAD lose their direction in plan fragments' wire form.
+        rules.push(Arc::new(basalt_dist::PlainWindowFunctions));
         // The plan is checked again after the gathering.
         rules.push(Arc::new(
             datafusion::physical_optimizer::sanity_checker::SanityCheckPlan::new(),

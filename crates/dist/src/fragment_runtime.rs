@@ -60,6 +60,8 @@ where
         let runtime = self.runtime.clone();
         Box::pin(async move {
             let answered = runtime.spawn(async move { inner.call(request).await });
+            // A client gone before the answer began cancels the call too.
+            let _cancel = AbortOnDrop(answered.abort_handle());
             let response = match answered.await {
                 Ok(Ok(response)) => response,
                 Ok(Err(never)) => match never {},
@@ -70,7 +72,7 @@ where
             let pump = runtime.spawn(pump(body, frames));
             let body = Body::new(ForwardedBody {
                 received,
-                _pump: AbortOnDrop(pump),
+                _pump: AbortOnDrop(pump.abort_handle()),
             });
             Ok(http::Response::from_parts(parts, body))
         })
@@ -93,8 +95,8 @@ async fn pump(mut body: Body, frames: mpsc::Sender<Frame>) {
     }
 }
 
-/// The task pumping an answer's frames, cancelled when the answer is dropped.
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
+/// A task on the other runtime, cancelled when this is dropped.
+struct AbortOnDrop(tokio::task::AbortHandle);
 
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {

@@ -674,6 +674,26 @@ async fn tables_wait_for_a_backend_to_hold_them() {
         rows(&mut conn, "SELECT SUM(v) FROM e.t").await,
         vec![vec![Some("30".into())]]
     );
+    // One backend runs the whole query as one task, its scans included; only the answer
+    // crosses to the frontend (no shuffle between tasks of one backend).
+    let group = "SELECT v, COUNT(*) FROM e.t GROUP BY v ORDER BY v";
+    assert_eq!(
+        rows(&mut conn, group).await,
+        vec![
+            vec![Some("10".into()), Some("1".into())],
+            vec![Some("20".into()), Some("1".into())]
+        ]
+    );
+    let plan = rows(&mut conn, &format!("EXPLAIN {group}")).await;
+    let distributed = plan
+        .iter()
+        .find(|r| r[0].as_deref() == Some("distributed_plan"))
+        .and_then(|r| r[1].clone())
+        .expect("a distributed plan");
+    assert!(distributed.contains("Stage 1 ── tasks=1"), "{distributed}");
+    assert!(distributed.contains("TabletScanExec"), "{distributed}");
+    assert!(!distributed.contains("NetworkShuffleExec"), "{distributed}");
+    assert!(!distributed.contains("Stage 2"), "{distributed}");
 }
 
 #[tokio::test]

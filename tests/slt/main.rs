@@ -6,9 +6,11 @@
 //! is `(empty)`. `statement error <regex>` / `query error <regex>` match the text
 //! `<mysql code> (<sqlstate>): <message>`, so `statement error 1146` checks the error code.
 //!
-//! Every file also runs against a cluster (one `basalt frontend`, two `basalt backend`s), as
-//! `cluster/<path>`, with the label `cluster`: a record a cluster cannot run yet is marked
-//! `skipif cluster`, a whole file with a `# not on a cluster yet: <why>` line.
+//! Every file also runs against a cluster (one `basalt frontend` and, file by file in turn, two
+//! `basalt backend`s or one: plans then run as stages over several backends, or whole on the
+//! one; `BASALT_SLT_BACKENDS=N` runs every file on N), as `cluster/<path>`, with the label
+//! `cluster`: a record a cluster cannot run yet is marked `skipif cluster`, a whole file with
+//! a `# not on a cluster yet: <why>` line.
 
 // The e2e harness starts and stops the server; the SQL files use only part of it.
 #[allow(dead_code)]
@@ -121,12 +123,12 @@ impl AsyncDB for Client {
     }
 }
 
-/// Where a file runs: a fresh all-in-one server, or a fresh cluster of one frontend and two
-/// backends (records marked `skipif cluster` are left out there).
+/// Where a file runs: a fresh all-in-one server, or a fresh cluster of one frontend and this
+/// many backends (records marked `skipif cluster` are left out there).
 #[derive(Clone, Copy)]
 enum Target {
     Server,
-    Cluster,
+    Cluster(usize),
 }
 
 /// Runs one file against a fresh server or cluster.
@@ -142,8 +144,8 @@ fn run_file(path: &Path, target: Target) -> Result<(), Failed> {
                 let opts = server.opts("root", None, None);
                 (Some(server), None, opts)
             }
-            Target::Cluster => {
-                let cluster = Cluster::start(2);
+            Target::Cluster(backends) => {
+                let cluster = Cluster::start(backends);
                 let opts = cluster.opts();
                 (None, Some(cluster), opts)
             }
@@ -157,7 +159,7 @@ fn run_file(path: &Path, target: Target) -> Result<(), Failed> {
             }
         });
         runner.add_label("basalt");
-        if let Target::Cluster = target {
+        if let Target::Cluster(_) = target {
             runner.add_label("cluster");
         }
         runner
@@ -190,8 +192,11 @@ fn main() {
     let mut paths = Vec::new();
     files(&root, &mut paths);
     paths.sort();
+    let backends: Option<usize> = std::env::var("BASALT_SLT_BACKENDS")
+        .ok()
+        .and_then(|n| n.parse().ok());
     let mut trials = Vec::new();
-    for path in paths {
+    for (i, path) in paths.into_iter().enumerate() {
         let name = path
             .strip_prefix(&root)
             .unwrap_or(&path)
@@ -209,7 +214,10 @@ fn main() {
         }));
         trials.push(
             Trial::test(format!("cluster/{name}"), move || {
-                run_file(&cluster_path, Target::Cluster)
+                run_file(
+                    &cluster_path,
+                    Target::Cluster(backends.unwrap_or(if i % 2 == 0 { 2 } else { 1 })),
+                )
             })
             .with_ignored_flag(not_yet),
         );

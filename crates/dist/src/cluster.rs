@@ -442,26 +442,18 @@ impl Cluster {
 /// The distributed engine's workers: the live backends, in id order (none before the first is
 /// added; all of them when none is live, so a scan fails naming the dead backends instead of
 /// running on the frontend).
-///
-/// A cluster of one backend lists it twice: the distributed planner folds a stage that would
-/// run as one task into the frontend's own part of the plan, and the frontend holds no
-/// tablets, so scans must always run as at least two tasks (the second, on the same backend,
-/// gets no tablets).
 pub struct BackendWorkers(pub Arc<Cluster>);
 
 impl WorkerResolver for BackendWorkers {
     fn get_urls(&self) -> std::result::Result<Vec<Url>, DataFusionError> {
         let workers = self.0.working_backends();
-        let mut urls = workers
+        let urls = workers
             .iter()
             .map(backend_url)
             .collect::<Result<Vec<_>>>()
             .map_err(|e| DataFusionError::External(Box::new(e)))?;
         // Without backends no table has tablets to scan (CREATE TABLE waits for one): plans
         // then run whole on the frontend (constant queries, system tables, a client's probes).
-        if urls.len() == 1 {
-            urls.push(urls[0].clone());
-        }
         Ok(urls)
     }
 }

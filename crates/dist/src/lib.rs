@@ -10,6 +10,7 @@ mod channels;
 mod cluster;
 mod fragment_fields;
 mod fragment_runtime;
+mod frontend_scans;
 mod planning;
 mod replica_balancer;
 mod replica_choice;

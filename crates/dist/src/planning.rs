@@ -2,6 +2,7 @@
 //! backends, hash repartitions network shuffles, small build sides broadcasts.
 
 use crate::cluster::{BackendWorkers, Cluster};
+use crate::frontend_scans::FrontendScansPlanner;
 use crate::scan_codec::TabletScanCodec;
 use crate::scan_tasks::ScanTasks;
 use basalt_query::ClusterScans;
@@ -30,5 +31,14 @@ pub fn distributed_session(
         .config()
         .get_or_insert_default()
         .set_extension(Arc::new(ClusterScans));
-    builder.with_distributed_planner()
+    let mut builder = builder.with_distributed_planner();
+    // What the distributed planner leaves on the frontend (everything, with one backend) runs
+    // its tablet scans on the backends all the same.
+    match std::mem::take(builder.query_planner()) {
+        Some(inner) => builder.with_query_planner(Arc::new(FrontendScansPlanner {
+            inner,
+            cluster: cluster.clone(),
+        })),
+        None => builder,
+    }
 }

@@ -1,5 +1,5 @@
-//! How a tablet scan becomes distributed tasks: one task slot per backend (at least two, see
-//! [`crate::cluster::BackendWorkers`]), each tablet scanned by the slot of the backend holding
+//! How a tablet scan becomes distributed tasks: one task slot per backend (with one backend,
+//! see [`crate::frontend_scans`]), each tablet scanned by the slot of the backend holding
 //! the replica chosen for it, and each task routed to that backend — so a backend only ever
 //! scans tablets it holds, and the frontend scans none. Only live backends get tasks, and only
 //! readable (not stale) replicas on them are chosen.
@@ -79,9 +79,9 @@ impl RouteTasksHandler for ScanTasks {
     }
 }
 
-/// Task slots a scan stage asks for: one per live backend, at least two.
+/// Task slots a scan stage asks for: one per live backend.
 fn slots(cluster: &Cluster) -> usize {
-    cluster.live_backends().len().max(2)
+    cluster.live_backends().len().max(1)
 }
 
 fn desired_task_count(
@@ -112,15 +112,20 @@ fn scale_up_leaf(
     event: ScaleUpLeafNodeEvent,
 ) -> Option<Result<ScaleUpLeafNodeEventResponse>> {
     let scan = event.plan.downcast_ref::<TabletScanExec>()?;
-    Some(split(cluster, event.plan, scan, event.task_count))
+    Some(
+        split_scan(cluster, event.plan, scan, event.task_count)
+            .map(ScaleUpLeafNodeEventResponse::new),
+    )
 }
 
-fn split(
+/// `scan` (the node `original`) as `task_count` task slots, each with the tablets of one
+/// backend to read there.
+pub(crate) fn split_scan(
     cluster: &Cluster,
     original: &Arc<dyn ExecutionPlan>,
     scan: &TabletScanExec,
     task_count: usize,
-) -> Result<ScaleUpLeafNodeEventResponse> {
+) -> Result<Arc<dyn ExecutionPlan>> {
     let backends: Vec<BackendMeta> = cluster.live_backends();
     let table = &scan.spec().table;
     let mut placed: Vec<(usize, TabletMeta, BackendId)> = Vec::new();
@@ -190,7 +195,7 @@ fn split(
         })
         .collect::<Result<Vec<_>>>()?;
     let leaf = DistributedLeafExec::try_new(original.clone(), variants)?;
-    Ok(ScaleUpLeafNodeEventResponse::new(Arc::new(leaf)))
+    Ok(Arc::new(leaf))
 }
 
 /// Routes each task of a stage that scans tablets to the backend its shares were placed on.

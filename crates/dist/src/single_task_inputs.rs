@@ -7,14 +7,11 @@
 //! it would have anyway. Where gathering loses an order an operator above requires, a sort
 //! restores it.
 
-use basalt_query::SubqueryApplyExec;
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{JoinType, Result};
 use datafusion::config::ConfigOptions;
 use datafusion::physical_expr_common::sort_expr::{LexOrdering, OrderingRequirements};
 use datafusion::physical_optimizer::PhysicalOptimizerRule;
-use datafusion::physical_plan::aggregates::AggregateExec;
-use datafusion::physical_plan::async_func::AsyncFuncExec;
 use datafusion::physical_plan::coalesce_partitions::CoalescePartitionsExec;
 use datafusion::physical_plan::execution_plan::{ChildrenPropertiesMode, ReplaceChildrenOptions};
 use datafusion::physical_plan::joins::{HashJoinExec, NestedLoopJoinExec, PartitionMode};
@@ -36,22 +33,10 @@ fn left_side_splittable(join_type: &JoinType) -> bool {
 }
 
 pub(crate) fn runs_in_one_task(plan: &dyn ExecutionPlan) -> bool {
-    // A subquery run per outer row plans and runs each evaluation as a query of its own (a
-    // distributed one, whose scans run on the backends); it has no wire form itself.
-    if plan.is::<SubqueryApplyExec>() {
+    // A subquery run per outer row, an async function (SLEEP) and grouping sets without a
+    // grouping column run on the frontend (see `frontend_scans::stays_on_frontend`).
+    if crate::frontend_scans::stays_on_frontend(plan) {
         return true;
-    }
-    // Async functions (SLEEP): their operator's output columns do not survive DataFusion's
-    // protobuf form when its input has none (`SUM(SLEEP(1))` failed on a backend).
-    if plan.is::<AsyncFuncExec>() {
-        return true;
-    }
-    // `GROUP BY GROUPING SETS (())`: grouping sets without a grouping column do not survive
-    // DataFusion's protobuf form (the backend's partial aggregate loses the grouping id and
-    // the answer comes back empty), so that aggregation stays on the frontend.
-    if let Some(aggregate) = plan.downcast_ref::<AggregateExec>() {
-        let group_by = aggregate.group_expr();
-        return group_by.has_grouping_set() && group_by.expr().is_empty();
     }
     if let Some(join) = plan.downcast_ref::<HashJoinExec>() {
         return join.mode == PartitionMode::CollectLeft

@@ -7,7 +7,9 @@
 //! dies answers or fails clearly within seconds; with all three down reads fail at once
 //! naming the table.
 
-use crate::cluster_harness::{backend_port, spawn_in, spawn_under, Cluster, Node, SECRET};
+use crate::cluster_harness::{
+    backend_port, spawn_backend, spawn_in, spawn_under, Cluster, Node, SECRET,
+};
 use crate::harness::{exec, rows, try_rows};
 use mysql_async::Conn;
 use std::time::{Duration, Instant};
@@ -300,19 +302,24 @@ fn fault_injection_loses_no_acknowledged_load() {
     assert!(report.contains("rows lost: 0,"), "{report}");
 }
 
-/// A backend started on the first core alone (so it runs one thread per runtime, and a few
-/// queries keep it busy); started directly when `taskset` is not there.
-fn one_core_backend() -> ((Node, u16), bool) {
+/// How to start a process on the first core alone (so it runs one thread per runtime, and a
+/// few queries keep it busy), and whether that is so: without `taskset` it starts directly.
+fn one_core() -> (&'static [&'static str], bool) {
     let taskset = std::process::Command::new("taskset")
         .arg("-V")
         .stdout(std::process::Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
-    let launcher: &[&str] = if taskset {
-        &["taskset", "-c", "0"]
+    if taskset {
+        (&["taskset", "-c", "0"], true)
     } else {
-        &[]
-    };
+        (&[], false)
+    }
+}
+
+/// A backend started on the first core alone.
+fn one_core_backend() -> ((Node, u16), bool) {
+    let (launcher, pinned) = one_core();
     let dir = tempfile::tempdir().expect("tempdir");
     let node = spawn_under(
         launcher,
@@ -321,7 +328,7 @@ fn one_core_backend() -> ((Node, u16), bool) {
         SECRET,
         backend_port,
     );
-    (node, taskset)
+    (node, pinned)
 }
 
 /// A backend whose cores are all busy running queries still answers heartbeats: the frontend
@@ -385,5 +392,85 @@ async fn a_backend_busy_with_queries_still_answers_heartbeats() {
     let want = vec![vec![Some((42858 * 300).to_string()), Some(sum.to_string())]];
     for answer in &answers {
         assert_eq!(answer.as_ref(), Ok(&want), "a join under load");
+    }
+}
+
+/// A frontend whose cores are all busy with queries it runs itself still hears its backend:
+/// while fourteen joins of its own table function keep its one core busy, it never calls the
+/// backend dead (heartbeats are asked on a thread of their own; on the frontend's runtime their
+/// answers waited behind the joins' work, the frontend called the live backend dead, and a read
+/// of a table failed with "backend .. is down"), and a query of a table keeps answering.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_busy_frontend_still_hears_its_backends() {
+    let (launcher, pinned) = one_core();
+    let cluster = Cluster::start_under(launcher, vec![spawn_backend()], "");
+    let mut conn = cluster.connect().await;
+    for sql in [
+        "CREATE DATABASE h",
+        "CREATE TABLE h.t (k INT, v INT) DUPLICATE KEY(k) DISTRIBUTED BY HASH(k) BUCKETS 2 \
+         PROPERTIES ('replication_num' = '1')",
+        "INSERT INTO h.t SELECT n, n % 10 FROM numbers('number' = '1000') t(n)",
+    ] {
+        exec(&mut conn, sql).await;
+    }
+    // Runs whole on the frontend: no table is read. 42858 rows with n % 7 = 0, each joined
+    // to the 300 rows of its n % 1000.
+    let join = "SELECT COUNT(*), SUM(a.n + b.n) FROM numbers('number' = '300000') a(n) \
+                JOIN numbers('number' = '300000') b(n) ON a.n % 1000 = b.n % 1000 \
+                WHERE a.n % 7 = 0";
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let answers = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let run = |sql: &'static str, mut c: Conn| {
+        let (stop, answers) = (stop.clone(), answers.clone());
+        tokio::spawn(async move {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let answer = try_rows(&mut c, sql).await;
+                answers.lock().expect("answers").push((sql, answer));
+            }
+        })
+    };
+    // Every connection is opened first: a handshake waits behind the joins too.
+    let mut conns = Vec::new();
+    for _ in 0..15 {
+        conns.push(cluster.connect().await);
+    }
+    let read = "SELECT COUNT(*), SUM(v) FROM h.t";
+    let reads = run(read, conns.pop().expect("a connection"));
+    let joins: Vec<_> = conns.into_iter().map(|c| run(join, c)).collect();
+    tokio::time::sleep(Duration::from_secs(40)).await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    // The joins in flight are left to the frontend's end; the reads finish theirs.
+    for task in joins {
+        task.abort();
+    }
+    reads.await.expect("read task");
+    let called_dead: Vec<String> = cluster
+        .frontend
+        .warnings
+        .lock()
+        .expect("warnings")
+        .iter()
+        .filter(|line| line.contains("heartbeats") || line.contains("marked dead"))
+        .cloned()
+        .collect();
+    assert!(
+        called_dead.is_empty(),
+        "the busy frontend (pinned to one core: {pinned}) called its backend dead: \
+         {called_dead:?}"
+    );
+    let sum: u64 = (0..300_000u64)
+        .filter(|n| n % 7 == 0)
+        .map(|n| 300 * n + 300 * (n % 1000) + 1000 * (0..300u64).sum::<u64>())
+        .sum();
+    let joined = vec![vec![Some((42858 * 300).to_string()), Some(sum.to_string())]];
+    let counted = vec![vec![Some("1000".to_string()), Some("4500".to_string())]];
+    let answers = answers.lock().expect("answers").clone();
+    assert!(
+        answers.iter().any(|(sql, _)| *sql == read),
+        "no read answered"
+    );
+    for (sql, answer) in &answers {
+        let want = if *sql == read { &counted } else { &joined };
+        assert_eq!(answer.as_ref(), Ok(want), "{sql} under load");
     }
 }

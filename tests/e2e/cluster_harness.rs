@@ -14,6 +14,8 @@ pub const SECRET: &str = "e2e-cluster-secret-0123456789";
 pub struct Node {
     pub child: Child,
     pub dir: tempfile::TempDir,
+    /// The warnings (and errors) it has logged so far.
+    pub warnings: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Drop for Node {
@@ -81,12 +83,19 @@ pub fn spawn_under<T: Send + 'static>(
         .expect("start basalt");
     let stdout = child.stdout.take().expect("stdout");
     let (tx, rx) = std::sync::mpsc::channel();
+    let warnings = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = warnings.clone();
     std::thread::spawn(move || {
         for line in std::io::BufReader::new(stdout)
             .lines()
             .map_while(Result::ok)
         {
             eprintln!("[basalt {}] {line}", std::process::id());
+            if line.contains(" WARN ") || line.contains(" ERROR ") {
+                if let Ok(mut kept) = kept.lock() {
+                    kept.push(line.clone());
+                }
+            }
             if let Some(found) = ready(&line) {
                 let _ = tx.send(found);
             }
@@ -95,7 +104,14 @@ pub fn spawn_under<T: Send + 'static>(
     let found = rx
         .recv_timeout(Duration::from_secs(60))
         .expect("node did not report ready within 60 s");
-    (Node { child, dir }, found)
+    (
+        Node {
+            child,
+            dir,
+            warnings,
+        },
+        found,
+    )
 }
 
 pub fn backend_port(line: &str) -> Option<u16> {
@@ -135,6 +151,11 @@ impl Cluster {
 
     /// A cluster of a frontend on `backends`, already started.
     pub fn start_on(backends: Vec<(Node, u16)>, toml: &str) -> Cluster {
+        Cluster::start_under(&[], backends, toml)
+    }
+
+    /// A frontend started under `launcher` (e.g. `taskset -c 0`) with these backends.
+    pub fn start_under(launcher: &[&str], backends: Vec<(Node, u16)>, toml: &str) -> Cluster {
         let list: Vec<String> = backends
             .iter()
             .map(|(_, p)| format!("127.0.0.1:{p}"))
@@ -163,7 +184,9 @@ impl Cluster {
         if let Some(path) = &config_path {
             args.extend(["--config", path.as_str()]);
         }
-        let (frontend, (mysql_port, http_port)) = spawn(&args, SECRET, parse_ready_line);
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (frontend, (mysql_port, http_port)) =
+            spawn_under(launcher, dir, &args, SECRET, parse_ready_line);
         Cluster {
             frontend,
             backends,

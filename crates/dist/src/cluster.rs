@@ -1,10 +1,11 @@
 //! The cluster as a frontend sees it: the backends in its catalog, their liveness from
-//! heartbeats, and authenticated connections to them. It resolves the distributed engine's
+//! heartbeats (asked on [`crate::health_lane`]), and authenticated connections to them. It resolves the distributed engine's
 //! workers (the backends) and is how loads reach the backends' segment services.
 
 use crate::channels::SecretChannelResolver;
+use crate::health_lane::{HealthLane, StatusAnswer};
 use crate::secret::ClusterSecret;
-use crate::segment_protocol::{BackendStatus, RemoveOrphans, QUERY_USAGE, REMOVE_ORPHANS, STATUS};
+use crate::segment_protocol::{BackendStatus, RemoveOrphans, QUERY_USAGE, REMOVE_ORPHANS};
 use crate::workload_tag::QueryUsage;
 use arrow_flight::{Action, FlightClient};
 use basalt_catalog::{BackendId, BackendMeta, Catalog};
@@ -70,6 +71,8 @@ impl BackendHealth {
 pub struct Cluster {
     catalog: Arc<dyn Catalog>,
     channels: SecretChannelResolver,
+    /// Where heartbeats and probes run, apart from queries.
+    health_lane: HealthLane,
     health: RwLock<BTreeMap<BackendId, BackendHealth>>,
     runtime: tokio::runtime::Handle,
     /// A backend was added: the balancer spreads tablets onto it ([`crate::replica_balancer`]).
@@ -92,15 +95,16 @@ pub fn backend_url(backend: &BackendMeta) -> Result<Url> {
 
 impl Cluster {
     /// Must be called inside the runtime the cluster's connections run on.
-    pub fn new(catalog: Arc<dyn Catalog>, secret: ClusterSecret) -> Arc<Cluster> {
-        Arc::new(Cluster {
+    pub fn new(catalog: Arc<dyn Catalog>, secret: ClusterSecret) -> Result<Arc<Cluster>> {
+        Ok(Arc::new(Cluster {
             catalog,
-            channels: SecretChannelResolver::new(secret),
+            channels: SecretChannelResolver::new(secret.clone()),
+            health_lane: HealthLane::start(secret)?,
             health: RwLock::new(BTreeMap::new()),
             runtime: tokio::runtime::Handle::current(),
             rebalance_wanted: Default::default(),
             copy_lane: Default::default(),
-        })
+        }))
     }
 
     pub fn channels(&self) -> &SecretChannelResolver {
@@ -206,27 +210,41 @@ impl Cluster {
             .collect()
     }
 
-    async fn heartbeat(&self, backend: &BackendMeta) -> Result<BackendStatus> {
-        let body = self.action(backend, STATUS, Vec::new()).await?;
-        serde_json::from_slice(&body).map_err(|e| BasaltError::Execution(e.to_string()))
+    /// Asks `backend` how it is, on the health lane: no answer within `within` is silence.
+    async fn heartbeat(&self, backend: &BackendMeta, within: Duration) -> StatusAnswer {
+        self.health_lane.status(backend, within).await
     }
 
     /// Asks every backend once, all together, and records the answers.
     pub async fn heartbeat_all(&self) {
         let asks = self.backends().into_iter().map(|backend| async move {
-            let answer = tokio::time::timeout(HEARTBEAT_TIMEOUT, self.heartbeat(&backend)).await;
+            let answer = self.heartbeat(&backend, HEARTBEAT_TIMEOUT).await;
             (backend, answer, std::time::Instant::now())
         });
         for (backend, answer, answered_at) in futures::future::join_all(asks).await {
             let mut health = self.health.write();
             let entry = health.entry(backend.id).or_default();
+            let was_alive = entry.alive;
             match answer {
                 // An answer that came before a query found the backend dead (the round
                 // waited on slower backends) is stale: the verdict stands until a newer one.
-                Ok(Ok(_)) if entry.suspected_at.is_some_and(|at| at > answered_at) => {}
-                Ok(Ok(status)) => entry.set_up(status),
-                Ok(Err(e)) => entry.set_down(e.to_string()),
-                Err(_) => entry.set_down("heartbeat timed out".into()),
+                StatusAnswer::Answered(_)
+                    if entry.suspected_at.is_some_and(|at| at > answered_at) => {}
+                StatusAnswer::Answered(status) => {
+                    if !entry.alive && entry.last_heartbeat_ms.is_some() {
+                        tracing::info!("backend {} answers heartbeats again", backend.address());
+                    }
+                    entry.set_up(status)
+                }
+                StatusAnswer::Failed(e) => entry.set_down(e.to_string()),
+                StatusAnswer::Silent => entry.set_down("heartbeat timed out".into()),
+            }
+            if was_alive && !entry.alive {
+                tracing::warn!(
+                    "backend {} stopped answering heartbeats: {}",
+                    backend.address(),
+                    entry.error
+                );
             }
         }
     }
@@ -309,7 +327,7 @@ impl Cluster {
     /// Heartbeats every backend from now on, in the background.
     pub fn start_heartbeats(self: &Arc<Self>) {
         let cluster = Arc::downgrade(self);
-        self.runtime.spawn(async move {
+        self.health_lane.runtime().spawn(async move {
             let mut rounds = tokio::time::interval(HEARTBEAT_INTERVAL);
             rounds.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
@@ -382,21 +400,21 @@ impl Cluster {
             .filter(|b| !self.is_live(b.id))
             .collect();
         let asks = dead.into_iter().map(|backend| async move {
-            let answer = tokio::time::timeout(HEARTBEAT_TIMEOUT, self.heartbeat(&backend)).await;
+            let answer = self.heartbeat(&backend, HEARTBEAT_TIMEOUT).await;
             (backend, answer)
         });
         let (mut revived, mut silent) = (false, false);
         for (backend, answer) in futures::future::join_all(asks).await {
             match answer {
-                Ok(Ok(status)) => {
+                StatusAnswer::Answered(status) => {
                     let mut health = self.health.write();
                     let entry = health.entry(backend.id).or_default();
                     entry.set_up(status);
                     tracing::info!("backend {} answers again", backend.id);
                     revived = true;
                 }
-                Ok(Err(_)) => {}
-                Err(_) => silent = true,
+                StatusAnswer::Failed(_) => {}
+                StatusAnswer::Silent => silent = true,
             }
         }
         (revived, silent)
@@ -424,10 +442,10 @@ impl Cluster {
     /// a query or read failed; marks those that do not dead and returns them.
     pub async fn probe_live_backends(&self) -> Vec<BackendMeta> {
         let asks = self.live_backends().into_iter().map(|backend| async move {
-            match tokio::time::timeout(PROBE_TIMEOUT, self.heartbeat(&backend)).await {
-                Ok(Ok(_)) => None,
-                Ok(Err(e)) => Some((backend, e.to_string())),
-                Err(_) => Some((backend, "did not answer within 2 s".to_string())),
+            match self.heartbeat(&backend, PROBE_TIMEOUT).await {
+                StatusAnswer::Answered(_) => None,
+                StatusAnswer::Failed(e) => Some((backend, e.to_string())),
+                StatusAnswer::Silent => Some((backend, "did not answer within 2 s".to_string())),
             }
         });
         let mut dead = Vec::new();

@@ -11,6 +11,7 @@ mod cluster;
 mod fragment_fields;
 mod fragment_runtime;
 mod frontend_scans;
+mod health_lane;
 mod planning;
 mod replica_balancer;
 mod replica_choice;

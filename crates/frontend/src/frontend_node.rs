@@ -40,7 +40,7 @@ impl QueryEngine {
         // The frontend's storage engine plans loads (routing, sorting, merging by key model);
         // it never holds segment files: they go to the backends (no caches needed here).
         let storage = StorageEngine::open(&data_dir, catalog.clone(), write_buffer(config), 0, 0)?;
-        let cluster = Cluster::new(catalog.clone(), secret);
+        let cluster = Cluster::new(catalog.clone(), secret)?;
         storage.set_remote(Arc::new(BackendSegments(cluster.clone())));
         cluster.start_heartbeats();
         cluster.remove_orphans_once(referenced, ids_below);

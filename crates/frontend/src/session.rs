@@ -110,6 +110,8 @@ fn analyzer_rules(
     );
     // Outer aggregates moved to their queries before anything types or rewrites them.
     rules.insert(1, Arc::new(basalt_query::OuterAggregates));
+    // Full-text operators read indexed columns with their index's analyzer.
+    rules.insert(2, Arc::new(basalt_query::FullTextIndexes));
     let coercion = rules
         .iter()
         .position(|r| r.name() == "type_coercion")

@@ -76,6 +76,7 @@ mod expr_rules;
 mod extremum_by;
 pub mod foreach;
 mod fraction_digits;
+pub mod full_text;
 mod funnel;
 pub mod generated_columns;
 mod geo;
@@ -310,6 +311,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.extend(checksums::functions());
     v.extend(compression::functions());
     v.push(multi_match::function());
+    v.extend(full_text::functions());
     v.extend(aes_crypt::functions());
     v.extend(mysql_crypt::functions());
     v.extend(base64_text::functions());

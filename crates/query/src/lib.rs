@@ -4,6 +4,7 @@
 
 mod binary_json;
 mod fast_like;
+mod full_text_indexes;
 mod join_order;
 mod key_range;
 mod lazy_conjunction;
@@ -28,6 +29,7 @@ mod values_subqueries;
 
 pub use binary_json::BinaryJsonColumns;
 pub use fast_like::FastLikeRule;
+pub use full_text_indexes::FullTextIndexes;
 pub use join_order::ReorderJoins;
 pub use lenient_store::{fit_batch, StoreWarning, StoreWarnings};
 pub use nested_literal_types::RetypeNestedLiterals;

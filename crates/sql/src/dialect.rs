@@ -159,7 +159,7 @@ impl Dialect for BasaltDialect {
     }
 
     fn get_next_precedence(&self, parser: &Parser) -> Option<Result<u8, ParserError>> {
-        if crate::operator_forms::at_sounds_like(parser) {
+        if crate::operator_forms::at_comparison_form(parser) {
             return Some(Ok(self.prec_value(Precedence::Eq)));
         }
         self.mysql_precedence(&parser.peek_token_ref().token)

@@ -6,6 +6,9 @@
 //! - `a SOUNDS LIKE b`, read as `soundex(a) = soundex(b)` (MySQL's definition).
 //! - `a [NOT] REGEXP | RLIKE NULL ..`: the parser takes `NULL` after `REGEXP` for the `NOT NULL`
 //!   of `a NOT NULL` and then reads the next word as the pattern; here `NULL` is the pattern.
+//! - Doris's full-text operators `col MATCH_ANY 'words'` (and `MATCH`, `MATCH_ALL`,
+//!   `MATCH_PHRASE`, `MATCH_PHRASE_PREFIX`, `MATCH_PHRASE_EDGE`, `MATCH_REGEXP`), comparisons
+//!   read as the calls `match_any(col, 'words')` ..
 
 use crate::calls::function_call;
 use crate::words::peek_word;
@@ -53,12 +56,63 @@ fn parse_arguments(p: &mut Parser) -> Result<Vec<Expr>, ParserError> {
 }
 
 /// Whether the parser is at `SOUNDS LIKE` (an infix operator of comparison precedence).
-pub(crate) fn at_sounds_like(p: &Parser) -> bool {
+fn at_sounds_like(p: &Parser) -> bool {
     peek_word(p, "SOUNDS")
         && matches!(&p.peek_nth_token_ref(1).token, Token::Word(w) if w.keyword == Keyword::LIKE)
 }
 
-/// `SOUNDS LIKE b` after `left`, or `[NOT] REGEXP | RLIKE NULL`, when the parser is at one.
+/// Doris's full-text operators, each with the function it is read as.
+const MATCH_OPERATORS: [(&str, &str); 7] = [
+    ("MATCH", "match_any"),
+    ("MATCH_ANY", "match_any"),
+    ("MATCH_ALL", "match_all"),
+    ("MATCH_PHRASE", "match_phrase"),
+    ("MATCH_PHRASE_PREFIX", "match_phrase_prefix"),
+    ("MATCH_PHRASE_EDGE", "match_phrase_edge"),
+    ("MATCH_REGEXP", "match_regexp"),
+];
+
+/// The function of the full-text operator the parser is at, if it is at one (a word followed
+/// by a string or a `?`, so `MATCH (..) AGAINST`, calls like `match_all(..)` and a column
+/// aliased `match` are left alone).
+fn at_match_operator(p: &Parser) -> Option<&'static str> {
+    at_match_operator_from(p, 0)
+}
+
+/// [`at_match_operator`], looking from the `n`th token on.
+fn at_match_operator_from(p: &Parser, n: usize) -> Option<&'static str> {
+    let Token::Word(word) = &p.peek_nth_token_ref(n).token else {
+        return None;
+    };
+    if word.quote_style.is_some() {
+        return None;
+    }
+    let function = MATCH_OPERATORS
+        .iter()
+        .find(|(name, _)| word.value.eq_ignore_ascii_case(name))?
+        .1;
+    match &p.peek_nth_token_ref(n + 1).token {
+        Token::SingleQuotedString(_) | Token::DoubleQuotedString(_) | Token::Placeholder(_) => {
+            Some(function)
+        }
+        _ => None,
+    }
+}
+
+/// `NOT MATCH_* 'words'`: the negated full-text operator's function.
+fn at_not_match_operator(p: &Parser) -> Option<&'static str> {
+    let not = matches!(&p.peek_token_ref().token, Token::Word(w) if w.keyword == Keyword::NOT);
+    not.then(|| at_match_operator_from(p, 1)).flatten()
+}
+
+/// Whether the parser is at an infix operator of comparison precedence that `sqlparser` does
+/// not know: `SOUNDS LIKE` or a full-text `[NOT] MATCH_*`.
+pub(crate) fn at_comparison_form(p: &Parser) -> bool {
+    at_sounds_like(p) || at_match_operator(p).is_some() || at_not_match_operator(p).is_some()
+}
+
+/// `SOUNDS LIKE b` after `left`, `col MATCH_* 'words'`, or `[NOT] REGEXP | RLIKE NULL`, when
+/// the parser is at one.
 /// `precedence` is the operator's own: the right operand is what binds tighter.
 pub(crate) fn parse_infix(
     p: &mut Parser,
@@ -72,6 +126,21 @@ pub(crate) fn parse_infix(
             left: Box::new(function_call("soundex", vec![left.clone()])),
             op: BinaryOperator::Eq,
             right: Box::new(function_call("soundex", vec![right])),
+        }));
+    }
+    if let Some(function) = at_match_operator(p) {
+        p.next_token();
+        return Some(
+            p.parse_subexpr(precedence)
+                .map(|words| function_call(function, vec![left.clone(), words])),
+        );
+    }
+    if let Some(function) = at_not_match_operator(p) {
+        p.next_token();
+        p.next_token();
+        return Some(p.parse_subexpr(precedence).map(|words| Expr::UnaryOp {
+            op: sqlparser::ast::UnaryOperator::Not,
+            expr: Box::new(function_call(function, vec![left.clone(), words])),
         }));
     }
     regexp_null(p, left, precedence)
@@ -142,6 +211,24 @@ mod tests {
         assert_eq!(
             parse_one("SELECT a sounds FROM t"),
             "SELECT a AS sounds FROM t"
+        );
+    }
+
+    #[test]
+    fn full_text_operators_are_comparisons_read_as_calls() {
+        assert_eq!(
+            parse_one("SELECT * FROM t WHERE c MATCH_ANY 'a b' AND d match_phrase \"x y\" OR NOT e MATCH 'z'"),
+            "SELECT * FROM t WHERE match_any(c, 'a b') AND match_phrase(d, \"x y\") OR NOT match_any(e, 'z')"
+        );
+        assert_eq!(
+            parse_one(
+                "SELECT c MATCH_ALL 'a' = 1, match_all(c, 'a'), MATCH (c) AGAINST ('a') FROM t"
+            ),
+            "SELECT match_all(c, 'a') = 1, match_all(c, 'a'), MATCH (c) AGAINST ('a') FROM t"
+        );
+        assert_eq!(
+            parse_one("SELECT * FROM t WHERE c NOT MATCH_ANY 'a' AND c NOT LIKE 'b'"),
+            "SELECT * FROM t WHERE NOT match_any(c, 'a') AND c NOT LIKE 'b'"
         );
     }
 

@@ -115,7 +115,7 @@ fn evaluate(args: &ScalarFunctionArgs, func: &str, op: Operator) -> Result<Colum
             continue;
         };
         let words = rows.words(row, &analyzer);
-        out.push(Some(matches(op, query, &words)));
+        out.push(Some(matches(op, query, &words)?));
     }
     output(Arc::new(BooleanArray::from(out)), scalar)
 }
@@ -164,21 +164,24 @@ fn split_slop(text: &str) -> (&str, Option<(usize, bool)>) {
     }
 }
 
-fn matches(op: Operator, query: &Query, row: &[String]) -> bool {
-    let words = match query {
-        Query::Empty => return false,
-        Query::Pattern(pattern) => return row.iter().any(|w| pattern.is_match(w)),
-        Query::Words { words, slop } => match (op, slop) {
-            (Operator::Phrase, Some((n, ordered))) => {
-                return sloppy_phrase(row, words, *n, *ordered)
-            }
-            _ => words,
-        },
-    };
+fn matches(op: Operator, query: &Query, row: &[String]) -> Result<bool> {
+    match query {
+        Query::Empty => Ok(false),
+        Query::Pattern(pattern) => Ok(row.iter().any(|w| pattern.is_match(w))),
+        Query::Words {
+            words,
+            slop: Some((n, ordered)),
+        } if op == Operator::Phrase => sloppy_phrase(row, words, *n, *ordered),
+        Query::Words { words, .. } => Ok(word_match(op, words, row)),
+    }
+}
+
+/// `op` of the query `words` on the row's words (no slop, no pattern).
+fn word_match(op: Operator, words: &[String], row: &[String]) -> bool {
     match op {
         Operator::Any => words.iter().any(|w| row.contains(w)),
         Operator::All => words.iter().all(|w| row.contains(w)),
-        Operator::Phrase => row.windows(words.len()).any(|run| run == words.as_slice()),
+        Operator::Phrase => row.windows(words.len()).any(|run| run == words),
         Operator::PhrasePrefix => {
             let Some((last, head)) = words.split_last() else {
                 return false;
@@ -204,32 +207,55 @@ fn matches(op: Operator, query: &Query, row: &[String]) -> bool {
 /// Lucene's sloppy phrase: each query word `i` at a row position `p_i` (distinct), its offset
 /// `p_i - i`; the phrase matches when the offsets' spread is at most `slop` (and, `ordered`,
 /// the positions rise).
-fn sloppy_phrase(row: &[String], words: &[String], slop: usize, ordered: bool) -> bool {
+fn sloppy_phrase(row: &[String], words: &[String], slop: usize, ordered: bool) -> Result<bool> {
     let positions: Vec<Vec<usize>> = words
         .iter()
         .map(|w| (0..row.len()).filter(|&p| row[p] == *w).collect())
         .collect();
     if positions.iter().any(Vec::is_empty) {
-        return false;
+        return Ok(false);
     }
     let mut chosen = Vec::with_capacity(words.len());
-    choose(&positions, slop, ordered, &mut chosen)
+    let mut budget = SLOP_STEPS;
+    let found = choose(&positions, slop, ordered, &mut chosen, &mut budget);
+    if !found && budget == 0 {
+        return exec_err!(
+            "match_phrase: the phrase ~{slop} needs more than {SLOP_STEPS} placements on a row \
+             of {} words; use a smaller slop",
+            row.len()
+        );
+    }
+    Ok(found)
 }
 
+/// How many placements one row's sloppy phrase may try: rows of many repeated words under a
+/// large slop could otherwise take exponential time; past it the query fails (never a guess).
+const SLOP_STEPS: usize = 1_000_000;
+
 /// Tries the positions of the next query word given those `chosen` so far.
-fn choose(positions: &[Vec<usize>], slop: usize, ordered: bool, chosen: &mut Vec<usize>) -> bool {
+fn choose(
+    positions: &[Vec<usize>],
+    slop: usize,
+    ordered: bool,
+    chosen: &mut Vec<usize>,
+    budget: &mut usize,
+) -> bool {
     let i = chosen.len();
     if i == positions.len() {
         return true;
     }
     for &p in &positions[i] {
+        if *budget == 0 {
+            return false;
+        }
+        *budget -= 1;
         if chosen.contains(&p) || (ordered && chosen.last().is_some_and(|&last| p <= last)) {
             continue;
         }
         chosen.push(p);
         let offsets = chosen.iter().enumerate().map(|(j, &q)| q as i64 - j as i64);
         let (lo, hi) = offsets.fold((i64::MAX, i64::MIN), |(lo, hi), o| (lo.min(o), hi.max(o)));
-        if (hi - lo) as usize <= slop && choose(positions, slop, ordered, chosen) {
+        if (hi - lo) as usize <= slop && choose(positions, slop, ordered, chosen, budget) {
             return true;
         }
         chosen.pop();
@@ -289,5 +315,33 @@ impl RowTexts {
                     .collect()
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(text: &str) -> Vec<String> {
+        text.split(' ').map(str::to_string).collect()
+    }
+
+    #[test]
+    fn slop_allows_moves_and_order_when_asked() {
+        let row = words("a fox brown quick kind");
+        assert!(sloppy_phrase(&row, &words("quick brown"), 2, false).unwrap_or(false));
+        assert!(!sloppy_phrase(&row, &words("quick brown"), 1, false).unwrap_or(true));
+        assert!(!sloppy_phrase(&row, &words("quick brown"), 5, true).unwrap_or(true));
+        assert!(sloppy_phrase(&row, &words("fox quick"), 1, true).unwrap_or(false));
+    }
+
+    #[test]
+    fn a_slop_search_too_large_is_an_error_not_a_miss() {
+        let mut text = vec!["a"; 300];
+        text.extend(["x"; 20]);
+        text.push("b");
+        let row = words(&text.join(" "));
+        let err = sloppy_phrase(&row, &words("a a a a a b"), 12, false);
+        assert!(err.is_err(), "{err:?}");
     }
 }

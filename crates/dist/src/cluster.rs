@@ -1,6 +1,7 @@
 //! The cluster as a frontend sees it: the backends in its catalog, their liveness from
-//! heartbeats (asked on [`crate::health_lane`]), and authenticated connections to them. It resolves the distributed engine's
-//! workers (the backends) and is how loads reach the backends' segment services.
+//! heartbeats (asked on [`crate::health_lane`]), and authenticated connections to them. It
+//! resolves the distributed engine's workers (the backends) and is how loads reach the
+//! backends' segment services.
 
 use crate::channels::SecretChannelResolver;
 use crate::health_lane::{HealthLane, StatusAnswer};

@@ -107,7 +107,7 @@ pub(crate) fn add_index(
     if kind == IndexKind::Inverted {
         // The analyzer it names must be one Basalt can cut words with (MATCH_* reads it).
         basalt_functions::full_text::check_analyzer(&def.properties)
-            .map_err(|e| BasaltError::InvalidDdl(e.strip_backtrace()))?;
+            .map_err(BasaltError::InvalidDdl)?;
     }
     let name = match &def.name {
         Some(n) if n.eq_ignore_ascii_case("PRIMARY") => {

@@ -30,8 +30,13 @@ pub fn properties_text(pairs: &[(String, String)]) -> String {
 
 /// Checks an inverted index's properties: a clear error for a parser or property Basalt
 /// cannot cut words with.
-pub fn check_analyzer(pairs: &[(String, String)]) -> Result<()> {
-    Analyzer::from_properties("inverted index", &properties_text(pairs)).map(|_| ())
+/// The error is the message alone, for DDL to report.
+pub fn check_analyzer(pairs: &[(String, String)]) -> std::result::Result<(), String> {
+    match Analyzer::from_properties("inverted index", &properties_text(pairs)) {
+        Ok(_) => Ok(()),
+        Err(datafusion::common::DataFusionError::Plan(message)) => Err(message),
+        Err(other) => Err(other.strip_backtrace()),
+    }
 }
 
 pub fn functions() -> Vec<ScalarUDF> {

@@ -95,8 +95,8 @@ impl Drop for Session {
 
 /// DataFusion's analyzer rules with Doris's COUNT(DISTINCT bitmap) and casts into nested types,
 /// text meeting IPV4/IPV6 values, MySQL's implicit casts,
-/// numbers beside dates and exact division before type coercion, then integer arithmetic that fails on overflow as MySQL's
-/// does.
+/// numbers beside dates, exact division and integer arithmetic in BIGINT before type coercion,
+/// then integer arithmetic that fails on overflow as MySQL's does.
 fn analyzer_rules(
     info: &Arc<SessionInfo>,
 ) -> Vec<Arc<dyn datafusion::optimizer::AnalyzerRule + Send + Sync>> {
@@ -116,6 +116,8 @@ fn analyzer_rules(
         .iter()
         .position(|r| r.name() == "type_coercion")
         .unwrap_or(0);
+    // Integer + - * in 64 bits, on the operands the rules below leave.
+    rules.insert(coercion, Arc::new(basalt_functions::BigintArithmetic));
     rules.insert(coercion, Arc::new(basalt_functions::ExactDivision));
     rules.insert(coercion, Arc::new(basalt_functions::LikeEscapes));
     rules.insert(coercion, Arc::new(basalt_functions::BitValueNumbers));

@@ -26,6 +26,7 @@ mod avg_weighted;
 mod base64_text;
 mod base_conversion;
 mod benchmark;
+mod bigint_arithmetic;
 mod bit_aggregates;
 mod bit_not;
 mod bit_value_numbers;
@@ -185,6 +186,7 @@ mod xpath_string;
 #[cfg(test)]
 mod sql_tests;
 
+pub use bigint_arithmetic::BigintArithmetic;
 pub use bit_value_numbers::{BitValueNumbers, BitValueNumbersPlanner};
 pub use bitmap_count_distinct::BitmapCountDistinct;
 pub use charset_info::COERCIBILITY as MYSQL_COERCIBILITY;

@@ -539,3 +539,66 @@ async fn delete_and_update_on_unique_tables() {
     }
     assert_eq!(kv_rows(&mut c).await, vec![(1, "a".to_string(), Some(30))]);
 }
+
+#[tokio::test]
+async fn unsigned_columns_over_the_binary_protocol_and_a_restart() {
+    let mut server = TestServer::start().await;
+    let mut c = server.connect().await;
+    exec(&mut c, "CREATE DATABASE u").await;
+    exec(&mut c, "USE u").await;
+    exec(
+        &mut c,
+        "CREATE TABLE kv (id BIGINT UNSIGNED NOT NULL PRIMARY KEY, tiny TINYINT UNSIGNED, \
+         small SMALLINT UNSIGNED, word INT UNSIGNED) \
+         PROPERTIES (\"store_row_column\" = \"true\")",
+    )
+    .await;
+    // Typed parameters over the binary protocol, the largest of each type among them.
+    let insert = "INSERT INTO kv VALUES (?, ?, ?, ?)";
+    c.exec_drop(insert, (u64::MAX, u8::MAX, u16::MAX, u32::MAX))
+        .await
+        .unwrap();
+    c.exec_drop(insert, (7u64, 0u8, 1u16, 2u32)).await.unwrap();
+    // A negative parameter is out of an unsigned column's range: MySQL's 1264.
+    let refused = c.exec_drop(insert, (8u64, -1i8, 1u16, 2u32)).await;
+    assert_eq!(code(refused.unwrap_err()), 1264);
+
+    let point = "SELECT id, tiny, small, word FROM kv WHERE id = ?";
+    assert!(
+        explain(&mut c, "SELECT id FROM kv WHERE id = 18446744073709551615")
+            .await
+            .contains("SHORT-CIRCUIT")
+    );
+    for _ in 0..2 {
+        // Binary result rows carry MySQL's UNSIGNED flag, so the values decode as unsigned.
+        let row: Row = c
+            .exec_first(point, (u64::MAX,))
+            .await
+            .unwrap()
+            .expect("row");
+        for column in row.columns_ref() {
+            assert!(
+                column
+                    .flags()
+                    .contains(mysql_async::consts::ColumnFlags::UNSIGNED_FLAG),
+                "{column:?}"
+            );
+        }
+        assert_eq!(row.as_ref(0), Some(&Value::UInt(u64::MAX)));
+        assert_eq!(row.get::<u8, _>(1), Some(u8::MAX));
+        assert_eq!(row.get::<u16, _>(2), Some(u16::MAX));
+        assert_eq!(row.get::<u32, _>(3), Some(u32::MAX));
+        let seven: Option<(u64, u8, u16, u32)> = c.exec_first(point, (7u64,)).await.unwrap();
+        assert_eq!(seven, Some((7, 0, 1, 2)));
+        // The text protocol gives the same values; the table survives a restart unchanged.
+        let text: Vec<(u64, u32)> = c
+            .query("SELECT id, word FROM kv ORDER BY id")
+            .await
+            .unwrap();
+        assert_eq!(text, vec![(7, 2), (u64::MAX, u32::MAX)]);
+        drop(c);
+        server.restart().await;
+        c = server.connect().await;
+        exec(&mut c, "USE u").await;
+    }
+}

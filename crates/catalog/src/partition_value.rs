@@ -23,7 +23,11 @@ impl PartitionValue {
             | SqlType::Year
             | SqlType::Int
             | SqlType::BigInt
-            | SqlType::LargeInt => {
+            | SqlType::LargeInt
+            | SqlType::TinyIntUnsigned
+            | SqlType::SmallIntUnsigned
+            | SqlType::IntUnsigned
+            | SqlType::BigIntUnsigned => {
                 let v: i128 = text.trim().parse().map_err(|_| bad())?;
                 let (min, max) = int_range(ty);
                 if v < min || v > max {
@@ -94,12 +98,8 @@ impl fmt::Display for PartitionValue {
 
 fn int_range(ty: &SqlType) -> (i128, i128) {
     match ty {
-        SqlType::TinyInt => (i8::MIN as i128, i8::MAX as i128),
-        SqlType::SmallInt => (i16::MIN as i128, i16::MAX as i128),
         SqlType::Year => (0, 2155),
-        SqlType::Int => (i32::MIN as i128, i32::MAX as i128),
-        SqlType::BigInt => (i64::MIN as i128, i64::MAX as i128),
-        _ => (i128::MIN, i128::MAX),
+        _ => ty.integer_range().unwrap_or((i128::MIN, i128::MAX)),
     }
 }
 
@@ -150,6 +150,8 @@ mod tests {
         let v = PartitionValue::parse(&dt, "2024-01-01 10:00:00").unwrap();
         assert_eq!(v.display(&dt), "2024-01-01 10:00:00");
         assert!(PartitionValue::parse(&SqlType::TinyInt, "300").is_err());
+        assert!(PartitionValue::parse(&SqlType::TinyIntUnsigned, "-1").is_err());
+        assert!(PartitionValue::parse(&SqlType::TinyIntUnsigned, "255").is_ok());
         assert!(PartitionValue::parse(&SqlType::Double, "1").is_err());
     }
 }

@@ -130,6 +130,12 @@ pub enum SqlType {
     BigInt,
     /// 128-bit integer, stored as Decimal256(39, 0) limited to the i128 range.
     LargeInt,
+    /// MySQL's TINYINT UNSIGNED .. BIGINT UNSIGNED (MEDIUMINT UNSIGNED is INT UNSIGNED):
+    /// Arrow's UInt8 .. UInt64, 0 up to 255, 65535, 4294967295 and 18446744073709551615.
+    TinyIntUnsigned,
+    SmallIntUnsigned,
+    IntUnsigned,
+    BigIntUnsigned,
     Float,
     Double,
     Decimal {
@@ -203,6 +209,10 @@ impl SqlType {
             SqlType::SmallInt | SqlType::Year => DataType::Int16,
             SqlType::Int => DataType::Int32,
             SqlType::BigInt => DataType::Int64,
+            SqlType::TinyIntUnsigned => DataType::UInt8,
+            SqlType::SmallIntUnsigned => DataType::UInt16,
+            SqlType::IntUnsigned => DataType::UInt32,
+            SqlType::BigIntUnsigned => DataType::UInt64,
             SqlType::Bit(_) => DataType::UInt64,
             SqlType::LargeInt => DataType::Decimal256(LARGEINT_PRECISION, 0),
             SqlType::Float => DataType::Float32,
@@ -330,6 +340,47 @@ impl SqlType {
         )
     }
 
+    /// The type a column declared `UNSIGNED` (or `ZEROFILL`, which implies it) has: the
+    /// integers' unsigned forms; DECIMAL, FLOAT and DOUBLE keep their type (MySQL 8 deprecates
+    /// UNSIGNED on them); other types take no sign.
+    pub fn unsigned(self) -> Result<SqlType, String> {
+        Ok(match self {
+            SqlType::TinyInt | SqlType::TinyIntUnsigned => SqlType::TinyIntUnsigned,
+            SqlType::SmallInt | SqlType::SmallIntUnsigned => SqlType::SmallIntUnsigned,
+            SqlType::Int | SqlType::IntUnsigned => SqlType::IntUnsigned,
+            SqlType::BigInt | SqlType::BigIntUnsigned => SqlType::BigIntUnsigned,
+            SqlType::Float | SqlType::Double | SqlType::Decimal { .. } => self,
+            other => return Err(format!("UNSIGNED does not apply to type {other}")),
+        })
+    }
+
+    /// The values an integer column holds, as `(min, max)`; None for other types.
+    pub fn integer_range(&self) -> Option<(i128, i128)> {
+        Some(match self {
+            SqlType::TinyInt => (i8::MIN.into(), i8::MAX.into()),
+            SqlType::SmallInt => (i16::MIN.into(), i16::MAX.into()),
+            SqlType::Int => (i32::MIN.into(), i32::MAX.into()),
+            SqlType::BigInt => (i64::MIN.into(), i64::MAX.into()),
+            SqlType::LargeInt => (i128::MIN, i128::MAX),
+            SqlType::TinyIntUnsigned => (0, u8::MAX.into()),
+            SqlType::SmallIntUnsigned => (0, u16::MAX.into()),
+            SqlType::IntUnsigned => (0, u32::MAX.into()),
+            SqlType::BigIntUnsigned => (0, u64::MAX.into()),
+            _ => return None,
+        })
+    }
+
+    /// True for the UNSIGNED integer types.
+    pub fn is_unsigned(&self) -> bool {
+        matches!(
+            self,
+            SqlType::TinyIntUnsigned
+                | SqlType::SmallIntUnsigned
+                | SqlType::IntUnsigned
+                | SqlType::BigIntUnsigned
+        )
+    }
+
     /// Builds a type from its DDL name (case-insensitive) and optional numeric arguments.
     pub fn from_name(name: &str, args: &[u64]) -> Result<SqlType, String> {
         let arg = |i: usize| args.get(i).copied();
@@ -450,6 +501,10 @@ impl SqlType {
             SqlType::SmallInt => "smallint",
             SqlType::Int => "int",
             SqlType::BigInt => "bigint",
+            SqlType::TinyIntUnsigned => "tinyint",
+            SqlType::SmallIntUnsigned => "smallint",
+            SqlType::IntUnsigned => "int",
+            SqlType::BigIntUnsigned => "bigint",
             SqlType::Bit(_) => "bit",
             SqlType::Year => "year",
             SqlType::LargeInt => "bigint unsigned",
@@ -487,6 +542,10 @@ impl SqlType {
                 | SqlType::Int
                 | SqlType::BigInt
                 | SqlType::LargeInt
+                | SqlType::TinyIntUnsigned
+                | SqlType::SmallIntUnsigned
+                | SqlType::IntUnsigned
+                | SqlType::BigIntUnsigned
         )
     }
 
@@ -517,6 +576,10 @@ impl fmt::Display for SqlType {
             SqlType::Int => write!(f, "int"),
             SqlType::BigInt => write!(f, "bigint"),
             SqlType::LargeInt => write!(f, "largeint"),
+            SqlType::TinyIntUnsigned => write!(f, "tinyint unsigned"),
+            SqlType::SmallIntUnsigned => write!(f, "smallint unsigned"),
+            SqlType::IntUnsigned => write!(f, "int unsigned"),
+            SqlType::BigIntUnsigned => write!(f, "bigint unsigned"),
             SqlType::Bit(n) => write!(f, "bit({n})"),
             SqlType::Year => write!(f, "year(4)"),
             SqlType::Float => write!(f, "float"),

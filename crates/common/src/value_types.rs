@@ -42,10 +42,13 @@ pub fn sql_type_of(field: &Field) -> Option<SqlType> {
         DataType::Null => SqlType::TinyInt,
         DataType::Boolean => SqlType::Boolean,
         DataType::Int8 => SqlType::TinyInt,
-        DataType::Int16 | DataType::UInt8 => SqlType::SmallInt,
-        DataType::Int32 | DataType::UInt16 => SqlType::Int,
-        DataType::Int64 | DataType::UInt32 => SqlType::BigInt,
-        DataType::UInt64 => SqlType::LargeInt,
+        DataType::Int16 => SqlType::SmallInt,
+        DataType::Int32 => SqlType::Int,
+        DataType::Int64 => SqlType::BigInt,
+        DataType::UInt8 => SqlType::TinyIntUnsigned,
+        DataType::UInt16 => SqlType::SmallIntUnsigned,
+        DataType::UInt32 => SqlType::IntUnsigned,
+        DataType::UInt64 => SqlType::BigIntUnsigned,
         DataType::Float16 | DataType::Float32 => SqlType::Float,
         DataType::Float64 => SqlType::Double,
         DataType::Decimal32(p, s)
@@ -135,6 +138,10 @@ mod tests {
             SqlType::Int,
             SqlType::BigInt,
             SqlType::LargeInt,
+            SqlType::TinyIntUnsigned,
+            SqlType::SmallIntUnsigned,
+            SqlType::IntUnsigned,
+            SqlType::BigIntUnsigned,
             SqlType::Float,
             SqlType::Double,
             SqlType::Decimal {
@@ -183,8 +190,8 @@ mod tests {
     fn computed_values_take_the_nearest_column_type() {
         let of = |ty: DataType| sql_type_of(&Field::new("c", ty, true)).expect("a column type");
         assert_eq!(of(DataType::Null), SqlType::TinyInt);
-        assert_eq!(of(DataType::UInt64), SqlType::LargeInt);
-        assert_eq!(of(DataType::UInt32), SqlType::BigInt);
+        assert_eq!(of(DataType::UInt64), SqlType::BigIntUnsigned);
+        assert_eq!(of(DataType::UInt32), SqlType::IntUnsigned);
         assert_eq!(
             of(DataType::Timestamp(TimeUnit::Nanosecond, None)),
             SqlType::DateTime { scale: 6 }

@@ -161,7 +161,8 @@ fn is_text(t: &DataType) -> bool {
     matches!(t, DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8)
 }
 
-/// A BIT column's Arrow type: no other column type is stored as `UInt64`.
+/// A BIT or BIGINT UNSIGNED column's Arrow type (the sink reads a BIT's text and byte strings
+/// by their bytes, a BIGINT UNSIGNED's text as numbers).
 fn is_bit_target(target: &DataType) -> bool {
     target == &DataType::UInt64
 }
@@ -187,6 +188,9 @@ fn sink_fits(source: &DataType, target: &DataType, lenient: bool) -> bool {
             | DataType::Int16
             | DataType::Int32
             | DataType::Int64
+            | DataType::UInt8
+            | DataType::UInt16
+            | DataType::UInt32
             | DataType::Float32
             | DataType::Float64
             | DataType::Decimal128(..)
@@ -254,7 +258,7 @@ fn values_as_written(values: &Values, lenient: bool) -> Result<Values> {
         let mut present = types.iter().flatten();
         let column_type = match (fits, present.next()) {
             (true, Some(first)) if present.all(|t| t == first) => first.clone(),
-            (true, Some(_)) if !is_bit_target(target) => DataType::Utf8,
+            (true, Some(_)) if basalt_common::types::bit_width(field).is_none() => DataType::Utf8,
             _ => target.clone(),
         };
         if column_type != *target {

@@ -17,7 +17,7 @@ use basalt_sql::ast::{
 };
 use datafusion::arrow::array::{
     ArrayRef, BooleanArray, Int16Array, Int32Array, Int64Array, Int8Array, RecordBatch,
-    RecordBatchOptions, StringArray,
+    RecordBatchOptions, StringArray, UInt16Array, UInt32Array, UInt64Array, UInt8Array,
 };
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
@@ -551,6 +551,10 @@ fn key_type_supported(ty: &SqlType) -> bool {
             | SqlType::SmallInt
             | SqlType::Int
             | SqlType::BigInt
+            | SqlType::TinyIntUnsigned
+            | SqlType::SmallIntUnsigned
+            | SqlType::IntUnsigned
+            | SqlType::BigIntUnsigned
             | SqlType::Date
             | SqlType::DateTime { .. }
             | SqlType::Char(_)
@@ -608,6 +612,10 @@ fn key_value(v: &ParamValue, ty: &SqlType) -> KeyValue {
         SqlType::SmallInt => int_key!(i16, Int16Array),
         SqlType::Int => int_key!(i32, Int32Array),
         SqlType::BigInt => int_key!(i64, Int64Array),
+        SqlType::TinyIntUnsigned => int_key!(u8, UInt8Array),
+        SqlType::SmallIntUnsigned => int_key!(u16, UInt16Array),
+        SqlType::IntUnsigned => int_key!(u32, UInt32Array),
+        SqlType::BigIntUnsigned => int_key!(u64, UInt64Array),
         SqlType::Boolean => match exact_integer(v) {
             Ok(Some(0)) => KeyValue::Value(Arc::new(BooleanArray::from(vec![false]))),
             Ok(Some(1)) => KeyValue::Value(Arc::new(BooleanArray::from(vec![true]))),

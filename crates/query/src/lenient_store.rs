@@ -23,7 +23,7 @@ use basalt_catalog::TableMeta;
 use basalt_common::{BasaltError, SqlType};
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, Decimal128Array, Float64Array, Int16Array, Int64Array, RecordBatch,
-    StringArray,
+    StringArray, UInt64Array,
 };
 use datafusion::arrow::compute::{cast, cast_with_options, CastOptions};
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
@@ -259,6 +259,10 @@ fn fit_column(
         | SqlType::Year
         | SqlType::Int
         | SqlType::BigInt
+        | SqlType::TinyIntUnsigned
+        | SqlType::SmallIntUnsigned
+        | SqlType::IntUnsigned
+        | SqlType::BigIntUnsigned
         | SqlType::Float
         | SqlType::Double
         | SqlType::Decimal { .. } => true,
@@ -268,11 +272,18 @@ fn fit_column(
         return Ok(None);
     }
     let fitted = match ty {
-        SqlType::TinyInt => integers(values, i8::MIN.into(), i8::MAX.into(), &arrow, target),
-        SqlType::SmallInt => integers(values, i16::MIN.into(), i16::MAX.into(), &arrow, target),
         SqlType::Year => years(values, target),
-        SqlType::Int => integers(values, i32::MIN.into(), i32::MAX.into(), &arrow, target),
-        SqlType::BigInt => integers(values, i64::MIN.into(), i64::MAX.into(), &arrow, target),
+        SqlType::TinyInt
+        | SqlType::SmallInt
+        | SqlType::Int
+        | SqlType::BigInt
+        | SqlType::TinyIntUnsigned
+        | SqlType::SmallIntUnsigned
+        | SqlType::IntUnsigned
+        | SqlType::BigIntUnsigned => match ty.integer_range() {
+            Some((min, max)) => integers(values, min, max, &arrow, target),
+            None => return Ok(None),
+        },
         SqlType::Float => floats(values, f32::MAX.into(), &arrow, target),
         SqlType::Double => floats(values, f64::MAX, &arrow, target),
         SqlType::Decimal { precision, scale } if matches!(arrow, DataType::Decimal128(..)) => {
@@ -298,6 +309,10 @@ fn implicit_defaults(values: &ArrayRef, ty: &SqlType, target: &Target) -> Option
         | SqlType::Int
         | SqlType::BigInt
         | SqlType::LargeInt
+        | SqlType::TinyIntUnsigned
+        | SqlType::SmallIntUnsigned
+        | SqlType::IntUnsigned
+        | SqlType::BigIntUnsigned
         | SqlType::Float
         | SqlType::Double
         | SqlType::Decimal { .. }
@@ -368,9 +383,19 @@ fn integers(values: &ArrayRef, min: i128, max: i128, arrow: &DataType, target: &
         if clipped != whole {
             target.out_of_range(row);
         }
-        out.push(Some(clipped as i64));
+        out.push(Some(clipped));
     }
-    cast(&(Arc::new(Int64Array::from(out)) as ArrayRef), arrow).map(Some)
+    // BIGINT UNSIGNED's upper half is past Int64: such columns are built unsigned.
+    let built: ArrayRef = if max > i128::from(i64::MAX) {
+        Arc::new(UInt64Array::from_iter(
+            out.into_iter().map(|v| v.map(|v| v as u64)),
+        ))
+    } else {
+        Arc::new(Int64Array::from_iter(
+            out.into_iter().map(|v| v.map(|v| v as i64)),
+        ))
+    };
+    cast(&built, arrow).map(Some)
 }
 
 /// A YEAR column's values: every number (rounded) or text read as one becomes the year MySQL

@@ -128,7 +128,7 @@ mod tests {
         assert_eq!(
             types,
             vec![
-                SqlType::Int,
+                SqlType::IntUnsigned,
                 SqlType::Int,
                 SqlType::TinyInt,
                 SqlType::SmallInt,
@@ -137,6 +137,33 @@ mod tests {
                 SqlType::BigInt
             ]
         );
+    }
+
+    #[test]
+    fn unsigned_integers_and_zerofill() {
+        let cols = columns(
+            "CREATE TABLE t (a TINYINT(3) UNSIGNED NOT NULL, b SMALLINT UNSIGNED ZEROFILL, \
+             c INT(10) ZEROFILL, d BIGINT(20) UNSIGNED AUTO_INCREMENT, e DECIMAL(5,2) UNSIGNED, \
+             f INT SIGNED, g SERIAL)",
+        );
+        let types: Vec<SqlType> = cols.into_iter().map(|c| c.ty).collect();
+        assert_eq!(
+            types,
+            vec![
+                SqlType::TinyIntUnsigned,
+                SqlType::SmallIntUnsigned,
+                SqlType::IntUnsigned,
+                SqlType::BigIntUnsigned,
+                SqlType::Decimal {
+                    precision: 5,
+                    scale: 2
+                },
+                SqlType::Int,
+                SqlType::BigIntUnsigned,
+            ]
+        );
+        let refused = crate::parse_one("CREATE TABLE t (a VARCHAR(5) UNSIGNED)").unwrap_err();
+        assert!(refused.to_string().contains("UNSIGNED"), "{refused}");
     }
 
     #[test]

@@ -254,7 +254,7 @@ pub(crate) fn parse_column_def(p: &mut Parser) -> Result<(ColumnDef, bool), Pars
     // MySQL's SERIAL: BIGINT [UNSIGNED] NOT NULL AUTO_INCREMENT UNIQUE.
     let serial = eat_word(p, "SERIAL");
     let (ty, allowed) = match (serial, parse_allowed_values(p)?) {
-        (true, _) => (SqlType::BigInt, None),
+        (true, _) => (SqlType::BigIntUnsigned, None),
         (false, Some((ty, allowed))) => (ty, Some(allowed)),
         (false, None) => (parse_type(p)?, None),
     };
@@ -305,14 +305,16 @@ pub(crate) fn parse_column_def(p: &mut Parser) -> Result<(ColumnDef, bool), Pars
             col.on_update = true;
         } else if eat_word(p, "COMMENT") {
             col.comment = Some(string_literal(p)?);
-        } else if eat_word(p, "UNSIGNED")
-            || eat_word(p, "SIGNED")
-            || eat_word(p, "ZEROFILL")
-            || eat_word(p, "BINARY")
-        {
-            // accepted for MySQL compatibility (BINARY: the binary collation, which is how
-            // Basalt compares strings anyway)
-            // accepted for MySQL compatibility
+        } else if eat_word(p, "UNSIGNED") || eat_word(p, "ZEROFILL") {
+            // ZEROFILL implies UNSIGNED; its zero padding (deprecated in MySQL 8) is not shown.
+            col.ty = col
+                .ty
+                .clone()
+                .unsigned()
+                .map_err(|e| ParserError::ParserError(format!("column '{}': {e}", col.name)))?;
+        } else if eat_word(p, "SIGNED") || eat_word(p, "BINARY") {
+            // SIGNED is the default; BINARY is the binary collation, which is how Basalt
+            // compares strings anyway.
         } else if eat_words(p, &["PRIMARY", "KEY"]) {
             primary_key = true;
         } else if eat_word(p, "KEY") {

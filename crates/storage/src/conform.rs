@@ -209,7 +209,14 @@ fn to_storage_type(values: &ArrayRef, ty: &SqlType, column: &str) -> Result<Arra
             return Ok(array);
         }
     }
-    arrow_cast(values, &target).map_err(|e| BasaltError::InvalidData(e.to_string()))
+    let converted =
+        arrow_cast(values, &target).map_err(|e| BasaltError::InvalidData(e.to_string()))?;
+    // Arrow's cast makes a number past an integer type's range NULL: MySQL's strict mode
+    // refuses it (1264), and a stored NULL would be a silent change of the value.
+    if ty.is_integer() && converted.logical_null_count() > values.logical_null_count() {
+        return Err(BasaltError::OutOfRange(column.to_string()));
+    }
+    Ok(converted)
 }
 
 fn is_text(t: &DataType) -> bool {

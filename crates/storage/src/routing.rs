@@ -99,6 +99,16 @@ pub fn partition_value_at(array: &ArrayRef, row: usize) -> Result<Option<Partiti
         DataType::Int64 => {
             PartitionValue::Int(array.as_primitive::<Int64Type>().value(row) as i128)
         }
+        DataType::UInt8 => PartitionValue::Int(array.as_primitive::<UInt8Type>().value(row).into()),
+        DataType::UInt16 => {
+            PartitionValue::Int(array.as_primitive::<UInt16Type>().value(row).into())
+        }
+        DataType::UInt32 => {
+            PartitionValue::Int(array.as_primitive::<UInt32Type>().value(row).into())
+        }
+        DataType::UInt64 => {
+            PartitionValue::Int(array.as_primitive::<UInt64Type>().value(row).into())
+        }
         DataType::Decimal128(_, 0) => {
             PartitionValue::Int(array.as_primitive::<Decimal128Type>().value(row))
         }

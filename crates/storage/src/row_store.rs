@@ -58,14 +58,20 @@ pub(crate) fn encode_row(columns: &[ArrayRef], row: usize, out: &mut Vec<u8>) ->
             DataType::Int32 => {
                 out.extend_from_slice(&col.as_primitive::<Int32Type>().value(row).to_le_bytes())
             }
-            // IPV4 addresses.
+            DataType::UInt8 => {
+                out.extend_from_slice(&col.as_primitive::<UInt8Type>().value(row).to_le_bytes())
+            }
+            DataType::UInt16 => {
+                out.extend_from_slice(&col.as_primitive::<UInt16Type>().value(row).to_le_bytes())
+            }
+            // INT UNSIGNED values and IPV4 addresses.
             DataType::UInt32 => {
                 out.extend_from_slice(&col.as_primitive::<UInt32Type>().value(row).to_le_bytes())
             }
             DataType::Int64 => {
                 out.extend_from_slice(&col.as_primitive::<Int64Type>().value(row).to_le_bytes())
             }
-            // BIT values.
+            // BIGINT UNSIGNED and BIT values.
             DataType::UInt64 => out.extend_from_slice(
                 &col.as_primitive::<arrow::datatypes::UInt64Type>()
                     .value(row)
@@ -264,8 +270,8 @@ fn skip_value(r: &mut &[u8], ty: &DataType) -> Result<()> {
         return Ok(());
     }
     let width = match ty {
-        DataType::Boolean | DataType::Int8 => 1,
-        DataType::Int16 => 2,
+        DataType::Boolean | DataType::Int8 | DataType::UInt8 => 1,
+        DataType::Int16 | DataType::UInt16 => 2,
         DataType::Int32 | DataType::UInt32 | DataType::Float32 | DataType::Date32 => 4,
         DataType::Int64
         | DataType::UInt64
@@ -322,6 +328,8 @@ fn decode_value(r: &mut &[u8], ty: &DataType, b: &mut dyn ArrayBuilder) -> Resul
         }
         DataType::Int8 => prim!(Int8Builder, i8),
         DataType::Int16 => prim!(Int16Builder, i16),
+        DataType::UInt8 => prim!(arrow::array::UInt8Builder, u8),
+        DataType::UInt16 => prim!(arrow::array::UInt16Builder, u16),
         DataType::Int32 => prim!(Int32Builder, i32),
         DataType::UInt32 => prim!(arrow::array::UInt32Builder, u32),
         DataType::Int64 => prim!(Int64Builder, i64),

@@ -14,7 +14,7 @@
 //! plan, as strict as ever.
 
 use crate::session::Session;
-use datafusion::arrow::datatypes::DataType;
+use datafusion::arrow::datatypes::{DataType, SchemaRef};
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{Transformed, TransformedResult, TreeNode};
 use datafusion::common::{DFSchema, Result, ScalarValue};
@@ -23,6 +23,7 @@ use datafusion::logical_expr::{
     Cast, DmlStatement, Expr, ExprSchemable, LogicalPlan, Projection, Values, WriteOp,
 };
 use datafusion::optimizer::AnalyzerRule;
+use std::collections::HashSet;
 use std::sync::Arc;
 
 /// Whether the session's INSERTs are strict: `sql_mode` has STRICT_TRANS_TABLES,
@@ -139,7 +140,12 @@ pub(crate) fn hand_values_unconverted(
     };
     let input = match projection.input.as_ref() {
         LogicalPlan::Values(values) => {
-            Arc::new(LogicalPlan::Values(values_as_written(values, lenient)?))
+            let bits = bit_inputs(&projection.expr, &dml.target.schema());
+            Arc::new(LogicalPlan::Values(values_as_written(
+                values,
+                lenient,
+                Some(&bits),
+            )?))
         }
         other => Arc::new(nested_values_as_written(other.clone(), lenient)?),
     };
@@ -233,11 +239,40 @@ fn uncast(e: Expr, schema: &DFSchema, lenient: bool) -> Expr {
     })
 }
 
+/// The VALUES columns (`column1`, ..) an INSERT's projection stores into BIT columns of
+/// `table`: BIT and BIGINT UNSIGNED are both Arrow `UInt64`, and only a BIT reads text as bytes.
+fn bit_inputs(projection: &[Expr], table: &SchemaRef) -> HashSet<String> {
+    let mut inputs = HashSet::new();
+    for e in projection {
+        let Expr::Alias(alias) = e else { continue };
+        let is_bit = table
+            .field_with_name(&alias.name)
+            .is_ok_and(|f| basalt_common::types::bit_width(f).is_some());
+        if is_bit {
+            inputs.extend(alias.expr.column_refs().into_iter().map(|c| c.name.clone()));
+        }
+    }
+    inputs
+}
+
+/// True when the VALUES column `name` of Arrow type `target` is stored into a BIT column (by
+/// the INSERT's `bit_inputs` where they are known, else by its type alone).
+fn feeds_bit(name: &str, target: &DataType, bit_inputs: Option<&HashSet<String>>) -> bool {
+    match bit_inputs {
+        Some(inputs) => inputs.contains(name),
+        None => is_bit_target(target),
+    }
+}
+
 /// VALUES rows typed as written, where the sink fits the column (the planner cast each value
 /// to the column's type): such a column whose rows disagree in type becomes text (each
 /// number's text reads back as that number; a BIT column's keeps the planner's casts, as
 /// text would read as bytes).
-fn values_as_written(values: &Values, lenient: bool) -> Result<Values> {
+fn values_as_written(
+    values: &Values,
+    lenient: bool,
+    bit_inputs: Option<&HashSet<String>>,
+) -> Result<Values> {
     let empty = DFSchema::empty();
     let mut rows = values.values.clone();
     let mut fields = Vec::with_capacity(values.schema.fields().len());
@@ -258,7 +293,7 @@ fn values_as_written(values: &Values, lenient: bool) -> Result<Values> {
         let mut present = types.iter().flatten();
         let column_type = match (fits, present.next()) {
             (true, Some(first)) if present.all(|t| t == first) => first.clone(),
-            (true, Some(_)) if basalt_common::types::bit_width(field).is_none() => DataType::Utf8,
+            (true, Some(_)) if !feeds_bit(field.name(), target, bit_inputs) => DataType::Utf8,
             _ => target.clone(),
         };
         if column_type != *target {
@@ -299,7 +334,7 @@ fn nested_values_as_written(plan: LogicalPlan, lenient: bool) -> Result<LogicalP
     }
     plan.transform_up(|node| match node {
         LogicalPlan::Values(values) => Ok(Transformed::yes(LogicalPlan::Values(
-            values_as_written(&values, lenient)?,
+            values_as_written(&values, lenient, None)?,
         ))),
         other => other.recompute_schema().map(Transformed::yes),
     })

@@ -112,6 +112,8 @@ fn analyzer_rules(
     rules.insert(1, Arc::new(basalt_query::OuterAggregates));
     // Full-text operators read indexed columns with their index's analyzer.
     rules.insert(2, Arc::new(basalt_query::FullTextIndexes));
+    // ENUM/SET columns read as numbers where MySQL does, before any rule casts their text.
+    rules.insert(3, Arc::new(basalt_query::EnumNumbers));
     let coercion = rules
         .iter()
         .position(|r| r.name() == "type_coercion")

@@ -3,6 +3,7 @@
 //! physical rules and kernels Basalt adds (LIKE, lazy conjunctions), and the INSERT sink.
 
 mod binary_json;
+mod enum_numbers;
 mod fast_like;
 mod full_text_indexes;
 mod join_order;
@@ -28,6 +29,7 @@ mod tablet_scan;
 mod values_subqueries;
 
 pub use binary_json::BinaryJsonColumns;
+pub use enum_numbers::EnumNumbers;
 pub use fast_like::FastLikeRule;
 pub use full_text_indexes::FullTextIndexes;
 pub use join_order::ReorderJoins;

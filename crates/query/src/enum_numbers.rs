@@ -1,0 +1,255 @@
+//! ENUM and SET columns where MySQL reads them as numbers: an ENUM value is its member's
+//! position and a SET value its members' bits in arithmetic (`e + 0`), in comparisons and
+//! BETWEEN / IN with numbers (`e = 2`), in numeric casts and in ORDER BY
+//! (members sort in declared order). Elsewhere they stay their text, as in MySQL (`e = 'a'`,
+//! MIN/MAX, GROUP BY, the result rows). Before this rule, `e + 0` and `e = 2` read the text as a
+//! number (NULL), and ORDER BY sorted alphabetically: silent wrong answers.
+//!
+//! An analyzer rule before type coercion finds the plan's ENUM/SET columns through its table
+//! scans (by table name or alias, as [`crate::FullTextIndexes`] does) and reads each in those
+//! places through `enum_number(col, 'enum' | 'set', members..)`. A column renamed by a derived
+//! table or view keeps its text reading; SUM/AVG and unary minus of an ENUM fail while the
+//! SQL is planned, before this rule, as they did.
+
+use basalt_catalog::AllowedValues;
+use datafusion::catalog::default_table_source::source_as_provider;
+use datafusion::common::config::ConfigOptions;
+use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
+use datafusion::common::{Column, DFSchema, Result};
+use datafusion::logical_expr::expr::InList;
+use datafusion::logical_expr::utils::merge_schema;
+use datafusion::logical_expr::{
+    lit, Between, BinaryExpr, Cast, Expr, ExprSchemable, LogicalPlan, Operator, SortExpr, TableScan,
+};
+use datafusion::optimizer::utils::NamePreserver;
+use datafusion::optimizer::AnalyzerRule;
+
+/// Analyzer rule: ENUM/SET columns as numbers where MySQL reads them so.
+#[derive(Debug, Default)]
+pub struct EnumNumbers;
+
+/// An ENUM or SET column as the plan names it.
+struct MemberColumn {
+    relation: String,
+    column: String,
+    allowed: AllowedValues,
+}
+
+impl AnalyzerRule for EnumNumbers {
+    fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> Result<LogicalPlan> {
+        let columns = member_columns(&plan)?;
+        if columns.is_empty() {
+            return Ok(plan);
+        }
+        plan.transform_up_with_subqueries(|node| rewrite_node(node, &columns))
+            .map(|t| t.data)
+    }
+
+    fn name(&self) -> &str {
+        "enum_numbers"
+    }
+}
+
+fn rewrite_node(node: LogicalPlan, columns: &[MemberColumn]) -> Result<Transformed<LogicalPlan>> {
+    if matches!(node, LogicalPlan::TableScan(_)) {
+        return Ok(Transformed::no(node));
+    }
+    let schema = merge_schema(&node.inputs());
+    if let LogicalPlan::Sort(mut sort) = node {
+        // ORDER BY an ENUM column orders by member position (MySQL's rule).
+        let mut changed = false;
+        sort.expr = sort
+            .expr
+            .into_iter()
+            .map(|s| match number_of(&s.expr, columns) {
+                Some(number) => {
+                    changed = true;
+                    SortExpr { expr: number, ..s }
+                }
+                None => s,
+            })
+            .collect();
+        let node = LogicalPlan::Sort(sort);
+        return Ok(if changed {
+            Transformed::yes(node)
+        } else {
+            Transformed::no(node)
+        });
+    }
+    let names = NamePreserver::new(&node);
+    let rewritten = node.map_expressions(|e| {
+        let name = names.save(&e);
+        let rewritten = e.transform_up(|e| numeric_reading(e, columns, &schema))?;
+        Ok(if rewritten.transformed {
+            rewritten.update_data(|e| name.restore(e))
+        } else {
+            rewritten
+        })
+    })?;
+    if rewritten.transformed {
+        rewritten.map_data(|p| p.recompute_schema())
+    } else {
+        Ok(rewritten)
+    }
+}
+
+/// The ENUM/SET columns of the plan's tables, by the names the plan reads them under.
+fn member_columns(plan: &LogicalPlan) -> Result<Vec<MemberColumn>> {
+    let mut found = Vec::new();
+    plan.apply_with_subqueries(|node| {
+        match node {
+            LogicalPlan::TableScan(scan) => collect(scan, scan.table_name.table(), &mut found),
+            LogicalPlan::SubqueryAlias(alias) => {
+                if let LogicalPlan::TableScan(scan) = alias.input.as_ref() {
+                    collect(scan, alias.alias.table(), &mut found);
+                }
+            }
+            _ => {}
+        }
+        Ok(TreeNodeRecursion::Continue)
+    })?;
+    Ok(found)
+}
+
+fn collect(scan: &TableScan, relation: &str, found: &mut Vec<MemberColumn>) {
+    let Ok(provider) = source_as_provider(&scan.source) else {
+        return;
+    };
+    let Some(table) = provider.downcast_ref::<crate::BasaltTable>() else {
+        return;
+    };
+    for c in &table.meta.columns {
+        if let Some(allowed) = &c.allowed {
+            found.push(MemberColumn {
+                relation: relation.to_string(),
+                column: c.name.clone(),
+                allowed: allowed.clone(),
+            });
+        }
+    }
+}
+
+/// `e` read as its number, when it is an ENUM/SET column of the plan (unambiguously).
+fn number_of(e: &Expr, columns: &[MemberColumn]) -> Option<Expr> {
+    let Expr::Column(column) = e else {
+        return None;
+    };
+    let found = find(column, columns)?;
+    let kind = if found.allowed.set { "set" } else { "enum" };
+    let mut args = vec![e.clone(), lit(kind)];
+    args.extend(found.allowed.values.iter().map(|m| lit(m.clone())));
+    Some(basalt_functions::enum_number().call(args))
+}
+
+fn find<'a>(column: &Column, columns: &'a [MemberColumn]) -> Option<&'a MemberColumn> {
+    let mut matching = columns.iter().filter(|c| {
+        c.column.eq_ignore_ascii_case(&column.name)
+            && column
+                .relation
+                .as_ref()
+                .is_none_or(|r| r.table().eq_ignore_ascii_case(&c.relation))
+    });
+    match (matching.next(), matching.next()) {
+        (Some(found), None) => Some(found),
+        _ => None,
+    }
+}
+
+/// True for a numeric operand (the other side of a comparison that reads ENUMs as numbers).
+fn is_number(e: &Expr, schema: &DFSchema) -> bool {
+    e.get_type(schema).is_ok_and(|t| t.is_numeric())
+}
+
+/// The ENUM/SET columns of `e`'s operands as numbers where MySQL reads them so.
+fn numeric_reading(
+    e: Expr,
+    columns: &[MemberColumn],
+    schema: &DFSchema,
+) -> Result<Transformed<Expr>> {
+    let number = |x: &Expr| number_of(x, columns);
+    Ok(match e {
+        Expr::BinaryExpr(BinaryExpr { left, op, right }) => {
+            let arithmetic = matches!(
+                op,
+                Operator::Plus
+                    | Operator::Minus
+                    | Operator::Multiply
+                    | Operator::Divide
+                    | Operator::Modulo
+            );
+            let comparison = matches!(
+                op,
+                Operator::Eq
+                    | Operator::NotEq
+                    | Operator::Lt
+                    | Operator::LtEq
+                    | Operator::Gt
+                    | Operator::GtEq
+                    | Operator::IsDistinctFrom
+                    | Operator::IsNotDistinctFrom
+            );
+            let reads = |other: &Expr| arithmetic || (comparison && is_number(other, schema));
+            let new_left = reads(&right).then(|| number(&left)).flatten();
+            let new_right = reads(&left).then(|| number(&right)).flatten();
+            if new_left.is_none() && new_right.is_none() {
+                Transformed::no(Expr::BinaryExpr(BinaryExpr { left, op, right }))
+            } else {
+                Transformed::yes(Expr::BinaryExpr(BinaryExpr {
+                    left: Box::new(new_left.unwrap_or(*left)),
+                    op,
+                    right: Box::new(new_right.unwrap_or(*right)),
+                }))
+            }
+        }
+        Expr::Negative(inner) => match number(&inner) {
+            Some(n) => Transformed::yes(Expr::Negative(Box::new(n))),
+            None => Transformed::no(Expr::Negative(inner)),
+        },
+        Expr::Between(between)
+            if is_number(&between.low, schema) && is_number(&between.high, schema) =>
+        {
+            match number(&between.expr) {
+                Some(n) => Transformed::yes(Expr::Between(Between {
+                    expr: Box::new(n),
+                    ..between
+                })),
+                None => Transformed::no(Expr::Between(between)),
+            }
+        }
+        Expr::InList(list) if list.list.iter().all(|x| is_number(x, schema)) => {
+            match number(&list.expr) {
+                Some(n) => Transformed::yes(Expr::InList(InList {
+                    expr: Box::new(n),
+                    ..list
+                })),
+                None => Transformed::no(Expr::InList(list)),
+            }
+        }
+        Expr::Cast(cast) if cast.field.data_type().is_numeric() => match number(&cast.expr) {
+            Some(n) => Transformed::yes(Expr::Cast(Cast::new(
+                Box::new(n),
+                cast.field.data_type().clone(),
+            ))),
+            None => Transformed::no(Expr::Cast(cast)),
+        },
+        // Arithmetic on text: the SQL planner reads the operand as a number already.
+        Expr::ScalarFunction(call)
+            if call.args.len() == 1
+                && matches!(
+                    call.func.name(),
+                    "mysql_string_to_double"
+                        | "mysql_string_to_bigint"
+                        | "mysql_string_to_unsigned"
+                ) =>
+        {
+            match number(&call.args[0]) {
+                Some(n) => {
+                    let ty = Expr::ScalarFunction(call.clone()).get_type(schema)?;
+                    Transformed::yes(Expr::Cast(Cast::new(Box::new(n), ty)))
+                }
+                None => Transformed::no(Expr::ScalarFunction(call)),
+            }
+        }
+        e => Transformed::no(e),
+    })
+}

@@ -109,7 +109,9 @@ impl AllowedValues {
 
     /// The value as stored when `value` is one the column takes (ENUM members match without
     /// regard to case and trailing spaces and are stored as declared; a SET value's members
-    /// are stored once each, in declared order); `None` when it is not.
+    /// are stored once each, in declared order); `None` when it is not. A number that is no
+    /// member is MySQL's index: an ENUM's member by position (1 the first), a SET's members by
+    /// bits (1 the first, 2 the second, ..).
     pub fn admit(&self, value: &str) -> Option<String> {
         let member = |v: &str| {
             let v = v.trim_end_matches(' ');
@@ -117,15 +119,31 @@ impl AllowedValues {
                 .iter()
                 .position(|m| m.trim_end_matches(' ').to_lowercase() == v.to_lowercase())
         };
+        let index = value.trim().parse::<u64>().ok();
         if !self.set {
-            return member(value).map(|i| self.values[i].clone());
+            return match (member(value), index) {
+                (Some(i), _) => Some(self.values[i].clone()),
+                (None, Some(n)) if (1..=self.values.len() as u64).contains(&n) => {
+                    Some(self.values[n as usize - 1].clone())
+                }
+                _ => None,
+            };
         }
         if value.is_empty() {
             return Some(String::new());
         }
         let mut chosen = vec![false; self.values.len()];
-        for part in value.split(',') {
-            chosen[member(part)?] = true;
+        match (
+            value.split(',').map(member).collect::<Option<Vec<_>>>(),
+            index,
+        ) {
+            (Some(found), _) => found.into_iter().for_each(|i| chosen[i] = true),
+            (None, Some(bits)) if self.values.len() >= 64 || bits >> self.values.len() == 0 => {
+                for (i, c) in chosen.iter_mut().enumerate() {
+                    *c = i < 64 && bits & (1 << i) != 0;
+                }
+            }
+            _ => return None,
         }
         let members: Vec<&str> = self
             .values
@@ -172,5 +190,18 @@ mod tests {
         assert_eq!(s.admit("c,a,A").as_deref(), Some("a,c"));
         assert_eq!(s.admit("").as_deref(), Some(""));
         assert_eq!(s.admit("a,d"), None);
+        // Numbers that are no members are MySQL's indexes.
+        assert_eq!(e.admit("2").as_deref(), Some("Big"));
+        assert_eq!(e.admit("0"), None);
+        assert_eq!(e.admit("4"), None);
+        assert_eq!(s.admit("5").as_deref(), Some("a,c"));
+        assert_eq!(s.admit("0").as_deref(), Some(""));
+        assert_eq!(s.admit("8"), None);
+        let digits = AllowedValues {
+            set: false,
+            values: vec!["2".into(), "1".into()],
+        };
+        assert_eq!(digits.admit("1").as_deref(), Some("1"));
+        assert_eq!(digits.admit("3"), None);
     }
 }

@@ -64,7 +64,10 @@ fn translated(e: DataFusionError) -> BasaltError {
                     context: "field list".to_string(),
                 }
             }
-            other => BasaltError::Execution(other.to_string()),
+            // A derived table's columns `a` and `b AS a`: MySQL's 1060.
+            SchemaError::AmbiguousReference { field } => BasaltError::DuplicateColumn(field.name),
+            SchemaError::DuplicateQualifiedField { name, .. }
+            | SchemaError::DuplicateUnqualifiedField { name } => BasaltError::DuplicateColumn(name),
         },
         DataFusionError::Plan(msg) => plan_error(msg),
         DataFusionError::ArrowError(ae, _) => arrow_error(*ae),
@@ -143,6 +146,17 @@ fn plan_error(msg: String) -> BasaltError {
             .map(|(column, _)| column)
         {
             return BasaltError::NotInGroupBy(column.to_string());
+        }
+    }
+    // A derived table's `SELECT a, a`: "Projections require unique expression names but the
+    // expression "t1.a" at position 0 and "t1.a" at position 1 have the same name" (MySQL's
+    // 1060 names the column).
+    if let Some(rest) =
+        msg.strip_prefix("Projections require unique expression names but the expression \"")
+    {
+        if let Some((expr, _)) = rest.split_once('"') {
+            let column = expr.rsplit('.').next().unwrap_or(expr);
+            return BasaltError::DuplicateColumn(column.to_string());
         }
     }
     // "table 'def.db.t' not found"

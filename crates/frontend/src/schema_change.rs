@@ -674,7 +674,11 @@ fn carry_rows(
                 if values.data_type() == &target {
                     values.clone()
                 } else {
-                    convert(values, column)?
+                    // INT UNSIGNED is Arrow UInt32 too: only an IPV4 column's values are addresses.
+                    let addresses =
+                        basalt_common::ip_address::ip_family(batch.schema().field(*old))
+                            == Some(basalt_common::ip_address::IpFamily::V4);
+                    convert(values, column, addresses)?
                 }
             }
             None => fill(column, rows)?,
@@ -692,9 +696,10 @@ fn carry_rows(
         .map_err(|e| BasaltError::Internal(e.to_string()))
 }
 
-/// Old values in a column's new type; a value that does not convert fails the ALTER.
-fn convert(values: &ArrayRef, column: &ColumnMeta) -> Result<ArrayRef> {
-    if let Some(addresses) = convert_addresses(values, column)? {
+/// Old values in a column's new type (`ipv4_values`: they are IPV4 addresses); a value that
+/// does not convert fails the ALTER.
+fn convert(values: &ArrayRef, column: &ColumnMeta, ipv4_values: bool) -> Result<ArrayRef> {
+    if let Some(addresses) = convert_addresses(values, column, ipv4_values)? {
         return Ok(addresses);
     }
     let strict = CastOptions {
@@ -711,7 +716,11 @@ fn convert(values: &ArrayRef, column: &ColumnMeta) -> Result<ArrayRef> {
 
 /// Values into or out of an address column: text read as IPV4 / IPV6 addresses, IPV4 values
 /// as IPV6 ones or as their text (None for other conversions).
-fn convert_addresses(values: &ArrayRef, column: &ColumnMeta) -> Result<Option<ArrayRef>> {
+fn convert_addresses(
+    values: &ArrayRef,
+    column: &ColumnMeta,
+    ipv4_values: bool,
+) -> Result<Option<ArrayRef>> {
     use basalt_common::ip_address::{format_ipv4, ip_column, ipv4_to_ipv6, IpFamily};
     use datafusion::arrow::array::{AsArray, BinaryArray};
     use datafusion::arrow::datatypes::{DataType, UInt32Type};
@@ -737,14 +746,14 @@ fn convert_addresses(values: &ArrayRef, column: &ColumnMeta) -> Result<Option<Ar
             }
             Some(addresses)
         }
-        (Some(IpFamily::V6), DataType::UInt32) => Some(Arc::new(
+        (Some(IpFamily::V6), DataType::UInt32) if ipv4_values => Some(Arc::new(
             values
                 .as_primitive::<UInt32Type>()
                 .iter()
                 .map(|v| v.map(|v| ipv4_to_ipv6(v).to_be_bytes()))
                 .collect::<BinaryArray>(),
         )),
-        (None, DataType::UInt32) if column.ty.is_string() => Some(Arc::new(
+        (None, DataType::UInt32) if ipv4_values && column.ty.is_string() => Some(Arc::new(
             values
                 .as_primitive::<UInt32Type>()
                 .iter()
@@ -768,7 +777,7 @@ fn fill(column: &ColumnMeta, rows: usize) -> Result<ArrayRef> {
             let ty = column.ty.arrow_type();
             let values = basalt_functions::generated_columns::default_values(text, &ty, rows)
                 .map_err(|e| ddl(format!("DEFAULT ({text}) of '{}': {e}", column.name)))?;
-            return convert(&values, column);
+            return convert(&values, column, false);
         }
         Some(ColumnDefault::Null) | None if column.nullable => {
             return Ok(new_null_array(&column.ty.arrow_type(), rows))
@@ -788,7 +797,7 @@ fn fill(column: &ColumnMeta, rows: usize) -> Result<ArrayRef> {
             .to_string(),
     };
     let text: ArrayRef = Arc::new(StringArray::from(vec![text.as_str(); rows]));
-    let values = convert(&text, column)?;
+    let values = convert(&text, column, false)?;
     debug_assert_eq!(values.len(), rows);
     Ok(values)
 }

@@ -14,7 +14,7 @@
 //! plan, as strict as ever.
 
 use crate::session::Session;
-use datafusion::arrow::datatypes::{DataType, SchemaRef};
+use datafusion::arrow::datatypes::{DataType, Field, SchemaRef};
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{Transformed, TransformedResult, TreeNode};
 use datafusion::common::{DFSchema, Result, ScalarValue};
@@ -140,11 +140,15 @@ pub(crate) fn hand_values_unconverted(
     };
     let input = match projection.input.as_ref() {
         LogicalPlan::Values(values) => {
-            let bits = bit_inputs(&projection.expr, &dml.target.schema());
+            let table = dml.target.schema();
+            let is_bit = |f: &Field| basalt_common::types::bit_width(f).is_some();
+            let bits = inputs_feeding(&projection.expr, &table, is_bit);
+            let addresses = inputs_feeding(&projection.expr, &table, is_address);
             Arc::new(LogicalPlan::Values(values_as_written(
                 values,
                 lenient,
                 Some(&bits),
+                Some(&addresses),
             )?))
         }
         other => Arc::new(nested_values_as_written(other.clone(), lenient)?),
@@ -152,7 +156,14 @@ pub(crate) fn hand_values_unconverted(
     let exprs = projection
         .expr
         .iter()
-        .map(|e| uncast(e.clone(), projection.input.schema(), lenient))
+        .map(|e| {
+            uncast(
+                e.clone(),
+                projection.input.schema(),
+                &dml.target.schema(),
+                lenient,
+            )
+        })
         .collect();
     let projection = Projection::try_new(exprs, input)?;
     Ok(LogicalPlan::Dml(DmlStatement::new(
@@ -211,7 +222,7 @@ fn sink_fits(source: &DataType, target: &DataType, lenient: bool) -> bool {
 }
 
 /// A projection item `Cast(e, T) AS name` as `e AS name` where the sink fits `e` to `T`.
-fn uncast(e: Expr, schema: &DFSchema, lenient: bool) -> Expr {
+fn uncast(e: Expr, schema: &DFSchema, table: &SchemaRef, lenient: bool) -> Expr {
     let Expr::Alias(Alias {
         expr,
         relation,
@@ -221,11 +232,13 @@ fn uncast(e: Expr, schema: &DFSchema, lenient: bool) -> Expr {
     else {
         return e;
     };
+    let address = table.field_with_name(&name).is_ok_and(|f| is_address(f));
     let inner = match *expr {
         Expr::Cast(Cast { expr: value, field })
-            if value
-                .get_type(schema)
-                .is_ok_and(|t| sink_fits(&t, field.data_type(), lenient)) =>
+            if !address
+                && value
+                    .get_type(schema)
+                    .is_ok_and(|t| sink_fits(&t, field.data_type(), lenient)) =>
         {
             *value
         }
@@ -239,20 +252,36 @@ fn uncast(e: Expr, schema: &DFSchema, lenient: bool) -> Expr {
     })
 }
 
-/// The VALUES columns (`column1`, ..) an INSERT's projection stores into BIT columns of
-/// `table`: BIT and BIGINT UNSIGNED are both Arrow `UInt64`, and only a BIT reads text as bytes.
-fn bit_inputs(projection: &[Expr], table: &SchemaRef) -> HashSet<String> {
+/// An IPV4 / IPV6 column's field (IPV4 is Arrow `UInt32`, as INT UNSIGNED is).
+fn is_address(field: &Field) -> bool {
+    basalt_common::ip_address::ip_family(field).is_some()
+}
+
+/// The VALUES columns (`column1`, ..) an INSERT's projection stores into columns of `table`
+/// whose field `kind` accepts: BIT and BIGINT UNSIGNED are both Arrow `UInt64` (only a BIT
+/// reads text as bytes), IPV4 and INT UNSIGNED both `UInt32` (only the latter is a number).
+fn inputs_feeding(
+    projection: &[Expr],
+    table: &SchemaRef,
+    kind: impl Fn(&Field) -> bool,
+) -> HashSet<String> {
     let mut inputs = HashSet::new();
     for e in projection {
         let Expr::Alias(alias) = e else { continue };
-        let is_bit = table
-            .field_with_name(&alias.name)
-            .is_ok_and(|f| basalt_common::types::bit_width(f).is_some());
-        if is_bit {
+        if table.field_with_name(&alias.name).is_ok_and(&kind) {
             inputs.extend(alias.expr.column_refs().into_iter().map(|c| c.name.clone()));
         }
     }
     inputs
+}
+
+/// True when the VALUES column `name` of Arrow type `target` is stored into an IPV4 or IPV6
+/// column (by the INSERT's `address_inputs` where they are known, else any `UInt32` may be).
+fn feeds_address(name: &str, target: &DataType, address_inputs: Option<&HashSet<String>>) -> bool {
+    match address_inputs {
+        Some(inputs) => inputs.contains(name),
+        None => target == &DataType::UInt32,
+    }
 }
 
 /// True when the VALUES column `name` of Arrow type `target` is stored into a BIT column (by
@@ -272,6 +301,7 @@ fn values_as_written(
     values: &Values,
     lenient: bool,
     bit_inputs: Option<&HashSet<String>>,
+    address_inputs: Option<&HashSet<String>>,
 ) -> Result<Values> {
     let empty = DFSchema::empty();
     let mut rows = values.values.clone();
@@ -289,7 +319,8 @@ fn values_as_written(
         let fits = types
             .iter()
             .flatten()
-            .all(|t| sink_fits(t, target, lenient));
+            .all(|t| sink_fits(t, target, lenient))
+            && !feeds_address(field.name(), target, address_inputs);
         let mut present = types.iter().flatten();
         let column_type = match (fits, present.next()) {
             (true, Some(first)) if present.all(|t| t == first) => first.clone(),
@@ -334,7 +365,7 @@ fn nested_values_as_written(plan: LogicalPlan, lenient: bool) -> Result<LogicalP
     }
     plan.transform_up(|node| match node {
         LogicalPlan::Values(values) => Ok(Transformed::yes(LogicalPlan::Values(
-            values_as_written(&values, lenient, None)?,
+            values_as_written(&values, lenient, None, None)?,
         ))),
         other => other.recompute_schema().map(Transformed::yes),
     })

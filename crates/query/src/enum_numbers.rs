@@ -56,19 +56,24 @@ fn rewrite_node(node: LogicalPlan, columns: &[MemberColumn]) -> Result<Transform
     }
     let schema = merge_schema(&node.inputs());
     if let LogicalPlan::Sort(mut sort) = node {
-        // ORDER BY an ENUM column orders by member position (MySQL's rule).
+        // ORDER BY an ENUM column orders by member position (MySQL's rule); sort expressions
+        // read ENUMs as numbers where any expression does.
         let mut changed = false;
-        sort.expr = sort
-            .expr
-            .into_iter()
-            .map(|s| match number_of(&s.expr, columns) {
-                Some(number) => {
-                    changed = true;
-                    SortExpr { expr: number, ..s }
-                }
-                None => s,
-            })
-            .collect();
+        let mut keys = Vec::with_capacity(sort.expr.len());
+        for s in sort.expr {
+            let expr = match number_of(&s.expr, columns) {
+                Some(number) => Transformed::yes(number),
+                None => s
+                    .expr
+                    .transform_up(|e| numeric_reading(e, columns, &schema))?,
+            };
+            changed |= expr.transformed;
+            keys.push(SortExpr {
+                expr: expr.data,
+                ..s
+            });
+        }
+        sort.expr = keys;
         let node = LogicalPlan::Sort(sort);
         return Ok(if changed {
             Transformed::yes(node)
@@ -77,7 +82,7 @@ fn rewrite_node(node: LogicalPlan, columns: &[MemberColumn]) -> Result<Transform
         });
     }
     let names = NamePreserver::new(&node);
-    let rewritten = node.map_expressions(|e| {
+    let keeping_name = |e: Expr| {
         let name = names.save(&e);
         let rewritten = e.transform_up(|e| numeric_reading(e, columns, &schema))?;
         Ok(if rewritten.transformed {
@@ -85,6 +90,11 @@ fn rewrite_node(node: LogicalPlan, columns: &[MemberColumn]) -> Result<Transform
         } else {
             rewritten
         })
+    };
+    let rewritten = node.map_expressions(|e| match e {
+        // ROLLUP / CUBE / GROUPING SETS: each grouped expression keeps its own name.
+        Expr::GroupingSet(_) => e.map_children(keeping_name),
+        e => keeping_name(e),
     })?;
     if rewritten.transformed {
         rewritten.map_data(|p| p.recompute_schema())
@@ -141,13 +151,13 @@ fn number_of(e: &Expr, columns: &[MemberColumn]) -> Option<Expr> {
     Some(basalt_functions::enum_number().call(args))
 }
 
+/// The ENUM/SET column a qualified column reference reads (an unqualified one is an alias of
+/// the select list or a derived value, which keeps its text reading).
 fn find<'a>(column: &Column, columns: &'a [MemberColumn]) -> Option<&'a MemberColumn> {
+    let relation = column.relation.as_ref()?;
     let mut matching = columns.iter().filter(|c| {
         c.column.eq_ignore_ascii_case(&column.name)
-            && column
-                .relation
-                .as_ref()
-                .is_none_or(|r| r.table().eq_ignore_ascii_case(&c.relation))
+            && relation.table().eq_ignore_ascii_case(&c.relation)
     });
     match (matching.next(), matching.next()) {
         (Some(found), None) => Some(found),

@@ -325,6 +325,11 @@ pub fn fill_auto_increment(
     let original = batch.column(col);
     let as_i64 = arrow_cast(original, &DataType::Int64)
         .map_err(|e| BasaltError::InvalidData(e.to_string()))?;
+    // A BIGINT UNSIGNED id past BIGINT's range would read as NULL, which asks for a new id:
+    // refuse it rather than replace it (Basalt's AUTO_INCREMENT counter is a BIGINT).
+    if as_i64.logical_null_count() > original.logical_null_count() {
+        return Err(BasaltError::OutOfRange(table.columns[col].name.clone()));
+    }
     let values = as_i64
         .as_any()
         .downcast_ref::<Int64Array>()

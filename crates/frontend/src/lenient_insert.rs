@@ -232,7 +232,7 @@ fn uncast(e: Expr, schema: &DFSchema, table: &SchemaRef, lenient: bool) -> Expr 
     else {
         return e;
     };
-    let address = table.field_with_name(&name).is_ok_and(|f| is_address(f));
+    let address = table.field_with_name(&name).is_ok_and(is_address);
     let inner = match *expr {
         Expr::Cast(Cast { expr: value, field })
             if !address

@@ -13,7 +13,7 @@ use datafusion::logical_expr::{Expr, LogicalPlan, Operator};
 
 /// Rewrites each expression of `node` bottom up with `rewrite`, which sees the node's input
 /// schema. Table scans are left alone.
-pub(crate) fn rewrite_node_expressions(
+pub fn rewrite_node_expressions(
     node: LogicalPlan,
     rewrite: impl Fn(Expr, &DFSchema) -> Result<Transformed<Expr>>,
 ) -> Result<Transformed<LogicalPlan>> {

@@ -6,22 +6,19 @@
 //! number (NULL), and ORDER BY sorted alphabetically: silent wrong answers.
 //!
 //! An analyzer rule before type coercion finds the plan's ENUM/SET columns through its table
-//! scans (by table name or alias, as [`crate::FullTextIndexes`] does) and reads each in those
+//! scans (by table name or alias, [`crate::scanned_tables`]) and reads each in those
 //! places through `enum_number(col, 'enum' | 'set', members..)`. A column renamed by a derived
 //! table or view keeps its text reading; SUM/AVG and unary minus of an ENUM fail while the
 //! SQL is planned, before this rule, as they did.
 
 use basalt_catalog::AllowedValues;
-use datafusion::catalog::default_table_source::source_as_provider;
 use datafusion::common::config::ConfigOptions;
-use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
+use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{Column, DFSchema, Result};
 use datafusion::logical_expr::expr::InList;
-use datafusion::logical_expr::utils::merge_schema;
 use datafusion::logical_expr::{
-    lit, Between, BinaryExpr, Cast, Expr, ExprSchemable, LogicalPlan, Operator, SortExpr, TableScan,
+    lit, Between, BinaryExpr, Cast, Expr, ExprSchemable, LogicalPlan, Operator, SortExpr,
 };
-use datafusion::optimizer::utils::NamePreserver;
 use datafusion::optimizer::AnalyzerRule;
 
 /// Analyzer rule: ENUM/SET columns as numbers where MySQL reads them so.
@@ -51,11 +48,8 @@ impl AnalyzerRule for EnumNumbers {
 }
 
 fn rewrite_node(node: LogicalPlan, columns: &[MemberColumn]) -> Result<Transformed<LogicalPlan>> {
-    if matches!(node, LogicalPlan::TableScan(_)) {
-        return Ok(Transformed::no(node));
-    }
-    let schema = merge_schema(&node.inputs());
     if let LogicalPlan::Sort(mut sort) = node {
+        let schema = sort.input.schema().clone();
         // ORDER BY an ENUM column orders by member position (MySQL's rule); sort expressions
         // read ENUMs as numbers where any expression does.
         let mut changed = false;
@@ -81,62 +75,26 @@ fn rewrite_node(node: LogicalPlan, columns: &[MemberColumn]) -> Result<Transform
             Transformed::no(node)
         });
     }
-    let names = NamePreserver::new(&node);
-    let keeping_name = |e: Expr| {
-        let name = names.save(&e);
-        let rewritten = e.transform_up(|e| numeric_reading(e, columns, &schema))?;
-        Ok(if rewritten.transformed {
-            rewritten.update_data(|e| name.restore(e))
-        } else {
-            rewritten
-        })
-    };
-    let rewritten = node.map_expressions(|e| match e {
-        // ROLLUP / CUBE / GROUPING SETS: each grouped expression keeps its own name.
-        Expr::GroupingSet(_) => e.map_children(keeping_name),
-        e => keeping_name(e),
-    })?;
-    if rewritten.transformed {
-        rewritten.map_data(|p| p.recompute_schema())
-    } else {
-        Ok(rewritten)
-    }
+    basalt_functions::rewrite_node_expressions(node, |e, schema| {
+        numeric_reading(e, columns, schema)
+    })
 }
 
 /// The ENUM/SET columns of the plan's tables, by the names the plan reads them under.
 fn member_columns(plan: &LogicalPlan) -> Result<Vec<MemberColumn>> {
     let mut found = Vec::new();
-    plan.apply_with_subqueries(|node| {
-        match node {
-            LogicalPlan::TableScan(scan) => collect(scan, scan.table_name.table(), &mut found),
-            LogicalPlan::SubqueryAlias(alias) => {
-                if let LogicalPlan::TableScan(scan) = alias.input.as_ref() {
-                    collect(scan, alias.alias.table(), &mut found);
-                }
+    for (relation, table) in crate::scanned_tables::scanned_tables(plan)? {
+        for c in &table.columns {
+            if let Some(allowed) = &c.allowed {
+                found.push(MemberColumn {
+                    relation: relation.clone(),
+                    column: c.name.clone(),
+                    allowed: allowed.clone(),
+                });
             }
-            _ => {}
-        }
-        Ok(TreeNodeRecursion::Continue)
-    })?;
-    Ok(found)
-}
-
-fn collect(scan: &TableScan, relation: &str, found: &mut Vec<MemberColumn>) {
-    let Ok(provider) = source_as_provider(&scan.source) else {
-        return;
-    };
-    let Some(table) = provider.downcast_ref::<crate::BasaltTable>() else {
-        return;
-    };
-    for c in &table.meta.columns {
-        if let Some(allowed) = &c.allowed {
-            found.push(MemberColumn {
-                relation: relation.to_string(),
-                column: c.name.clone(),
-                allowed: allowed.clone(),
-            });
         }
     }
+    Ok(found)
 }
 
 /// `e` read as its number, when it is an ENUM/SET column of the plan (unambiguously).

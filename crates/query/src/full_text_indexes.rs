@@ -6,12 +6,11 @@
 
 use basalt_catalog::IndexKind;
 use basalt_functions::full_text::{properties_text, MATCH_FUNCTIONS};
-use datafusion::catalog::default_table_source::source_as_provider;
 use datafusion::common::config::ConfigOptions;
-use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
+use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{Column, Result};
 use datafusion::logical_expr::expr::ScalarFunction;
-use datafusion::logical_expr::{lit, Expr, LogicalPlan, TableScan};
+use datafusion::logical_expr::{lit, Expr, LogicalPlan};
 use datafusion::optimizer::utils::NamePreserver;
 use datafusion::optimizer::AnalyzerRule;
 
@@ -56,44 +55,22 @@ impl AnalyzerRule for FullTextIndexes {
 /// them under (the table's name, or its alias).
 fn indexed_columns(plan: &LogicalPlan) -> Result<Vec<IndexedColumn>> {
     let mut found = Vec::new();
-    plan.apply_with_subqueries(|node| {
-        match node {
-            LogicalPlan::TableScan(scan) => {
-                collect(scan, scan.table_name.table(), &mut found);
+    for (relation, table) in crate::scanned_tables::scanned_tables(plan)? {
+        for index in &table.indexes {
+            let [column] = index.columns.as_slice() else {
+                continue;
+            };
+            if index.kind != IndexKind::Inverted {
+                continue;
             }
-            LogicalPlan::SubqueryAlias(alias) => {
-                if let LogicalPlan::TableScan(scan) = alias.input.as_ref() {
-                    collect(scan, alias.alias.table(), &mut found);
-                }
-            }
-            _ => {}
+            found.push(IndexedColumn {
+                relation: relation.clone(),
+                column: column.name.clone(),
+                properties: properties_text(&index.properties),
+            });
         }
-        Ok(TreeNodeRecursion::Continue)
-    })?;
-    Ok(found)
-}
-
-fn collect(scan: &TableScan, relation: &str, found: &mut Vec<IndexedColumn>) {
-    let Ok(provider) = source_as_provider(&scan.source) else {
-        return;
-    };
-    let Some(table) = provider.downcast_ref::<crate::BasaltTable>() else {
-        return;
-    };
-    for index in &table.meta.indexes {
-        let [column] = index.columns.as_slice() else {
-            continue;
-        };
-        if index.kind != IndexKind::Inverted {
-            continue;
-        }
-        let properties = properties_text(&index.properties);
-        found.push(IndexedColumn {
-            relation: relation.to_string(),
-            column: column.name.clone(),
-            properties,
-        });
     }
+    Ok(found)
 }
 
 /// `match_*(c, q)` with the analyzer of `c`'s index added, when `c` has one.

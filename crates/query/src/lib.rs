@@ -20,6 +20,7 @@ mod query_planner;
 mod scalar_subquery_rows;
 mod scan;
 mod scan_io;
+mod scanned_tables;
 mod segment_scan;
 mod sink;
 mod subquery_apply;

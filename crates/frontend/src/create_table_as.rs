@@ -91,7 +91,7 @@ impl QueryEngine {
         let mut select = ast::Statement::Query(query.clone());
         let written = written_names(query);
         let plan = match self.plan_query(session, select.clone()).await {
-            Err(e) if e.to_string().contains("unique expression names") => {
+            Err(e) if crate::result_names::duplicate_result_names(&e) => {
                 crate::result_names::alias_select_items(&mut select);
                 if let ast::Statement::Query(aliased) = &select {
                     *query = aliased.clone();

@@ -25,6 +25,13 @@ pub(crate) fn names_collide(message: &str) -> bool {
             && message.contains("would be ambiguous"))
 }
 
+/// True for a planning error of result columns named alike, as Basalt reports it (MySQL's
+/// 1060, which DataFusion's "unique expression names" refusal becomes).
+pub(crate) fn duplicate_result_names(e: &basalt_common::BasaltError) -> bool {
+    matches!(e, basalt_common::BasaltError::DuplicateColumn(_))
+        || e.to_string().contains("unique expression names")
+}
+
 /// The name written for the result column at `at` of `count`, of a select list whose `items`
 /// hold wildcards (`None`): the items before the first wildcard and after the last one are
 /// the result's first and last columns; those between are the plan's to name.

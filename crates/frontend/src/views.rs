@@ -341,7 +341,7 @@ impl QueryEngine {
             Ok(schema) => (schema, query),
             // Result columns named alike (`SELECT 'a', 'a'`): the select lists get aliases
             // (the view's column names where they fit) and the query is planned again.
-            Err(e) if e.to_string().contains("unique expression names") => {
+            Err(e) if crate::result_names::duplicate_result_names(&e) => {
                 crate::view_columns::alias_duplicates(&mut query, names.as_deref());
                 let select = ast::Statement::Query(query.clone());
                 (self.plan_schema(session, select).await?, query)

@@ -66,8 +66,11 @@ fn translated(e: DataFusionError) -> BasaltError {
             }
             // A derived table's columns `a` and `b AS a`: MySQL's 1060.
             SchemaError::AmbiguousReference { field } => BasaltError::DuplicateColumn(field.name),
-            SchemaError::DuplicateQualifiedField { name, .. }
-            | SchemaError::DuplicateUnqualifiedField { name } => BasaltError::DuplicateColumn(name),
+            // `FROM t, t`: the table's columns twice under one name (MySQL's 1066).
+            SchemaError::DuplicateQualifiedField { qualifier, .. } => {
+                BasaltError::NotUniqueTable(qualifier.table().to_string())
+            }
+            SchemaError::DuplicateUnqualifiedField { name } => BasaltError::DuplicateColumn(name),
         },
         DataFusionError::Plan(msg) => plan_error(msg),
         DataFusionError::ArrowError(ae, _) => arrow_error(*ae),

@@ -60,6 +60,9 @@ pub enum BasaltError {
     JoinViewDelete(String),
     #[error("Duplicate column name '{0}'")]
     DuplicateColumn(String),
+    /// One table name (or alias) twice in a FROM clause (`FROM t, t`).
+    #[error("Not unique table/alias: '{0}'")]
+    NotUniqueTable(String),
     /// ALTER TABLE .. DROP COLUMN of a column the table does not have.
     #[error("Can't DROP '{0}'; check that column/key exists")]
     CantDropColumn(String),
@@ -440,6 +443,7 @@ impl BasaltError {
             BasaltError::ColumnCountMismatch(_) => 1136,
             BasaltError::NotAView(_) => 1347,
             BasaltError::DuplicateColumn(_) => 1060,
+            BasaltError::NotUniqueTable(_) => 1066,
             BasaltError::CantDropColumn(_) => 1091,
             BasaltError::CantDropAllColumns => 1090,
             BasaltError::KeyColumnMissing(_) => 1072,
@@ -545,7 +549,7 @@ impl BasaltError {
             1060 => "42S21",
             1172 | 1308 | 1309 | 1310 | 1313 | 1319 | 1324 | 1327 | 1407 | 1414 => "42000",
             1329 => "02000",
-            1234 | 1068 | 1286 | 1067 => "42000",
+            1234 | 1068 | 1286 | 1067 | 1066 => "42000",
             1213 => "40001",
             1339 => "20000",
             1325 | 1326 => "24000",

@@ -86,7 +86,7 @@ pub(crate) fn plan_comparison(
 
 /// True for the comparison operators MySQL's comparison rules retype: `=`, `<>`, `<`, `<=`,
 /// `>`, `>=` and the NULL-safe (in)equalities.
-pub(crate) fn is_comparison(op: &Operator) -> bool {
+pub fn is_comparison(op: &Operator) -> bool {
     matches!(
         op,
         Operator::Eq

@@ -74,7 +74,7 @@ mod empty_lists;
 mod entropy;
 mod exact_division;
 mod expr_rules;
-pub use expr_rules::rewrite_node_expressions;
+pub use expr_rules::{is_comparison, rewrite_node_expressions};
 mod extremum_by;
 pub mod foreach;
 mod fraction_digits;

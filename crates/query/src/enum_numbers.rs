@@ -145,17 +145,7 @@ fn numeric_reading(
                     | Operator::Divide
                     | Operator::Modulo
             );
-            let comparison = matches!(
-                op,
-                Operator::Eq
-                    | Operator::NotEq
-                    | Operator::Lt
-                    | Operator::LtEq
-                    | Operator::Gt
-                    | Operator::GtEq
-                    | Operator::IsDistinctFrom
-                    | Operator::IsNotDistinctFrom
-            );
+            let comparison = basalt_functions::is_comparison(&op);
             let reads = |other: &Expr| arithmetic || (comparison && is_number(other, schema));
             let new_left = reads(&right).then(|| number(&left)).flatten();
             let new_right = reads(&left).then(|| number(&right)).flatten();

@@ -47,8 +47,18 @@ fn translated(e: DataFusionError) -> BasaltError {
             // Still shared (a join's build side fails every partition that waits on it).
             Err(arc) => match arc.find_root() {
                 DataFusionError::ResourcesExhausted(msg) => mem_limit_exceeded(msg),
-                // A Basalt error that cannot be moved out keeps its code through its text.
-                DataFusionError::External(inner) => remote_error(inner.to_string()),
+                // A Basalt error that cannot be moved out keeps its code: through its text
+                // for the kinds read from text, else as relayed.
+                DataFusionError::External(inner) => match remote_error(inner.to_string()) {
+                    BasaltError::Execution(message) => match inner.downcast_ref::<BasaltError>() {
+                        Some(b) => BasaltError::Relayed {
+                            code: b.mysql_code(),
+                            message,
+                        },
+                        None => BasaltError::Execution(message),
+                    },
+                    typed => typed,
+                },
                 _ => BasaltError::Execution(arc.to_string()),
             },
         },

@@ -63,6 +63,24 @@ pub enum BasaltError {
     /// One table name (or alias) twice in a FROM clause (`FROM t, t`).
     #[error("Not unique table/alias: '{0}'")]
     NotUniqueTable(String),
+    /// `OVER w` or `OVER (w ..)` naming a window the query block does not define.
+    #[error("Window name '{0}' is not defined.")]
+    UndefinedWindow(String),
+    /// Named windows that refine each other in a cycle (`w1 AS (w2), w2 AS (w1)`).
+    #[error("There is a circularity in the window dependency graph.")]
+    WindowCycle,
+    /// A window that refines another and has its own PARTITION BY.
+    #[error("A window which depends on another cannot define partitioning.")]
+    WindowChildPartitioning,
+    /// A window with a frame that another window refines.
+    #[error("Window '{0}' has a frame definition, so cannot be referenced by another window.")]
+    WindowInheritsFrame(String),
+    /// A window with an ORDER BY that refines one which has an ORDER BY too.
+    #[error("Window '{window}' cannot inherit '{base}' since both contain an ORDER BY clause.")]
+    WindowRedefinesOrder { window: String, base: String },
+    /// A recursive CTE still giving rows after `@@cte_max_recursion_depth` iterations.
+    #[error("Recursive query aborted after {0} iterations. Try increasing @@cte_max_recursion_depth to a larger value.")]
+    RecursionDepth(u64),
     /// ALTER TABLE .. DROP COLUMN of a column the table does not have.
     #[error("Can't DROP '{0}'; check that column/key exists")]
     CantDropColumn(String),
@@ -293,6 +311,10 @@ pub enum BasaltError {
     /// found, 1414 OUT argument that is no variable, 1324-1326 cursors, ..).
     #[error("{message}")]
     Routine { code: u16, message: String },
+    /// A Basalt error several partitions of a plan share (it cannot be moved out of the
+    /// shared handle): its code and text, as the error itself had them.
+    #[error("{message}")]
+    Relayed { code: u16, message: String },
     /// A transaction's COMMIT found a table it wrote changed by another session's publish in a
     /// way its changes cannot be replayed on (MySQL's 1213, ER_LOCK_DEADLOCK); nothing of the
     /// transaction was published. The string says which table.
@@ -444,6 +466,12 @@ impl BasaltError {
             BasaltError::NotAView(_) => 1347,
             BasaltError::DuplicateColumn(_) => 1060,
             BasaltError::NotUniqueTable(_) => 1066,
+            BasaltError::UndefinedWindow(_) => 3579,
+            BasaltError::WindowCycle => 3580,
+            BasaltError::WindowChildPartitioning => 3581,
+            BasaltError::WindowInheritsFrame(_) => 3582,
+            BasaltError::WindowRedefinesOrder { .. } => 3583,
+            BasaltError::RecursionDepth(_) => 3636,
             BasaltError::CantDropColumn(_) => 1091,
             BasaltError::CantDropAllColumns => 1090,
             BasaltError::KeyColumnMissing(_) => 1072,
@@ -505,6 +533,7 @@ impl BasaltError {
             BasaltError::ProcedureArguments { .. } => 1318,
             BasaltError::ProcedureRecursion { .. } => 1456,
             BasaltError::Routine { code, .. } => *code,
+            BasaltError::Relayed { code, .. } => *code,
             BasaltError::InvalidData(_) => 1366,
             BasaltError::IncorrectDateValue(_) => 1292,
             // ER_TOO_MANY_CONCURRENT_TRXS: the server is out of room for more write work right

@@ -149,6 +149,8 @@ impl Default for SqlSettings {
 pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
     crate::identifier_case::fold(stmt, settings.table_name_case);
     crate::shadowed_ctes::rewrite(stmt);
+    crate::recursive_limits::rewrite(stmt);
+    crate::cte_column_lists::rewrite(stmt);
     crate::partition_selection::rewrite(stmt);
     crate::join_hints::rewrite(stmt);
     crate::using_joins::rewrite(stmt);
@@ -635,6 +637,17 @@ pub(crate) fn plain_args(f: &Function) -> Option<Vec<Expr>> {
         {
             unnamed_args(list)
         }
+        _ => None,
+    }
+}
+
+/// The query `sql` parses to, if it parses to one.
+pub(crate) fn parsed_query(sql: &str) -> Option<basalt_sql::ast::Query> {
+    match basalt_sql::parse_one(sql) {
+        Ok(basalt_sql::Statement::Standard(stmt)) => match *stmt {
+            Statement::Query(query) => Some(*query),
+            _ => None,
+        },
         _ => None,
     }
 }

@@ -225,6 +225,7 @@ fn physical_optimizer_rules(
     cluster: bool,
 ) -> Vec<Arc<dyn datafusion::physical_optimizer::PhysicalOptimizerRule + Send + Sync>> {
     let mut rules = datafusion::physical_optimizer::optimizer::PhysicalOptimizer::new().rules;
+    rules.push(Arc::new(basalt_query::RecursionDepth));
     if cluster {
         rules.push(Arc::new(basalt_dist::GatherSingleTaskInputs));
         // Reversed LAG/LEAD lose their direction in plan fragments' wire form.
@@ -473,6 +474,10 @@ impl Session {
             Ok(VarValue::Str(mode)) => mode,
             _ => String::new(),
         };
+        let recursion_depth = match self.variables().get("cte_max_recursion_depth") {
+            Ok(VarValue::Int(n)) => n.clamp(0, u32::MAX as i64) as u64,
+            _ => 1000,
+        };
         let current = self
             .ctx
             .state_ref()
@@ -488,6 +493,7 @@ impl Session {
                     o.time_zone.clone(),
                     o.routine_depth,
                     o.block_encryption_mode.clone(),
+                    o.cte_max_recursion_depth,
                 )
             });
         self.sync_parallelism();
@@ -499,6 +505,7 @@ impl Session {
             zone.clone(),
             depth,
             block_mode.clone(),
+            recursion_depth,
         );
         if current.as_ref() != Some(&wanted) {
             let state_ref = self.ctx.state_ref();
@@ -513,6 +520,7 @@ impl Session {
                 o.time_zone = zone;
                 o.routine_depth = depth;
                 o.block_encryption_mode = block_mode;
+                o.cte_max_recursion_depth = recursion_depth;
             }
         }
     }

@@ -3,7 +3,8 @@
 //! one within its query; DataFusion refuses the name ("specified more than once"). Each such
 //! inner CTE gets a name of its own, and the tables of its query that name it (outside queries
 //! that name it yet again, and outside its own definition, where the name still means the
-//! outer one) read the new name under the old one as alias, so qualified columns keep working.
+//! outer one, unless the WITH is RECURSIVE) read the new name under the old one as alias, so
+//! qualified columns keep working.
 use basalt_sql::ast::{
     Ident, ObjectName, ObjectNamePart, Query, Statement, TableAlias, TableFactor, VisitMut,
     VisitorMut,
@@ -56,9 +57,12 @@ impl VisitorMut for Scopes {
                 new,
                 hidden_depth: 0,
             };
-            // The later CTEs of the same WITH and the query's own body read the new name.
-            for later in with.cte_tables.iter_mut().skip(i + 1) {
-                let _ = later.query.visit(&mut rename);
+            // The later CTEs of the same WITH and the query's own body read the new name;
+            // under WITH RECURSIVE every CTE of the WITH does, its own definition included
+            // (its recursive reference is to itself, not to the outer one).
+            let first_reader = if with.recursive { 0 } else { i + 1 };
+            for reader in with.cte_tables.iter_mut().skip(first_reader) {
+                let _ = reader.query.visit(&mut rename);
             }
             let _ = query.body.visit(&mut rename);
             if let Some(order_by) = query.order_by.as_mut() {
@@ -73,6 +77,16 @@ impl VisitorMut for Scopes {
         self.visible.pop();
         ControlFlow::Continue(())
     }
+}
+
+/// In `query`, the tables named `old` (one part, any case) read `new` under the alias `old`,
+/// except inside queries that define `old` again.
+pub(crate) fn rename_tables(query: &mut Query, old: &str, new: &str) {
+    let _ = query.visit(&mut Rename {
+        old: old.to_lowercase(),
+        new: new.to_string(),
+        hidden_depth: 0,
+    });
 }
 
 /// Tables named `old` read `new` (aliased `old`), except inside queries that define `old`.
@@ -141,6 +155,11 @@ mod tests {
         assert_eq!(
             rewritten("WITH t AS (SELECT 1 AS a) SELECT * FROM t, (WITH t AS (SELECT a + 1 AS a FROM t) SELECT t.a FROM t) x"),
             "WITH t AS (SELECT 1 AS a) SELECT * FROM t, (WITH t__basalt_cte_1 AS (SELECT a + 1 AS a FROM t) SELECT t.a FROM t__basalt_cte_1 AS t) x"
+        );
+        // A recursive inner CTE reads itself, not the outer one.
+        assert_eq!(
+            rewritten("WITH RECURSIVE x AS (SELECT 1 AS a UNION SELECT a + 1 FROM x WHERE a < 3) SELECT * FROM x WHERE a IN (WITH RECURSIVE x AS (SELECT 5 AS a UNION SELECT a + 2 FROM x AS r WHERE a < 9) SELECT a FROM x)"),
+            "WITH RECURSIVE x AS (SELECT 1 AS a UNION SELECT a + 1 FROM x WHERE a < 3) SELECT * FROM x WHERE a IN (WITH RECURSIVE x__basalt_cte_1 AS (SELECT 5 AS a UNION SELECT a + 2 FROM x__basalt_cte_1 AS r WHERE a < 9) SELECT a FROM x__basalt_cte_1 AS x)"
         );
         let kept = "WITH t AS (SELECT 1) SELECT * FROM (WITH u AS (SELECT 2) SELECT * FROM u) x, t";
         assert_eq!(rewritten(kept), kept);

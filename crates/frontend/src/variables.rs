@@ -79,6 +79,8 @@ pub static VARIABLES: &[VarDef] = &[
     def("collation_connection", Str, Both, "utf8mb4_general_ci"),
     def("collation_database", Str, Both, "utf8mb4_general_ci"),
     def("collation_server", Str, Both, "utf8mb4_general_ci"),
+    // The iterations a recursive CTE may run (`recursion_depth`'s limit on its plan).
+    def("cte_max_recursion_depth", Int, Both, "1000"),
     def("default_storage_engine", Str, Both, "OLAP"),
     // WEEK(d)'s mode (mysql_compat's week rewrite reads it).
     def("default_week_format", Int, Both, "0"),

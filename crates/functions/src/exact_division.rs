@@ -42,6 +42,8 @@ datafusion::common::extensions_options! {
         pub routine_depth: usize, default = 0
         /// `@@block_encryption_mode`: AES_ENCRYPT/AES_DECRYPT's mode when no argument names one.
         pub block_encryption_mode: String, default = "aes-128-ecb".to_string()
+        /// `@@cte_max_recursion_depth`: the iterations a recursive CTE may run.
+        pub cte_max_recursion_depth: u64, default = 1000
     }
 }
 

@@ -17,6 +17,7 @@ mod outer_aggregates;
 mod provider;
 mod pruning;
 mod query_planner;
+mod recursion_depth;
 mod scalar_subquery_rows;
 mod scan;
 mod scan_io;
@@ -40,6 +41,7 @@ pub use outer_aggregate_calls::outer_aggregate_call;
 pub use outer_aggregates::{aggregates_outer_values, OuterAggregates};
 pub use provider::{table_schema, BasaltTable};
 pub use query_planner::BasaltQueryPlanner;
+pub use recursion_depth::{limited_recursion_name, RecursionDepth};
 pub use scalar_subquery_rows::SingleRowScalarSubqueries;
 pub use scan::{register_segment_store, ScanReports};
 pub use sink::{

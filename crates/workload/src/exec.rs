@@ -19,6 +19,7 @@ use datafusion::physical_plan::execution_plan::{ChildrenPropertiesMode, ReplaceC
 use datafusion::physical_plan::metrics::MetricsSet;
 use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties};
 use futures::Stream;
+use std::any::Any;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -105,6 +106,24 @@ impl ExecutionPlan for AccountedExec {
             account: self.account.clone(),
             pause: None,
             leaf: self.inner.children().is_empty(),
+        }))
+    }
+
+    // A recursive CTE hands its work table to the WorkTableExec of its recursive term, and
+    // resets that term's operators before each iteration: both must reach the wrapped
+    // operator (without them every recursive query failed with "Unexpected empty work table").
+    fn with_new_state(&self, state: Arc<dyn Any + Send + Sync>) -> Option<Arc<dyn ExecutionPlan>> {
+        let inner = self.inner.with_new_state(state)?;
+        Some(Arc::new(AccountedExec {
+            inner,
+            account: self.account.clone(),
+        }))
+    }
+
+    fn reset_state(self: Arc<Self>) -> Result<Arc<dyn ExecutionPlan>> {
+        Ok(Arc::new(AccountedExec {
+            inner: self.inner.clone().reset_state()?,
+            account: self.account.clone(),
         }))
     }
 

@@ -1,0 +1,116 @@
+//! LIMIT and OFFSET on a recursive CTE (`WITH RECURSIVE s AS (SELECT 1 AS n UNION ALL SELECT
+//! n + 1 FROM s LIMIT 5)`): MySQL stops the recursion once the CTE has given that many rows.
+//! DataFusion dropped the clause, so the recursion ran on to its depth limit and the query
+//! answered with every row. Such a CTE becomes two: the recursion, under a name of its own
+//! that carries the LIMIT to the physical plan (`basalt_query::limited_recursion_name`; its
+//! recursive references read that name), and, under the old name, a plain reader of its rows.
+//! A LIMIT of anything but literal numbers is left as it was.
+
+use basalt_sql::ast::{
+    Cte, Expr, Ident, LimitClause, Query, SetExpr, Statement, TableAlias, Value, VisitMut,
+    VisitorMut,
+};
+use std::ops::ControlFlow;
+
+/// Splits every recursive CTE of `stmt` that has a LIMIT or OFFSET.
+pub(crate) fn rewrite(stmt: &mut Statement) {
+    let _ = stmt.visit(&mut Limits);
+}
+
+struct Limits;
+
+impl VisitorMut for Limits {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
+        let Some(with) = &mut query.with else {
+            return ControlFlow::Continue(());
+        };
+        if !with.recursive {
+            return ControlFlow::Continue(());
+        }
+        let mut i = 0;
+        while i < with.cte_tables.len() {
+            if let Some(reader) = split(&mut with.cte_tables[i]) {
+                with.cte_tables.insert(i + 1, reader);
+                i += 1;
+            }
+            i += 1;
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// Renames a recursive CTE with a LIMIT and returns the CTE that reads it under its name.
+fn split(cte: &mut Cte) -> Option<Cte> {
+    if !matches!(cte.query.body.as_ref(), SetExpr::SetOperation { .. }) {
+        return None;
+    }
+    let (skip, fetch) = literal_limit(cte.query.limit_clause.as_ref()?)?;
+    let old = cte.alias.name.clone();
+    let recursion = basalt_query::limited_recursion_name(&old.value, skip, fetch);
+    let reader_query =
+        crate::mysql_compat::parsed_query(&format!("SELECT * FROM {}", Ident::new(&recursion)))?;
+    cte.query.limit_clause = None;
+    crate::shadowed_ctes::rename_tables(&mut cte.query, &old.value, &recursion);
+    let mut reader = cte.clone();
+    cte.alias.name = Ident::new(&recursion);
+    reader.alias = TableAlias {
+        explicit: cte.alias.explicit,
+        name: old,
+        columns: Vec::new(),
+        at: None,
+    };
+    reader.query = Box::new(reader_query);
+    Some(reader)
+}
+
+/// `(skip, fetch)` of a LIMIT written with literal numbers.
+fn literal_limit(limit: &LimitClause) -> Option<(usize, usize)> {
+    let number = |e: &Expr| match e {
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) => n.parse::<usize>().ok(),
+            _ => None,
+        },
+        _ => None,
+    };
+    match limit {
+        LimitClause::LimitOffset {
+            limit: Some(limit),
+            offset,
+            limit_by,
+        } if limit_by.is_empty() => {
+            let skip = match offset {
+                Some(offset) => number(&offset.value)?,
+                None => 0,
+            };
+            Some((skip, number(limit)?))
+        }
+        LimitClause::OffsetCommaLimit { offset, limit } => Some((number(offset)?, number(limit)?)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rewritten(sql: &str) -> String {
+        let mut stmt = crate::mysql_compat::parsed(sql);
+        rewrite(&mut stmt);
+        stmt.to_string()
+    }
+
+    #[test]
+    fn the_limit_reads_the_recursion() {
+        assert_eq!(
+            rewritten("WITH RECURSIVE s (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s LIMIT 2, 5) SELECT * FROM s"),
+            "WITH RECURSIVE s__basalt_limit_2_5 (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s__basalt_limit_2_5 AS s), \
+             s AS (SELECT * FROM s__basalt_limit_2_5) SELECT * FROM s"
+        );
+        let kept = "WITH s AS (SELECT 1 UNION ALL SELECT 2 LIMIT 1) SELECT * FROM s";
+        assert_eq!(rewritten(kept), kept);
+        assert!(rewritten("WITH RECURSIVE s AS (SELECT 1 UNION ALL SELECT 2 FROM s LIMIT 1 OFFSET 2) SELECT * FROM s")
+            .contains("s__basalt_limit_2_1"));
+    }
+}

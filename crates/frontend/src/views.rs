@@ -537,6 +537,7 @@ impl QueryEngine {
             &mut stmt,
         )?;
         crate::statement_limits::prepare(&mut stmt)?;
+        crate::named_windows::resolve(&mut stmt)?;
         crate::lateral_views::rewrite(&mut stmt)?;
         crate::mysql_compat::rewrite(&mut stmt, &session.sql_settings());
         self.rewrite_function_calls(session, &mut stmt)?;

@@ -206,6 +206,7 @@ impl QueryEngine {
             session.database().as_deref(),
             &mut numbered,
         )?;
+        crate::named_windows::resolve(&mut numbered)?;
         crate::lateral_views::rewrite(&mut numbered)?;
         crate::mysql_compat::rewrite(&mut numbered, &session.sql_settings());
         self.rewrite_function_calls(session, &mut numbered)?;

@@ -119,6 +119,7 @@ impl QueryEngine {
         let expressions = crate::statement_limits::prepare(&mut stmt)?;
         // Before ORDER BY positions become the aliases they name (`grouping`).
         crate::ambiguous_aliases::check(&stmt)?;
+        crate::named_windows::resolve(&mut stmt)?;
         crate::lateral_views::rewrite(&mut stmt)?;
         crate::mysql_compat::rewrite(&mut stmt, &session.sql_settings());
         self.rewrite_function_calls(session, &mut stmt)?;

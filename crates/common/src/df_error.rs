@@ -85,7 +85,13 @@ fn translated(e: DataFusionError) -> BasaltError {
         DataFusionError::Plan(msg) => plan_error(msg),
         DataFusionError::ArrowError(ae, _) => arrow_error(*ae),
         DataFusionError::ResourcesExhausted(msg) => mem_limit_exceeded(&msg),
-        DataFusionError::NotImplemented(msg) => BasaltError::NotSupported(msg),
+        // DataFusion's texts often end in "not supported" already; said once.
+        DataFusionError::NotImplemented(msg) => BasaltError::NotSupported(
+            msg.strip_suffix(" are not supported")
+                .or_else(|| msg.strip_suffix(" is not supported"))
+                .unwrap_or(&msg)
+                .to_string(),
+        ),
         other => BasaltError::Execution(strip_prefix(other.to_string())),
     }
 }
@@ -199,6 +205,26 @@ fn strip_prefix(s: String) -> String {
 #[cfg(test)]
 mod remote_tests {
     use super::*;
+
+    #[test]
+    fn not_supported_is_said_once() {
+        let e = from_df(DataFusionError::NotImplemented(
+            "Multiple recursive references to the same CTE are not supported".into(),
+        ));
+        assert_eq!(e.mysql_code(), 1235);
+        assert_eq!(
+            e.to_string(),
+            "Multiple recursive references to the same CTE is not supported"
+        );
+    }
+
+    #[test]
+    fn a_shared_basalt_error_keeps_its_code() {
+        let shared = std::sync::Arc::new(to_df(BasaltError::RecursionDepth(11)));
+        let _other_holder = shared.clone();
+        let e = from_df(DataFusionError::Shared(shared));
+        assert_eq!(e.mysql_code(), 3636, "{e}");
+    }
 
     #[test]
     fn an_out_of_range_error_from_a_backend_keeps_its_code() {

@@ -6,14 +6,16 @@
 //! number (NULL), and ORDER BY sorted alphabetically: silent wrong answers.
 //!
 //! An analyzer rule before type coercion finds the plan's ENUM/SET columns through its table
-//! scans (by table name or alias, [`crate::scanned_tables`]) and reads each in those
-//! places through `enum_number(col, 'enum' | 'set', members..)`. A column renamed by a derived
-//! table or view keeps its text reading; SUM/AVG and unary minus of an ENUM fail while the
-//! SQL is planned, before this rule, as they did.
+//! scans (by table name or alias, [`crate::scanned_tables`]) and through the derived tables
+//! and views that pass them on unchanged, and reads each in those places (CASE's operand
+//! too) through `enum_number(col, 'enum' | 'set', members..)`. A column computed from an
+//! ENUM (`CONCAT(e)`) keeps its text reading; SUM/AVG and unary minus of an ENUM fail while
+//! the SQL is planned, before this rule, as they did.
 
 use basalt_catalog::AllowedValues;
+use datafusion::arrow::datatypes::DataType;
 use datafusion::common::config::ConfigOptions;
-use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
 use datafusion::common::{Column, DFSchema, Result};
 use datafusion::logical_expr::expr::InList;
 use datafusion::logical_expr::{
@@ -55,7 +57,7 @@ fn rewrite_node(node: LogicalPlan, columns: &[MemberColumn]) -> Result<Transform
         let mut changed = false;
         let mut keys = Vec::with_capacity(sort.expr.len());
         for s in sort.expr {
-            let expr = match number_of(&s.expr, columns) {
+            let expr = match number_of(&s.expr, columns, &schema) {
                 Some(number) => Transformed::yes(number),
                 None => s
                     .expr
@@ -94,15 +96,84 @@ fn member_columns(plan: &LogicalPlan) -> Result<Vec<MemberColumn>> {
             }
         }
     }
+    if found.is_empty() {
+        return Ok(found);
+    }
+    // Derived tables and views (`SELECT .. FROM (SELECT e FROM t) AS d WHERE d.e = 1`): an
+    // ENUM column their select list passes on unchanged is one under their alias too. Each
+    // pass reaches one more level of nesting.
+    for _ in 0..8 {
+        let mut passed = Vec::new();
+        plan.apply_with_subqueries(|node| {
+            if let LogicalPlan::SubqueryAlias(alias) = node {
+                passed.extend(passed_on(alias, &found));
+            }
+            Ok(TreeNodeRecursion::Continue)
+        })?;
+        passed.retain(|p: &MemberColumn| {
+            !found.iter().any(|f| {
+                f.relation.eq_ignore_ascii_case(&p.relation)
+                    && f.column.eq_ignore_ascii_case(&p.column)
+            })
+        });
+        if passed.is_empty() {
+            break;
+        }
+        found.extend(passed);
+    }
     Ok(found)
 }
 
+/// The ENUM/SET columns a derived table (or view) named by `alias` passes on from its input.
+fn passed_on(
+    alias: &datafusion::logical_expr::SubqueryAlias,
+    columns: &[MemberColumn],
+) -> Vec<MemberColumn> {
+    let relation = alias.alias.table().to_string();
+    let outputs = alias.schema.fields().iter().map(|f| f.name().clone());
+    let sources: Vec<Option<Column>> = match alias.input.as_ref() {
+        LogicalPlan::Projection(projection) => projection
+            .expr
+            .iter()
+            .map(|e| match e.clone().unalias() {
+                Expr::Column(c) => Some(c),
+                _ => None,
+            })
+            .collect(),
+        input => input
+            .schema()
+            .iter()
+            .map(|(q, f)| Some(Column::new(q.cloned(), f.name())))
+            .collect(),
+    };
+    outputs
+        .zip(sources)
+        .filter_map(|(column, source)| {
+            let found = find(&source?, columns)?;
+            Some(MemberColumn {
+                relation: relation.clone(),
+                column,
+                allowed: found.allowed.clone(),
+            })
+        })
+        .collect()
+}
+
 /// `e` read as its number, when it is an ENUM/SET column of the plan (unambiguously).
-fn number_of(e: &Expr, columns: &[MemberColumn]) -> Option<Expr> {
+fn number_of(e: &Expr, columns: &[MemberColumn], schema: &DFSchema) -> Option<Expr> {
     let Expr::Column(column) = e else {
         return None;
     };
     let found = find(column, columns)?;
+    // ENUM/SET values are text: a column of another type that happens to share a name with
+    // one (an alias reused in another scope) keeps its reading.
+    let text = e.get_type(schema).is_ok_and(|t| {
+        matches!(t, DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8)
+            || matches!(t, DataType::Dictionary(_, v) if v.as_ref() == &DataType::Utf8)
+    });
+    if !text {
+        return None;
+    }
     let kind = if found.allowed.set { "set" } else { "enum" };
     let mut args = vec![e.clone(), lit(kind)];
     args.extend(found.allowed.values.iter().map(|m| lit(m.clone())));
@@ -134,7 +205,7 @@ fn numeric_reading(
     columns: &[MemberColumn],
     schema: &DFSchema,
 ) -> Result<Transformed<Expr>> {
-    let number = |x: &Expr| number_of(x, columns);
+    let number = |x: &Expr| number_of(x, columns, schema);
     Ok(match e {
         Expr::BinaryExpr(BinaryExpr { left, op, right }) => {
             let arithmetic = matches!(
@@ -181,6 +252,21 @@ fn numeric_reading(
                     ..list
                 })),
                 None => Transformed::no(Expr::InList(list)),
+            }
+        }
+        // `CASE e WHEN 1 THEN ..`: the operand is compared with numbers.
+        Expr::Case(mut case)
+            if case
+                .when_then_expr
+                .iter()
+                .all(|(when, _)| is_number(when, schema)) =>
+        {
+            match case.expr.as_deref().and_then(number) {
+                Some(n) => {
+                    case.expr = Some(Box::new(n));
+                    Transformed::yes(Expr::Case(case))
+                }
+                None => Transformed::no(Expr::Case(case)),
             }
         }
         Expr::Cast(cast) if cast.field.data_type().is_numeric() => match number(&cast.expr) {

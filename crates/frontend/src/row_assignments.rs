@@ -81,6 +81,70 @@ fn involves_variables(e: &Expr) -> bool {
     .is_break()
 }
 
+/// ORDER BY an item evaluated here (`SELECT @i := f1 AS j .. ORDER BY 1`, `ORDER BY j`) sorts
+/// by the value it assigns (`f1`), which DataFusion computes; the item itself is a NULL
+/// placeholder there (ordering by it left the rows unsorted, or found no column `j`). An item
+/// whose value reads a variable has no order before the rows are evaluated: refused.
+fn order_by_assigned_values(
+    query: &mut ast::Query,
+    items: &[Option<(Expr, String)>],
+) -> Result<()> {
+    let ast::SetExpr::Select(select) = query.body.as_ref() else {
+        return Ok(());
+    };
+    // Positions count select items only while no wildcard (several columns) comes first.
+    let positional = select
+        .projection
+        .iter()
+        .take_while(|i| {
+            matches!(
+                i,
+                SelectItem::UnnamedExpr(_) | SelectItem::ExprWithAlias { .. }
+            )
+        })
+        .count();
+    let Some(ast::OrderByKind::Expressions(order)) = query.order_by.as_mut().map(|o| &mut o.kind)
+    else {
+        return Ok(());
+    };
+    for key in order.iter_mut() {
+        let item = match &key.expr {
+            Expr::Value(v) => match &v.value {
+                Value::Number(n, _) => n
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&n| n >= 1 && n <= positional)
+                    .and_then(|n| items.get(n - 1)),
+                _ => None,
+            },
+            Expr::Identifier(name) => items.iter().find(|item| {
+                item.as_ref()
+                    .is_some_and(|(_, alias)| alias.eq_ignore_ascii_case(&name.value))
+            }),
+            _ => None,
+        };
+        let Some(Some((expr, _))) = item else {
+            continue;
+        };
+        let mut value = expr;
+        while let Expr::BinaryOp {
+            op: BinaryOperator::Assignment,
+            right,
+            ..
+        } = value
+        {
+            value = right;
+        }
+        if involves_variables(value) {
+            return Err(BasaltError::NotSupported(
+                "ORDER BY a select item whose value reads a user variable".into(),
+            ));
+        }
+        key.expr = value.clone();
+    }
+    Ok(())
+}
+
 /// The derived tables of `query`'s FROM clause that assign user variables, left to right (the
 /// order MySQL materializes them in), each a one-row SELECT without a table.
 pub(crate) fn assigning_derived_tables(query: &mut ast::Query) -> Result<Vec<ast::Query>> {
@@ -253,6 +317,7 @@ impl RowQuery {
                 alias: Ident::new(format!("{VALUE_PREFIX}{k}")),
             });
         }
+        order_by_assigned_values(&mut query, &items)?;
         // What is left must not assign anywhere else (WHERE, GROUP BY, subqueries...).
         let mut rest = query.clone();
         if let ast::SetExpr::Select(s) = rest.body.as_mut() {

@@ -21,6 +21,7 @@ mod column_origins;
 mod constant_not_in;
 mod create_table_as;
 mod cte_column_lists;
+mod cte_order;
 mod ddl_text;
 mod distinct_tuples;
 mod doris_aliases;

@@ -184,6 +184,24 @@ pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
             }
         }
         logical_operands(e);
+        // `-(9223372036854775808)`, `-0x80`: the negative number literal (MySQL's BIGINT or
+        // DECIMAL); DataFusion refused the negation of the unsigned value the literal is.
+        if let Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr,
+        } = e
+        {
+            if matches!(**expr, Expr::Nested(_) | Expr::Value(_)) {
+                let mut operand = (**expr).clone();
+                while let Expr::Nested(inner) = operand {
+                    operand = *inner;
+                }
+                crate::bit_literals::hex_as_number(&mut operand);
+                if matches!(&operand, Expr::Value(v) if matches!(v.value, Value::Number(..))) {
+                    **expr = operand;
+                }
+            }
+        }
         // `~x`: MySQL's unsigned 64-bit inversion.
         if let Expr::UnaryOp {
             op: UnaryOperator::BitwiseNot,

@@ -66,6 +66,9 @@ pub enum BasaltError {
     /// `OVER w` or `OVER (w ..)` naming a window the query block does not define.
     #[error("Window name '{0}' is not defined.")]
     UndefinedWindow(String),
+    /// One window name defined twice in a WINDOW clause (case-insensitively).
+    #[error("Window '{0}' is defined twice.")]
+    DuplicateWindow(String),
     /// Named windows that refine each other in a cycle (`w1 AS (w2), w2 AS (w1)`).
     #[error("There is a circularity in the window dependency graph.")]
     WindowCycle,
@@ -468,6 +471,7 @@ impl BasaltError {
             BasaltError::NotUniqueTable(_) => 1066,
             BasaltError::UndefinedWindow(_) => 3579,
             BasaltError::WindowCycle => 3580,
+            BasaltError::DuplicateWindow(_) => 3591,
             BasaltError::WindowChildPartitioning => 3581,
             BasaltError::WindowInheritsFrame(_) => 3582,
             BasaltError::WindowRedefinesOrder { .. } => 3583,

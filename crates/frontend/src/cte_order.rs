@@ -67,6 +67,13 @@ fn dependency_order(reads: &[Vec<usize>]) -> Option<Vec<usize>> {
     Some(order)
 }
 
+/// Whether `node` (a query or a part of one) reads a table named `name` (one part, any case).
+pub(crate) fn reads_table<V: Visit>(node: &V, name: &str) -> bool {
+    let mut tables = Tables::default();
+    let _ = node.visit(&mut tables);
+    tables.names.contains(&name.to_lowercase())
+}
+
 /// The one-part table names a query reads (lower case).
 #[derive(Default)]
 struct Tables {

@@ -8,8 +8,8 @@
 //! The names belong to their query block (a subquery neither sees nor hides the outer
 //! block's windows), match case-insensitively, and every definition is checked whether a
 //! call uses it or not, with MySQL's refusals: an unknown name (3579), a cycle (3580), a
-//! refining window with PARTITION BY (3581), refining a window with a frame (3582), and two
-//! ORDER BYs (3583).
+//! refining window with PARTITION BY (3581), refining a window with a frame (3582), two
+//! ORDER BYs (3583), and one name defined twice (3591).
 
 use basalt_common::{BasaltError, Result};
 use basalt_sql::ast::{
@@ -70,6 +70,11 @@ impl VisitorMut for Blocks {
 type Windows = Vec<(Ident, WindowSpec)>;
 
 fn resolved_definitions(definitions: &[NamedWindowDefinition]) -> Result<Windows> {
+    for (i, d) in definitions.iter().enumerate() {
+        if definitions[..i].iter().any(|e| same_name(&e.0, &d.0)) {
+            return Err(BasaltError::DuplicateWindow(d.0.value.clone()));
+        }
+    }
     let mut resolved: Vec<Option<WindowSpec>> = vec![None; definitions.len()];
     for i in 0..definitions.len() {
         resolve_definition(definitions, i, &mut resolved, &mut Vec::new())?;
@@ -259,6 +264,7 @@ mod tests {
         let code = |sql: &str| resolved(sql).unwrap_err().mysql_code();
         assert_eq!(code("SELECT row_number() OVER w FROM t"), 3579);
         assert_eq!(code("SELECT 1 FROM t WINDOW a AS (b), b AS (a)"), 3580);
+        assert_eq!(code("SELECT 1 FROM t WINDOW w AS (), W AS ()"), 3591);
         assert_eq!(
             code("SELECT 1 FROM t WINDOW a AS (), b AS (a PARTITION BY x)"),
             3581

@@ -4,11 +4,12 @@
 //! answered with every row. Such a CTE becomes two: the recursion, under a name of its own
 //! that carries the LIMIT to the physical plan (`basalt_query::limited_recursion_name`; its
 //! recursive references read that name), and, under the old name, a plain reader of its rows.
-//! A LIMIT of anything but literal numbers is left as it was.
+//! A LIMIT of anything but literal numbers is left as it was. A CTE of a WITH RECURSIVE that
+//! does not recurse lost its LIMIT in DataFusion too: its query moves into a derived table.
 
 use basalt_sql::ast::{
-    Cte, Expr, Ident, LimitClause, Query, SetExpr, Statement, TableAlias, Value, VisitMut,
-    VisitorMut,
+    Cte, Expr, Ident, LimitClause, ObjectName, Query, SetExpr, SetOperator, Statement, TableAlias,
+    TableFactor, Value, VisitMut, VisitorMut,
 };
 use std::ops::ControlFlow;
 
@@ -34,6 +35,8 @@ impl VisitorMut for Limits {
             if let Some(reader) = split(&mut with.cte_tables[i]) {
                 with.cte_tables.insert(i + 1, reader);
                 i += 1;
+            } else {
+                keep_limit(&mut with.cte_tables[i]);
             }
             i += 1;
         }
@@ -42,15 +45,30 @@ impl VisitorMut for Limits {
 }
 
 /// Renames a recursive CTE with a LIMIT and returns the CTE that reads it under its name.
+/// Only a UNION that reads itself is a recursion; any other CTE keeps its LIMIT.
 fn split(cte: &mut Cte) -> Option<Cte> {
-    if !matches!(cte.query.body.as_ref(), SetExpr::SetOperation { .. }) {
+    let SetExpr::SetOperation {
+        op: SetOperator::Union,
+        right,
+        ..
+    } = cte.query.body.as_ref()
+    else {
+        return None;
+    };
+    let old = cte.alias.name.clone();
+    if !crate::cte_order::reads_table(right.as_ref(), &old.value) {
         return None;
     }
     let (skip, fetch) = literal_limit(cte.query.limit_clause.as_ref()?)?;
-    let old = cte.alias.name.clone();
     let recursion = basalt_query::limited_recursion_name(&old.value, skip, fetch);
-    let reader_query =
-        crate::mysql_compat::parsed_query(&format!("SELECT * FROM {}", Ident::new(&recursion)))?;
+    let mut reader_query = crate::mysql_compat::parsed_query("SELECT * FROM recursion")?;
+    if let SetExpr::Select(select) = reader_query.body.as_mut() {
+        if let Some(TableFactor::Table { name, .. }) =
+            select.from.first_mut().map(|f| &mut f.relation)
+        {
+            *name = ObjectName::from(vec![Ident::new(&recursion)]);
+        }
+    }
     cte.query.limit_clause = None;
     crate::shadowed_ctes::rename_tables(&mut cte.query, &old.value, &recursion);
     let mut reader = cte.clone();
@@ -63,6 +81,30 @@ fn split(cte: &mut Cte) -> Option<Cte> {
     };
     reader.query = Box::new(reader_query);
     Some(reader)
+}
+
+/// A CTE of a WITH RECURSIVE that does not read itself: DataFusion dropped its LIMIT too
+/// (`WITH RECURSIVE s AS (SELECT 1 UNION ALL SELECT 2 LIMIT 1)` gave two rows). Its query
+/// moves into a derived table, which keeps the LIMIT.
+fn keep_limit(cte: &mut Cte) {
+    if cte.query.limit_clause.is_none()
+        || crate::cte_order::reads_table(&cte.query, &cte.alias.name.value)
+    {
+        return;
+    }
+    let Some(mut outer) =
+        crate::mysql_compat::parsed_query("SELECT * FROM (SELECT 1) AS __basalt_limited")
+    else {
+        return;
+    };
+    if let SetExpr::Select(select) = outer.body.as_mut() {
+        if let Some(TableFactor::Derived { subquery, .. }) =
+            select.from.first_mut().map(|f| &mut f.relation)
+        {
+            *subquery = cte.query.clone();
+            *cte.query = outer;
+        }
+    }
 }
 
 /// `(skip, fetch)` of a LIMIT written with literal numbers.
@@ -108,8 +150,13 @@ mod tests {
             "WITH RECURSIVE s__basalt_limit_2_5 (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s__basalt_limit_2_5 AS s), \
              s AS (SELECT * FROM s__basalt_limit_2_5) SELECT * FROM s"
         );
+        // No recursion: without RECURSIVE the LIMIT stays; with it, in a derived table.
         let kept = "WITH s AS (SELECT 1 UNION ALL SELECT 2 LIMIT 1) SELECT * FROM s";
         assert_eq!(rewritten(kept), kept);
+        assert_eq!(
+            rewritten("WITH RECURSIVE s AS (SELECT a FROM t EXCEPT SELECT a FROM u LIMIT 1) SELECT * FROM s"),
+            "WITH RECURSIVE s AS (SELECT * FROM (SELECT a FROM t EXCEPT SELECT a FROM u LIMIT 1) AS __basalt_limited) SELECT * FROM s"
+        );
         assert!(rewritten("WITH RECURSIVE s AS (SELECT 1 UNION ALL SELECT 2 FROM s LIMIT 1 OFFSET 2) SELECT * FROM s")
             .contains("s__basalt_limit_2_1"));
     }

@@ -83,8 +83,10 @@ fn involves_variables(e: &Expr) -> bool {
 
 /// ORDER BY an item evaluated here (`SELECT @i := f1 AS j .. ORDER BY 1`, `ORDER BY j`) sorts
 /// by the value it assigns (`f1`), which DataFusion computes; the item itself is a NULL
-/// placeholder there (ordering by it left the rows unsorted, or found no column `j`). An item
-/// whose value reads a variable has no order before the rows are evaluated: refused.
+/// placeholder there (ordering by it left the rows unsorted, or found no column `j`). A
+/// constant value orders nothing (the key is dropped). An item whose value reads a variable
+/// (`@rn := @rn + 1`) is computed in output order, so ascending by it is that order (the key
+/// reads the placeholder); descending would need the values before the rows exist: refused.
 fn order_by_assigned_values(
     query: &mut ast::Query,
     items: &[Option<(Expr, String)>],
@@ -103,30 +105,34 @@ fn order_by_assigned_values(
             )
         })
         .count();
-    let Some(ast::OrderByKind::Expressions(order)) = query.order_by.as_mut().map(|o| &mut o.kind)
-    else {
+    let Some(order_by) = query.order_by.as_mut() else {
         return Ok(());
     };
-    for key in order.iter_mut() {
+    let ast::OrderByKind::Expressions(order) = &mut order_by.kind else {
+        return Ok(());
+    };
+    let mut kept = Vec::with_capacity(order.len());
+    for mut key in order.drain(..) {
         let item = match &key.expr {
             Expr::Value(v) => match &v.value {
                 Value::Number(n, _) => n
                     .parse::<usize>()
                     .ok()
                     .filter(|&n| n >= 1 && n <= positional)
-                    .and_then(|n| items.get(n - 1)),
+                    .map(|n| n - 1),
                 _ => None,
             },
-            Expr::Identifier(name) => items.iter().find(|item| {
+            Expr::Identifier(name) => items.iter().position(|item| {
                 item.as_ref()
                     .is_some_and(|(_, alias)| alias.eq_ignore_ascii_case(&name.value))
             }),
             _ => None,
         };
-        let Some(Some((expr, _))) = item else {
+        let Some((i, Some((expr, _)))) = item.map(|i| (i, items.get(i).cloned().flatten())) else {
+            kept.push(key);
             continue;
         };
-        let mut value = expr;
+        let mut value = &expr;
         while let Expr::BinaryOp {
             op: BinaryOperator::Assignment,
             right,
@@ -136,11 +142,23 @@ fn order_by_assigned_values(
             value = right;
         }
         if involves_variables(value) {
-            return Err(BasaltError::NotSupported(
-                "ORDER BY a select item whose value reads a user variable".into(),
-            ));
+            if key.options.asc == Some(false) {
+                return Err(BasaltError::NotSupported(
+                    "ORDER BY .. DESC of a select item whose value reads a user variable".into(),
+                ));
+            }
+            key.expr = Expr::Identifier(Ident::new(format!("{ITEM_PREFIX}{i}")));
+        } else if matches!(value, Expr::Value(_)) {
+            continue;
+        } else {
+            key.expr = value.clone();
         }
-        key.expr = value.clone();
+        kept.push(key);
+    }
+    if kept.is_empty() {
+        query.order_by = None;
+    } else {
+        *order = kept;
     }
     Ok(())
 }

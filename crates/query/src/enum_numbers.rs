@@ -8,7 +8,10 @@
 //! An analyzer rule before type coercion finds the plan's ENUM/SET columns through its table
 //! scans (by table name or alias, [`crate::scanned_tables`]) and through the derived tables
 //! and views that pass them on unchanged, and reads each in those places (CASE's operand
-//! too) through `enum_number(col, 'enum' | 'set', members..)`. A column computed from an
+//! too) through `enum_number(col, 'enum' | 'set', members..)`. The columns are known by
+//! name for the whole plan, so an alias that also names a scanned table or another derived
+//! table of other values is left out (its columns keep their text reading, as before
+//! derived tables were followed). A column computed from an
 //! ENUM (`CONCAT(e)`) keeps its text reading; SUM/AVG and unary minus of an ENUM fail while
 //! the SQL is planned, before this rule, as they did.
 
@@ -96,40 +99,85 @@ fn member_columns(plan: &LogicalPlan) -> Result<Vec<MemberColumn>> {
             }
         }
     }
+    // One table read twice under one name (a CTE used twice) is one set of columns.
+    let mut unique: Vec<MemberColumn> = Vec::with_capacity(found.len());
+    for column in found {
+        let seen = unique.iter().any(|u| {
+            u.relation.eq_ignore_ascii_case(&column.relation)
+                && u.column.eq_ignore_ascii_case(&column.column)
+                && u.allowed == column.allowed
+        });
+        if !seen {
+            unique.push(column);
+        }
+    }
+    let mut found = unique;
     if found.is_empty() {
         return Ok(found);
     }
     // Derived tables and views (`SELECT .. FROM (SELECT e FROM t) AS d WHERE d.e = 1`): an
-    // ENUM column their select list passes on unchanged is one under their alias too. Each
-    // pass reaches one more level of nesting.
+    // ENUM column their select list passes on unchanged is one under their alias too. A name
+    // counts only when it means one thing in the whole plan: no table is scanned under it, and
+    // every derived table of that name passes the same ENUM column on (`d` of another scope
+    // over a VARCHAR column keeps its text reading). Each pass reaches one more level.
+    let scanned: Vec<String> = crate::scanned_tables::scanned_tables(plan)?
+        .into_iter()
+        .map(|(relation, _)| relation.to_lowercase())
+        .collect();
     for _ in 0..8 {
-        let mut passed = Vec::new();
+        let mut derived: Vec<(String, Vec<PassedColumn>)> = Vec::new();
         plan.apply_with_subqueries(|node| {
             if let LogicalPlan::SubqueryAlias(alias) = node {
-                passed.extend(passed_on(alias, &found));
+                derived.push((alias.alias.table().to_lowercase(), passed_on(alias, &found)));
             }
             Ok(TreeNodeRecursion::Continue)
         })?;
-        passed.retain(|p: &MemberColumn| {
-            !found.iter().any(|f| {
-                f.relation.eq_ignore_ascii_case(&p.relation)
-                    && f.column.eq_ignore_ascii_case(&p.column)
-            })
-        });
-        if passed.is_empty() {
+        let mut added = false;
+        for (relation, columns) in &derived {
+            if scanned.contains(relation) {
+                continue;
+            }
+            for (column, allowed) in columns {
+                let Some(allowed) = allowed else { continue };
+                let known = found.iter().any(|f| {
+                    f.relation.eq_ignore_ascii_case(relation)
+                        && f.column.eq_ignore_ascii_case(column)
+                });
+                // Every derived table of this name passes this column on as the same ENUM.
+                let agreed = derived
+                    .iter()
+                    .filter(|(r, _)| r == relation)
+                    .all(|(_, cols)| {
+                        cols.iter().any(|(c, a)| {
+                            c.eq_ignore_ascii_case(column) && a.as_ref() == Some(allowed)
+                        })
+                    });
+                if !known && agreed {
+                    found.push(MemberColumn {
+                        relation: relation.clone(),
+                        column: column.clone(),
+                        allowed: allowed.clone(),
+                    });
+                    added = true;
+                }
+            }
+        }
+        if !added {
             break;
         }
-        found.extend(passed);
     }
     Ok(found)
 }
 
-/// The ENUM/SET columns a derived table (or view) named by `alias` passes on from its input.
+/// An output column of a derived table, with the ENUM/SET members it passes on unchanged
+/// from its input (`None`: a column of other values).
+type PassedColumn = (String, Option<AllowedValues>);
+
+/// Each output column of a derived table (or view), as [`PassedColumn`].
 fn passed_on(
     alias: &datafusion::logical_expr::SubqueryAlias,
     columns: &[MemberColumn],
-) -> Vec<MemberColumn> {
-    let relation = alias.alias.table().to_string();
+) -> Vec<PassedColumn> {
     let outputs = alias.schema.fields().iter().map(|f| f.name().clone());
     let sources: Vec<Option<Column>> = match alias.input.as_ref() {
         LogicalPlan::Projection(projection) => projection
@@ -148,13 +196,9 @@ fn passed_on(
     };
     outputs
         .zip(sources)
-        .filter_map(|(column, source)| {
-            let found = find(&source?, columns)?;
-            Some(MemberColumn {
-                relation: relation.clone(),
-                column,
-                allowed: found.allowed.clone(),
-            })
+        .map(|(column, source)| {
+            let allowed = source.and_then(|s| find(&s, columns).map(|found| found.allowed.clone()));
+            (column, allowed)
         })
         .collect()
 }

@@ -45,7 +45,10 @@ impl PhysicalOptimizerRule for RecursionDepth {
             };
             // Counted already (the term may sit under the projection DataFusion adds).
             let term = recursive.recursive_term();
-            let counted = |p: &Arc<dyn ExecutionPlan>| p.downcast_ref::<IterationCount>().is_some();
+            let counted = |p: &Arc<dyn ExecutionPlan>| {
+                p.downcast_ref::<IterationCount>()
+                    .is_some_and(|c| c.role == Role::Iteration)
+            };
             if counted(term) || term.children().first().is_some_and(|c| counted(c)) {
                 return Ok(Transformed::no(node));
             }

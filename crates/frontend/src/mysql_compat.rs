@@ -149,8 +149,7 @@ impl Default for SqlSettings {
 pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
     crate::identifier_case::fold(stmt, settings.table_name_case);
     crate::shadowed_ctes::rewrite(stmt);
-    crate::cte_order::rewrite(stmt);
-    crate::recursive_limits::rewrite(stmt);
+    crate::recursive_with::rewrite(stmt);
     crate::cte_column_lists::rewrite(stmt);
     crate::partition_selection::rewrite(stmt);
     crate::join_hints::rewrite(stmt);

@@ -34,15 +34,8 @@ impl VisitorMut for Blocks {
     // Post-order: a subquery's windows are resolved before its enclosing block looks at its
     // own calls, so no inner call is left to be matched against outer names.
     fn post_visit_select(&mut self, select: &mut Select) -> ControlFlow<BasaltError> {
-        let outcome = resolved_definitions(&select.named_window).and_then(|windows| {
-            let mut refs = References::new(&windows);
-            let _ = visit_expressions_mut(select, |e| refs.replace(e));
-            refs.outcome()
-        });
-        match outcome {
-            Ok(()) => ControlFlow::Continue(()),
-            Err(e) => ControlFlow::Break(e),
-        }
+        let definitions = select.named_window.clone();
+        resolve_in(&definitions, select)
     }
 
     // The query's ORDER BY sees the windows of its SELECT (`ORDER BY ROW_NUMBER() OVER w`).
@@ -54,15 +47,23 @@ impl VisitorMut for Blocks {
             SetExpr::Select(select) => select.named_window.as_slice(),
             _ => &[],
         };
-        let outcome = resolved_definitions(definitions).and_then(|windows| {
-            let mut refs = References::new(&windows);
-            let _ = visit_expressions_mut(order_by, |e| refs.replace(e));
-            refs.outcome()
-        });
-        match outcome {
-            Ok(()) => ControlFlow::Continue(()),
-            Err(e) => ControlFlow::Break(e),
-        }
+        resolve_in(definitions, order_by)
+    }
+}
+
+/// Resolves every window reference of the calls in `node` against the block's `definitions`.
+fn resolve_in<N: VisitMut>(
+    definitions: &[NamedWindowDefinition],
+    node: &mut N,
+) -> ControlFlow<BasaltError> {
+    let outcome = resolved_definitions(definitions).and_then(|windows| {
+        let mut refs = References::new(&windows);
+        let _ = visit_expressions_mut(node, |e| refs.replace(e));
+        refs.outcome()
+    });
+    match outcome {
+        Ok(()) => ControlFlow::Continue(()),
+        Err(e) => ControlFlow::Break(e),
     }
 }
 

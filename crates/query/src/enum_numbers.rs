@@ -87,10 +87,18 @@ fn rewrite_node(node: LogicalPlan, columns: &[MemberColumn]) -> Result<Transform
 
 /// The ENUM/SET columns of the plan's tables, by the names the plan reads them under.
 fn member_columns(plan: &LogicalPlan) -> Result<Vec<MemberColumn>> {
-    let mut found = Vec::new();
-    for (relation, table) in crate::scanned_tables::scanned_tables(plan)? {
+    let scans = crate::scanned_tables::scanned_tables(plan)?;
+    let mut found: Vec<MemberColumn> = Vec::new();
+    for (relation, table) in &scans {
         for c in &table.columns {
-            if let Some(allowed) = &c.allowed {
+            let Some(allowed) = &c.allowed else { continue };
+            // One table read twice under one name (a CTE used twice) is one set of columns.
+            let seen = found.iter().any(|f| {
+                f.relation.eq_ignore_ascii_case(relation)
+                    && f.column.eq_ignore_ascii_case(&c.name)
+                    && &f.allowed == allowed
+            });
+            if !seen {
                 found.push(MemberColumn {
                     relation: relation.clone(),
                     column: c.name.clone(),
@@ -99,19 +107,6 @@ fn member_columns(plan: &LogicalPlan) -> Result<Vec<MemberColumn>> {
             }
         }
     }
-    // One table read twice under one name (a CTE used twice) is one set of columns.
-    let mut unique: Vec<MemberColumn> = Vec::with_capacity(found.len());
-    for column in found {
-        let seen = unique.iter().any(|u| {
-            u.relation.eq_ignore_ascii_case(&column.relation)
-                && u.column.eq_ignore_ascii_case(&column.column)
-                && u.allowed == column.allowed
-        });
-        if !seen {
-            unique.push(column);
-        }
-    }
-    let mut found = unique;
     if found.is_empty() {
         return Ok(found);
     }
@@ -120,10 +115,7 @@ fn member_columns(plan: &LogicalPlan) -> Result<Vec<MemberColumn>> {
     // counts only when it means one thing in the whole plan: no table is scanned under it, and
     // every derived table of that name passes the same ENUM column on (`d` of another scope
     // over a VARCHAR column keeps its text reading). Each pass reaches one more level.
-    let scanned: Vec<String> = crate::scanned_tables::scanned_tables(plan)?
-        .into_iter()
-        .map(|(relation, _)| relation.to_lowercase())
-        .collect();
+    let scanned: Vec<String> = scans.iter().map(|(r, _)| r.to_lowercase()).collect();
     for _ in 0..8 {
         let mut derived: Vec<(String, Vec<PassedColumn>)> = Vec::new();
         plan.apply_with_subqueries(|node| {

@@ -507,7 +507,7 @@ async fn workload_groups_apply_and_report_on_every_backend() {
     let usage = "SELECT be_id, cpu_limit_percent, cpu_time_ms, local_scan_bytes \
                  FROM information_schema.workload_group_resource_usage \
                  WHERE workload_group_name = 'wg' ORDER BY be_id";
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let r = rows(&mut conn, usage).await;
         let on_backends: Vec<&Vec<Option<String>>> = r
@@ -534,7 +534,7 @@ async fn workload_groups_apply_and_report_on_every_backend() {
         vec![vec![Some("99900000".into())]]
     );
     exec(&mut conn, "SET enable_profile = false").await;
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Instant::now() + Duration::from_secs(30);
     let listed = loop {
         let list = rows(&mut conn, "SHOW QUERY PROFILE").await;
         if let Some(p) = list
@@ -631,12 +631,27 @@ async fn workload_groups_apply_and_report_on_every_backend() {
     )
     .await;
     let mut scanner = cluster.connect().await;
+    let scanner_id = scanner.id();
     let mut result = scanner
         .query_iter("SELECT k, v, REPEAT('x', 200) FROM w.t")
         .await
         .expect("start the query");
     let _first: Option<mysql_async::Row> = result.next().await.expect("first row");
-    tokio::time::sleep(Duration::from_secs(4)).await;
+    // The policy ends the statement as soon as the backends' heartbeats show its scans (the
+    // figures active_queries shows); it looks every 100 ms.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let scanned = format!(
+        "SELECT scan_rows > 1000 FROM information_schema.active_queries \
+         WHERE connection_id = {scanner_id}"
+    );
+    while rows(&mut conn, &scanned).await != vec![vec![Some("1".into())]] {
+        assert!(
+            Instant::now() < deadline,
+            "the backends' scans never showed"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
     let rest: Result<Vec<mysql_async::Row>, _> = result.collect().await;
     let err = rest.expect_err("cancelled by the policy");
     assert!(err.to_string().contains("big_scans"), "{err}");

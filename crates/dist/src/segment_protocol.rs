@@ -117,7 +117,8 @@ pub struct BackendStatus {
     /// The live usage of each workload group this backend has run queries of.
     #[serde(default)]
     pub groups: Vec<GroupUsageReport>,
-    /// What each query running here now has used here.
+    /// What each query running here now has used here, and the final figures of those that
+    /// finished here in the last few seconds (`finished` set).
     #[serde(default)]
     pub queries: Vec<crate::workload_tag::QueryUsage>,
 }

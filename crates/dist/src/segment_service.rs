@@ -74,7 +74,7 @@ impl SegmentService {
         let mut status = BackendStatus {
             scanned_tablets: self.scans.scanned(),
             groups,
-            queries: self.workloads.running(),
+            queries: self.workloads.current(),
             ..Default::default()
         };
         let data = self.storage.data_dir().join("data");

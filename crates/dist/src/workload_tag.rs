@@ -119,6 +119,17 @@ fn from_hex(text: &str) -> Option<Vec<u8>> {
 /// How many finished queries' usage a backend keeps for profiles.
 const KEPT_FINISHED: usize = 1000;
 
+/// How long a finished query's usage stays in the backend's heartbeat: a fragment that ends
+/// between two heartbeats (1 s apart) is still reported to the frontend, whose statement may
+/// still be running (sending buffered rows) and judged by workload policies.
+const REPORTED_AFTER_FINISH: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// A finished query's usage here and when its last fragment here ended.
+struct Finished {
+    at: std::time::Instant,
+    usage: QueryUsage,
+}
+
 /// One query's share of a backend: its account (charged by the fragments' operators and
 /// scans here) and the execution environment with its group's memory pool. When its last
 /// fragment ends, its usage is kept among the finished queries.
@@ -126,7 +137,7 @@ pub struct BackendQuery {
     pub id: String,
     pub account: Arc<QueryAccount>,
     pub runtime: Arc<RuntimeEnv>,
-    finished: Arc<Mutex<VecDeque<QueryUsage>>>,
+    finished: Arc<Mutex<VecDeque<Finished>>>,
 }
 
 impl BackendQuery {
@@ -149,8 +160,15 @@ impl Drop for BackendQuery {
     fn drop(&mut self) {
         let usage = self.usage(true);
         let mut finished = self.finished.lock();
+        let at = std::time::Instant::now();
         // A query whose fragments here did not overlap ran here more than once: one record.
-        if let Some(earlier) = finished.iter_mut().rev().find(|u| u.query == usage.query) {
+        if let Some(record) = finished
+            .iter_mut()
+            .rev()
+            .find(|f| f.usage.query == usage.query)
+        {
+            record.at = at;
+            let earlier = &mut record.usage;
             earlier.wall_ms = earlier.wall_ms.max(usage.wall_ms);
             earlier.cpu_ms += usage.cpu_ms;
             earlier.scan_rows += usage.scan_rows;
@@ -161,7 +179,7 @@ impl Drop for BackendQuery {
         if finished.len() >= KEPT_FINISHED {
             finished.pop_front();
         }
-        finished.push_back(usage);
+        finished.push_back(Finished { at, usage });
     }
 }
 
@@ -187,7 +205,7 @@ pub struct BackendWorkloads {
     /// By query id; an entry lives while a fragment of the query does.
     queries: Mutex<HashMap<String, Weak<BackendQuery>>>,
     /// The most recently finished queries' usage, oldest first.
-    finished: Arc<Mutex<VecDeque<QueryUsage>>>,
+    finished: Arc<Mutex<VecDeque<Finished>>>,
 }
 
 impl BackendWorkloads {
@@ -199,15 +217,26 @@ impl BackendWorkloads {
         }
     }
 
-    /// The usage here of every query running here now.
-    pub fn running(&self) -> Vec<QueryUsage> {
+    /// The usage here of every query running here now, and of those that finished here in
+    /// the last few seconds (their final figures).
+    pub fn current(&self) -> Vec<QueryUsage> {
         let running: Vec<Arc<BackendQuery>> = self
             .queries
             .lock()
             .values()
             .filter_map(Weak::upgrade)
             .collect();
-        running.iter().map(|q| q.usage(false)).collect()
+        let mut out: Vec<QueryUsage> = running.iter().map(|q| q.usage(false)).collect();
+        drop(running);
+        let finished = self.finished.lock();
+        let recent = finished
+            .iter()
+            .rev()
+            .filter(|f| f.at.elapsed() < REPORTED_AFTER_FINISH)
+            .filter(|f| out.iter().all(|u| u.query != f.usage.query));
+        let recent: Vec<QueryUsage> = recent.map(|f| f.usage.clone()).collect();
+        out.extend(recent);
+        out
     }
 
     /// The usage here of each of `queries` that has run here (running or finished).
@@ -224,8 +253,8 @@ impl BackendWorkloads {
         let finished = self.finished.lock();
         for q in queries {
             if out.iter().all(|u| &u.query != q) {
-                if let Some(u) = finished.iter().rev().find(|u| &u.query == q) {
-                    out.push(u.clone());
+                if let Some(f) = finished.iter().rev().find(|f| &f.usage.query == q) {
+                    out.push(f.usage.clone());
                 }
             }
         }

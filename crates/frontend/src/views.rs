@@ -195,28 +195,40 @@ fn qualify_tables(query: &mut Query, db: &str) {
 /// The text a view's SELECT is stored as. A `t PARTITION (p1)` is stored in the form the
 /// planner resolves (`` `t PARTITION (p1)` AS t ``, see `partition_selection`): sqlparser prints
 /// the clause without the space before PARTITION, text that would not parse again.
-fn stored_text(query: &Query) -> String {
+fn stored_text(query: &Query, pipes_as_concat: bool) -> String {
     let mut stmt = ast::Statement::Query(Box::new(query.clone()));
     crate::partition_selection::rewrite(&mut stmt);
-    let _ = stmt.visit(&mut ParenthesizeUnaryOperands);
+    let _ = stmt.visit(&mut SessionFreeText { pipes_as_concat });
     stmt.to_string()
 }
 
-/// `(NOT 0) * 5` (MySQL's `!0 * 5`) prints as `NOT 0 * 5`, which reads back as `NOT (0 * 5)`:
-/// a unary operation that is an operand of a binary one is stored in parentheses.
-struct ParenthesizeUnaryOperands;
+/// A view's text reads back the same in every session. `(NOT 0) * 5` (MySQL's `!0 * 5`)
+/// prints as `NOT 0 * 5`, which reads back as `NOT (0 * 5)`, and `!NULL IS TRUE` as
+/// `NOT (NULL IS TRUE)`: every unary operation is stored in parentheses. `a || b` means
+/// CONCAT under PIPES_AS_CONCAT and OR otherwise: it is stored as the one it meant when
+/// the view was made (`concat(a, b)`, as MySQL stores it, or `a OR b`).
+struct SessionFreeText {
+    pipes_as_concat: bool,
+}
 
-impl VisitorMut for ParenthesizeUnaryOperands {
+impl VisitorMut for SessionFreeText {
     type Break = ();
 
     fn post_visit_expr(&mut self, expr: &mut ast::Expr) -> ControlFlow<()> {
-        if let ast::Expr::BinaryOp { left, right, .. } = expr {
-            for side in [left, right] {
-                if matches!(**side, ast::Expr::UnaryOp { .. }) {
-                    let inner = std::mem::replace(&mut **side, ast::Expr::value(ast::Value::Null));
-                    **side = ast::Expr::Nested(Box::new(inner));
+        match expr {
+            ast::Expr::UnaryOp { .. } => {
+                let inner = std::mem::replace(expr, ast::Expr::value(ast::Value::Null));
+                *expr = ast::Expr::Nested(Box::new(inner));
+            }
+            ast::Expr::BinaryOp { left, op, right } if *op == ast::BinaryOperator::StringConcat => {
+                if self.pipes_as_concat {
+                    let (left, right) = ((**left).clone(), (**right).clone());
+                    *expr = crate::mysql_compat::call("concat", vec![left, right]);
+                } else {
+                    *op = ast::BinaryOperator::Or;
                 }
             }
+            _ => {}
         }
         ControlFlow::Continue(())
     }
@@ -348,7 +360,7 @@ impl QueryEngine {
             }
             Err(e) => return Err(e),
         };
-        let definition = stored_text(&query);
+        let definition = stored_text(&query, session.sql_settings().pipes_as_concat);
         let columns = match names {
             Some(names) if names.len() != schema.fields().len() => {
                 return Err(BasaltError::ViewColumnCount)

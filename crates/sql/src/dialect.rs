@@ -126,6 +126,38 @@ impl BasaltDialect {
     }
 }
 
+impl BasaltDialect {
+    /// `expr [NOT] BETWEEN low AND high` as MySQL's grammar reads it: `low` binds tighter than
+    /// every predicate, `high` is a predicate itself (`2 BETWEEN 1 AND 3 IN (0, 1)` is
+    /// `2 BETWEEN 1 AND (3 IN (0, 1))`), and neither takes a comparison.
+    fn parse_between(&self, parser: &mut Parser, expr: &Expr) -> Option<Result<Expr, ParserError>> {
+        let is = |t: &Token, k: Keyword| matches!(t, Token::Word(w) if w.keyword == k);
+        let [first, second] = parser.peek_tokens::<2>();
+        let negated = is(&first, Keyword::NOT);
+        if !is(if negated { &second } else { &first }, Keyword::BETWEEN) {
+            return None;
+        }
+        parser.next_token();
+        if negated {
+            parser.next_token();
+        }
+        let predicate = self.prec_value(Precedence::Between);
+        let comparison = self.prec_value(Precedence::Eq);
+        let bounds = (|| {
+            let low = parser.parse_subexpr(predicate)?;
+            parser.expect_keyword_is(Keyword::AND)?;
+            let high = parser.parse_subexpr(comparison)?;
+            Ok(Expr::Between {
+                expr: Box::new(expr.clone()),
+                negated,
+                low: Box::new(low),
+                high: Box::new(high),
+            })
+        })();
+        Some(bounds)
+    }
+}
+
 /// Whether `tokens` hold an arrow (`->`) followed by something other than a string literal:
 /// Doris's lambda, where MySQL's JSON arrow always takes a literal path.
 pub fn lambda_arrows(tokens: &[TokenWithSpan]) -> bool {
@@ -159,6 +191,9 @@ impl Dialect for BasaltDialect {
     }
 
     fn get_next_precedence(&self, parser: &Parser) -> Option<Result<u8, ParserError>> {
+        if crate::operator_forms::at_predicate_form(parser) {
+            return Some(Ok(self.prec_value(Precedence::Like)));
+        }
         if crate::operator_forms::at_comparison_form(parser) {
             return Some(Ok(self.prec_value(Precedence::Eq)));
         }
@@ -232,11 +267,15 @@ impl Dialect for BasaltDialect {
         }))
     }
 
-    /// LIKE and REGEXP are comparisons in MySQL, of one level with `=` and left-associative
-    /// (`'a' LIKE 'a' = 1` is `('a' LIKE 'a') = 1`).
+    /// MySQL's grammar has two levels where the parser's default has one. Its predicates
+    /// (`[NOT] LIKE`, `REGEXP`, `IN`, `BETWEEN`, `SOUNDS LIKE`, `MEMBER OF`) bind tighter than
+    /// its comparisons (`=`, `<=>`, `<`, `<>` ..): `1 = 3 LIKE 3` is `1 = (3 LIKE 3)` and
+    /// `2 = 3 IN (0, 1)` is `2 = (3 IN (0, 1))`, while `'a' LIKE 'a' = 1` stays
+    /// `('a' LIKE 'a') = 1`. Both levels associate to the left, below `|` and above `IS`.
     fn prec_value(&self, prec: Precedence) -> u8 {
         match prec {
-            Precedence::Like => self.mysql.prec_value(Precedence::Eq),
+            Precedence::Like | Precedence::Between => self.mysql.prec_value(Precedence::Eq),
+            Precedence::Eq => self.mysql.prec_value(Precedence::Eq) - 1,
             other => self.mysql.prec_value(other),
         }
     }
@@ -247,6 +286,9 @@ impl Dialect for BasaltDialect {
         expr: &Expr,
         precedence: u8,
     ) -> Option<Result<Expr, ParserError>> {
+        if let Some(between) = self.parse_between(parser, expr) {
+            return Some(between);
+        }
         if let Some(in_list) = crate::in_lists::parse(parser, expr) {
             return Some(in_list);
         }
@@ -412,6 +454,29 @@ mod tests {
         match expr {
             Expr::BinaryOp { left, op, right } => format!("({} {op} {})", tree(left), tree(right)),
             Expr::Nested(inner) => tree(inner),
+            Expr::Like { expr, pattern, .. } => format!("({} LIKE {})", tree(expr), tree(pattern)),
+            Expr::RLike { expr, pattern, .. } => {
+                format!("({} REGEXP {})", tree(expr), tree(pattern))
+            }
+            Expr::InList { expr, list, .. } => {
+                let list: Vec<String> = list.iter().map(tree).collect();
+                format!("({} IN ({}))", tree(expr), list.join(", "))
+            }
+            Expr::Between {
+                expr,
+                low,
+                high,
+                negated,
+            } => {
+                let not = if *negated { "NOT " } else { "" };
+                format!(
+                    "({} {not}BETWEEN {} AND {})",
+                    tree(expr),
+                    tree(low),
+                    tree(high)
+                )
+            }
+            Expr::IsTrue(inner) => format!("({} IS TRUE)", tree(inner)),
             other => other.to_string(),
         }
     }
@@ -450,6 +515,36 @@ mod tests {
         assert_eq!(shape("(ATAN(-1) MOD FLOOR(1))"), "(ATAN(-1) % FLOOR(1))");
         assert_eq!(shape("MOD(7, 2) MOD 3"), "(MOD(7, 2) % 3)");
         assert_eq!(shape("2 * 7 MOD 4"), "((2 * 7) % 4)");
+    }
+
+    #[test]
+    fn predicates_bind_tighter_than_comparisons_and_both_from_the_left() {
+        assert_eq!(shape("2 = 3 IN (0, 1)"), "(2 = (3 IN (0, 1)))");
+        assert_eq!(shape("1 = 3 LIKE 3"), "(1 = (3 LIKE 3))");
+        assert_eq!(shape("1 <=> 3 REGEXP 3"), "(1 <=> (3 REGEXP 3))");
+        assert_eq!(
+            shape("2 >= 3 BETWEEN 1 AND 3"),
+            "(2 >= (3 BETWEEN 1 AND 3))"
+        );
+        assert_eq!(shape("'a' LIKE 'a' = 1"), "(('a' LIKE 'a') = 1)");
+        assert_eq!(shape("2 LIKE 2 LIKE 1"), "((2 LIKE 2) LIKE 1)");
+        assert_eq!(shape("1 = 1 = 1"), "((1 = 1) = 1)");
+        assert_eq!(shape("1 = 1 IS TRUE"), "((1 = 1) IS TRUE)");
+        assert_eq!(shape("1 | 2 = 3"), "((1 | 2) = 3)");
+        // BETWEEN's upper bound is a predicate; its lower one binds tighter than any.
+        assert_eq!(
+            shape("2 BETWEEN 1 AND 3 IN (0, 1)"),
+            "(2 BETWEEN 1 AND (3 IN (0, 1)))"
+        );
+        assert_eq!(
+            shape("2 BETWEEN 1 AND 3 BETWEEN 1 AND 3"),
+            "(2 BETWEEN 1 AND (3 BETWEEN 1 AND 3))"
+        );
+        assert_eq!(shape("2 BETWEEN 1 AND 3 = 1"), "((2 BETWEEN 1 AND 3) = 1)");
+        assert_eq!(
+            shape("a NOT BETWEEN 1 + 1 AND 3 AND b"),
+            "((a NOT BETWEEN (1 + 1) AND 3) AND b)"
+        );
     }
 
     #[test]

@@ -106,9 +106,15 @@ fn at_not_match_operator(p: &Parser) -> Option<&'static str> {
 }
 
 /// Whether the parser is at an infix operator of comparison precedence that `sqlparser` does
-/// not know: `SOUNDS LIKE` or a full-text `[NOT] MATCH_*`.
+/// not know: a full-text `[NOT] MATCH_*`.
 pub(crate) fn at_comparison_form(p: &Parser) -> bool {
-    at_sounds_like(p) || at_match_operator(p).is_some() || at_not_match_operator(p).is_some()
+    at_match_operator(p).is_some() || at_not_match_operator(p).is_some()
+}
+
+/// Whether the parser is at an infix operator of predicate precedence (that of LIKE) that
+/// `sqlparser` does not know: `SOUNDS LIKE`.
+pub(crate) fn at_predicate_form(p: &Parser) -> bool {
+    at_sounds_like(p)
 }
 
 /// `SOUNDS LIKE b` after `left`, `col MATCH_* 'words'`, or `[NOT] REGEXP | RLIKE NULL`, when
@@ -202,7 +208,7 @@ mod tests {
     }
 
     #[test]
-    fn sounds_like_compares_soundex_codes_at_comparison_precedence() {
+    fn sounds_like_compares_soundex_codes_at_predicate_precedence() {
         assert_eq!(
             parse_one("SELECT a SOUNDS LIKE 'mud' AND b"),
             "SELECT soundex(a) = soundex('mud') AND b"

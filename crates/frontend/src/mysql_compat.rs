@@ -232,10 +232,46 @@ pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
         if let Some(converted) = crate::charset_conversions::rewrite(e) {
             *e = converted;
         }
+        no_escape_character(e);
         rewrite_expr(e, time_zone);
         ControlFlow::<()>::Continue(())
     });
     crate::cast_names::rewrite(stmt);
+}
+
+/// `LIKE p ESCAPE ''`: MySQL's pattern without an escape character. The LIKE kernels escape
+/// with the backslash, so the pattern's backslashes are doubled to match themselves.
+fn no_escape_character(e: &mut Expr) {
+    let (Expr::Like {
+        pattern,
+        escape_char,
+        ..
+    }
+    | Expr::ILike {
+        pattern,
+        escape_char,
+        ..
+    }) = e
+    else {
+        return;
+    };
+    let empty = escape_char.as_ref().is_some_and(|v| {
+        matches!(&v.value, Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) if s.is_empty())
+    });
+    if !empty {
+        return;
+    }
+    *escape_char = None;
+    let original = std::mem::replace(&mut **pattern, Expr::value(Value::Null));
+    **pattern = match original {
+        Expr::Value(v) => match &v.value {
+            Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => {
+                string(&s.replace('\\', "\\\\"))
+            }
+            _ => Expr::Value(v),
+        },
+        other => call("replace", vec![other, string("\\"), string("\\\\")]),
+    };
 }
 
 pub(crate) fn call(name: &str, args: Vec<Expr>) -> Expr {
@@ -954,6 +990,14 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
             basalt_functions::MYSQL_NEGATE_TEXT,
             vec![(**expr).clone()],
         )),
+        // `-u` of an UNSIGNED column, `-(a < b)`, `- @a`: DataFusion plans `-` only of signed
+        // numbers, before any type is known; the analyzer gives `mysql_negate` its meaning.
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr,
+        } if !is_literal_operand(expr) => {
+            Some(call(basalt_functions::MYSQL_NEGATE, vec![(**expr).clone()]))
+        }
         // TRIM([side] rem FROM s) removes `rem` as a string (MySQL, Doris), not its characters.
         Expr::Trim {
             expr,
@@ -1184,6 +1228,15 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
 }
 
 /// A string literal or a CONCAT, whose `-` MySQL takes as the negated number of its text.
+/// A literal (a number, a placeholder, NULL, an interval), whose negation DataFusion plans.
+fn is_literal_operand(e: &Expr) -> bool {
+    match e {
+        Expr::Nested(inner) => is_literal_operand(inner),
+        Expr::Value(_) | Expr::Interval(_) => true,
+        _ => false,
+    }
+}
+
 fn is_text_operand(e: &Expr) -> bool {
     match e {
         Expr::Nested(inner) => is_text_operand(inner),

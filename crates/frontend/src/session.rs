@@ -161,6 +161,8 @@ fn analyzer_rules(
         .position(|r| r.name() == "type_coercion")
         .map_or(rules.len(), |i| i + 1);
     rules.insert(coerced, Arc::new(basalt_functions::DatetimeTextCasts));
+    // BOOLEAN values become 1 or 0 as text, in the casts coercion added too.
+    rules.insert(coerced, Arc::new(basalt_functions::BooleanCasts));
     // TIME values (signed spans past 24 hours) converted MySQL's way, not as times of day.
     rules.insert(coerced, Arc::new(basalt_functions::SignedTimeCasts));
     // Text that coercion casts to a date read MySQL's way (NULL for no date).

@@ -1,8 +1,10 @@
 //! Casts to and from BOOLEAN that Arrow cannot perform, as Doris performs them: a DECIMAL is
 //! true when it is not zero (`CAST(0.001 AS BOOLEAN)` is true, `CAST(0.000 AS BOOLEAN)` false),
 //! and a BOOLEAN cast to a DATE or DATETIME is its number (0 or 1) read as a date, which is no
-//! date: NULL. An analyzer rule before type coercion routes them through a DOUBLE and a BIGINT,
-//! whose casts the other rules already give MySQL's and Doris's meaning.
+//! date: NULL. A BOOLEAN as text is its number, `1` or `0` (`CAST(1 = 1 AS CHAR)`, `(2 LIKE 2)
+//! LIKE 1`, `length(a < b)`), where Arrow writes `true`. The analyzer rule routes them through
+//! a DOUBLE and a BIGINT, whose casts the other rules already give MySQL's and Doris's
+//! meaning; it runs before type coercion and again after it, for the casts coercion adds.
 
 use crate::expr_rules::rewrite_node_expressions;
 use datafusion::arrow::datatypes::DataType;
@@ -14,7 +16,7 @@ use datafusion::logical_expr::{Cast, Expr, ExprSchemable, LogicalPlan};
 use datafusion::optimizer::AnalyzerRule;
 
 /// The analyzer rule; it must run before DataFusion's type coercion and the rules that give
-/// number-to-date casts their meaning.
+/// number-to-date casts their meaning, and again after type coercion.
 #[derive(Debug, Default)]
 pub struct BooleanCasts;
 
@@ -45,6 +47,9 @@ fn step(source: &DataType, target: &DataType) -> Option<DataType> {
     match (source, target) {
         (_, DataType::Boolean) if decimal => Some(DataType::Float64),
         (DataType::Boolean, _) if date => Some(DataType::Int64),
+        (DataType::Boolean, DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8) => {
+            Some(DataType::Int64)
+        }
         _ => None,
     }
 }

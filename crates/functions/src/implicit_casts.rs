@@ -1,6 +1,7 @@
 //! Strings where a number is expected, as Doris reads them. A string in arithmetic is a DOUBLE
-//! (`'5' * 2` is 10, `'1.5' + 1` is 2.5), where DataFusion refuses to plan; CAST of a string to
-//! an integer type reads a decimal string and truncates it (`CAST('1212.31' AS INT)` is 1212),
+//! (`'5' * 2` is 10, `'1.5' + 1` is 2.5), where DataFusion refuses to plan (and so is `-x`, see
+//! [`crate::negation`]); CAST of a string to an integer type reads a decimal string and
+//! truncates it (`CAST('1212.31' AS INT)` is 1212),
 //! where DataFusion fails the query; a string that is no number, or a value outside the target
 //! type, is NULL (Doris's rule) rather than an error; CAST of a string to DATE or DATETIME reads
 //! MySQL's relaxed forms (`2012/12/31`, `12-12-31`), NULL for no valid date (MySQL and Doris).
@@ -33,6 +34,16 @@ use std::sync::{Arc, OnceLock};
 
 fn is_string(t: &DataType) -> bool {
     matches!(t, DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8)
+}
+
+fn is_decimal(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Decimal32(..)
+            | DataType::Decimal64(..)
+            | DataType::Decimal128(..)
+            | DataType::Decimal256(..)
+    )
 }
 
 fn is_number(t: &DataType) -> bool {
@@ -79,8 +90,16 @@ impl ExprPlanner for StringArithmeticPlanner {
             }
             _ => {}
         }
-        // A string operand of a bitwise operator is its number rounded to an integer
-        // (MySQL: `2 ^ '31'` is 29, `0 | '1.9'` is 2).
+        // A string or fractional operand of a bitwise operator is its number rounded to an
+        // integer, a boolean its 1 or 0 (MySQL: `2 ^ '31'` is 29, `0 | '1.9'` is 2, `2 / 3 & 3`
+        // is 1, `1 << !0` is 2).
+        // MySQL's `/` gives a fraction even of integers (the exact division is planned later).
+        let quotient = |e: &Expr| matches!(e, Expr::BinaryExpr(b) if b.op == datafusion::logical_expr::Operator::Divide);
+        let fraction = |e: &Expr, t: &DataType| t.is_floating() || is_decimal(t) || quotient(e);
+        let not_integer = |e: &Expr| {
+            operand_type(e, schema)
+                .is_some_and(|t| is_string(&t) || t == DataType::Boolean || fraction(e, &t))
+        };
         if matches!(
             expr.op,
             Sql::BitwiseAnd
@@ -89,15 +108,16 @@ impl ExprPlanner for StringArithmeticPlanner {
                 | Sql::PGBitwiseXor
                 | Sql::PGBitwiseShiftLeft
                 | Sql::PGBitwiseShiftRight
-        ) && (is_text(&expr.left) || is_text(&expr.right))
+        ) && (not_integer(&expr.left) || not_integer(&expr.right))
         {
-            let integer = |e: Expr| {
-                if is_text(&e) {
-                    let rounded = datafusion::functions::math::round().call(vec![to_number(e)]);
+            let integer = |e: Expr| match operand_type(&e, schema) {
+                Some(DataType::Boolean) => Expr::Cast(Cast::new(Box::new(e), DataType::Int64)),
+                Some(t) if is_string(&t) || fraction(&e, &t) => {
+                    let number = if is_string(&t) { to_number(e) } else { e };
+                    let rounded = datafusion::functions::math::round().call(vec![number]);
                     Expr::TryCast(TryCast::new(Box::new(rounded), DataType::Int64))
-                } else {
-                    e
                 }
+                _ => e,
             };
             return Ok(PlannerResult::Original(RawBinaryExpr {
                 op: expr.op,
@@ -262,6 +282,19 @@ fn casts(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
                 Err(expr) => Transformed::no(Expr::TryCast(TryCast {
                     expr: Box::new(expr),
                     field,
+                })),
+            })
+        }
+        // `-x` of anything but a literal, as MySQL negates it (`- @a` of a string, `-u` of an
+        // UNSIGNED column, `-(a < b)`).
+        Expr::ScalarFunction(f) if f.name() == crate::negation::NAME && f.args.len() == 1 => {
+            let mut args = f.args;
+            let x = args.remove(0);
+            Ok(match type_of(&x) {
+                Some(t) => Transformed::yes(crate::negation::negated(x, &t)),
+                None => Transformed::no(Expr::ScalarFunction(ScalarFunction {
+                    func: f.func,
+                    args: vec![x],
                 })),
             })
         }

@@ -118,6 +118,7 @@ mod mysql_rounding;
 mod mysql_time_format;
 mod mysql_values;
 mod named_cast;
+mod negation;
 mod nested_casts;
 mod null_concat;
 mod null_fallbacks;
@@ -202,6 +203,7 @@ pub use member_numbers::{function as enum_number, NAME as ENUM_NUMBER};
 pub use mixed_result_types::MixedResultTypes;
 pub use mysql_comparisons::{ComparisonsPlanner, MySqlComparisons};
 pub use mysql_rounding::function_name as mysql_rounding_function;
+pub use negation::NAME as MYSQL_NEGATE;
 pub use text_negation::NAME as MYSQL_NEGATE_TEXT;
 pub mod wire;
 pub use asof_joins::{AsofJoins, ASOF_MATCH};
@@ -335,6 +337,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.push(count_arguments::function());
     v.push(mysql_rand::function());
     v.push(text_negation::function());
+    v.push(negation::function().clone());
     v.push(compound_extract::function());
     v
 }

@@ -1,7 +1,8 @@
 //! MySQL's comparisons of booleans and JSON values with other types. MySQL's BOOLEAN is
 //! TINYINT(1): `TRUE = 1`, `flag = 1`, `ON false = 1`, `flag IN (0, 1)` and
-//! `flag BETWEEN 0 AND 1` compare numbers, where DataFusion refuses `Boolean = Int64`; a
-//! boolean beside a number or text, or in arithmetic (`TRUE + 1`), is read as 1 or 0.
+//! `flag BETWEEN 0 AND 1` and `(a < b) IN (SELECT ..)` compare numbers, where DataFusion
+//! refuses `Boolean = Int64`; a boolean beside a number or text, or in arithmetic (`TRUE + 1`),
+//! is read as 1 or 0.
 //!
 //! A JSON value (Basalt's JSON is text carrying the `arrow.json` marker) compared with a
 //! boolean compares as MySQL's JSON comparator does: the boolean becomes JSON `true`/`false`
@@ -201,6 +202,20 @@ fn rewrite(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
             } else {
                 Transformed::no(e)
             })
+        }
+        // `(NOT 2) IN (SELECT 0 UNION SELECT 2)`: the boolean is its number.
+        Expr::InSubquery(mut in_subquery)
+            if type_of(&in_subquery.expr).as_ref().is_some_and(is_boolean)
+                && in_subquery
+                    .subquery
+                    .subquery
+                    .schema()
+                    .fields()
+                    .first()
+                    .is_some_and(|f| f.data_type().is_numeric() || is_text(f.data_type())) =>
+        {
+            in_subquery.expr = Box::new(as_number(*in_subquery.expr));
+            Ok(Transformed::yes(Expr::InSubquery(in_subquery)))
         }
         Expr::InList(InList {
             expr,

@@ -1,10 +1,11 @@
 //! Casts to and from BOOLEAN that Arrow cannot perform, as Doris performs them: a DECIMAL is
 //! true when it is not zero (`CAST(0.001 AS BOOLEAN)` is true, `CAST(0.000 AS BOOLEAN)` false),
 //! and a BOOLEAN cast to a DATE or DATETIME is its number (0 or 1) read as a date, which is no
-//! date: NULL. A BOOLEAN as text is its number, `1` or `0` (`CAST(1 = 1 AS CHAR)`, `(2 LIKE 2)
-//! LIKE 1`, `length(a < b)`), where Arrow writes `true`. The analyzer rule routes them through
-//! a DOUBLE and a BIGINT, whose casts the other rules already give MySQL's and Doris's
-//! meaning; it runs before type coercion and again after it, for the casts coercion adds.
+//! date: NULL. A BOOLEAN as a DECIMAL is 1 or 0 (`SELECT 1.5 UNION SELECT 1 = 1`), as text
+//! `1` or `0` (`CAST(1 = 1 AS CHAR)`, `(2 LIKE 2) LIKE 1`, `length(a < b)`), where Arrow writes
+//! `true`. The analyzer rule routes them through a DOUBLE and a BIGINT, whose casts the other
+//! rules already give MySQL's and Doris's meaning; it runs before type coercion and again after
+//! it, for the casts coercion adds.
 
 use crate::expr_rules::rewrite_node_expressions;
 use datafusion::arrow::datatypes::DataType;
@@ -44,9 +45,16 @@ fn step(source: &DataType, target: &DataType) -> Option<DataType> {
         target,
         DataType::Date32 | DataType::Date64 | DataType::Timestamp(..)
     );
+    let to_decimal = matches!(
+        target,
+        DataType::Decimal32(..)
+            | DataType::Decimal64(..)
+            | DataType::Decimal128(..)
+            | DataType::Decimal256(..)
+    );
     match (source, target) {
         (_, DataType::Boolean) if decimal => Some(DataType::Float64),
-        (DataType::Boolean, _) if date => Some(DataType::Int64),
+        (DataType::Boolean, _) if date || to_decimal => Some(DataType::Int64),
         (DataType::Boolean, DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8) => {
             Some(DataType::Int64)
         }

@@ -5,6 +5,8 @@
 //! text 'a' to a DATE). Each branch whose column needs converting gets a projection that
 //! converts it.
 //!
+//! A BOOLEAN column beside numbers or text is its number (MySQL's TINYINT(1)).
+//!
 //! Every branch's columns are also named as the UNION names them (its first branch's names):
 //! DataFusion flattens nested unions by pushing a projection of the outer one onto the inner
 //! one's branches by column name, which fails where a later branch names a column otherwise
@@ -35,6 +37,33 @@ fn datetime_text(field: &Field, to: &DataType) -> bool {
         )
 }
 
+/// MySQL's type of a UNION column whose branches have `types`, when it is not DataFusion's. A
+/// BOOLEAN is MySQL's TINYINT(1): beside other types it is the number 1 or 0 (`SELECT 2 IN (..)
+/// UNION SELECT 5`), where DataFusion finds no common type.
+fn column_type(types: &[DataType]) -> Option<DataType> {
+    let boolean = types.contains(&DataType::Boolean);
+    let others = types
+        .iter()
+        .any(|t| !matches!(t, DataType::Boolean | DataType::Null));
+    if !(boolean && others) {
+        return result_type_of(types);
+    }
+    let numbers: Vec<DataType> = types
+        .iter()
+        .map(|t| match t {
+            DataType::Boolean => DataType::Int64,
+            t => t.clone(),
+        })
+        .collect();
+    result_type_of(&numbers).or_else(|| {
+        let mut all = numbers.iter();
+        let first = all.next()?.clone();
+        all.try_fold(first, |acc, t| {
+            datafusion::logical_expr::type_coercion::binary::type_union_coercion(&acc, t)
+        })
+    })
+}
+
 /// `union` with its branches converted to MySQL's column types and named as the union names
 /// its columns; unchanged when every branch already is.
 pub(crate) fn retype_union(union: Union) -> Result<Transformed<LogicalPlan>> {
@@ -59,7 +88,7 @@ pub(crate) fn retype_union(union: Union) -> Result<Transformed<LogicalPlan>> {
                 .iter()
                 .map(|input| input.schema().field(i).data_type().clone())
                 .collect();
-            result_type_of(&types)
+            column_type(&types)
         })
         .collect();
     let mut changed = false;

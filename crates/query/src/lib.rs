@@ -28,6 +28,7 @@ mod subquery_apply;
 mod subquery_exprs;
 mod table_statistics;
 mod tablet_scan;
+mod union_nullability;
 mod values_subqueries;
 
 pub use binary_json::BinaryJsonColumns;
@@ -53,4 +54,5 @@ pub use subquery_apply::{
 };
 pub use subquery_exprs::{subquery_of, subquery_of_mut};
 pub use tablet_scan::{BackendStorage, ClusterScans, TabletScanExec, TabletScanSpec};
+pub use union_nullability::UnionNullability;
 pub use values_subqueries::ValuesWithSubqueries;

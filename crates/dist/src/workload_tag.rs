@@ -168,12 +168,7 @@ impl Drop for BackendQuery {
             .find(|f| f.usage.query == usage.query)
         {
             record.at = at;
-            let earlier = &mut record.usage;
-            earlier.wall_ms = earlier.wall_ms.max(usage.wall_ms);
-            earlier.cpu_ms += usage.cpu_ms;
-            earlier.scan_rows += usage.scan_rows;
-            earlier.scan_bytes += usage.scan_bytes;
-            earlier.peak_memory_bytes = earlier.peak_memory_bytes.max(usage.peak_memory_bytes);
+            record.usage.add_finished(&usage);
             return;
         }
         if finished.len() >= KEPT_FINISHED {
@@ -197,6 +192,18 @@ pub struct QueryUsage {
     pub scan_bytes: u64,
     pub memory_bytes: u64,
     pub peak_memory_bytes: u64,
+}
+
+impl QueryUsage {
+    /// Adds what the query's fragments that already finished here used (a query whose
+    /// fragments here did not overlap): its figures are the whole query's here.
+    fn add_finished(&mut self, earlier: &QueryUsage) {
+        self.wall_ms = self.wall_ms.max(earlier.wall_ms);
+        self.cpu_ms += earlier.cpu_ms;
+        self.scan_rows += earlier.scan_rows;
+        self.scan_bytes += earlier.scan_bytes;
+        self.peak_memory_bytes = self.peak_memory_bytes.max(earlier.peak_memory_bytes);
+    }
 }
 
 /// A backend's workload groups and the queries running in them.
@@ -229,13 +236,13 @@ impl BackendWorkloads {
         let mut out: Vec<QueryUsage> = running.iter().map(|q| q.usage(false)).collect();
         drop(running);
         let finished = self.finished.lock();
-        let recent = finished
-            .iter()
-            .rev()
-            .filter(|f| f.at.elapsed() < REPORTED_AFTER_FINISH)
-            .filter(|f| out.iter().all(|u| u.query != f.usage.query));
-        let recent: Vec<QueryUsage> = recent.map(|f| f.usage.clone()).collect();
-        out.extend(recent);
+        for f in finished.iter().rev() {
+            match out.iter_mut().find(|u| u.query == f.usage.query) {
+                Some(running) => running.add_finished(&f.usage),
+                None if f.at.elapsed() < REPORTED_AFTER_FINISH => out.push(f.usage.clone()),
+                None => {}
+            }
+        }
         out
     }
 
@@ -252,10 +259,12 @@ impl BackendWorkloads {
         drop(running);
         let finished = self.finished.lock();
         for q in queries {
-            if out.iter().all(|u| &u.query != q) {
-                if let Some(f) = finished.iter().rev().find(|f| &f.usage.query == q) {
-                    out.push(f.usage.clone());
-                }
+            let Some(f) = finished.iter().rev().find(|f| &f.usage.query == q) else {
+                continue;
+            };
+            match out.iter_mut().find(|u| &u.query == q) {
+                Some(running) => running.add_finished(&f.usage),
+                None => out.push(f.usage.clone()),
             }
         }
         out

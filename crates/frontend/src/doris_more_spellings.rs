@@ -10,7 +10,7 @@
 //! (text that is no date is NULL, as for `DATE(x)`).
 
 use crate::mysql_compat::{as_temporal, binary, call, cast, number, string, unless_zero};
-use basalt_sql::ast::{BinaryOperator, DataType, ExactNumberInfo, Expr, UnaryOperator};
+use basalt_sql::ast::{BinaryOperator, DataType, ExactNumberInfo, Expr};
 
 /// The rewrite of `name(args)`, if it is one of these functions.
 pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
@@ -21,10 +21,8 @@ pub(crate) fn rewrite(name: &str, args: &[Expr]) -> Option<Expr> {
         ("dexp", [x]) => call("exp", vec![double(x)]),
         ("sec", [x]) => reciprocal(call("cos", vec![x.clone()])),
         ("csc" | "cosec", [x]) => reciprocal(call("sin", vec![x.clone()])),
-        ("negative", [x]) => Expr::Nested(Box::new(Expr::UnaryOp {
-            op: UnaryOperator::Minus,
-            expr: Box::new(x.clone()),
-        })),
+        // MySQL's unary minus, which takes any operand (see mysql_compat).
+        ("negative", [x]) => call(basalt_functions::MYSQL_NEGATE, vec![x.clone()]),
         ("positive", [x]) => Expr::Nested(Box::new(x.clone())),
         ("xor", [a, b]) => binary(a.clone(), BinaryOperator::Xor, b.clone()),
         ("fmod", [a, b]) => binary(double(a), BinaryOperator::Modulo, unless_zero(double(b))),

@@ -13,7 +13,7 @@ use basalt_common::config::Config;
 use basalt_common::Result;
 use basalt_dist::{BackendSegments, Cluster, ClusterSecret};
 use basalt_storage::StorageEngine;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 impl QueryEngine {
@@ -71,30 +71,50 @@ impl QueryEngine {
 
 /// Keeps each running query's account told what it has used on the backends (their sum, as
 /// their heartbeats report it), so workload policies judge the whole query and
-/// `active_queries` shows it.
+/// `active_queries` shows it. A backend's last figures for a query count until the query ends,
+/// though the backend stops reporting them a few seconds after its part of the query ends.
 fn track_backend_usage(cluster: &Arc<Cluster>, workload: &Arc<basalt_workload::WorkloadManager>) {
     let (cluster, workload) = (Arc::downgrade(cluster), Arc::downgrade(workload));
     tokio::spawn(async move {
+        // By backend and query: the backend's latest figures for the query.
+        let mut last: HashMap<(basalt_catalog::BackendId, String), basalt_workload::Elsewhere> =
+            HashMap::new();
         loop {
             tokio::time::sleep(std::time::Duration::from_millis(500)).await;
             let (Some(cluster), Some(workload)) = (cluster.upgrade(), workload.upgrade()) else {
                 return;
             };
-            let mut sums: HashMap<String, basalt_workload::Elsewhere> = HashMap::new();
-            for (_, health) in cluster.health() {
+            for (backend, health) in cluster.health() {
                 if !health.alive {
                     continue;
                 }
                 for q in &health.status.queries {
-                    let sum = sums.entry(q.query.clone()).or_default();
-                    sum.cpu_ms += q.cpu_ms;
-                    sum.scan_rows += q.scan_rows;
-                    sum.scan_bytes += q.scan_bytes;
-                    sum.memory_bytes += q.memory_bytes;
-                    sum.peak_memory_bytes += q.peak_memory_bytes;
+                    let figures = basalt_workload::Elsewhere {
+                        cpu_ms: q.cpu_ms,
+                        scan_rows: q.scan_rows,
+                        scan_bytes: q.scan_bytes,
+                        memory_bytes: q.memory_bytes,
+                        peak_memory_bytes: q.peak_memory_bytes,
+                    };
+                    last.insert((backend.id, q.query.clone()), figures);
                 }
             }
-            for account in workload.live_accounts() {
+            let accounts = workload.live_accounts();
+            let running: HashSet<&str> = accounts
+                .iter()
+                .filter_map(|a| a.known_cluster_id())
+                .collect();
+            last.retain(|(_, query), _| running.contains(query.as_str()));
+            let mut sums: HashMap<&str, basalt_workload::Elsewhere> = HashMap::new();
+            for ((_, query), figures) in &last {
+                let sum = sums.entry(query.as_str()).or_default();
+                sum.cpu_ms += figures.cpu_ms;
+                sum.scan_rows += figures.scan_rows;
+                sum.scan_bytes += figures.scan_bytes;
+                sum.memory_bytes += figures.memory_bytes;
+                sum.peak_memory_bytes += figures.peak_memory_bytes;
+            }
+            for account in &accounts {
                 if let Some(sum) = account.known_cluster_id().and_then(|id| sums.get(id)) {
                     account.set_elsewhere(*sum);
                 }

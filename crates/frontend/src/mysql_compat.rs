@@ -1227,16 +1227,21 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
     }
 }
 
-/// A string literal or a CONCAT, whose `-` MySQL takes as the negated number of its text.
-/// A literal (a number, a placeholder, NULL, an interval), whose negation DataFusion plans.
+/// A literal whose negation DataFusion plans: a number, a placeholder, NULL, an interval (not
+/// TRUE or FALSE, which MySQL negates as 1 and 0).
 fn is_literal_operand(e: &Expr) -> bool {
     match e {
         Expr::Nested(inner) => is_literal_operand(inner),
-        Expr::Value(_) | Expr::Interval(_) => true,
+        Expr::Value(v) => matches!(
+            v.value,
+            Value::Number(..) | Value::Null | Value::Placeholder(_)
+        ),
+        Expr::Interval(_) => true,
         _ => false,
     }
 }
 
+/// A string literal or a CONCAT, whose `-` MySQL takes as the negated number of its text.
 fn is_text_operand(e: &Expr) -> bool {
     match e {
         Expr::Nested(inner) => is_text_operand(inner),

@@ -161,14 +161,15 @@ fn analyzer_rules(
         .position(|r| r.name() == "type_coercion")
         .map_or(rules.len(), |i| i + 1);
     rules.insert(coerced, Arc::new(basalt_functions::DatetimeTextCasts));
-    // BOOLEAN values become 1 or 0 as text, in the casts coercion added too.
-    rules.insert(coerced, Arc::new(basalt_functions::BooleanCasts));
     // TIME values (signed spans past 24 hours) converted MySQL's way, not as times of day.
     rules.insert(coerced, Arc::new(basalt_functions::SignedTimeCasts));
     // Text that coercion casts to a date read MySQL's way (NULL for no date).
     rules.insert(coerced, Arc::new(basalt_functions::CoercedTextDates));
     // Numbers that coercion casts to a date too (YYYYMMDD[hhmmss], not time since 1970).
     rules.insert(coerced, Arc::new(basalt_functions::CoercedNumberDates));
+    // First after coercion: BOOLEAN values as 1 or 0 (as text, dates, decimals) in the casts
+    // coercion added too, before the rules above give number casts their meaning.
+    rules.insert(coerced, Arc::new(basalt_functions::BooleanCasts));
     // Casts of addresses to text, the query's and those coercion added.
     let after_coercion = rules
         .iter()
@@ -216,6 +217,8 @@ fn optimizer_rules() -> Vec<Arc<dyn datafusion::optimizer::OptimizerRule + Send 
     rules.insert(folded, Arc::new(basalt_query::RetypeNestedLiterals));
     // Last: sorts above outer joins keep their keys (the nullable side's constants are none).
     rules.push(Arc::new(basalt_functions::OuterJoinSortKeys));
+    // A UNION's columns nullable where a branch's became so (after decorrelation).
+    rules.push(Arc::new(basalt_query::UnionNullability));
     with_checkpoints(rules, Arc::new(PlanningCheckpoint))
 }
 

@@ -202,11 +202,12 @@ fn stored_text(query: &Query, pipes_as_concat: bool) -> String {
     stmt.to_string()
 }
 
-/// A view's text reads back the same in every session. `(NOT 0) * 5` (MySQL's `!0 * 5`)
+/// A view's operators read back the same in every session. `(NOT 0) * 5` (MySQL's `!0 * 5`)
 /// prints as `NOT 0 * 5`, which reads back as `NOT (0 * 5)`, and `!NULL IS TRUE` as
-/// `NOT (NULL IS TRUE)`: every unary operation is stored in parentheses. `a || b` means
-/// CONCAT under PIPES_AS_CONCAT and OR otherwise: it is stored as the one it meant when
-/// the view was made (`concat(a, b)`, as MySQL stores it, or `a OR b`).
+/// `NOT (NULL IS TRUE)`: every NOT, and a unary operation that is an operand of a binary one,
+/// is stored in parentheses (`-7` as a function's argument stays a literal). `a || b` means
+/// CONCAT under PIPES_AS_CONCAT and OR otherwise: it is stored as the one it meant when the
+/// view was made (`concat(a, b)`, as MySQL stores it, or `a OR b`).
 struct SessionFreeText {
     pipes_as_concat: bool,
 }
@@ -215,17 +216,30 @@ impl VisitorMut for SessionFreeText {
     type Break = ();
 
     fn post_visit_expr(&mut self, expr: &mut ast::Expr) -> ControlFlow<()> {
-        match expr {
-            ast::Expr::UnaryOp { .. } => {
-                let inner = std::mem::replace(expr, ast::Expr::value(ast::Value::Null));
-                *expr = ast::Expr::Nested(Box::new(inner));
-            }
-            ast::Expr::BinaryOp { left, op, right } if *op == ast::BinaryOperator::StringConcat => {
+        if let ast::Expr::BinaryOp { left, op, right } = expr {
+            if *op == ast::BinaryOperator::StringConcat {
                 if self.pipes_as_concat {
                     let (left, right) = ((**left).clone(), (**right).clone());
                     *expr = crate::mysql_compat::call("concat", vec![left, right]);
                 } else {
                     *op = ast::BinaryOperator::Or;
+                }
+            }
+        }
+        let nested = |e: &mut ast::Expr| {
+            let inner = std::mem::replace(e, ast::Expr::value(ast::Value::Null));
+            *e = ast::Expr::Nested(Box::new(inner));
+        };
+        match expr {
+            ast::Expr::UnaryOp {
+                op: ast::UnaryOperator::Not,
+                ..
+            } => nested(expr),
+            ast::Expr::BinaryOp { left, right, .. } => {
+                for side in [left, right] {
+                    if matches!(**side, ast::Expr::UnaryOp { .. }) {
+                        nested(side);
+                    }
                 }
             }
             _ => {}

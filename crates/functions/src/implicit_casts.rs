@@ -1,8 +1,8 @@
 //! Strings where a number is expected, as Doris reads them. A string in arithmetic is a DOUBLE
-//! (`'5' * 2` is 10, `'1.5' + 1` is 2.5), where DataFusion refuses to plan (and so is `-x`, see
-//! [`crate::negation`]); CAST of a string to an integer type reads a decimal string and
-//! truncates it (`CAST('1212.31' AS INT)` is 1212),
-//! where DataFusion fails the query; a string that is no number, or a value outside the target
+//! (`'5' * 2` is 10, `'1.5' + 1` is 2.5), where DataFusion refuses to plan; `-x` of a string,
+//! a boolean or an unsigned number gets its meaning here too ([`crate::negation`]). CAST of a
+//! string to an integer type reads a decimal string and truncates it (`CAST('1212.31' AS INT)`
+//! is 1212), where DataFusion fails the query; a string that is no number, or a value outside the target
 //! type, is NULL (Doris's rule) rather than an error; CAST of a string to DATE or DATETIME reads
 //! MySQL's relaxed forms (`2012/12/31`, `12-12-31`), NULL for no valid date (MySQL and Doris).
 //! COALESCE / IFNULL / NVL / NULLIF of a string beside numbers is a string (MySQL's result

@@ -3,9 +3,9 @@
 //! knows the operand's type. MySQL negates an UNSIGNED column (`-u` of 5 is -5, a signed
 //! number), a boolean (`-(a < b)` is -1 or 0) and text (its number, a DOUBLE).
 //!
-//! The statement rewrite sends `-x` of anything but a literal here (`mysql_negate(x)`); the
-//! analyzer rule [`negated`] (run by `ImplicitCasts`, before type coercion) puts back the plain
-//! negation of `x` read as the number MySQL reads: a narrower unsigned integer or a boolean as
+//! The statement rewrite sends `-x` of anything but a literal here (`mysql_negate(x)`); once
+//! `x`'s type is known, the analyzer rule `ImplicitCasts` (before type coercion) puts back,
+//! through [`negated`], the plain negation of `x` read as the number MySQL reads: a narrower unsigned integer or a boolean as
 //! a BIGINT, a BIGINT UNSIGNED as a DECIMAL(20, 0) (its negative may be below BIGINT's
 //! minimum), text as `mysql_negate_text`. The function itself computes the same, for a plan
 //! that reaches it unrewritten.

@@ -12,8 +12,9 @@
 //! name for the whole plan, so an alias that also names a scanned table or another derived
 //! table of other values is left out (its columns keep their text reading, as before
 //! derived tables were followed). A column computed from an
-//! ENUM (`CONCAT(e)`) keeps its text reading; SUM/AVG and unary minus of an ENUM fail while
-//! the SQL is planned, before this rule, as they did.
+//! ENUM (`CONCAT(e)`) keeps its text reading; SUM/AVG of an ENUM fail while the SQL is
+//! planned, before this rule, as they did. Its unary minus (`mysql_negate(e)` by then) is the
+//! member number's negative.
 
 use basalt_catalog::AllowedValues;
 use datafusion::arrow::datatypes::DataType;
@@ -270,6 +271,15 @@ fn numeric_reading(
             Some(n) => Transformed::yes(Expr::Negative(Box::new(n))),
             None => Transformed::no(Expr::Negative(inner)),
         },
+        // `-e`, which the statement rewrite makes `mysql_negate(e)`: the member's negative.
+        Expr::ScalarFunction(call)
+            if call.name() == basalt_functions::MYSQL_NEGATE && call.args.len() == 1 =>
+        {
+            match number(&call.args[0]) {
+                Some(n) => Transformed::yes(Expr::Negative(Box::new(n))),
+                None => Transformed::no(Expr::ScalarFunction(call)),
+            }
+        }
         Expr::Between(between)
             if is_number(&between.low, schema) && is_number(&between.high, schema) =>
         {

@@ -103,8 +103,9 @@ impl BasaltDialect {
 
     /// MySQL's binding strength of the operator `token` begins, where it differs from the
     /// parser's default (which follows PostgreSQL). From tightest to loosest MySQL has: `^`;
-    /// `*` `/` `DIV` `%`; `+` `-`; `<<` `>>`; `&`; `|`; comparisons, `IS`, `LIKE`, `IN`;
-    /// `BETWEEN`; `NOT`; `AND` `&&`; `XOR`; `OR` `||`. Under PIPES_AS_CONCAT `||` concatenates
+    /// `*` `/` `DIV` `%`; `+` `-`; `<<` `>>`; `&`; `|`; the predicates `LIKE`, `REGEXP`, `IN`,
+    /// `BETWEEN` ([`Dialect::prec_value`]); comparisons and `IS`; `NOT`; `AND` `&&`; `XOR`;
+    /// `OR` `||`. Under PIPES_AS_CONCAT `||` concatenates
     /// and binds tighter than `^` (below the unary operators only). A JSON path (`col->'$.a'`)
     /// is an operand.
     fn mysql_precedence(&self, token: &Token) -> Option<u8> {

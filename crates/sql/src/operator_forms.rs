@@ -128,10 +128,14 @@ pub(crate) fn parse_infix(
     if at_sounds_like(p) {
         p.next_token();
         p.next_token();
-        return Some(p.parse_subexpr(precedence).map(|right| Expr::BinaryOp {
-            left: Box::new(function_call("soundex", vec![left.clone()])),
-            op: BinaryOperator::Eq,
-            right: Box::new(function_call("soundex", vec![right])),
+        // In parentheses: printed bare, `x = a SOUNDS LIKE b` would read back as
+        // `(x = soundex(a)) = soundex(b)` (a view's stored text).
+        return Some(p.parse_subexpr(precedence).map(|right| {
+            Expr::Nested(Box::new(Expr::BinaryOp {
+                left: Box::new(function_call("soundex", vec![left.clone()])),
+                op: BinaryOperator::Eq,
+                right: Box::new(function_call("soundex", vec![right])),
+            }))
         }));
     }
     if let Some(function) = at_match_operator(p) {
@@ -211,7 +215,7 @@ mod tests {
     fn sounds_like_compares_soundex_codes_at_predicate_precedence() {
         assert_eq!(
             parse_one("SELECT a SOUNDS LIKE 'mud' AND b"),
-            "SELECT soundex(a) = soundex('mud') AND b"
+            "SELECT (soundex(a) = soundex('mud')) AND b"
         );
         assert_eq!(parse_one("SELECT sounds FROM t"), "SELECT sounds FROM t");
         assert_eq!(

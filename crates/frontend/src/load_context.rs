@@ -72,7 +72,8 @@ fn mysql_expression(sql: &str) -> Result<String> {
         if let SetExpr::Select(s) = q.body.as_ref() {
             if let [SelectItem::UnnamedExpr(e)] = s.projection.as_slice() {
                 if s.from.is_empty() {
-                    return Ok(e.to_string());
+                    // DataFusion's parser groups operators otherwise than MySQL.
+                    return Ok(basalt_sql::parenthesized(e));
                 }
             }
         }

@@ -650,13 +650,16 @@ impl<'s> RowEvaluator<'s> {
         let rewritten = match &stmt {
             ast::Statement::Query(q) => match q.body.as_ref() {
                 ast::SetExpr::Select(s) => match s.projection.first() {
+                    // DataFusion's parser groups operators otherwise than MySQL.
                     Some(SelectItem::UnnamedExpr(e))
-                    | Some(SelectItem::ExprWithAlias { expr: e, .. }) => e.to_string(),
-                    _ => expr.to_string(),
+                    | Some(SelectItem::ExprWithAlias { expr: e, .. }) => {
+                        basalt_sql::parenthesized(e)
+                    }
+                    _ => basalt_sql::parenthesized(expr),
                 },
-                _ => expr.to_string(),
+                _ => basalt_sql::parenthesized(expr),
             },
-            _ => expr.to_string(),
+            _ => basalt_sql::parenthesized(expr),
         };
         let schema = self.schema(variables);
         let df_schema = DFSchema::try_from(schema.as_ref().clone()).map_err(from_df)?;

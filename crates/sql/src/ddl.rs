@@ -381,7 +381,8 @@ fn parse_generated(p: &mut Parser) -> Result<Option<GeneratedColumn>, ParserErro
         eat_word(p, "VIRTUAL");
     }
     Ok(Some(GeneratedColumn {
-        expr: expr.to_string(),
+        // Read back by DataFusion's parser, which groups operators otherwise.
+        expr: crate::parenthesized(&expr),
         stored,
     }))
 }

@@ -25,6 +25,7 @@ mod map_literals;
 mod multi_update;
 mod mysql_forms;
 mod operator_forms;
+mod parenthesized;
 mod parser;
 mod partition_words;
 mod privileges;
@@ -48,6 +49,7 @@ pub use compound::procedure_statements;
 pub use ddl::unique_column_index;
 pub use dialect::SqlSyntax;
 pub use lexer::{split_statements, MYSQL_VERSION_ID};
+pub use parenthesized::parenthesized;
 pub use parser::{
     parse_one, parse_one_with, parse_statements, parse_statements_with, placeholder_offsets,
 };

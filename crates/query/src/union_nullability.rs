@@ -15,18 +15,23 @@ use std::sync::Arc;
 #[derive(Debug, Default)]
 pub struct UnionNullability;
 
+/// Whether a branch of `union` may give NULL in its column `i`.
+fn branch_nullable(union: &Union, i: usize) -> bool {
+    union.inputs.iter().any(|input| {
+        input
+            .schema()
+            .fields()
+            .get(i)
+            .is_some_and(|f| f.is_nullable())
+    })
+}
+
 /// Whether a branch of `union` may give NULL in a column the union says never is NULL.
 fn stale(union: &Union) -> bool {
-    union.schema.fields().iter().enumerate().any(|(i, field)| {
-        !field.is_nullable()
-            && union.inputs.iter().any(|input| {
-                input
-                    .schema()
-                    .fields()
-                    .get(i)
-                    .is_some_and(|f| f.is_nullable())
-            })
-    })
+    let fields = union.schema.fields().iter().enumerate();
+    fields
+        .into_iter()
+        .any(|(i, field)| !field.is_nullable() && branch_nullable(union, i))
 }
 
 /// `union` with each column nullable where a branch's is.
@@ -36,14 +41,7 @@ fn widened(union: Union) -> Result<Union> {
         .iter()
         .enumerate()
         .map(|(i, (qualifier, field))| {
-            let nullable = field.is_nullable()
-                || union.inputs.iter().any(|input| {
-                    input
-                        .schema()
-                        .fields()
-                        .get(i)
-                        .is_some_and(|f| f.is_nullable())
-                });
+            let nullable = field.is_nullable() || branch_nullable(&union, i);
             let field = field.as_ref().clone().with_nullable(nullable);
             (qualifier.cloned(), Arc::new(field))
         })

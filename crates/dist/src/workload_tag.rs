@@ -124,6 +124,10 @@ const KEPT_FINISHED: usize = 1000;
 /// still be running (sending buffered rows) and judged by workload policies.
 const REPORTED_AFTER_FINISH: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// At most this many recently finished queries go in one heartbeat (the newest), so a
+/// backend answering many short queries keeps its heartbeats small.
+const REPORTED_FINISHED: usize = 256;
+
 /// A finished query's usage here and when its last fragment here ended.
 struct Finished {
     at: std::time::Instant,
@@ -236,10 +240,14 @@ impl BackendWorkloads {
         let mut out: Vec<QueryUsage> = running.iter().map(|q| q.usage(false)).collect();
         drop(running);
         let finished = self.finished.lock();
+        let mut recent = 0;
         for f in finished.iter().rev() {
             match out.iter_mut().find(|u| u.query == f.usage.query) {
                 Some(running) => running.add_finished(&f.usage),
-                None if f.at.elapsed() < REPORTED_AFTER_FINISH => out.push(f.usage.clone()),
+                None if recent < REPORTED_FINISHED && f.at.elapsed() < REPORTED_AFTER_FINISH => {
+                    recent += 1;
+                    out.push(f.usage.clone());
+                }
                 None => {}
             }
         }

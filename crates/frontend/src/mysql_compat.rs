@@ -255,8 +255,9 @@ fn no_escape_character(e: &mut Expr) {
     else {
         return;
     };
-    let empty = escape_char.as_ref().is_some_and(|v| {
-        matches!(&v.value, Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) if s.is_empty())
+    let empty = escape_char.as_ref().is_some_and(|v| match &v.value {
+        Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => s.is_empty(),
+        _ => false,
     });
     if !empty {
         return;

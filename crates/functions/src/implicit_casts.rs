@@ -2,9 +2,10 @@
 //! (`'5' * 2` is 10, `'1.5' + 1` is 2.5), where DataFusion refuses to plan; `-x` of a string,
 //! a boolean or an unsigned number gets its meaning here too ([`crate::negation`]). CAST of a
 //! string to an integer type reads a decimal string and truncates it (`CAST('1212.31' AS INT)`
-//! is 1212), where DataFusion fails the query; a string that is no number, or a value outside the target
-//! type, is NULL (Doris's rule) rather than an error; CAST of a string to DATE or DATETIME reads
-//! MySQL's relaxed forms (`2012/12/31`, `12-12-31`), NULL for no valid date (MySQL and Doris).
+//! is 1212), where DataFusion fails the query; a string that is no number, or a value outside
+//! the target type, is NULL (Doris's rule) rather than an error; CAST of a string to DATE or
+//! DATETIME reads MySQL's relaxed forms (`2012/12/31`, `12-12-31`), NULL for no valid date
+//! (MySQL and Doris).
 //! COALESCE / IFNULL / NVL / NULLIF of a string beside numbers is a string (MySQL's result
 //! type), where DataFusion cast the strings to the number type and failed on the first that
 //! was not one. LIKE matches a number or date operand as its text.
@@ -94,7 +95,10 @@ impl ExprPlanner for StringArithmeticPlanner {
         // integer, a boolean its 1 or 0 (MySQL: `2 ^ '31'` is 29, `0 | '1.9'` is 2, `2 / 3 & 3`
         // is 1, `1 << !0` is 2).
         // MySQL's `/` gives a fraction even of integers (the exact division is planned later).
-        let quotient = |e: &Expr| matches!(e, Expr::BinaryExpr(b) if b.op == datafusion::logical_expr::Operator::Divide);
+        let quotient = |e: &Expr| {
+            let divide = datafusion::logical_expr::Operator::Divide;
+            matches!(e, Expr::BinaryExpr(b) if b.op == divide)
+        };
         let fraction = |e: &Expr, t: &DataType| t.is_floating() || is_decimal(t) || quotient(e);
         let not_integer = |e: &Expr| {
             operand_type(e, schema)

@@ -5,10 +5,11 @@
 //!
 //! The statement rewrite sends `-x` of anything but a literal here (`mysql_negate(x)`); once
 //! `x`'s type is known, the analyzer rule `ImplicitCasts` (before type coercion) puts back,
-//! through [`negated`], the plain negation of `x` read as the number MySQL reads: a narrower unsigned integer or a boolean as
-//! a BIGINT, a BIGINT UNSIGNED as a DECIMAL(20, 0) (its negative may be below BIGINT's
-//! minimum), text as `mysql_negate_text`. The function itself computes the same, for a plan
-//! that reaches it unrewritten.
+//! through [`negated`], the plain negation of `x` read as the number MySQL reads: a narrower
+//! unsigned integer or a boolean as a BIGINT, a BIGINT UNSIGNED as a DECIMAL(20, 0) (its
+//! negative may be below BIGINT's minimum), text as `mysql_negate_text`. The function itself
+//! computes the same, for a plan that reaches it unrewritten (INSERT .. SELECT's checked
+//! conversions).
 
 use crate::util::{arguments, output};
 use datafusion::arrow::compute::cast;

@@ -12,7 +12,7 @@
 use basalt_common::{BasaltError, Result};
 use basalt_sql::ast::{
     visit_expressions_mut, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr,
-    GroupByWithModifier, OrderByKind, Query, Select, SelectItem, SetExpr, Statement, Value,
+    GroupByWithModifier, Ident, OrderByKind, Query, Select, SelectItem, SetExpr, Statement, Value,
     VisitMut, VisitorMut,
 };
 use std::ops::ControlFlow;
@@ -29,48 +29,142 @@ pub fn rewrite(stmt: &mut Statement) -> Result<()> {
 /// Without ONLY_FULL_GROUP_BY in `sql_mode`, MySQL lets a grouped SELECT show a column it does
 /// not group by, with one of the group's values: each such select item (a plain column, maybe
 /// aliased) becomes `first_value(column)` under the column's name. Items grouped by name,
-/// alias or position stay as they are.
+/// alias or position stay as they are. An ORDER BY column neither grouped nor shown sorts by
+/// one of the group's values the same way.
 pub fn show_ungrouped_columns(stmt: &mut Statement) {
     let _ = stmt.visit(&mut Ungrouped);
 }
 
 struct Ungrouped;
 
+/// What a plain GROUP BY (no modifiers) groups by.
+struct Grouped {
+    /// Select items named by position.
+    positions: Vec<usize>,
+    /// Each expression's text, lowercase.
+    texts: Vec<String>,
+    /// The column names of qualified columns (`t.a` gives `a`), lowercase.
+    last_parts: Vec<String>,
+    /// Unqualified columns, lowercase.
+    plain: Vec<String>,
+}
+
+impl Grouped {
+    /// Whether `expr` is grouped by: its text, or the column it names where the GROUP BY
+    /// leaves the table open (`GROUP BY a` groups `t1.a`; `GROUP BY t2.a` groups `a` but not
+    /// `t1.a`).
+    fn contains(&self, expr: &Expr) -> bool {
+        let lower = |s: &str| s.to_lowercase();
+        match expr {
+            Expr::Identifier(c) => {
+                let c = lower(&c.value);
+                self.texts.contains(&c) || self.last_parts.contains(&c)
+            }
+            Expr::CompoundIdentifier(parts) => {
+                self.texts.contains(&lower(&expr.to_string()))
+                    || parts
+                        .last()
+                        .is_some_and(|c| self.plain.contains(&lower(&c.value)))
+            }
+            other => self.texts.contains(&lower(&other.to_string())),
+        }
+    }
+}
+
+/// What `select`'s plain GROUP BY groups by; None when it has none (or modifiers).
+fn grouped_by(select: &Select) -> Option<Grouped> {
+    let GroupByExpr::Expressions(exprs, modifiers) = &select.group_by else {
+        return None;
+    };
+    if exprs.is_empty() || !modifiers.is_empty() {
+        return None;
+    }
+    let mut grouped = Grouped {
+        positions: Vec::new(),
+        texts: Vec::new(),
+        last_parts: Vec::new(),
+        plain: Vec::new(),
+    };
+    for e in exprs {
+        match e {
+            Expr::Value(v) => {
+                if let Value::Number(n, _) = &v.value {
+                    grouped.positions.extend(n.parse::<usize>().ok());
+                }
+            }
+            Expr::CompoundIdentifier(parts) => {
+                grouped.texts.push(e.to_string().to_lowercase());
+                let last = parts.last().map(|p| p.value.to_lowercase());
+                grouped.last_parts.extend(last);
+            }
+            Expr::Identifier(i) => {
+                grouped.texts.push(i.value.to_lowercase());
+                grouped.plain.push(i.value.to_lowercase());
+            }
+            other => grouped.texts.push(other.to_string().to_lowercase()),
+        }
+    }
+    Some(grouped)
+}
+
+/// The column a plain (maybe qualified) column reference names; None for anything else.
+fn column_name(e: &Expr) -> Option<Ident> {
+    match e {
+        Expr::Identifier(i) => Some(i.clone()),
+        Expr::CompoundIdentifier(parts) if !parts[0].value.starts_with('@') => {
+            parts.last().cloned()
+        }
+        _ => None,
+    }
+}
+
 impl VisitorMut for Ungrouped {
     type Break = ();
 
-    fn pre_visit_select(&mut self, select: &mut Select) -> ControlFlow<()> {
-        let GroupByExpr::Expressions(exprs, modifiers) = &select.group_by else {
+    /// `ORDER BY c` of a column the query neither groups by nor shows sorts by one of the
+    /// group's values too (MySQL 5.7's `GROUP BY a ORDER BY b`).
+    fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
+        let SetExpr::Select(select) = query.body.as_ref() else {
             return ControlFlow::Continue(());
         };
-        if exprs.is_empty() || !modifiers.is_empty() {
+        let Some(grouped) = grouped_by(select) else {
             return ControlFlow::Continue(());
-        }
-        let mut positions = Vec::new();
-        let mut names = Vec::new();
-        for e in exprs {
-            match e {
-                Expr::Value(v) => {
-                    if let Value::Number(n, _) = &v.value {
-                        positions.extend(n.parse::<usize>().ok());
-                    }
-                }
-                Expr::CompoundIdentifier(parts) => {
-                    names.push(e.to_string().to_lowercase());
-                    names.extend(parts.last().map(|p| p.value.to_lowercase()));
-                }
-                other => names.push(other.to_string().to_lowercase()),
+        };
+        let shown: Vec<String> = select
+            .projection
+            .iter()
+            .filter_map(|item| match item {
+                SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.to_lowercase()),
+                SelectItem::UnnamedExpr(e) => column_name(e).map(|c| c.value.to_lowercase()),
+                _ => None,
+            })
+            .collect();
+        let Some(order_by) = query.order_by.as_mut() else {
+            return ControlFlow::Continue(());
+        };
+        let OrderByKind::Expressions(keys) = &mut order_by.kind else {
+            return ControlFlow::Continue(());
+        };
+        for key in keys {
+            let Some(column) = column_name(&key.expr) else {
+                continue;
+            };
+            let names_an_item = matches!(key.expr, Expr::Identifier(_))
+                && shown.contains(&column.value.to_lowercase());
+            if names_an_item || grouped.contains(&key.expr) {
+                continue;
             }
+            key.expr = any_value(key.expr.clone());
         }
-        let column_name = |e: &Expr| match e {
-            Expr::Identifier(i) => Some(i.clone()),
-            Expr::CompoundIdentifier(parts) if !parts[0].value.starts_with('@') => {
-                parts.last().cloned()
-            }
-            _ => None,
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_select(&mut self, select: &mut Select) -> ControlFlow<()> {
+        let Some(grouped) = grouped_by(select) else {
+            return ControlFlow::Continue(());
         };
         for (i, item) in select.projection.iter_mut().enumerate() {
-            if positions.contains(&(i + 1)) {
+            if grouped.positions.contains(&(i + 1)) {
                 continue;
             }
             let (expr, alias) = match item {
@@ -83,11 +177,7 @@ impl VisitorMut for Ungrouped {
                 }
                 _ => continue,
             };
-            let grouped = |text: String| names.contains(&text.to_lowercase());
-            if grouped(expr.to_string())
-                || grouped(alias.value.clone())
-                || column_name(&expr).is_some_and(|c| grouped(c.value))
-            {
+            if grouped.contains(&expr) || grouped.texts.contains(&alias.value.to_lowercase()) {
                 continue;
             }
             *item = SelectItem::ExprWithAlias {

@@ -716,6 +716,14 @@ pub(crate) fn parsed(sql: &str) -> Statement {
     }
 }
 
+/// `sql` parsed, rewritten by `rewrite` and printed, for the rewrites' unit tests.
+#[cfg(test)]
+pub(crate) fn rewritten_by(sql: &str, rewrite: impl FnOnce(&mut Statement)) -> String {
+    let mut stmt = parsed(sql);
+    rewrite(&mut stmt);
+    stmt.to_string()
+}
+
 /// A call's arguments when each is a plain expression (no name, no wildcard).
 pub(crate) fn unnamed_args(list: &basalt_sql::ast::FunctionArgumentList) -> Option<Vec<Expr>> {
     list.args

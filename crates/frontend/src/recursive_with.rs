@@ -216,9 +216,7 @@ mod tests {
     use super::*;
 
     fn rewritten(sql: &str) -> String {
-        let mut stmt = crate::mysql_compat::parsed(sql);
-        rewrite(&mut stmt);
-        stmt.to_string()
+        crate::mysql_compat::rewritten_by(sql, rewrite)
     }
 
     #[test]

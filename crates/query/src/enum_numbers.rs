@@ -267,11 +267,8 @@ fn numeric_reading(
                 }))
             }
         }
-        Expr::Negative(inner) => match number(&inner) {
-            Some(n) => Transformed::yes(Expr::Negative(Box::new(n))),
-            None => Transformed::no(Expr::Negative(inner)),
-        },
-        // `-e`, which the statement rewrite makes `mysql_negate(e)`: the member's negative.
+        // `-e`, which the statement rewrite makes `mysql_negate(e)` (DataFusion plans `-` of
+        // literals only): the member's negative.
         Expr::ScalarFunction(call)
             if call.name() == basalt_functions::MYSQL_NEGATE && call.args.len() == 1 =>
         {

@@ -114,6 +114,9 @@ fn analyzer_rules(
     rules.insert(2, Arc::new(basalt_query::FullTextIndexes));
     // ENUM/SET columns read as numbers where MySQL does, before any rule casts their text.
     rules.insert(3, Arc::new(basalt_query::EnumNumbers));
+    // INTERSECT ALL / EXCEPT ALL count copies, while their joins are still the only ones of
+    // their shape.
+    rules.insert(4, Arc::new(basalt_query::SetOperationMultiplicity));
     let coercion = rules
         .iter()
         .position(|r| r.name() == "type_coercion")

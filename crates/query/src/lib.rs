@@ -23,6 +23,7 @@ mod scan;
 mod scan_io;
 mod scanned_tables;
 mod segment_scan;
+mod set_multiplicity;
 mod sink;
 mod subquery_apply;
 mod subquery_exprs;
@@ -45,6 +46,7 @@ pub use query_planner::BasaltQueryPlanner;
 pub use recursion_depth::{limited_recursion_name, RecursionDepth};
 pub use scalar_subquery_rows::SingleRowScalarSubqueries;
 pub use scan::{register_segment_store, ScanReports};
+pub use set_multiplicity::SetOperationMultiplicity;
 pub use sink::{
     compute_generated, delete_rows, GeneratedIds, InsertLabel, KeyMoves, NextInsert,
     PartitionTargets, TargetPartitions,

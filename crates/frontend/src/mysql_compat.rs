@@ -1213,6 +1213,26 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
             basalt_functions::bitmap_cast::NAME,
             vec![(**expr).clone()],
         )),
+        // CAST(x AS BINARY(n)): x's bytes cut or padded with 0x00 to n.
+        Expr::Cast {
+            kind: CastKind::Cast,
+            expr,
+            data_type: DataType::Binary(Some(width)),
+            format: None,
+            ..
+        }
+        | Expr::Convert {
+            expr,
+            data_type: Some(DataType::Binary(Some(width))),
+            charset: None,
+            ..
+        } => Some(call(
+            basalt_functions::binary_casts::WIDTH,
+            vec![
+                cast((**expr).clone(), DataType::Bytea),
+                number(*width as i64),
+            ],
+        )),
         Expr::Cast { data_type, .. } => convert_type(data_type).map(|t| {
             let mut c = e.clone();
             if let Expr::Cast { data_type, .. } = &mut c {

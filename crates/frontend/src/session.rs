@@ -182,6 +182,9 @@ fn analyzer_rules(
         after_coercion,
         Arc::new(basalt_functions::IpCoercion::after_type_coercion()),
     );
+    // Numbers, dates and booleans cast to bytes are their text's bytes, before the rules above
+    // write that text MySQL's way.
+    rules.insert(after_coercion, Arc::new(basalt_functions::BinaryCasts));
     rules.push(Arc::new(basalt_functions::CheckedIntegerArithmetic));
     // ASOF joins planned as ranked joins, their conditions typed.
     rules.push(Arc::new(basalt_functions::AsofJoins));

@@ -120,6 +120,9 @@ pub struct SqlSettings {
     pub only_full_group_by: bool,
     /// `lower_case_table_names`: whether table names fold to lower case or keep their spelling.
     pub table_name_case: basalt_common::TableNameCase,
+    /// `@@group_concat_max_len` when it is below Doris's default: GROUP_CONCAT's results are
+    /// cut to that many bytes.
+    pub group_concat_max_len: Option<u64>,
 }
 
 impl SqlSettings {
@@ -135,6 +138,7 @@ impl SqlSettings {
             pipes_as_concat: basalt_sql::SqlSyntax::from_sql_mode(sql_mode).pipes_as_concat,
             only_full_group_by: has("ONLY_FULL_GROUP_BY") || has("ANSI") || has("TRADITIONAL"),
             table_name_case: Default::default(),
+            group_concat_max_len: None,
         }
     }
 }
@@ -233,6 +237,7 @@ pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
             *e = converted;
         }
         no_escape_character(e);
+        cut_group_concat(e, settings.group_concat_max_len);
         rewrite_expr(e, time_zone);
         ControlFlow::<()>::Continue(())
     });
@@ -953,6 +958,22 @@ fn group_concat(f: &Function) -> Option<Expr> {
     } else {
         aggregate("string_agg", vec![value, separator])
     })
+}
+
+/// GROUP_CONCAT(..) cut to `max_len` bytes, when the session sets a limit.
+fn cut_group_concat(e: &mut Expr, max_len: Option<u64>) {
+    let (Some(max_len), Expr::Function(f)) = (max_len, &*e) else {
+        return;
+    };
+    if !f.name.to_string().eq_ignore_ascii_case("group_concat") {
+        return;
+    }
+    if let Some(aggregate) = group_concat(f) {
+        *e = call(
+            basalt_functions::group_concat_cut::NAME,
+            vec![aggregate, number(max_len.min(i64::MAX as u64) as i64)],
+        );
+    }
 }
 
 fn rewrite_expr(e: &mut Expr, time_zone: &str) {

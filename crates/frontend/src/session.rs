@@ -572,8 +572,14 @@ impl Session {
             .get("sql_mode")
             .map(|v| v.as_text())
             .unwrap_or_default();
+        // Doris's default, 2147483646, is no limit any result reaches.
+        let group_concat_max_len = match self.variables().get("group_concat_max_len") {
+            Ok(VarValue::Int(n)) if n < 2_147_483_646 => Some(n.max(4) as u64),
+            _ => None,
+        };
         crate::mysql_compat::SqlSettings {
             table_name_case: self.name_case(),
+            group_concat_max_len,
             ..crate::mysql_compat::SqlSettings::new(&self.time_zone(), &sql_mode)
         }
     }

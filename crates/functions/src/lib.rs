@@ -86,6 +86,7 @@ mod geo;
 mod geomean;
 mod group_array_intersect;
 mod group_concat;
+pub mod group_concat_cut;
 mod hamming_distance;
 mod hex;
 mod histogram;
@@ -258,6 +259,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.push(mysql_comparisons::function());
     v.push(money_format::function());
     v.push(binary_casts::width_function().clone());
+    v.push(group_concat_cut::function().clone());
     v.push(time_cast::function().clone());
     v.push(time_cast::strict_function().clone());
     v.extend(time_spans::functions());

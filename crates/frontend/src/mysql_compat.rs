@@ -823,6 +823,29 @@ fn is_bitmap_type(t: &DataType) -> bool {
     matches!(t, DataType::Custom(name, _) if name.to_string().eq_ignore_ascii_case("bitmap"))
 }
 
+/// `CAST(x AS SIGNED | UNSIGNED)`: a DECIMAL or DOUBLE `x` rounded and clipped as MySQL
+/// converts it, then the cast other types take.
+fn integer_cast(value: &Expr, target: &DataType) -> Expr {
+    use basalt_functions::integral_casts::{SIGNED, UNSIGNED};
+    let unsigned = matches!(target, DataType::Unsigned | DataType::UnsignedInteger);
+    let integral = call(
+        if unsigned { UNSIGNED } else { SIGNED },
+        vec![value.clone()],
+    );
+    cast(
+        integral,
+        convert_type(target).unwrap_or_else(|| target.clone()),
+    )
+}
+
+/// MySQL's SIGNED [INTEGER] and UNSIGNED [INTEGER] cast targets.
+fn is_integer_cast(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Signed | DataType::SignedInteger | DataType::Unsigned | DataType::UnsignedInteger
+    )
+}
+
 fn convert_type(t: &DataType) -> Option<DataType> {
     let datetime = || DataType::Timestamp(Some(6), TimezoneInfo::None);
     match t {
@@ -1234,6 +1257,20 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
             basalt_functions::bitmap_cast::NAME,
             vec![(**expr).clone()],
         )),
+        // CAST(x AS SIGNED | UNSIGNED): a fraction rounded as MySQL rounds it, not cut off.
+        Expr::Cast {
+            kind: CastKind::Cast,
+            expr,
+            data_type,
+            format: None,
+            ..
+        } if is_integer_cast(data_type) => Some(integer_cast(expr, data_type)),
+        Expr::Convert {
+            expr,
+            data_type: Some(data_type),
+            charset: None,
+            ..
+        } if is_integer_cast(data_type) => Some(integer_cast(expr, data_type)),
         // CAST(x AS BINARY(n)): x's bytes cut or padded with 0x00 to n.
         Expr::Cast {
             kind: CastKind::Cast,

@@ -92,6 +92,7 @@ mod hex;
 mod histogram;
 mod hll;
 mod implicit_casts;
+pub mod integral_casts;
 mod intersect_count;
 mod interval_index;
 mod ip;
@@ -260,6 +261,8 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.push(money_format::function());
     v.push(binary_casts::width_function().clone());
     v.push(group_concat_cut::function().clone());
+    v.push(integral_casts::signed_function().clone());
+    v.push(integral_casts::unsigned_function().clone());
     v.push(time_cast::function().clone());
     v.push(time_cast::strict_function().clone());
     v.extend(time_spans::functions());

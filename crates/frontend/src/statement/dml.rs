@@ -24,9 +24,7 @@ use crate::statement::ddl::database_of;
 use basalt_catalog::{KeysModel, TableId, TableMeta};
 use basalt_common::{BasaltError, Result};
 use basalt_sql::ast::helpers::attached_token::AttachedToken;
-use basalt_sql::ast::{
-    self, AssignmentTarget, Expr, FromTable, Ident, SelectItem, TableFactor, TableWithJoins,
-};
+use basalt_sql::ast::{self, Expr, FromTable, Ident, SelectItem, TableFactor, TableWithJoins};
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -114,33 +112,7 @@ pub(crate) fn plan_update(
         ));
     }
     let table = target_table(services, session, &update.table, "UPDATE")?;
-    let mut values: Vec<Option<&ast::Expr>> = vec![None; table.columns.len()];
-    for assignment in &update.assignments {
-        let AssignmentTarget::ColumnName(name) = &assignment.target else {
-            return Err(BasaltError::NotSupported("UPDATE of a column tuple".into()));
-        };
-        let column = name
-            .0
-            .last()
-            .and_then(|p| p.as_ident())
-            .map(|i| i.value.clone())
-            .unwrap_or_default();
-        let index = table
-            .columns
-            .iter()
-            .position(|c| c.name.eq_ignore_ascii_case(&column))
-            .ok_or_else(|| BasaltError::UnknownColumn {
-                column: column.clone(),
-                context: "field list".into(),
-            })?;
-        if values[index].replace(&assignment.value).is_some() {
-            return Err(BasaltError::NotSupported(format!(
-                "column '{}' assigned twice in one UPDATE",
-                table.columns[index].name
-            )));
-        }
-    }
-    let mut values: Vec<Option<Expr>> = values.into_iter().map(|v| v.cloned()).collect();
+    let mut values = super::update_assignments::assigned_values(&table, update)?;
     super::on_update_timestamp::assign_touched(&table, &mut values, |i| {
         Expr::Identifier(quoted(&table.columns[i].name))
     });
@@ -149,14 +121,10 @@ pub(crate) fn plan_update(
         .iter()
         .zip(&values)
         .map(|(column, value)| match value {
-            Some(expr) => {
-                let mut expr = expr.clone();
-                crate::bit_literals::for_column(&column.ty, &mut expr);
-                SelectItem::ExprWithAlias {
-                    expr: Expr::Nested(Box::new(expr)),
-                    alias: quoted(&column.name),
-                }
-            }
+            Some(expr) => SelectItem::ExprWithAlias {
+                expr: Expr::Nested(Box::new(expr.clone())),
+                alias: quoted(&column.name),
+            },
             None => SelectItem::UnnamedExpr(Expr::Identifier(quoted(&column.name))),
         })
         .collect();

@@ -30,6 +30,7 @@ pub(crate) use query::mysql_column_names;
 mod set;
 mod show;
 mod time_into_dates;
+mod update_assignments;
 mod update_rewrite;
 mod upsert;
 

@@ -32,7 +32,7 @@ use basalt_catalog::{KeysModel, TableMeta};
 use basalt_common::df_error::from_df;
 use basalt_common::{BasaltError, Result};
 use basalt_sql::ast::helpers::attached_token::AttachedToken;
-use basalt_sql::ast::{self, AssignmentTarget, Expr as SqlExpr, ObjectName, SelectItem};
+use basalt_sql::ast::{self, Expr as SqlExpr, ObjectName, SelectItem};
 use basalt_storage::UpdatedRows;
 use chrono::Utc;
 use datafusion::arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch};
@@ -268,32 +268,7 @@ fn check_update(table: &TableMeta, update: &ast::Update) -> Result<Vec<Option<Sq
             table.database, table.name
         )));
     }
-    let mut values: Vec<Option<SqlExpr>> = vec![None; table.columns.len()];
-    for assignment in &update.assignments {
-        let AssignmentTarget::ColumnName(name) = &assignment.target else {
-            return Err(BasaltError::NotSupported("UPDATE of a column tuple".into()));
-        };
-        let column = name
-            .0
-            .last()
-            .and_then(|p| p.as_ident())
-            .map(|i| i.value.clone())
-            .unwrap_or_default();
-        let index = table
-            .column_index(&column)
-            .ok_or_else(|| BasaltError::UnknownColumn {
-                column: column.clone(),
-                context: "field list".into(),
-            })?;
-        let mut value = assignment.value.clone();
-        crate::bit_literals::for_column(&table.columns[index].ty, &mut value);
-        if values[index].replace(value).is_some() {
-            return Err(BasaltError::NotSupported(format!(
-                "column '{}' assigned twice in one UPDATE",
-                table.columns[index].name
-            )));
-        }
-    }
+    let mut values = super::update_assignments::assigned_values(table, update)?;
     super::on_update_timestamp::assign_touched(table, &mut values, |i| {
         SqlExpr::Identifier(quoted(&table.columns[i].name))
     });

@@ -1,5 +1,5 @@
-//! A string compared with a number (`=`, `<>`, `<`, .., IN lists, BETWEEN) compares numbers, as
-//! MySQL and Doris compare them: `varchar_col = 1` matches '1', '1.0' and ' 1'; `int_col =
+//! A string compared with a number (`=`, `<>`, `<`, .., IN lists, IN subqueries, BETWEEN)
+//! compares numbers, as MySQL and Doris compare them: `varchar_col = 1` matches '1', '1.0' and ' 1'; `int_col =
 //! '1.5'` matches nothing; `'1.0' IN (1, 2)` is true; `s IN ('a', 1)` compares `s` with 'a' as
 //! text and with 1 as a number; so does `CASE s WHEN 'a' THEN .. WHEN 1 THEN ..`. DataFusion cast the string to the
 //! number's type instead, so the query failed on the first string that was no integer
@@ -17,7 +17,10 @@ use datafusion::arrow::datatypes::DataType;
 use datafusion::common::tree_node::Transformed;
 use datafusion::common::{DFSchema, Result, ScalarValue};
 use datafusion::logical_expr::expr::{Case, InList};
-use datafusion::logical_expr::{Between, BinaryExpr, Expr, ExprSchemable};
+use datafusion::logical_expr::{
+    Between, BinaryExpr, Expr, ExprSchemable, LogicalPlanBuilder, Subquery,
+};
+use std::sync::Arc;
 
 fn is_string(t: &DataType) -> bool {
     matches!(t, DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8)
@@ -53,6 +56,26 @@ pub(crate) fn rewrite(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
                     }))
                 }
                 _ => Transformed::no(Expr::BinaryExpr(BinaryExpr { left, op, right })),
+            }
+        }
+        // `s IN (SELECT n ..)` and `n IN (SELECT s ..)`: numbers too.
+        Expr::InSubquery(mut in_subquery) => {
+            let fields = in_subquery.subquery.subquery.schema().fields().clone();
+            let column = match fields.as_ref() {
+                [f] if is_string(f.data_type()) => Some(Kind::Text),
+                [f] if f.data_type().is_numeric() => Some(Kind::Number),
+                _ => None,
+            };
+            match (kind(&in_subquery.expr), column) {
+                (Kind::Text, Some(Kind::Number)) => {
+                    in_subquery.expr = Box::new(as_number(*in_subquery.expr));
+                    Transformed::yes(Expr::InSubquery(in_subquery))
+                }
+                (Kind::Number, Some(Kind::Text)) => {
+                    in_subquery.subquery = numeric_subquery(in_subquery.subquery)?;
+                    Transformed::yes(Expr::InSubquery(in_subquery))
+                }
+                _ => Transformed::no(Expr::InSubquery(in_subquery)),
             }
         }
         Expr::InList(mut in_list) => {
@@ -221,6 +244,26 @@ enum Kind {
     Text,
     Number,
     Other,
+}
+
+/// `subquery` with its one column of text read as numbers.
+fn numeric_subquery(subquery: Subquery) -> Result<Subquery> {
+    let plan = Arc::unwrap_or_clone(subquery.subquery);
+    let column = plan.schema().columns().into_iter().next();
+    let Some(column) = column else {
+        return Ok(Subquery {
+            subquery: Arc::new(plan),
+            ..subquery
+        });
+    };
+    let name = column.name.clone();
+    let plan = LogicalPlanBuilder::from(plan)
+        .project(vec![as_number(Expr::Column(column)).alias(name)])?
+        .build()?;
+    Ok(Subquery {
+        subquery: Arc::new(plan),
+        ..subquery
+    })
 }
 
 /// A string as the number it spells: a constant now (an integer stays one), anything else as a

@@ -171,8 +171,9 @@ def main():
     p.add_argument("files", nargs="+", help="test files, relative to --corpus")
     args = p.parse_args()
     total = {}
-    mismatches = []
+    out = open(args.mismatches, "w") if args.mismatches else None
     for name in args.files:
+        mismatches = []
         conn = pymysql.connect(host=args.host, port=args.port, user=args.user, autocommit=True,
                                read_timeout=600)
         try:
@@ -187,14 +188,14 @@ def main():
               f"{score['statements']}", flush=True)
         for k, v in score.items():
             total[k] = total.get(k, 0) + v
+        if out:
+            for m in mismatches:
+                out.write(json.dumps(m) + "\n")
+            out.flush()
     print(f"files {len(args.files)}: queries same {total.get('same', 0)}/"
           f"{total.get('queries', 0)}, wrong {total.get('wrong', 0)}, error "
           f"{total.get('error', 0)}; statements {total.get('statement_same', 0)}/"
           f"{total.get('statements', 0)}")
-    if args.mismatches:
-        with open(args.mismatches, "w") as f:
-            for m in mismatches:
-                f.write(json.dumps(m) + "\n")
 
 
 if __name__ == "__main__":

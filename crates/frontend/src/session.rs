@@ -108,15 +108,18 @@ fn analyzer_rules(
             user: Arc::new(UserVariables(info.clone())),
         }),
     );
+    // CAST(x AS SIGNED) as written unless x is a DECIMAL or float, before the rules that
+    // read casts of ENUM members and hex literals.
+    rules.insert(1, Arc::new(basalt_functions::IntegralCastOperands));
     // Outer aggregates moved to their queries before anything types or rewrites them.
-    rules.insert(1, Arc::new(basalt_query::OuterAggregates));
+    rules.insert(2, Arc::new(basalt_query::OuterAggregates));
     // Full-text operators read indexed columns with their index's analyzer.
-    rules.insert(2, Arc::new(basalt_query::FullTextIndexes));
+    rules.insert(3, Arc::new(basalt_query::FullTextIndexes));
     // ENUM/SET columns read as numbers where MySQL does, before any rule casts their text.
-    rules.insert(3, Arc::new(basalt_query::EnumNumbers));
+    rules.insert(4, Arc::new(basalt_query::EnumNumbers));
     // INTERSECT ALL / EXCEPT ALL count copies, while their joins are still the only ones of
     // their shape.
-    rules.insert(4, Arc::new(basalt_query::SetOperationMultiplicity));
+    rules.insert(5, Arc::new(basalt_query::SetOperationMultiplicity));
     let coercion = rules
         .iter()
         .position(|r| r.name() == "type_coercion")

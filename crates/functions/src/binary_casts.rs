@@ -23,6 +23,11 @@ use datafusion::logical_expr::{
 use datafusion::optimizer::AnalyzerRule;
 use std::sync::{Arc, OnceLock};
 
+/// The widest BINARY(n) a cast gives (MySQL's own limit is `max_allowed_packet`).
+const MAX_WIDTH: usize = 64 << 20;
+/// The most bytes one batch of results holds (Arrow's 32-bit offsets).
+const MAX_BYTES: usize = i32::MAX as usize;
+
 /// The name of the width function.
 pub const WIDTH: &str = "binary_width";
 
@@ -53,9 +58,13 @@ fn binary_width(args: &ScalarFunctionArgs) -> Result<ColumnarValue> {
             out.append_null();
             continue;
         }
-        let Ok(width) = usize::try_from(widths.value(row)) else {
-            return exec_err!("BINARY({}) is not a valid width", widths.value(row));
+        let width = match usize::try_from(widths.value(row)) {
+            Ok(w) if w <= MAX_WIDTH => w,
+            _ => return exec_err!("BINARY({}) is not a supported width", widths.value(row)),
         };
+        if out.values_slice().len() + width > MAX_BYTES {
+            return exec_err!("CAST(.. AS BINARY({width})) gives more bytes than one batch holds");
+        }
         let value = bytes.value(row);
         let mut fitted = value[..value.len().min(width)].to_vec();
         fitted.resize(width, 0);

@@ -5,18 +5,26 @@
 //! UNSIGNED)` is 0, `CAST(1e30 AS SIGNED)` is 9223372036854775807). Arrow's cast cut the
 //! fraction off (1, -1 and 2) and failed the query past the range. The statement rewrite casts
 //! `mysql_signed_integral(x)` (or `mysql_unsigned_integral(x)`), which is that BIGINT (BIGINT
-//! UNSIGNED) for a DECIMAL or a DOUBLE and `x` itself otherwise, for the casts other types
-//! take; Doris's `CAST(x AS BIGINT)` keeps Doris's truncation.
+//! UNSIGNED) for a DECIMAL or a DOUBLE; the analyzer rule [`IntegralCastOperands`], first
+//! after the session's variables are read, removes the call around a value of no number, so the
+//! rules for ENUM members, hex literals and text see their casts as written. Doris's
+//! `CAST(x AS BIGINT)` keeps Doris's truncation. (A negative value cast to UNSIGNED is 0, as
+//! MariaDB gives it; MySQL keeps the rounded value's bits.)
 
+use crate::expr_rules::rewrite_node_expressions;
 use datafusion::arrow::array::{ArrayRef, AsArray, PrimitiveArray};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{
     i256, DataType, Decimal256Type, Float64Type, Int64Type, UInt64Type, DECIMAL256_MAX_PRECISION,
 };
-use datafusion::common::{exec_err, Result};
+use datafusion::common::config::ConfigOptions;
+use datafusion::common::tree_node::Transformed;
+use datafusion::common::{exec_err, DFSchema, Result};
 use datafusion::logical_expr::{
-    ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+    ColumnarValue, Expr, ExprSchemable, LogicalPlan, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl,
+    Signature, Volatility,
 };
+use datafusion::optimizer::AnalyzerRule;
 use std::sync::{Arc, OnceLock};
 
 /// The SIGNED conversion's name.
@@ -150,6 +158,35 @@ impl ScalarUDFImpl for Integral {
                 Ok(ColumnarValue::Scalar(value))
             }
         }
+    }
+}
+
+/// Removes `mysql_[un]signed_integral(x)` around an `x` that is no number. (A number stays
+/// wrapped: `3 / 2` is still an integer division here, a DECIMAL once planned MySQL's way.)
+#[derive(Debug, Default)]
+pub struct IntegralCastOperands;
+
+impl AnalyzerRule for IntegralCastOperands {
+    fn name(&self) -> &str {
+        "mysql_integral_cast_operands"
+    }
+
+    fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> Result<LogicalPlan> {
+        plan.transform_up_with_subqueries(|node| rewrite_node_expressions(node, unwrapped))
+            .map(|t| t.data)
+    }
+}
+
+fn unwrapped(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    match e {
+        Expr::ScalarFunction(mut f)
+            if (f.name() == SIGNED || f.name() == UNSIGNED)
+                && f.args.len() == 1
+                && !f.args[0].get_type(schema).is_ok_and(|t| t.is_numeric()) =>
+        {
+            Ok(Transformed::yes(f.args.remove(0)))
+        }
+        other => Ok(Transformed::no(other)),
     }
 }
 

@@ -217,6 +217,7 @@ use datafusion::prelude::SessionContext;
 pub use division_digits::DivisionDigits;
 pub use exact_division::{ExactDivision, MySqlOptions};
 pub use implicit_casts::{ImplicitCasts, StringArithmeticPlanner};
+pub use integral_casts::IntegralCastOperands;
 pub use ip::IpCoercion;
 pub use json::{reads_json_paths, JsonOperatorPlanner};
 pub use list_reverse::ListReverse;

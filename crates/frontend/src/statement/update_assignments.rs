@@ -11,6 +11,9 @@ use basalt_sql::ast::{
 };
 use std::ops::ControlFlow;
 
+/// The longest new value, as SQL text, an assignment may expand to.
+const MAX_VALUE_TEXT: usize = 1 << 20;
+
 /// Each column's new value (`None`: not assigned), in the table's column order.
 pub(crate) fn assigned_values(
     table: &TableMeta,
@@ -45,6 +48,13 @@ pub(crate) fn assigned_values(
                 subquery_depth: 0,
             },
         );
+        // Each assignment may repeat the ones before it (`SET a = a + a, a = a + a, ..`): a
+        // statement whose values outgrow any real one is refused, not expanded without end.
+        if value.to_string().len() > MAX_VALUE_TEXT {
+            return Err(BasaltError::NotSupported(
+                "UPDATE whose assignments, each in terms of the ones before it, expand past 1 MB of SQL".into(),
+            ));
+        }
         values[index] = Some(value);
     }
     Ok(values)

@@ -6,7 +6,7 @@
 //! number too: left copy k survives `INTERSECT ALL` when the right has a k-th copy, and
 //! `EXCEPT ALL` when it has none.
 //!
-//! The rule runs first among the analyzer rules, when the only semi and anti joins on every
+//! The rule runs among the first analyzer rules, when the only semi and anti joins on every
 //! column, NULLs equal, without a filter, are those the set operations built (subqueries are
 //! decorrelated later, by the optimizer). `INTERSECT` and `EXCEPT` without ALL join a DISTINCT
 //! left side, whose rows are single copies already; they are left as they are.

@@ -161,6 +161,8 @@ fn analyzer_rules(
         .position(|r| r.name() == "type_coercion")
         .unwrap_or(0);
     rules.insert(coercion, Arc::new(basalt_functions::DivisionDigits));
+    // Values chosen among a quotient and others, once `/` is MySQL's exact division.
+    rules.insert(coercion + 1, Arc::new(basalt_functions::MixedQuotientTypes));
     // DATETIME values become MySQL's text, in the query's casts and those coercion added.
     let coerced = rules
         .iter()

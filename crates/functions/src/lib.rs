@@ -203,7 +203,7 @@ pub use datetime_to_text::{datetime_text, DatetimeTextCasts};
 pub use empty_lists::NAME as EMPTY_LIST_IF_NULL;
 pub use like_escapes::LikeEscapes;
 pub use member_numbers::{function as enum_number, NAME as ENUM_NUMBER};
-pub use mixed_result_types::MixedResultTypes;
+pub use mixed_result_types::{MixedQuotientTypes, MixedResultTypes};
 pub use mysql_comparisons::{ComparisonsPlanner, MySqlComparisons};
 pub use mysql_rounding::function_name as mysql_rounding_function;
 pub use negation::NAME as MYSQL_NEGATE;

@@ -223,6 +223,27 @@ impl AnalyzerRule for MixedResultTypes {
     }
 }
 
+/// The expressions' half of [`MixedResultTypes`] again, once `/` is MySQL's exact division:
+/// `COALESCE(-1/3, 4.7e0)` meets its DECIMAL only then (the first pass saw an integer
+/// division), and failed at run time ("Float64 + Decimal128"). A UNION's columns keep the
+/// first pass's types.
+#[derive(Debug, Default)]
+pub struct MixedQuotientTypes;
+
+impl AnalyzerRule for MixedQuotientTypes {
+    fn name(&self) -> &str {
+        "mysql_mixed_quotient_types"
+    }
+
+    fn analyze(&self, plan: LogicalPlan, _config: &ConfigOptions) -> Result<LogicalPlan> {
+        plan.transform_up_with_subqueries(|node| match node {
+            LogicalPlan::Union(_) => Ok(Transformed::no(node)),
+            node => rewrite_node_expressions(node, retyped),
+        })
+        .map(|t| t.data)
+    }
+}
+
 /// A candidate's type, or None for an address (left to the address rules) or an expression
 /// without a type.
 fn candidate_type(e: &Expr, schema: &DFSchema) -> Option<DataType> {

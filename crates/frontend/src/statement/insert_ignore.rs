@@ -93,22 +93,40 @@ pub(crate) fn plan_ignore(
     };
     let keys = 0..table.num_key_columns;
 
+    // SELECT __source.* FROM (<source numbered by its ORDER BY>) AS __source (.., __ordinal),
+    // or, when the source has no ORDER BY to number by,
     // SELECT __source.*, row_number() OVER () AS __ordinal FROM (<source>) AS __source (..)
-    let numbered = row_query(
-        vec![
-            SelectItem::QualifiedWildcard(
-                ast::SelectItemQualifiedWildcardKind::ObjectName(ObjectName::from(vec![quoted(
-                    SOURCE,
-                )])),
-                Default::default(),
-            ),
-            aliased(row_number(vec![], vec![]), ORDINAL),
-        ],
-        from(derived(source.clone(), SOURCE, names.iter().copied())),
-        None,
-        &[],
-        None,
-    );
+    let source_wildcard = || {
+        SelectItem::QualifiedWildcard(
+            ast::SelectItemQualifiedWildcardKind::ObjectName(ObjectName::from(vec![quoted(
+                SOURCE,
+            )])),
+            Default::default(),
+        )
+    };
+    let numbered = match numbered_by_order(source) {
+        Some(source) => row_query(
+            vec![source_wildcard()],
+            from(derived(
+                source,
+                SOURCE,
+                names.iter().copied().chain(std::iter::once(ORDINAL)),
+            )),
+            None,
+            &[],
+            None,
+        ),
+        None => row_query(
+            vec![
+                source_wildcard(),
+                aliased(row_number(vec![], vec![]), ORDINAL),
+            ],
+            from(derived(source.clone(), SOURCE, names.iter().copied())),
+            None,
+            &[],
+            None,
+        ),
+    };
     // The rank of each row among the statement's rows of its key, in statement order.
     let ranked = row_query(
         vec![
@@ -220,6 +238,77 @@ pub(crate) fn plan_ignore(
         insert: out,
         skipped,
     }))
+}
+
+/// `source` with one more column, each row's place in its ORDER BY (`row_number() OVER (ORDER
+/// BY <its keys>)`), when it is one SELECT with an ORDER BY. Numbering the rows as a sorted
+/// derived table delivers them is not enough: no plan promises to keep that order (a cluster's
+/// exchanges do not). `None` when there is no ORDER BY, for DISTINCT (the number would make
+/// every row distinct), for set operations, and for a key by position past a wildcard.
+fn numbered_by_order(source: &ast::Query) -> Option<ast::Query> {
+    let Some(ast::OrderByKind::Expressions(order)) = source.order_by.as_ref().map(|o| &o.kind)
+    else {
+        return None;
+    };
+    let ast::SetExpr::Select(select) = source.body.as_ref() else {
+        return None;
+    };
+    if select.distinct.is_some() || order.is_empty() {
+        return None;
+    }
+    let item_expr = |item: &SelectItem| match item {
+        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e.clone()),
+        _ => None,
+    };
+    let keys = order
+        .iter()
+        .map(|key| {
+            let expr = match &key.expr {
+                Expr::Value(v) => match &v.value {
+                    Value::Number(n, _) => {
+                        let position: usize = n.parse().ok()?;
+                        let before = select.projection.get(..position)?;
+                        if before.iter().any(|item| item_expr(item).is_none()) {
+                            return None;
+                        }
+                        item_expr(select.projection.get(position.checked_sub(1)?)?)?
+                    }
+                    _ => key.expr.clone(),
+                },
+                Expr::Identifier(name) => select
+                    .projection
+                    .iter()
+                    .find_map(|item| match item {
+                        SelectItem::ExprWithAlias { expr, alias }
+                            if alias.value.eq_ignore_ascii_case(&name.value) =>
+                        {
+                            Some(expr.clone())
+                        }
+                        _ => None,
+                    })
+                    .unwrap_or_else(|| key.expr.clone()),
+                other => other.clone(),
+            };
+            Some(ast::OrderByExpr {
+                expr,
+                options: key.options.clone(),
+                with_fill: None,
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let Expr::Function(mut numbering) = row_number(vec![], vec![]) else {
+        return None;
+    };
+    if let Some(ast::WindowType::WindowSpec(spec)) = numbering.over.as_mut() {
+        spec.order_by = keys;
+    }
+    let mut numbered = source.clone();
+    if let ast::SetExpr::Select(select) = numbered.body.as_mut() {
+        select
+            .projection
+            .push(aliased(Expr::Function(numbering), ORDINAL));
+    }
+    Some(numbered)
 }
 
 fn from(relation: TableFactor) -> TableWithJoins {

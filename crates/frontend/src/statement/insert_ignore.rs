@@ -291,7 +291,7 @@ fn numbered_by_order(source: &ast::Query) -> Option<ast::Query> {
             };
             Some(ast::OrderByExpr {
                 expr,
-                options: key.options.clone(),
+                options: key.options,
                 with_fill: None,
             })
         })

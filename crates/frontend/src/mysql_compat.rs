@@ -1001,6 +1001,11 @@ fn cut_group_concat(e: &mut Expr, max_len: Option<u64>) {
 
 fn rewrite_expr(e: &mut Expr, time_zone: &str) {
     let replacement = match e {
+        // MySQL's unary plus does nothing, whatever its operand: `+'a'` is 'a'.
+        Expr::UnaryOp {
+            op: basalt_sql::ast::UnaryOperator::Plus,
+            expr,
+        } => Some(Expr::Nested(expr.clone())),
         // EXTRACT(HOUR | MINUTE | SECOND | MICROSECOND FROM '10:11:12'): the string is a TIME.
         Expr::Extract { field, expr, .. }
             if matches!(

@@ -42,6 +42,10 @@ pub fn is_date_like(t: &DataType) -> bool {
     )
 }
 
+fn is_text(t: &DataType) -> bool {
+    matches!(t, DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8)
+}
+
 /// Whether `date_number` takes a value of type `t`: a DATE, a DATETIME or a TIME.
 pub fn is_temporal(t: &DataType) -> bool {
     is_date_like(t) || matches!(t, DataType::Time64(_))
@@ -50,7 +54,8 @@ pub fn is_temporal(t: &DataType) -> bool {
 /// The argument types an aggregate that adds temporal values (SUM, AVG) plans with: a DATE,
 /// DATETIME or TIME as it is ([`crate::TemporalNumbers`] turns it into its number before type
 /// coercion), a boolean as the BIGINT 1 or 0 (MySQL's `SUM(x > 0)` counts the rows where it
-/// holds), anything else as `inner`, DataFusion's own function, coerces it.
+/// holds), a string as a DOUBLE (MySQL's `SUM('1.5')`; [`crate::ImplicitCasts`] reads it as
+/// one before type coercion), anything else as `inner`, DataFusion's own function, coerces it.
 pub(crate) fn aggregate_argument_types(
     inner: &datafusion::logical_expr::AggregateUDF,
     arg_types: &[DataType],
@@ -58,6 +63,9 @@ pub(crate) fn aggregate_argument_types(
     if let [t] = arg_types {
         if is_temporal(t) {
             return Ok(arg_types.to_vec());
+        }
+        if is_text(t) {
+            return Ok(vec![DataType::Float64]);
         }
     }
     let fields: Vec<FieldRef> = arg_types
@@ -76,11 +84,12 @@ pub(crate) fn aggregate_argument_types(
     )
 }
 
-/// The types such an aggregate's result follows: a temporal argument's number type, else the
-/// arguments' own.
+/// The types such an aggregate's result follows: a temporal argument's number type, a
+/// string's DOUBLE, else the arguments' own.
 pub(crate) fn aggregate_result_argument_types(arg_fields: &[FieldRef]) -> Vec<DataType> {
     match arg_fields {
         [f] if is_temporal(f.data_type()) => vec![number_type(f)],
+        [f] if is_text(f.data_type()) => vec![DataType::Float64],
         _ => arg_fields.iter().map(|f| f.data_type().clone()).collect(),
     }
 }

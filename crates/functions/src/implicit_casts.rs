@@ -249,6 +249,7 @@ impl AnalyzerRule for ImplicitCasts {
         // Comparisons of text with numbers compare numbers everywhere (they store nothing).
         let compared = |e: Expr, schema: &DFSchema, rule: Rule| {
             rule(e, schema)?
+                .transform_data(|e| text_aggregate_arguments(e, schema))?
                 .transform_data(|e| crate::text_number_comparisons::rewrite(e, schema))?
                 .transform_data(|e| crate::text_date_comparisons::rewrite(e, schema))
         };
@@ -265,6 +266,59 @@ impl AnalyzerRule for ImplicitCasts {
         })
         .map(|t| t.data)
     }
+}
+
+/// `SUM(s)`, `AVG(s)`, `STDDEV(s)` .. of a string: an aggregate that coerces a string argument
+/// to a DOUBLE reads it as one MySQL's way (NULL where it is no number, Doris's rule), where
+/// the coercion's CAST would fail the query. Window forms too.
+fn text_aggregate_arguments(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    use datafusion::logical_expr::expr::WindowFunctionDefinition;
+    let numbered = |udaf: &datafusion::logical_expr::AggregateUDF, args: &mut Vec<Expr>| {
+        let Ok(types) = args
+            .iter()
+            .map(|a| a.get_type(schema))
+            .collect::<Result<Vec<_>>>()
+        else {
+            return false;
+        };
+        if !types.iter().any(is_string)
+            || !matches!(
+                udaf.signature().type_signature,
+                datafusion::logical_expr::TypeSignature::UserDefined
+            )
+        {
+            return false;
+        }
+        let Ok(coerced) = udaf.inner().coerce_types(&types) else {
+            return false;
+        };
+        let mut changed = false;
+        for ((arg, from), to) in args.iter_mut().zip(&types).zip(&coerced) {
+            if is_string(from) && *to == DataType::Float64 {
+                let value = std::mem::replace(arg, Expr::Literal(ScalarValue::Null, None));
+                *arg = to_double(value);
+                changed = true;
+            }
+        }
+        changed
+    };
+    Ok(match e {
+        Expr::AggregateFunction(mut f) => {
+            let changed = numbered(&f.func, &mut f.params.args);
+            Transformed::new_transformed(Expr::AggregateFunction(f), changed)
+        }
+        Expr::WindowFunction(mut w) => {
+            let changed = match &w.fun {
+                WindowFunctionDefinition::AggregateUDF(udaf) => {
+                    let udaf = udaf.clone();
+                    numbered(&udaf, &mut w.params.args)
+                }
+                _ => false,
+            };
+            Transformed::new_transformed(Expr::WindowFunction(w), changed)
+        }
+        other => Transformed::no(other),
+    })
 }
 
 fn casts(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {

@@ -70,11 +70,16 @@ pub(crate) fn double_state_fields(
         .collect()
 }
 
-/// The coercion of an aggregate of one number read as a DOUBLE (NULL too); else an error
-/// naming `func`.
+/// The coercion of an aggregate of one number read as a DOUBLE (NULL too, and a string, which
+/// [`crate::ImplicitCasts`] reads as MySQL does before type coercion); else an error naming
+/// `func`.
 pub(crate) fn one_number_as_double(func: &str, types: &[DataType]) -> Result<Vec<DataType>> {
     expect_args(func, types, 1, 1)?;
-    if !(types[0].is_numeric() || types[0].is_null()) {
+    let text = matches!(
+        types[0],
+        DataType::Utf8 | DataType::Utf8View | DataType::LargeUtf8
+    );
+    if !(types[0].is_numeric() || types[0].is_null() || text) {
         return plan_err!("{func}: expected a number, got {}", types[0]);
     }
     Ok(vec![DataType::Float64])

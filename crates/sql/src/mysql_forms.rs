@@ -163,7 +163,9 @@ fn parse_select_into_variables(p: &mut Parser) -> Result<Option<Statement>, Pars
     rest.extend(tokens[end.min(tokens.len())..].iter().cloned());
     let total = tokens.len();
     let dialect = crate::dialect::BasaltDialect::default().for_tokens(&rest);
-    let mut inner = Parser::new(&dialect).with_tokens_with_locations(rest);
+    let mut inner = Parser::new(&dialect)
+        .with_recursion_limit(crate::parser::PARSER_DEPTH)
+        .with_tokens_with_locations(rest);
     let query = inner.parse_query()?;
     if inner.peek_token().token != Token::EOF {
         let next = inner.peek_token();

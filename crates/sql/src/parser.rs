@@ -11,6 +11,12 @@ use basalt_common::{BasaltError, Result};
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::Token;
 
+/// How deep the parser may recurse. sqlparser's default (50) refuses 30 levels of parentheses
+/// in a WHERE clause, which generated SQL reaches (SQLite's sqllogictest corpus does); the
+/// threads that parse have 64 MiB stacks, and the planner's own limits
+/// (`MAX_EXPRESSION_DEPTH`, `MAX_QUERY_DEPTH`) apply after parsing.
+pub const PARSER_DEPTH: usize = 400;
+
 /// Parses every `;`-separated statement in `sql`.
 pub fn parse_statements(sql: &str) -> Result<Vec<Statement>> {
     parse_statements_with(sql, SqlSyntax::default())
@@ -25,7 +31,9 @@ pub fn parse_statements_with(sql: &str, syntax: SqlSyntax) -> Result<Vec<Stateme
     // After the labels: `PARTITION (p) WITH LABEL l (a, b)` has its columns next to the list.
     let tokens = crate::partition_words::insert_columns_first(tokens);
     let dialect = dialect.for_tokens(&tokens);
-    let mut parser = Parser::new(&dialect).with_tokens_with_locations(tokens);
+    let mut parser = Parser::new(&dialect)
+        .with_recursion_limit(PARSER_DEPTH)
+        .with_tokens_with_locations(tokens);
     let mut out = Vec::new();
     loop {
         while parser.consume_token(&Token::SemiColon) {}

@@ -134,6 +134,24 @@ pub(crate) fn rewrite(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
                         high,
                     }))
                 }
+                // `s BETWEEN 'a' AND 1`: each bound compared by its own types, as MySQL does
+                // (`s >= 'a' AND number(s) <= 1`).
+                Kind::Text
+                    if bounds.contains(&Kind::Text)
+                        && bounds.contains(&Kind::Number)
+                        && !between.expr.is_volatile() =>
+                {
+                    let Between {
+                        expr,
+                        negated,
+                        low,
+                        high,
+                    } = between;
+                    let above = rewrite(expr.as_ref().clone().gt_eq(*low), schema)?.data;
+                    let below = rewrite(expr.lt_eq(*high), schema)?.data;
+                    let within = above.and(below);
+                    Transformed::yes(if negated { !within } else { within })
+                }
                 _ => Transformed::no(Expr::Between(between)),
             }
         }

@@ -58,6 +58,9 @@ pub struct BasaltDialect {
     syntax: SqlSyntax,
     /// The statement text has a lambda arrow: `x -> ..` parses as a lambda, not a JSON path.
     lambdas: bool,
+    /// A join whose table is followed by another join before its own ON nests that join:
+    /// `t1 LEFT JOIN t2 JOIN t3 ON c1 ON c2` is `t1 LEFT JOIN (t2 JOIN t3 ON c1) ON c2`.
+    nested_joins: bool,
 }
 
 impl BasaltDialect {
@@ -66,6 +69,17 @@ impl BasaltDialect {
             mysql: MySqlDialect {},
             syntax,
             lambdas: false,
+            nested_joins: false,
+        }
+    }
+
+    /// This dialect, nesting a join that follows a join's table before its ON (MySQL's
+    /// `t1 LEFT JOIN t2 JOIN t3 ON c1 ON c2`). Only for statements that fail to parse
+    /// otherwise: `t1 JOIN t2 JOIN t3 ON t1.a = t3.a` reads left to right, as in MySQL.
+    pub fn with_nested_joins(self) -> BasaltDialect {
+        BasaltDialect {
+            nested_joins: true,
+            ..self
         }
     }
 
@@ -182,6 +196,10 @@ fn is_string_literal(token: &Token) -> bool {
 }
 
 impl Dialect for BasaltDialect {
+    fn supports_left_associative_joins_without_parens(&self) -> bool {
+        !self.nested_joins
+    }
+
     /// Doris's `x -> body` and `(x, y) -> body` in the arguments of its array functions.
     fn supports_lambda_functions(&self) -> bool {
         self.lambdas

@@ -8,8 +8,9 @@ use crate::words::{
     eat_word, eat_words, expect_word, ident, peek_nth_word, peek_word, string_literal,
 };
 use basalt_common::{BasaltError, Result};
+use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
-use sqlparser::tokenizer::Token;
+use sqlparser::tokenizer::{Token, TokenWithSpan};
 
 /// How deep the parser may recurse. sqlparser's default (50) refuses 30 levels of parentheses
 /// in a WHERE clause, which generated SQL reaches (SQLite's sqllogictest corpus does); the
@@ -31,7 +32,32 @@ pub fn parse_statements_with(sql: &str, syntax: SqlSyntax) -> Result<Vec<Stateme
     // After the labels: `PARTITION (p) WITH LABEL l (a, b)` has its columns next to the list.
     let tokens = crate::partition_words::insert_columns_first(tokens);
     let dialect = dialect.for_tokens(&tokens);
-    let mut parser = Parser::new(&dialect)
+    // `t1 LEFT JOIN t2 JOIN t3 ON c1 ON c2` fails to parse left to right; it is parsed again
+    // with such joins nested (kept only when that succeeds).
+    let joins = tokens
+        .iter()
+        .filter(|t| matches!(&t.token, Token::Word(w) if w.keyword == Keyword::JOIN))
+        .count();
+    let retry = (joins >= 2).then(|| tokens.clone());
+    match parse_tokens(sql, tokens, &labels, &dialect) {
+        Err(e) => match retry {
+            Some(tokens) => {
+                parse_tokens(sql, tokens, &labels, &dialect.with_nested_joins()).map_err(|_| e)
+            }
+            None => Err(e),
+        },
+        parsed => parsed,
+    }
+}
+
+/// The statements of `tokens` (of `sql`), labelled where `labels` say.
+fn parse_tokens(
+    sql: &str,
+    tokens: Vec<TokenWithSpan>,
+    labels: &[(usize, String)],
+    dialect: &BasaltDialect,
+) -> Result<Vec<Statement>> {
+    let mut parser = Parser::new(dialect)
         .with_recursion_limit(PARSER_DEPTH)
         .with_tokens_with_locations(tokens);
     let mut out = Vec::new();

@@ -1693,7 +1693,8 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
             }
         }
         "unix_timestamp" if args.is_empty() => call("to_unixtime", vec![call("now", vec![])]),
-        // A time before the epoch is 0 (MySQL, Doris).
+        // A time before the epoch, or past MySQL's last TIMESTAMP (3001-01-19 03:14:07 UTC),
+        // is 0 (MySQL, Doris). Microseconds: a nanosecond DATETIME ends in 2262.
         "unix_timestamp" => {
             let seconds = call(
                 "to_unixtime",
@@ -1704,17 +1705,22 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
                             2 => call("str_to_date", args.clone()),
                             _ => as_temporal(one(&args)?),
                         },
-                        DataType::Timestamp(None, TimezoneInfo::None),
+                        DataType::Timestamp(Some(6), TimezoneInfo::None),
                     ),
                     time_zone,
                 )],
+            );
+            let outside = binary(
+                binary(seconds.clone(), BinaryOperator::Lt, number(0)),
+                BinaryOperator::Or,
+                binary(seconds.clone(), BinaryOperator::Gt, number(32_536_782_847)),
             );
             Expr::Case {
                 case_token: AttachedToken::empty(),
                 end_token: AttachedToken::empty(),
                 operand: None,
                 conditions: vec![CaseWhen {
-                    condition: binary(seconds.clone(), BinaryOperator::Lt, number(0)),
+                    condition: outside,
                     result: number(0),
                 }],
                 else_result: Some(Box::new(seconds)),

@@ -6,10 +6,10 @@
 //! INSERT, a checked load) a string that is no date still fails.
 
 use crate::expr_rules::rewrite_node_expressions;
-use datafusion::arrow::datatypes::DataType;
+use datafusion::arrow::datatypes::{DataType, TimeUnit};
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::Transformed;
-use datafusion::common::{DFSchema, Result};
+use datafusion::common::{DFSchema, Result, ScalarValue};
 use datafusion::logical_expr::expr::TryCast;
 use datafusion::logical_expr::{Cast, Expr, ExprSchemable, LogicalPlan};
 use datafusion::optimizer::AnalyzerRule;
@@ -61,6 +61,30 @@ fn dates(e: Expr, schema: &DFSchema, strict: bool) -> Result<Transformed<Expr>> 
                     field,
                 })),
             }
+        }
+        // `EXTRACT(YEAR FROM '0001-02-03')`: DataFusion coerces text for `date_part` and
+        // `date_trunc` to a nanosecond DATETIME, which ends in 2262 and starts in 1677; they
+        // take the microseconds the text was read as.
+        Expr::ScalarFunction(mut f) if matches!(f.name(), "date_part" | "date_trunc") => {
+            let mut changed = false;
+            for arg in f.args.iter_mut() {
+                let Expr::Cast(Cast { expr, field }) = arg else {
+                    continue;
+                };
+                let nanos = matches!(
+                    field.data_type(),
+                    DataType::Timestamp(TimeUnit::Nanosecond, None)
+                );
+                let micros = matches!(
+                    expr.get_type(schema),
+                    Ok(DataType::Timestamp(TimeUnit::Microsecond, None))
+                );
+                if nanos && micros {
+                    *arg = std::mem::replace(expr.as_mut(), Expr::Literal(ScalarValue::Null, None));
+                    changed = true;
+                }
+            }
+            Transformed::new_transformed(Expr::ScalarFunction(f), changed)
         }
         other => Transformed::no(other),
     })

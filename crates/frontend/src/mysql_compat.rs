@@ -816,6 +816,19 @@ pub(crate) fn with_digits(value: Expr, digits: u64) -> Expr {
     call("round_fraction", vec![value, number(digits.min(6) as i64)])
 }
 
+/// A clock's reading shown with `digits` fractional digits, the rest cut off (MySQL's
+/// `NOW(p)`, `CURTIME(p)` do not round).
+fn clock_digits(value: Expr, digits: u64) -> Expr {
+    call(
+        "round_fraction",
+        vec![
+            value,
+            number(digits.min(6) as i64),
+            Expr::value(Value::Boolean(true)),
+        ],
+    )
+}
+
 /// A CAST target as DataFusion names it: MySQL's SIGNED/UNSIGNED, BINARY, DECIMAL and DATETIME
 /// (microseconds, as Basalt stores it, so years up to 9999 fit) and Doris's DATEV2, DATETIMEV2/V1 and
 /// DECIMALV2/V3.
@@ -1652,7 +1665,7 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
             } else {
                 local_time(utc, time_zone)
             };
-            with_digits(clock, digits)
+            clock_digits(clock, digits)
         }
         "curdate" | "current_date" if args.is_empty() => {
             cast(local_time(utc_now(), time_zone), DataType::Date)
@@ -1661,6 +1674,20 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
             local_time(utc_now(), time_zone),
             DataType::Time(None, TimezoneInfo::None),
         ),
+        // CURTIME(p), UTC_TIME(p): the time of day to microseconds, shown with p digits.
+        "curtime" | "current_time" | "utc_time" if args.len() == 1 => {
+            let digits = fraction_digits_arg(&args[0])?;
+            let utc = cast(
+                call("now", vec![]),
+                DataType::Timestamp(Some(6), TimezoneInfo::None),
+            );
+            let clock = if name == "utc_time" {
+                utc
+            } else {
+                local_time(utc, time_zone)
+            };
+            clock_digits(call("mysql_time", vec![clock]), digits)
+        }
         // Seconds from 0 to 32536771199 (3001-01-18 23:59:59 UTC); others are NULL.
         "from_unixtime" if args.len() == 1 => {
             let n = args[0].clone();

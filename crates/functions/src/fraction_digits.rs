@@ -2,7 +2,9 @@
 //! is rounded half up to them (MySQL 8 and Doris; `DATETIME` without p is `DATETIME(0)`), and
 //! the result column says p so clients are shown exactly p digits. The statement rewrite
 //! wraps such casts in `round_fraction(value, p)`; an ARRAY<DATETIME(p)> or ARRAY<TIME(p)>
-//! has its elements rounded and marked the same way.
+//! has its elements rounded and marked the same way. A clock read with p digits (`NOW(p)`,
+//! `CURTIME(p)`) is cut to them instead, as MySQL's clock functions cut: a third argument,
+//! `true`, says so.
 
 use crate::util::{arguments, output};
 use basalt_common::time_value::MAX_TIME_MICROS;
@@ -15,7 +17,7 @@ use datafusion::arrow::datatypes::{DataType, Field, FieldRef, TimeUnit};
 use datafusion::common::{exec_err, plan_err, Result, ScalarValue};
 use datafusion::logical_expr::{
     ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
-    Volatility,
+    TypeSignature, Volatility,
 };
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -27,7 +29,10 @@ struct RoundFraction {
 
 pub fn function() -> ScalarUDF {
     ScalarUDF::new_from_impl(RoundFraction {
-        signature: Signature::any(2, Volatility::Immutable),
+        signature: Signature::one_of(
+            vec![TypeSignature::Any(2), TypeSignature::Any(3)],
+            Volatility::Immutable,
+        ),
     })
 }
 
@@ -94,6 +99,10 @@ impl ScalarUDFImpl for RoundFraction {
             Some(d) => d,
             None => return exec_err!("round_fraction: no digits"),
         };
+        let cut = matches!(
+            args.args.get(2),
+            Some(ColumnarValue::Scalar(ScalarValue::Boolean(Some(true))))
+        );
         let (arrays, scalar) = arguments(&args)?;
         let values = &arrays[0];
         let out = match args.return_field.data_type() {
@@ -105,7 +114,7 @@ impl ScalarUDFImpl for RoundFraction {
                 let out = ListArray::try_new(
                     element.clone(),
                     lists.offsets().clone(),
-                    rounded(&elements, digits),
+                    rounded(&elements, digits, cut),
                     lists.nulls().cloned(),
                 )?;
                 // A scalar made from an array would lose the elements' digits.
@@ -114,7 +123,7 @@ impl ScalarUDFImpl for RoundFraction {
                 }
                 Arc::new(out)
             }
-            _ => rounded(values, digits),
+            _ => rounded(values, digits, cut),
         };
         output(out, scalar)
     }
@@ -130,8 +139,22 @@ fn microsecond_type(element: &DataType) -> Option<DataType> {
     }
 }
 
-/// DATETIME or TIME microseconds rounded half up to `digits` (other values as they are).
-fn rounded(values: &ArrayRef, digits: u8) -> ArrayRef {
+/// DATETIME or TIME microseconds rounded half up to `digits`, or cut to them when `cut`
+/// (other values as they are).
+fn rounded(values: &ArrayRef, digits: u8, cut: bool) -> ArrayRef {
+    if cut && digits < 6 {
+        let unit = 10i64.pow(6 - u32::from(digits));
+        let cut_micros = |v: i64| v - v % unit;
+        if let Some(ts) = values.as_any().downcast_ref::<TimestampMicrosecondArray>() {
+            return Arc::new(
+                ts.unary::<_, datafusion::arrow::datatypes::TimestampMicrosecondType>(cut_micros),
+            );
+        }
+        if let Some(times) = values.as_any().downcast_ref::<Time64MicrosecondArray>() {
+            let cut: Time64MicrosecondArray = times.unary(cut_micros);
+            return Arc::new(cut);
+        }
+    }
     if let Some(ts) = values.as_any().downcast_ref::<TimestampMicrosecondArray>() {
         Arc::new(
             ts.unary::<_, datafusion::arrow::datatypes::TimestampMicrosecondType>(|v| {

@@ -1771,6 +1771,27 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
             )
         }
         // Doris: DATE_FLOOR(d, INTERVAL n unit) is `<unit>_floor(d, n)`.
+        // Doris's DATE_TRUNC(datetime, 'unit') (DataFusion's order, unit first, is taken too):
+        // the unit's floor, which keeps a DATE a DATE and reaches years 1 to 9999.
+        "date_trunc" | "datetrunc" if args.len() == 2 => {
+            let unit_of = |e: &Expr| match e {
+                Expr::Value(v) => match &v.value {
+                    Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => Unit::parse(s)
+                        .filter(|u| !matches!(u, Unit::Millisecond | Unit::Microsecond)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let (unit, value) = match (unit_of(&args[0]), unit_of(&args[1])) {
+                (_, Some(unit)) => (unit, &args[0]),
+                (Some(unit), None) => (unit, &args[1]),
+                (None, None) => return None,
+            };
+            call(
+                &basalt_functions::date_round::function_name(unit, false),
+                vec![value.clone()],
+            )
+        }
         "date_floor" | "date_ceil" if args.len() == 2 => {
             let Expr::Interval(interval) = &args[1] else {
                 return None;

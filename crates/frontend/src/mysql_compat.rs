@@ -1109,25 +1109,25 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
         Expr::Floor {
             expr,
             field: CeilFloorKind::DateTimeField(DateTimeField::NoDateTime),
-        } => Some(call("mysql_floor", vec![(**expr).clone()])),
+        } => Some(call("mysql_floor", vec![hex_number(expr)])),
         Expr::Ceil {
             expr,
             field: CeilFloorKind::DateTimeField(DateTimeField::NoDateTime),
-        } => Some(call("mysql_ceil", vec![(**expr).clone()])),
+        } => Some(call("mysql_ceil", vec![hex_number(expr)])),
         // Doris's FLOOR(x, d) / CEIL(x, d): down or up to `d` decimals.
         Expr::Floor {
             expr,
             field: CeilFloorKind::Scale(d),
         } => Some(call(
             "mysql_floor",
-            vec![(**expr).clone(), Expr::Value(d.clone())],
+            vec![hex_number(expr), Expr::Value(d.clone())],
         )),
         Expr::Ceil {
             expr,
             field: CeilFloorKind::Scale(d),
         } => Some(call(
             "mysql_ceil",
-            vec![(**expr).clone(), Expr::Value(d.clone())],
+            vec![hex_number(expr), Expr::Value(d.clone())],
         )),
         Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("group_concat") => {
             group_concat(f)
@@ -1233,6 +1233,7 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
             Some(with_digits(cast((**expr).clone(), target), digits))
         }
         Expr::Function(f) if f.over.is_none() && f.filter.is_none() => {
+            numeric_hex_arguments(f);
             rewrite_function(f, time_zone)
         }
         Expr::BinaryOp {
@@ -1380,6 +1381,48 @@ fn ip_cast(name: &ObjectName) -> Option<&'static str> {
         "ipv4" => Some("ip_cast_ipv4"),
         "ipv6" => Some("ip_cast_ipv6"),
         _ => None,
+    }
+}
+
+/// `e`, or the number a hex or bit literal spells (see [`numeric_hex_arguments`]).
+fn hex_number(e: &Expr) -> Expr {
+    let mut e = e.clone();
+    crate::bit_literals::hex_as_number(&mut e);
+    e
+}
+
+/// Hex and bit literals given to a math function are the numbers their bytes spell, as in
+/// MySQL (`ROUND(0x10)`, `ABS(b'101')`); so are those beside a number literal in GREATEST /
+/// LEAST (`GREATEST(0x10, 3)` is 16). DataFusion refused the bytes, or compared them as bytes.
+fn numeric_hex_arguments(f: &mut Function) {
+    let name = match f.name.0.as_slice() {
+        [part] => part.as_ident().map(|i| i.value.to_ascii_lowercase()),
+        _ => None,
+    };
+    let Some(name) = name else {
+        return;
+    };
+    let FunctionArguments::List(list) = &mut f.args else {
+        return;
+    };
+    let mut args = list.args.iter_mut().filter_map(|a| match a {
+        FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e),
+        _ => None,
+    });
+    let numbers = match name.as_str() {
+        "abs" | "acos" | "asin" | "atan" | "atan2" | "ceil" | "ceiling" | "cos" | "cot"
+        | "degrees" | "exp" | "floor" | "ln" | "log" | "log10" | "log2" | "mod" | "pow"
+        | "power" | "radians" | "round" | "sign" | "sin" | "sqrt" | "tan" | "truncate" => true,
+        "greatest" | "least" => args.any(|e| is_number_literal(e)),
+        _ => false,
+    };
+    if !numbers {
+        return;
+    }
+    for arg in list.args.iter_mut() {
+        if let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) = arg {
+            crate::bit_literals::hex_as_number(e);
+        }
     }
 }
 

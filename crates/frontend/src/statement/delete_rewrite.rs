@@ -4,8 +4,9 @@
 //!
 //! The predicate is planned as the WHERE of `SELECT * FROM t WHERE ..` (views, MySQL's casts
 //! and functions as in any query), then evaluated over each tablet's merged rows: a row goes
-//! when the predicate is true, stays when it is false or NULL. Subqueries are refused, as Doris
-//! refuses them in delete predicates. With LIMIT (and ORDER BY), only the rows
+//! when the predicate is true, stays when it is false or NULL. Uncorrelated subqueries run
+//! once first and their results take their place (`a IN (SELECT ..)` becomes a list of
+//! values, as MariaDB reads the table before the DELETE); correlated ones are refused. With LIMIT (and ORDER BY), only the rows
 //! `SELECT * FROM t WHERE .. ORDER BY .. LIMIT n` gives go (`picked_rows`: by their values,
 //! the rows having no identity); ORDER BY alone changes nothing. The cost is a rewrite of the
 //! table's tablets.
@@ -22,7 +23,6 @@ use basalt_storage::{RewriteRows, RewriteScope};
 use datafusion::arrow::array::{Array, BooleanArray, RecordBatch};
 use datafusion::arrow::compute::{cast, filter_record_batch, not};
 use datafusion::arrow::datatypes::SchemaRef;
-use datafusion::common::tree_node::TreeNode;
 use datafusion::logical_expr::{Expr, LogicalPlan};
 use datafusion::physical_expr::PhysicalExpr;
 use std::sync::Arc;
@@ -63,6 +63,13 @@ impl QueryEngine {
             .map_err(from_df)?;
         let predicate = match delete_predicate(&analyzed)? {
             Some((expr, schema)) => {
+                let expr = super::update_rewrite::inline_subqueries(
+                    &state,
+                    expr,
+                    &schema,
+                    "a DELETE on a DUPLICATE or AGGREGATE KEY table",
+                )
+                .await?;
                 let physical = state.create_physical_expr(expr, &schema).map_err(from_df)?;
                 Some((physical, Arc::new(schema.as_arrow().clone())))
             }
@@ -134,7 +141,7 @@ impl QueryEngine {
 fn delete_predicate(plan: &LogicalPlan) -> Result<Option<(Expr, datafusion::common::DFSchema)>> {
     let refused = || {
         BasaltError::NotSupported(
-            "this WHERE in a DELETE on a DUPLICATE or AGGREGATE KEY table (subqueries are not allowed in its delete predicate)".into(),
+            "this WHERE in a DELETE on a DUPLICATE or AGGREGATE KEY table".into(),
         )
     };
     let node = match plan {
@@ -147,21 +154,10 @@ fn delete_predicate(plan: &LogicalPlan) -> Result<Option<(Expr, datafusion::comm
         _ => false,
     };
     match node {
-        LogicalPlan::Filter(f) if reads_table(&f.input) => {
-            let has_subquery = f.predicate.exists(|e| {
-                Ok(matches!(
-                    e,
-                    Expr::ScalarSubquery(_) | Expr::InSubquery(_) | Expr::Exists(_)
-                ))
-            });
-            if has_subquery.map_err(from_df)? {
-                return Err(refused());
-            }
-            Ok(Some((
-                f.predicate.clone(),
-                f.input.schema().as_ref().clone(),
-            )))
-        }
+        LogicalPlan::Filter(f) if reads_table(&f.input) => Ok(Some((
+            f.predicate.clone(),
+            f.input.schema().as_ref().clone(),
+        ))),
         n if reads_table(n) => Ok(None),
         _ => Err(refused()),
     }

@@ -235,7 +235,10 @@ impl QueryEngine {
         };
         let predicate = match shape.predicate {
             Some((expr, schema)) => {
-                let expr = simplify(inline_subqueries(&state, expr, &schema).await?, &schema)?;
+                let expr = simplify(
+                    inline_subqueries(&state, expr, &schema, UPDATE_ON_DUPLICATE).await?,
+                    &schema,
+                )?;
                 let physical = state.create_physical_expr(expr, &schema).map_err(from_df)?;
                 Some((physical, Arc::new(schema.as_arrow().clone())))
             }
@@ -245,7 +248,10 @@ impl QueryEngine {
         for (exprs, schema) in shape.projections {
             let mut physical = Vec::with_capacity(exprs.len());
             for expr in exprs {
-                let expr = simplify(inline_subqueries(&state, expr, &schema).await?, &schema)?;
+                let expr = simplify(
+                    inline_subqueries(&state, expr, &schema, UPDATE_ON_DUPLICATE).await?,
+                    &schema,
+                )?;
                 physical.push(state.create_physical_expr(expr, &schema).map_err(from_df)?);
             }
             projections.push((physical, Arc::new(schema.as_arrow().clone())));
@@ -517,11 +523,19 @@ impl RowChange {
     }
 }
 
+/// What a correlated subquery in an UPDATE of a Duplicate table is refused in.
+const UPDATE_ON_DUPLICATE: &str = "an UPDATE on a DUPLICATE KEY table";
+
 /// `expr` with each uncorrelated subquery replaced by its result, run once before the rows are
 /// rewritten: a scalar subquery by its value (NULL without rows, error 1242 with more than
 /// one), `IN (SELECT ..)` by the list of its values, EXISTS by whether it has rows. A
-/// correlated subquery is refused.
-async fn inline_subqueries(state: &SessionState, expr: Expr, schema: &DFSchema) -> Result<Expr> {
+/// correlated subquery is refused, naming `statement` (the UPDATE or DELETE and its table).
+pub(super) async fn inline_subqueries(
+    state: &SessionState,
+    expr: Expr,
+    schema: &DFSchema,
+    statement: &str,
+) -> Result<Expr> {
     let mut found: Vec<Expr> = Vec::new();
     expr.apply(|e| {
         Ok(match e {
@@ -545,9 +559,9 @@ async fn inline_subqueries(state: &SessionState, expr: Expr, schema: &DFSchema) 
             _ => return Err(internal("not a subquery")),
         };
         if !subquery.outer_ref_columns.is_empty() {
-            return Err(BasaltError::NotSupported(
-                "a correlated subquery in an UPDATE on a DUPLICATE KEY table".into(),
-            ));
+            return Err(BasaltError::NotSupported(format!(
+                "a correlated subquery in {statement}"
+            )));
         }
         let plan = subquery.subquery.as_ref().clone();
         let batches = DataFrame::new(state.clone(), plan)

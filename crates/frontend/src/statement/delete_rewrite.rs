@@ -6,7 +6,8 @@
 //! and functions as in any query), then evaluated over each tablet's merged rows: a row goes
 //! when the predicate is true, stays when it is false or NULL. Uncorrelated subqueries run
 //! once first and their results take their place (`a IN (SELECT ..)` becomes a list of
-//! values, as MariaDB reads the table before the DELETE); correlated ones are refused. With LIMIT (and ORDER BY), only the rows
+//! values, as MariaDB reads the table before the DELETE). With a correlated subquery, the
+//! rows to delete are those `SELECT * FROM t WHERE ..` gives, picked by value. With LIMIT (and ORDER BY), only the rows
 //! `SELECT * FROM t WHERE .. ORDER BY .. LIMIT n` gives go (`picked_rows`: by their values,
 //! the rows having no identity); ORDER BY alone changes nothing. The cost is a rewrite of the
 //! table's tablets.
@@ -55,13 +56,26 @@ impl QueryEngine {
             }
             _ => None,
         };
+        let whole_query = match &plan.statement {
+            ast::Statement::Query(query) => Some(query.as_ref().clone()),
+            _ => None,
+        };
         let stmt = plan.statement;
         let (state, logical) = self.plan_checked(session, stmt).await?;
         let analyzed = state
             .analyzer()
             .execute_and_check(logical, state.config_options(), |_, _| {})
             .map_err(from_df)?;
+        let mut pick = pick;
         let predicate = match delete_predicate(&analyzed)? {
+            // A correlated subquery: the rows the WHERE holds for are found by the query
+            // (which decorrelates it) and picked by their values, as LIMIT picks them.
+            Some((expr, _)) if has_correlated_subquery(&expr)? => {
+                if pick.is_none() {
+                    pick = whole_query;
+                }
+                None
+            }
             Some((expr, schema)) => {
                 let expr = super::update_rewrite::inline_subqueries(
                     &state,
@@ -161,6 +175,20 @@ fn delete_predicate(plan: &LogicalPlan) -> Result<Option<(Expr, datafusion::comm
         n if reads_table(n) => Ok(None),
         _ => Err(refused()),
     }
+}
+
+/// Whether `expr` has a subquery reading the outer row.
+fn has_correlated_subquery(expr: &Expr) -> Result<bool> {
+    use datafusion::common::tree_node::TreeNode;
+    expr.exists(|e| {
+        Ok(match e {
+            Expr::ScalarSubquery(s) => !s.outer_ref_columns.is_empty(),
+            Expr::InSubquery(i) => !i.subquery.outer_ref_columns.is_empty(),
+            Expr::Exists(x) => !x.subquery.outer_ref_columns.is_empty(),
+            _ => false,
+        })
+    })
+    .map_err(from_df)
 }
 
 /// `batch` without the rows `predicate` holds for (all of them without a predicate), only

@@ -178,7 +178,7 @@ fn delete_predicate(plan: &LogicalPlan) -> Result<Option<(Expr, datafusion::comm
 }
 
 /// Whether `expr` has a subquery reading the outer row.
-fn has_correlated_subquery(expr: &Expr) -> Result<bool> {
+pub(super) fn has_correlated_subquery(expr: &Expr) -> Result<bool> {
     use datafusion::common::tree_node::TreeNode;
     expr.exists(|e| {
         Ok(match e {

@@ -13,7 +13,9 @@
 //! the WHERE leaves out does not fail the statement). Any column may be assigned: a Duplicate
 //! key only sorts rows, and a row whose partition or distribution column changes moves to
 //! its new tablet. Uncorrelated subqueries (in the WHERE or a new value) run once, before the
-//! rewrite, and their results take their place; correlated ones and joins are refused.
+//! rewrite, and their results take their place. A correlated subquery in the WHERE picks
+//! the rows `SELECT * FROM t WHERE ..` gives, by value; one in a new value, and joins, are
+//! refused.
 //! `LIMIT n` updates the first n matching rows found (MySQL leaves which ones open without
 //! ORDER BY); with ORDER BY, the rows the ordered query picks (`picked_rows`: by their
 //! values, the rows having no identity). ORDER BY without LIMIT changes nothing here: every
@@ -63,6 +65,9 @@ type Compiled = (Vec<Arc<dyn PhysicalExpr>>, SchemaRef);
 struct RowChange {
     /// The WHERE, over the table's columns as scans give them; `None` matches every row.
     predicate: Option<(Arc<dyn PhysicalExpr>, SchemaRef)>,
+    /// The WHERE has a correlated subquery: the rows to change are picked by value from
+    /// what `SELECT * .. WHERE ..` gives (`predicate` is then `None`).
+    picks_where: bool,
     /// Projections from the matching rows to each column's new value, innermost first.
     projections: Vec<Compiled>,
     /// Which columns the statement assigns.
@@ -96,7 +101,7 @@ impl QueryEngine {
         let storage = crate::transaction::storage(&self.services, session);
         let _gate = storage.rewrite_gate(table.id).write_owned().await;
         // ORDER BY .. LIMIT: the rows to update, picked with loads held back by the gate.
-        let picked = match limit.is_some() && !update.order_by.is_empty() {
+        let picked = match limit.is_some() && !update.order_by.is_empty() || change.picks_where {
             true => {
                 let query = row_query(
                     all_columns(&table),
@@ -233,7 +238,14 @@ impl QueryEngine {
                 .build();
             ExprSimplifier::new(context).simplify(expr).map_err(from_df)
         };
+        let mut picks_where = false;
         let predicate = match shape.predicate {
+            // A correlated subquery: the rows the WHERE holds for are found by the query
+            // (which decorrelates it) and picked by their values.
+            Some((expr, _)) if super::delete_rewrite::has_correlated_subquery(&expr)? => {
+                picks_where = true;
+                None
+            }
             Some((expr, schema)) => {
                 let expr = simplify(
                     inline_subqueries(&state, expr, &schema, UPDATE_ON_DUPLICATE).await?,
@@ -258,6 +270,7 @@ impl QueryEngine {
         }
         Ok(RowChange {
             predicate,
+            picks_where,
             projections,
             assigned,
             table: Arc::new(table.clone()),

@@ -221,6 +221,11 @@ async fn check_column_origins(mut conn: mysql_async::Conn) {
         column_origins(&mut conn, "SELECT id, count(*) AS n FROM a GROUP BY id").await,
         ["origins.a(a).id(id)", ".().n(n)"]
     );
+    // A string literal is named by its text, as in MySQL (`SELECT 'lit'` is `lit`).
+    assert_eq!(
+        column_origins(&mut conn, "SELECT 'lit', \"dq\", 7 FROM a").await,
+        [".().lit(lit)", ".().dq(dq)", ".().7(7)"]
+    );
     // Names written twice beside a wildcard, and expressions around it, keep the names MySQL
     // gives them (internal names and DataFusion's renderings were shown).
     assert_eq!(

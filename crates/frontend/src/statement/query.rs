@@ -472,6 +472,13 @@ pub(crate) fn written_item_names(stmt: &ast::Statement) -> Vec<Option<String>> {
             {
                 parts.last().map(|i| i.value.clone())
             }
+            // A string literal is named by its text, as MySQL names it (`SELECT 'a'` is `a`).
+            ast::SelectItem::UnnamedExpr(SqlExpr::Value(v)) => match &v.value {
+                ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {
+                    Some(s.clone())
+                }
+                other => Some(other.to_string()),
+            },
             ast::SelectItem::UnnamedExpr(e) => Some(e.to_string()),
             ast::SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.clone()),
             _ => None,

@@ -1014,11 +1014,15 @@ fn cut_group_concat(e: &mut Expr, max_len: Option<u64>) {
 
 fn rewrite_expr(e: &mut Expr, time_zone: &str) {
     let replacement = match e {
-        // MySQL's unary plus does nothing, whatever its operand: `+'a'` is 'a'.
+        // MySQL's unary plus does nothing, whatever its operand: `+'a'` is 'a' (a literal
+        // stays a literal for the rules that look for one: `NOW(+3)`).
         Expr::UnaryOp {
             op: basalt_sql::ast::UnaryOperator::Plus,
             expr,
-        } => Some(Expr::Nested(expr.clone())),
+        } => Some(match expr.as_ref() {
+            Expr::Value(_) => expr.as_ref().clone(),
+            _ => Expr::Nested(expr.clone()),
+        }),
         // EXTRACT(HOUR | MINUTE | SECOND | MICROSECOND FROM '10:11:12'): the string is a TIME.
         Expr::Extract { field, expr, .. }
             if matches!(
@@ -1763,7 +1767,7 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
             }
         }
         "unix_timestamp" if args.is_empty() => call("to_unixtime", vec![call("now", vec![])]),
-        // A time before the epoch, or past MySQL's last TIMESTAMP (3001-01-19 03:14:07 UTC),
+        // A time before the epoch, or past MySQL's last TIMESTAMP (3001-01-18 23:59:59 UTC),
         // is 0 (MySQL, Doris). Microseconds: a nanosecond DATETIME ends in 2262.
         "unix_timestamp" => {
             let seconds = call(
@@ -1783,7 +1787,7 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
             let outside = binary(
                 binary(seconds.clone(), BinaryOperator::Lt, number(0)),
                 BinaryOperator::Or,
-                binary(seconds.clone(), BinaryOperator::Gt, number(32_536_782_847)),
+                binary(seconds.clone(), BinaryOperator::Gt, number(32_536_771_199)),
             );
             Expr::Case {
                 case_token: AttachedToken::empty(),

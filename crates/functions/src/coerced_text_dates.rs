@@ -62,10 +62,10 @@ fn dates(e: Expr, schema: &DFSchema, strict: bool) -> Result<Transformed<Expr>> 
                 })),
             }
         }
-        // `EXTRACT(YEAR FROM '0001-02-03')`: DataFusion coerces text for `date_part` and
-        // `date_trunc` to a nanosecond DATETIME, which ends in 2262 and starts in 1677; they
-        // take the microseconds the text was read as.
-        Expr::ScalarFunction(mut f) if matches!(f.name(), "date_part" | "date_trunc") => {
+        // `EXTRACT(YEAR FROM '0001-02-03')`: DataFusion coerces text for `date_part` to a
+        // nanosecond DATETIME, which ends in 2262 and starts in 1677; it takes the
+        // microseconds the text was read as (its result, a number, does not change type).
+        Expr::ScalarFunction(mut f) if f.name() == "date_part" => {
             let mut changed = false;
             for arg in f.args.iter_mut() {
                 let Expr::Cast(Cast { expr, field }) = arg else {

@@ -120,7 +120,13 @@ pub(crate) fn rewrite(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
                     between.high = number(between.high, bounds[1]);
                     Transformed::yes(Expr::Between(between))
                 }
-                Kind::Text if bounds.iter().all(|k| *k == Kind::Number) => {
+                // A string beside a number bound: all three compare as numbers (MySQL picks
+                // one comparison type for BETWEEN; `'10' BETWEEN '9' AND 20` is 1).
+                Kind::Text if bounds.contains(&Kind::Number) => {
+                    let number = |e: Box<Expr>, k: Kind| match k {
+                        Kind::Text => Box::new(as_number(*e)),
+                        _ => e,
+                    };
                     let Between {
                         expr,
                         negated,
@@ -130,27 +136,9 @@ pub(crate) fn rewrite(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
                     Transformed::yes(Expr::Between(Between {
                         expr: Box::new(as_number(*expr)),
                         negated,
-                        low,
-                        high,
+                        low: number(low, bounds[0]),
+                        high: number(high, bounds[1]),
                     }))
-                }
-                // `s BETWEEN 'a' AND 1`: each bound compared by its own types, as MySQL does
-                // (`s >= 'a' AND number(s) <= 1`).
-                Kind::Text
-                    if bounds.contains(&Kind::Text)
-                        && bounds.contains(&Kind::Number)
-                        && !between.expr.is_volatile() =>
-                {
-                    let Between {
-                        expr,
-                        negated,
-                        low,
-                        high,
-                    } = between;
-                    let above = rewrite(expr.as_ref().clone().gt_eq(*low), schema)?.data;
-                    let below = rewrite(expr.lt_eq(*high), schema)?.data;
-                    let within = above.and(below);
-                    Transformed::yes(if negated { !within } else { within })
                 }
                 _ => Transformed::no(Expr::Between(between)),
             }

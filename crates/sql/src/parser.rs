@@ -38,7 +38,8 @@ pub fn parse_statements_with(sql: &str, syntax: SqlSyntax) -> Result<Vec<Stateme
         .iter()
         .filter(|t| matches!(&t.token, Token::Word(w) if w.keyword == Keyword::JOIN))
         .count();
-    let retry = (joins >= 2).then(|| tokens.clone());
+    // One statement only: the retry nests such joins all through the text it parses.
+    let retry = (joins >= 2 && one_statement(&tokens)).then(|| tokens.clone());
     match parse_tokens(sql, tokens, &labels, &dialect) {
         Err(e) => match retry {
             Some(tokens) => {
@@ -48,6 +49,19 @@ pub fn parse_statements_with(sql: &str, syntax: SqlSyntax) -> Result<Vec<Stateme
         },
         parsed => parsed,
     }
+}
+
+/// Whether `tokens` hold one statement: nothing but spaces and comments after a `;`.
+fn one_statement(tokens: &[TokenWithSpan]) -> bool {
+    let Some(end) = tokens.iter().position(|t| t.token == Token::SemiColon) else {
+        return true;
+    };
+    tokens[end..].iter().all(|t| {
+        matches!(
+            t.token,
+            Token::SemiColon | Token::Whitespace(_) | Token::EOF
+        )
+    })
 }
 
 /// The statements of `tokens` (of `sql`), labelled where `labels` say.

@@ -119,9 +119,9 @@ pub(crate) fn plan_ignore(
         None => row_query(
             vec![
                 source_wildcard(),
-                aliased(row_number(vec![], vec![]), ORDINAL),
+                aliased(numbered_by(output_order(source, &names)), ORDINAL),
             ],
-            from(derived(source.clone(), SOURCE, names.iter().copied())),
+            from(derived(kept_order(source), SOURCE, names.iter().copied())),
             None,
             &[],
             None,
@@ -256,6 +256,38 @@ fn numbered_by_order(source: &ast::Query) -> Option<ast::Query> {
     if select.distinct.is_some() || order.is_empty() {
         return None;
     }
+    // A window inside the numbering's ORDER BY is not computed: such keys keep the plain
+    // numbering.
+    let has_window = |e: &Expr| {
+        let mut window = false;
+        let _ = ast::visit_expressions(e, |inner| {
+            if matches!(inner, Expr::Function(f) if f.over.is_some()) {
+                window = true;
+            }
+            std::ops::ControlFlow::<()>::Continue(())
+        });
+        window
+    };
+    // An alias inside a larger key (`ORDER BY s + 0`) stands for its item's expression.
+    let alias_expr = |name: &str| {
+        select.projection.iter().find_map(|item| match item {
+            SelectItem::ExprWithAlias { expr, alias } if alias.value.eq_ignore_ascii_case(name) => {
+                Some(expr.clone())
+            }
+            _ => None,
+        })
+    };
+    let substituted = |mut e: Expr| {
+        let _ = ast::visit_expressions_mut(&mut e, |inner| {
+            if let Expr::Identifier(name) = inner {
+                if let Some(expr) = alias_expr(&name.value) {
+                    *inner = Expr::Nested(Box::new(expr));
+                }
+            }
+            std::ops::ControlFlow::<()>::Continue(())
+        });
+        e
+    };
     let item_expr = |item: &SelectItem| match item {
         SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e.clone()),
         _ => None,
@@ -263,7 +295,9 @@ fn numbered_by_order(source: &ast::Query) -> Option<ast::Query> {
     let keys = order
         .iter()
         .map(|key| {
-            let expr = match &key.expr {
+            // A position or an alias stands for its item's expression, whose names are
+            // columns; a key as written may name an alias inside (`ORDER BY s + 0`).
+            let (expr, from_item) = match &key.expr {
                 Expr::Value(v) => match &v.value {
                     Value::Number(n, _) => {
                         let position: usize = n.parse().ok()?;
@@ -271,9 +305,10 @@ fn numbered_by_order(source: &ast::Query) -> Option<ast::Query> {
                         if before.iter().any(|item| item_expr(item).is_none()) {
                             return None;
                         }
-                        item_expr(select.projection.get(position.checked_sub(1)?)?)?
+                        let item = select.projection.get(position.checked_sub(1)?)?;
+                        (item_expr(item)?, true)
                     }
-                    _ => key.expr.clone(),
+                    _ => (key.expr.clone(), false),
                 },
                 Expr::Identifier(name) => select
                     .projection
@@ -282,13 +317,17 @@ fn numbered_by_order(source: &ast::Query) -> Option<ast::Query> {
                         SelectItem::ExprWithAlias { expr, alias }
                             if alias.value.eq_ignore_ascii_case(&name.value) =>
                         {
-                            Some(expr.clone())
+                            Some((expr.clone(), true))
                         }
                         _ => None,
                     })
-                    .unwrap_or_else(|| key.expr.clone()),
-                other => other.clone(),
+                    .unwrap_or_else(|| (key.expr.clone(), false)),
+                other => (other.clone(), false),
             };
+            let expr = if from_item { expr } else { substituted(expr) };
+            if has_window(&expr) {
+                return None;
+            }
             Some(ast::OrderByExpr {
                 expr,
                 options: key.options,
@@ -296,19 +335,80 @@ fn numbered_by_order(source: &ast::Query) -> Option<ast::Query> {
             })
         })
         .collect::<Option<Vec<_>>>()?;
-    let Expr::Function(mut numbering) = row_number(vec![], vec![]) else {
-        return None;
-    };
-    if let Some(ast::WindowType::WindowSpec(spec)) = numbering.over.as_mut() {
-        spec.order_by = keys;
-    }
     let mut numbered = source.clone();
     if let ast::SetExpr::Select(select) = numbered.body.as_mut() {
         select
             .projection
-            .push(aliased(Expr::Function(numbering), ORDINAL));
+            .push(aliased(numbered_by(Some(keys)), ORDINAL));
     }
     Some(numbered)
+}
+
+/// The source's ORDER BY as columns of the derived table `__source` (named `names`), when
+/// each key is a position or an alias of its select list (`ORDER BY rn` of a window's alias).
+fn output_order(source: &ast::Query, names: &[&str]) -> Option<Vec<ast::OrderByExpr>> {
+    let Some(ast::OrderByKind::Expressions(order)) = source.order_by.as_ref().map(|o| &o.kind)
+    else {
+        return None;
+    };
+    let ast::SetExpr::Select(select) = source.body.as_ref() else {
+        return None;
+    };
+    if select.projection.iter().any(|item| {
+        matches!(
+            item,
+            SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..)
+        )
+    }) {
+        return None;
+    }
+    order
+        .iter()
+        .map(|key| {
+            let position = match &key.expr {
+                Expr::Value(v) => match &v.value {
+                    Value::Number(n, _) => n.parse::<usize>().ok()?.checked_sub(1)?,
+                    _ => return None,
+                },
+                Expr::Identifier(name) => select.projection.iter().position(|item| {
+                    matches!(item, SelectItem::ExprWithAlias { alias, .. }
+                        if alias.value.eq_ignore_ascii_case(&name.value))
+                })?,
+                _ => return None,
+            };
+            Some(ast::OrderByExpr {
+                expr: qualified(SOURCE, names.get(position)?),
+                options: key.options,
+                with_fill: None,
+            })
+        })
+        .collect()
+}
+
+/// `row_number() OVER (ORDER BY <order>)`, or `OVER ()` without an order.
+fn numbered_by(order: Option<Vec<ast::OrderByExpr>>) -> Expr {
+    let mut numbering = row_number(vec![], vec![]);
+    if let (Expr::Function(f), Some(order)) = (&mut numbering, order) {
+        if let Some(ast::WindowType::WindowSpec(spec)) = f.over.as_mut() {
+            spec.order_by = order;
+        }
+    }
+    numbering
+}
+
+/// `source`, whose ORDER BY (if any) the plan must keep for the rows to be numbered in it:
+/// a sort without a LIMIT inside a derived table may be dropped, one with a LIMIT may not
+/// (MySQL's own idiom, `LIMIT 18446744073709551615`).
+fn kept_order(source: &ast::Query) -> ast::Query {
+    let mut kept = source.clone();
+    if kept.order_by.is_some() && kept.limit_clause.is_none() {
+        kept.limit_clause = Some(ast::LimitClause::LimitOffset {
+            limit: Some(number("18446744073709551615")),
+            offset: None,
+            limit_by: vec![],
+        });
+    }
+    kept
 }
 
 fn from(relation: TableFactor) -> TableWithJoins {

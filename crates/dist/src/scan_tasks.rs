@@ -103,6 +103,53 @@ fn chosen_replica(cluster: &Cluster, table: &TableMeta, tablet: &TabletMeta) -> 
         .ok_or_else(|| plan_datafusion_err!("tablet {} has no replica to read", tablet.id))
 }
 
+/// `placed` with each tablet read from a replica on one of at most `task_count` backends
+/// (chosen greedily, the backend serving the most tablets not yet covered first); `None` when
+/// the tablets' readable replicas need more backends than that.
+fn narrowed(
+    cluster: &Cluster,
+    table: &TableMeta,
+    placed: &[(usize, TabletMeta, BackendId)],
+    task_count: usize,
+) -> Result<Option<Vec<(usize, TabletMeta, BackendId)>>> {
+    let readable: Vec<Vec<BackendId>> = placed
+        .iter()
+        .map(|(_, tablet, _)| crate::replica_choice::scan_order(cluster, table, tablet))
+        .collect::<basalt_common::Result<_>>()
+        .map_err(to_df)?;
+    let mut chosen: Vec<BackendId> = Vec::new();
+    let mut uncovered: Vec<usize> = (0..placed.len()).collect();
+    while !uncovered.is_empty() && chosen.len() < task_count {
+        let candidates: BTreeSet<BackendId> = uncovered
+            .iter()
+            .flat_map(|i| readable[*i].iter().copied())
+            .collect();
+        let Some(best) = candidates.into_iter().max_by_key(|b| {
+            uncovered
+                .iter()
+                .filter(|i| readable[**i].contains(b))
+                .count()
+        }) else {
+            return Ok(None);
+        };
+        chosen.push(best);
+        uncovered.retain(|i| !readable[*i].contains(&best));
+    }
+    if !uncovered.is_empty() {
+        return Ok(None);
+    }
+    Ok(placed
+        .iter()
+        .zip(&readable)
+        .map(|((pi, tablet, _), replicas)| {
+            replicas
+                .iter()
+                .find(|r| chosen.contains(r))
+                .map(|r| (*pi, tablet.clone(), *r))
+        })
+        .collect())
+}
+
 fn to_df(e: basalt_common::BasaltError) -> DataFusionError {
     DataFusionError::External(Box::new(e))
 }
@@ -144,13 +191,26 @@ pub(crate) fn split_scan(
     // Which backend each task slot runs on: every backend in turn when the stage has a slot
     // for each; else (a stage the planner keeps narrow) only the backends this scan needs.
     // A decommissioned backend takes no task unless a tablet can be read only there.
-    let mut order: Vec<BackendId> = backends
-        .iter()
-        .filter(|b| !b.decommissioned || placed.iter().any(|(_, _, r)| *r == b.id))
-        .map(|b| b.id)
-        .collect();
-    if task_count < order.len() {
-        order.retain(|id| placed.iter().any(|(_, _, r)| r == id));
+    let slot_order = |placed: &[(usize, TabletMeta, BackendId)]| {
+        let mut order: Vec<BackendId> = backends
+            .iter()
+            .filter(|b| !b.decommissioned || placed.iter().any(|(_, _, r)| *r == b.id))
+            .map(|b| b.id)
+            .collect();
+        if task_count < order.len() {
+            order.retain(|id| placed.iter().any(|(_, _, r)| r == id));
+        }
+        order
+    };
+    let mut order = slot_order(&placed);
+    // Fewer slots than backends to read from: the task count was set before a backend came
+    // back. Each tablet is then read from a replica on at most `task_count` backends, when its
+    // replicas allow.
+    if task_count > 0 && task_count < order.len() {
+        if let Some(narrowed) = narrowed(cluster, table, &placed, task_count)? {
+            placed = narrowed;
+            order = slot_order(&placed);
+        }
     }
     if order.is_empty() {
         order = backends.iter().map(|b| b.id).take(1).collect();

@@ -816,6 +816,19 @@ pub(crate) fn with_digits(value: Expr, digits: u64) -> Expr {
     call("round_fraction", vec![value, number(digits.min(6) as i64)])
 }
 
+/// The statement's clock to microseconds, in UTC or in the session's `time_zone`.
+fn micro_clock(utc: bool, time_zone: &str) -> Expr {
+    let now = cast(
+        call("now", vec![]),
+        DataType::Timestamp(Some(6), TimezoneInfo::None),
+    );
+    if utc {
+        now
+    } else {
+        local_time(now, time_zone)
+    }
+}
+
 /// A clock's reading shown with `digits` fractional digits, the rest cut off (MySQL's
 /// `NOW(p)`, `CURTIME(p)` do not round).
 fn clock_digits(value: Expr, digits: u64) -> Expr {
@@ -1703,16 +1716,7 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
             if args.len() == 1 =>
         {
             let digits = fraction_digits_arg(&args[0])?;
-            let utc = cast(
-                call("now", vec![]),
-                DataType::Timestamp(Some(6), TimezoneInfo::None),
-            );
-            let clock = if name == "utc_timestamp" {
-                utc
-            } else {
-                local_time(utc, time_zone)
-            };
-            clock_digits(clock, digits)
+            clock_digits(micro_clock(name == "utc_timestamp", time_zone), digits)
         }
         "curdate" | "current_date" if args.is_empty() => {
             cast(local_time(utc_now(), time_zone), DataType::Date)
@@ -1724,15 +1728,7 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
         // CURTIME(p), UTC_TIME(p): the time of day to microseconds, shown with p digits.
         "curtime" | "current_time" | "utc_time" if args.len() == 1 => {
             let digits = fraction_digits_arg(&args[0])?;
-            let utc = cast(
-                call("now", vec![]),
-                DataType::Timestamp(Some(6), TimezoneInfo::None),
-            );
-            let clock = if name == "utc_time" {
-                utc
-            } else {
-                local_time(utc, time_zone)
-            };
+            let clock = micro_clock(name == "utc_time", time_zone);
             clock_digits(call("mysql_time", vec![clock]), digits)
         }
         // Seconds from 0 to 32536771199 (3001-01-18 23:59:59 UTC); others are NULL.

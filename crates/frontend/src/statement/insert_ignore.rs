@@ -246,13 +246,7 @@ pub(crate) fn plan_ignore(
 /// exchanges do not). `None` when there is no ORDER BY, for DISTINCT (the number would make
 /// every row distinct), for set operations, and for a key by position past a wildcard.
 fn numbered_by_order(source: &ast::Query) -> Option<ast::Query> {
-    let Some(ast::OrderByKind::Expressions(order)) = source.order_by.as_ref().map(|o| &o.kind)
-    else {
-        return None;
-    };
-    let ast::SetExpr::Select(select) = source.body.as_ref() else {
-        return None;
-    };
+    let (select, order) = ordered_select(source)?;
     if select.distinct.is_some() || order.is_empty() {
         return None;
     }
@@ -297,32 +291,15 @@ fn numbered_by_order(source: &ast::Query) -> Option<ast::Query> {
         .map(|key| {
             // A position or an alias stands for its item's expression, whose names are
             // columns; a key as written may name an alias inside (`ORDER BY s + 0`).
-            let (expr, from_item) = match &key.expr {
-                Expr::Value(v) => match &v.value {
-                    Value::Number(n, _) => {
-                        let position: usize = n.parse().ok()?;
-                        let before = select.projection.get(..position)?;
-                        if before.iter().any(|item| item_expr(item).is_none()) {
-                            return None;
-                        }
-                        let item = select.projection.get(position.checked_sub(1)?)?;
-                        (item_expr(item)?, true)
+            let (expr, from_item) = match item_position(select, &key.expr) {
+                Some(position) => {
+                    let through = select.projection.get(..=position)?;
+                    if through.iter().any(|item| item_expr(item).is_none()) {
+                        return None;
                     }
-                    _ => (key.expr.clone(), false),
-                },
-                Expr::Identifier(name) => select
-                    .projection
-                    .iter()
-                    .find_map(|item| match item {
-                        SelectItem::ExprWithAlias { expr, alias }
-                            if alias.value.eq_ignore_ascii_case(&name.value) =>
-                        {
-                            Some((expr.clone(), true))
-                        }
-                        _ => None,
-                    })
-                    .unwrap_or_else(|| (key.expr.clone(), false)),
-                other => (other.clone(), false),
+                    (item_expr(&through[position])?, true)
+                }
+                None => (key.expr.clone(), false),
             };
             let expr = if from_item { expr } else { substituted(expr) };
             if has_window(&expr) {
@@ -347,13 +324,7 @@ fn numbered_by_order(source: &ast::Query) -> Option<ast::Query> {
 /// The source's ORDER BY as columns of the derived table `__source` (named `names`), when
 /// each key is a position or an alias of its select list (`ORDER BY rn` of a window's alias).
 fn output_order(source: &ast::Query, names: &[&str]) -> Option<Vec<ast::OrderByExpr>> {
-    let Some(ast::OrderByKind::Expressions(order)) = source.order_by.as_ref().map(|o| &o.kind)
-    else {
-        return None;
-    };
-    let ast::SetExpr::Select(select) = source.body.as_ref() else {
-        return None;
-    };
+    let (select, order) = ordered_select(source)?;
     if select.projection.iter().any(|item| {
         matches!(
             item,
@@ -365,24 +336,41 @@ fn output_order(source: &ast::Query, names: &[&str]) -> Option<Vec<ast::OrderByE
     order
         .iter()
         .map(|key| {
-            let position = match &key.expr {
-                Expr::Value(v) => match &v.value {
-                    Value::Number(n, _) => n.parse::<usize>().ok()?.checked_sub(1)?,
-                    _ => return None,
-                },
-                Expr::Identifier(name) => select.projection.iter().position(|item| {
-                    matches!(item, SelectItem::ExprWithAlias { alias, .. }
-                        if alias.value.eq_ignore_ascii_case(&name.value))
-                })?,
-                _ => return None,
-            };
             Some(ast::OrderByExpr {
-                expr: qualified(SOURCE, names.get(position)?),
+                expr: qualified(SOURCE, names.get(item_position(select, &key.expr)?)?),
                 options: key.options,
                 with_fill: None,
             })
         })
         .collect()
+}
+
+/// The SELECT of `source` and its ORDER BY keys, when it is one SELECT with an ORDER BY.
+fn ordered_select(source: &ast::Query) -> Option<(&ast::Select, &[ast::OrderByExpr])> {
+    let Some(ast::OrderByKind::Expressions(order)) = source.order_by.as_ref().map(|o| &o.kind)
+    else {
+        return None;
+    };
+    match source.body.as_ref() {
+        ast::SetExpr::Select(select) => Some((select, order)),
+        _ => None,
+    }
+}
+
+/// The select-list position (from 0) an ORDER BY key names: `ORDER BY 2` (possibly past the
+/// list), or an item's alias; `None` for any other key.
+fn item_position(select: &ast::Select, key: &Expr) -> Option<usize> {
+    match key {
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) => n.parse::<usize>().ok()?.checked_sub(1),
+            _ => None,
+        },
+        Expr::Identifier(name) => select.projection.iter().position(|item| {
+            matches!(item, SelectItem::ExprWithAlias { alias, .. }
+                if alias.value.eq_ignore_ascii_case(&name.value))
+        }),
+        _ => None,
+    }
 }
 
 /// `row_number() OVER (ORDER BY <order>)`, or `OVER ()` without an order.

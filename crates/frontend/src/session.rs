@@ -191,6 +191,8 @@ fn analyzer_rules(
     // write that text MySQL's way.
     rules.insert(after_coercion, Arc::new(basalt_functions::BinaryCasts));
     rules.push(Arc::new(basalt_functions::CheckedIntegerArithmetic));
+    // Comparisons of a rounding cast stay as written (the simplifier would move the cast).
+    rules.push(Arc::new(basalt_functions::LossyCastComparisons));
     // ASOF joins planned as ranked joins, their conditions typed.
     rules.push(Arc::new(basalt_functions::AsofJoins));
     rules.push(Arc::new(basalt_query::ValuesWithSubqueries));

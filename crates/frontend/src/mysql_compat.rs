@@ -530,6 +530,11 @@ fn unit_count(interval: &basalt_sql::ast::Interval) -> Option<(Unit, Expr)> {
     let Value::Number(digits, _) = &v.value else {
         return None;
     };
+    // A fraction of a unit other than seconds: MySQL rounds the count half away from zero
+    // (INTERVAL 1.5 DAY is two days), as the unit function does.
+    if unit != Unit::Second && digits.contains(['.', 'e', 'E']) {
+        return Some((unit, interval.value.as_ref().clone()));
+    }
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }

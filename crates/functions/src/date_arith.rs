@@ -248,7 +248,7 @@ impl ScalarUDFImpl for DateAdd {
     fn coerce_types(&self, args: &[DataType]) -> Result<Vec<DataType>> {
         match args {
             [d, _] if is_time(d) => Ok(vec![TIME, DataType::Int64]),
-            [d, _] => Ok(vec![temporal_input(d), DataType::Int64]),
+            [d, n] => Ok(vec![temporal_input(d), count_input(n)]),
             _ => exec_err!("{} takes a date and a count", self.name),
         }
     }
@@ -274,8 +274,8 @@ impl ScalarUDFImpl for DateAdd {
             .collect();
         let field =
             datafusion::arrow::datatypes::Field::new(self.name(), self.return_type(&types)?, true);
-        let digits = match args.arg_fields.first() {
-            Some(input) if is_time(input.data_type()) => {
+        let digits = match args.arg_fields {
+            [input, ..] if is_time(input.data_type()) => {
                 basalt_common::types::fraction_digits(input).map(|d| {
                     d.max(match self.unit {
                         Unit::Millisecond => 3,
@@ -284,6 +284,10 @@ impl ScalarUDFImpl for DateAdd {
                     })
                 })
             }
+            // Seconds with a fraction: the count's digits (MySQL's DATETIME(2) for a
+            // DECIMAL(4,2) count, DATETIME(6) for a DOUBLE), or the value's if it has more.
+            [input, count] if self.unit == Unit::Second => count_digits(count.data_type())
+                .map(|d| d.max(basalt_common::types::fraction_digits(input).unwrap_or(0))),
             _ => None,
         };
         Ok(Arc::new(match digits {
@@ -301,12 +305,12 @@ impl ScalarUDFImpl for DateAdd {
             let moved = shift_times(&arrays[0], &arrays[1], self.unit, self.sign)?;
             return crate::util::output(moved, scalar);
         }
+        let (counts, unit) = whole_counts(&arrays[1], self.unit)?;
         let keeps_date = self.keeps_date(arrays[0].data_type());
         let dates = datetimes(&arrays[0])?;
-        let counts: &Int64Array = arrays[1].as_primitive::<Int64Type>();
-        let moved = dates.into_iter().zip(counts.iter()).map(|(d, n)| {
+        let moved = dates.into_iter().zip(counts).map(|(d, n)| {
             let n = n?.checked_mul(self.sign)?;
-            add(d?, n, self.unit)
+            add(d?, n, unit)
         });
         let out: ArrayRef = if keeps_date {
             Arc::new(
@@ -326,6 +330,75 @@ impl ScalarUDFImpl for DateAdd {
 }
 
 const TIME: DataType = DataType::Time64(TimeUnit::Microsecond);
+
+/// The type a count is read as: a DECIMAL or a DOUBLE as it is (its fraction counts), any
+/// other value as a BIGINT.
+fn count_input(t: &DataType) -> DataType {
+    match t {
+        DataType::Decimal32(..)
+        | DataType::Decimal64(..)
+        | DataType::Decimal128(..)
+        | DataType::Decimal256(..)
+        | DataType::Float64 => t.clone(),
+        DataType::Float16 | DataType::Float32 => DataType::Float64,
+        _ => DataType::Int64,
+    }
+}
+
+/// The fraction digits a count of seconds of type `t` gives (`None`: whole seconds).
+fn count_digits(t: &DataType) -> Option<u8> {
+    match t {
+        DataType::Decimal32(_, s)
+        | DataType::Decimal64(_, s)
+        | DataType::Decimal128(_, s)
+        | DataType::Decimal256(_, s) => (*s > 0).then(|| (*s).min(6) as u8),
+        DataType::Float16 | DataType::Float32 | DataType::Float64 => Some(6),
+        _ => None,
+    }
+}
+
+/// `counts` as whole numbers of the unit to move by, as MySQL reads a DECIMAL or DOUBLE
+/// count: rounded half away from zero (`INTERVAL 1.5 DAY` is two days), except that seconds
+/// keep their fraction to the microsecond (the counts are then microseconds).
+fn whole_counts(counts: &ArrayRef, unit: Unit) -> Result<(Vec<Option<i64>>, Unit)> {
+    let (unit, scale) = match (count_digits(counts.data_type()), unit) {
+        (Some(_), Unit::Second) => (Unit::Microsecond, 6),
+        _ => (unit, 0),
+    };
+    let whole = match counts.data_type() {
+        DataType::Int64 => counts.as_primitive::<Int64Type>().iter().collect(),
+        DataType::Float64 => {
+            let factor = 10f64.powi(scale);
+            counts
+                .as_primitive::<datafusion::arrow::datatypes::Float64Type>()
+                .iter()
+                .map(|v| {
+                    let v = (v? * factor).round();
+                    // Past BIGINT the date is out of range anyway.
+                    (v.abs() < 9.2e18).then_some(v as i64)
+                })
+                .collect()
+        }
+        _ => {
+            // Arrow rescales a DECIMAL half away from zero.
+            let target = DataType::Decimal256(76, scale as i8);
+            let rescaled = datafusion::arrow::compute::cast_with_options(
+                counts,
+                &target,
+                &datafusion::arrow::compute::CastOptions {
+                    safe: true,
+                    ..Default::default()
+                },
+            )?;
+            rescaled
+                .as_primitive::<datafusion::arrow::datatypes::Decimal256Type>()
+                .iter()
+                .map(|v| v?.to_i128().and_then(|v| i64::try_from(v).ok()))
+                .collect()
+        }
+    };
+    Ok((whole, unit))
+}
 
 /// TIME spans moved by `sign * n` units (MySQL's `TIME '10:00:00' + INTERVAL 1 HOUR` is
 /// 11:00:00, plus one day 34:00:00): NULL past ±838:59:59 and for the calendar units (MySQL

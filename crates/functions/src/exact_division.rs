@@ -181,6 +181,7 @@ impl ScalarUDFImpl for ExactDivide {
     fn return_type(&self, args: &[DataType]) -> Result<DataType> {
         match args {
             [l, r] => quotient_type(l, r, self.increment)
+                .or_else(|| float_operands(l, r).then_some(DataType::Float64))
                 .ok_or_else(|| DataFusionError::Plan(format!("cannot divide {l} by {r} exactly"))),
             _ => Err(DataFusionError::Plan(
                 "mysql_divide takes two arguments".into(),
@@ -199,6 +200,16 @@ impl ScalarUDFImpl for ExactDivide {
                 "mysql_divide takes two arguments".into(),
             ));
         };
+        // An operand typed DOUBLE only once coerced (a CASE of an integer and an AVG):
+        // DOUBLE division, NULL by zero.
+        if args.return_field.data_type() == &DataType::Float64 {
+            let out = divide_floats(l, r)?;
+            return Ok(if scalars {
+                ColumnarValue::Scalar(ScalarValue::try_from_array(&out, 0)?)
+            } else {
+                ColumnarValue::Array(out)
+            });
+        }
         // The decimals added follow from the call's own result type: the same as `increment`
         // where the call was planned, and what travelled with it in a plan fragment.
         let increment = match (args.return_field.data_type(), as_decimal(l.data_type())) {
@@ -216,6 +227,29 @@ impl ScalarUDFImpl for ExactDivide {
             Ok(ColumnarValue::Array(out))
         }
     }
+}
+
+/// Whether `l / r` divides numbers one of which is a float (DOUBLE division).
+fn float_operands(l: &DataType, r: &DataType) -> bool {
+    let number = |t: &DataType| t.is_numeric() || t.is_null();
+    number(l) && number(r) && (l.is_floating() || r.is_floating())
+}
+
+/// `l / r` as DOUBLEs; NULL where `r` is zero.
+fn divide_floats(l: &ArrayRef, r: &ArrayRef) -> Result<ArrayRef> {
+    use datafusion::arrow::array::Float64Array;
+    use datafusion::arrow::datatypes::Float64Type;
+    let (l, r) = (cast(l, &DataType::Float64)?, cast(r, &DataType::Float64)?);
+    let out: Float64Array = l
+        .as_primitive::<Float64Type>()
+        .iter()
+        .zip(r.as_primitive::<Float64Type>().iter())
+        .map(|(a, b)| match (a, b) {
+            (Some(a), Some(b)) if b != 0.0 => Some(a / b),
+            _ => None,
+        })
+        .collect();
+    Ok(Arc::new(out))
 }
 
 /// Row by row: `l * 10^(rs + increment) / r` on the unscaled values, rounded half away from

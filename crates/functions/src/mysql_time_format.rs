@@ -240,15 +240,30 @@ impl ScalarUDFImpl for StrToDate {
         Ok(MICROS)
     }
 
+    /// A literal format without a time of day gives a DATE; with one, a DATETIME shown with
+    /// six fraction digits when the format reads them (`%f`), else none (MySQL's types).
     fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
-        let date_only = match args.scalar_arguments.get(1) {
-            Some(Some(ScalarValue::Utf8(Some(f)) | ScalarValue::Utf8View(Some(f)))) => {
-                !has_time_part(f)
-            }
-            _ => false,
+        let format = match args.scalar_arguments.get(1) {
+            Some(Some(ScalarValue::Utf8(Some(f)) | ScalarValue::Utf8View(Some(f)))) => Some(f),
+            _ => None,
         };
-        let ty = if date_only { DataType::Date32 } else { MICROS };
-        Ok(Arc::new(Field::new(self.name(), ty, true)))
+        Ok(Arc::new(match format {
+            Some(f) if !has_time_part(f) => Field::new(self.name(), DataType::Date32, true),
+            Some(f) => {
+                let digits = if specifiers(f).any(|s| s == 'f') {
+                    6
+                } else {
+                    0
+                };
+                Field::new(self.name(), MICROS, true).with_metadata(
+                    std::collections::HashMap::from([(
+                        basalt_common::types::FRACTION_DIGITS_KEY.to_string(),
+                        digits.to_string(),
+                    )]),
+                )
+            }
+            None => Field::new(self.name(), MICROS, true),
+        }))
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
@@ -281,28 +296,32 @@ impl ScalarUDFImpl for StrToDate {
 
 /// True when a MySQL format reads or writes a time of day.
 fn has_time_part(format: &str) -> bool {
+    specifiers(format).any(|spec| "fHhIiklprSsT".contains(spec))
+}
+
+/// The specifier letters of a MySQL format (`%Y-%m` gives `Y`, `m`; `%%` gives `%`).
+fn specifiers(format: &str) -> impl Iterator<Item = char> + '_ {
     let mut chars = mysql_format(format).chars();
-    while let Some(c) = chars.next() {
-        if c == '%' {
-            if let Some(spec) = chars.next() {
-                if "fHhIiklprSsT".contains(spec) {
-                    return true;
-                }
-            }
+    std::iter::from_fn(move || loop {
+        if chars.next()? == '%' {
+            return chars.next();
         }
-    }
-    false
+    })
 }
 
 /// Parses `text` by a MySQL format: each specifier reads its field, other characters must
-/// match. Missing date parts are 0 in MySQL; here a date needs year, month and day (a zero
-/// date is NULL).
+/// match; once the text is used up, the rest of the format is not read (MySQL's
+/// `STR_TO_DATE('2017-12-31 23:59:59', '%Y-%m-%d %H:%i:%s.%f')` has no fraction). Missing
+/// date parts are 0 in MySQL; here a date needs year, month and day (a zero date is NULL).
 fn parse_time(text: &str, format: &str) -> Option<NaiveDateTime> {
     let mut p = Fields::default();
     let t = text.as_bytes();
     let mut i = 0;
     let mut chars = mysql_format(format).chars().peekable();
     while let Some(c) = chars.next() {
+        if i >= t.len() {
+            break;
+        }
         if c != '%' {
             if c.is_whitespace() {
                 while i < t.len() && t[i].is_ascii_whitespace() {
@@ -512,6 +531,16 @@ mod tests {
         );
         assert_eq!(parse_time("2024-02-30", "%Y-%m-%d"), None);
         assert_eq!(parse_time("x2024", "%Y"), None);
+        // The text used up: the rest of the format is not read.
+        assert_eq!(
+            parse_time("2017-12-31 23:59:59", "%Y-%m-%d %H:%i:%s.%f"),
+            Some(at("2017-12-31 23:59:59"))
+        );
+        assert_eq!(
+            parse_time("2017-12-31", "%Y-%m-%d %H"),
+            Some(at("2017-12-31 00:00:00"))
+        );
+        assert_eq!(parse_time("2017-12", "%Y-%m-%d"), None);
         assert!(has_time_part("%H:%i") && !has_time_part("%Y-%m-%d"));
     }
 }

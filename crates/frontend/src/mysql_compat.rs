@@ -1770,20 +1770,25 @@ fn rewrite_function(f: &Function, time_zone: &str) -> Option<Expr> {
         "unix_timestamp" if args.is_empty() => call("to_unixtime", vec![call("now", vec![])]),
         // A time before the epoch, or past MySQL's last TIMESTAMP (3001-01-18 23:59:59 UTC),
         // is 0 (MySQL, Doris). Microseconds: a nanosecond DATETIME ends in 2262.
+        // Seconds with the argument's fraction digits (a DECIMAL when it has some).
         "unix_timestamp" => {
+            // Doris's UNIX_TIMESTAMP(text, format) reads the text as STR_TO_DATE does.
+            let (value, source) = match args.len() {
+                2 => {
+                    let parsed = call("str_to_date", args.clone());
+                    (parsed.clone(), parsed)
+                }
+                _ => (as_temporal(one(&args)?), one(&args)?),
+            };
             let seconds = call(
-                "to_unixtime",
-                vec![utc_time(
-                    cast(
-                        // Doris's UNIX_TIMESTAMP(text, format) reads the text as STR_TO_DATE does.
-                        match args.len() {
-                            2 => call("str_to_date", args.clone()),
-                            _ => as_temporal(one(&args)?),
-                        },
-                        DataType::Timestamp(Some(6), TimezoneInfo::None),
+                basalt_functions::unix_seconds::NAME,
+                vec![
+                    utc_time(
+                        cast(value, DataType::Timestamp(Some(6), TimezoneInfo::None)),
+                        time_zone,
                     ),
-                    time_zone,
-                )],
+                    source,
+                ],
             );
             let outside = binary(
                 binary(seconds.clone(), BinaryOperator::Lt, number(0)),

@@ -170,6 +170,7 @@ pub mod time_cast;
 mod time_intervals;
 mod type_names;
 mod union_types;
+pub mod unix_seconds;
 mod unsigned_casts;
 pub use text_arguments::{
     register as accept_numbers_as_text, wrapped as numbers_as_text_functions, TextSubstringPlanner,
@@ -275,6 +276,7 @@ pub fn scalar_functions() -> Vec<ScalarUDF> {
     v.push(sleep::function());
     v.push(single_row::function());
     v.push(nullable_value::function());
+    v.push(unix_seconds::function());
     v.push(substring::function());
     v.push(element_at::function());
     v.extend(hex::functions());

@@ -91,7 +91,11 @@ fn timestamp(x: &Expr) -> Expr {
                     });
                 with_digits(cast(x.clone(), datetime), digits.min(6) as u64)
             }
-            Value::Number(..) => with_digits(cast(x.clone(), datetime), 0),
+            // A number's decimals are its fraction digits (TIMESTAMP(20171231235959.9)).
+            Value::Number(n, _) => {
+                let digits = n.split_once('.').map_or(0, |(_, f)| f.len());
+                with_digits(cast(x.clone(), datetime), digits.min(6) as u64)
+            }
             _ => cast(x.clone(), datetime),
         },
         _ => cast(x.clone(), datetime),

@@ -57,8 +57,9 @@ impl ScalarUDFImpl for DateFormat {
             DataType::Date32 | DataType::Date64 => DataType::Date32,
             DataType::Null => DataType::Date32,
             t if t.is_nested() => return plan_err!("date_format does not take {t}"),
-            // A number is a date's digits, YYYYMMDD[hhmmss] (MySQL), not a count of seconds.
-            t if t.is_numeric() => DataType::Int64,
+            // A number is a date's digits, YYYYMMDD[hhmmss] (MySQL), not a count of seconds;
+            // a DECIMAL's or DOUBLE's fraction is the second's (read as a DATETIME).
+            t if t.is_integer() => DataType::Int64,
             _ => MICROS,
         };
         Ok(vec![time, DataType::Utf8])

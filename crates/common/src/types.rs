@@ -104,8 +104,12 @@ pub const MAX_DECIMALV2_SCALE: u8 = 9;
 /// Digits of LARGEINT: i128 values have up to 39.
 pub const LARGEINT_PRECISION: u8 = 39;
 
+/// The first microsecond past MySQL's last DATETIME (10000-01-01 00:00:00 UTC).
+const PAST_LAST_DATETIME_MICROS: i64 = 253_402_300_800_000_000;
+
 /// A microsecond timestamp rounded to `scale` fractional digits (0..=6), half up on the
-/// fraction, as MySQL 8 and Doris round a DATETIME(scale).
+/// fraction, as MySQL 8 and Doris round a DATETIME(scale); cut instead where rounding up
+/// would pass 9999-12-31 23:59:59.999999 (as MariaDB does: no year 10000).
 pub fn round_micros(micros: i64, scale: u8) -> i64 {
     if scale >= 6 {
         return micros;
@@ -113,8 +117,8 @@ pub fn round_micros(micros: i64, scale: u8) -> i64 {
     let unit = 10i64.pow(6 - scale as u32);
     let fraction = micros.rem_euclid(unit);
     let down = micros - fraction;
-    if fraction * 2 >= unit {
-        down.saturating_add(unit)
+    if fraction * 2 >= unit && down.saturating_add(unit) < PAST_LAST_DATETIME_MICROS {
+        down + unit
     } else {
         down
     }
@@ -630,6 +634,14 @@ mod tests {
         assert_eq!(round_micros(-500_000, 0), 0);
         assert_eq!(round_micros(-600_000, 0), -1_000_000);
         assert_eq!(round_micros(123_456, 6), 123_456);
+        // 9999-12-31 23:59:59.999999 is cut, not rounded into year 10000.
+        let last = 253_402_300_799_999_999;
+        assert_eq!(round_micros(last, 0), 253_402_300_799_000_000);
+        assert_eq!(round_micros(last, 5), 253_402_300_799_999_990);
+        assert_eq!(
+            round_micros(253_402_300_798_600_000, 0),
+            253_402_300_799_000_000
+        );
     }
 
     use super::*;

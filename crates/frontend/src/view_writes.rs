@@ -143,6 +143,95 @@ fn substitute(expr: &mut Expr, columns: &dyn Fn(&str) -> Option<Expr>) {
     });
 }
 
+/// The name a single-table UPDATE or DELETE through a view keeps for its table: the alias
+/// written, else the view's own name (its subqueries may say `v.c1` of the row written).
+fn outer_name(written: &ObjectName, alias: Option<&ast::TableAlias>) -> Ident {
+    match alias {
+        Some(a) => a.name.clone(),
+        None => Ident::new(split_name(written).1),
+    }
+}
+
+/// `name AS alias`, as the statement's table.
+fn table_alias(name: Ident) -> ast::TableAlias {
+    ast::TableAlias {
+        explicit: true,
+        name,
+        columns: vec![],
+        at: None,
+    }
+}
+
+/// Inside the subqueries of `expr`, `outer.col` (a view column of the row being written)
+/// becomes what the column is over the table, its columns qualified by `outer` (which the
+/// statement keeps as its table's alias).
+fn substitute_in_subqueries(expr: &mut Expr, outer: &Ident, target: &Target) {
+    use basalt_sql::ast::{Visit, VisitMut, Visitor, VisitorMut};
+    use std::ops::ControlFlow;
+    struct Qualify<'a>(&'a Ident);
+    impl VisitorMut for Qualify<'_> {
+        type Break = ();
+        fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+            if let Expr::Identifier(i) = e {
+                *e = Expr::CompoundIdentifier(vec![self.0.clone(), i.clone()]);
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    struct Sub<'a> {
+        outer: &'a Ident,
+        target: &'a Target,
+        depth: usize,
+    }
+    impl VisitorMut for Sub<'_> {
+        type Break = ();
+        fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+            self.depth += 1;
+            ControlFlow::Continue(())
+        }
+        fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+            self.depth -= 1;
+            ControlFlow::Continue(())
+        }
+        fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+            let Expr::CompoundIdentifier(parts) = e else {
+                return ControlFlow::Continue(());
+            };
+            if self.depth == 0 || parts.len() != 2 || !same_name(&parts[0], self.outer) {
+                return ControlFlow::Continue(());
+            }
+            if let Some(column) = self.target.column(&parts[1].value) {
+                let mut column = column.clone();
+                let _ = VisitMut::visit(&mut column, &mut Qualify(self.outer));
+                *e = nested(column);
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    // Only statements with a subquery naming the row need the walk.
+    struct HasQuery(bool);
+    impl Visitor for HasQuery {
+        type Break = ();
+        fn pre_visit_query(&mut self, _: &Query) -> ControlFlow<()> {
+            self.0 = true;
+            ControlFlow::Break(())
+        }
+    }
+    let mut has = HasQuery(false);
+    let _ = Visit::visit(&*expr, &mut has);
+    if has.0 {
+        let _ = expr.visit(&mut Sub {
+            outer,
+            target,
+            depth: 0,
+        });
+    }
+}
+
+fn same_name(a: &Ident, b: &Ident) -> bool {
+    a.value.eq_ignore_ascii_case(&b.value)
+}
+
 /// The table a write through `view` goes to, or why it can take none.
 fn resolve(
     catalog: &dyn Catalog,
@@ -365,10 +454,12 @@ impl QueryEngine {
                         },
                     );
                 };
+                let outer = outer_name(name, alias.as_ref());
                 *name = target.table.clone();
-                *alias = None;
+                *alias = Some(table_alias(outer.clone()));
                 let view_columns = |c: &str| target.column(c).cloned();
                 if let Some(w) = delete.selection.as_mut() {
+                    substitute_in_subqueries(w, &outer, &target);
                     substitute(w, &view_columns);
                 }
                 for o in delete.order_by.iter_mut() {
@@ -494,6 +585,10 @@ impl QueryEngine {
         update: &mut ast::Update,
     ) -> Result<()> {
         let view_columns = |c: &str| target.column(c).cloned();
+        let outer = match &update.table.relation {
+            TableFactor::Table { name, alias, .. } => outer_name(name, alias.as_ref()),
+            _ => Ident::new(view.name.clone()),
+        };
         let mut assigned: HashMap<String, Expr> = HashMap::new();
         for a in update.assignments.iter_mut() {
             let ast::AssignmentTarget::ColumnName(n) = &mut a.target else {
@@ -516,10 +611,12 @@ impl QueryEngine {
                 });
             };
             *n = ObjectName(vec![ObjectNamePart::Identifier(t.clone())]);
+            substitute_in_subqueries(&mut a.value, &outer, target);
             substitute(&mut a.value, &view_columns);
             assigned.insert(t.value.to_lowercase(), a.value.clone());
         }
         if let Some(w) = update.selection.as_mut() {
+            substitute_in_subqueries(w, &outer, target);
             substitute(w, &view_columns);
         }
         if let Some(f) = target.filter() {
@@ -530,7 +627,7 @@ impl QueryEngine {
         }
         if let TableFactor::Table { name, alias, .. } = &mut update.table.relation {
             *name = target.table.clone();
-            *alias = None;
+            *alias = Some(table_alias(outer.clone()));
         }
         let Some(mut check) = target.check() else {
             return Ok(());

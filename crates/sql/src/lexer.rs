@@ -5,6 +5,7 @@
 //! ... */` lines run). Doris's join hints (`JOIN [shuffle]`) are dropped.
 
 use crate::dialect::BasaltDialect;
+use sqlparser::dialect::Dialect;
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{
     Location, Span, Token, TokenWithSpan, Tokenizer, TokenizerError, Whitespace,
@@ -23,12 +24,14 @@ pub fn tokenize_with(
     sql: &str,
     dialect: &BasaltDialect,
 ) -> Result<Vec<TokenWithSpan>, TokenizerError> {
+    let mut base = Tokenizer::new(dialect, sql).tokenize_with_location()?;
+    if dialect.supports_string_literal_backslash_escape() {
+        base = crate::string_escapes::mysql_escapes(base, sql);
+    }
     let tokens = without_drop_force(with_set_assignments(with_quoted_user_variables(
         without_join_hints(crate::partition_words::partition_lists(
             crate::partition_words::partition_stars(
-                crate::partition_words::temporary_partition_lists(
-                    Tokenizer::new(dialect, sql).tokenize_with_location()?,
-                ),
+                crate::partition_words::temporary_partition_lists(base),
             ),
         )),
     )));

@@ -35,6 +35,7 @@ mod set_statement;
 mod set_transaction;
 mod sp_body;
 mod statement;
+mod string_escapes;
 mod table_constraints;
 mod table_options;
 mod tool_statements;

@@ -1271,6 +1271,28 @@ fn rewrite_expr(e: &mut Expr, time_zone: &str) {
             ),
             DataType::BigInt(None),
         )),
+        // MySQL's `<<` and `>>` shift the 64 bits logically and give a BIGINT UNSIGNED: 0 for
+        // a count of 64 or more (`1 << 64`), `-1 >> 1` is 9223372036854775807 (DataFusion's
+        // shifted arithmetically and took the count modulo 64). Operands are read as
+        // CAST(x AS SIGNED) reads them.
+        Expr::BinaryOp {
+            left,
+            op: op @ (BinaryOperator::PGBitwiseShiftLeft | BinaryOperator::PGBitwiseShiftRight),
+            right,
+        } => Some(cast(
+            call(
+                if *op == BinaryOperator::PGBitwiseShiftLeft {
+                    "bit_shift_left"
+                } else {
+                    "bit_shift_right"
+                },
+                vec![
+                    integer_cast(left, &DataType::Signed),
+                    integer_cast(right, &DataType::Signed),
+                ],
+            ),
+            DataType::BigIntUnsigned(None),
+        )),
         // MySQL: division and modulo by zero are NULL (DataFusion fails the query).
         Expr::BinaryOp {
             left,

@@ -22,6 +22,7 @@ mod constant_not_in;
 mod create_table_as;
 mod cte_column_lists;
 mod ddl_text;
+mod derived_order;
 mod distinct_tuples;
 mod doris_aliases;
 mod doris_more_spellings;

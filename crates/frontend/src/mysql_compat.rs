@@ -152,6 +152,7 @@ impl Default for SqlSettings {
 /// Rewrites `stmt` for planning under the session's `settings`.
 pub fn rewrite(stmt: &mut Statement, settings: &SqlSettings) {
     crate::fetch_first::rewrite(stmt);
+    crate::derived_order::rewrite(stmt);
     crate::identifier_case::fold(stmt, settings.table_name_case);
     crate::shadowed_ctes::rewrite(stmt);
     crate::recursive_with::rewrite(stmt);

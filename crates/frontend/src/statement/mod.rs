@@ -21,6 +21,7 @@ mod multi_table_apply;
 mod multi_table_plan;
 mod mysql_forms;
 mod on_update_timestamp;
+mod outer_join_targets;
 mod partition_inserts;
 mod picked_rows;
 mod prepare;

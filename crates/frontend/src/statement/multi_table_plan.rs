@@ -237,9 +237,14 @@ pub(crate) fn plan_delete(
         if targets.iter().any(|t| t.table.id == table.id) {
             continue;
         }
-        let projection = old_columns(&table, source);
+        let (rows_from, qualifier, present) = target_rows(&tables, source);
+        let projection = old_columns(&table, &qualifier);
         targets.push(Target {
-            query: query(projection, &tables, delete.selection.clone())?,
+            query: query(
+                projection,
+                &rows_from,
+                both(delete.selection.clone(), present),
+            )?,
             assigned: vec![None; table.columns.len()],
             table,
         });
@@ -353,13 +358,14 @@ pub(crate) fn plan_update(
             )));
         }
         check_updatable(&table, &values, update)?;
+        let (rows_from, qualifier, present) = target_rows(&tables, source);
         let mut values = values;
         super::on_update_timestamp::assign_touched(&table, &mut values, |i| {
-            let mut name = source.qualifier.clone();
+            let mut name = qualifier.clone();
             name.push(quoted(&table.columns[i].name));
             Expr::CompoundIdentifier(name)
         });
-        let mut projection = old_columns(&table, source);
+        let mut projection = old_columns(&table, &qualifier);
         let mut assigned = vec![None; table.columns.len()];
         for (i, value) in values.into_iter().enumerate() {
             if let Some(value) = value {
@@ -371,7 +377,11 @@ pub(crate) fn plan_update(
             }
         }
         targets.push(Target {
-            query: query(projection, &tables, update.selection.clone())?,
+            query: query(
+                projection,
+                &rows_from,
+                both(update.selection.clone(), present),
+            )?,
             assigned,
             table,
         });
@@ -428,13 +438,61 @@ fn check_updatable(table: &TableMeta, values: &[Option<Expr>], update: &ast::Upd
 }
 
 /// Every column of `source`'s row, in the table's storage order.
-fn old_columns(table: &TableMeta, source: &Source) -> Vec<SelectItem> {
+/// The FROM a target's rows are read from, what qualifies its columns there, and the
+/// condition that keeps only its existing rows when an outer join may leave it missing (see
+/// [`super::outer_join_targets`]).
+fn target_rows(
+    tables: &[TableWithJoins],
+    source: &Source,
+) -> (Vec<TableWithJoins>, Vec<Ident>, Option<Expr>) {
+    let unchanged = || (tables.to_vec(), source.qualifier.clone(), None);
+    if !super::outer_join_targets::has_outer_join(tables) {
+        return unchanged();
+    }
+    let Some(name) = source.qualifier.last().cloned() else {
+        return unchanged();
+    };
+    let is_target = |f: &TableFactor| match f {
+        TableFactor::Table {
+            name: written,
+            alias,
+            ..
+        } => match (&source.alias, alias, &source.name) {
+            (Some(a), Some(fa), _) => fa.name.value.eq_ignore_ascii_case(a),
+            (None, None, Some((db, table))) => {
+                let (written_db, written_table) = split_name(written);
+                written_table.eq_ignore_ascii_case(table)
+                    && written_db.is_none_or(|d| d.eq_ignore_ascii_case(db))
+            }
+            _ => false,
+        },
+        _ => false,
+    };
+    match super::outer_join_targets::marked(tables, &is_target, &name) {
+        Some((marked, present)) => (marked, vec![name], Some(present)),
+        None => unchanged(),
+    }
+}
+
+/// `a AND b` of the conditions there are.
+fn both(a: Option<Expr>, b: Option<Expr>) -> Option<Expr> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(Expr::BinaryOp {
+            left: Box::new(Expr::Nested(Box::new(a))),
+            op: ast::BinaryOperator::And,
+            right: Box::new(b),
+        }),
+        (a, b) => a.or(b),
+    }
+}
+
+fn old_columns(table: &TableMeta, qualifier: &[Ident]) -> Vec<SelectItem> {
     table
         .columns
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            let mut name = source.qualifier.clone();
+            let mut name = qualifier.to_vec();
             name.push(quoted(&c.name));
             SelectItem::ExprWithAlias {
                 expr: Expr::CompoundIdentifier(name),

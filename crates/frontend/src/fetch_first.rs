@@ -7,8 +7,8 @@
 //! or a set operation, and `PERCENT` are left as written (DataFusion refuses them).
 
 use basalt_sql::ast::{
-    self, Expr, Ident, LimitClause, Offset, OffsetRows, Query, SelectItem, SetExpr, Statement,
-    Value, VisitMut, VisitorMut,
+    self, BinaryOperator, Expr, Ident, LimitClause, Offset, OffsetRows, Query, SelectItem, SetExpr,
+    Statement, Value, VisitMut, VisitorMut,
 };
 use std::ops::ControlFlow;
 
@@ -73,7 +73,10 @@ fn rewrite_query(q: &mut Query) {
     }
 }
 
-/// `q` (with `FETCH .. WITH TIES`) as the ranked query described in the module doc.
+/// `q` (with `FETCH .. WITH TIES`) as the ranked query described in the module doc, built as
+/// syntax (printed text would lose literals' backslashes). Each select item gets a name of its
+/// own in the ranked derived table and its shown name back outside (`t.a, u.a` keep their
+/// columns apart); a select list with a wildcard is read back as `* EXCLUDE (rank, row)`.
 fn with_ties(q: &Query, count: Expr, offset: Option<Expr>) -> Option<Query> {
     let (select, order) = crate::order_keys::ordered_select(q)?;
     if select.distinct.is_some() || order.is_empty() {
@@ -88,62 +91,122 @@ fn with_ties(q: &Query, count: Expr, offset: Option<Expr>) -> Option<Query> {
     let SetExpr::Select(inner_select) = inner.body.as_mut() else {
         return None;
     };
-    // Each unnamed item keeps the name it would have had.
-    for item in inner_select.projection.iter_mut() {
-        if let SelectItem::UnnamedExpr(e) = item {
-            if !matches!(e, Expr::Identifier(_) | Expr::CompoundIdentifier(_)) {
-                let alias = Ident::with_quote('`', e.to_string());
-                *item = SelectItem::ExprWithAlias {
-                    expr: e.clone(),
-                    alias,
-                };
-            }
+    let ties = Ident::new(TIES);
+    let column = |name: &str| Expr::CompoundIdentifier(vec![ties.clone(), Ident::new(name)]);
+    let wildcard = inner_select.projection.iter().any(|item| {
+        matches!(
+            item,
+            SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..)
+        )
+    });
+    let mut shown: Vec<SelectItem> = Vec::new();
+    if !wildcard {
+        for (i, item) in inner_select.projection.iter_mut().enumerate() {
+            let (expr, name) = match item {
+                SelectItem::UnnamedExpr(e) => (e.clone(), shown_name(e)),
+                SelectItem::ExprWithAlias { expr, alias } => (expr.clone(), alias.clone()),
+                _ => return None,
+            };
+            let hidden = format!("__basalt_tie_c{i}");
+            *item = SelectItem::ExprWithAlias {
+                expr,
+                alias: Ident::new(&hidden),
+            };
+            shown.push(SelectItem::ExprWithAlias {
+                expr: column(&hidden),
+                alias: name,
+            });
         }
     }
-    let window = |name: &str| -> Option<Expr> {
-        let order = keys
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join(", ");
-        crate::mysql_compat::parsed_query(&format!("SELECT {name}() OVER (ORDER BY {order})"))
-            .and_then(|q| match *q.body {
-                SetExpr::Select(s) => match s.projection.into_iter().next()? {
-                    SelectItem::UnnamedExpr(e) => Some(e),
-                    _ => None,
-                },
-                _ => None,
-            })
-    };
     inner_select.projection.push(SelectItem::ExprWithAlias {
-        expr: window("RANK")?,
+        expr: window("rank", &keys),
         alias: Ident::new(RANK),
     });
     inner_select.projection.push(SelectItem::ExprWithAlias {
-        expr: window("ROW_NUMBER")?,
+        expr: window("row_number", &keys),
         alias: Ident::new(ROW),
     });
     let bound = match &offset {
-        Some(o) => format!("({o}) + ({count})"),
-        None => format!("{count}"),
+        Some(o) => Expr::BinaryOp {
+            left: Box::new(Expr::Nested(Box::new(o.clone()))),
+            op: BinaryOperator::Plus,
+            right: Box::new(Expr::Nested(Box::new(count))),
+        },
+        None => count,
     };
-    let past_offset = offset
-        .as_ref()
-        .map(|o| format!(" AND {ROW} > ({o})"))
-        .unwrap_or_default();
-    let mut outer = crate::mysql_compat::parsed_query(&format!(
-        "SELECT * FROM ({inner}) AS {TIES} WHERE {RANK} <= {bound}{past_offset} ORDER BY {ROW}"
-    ))?;
-    let SetExpr::Select(outer_select) = outer.body.as_mut() else {
-        return None;
+    let mut keep = Expr::BinaryOp {
+        left: Box::new(column(RANK)),
+        op: BinaryOperator::LtEq,
+        right: Box::new(bound),
     };
-    let Some(SelectItem::Wildcard(options)) = outer_select.projection.first_mut() else {
-        return None;
+    if let Some(o) = offset {
+        keep = Expr::BinaryOp {
+            left: Box::new(keep),
+            op: BinaryOperator::And,
+            right: Box::new(Expr::BinaryOp {
+                left: Box::new(column(ROW)),
+                op: BinaryOperator::Gt,
+                right: Box::new(Expr::Nested(Box::new(o))),
+            }),
+        };
+    }
+    let projection = if wildcard {
+        vec![SelectItem::Wildcard(ast::WildcardAdditionalOptions {
+            opt_exclude: Some(ast::ExcludeSelectItem::Multiple(vec![
+                ast::ObjectName::from(vec![Ident::new(RANK)]),
+                ast::ObjectName::from(vec![Ident::new(ROW)]),
+            ])),
+            ..Default::default()
+        })]
+    } else {
+        shown
     };
-    options.opt_exclude = Some(ast::ExcludeSelectItem::Multiple(vec![
-        ast::ObjectName::from(vec![Ident::new(RANK)]),
-        ast::ObjectName::from(vec![Ident::new(ROW)]),
-    ]));
+    let from = ast::TableWithJoins {
+        relation: ast::TableFactor::Derived {
+            lateral: false,
+            subquery: Box::new(inner),
+            alias: Some(ast::TableAlias {
+                explicit: true,
+                name: ties.clone(),
+                columns: vec![],
+                at: None,
+            }),
+            sample: None,
+        },
+        joins: vec![],
+    };
+    let by_row = ast::OrderByExpr {
+        expr: column(ROW),
+        options: ast::OrderByOptions {
+            asc: None,
+            nulls_first: None,
+        },
+        with_fill: None,
+    };
+    let mut outer = crate::statement::dml::row_query(projection, from, Some(keep), &[by_row], None);
     outer.with = q.with.clone();
     Some(outer)
+}
+
+/// The column name a select item without an alias is shown under.
+fn shown_name(e: &Expr) -> Ident {
+    match e {
+        Expr::Identifier(i) => i.clone(),
+        Expr::CompoundIdentifier(parts) if !parts.is_empty() => parts[parts.len() - 1].clone(),
+        _ => Ident::with_quote('`', e.to_string()),
+    }
+}
+
+/// `name() OVER (ORDER BY keys)`.
+fn window(name: &str, keys: &[ast::OrderByExpr]) -> Expr {
+    let mut call = basalt_sql::function_call(name, vec![]);
+    if let Expr::Function(f) = &mut call {
+        f.over = Some(ast::WindowType::WindowSpec(ast::WindowSpec {
+            window_name: None,
+            partition_by: vec![],
+            order_by: keys.to_vec(),
+            window_frame: None,
+        }));
+    }
+    call
 }

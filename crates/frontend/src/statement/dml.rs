@@ -166,7 +166,7 @@ fn target_table(
 }
 
 /// `SELECT projection FROM from [WHERE ..] [ORDER BY ..] [LIMIT n]`, as the parser makes it.
-pub(super) fn row_query(
+pub(crate) fn row_query(
     projection: Vec<SelectItem>,
     from: TableWithJoins,
     selection: Option<Expr>,

@@ -247,7 +247,7 @@ impl ScalarUDFImpl for DateAdd {
 
     fn coerce_types(&self, args: &[DataType]) -> Result<Vec<DataType>> {
         match args {
-            [d, _] if is_time(d) => Ok(vec![TIME, DataType::Int64]),
+            [d, n] if is_time(d) => Ok(vec![TIME, count_input(n)]),
             [d, n] => Ok(vec![temporal_input(d), count_input(n)]),
             _ => exec_err!("{} takes a date and a count", self.name),
         }
@@ -408,12 +408,12 @@ fn shift_times(times: &ArrayRef, counts: &ArrayRef, unit: Unit, sign: i64) -> Re
     use datafusion::arrow::array::Time64MicrosecondArray;
     use datafusion::arrow::datatypes::Time64MicrosecondType;
     let times = cast(times, &TIME)?;
-    let counts = cast(counts, &DataType::Int64)?;
+    let (counts, unit) = whole_counts(counts, unit)?;
     let step = unit.micros();
     let out: Time64MicrosecondArray = times
         .as_primitive::<Time64MicrosecondType>()
         .iter()
-        .zip(counts.as_primitive::<Int64Type>().iter())
+        .zip(counts)
         .map(|(t, n)| {
             let shift = n?.checked_mul(sign)?.checked_mul(step?)?;
             t?.checked_add(shift).filter(|m| m.abs() <= MAX_TIME_MICROS)

@@ -50,13 +50,17 @@ fn source_digits(field: &Field, literal: Option<&ScalarValue>) -> u8 {
     }
 }
 
-/// Digits after the seconds of a date-time text (`2015-11-13 10:20:19.012` has 3).
+/// Digits after the seconds of a date-time text: `2015-11-13 10:20:19.012` and
+/// `20151113102019.012` have 3, `2015.11.13 10:20:19` none (its dots are the date's).
 fn text_digits(text: &str) -> u8 {
     let text = text.trim();
-    if !text.contains(':') {
-        return 0;
-    }
-    text.rsplit_once('.').map_or(0, |(_, fraction)| {
+    let seconds = match text.rfind(':') {
+        Some(colon) => &text[colon..],
+        // YYYYMMDDhhmmss.ffffff
+        None if text.bytes().all(|b| b.is_ascii_digit() || b == b'.') => text,
+        None => return 0,
+    };
+    seconds.split_once('.').map_or(0, |(_, fraction)| {
         fraction
             .bytes()
             .take_while(u8::is_ascii_digit)
@@ -142,5 +146,7 @@ mod tests {
         assert_eq!(text_digits("2015-11-13 10:20:19"), 0);
         assert_eq!(text_digits("2015-11-13"), 0);
         assert_eq!(text_digits("2015-11-13 10:20:19.1234567"), 6);
+        assert_eq!(text_digits("2015.11.13 10:20:19"), 0);
+        assert_eq!(text_digits("20151113102019.012"), 3);
     }
 }

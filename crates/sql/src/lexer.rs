@@ -59,7 +59,11 @@ pub fn tokenize_with(
             continue;
         };
         let skipped = comment.chars().count() - code.chars().count();
-        for inner in Tokenizer::new(dialect, code).tokenize_with_location()? {
+        let mut inner_tokens = Tokenizer::new(dialect, code).tokenize_with_location()?;
+        if dialect.supports_string_literal_backslash_escape() {
+            inner_tokens = crate::string_escapes::mysql_escapes(inner_tokens, code);
+        }
+        for inner in inner_tokens {
             let span = Span::new(
                 shift(inner.span.start, t.span.start, skipped),
                 shift(inner.span.end, t.span.start, skipped),

@@ -164,8 +164,9 @@ fn table_alias(name: Ident) -> ast::TableAlias {
 
 /// Inside the subqueries of `expr`, `outer.col` (a view column of the row being written)
 /// becomes what the column is over the table, its columns qualified by `outer` (which the
-/// statement keeps as its table's alias).
-fn substitute_in_subqueries(expr: &mut Expr, outer: &Ident, target: &Target) {
+/// statement then keeps as its table's alias); true if one did. A subquery whose FROM names
+/// `outer` itself reads its own rows there and is left alone.
+fn substitute_in_subqueries(expr: &mut Expr, outer: &Ident, target: &Target) -> bool {
     use basalt_sql::ast::{Visit, VisitMut, Visitor, VisitorMut};
     use std::ops::ControlFlow;
     struct Qualify<'a>(&'a Ident);
@@ -181,29 +182,36 @@ fn substitute_in_subqueries(expr: &mut Expr, outer: &Ident, target: &Target) {
     struct Sub<'a> {
         outer: &'a Ident,
         target: &'a Target,
-        depth: usize,
+        /// Per query entered: whether its FROM names `outer` again.
+        scopes: Vec<bool>,
+        changed: bool,
     }
     impl VisitorMut for Sub<'_> {
         type Break = ();
-        fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-            self.depth += 1;
+        fn pre_visit_query(&mut self, q: &mut Query) -> ControlFlow<()> {
+            self.scopes.push(names_relation(q, self.outer));
             ControlFlow::Continue(())
         }
         fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-            self.depth -= 1;
+            self.scopes.pop();
             ControlFlow::Continue(())
         }
         fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
             let Expr::CompoundIdentifier(parts) = e else {
                 return ControlFlow::Continue(());
             };
-            if self.depth == 0 || parts.len() != 2 || !same_name(&parts[0], self.outer) {
+            if self.scopes.is_empty()
+                || self.scopes.iter().any(|shadowed| *shadowed)
+                || parts.len() != 2
+                || !same_name(&parts[0], self.outer)
+            {
                 return ControlFlow::Continue(());
             }
             if let Some(column) = self.target.column(&parts[1].value) {
                 let mut column = column.clone();
                 let _ = VisitMut::visit(&mut column, &mut Qualify(self.outer));
                 *e = nested(column);
+                self.changed = true;
             }
             ControlFlow::Continue(())
         }
@@ -219,13 +227,68 @@ fn substitute_in_subqueries(expr: &mut Expr, outer: &Ident, target: &Target) {
     }
     let mut has = HasQuery(false);
     let _ = Visit::visit(&*expr, &mut has);
-    if has.0 {
-        let _ = expr.visit(&mut Sub {
-            outer,
-            target,
-            depth: 0,
-        });
+    if !has.0 {
+        return false;
     }
+    let mut sub = Sub {
+        outer,
+        target,
+        scopes: vec![],
+        changed: false,
+    };
+    let _ = expr.visit(&mut sub);
+    sub.changed
+}
+
+/// Whether the FROM of `q` (one SELECT) names a relation `name` (its alias, or an unaliased
+/// table's name).
+fn names_relation(q: &Query, name: &Ident) -> bool {
+    fn factor(f: &TableFactor, name: &Ident) -> bool {
+        match f {
+            TableFactor::Table {
+                name: table, alias, ..
+            } => match alias {
+                Some(a) => same_name(&a.name, name),
+                None => same_name(&Ident::new(split_name(table).1), name),
+            },
+            TableFactor::Derived { alias, .. } => {
+                alias.as_ref().is_some_and(|a| same_name(&a.name, name))
+            }
+            TableFactor::NestedJoin {
+                table_with_joins, ..
+            } => {
+                factor(&table_with_joins.relation, name)
+                    || table_with_joins
+                        .joins
+                        .iter()
+                        .any(|j| factor(&j.relation, name))
+            }
+            _ => false,
+        }
+    }
+    let SetExpr::Select(select) = q.body.as_ref() else {
+        return false;
+    };
+    select
+        .from
+        .iter()
+        .any(|t| factor(&t.relation, name) || t.joins.iter().any(|j| factor(&j.relation, name)))
+}
+
+/// `expr` (the view's conditions, over the table) with the columns it qualifies by the table's
+/// name qualified by `outer`, the alias the statement now gives the table.
+fn requalified(mut expr: Expr, table: &ObjectName, outer: &Ident) -> Expr {
+    let table_name = Ident::new(split_name(table).1);
+    let _ = ast::visit_expressions_mut(&mut expr, |e| {
+        if let Expr::CompoundIdentifier(parts) = e {
+            if parts.len() >= 2 && same_name(&parts[parts.len() - 2], &table_name) {
+                let column = parts[parts.len() - 1].clone();
+                *parts = vec![outer.clone(), column];
+            }
+        }
+        std::ops::ControlFlow::<()>::Continue(())
+    });
+    expr
 }
 
 fn same_name(a: &Ident, b: &Ident) -> bool {
@@ -455,17 +518,26 @@ impl QueryEngine {
                     );
                 };
                 let outer = outer_name(name, alias.as_ref());
-                *name = target.table.clone();
-                *alias = Some(table_alias(outer.clone()));
                 let view_columns = |c: &str| target.column(c).cloned();
+                let mut renamed = false;
                 if let Some(w) = delete.selection.as_mut() {
-                    substitute_in_subqueries(w, &outer, &target);
+                    renamed = substitute_in_subqueries(w, &outer, &target);
                     substitute(w, &view_columns);
                 }
+                // Subqueries name the row by the view's name: the table takes that name.
+                *alias = renamed.then(|| table_alias(outer.clone()));
+                *name = target.table.clone();
                 for o in delete.order_by.iter_mut() {
                     substitute(&mut o.expr, &view_columns);
                 }
-                if let Some(f) = target.filter() {
+                let filter = target.filter().map(|f| {
+                    if renamed {
+                        requalified(f, &target.table, &outer)
+                    } else {
+                        f
+                    }
+                });
+                if let Some(f) = filter {
                     delete.selection = Some(match delete.selection.take() {
                         Some(w) => and(Some(f), w),
                         None => f,
@@ -589,6 +661,7 @@ impl QueryEngine {
             TableFactor::Table { name, alias, .. } => outer_name(name, alias.as_ref()),
             _ => Ident::new(view.name.clone()),
         };
+        let mut renamed = false;
         let mut assigned: HashMap<String, Expr> = HashMap::new();
         for a in update.assignments.iter_mut() {
             let ast::AssignmentTarget::ColumnName(n) = &mut a.target else {
@@ -611,15 +684,23 @@ impl QueryEngine {
                 });
             };
             *n = ObjectName(vec![ObjectNamePart::Identifier(t.clone())]);
-            substitute_in_subqueries(&mut a.value, &outer, target);
+            renamed |= substitute_in_subqueries(&mut a.value, &outer, target);
             substitute(&mut a.value, &view_columns);
             assigned.insert(t.value.to_lowercase(), a.value.clone());
         }
         if let Some(w) = update.selection.as_mut() {
-            substitute_in_subqueries(w, &outer, target);
+            renamed |= substitute_in_subqueries(w, &outer, target);
             substitute(w, &view_columns);
         }
-        if let Some(f) = target.filter() {
+        // Subqueries name the row by the view's name: the table takes that name.
+        let over_table = |e: Expr| {
+            if renamed {
+                requalified(e, &target.table, &outer)
+            } else {
+                e
+            }
+        };
+        if let Some(f) = target.filter().map(over_table) {
             update.selection = Some(match update.selection.take() {
                 Some(w) => and(Some(f), w),
                 None => f,
@@ -627,8 +708,13 @@ impl QueryEngine {
         }
         if let TableFactor::Table { name, alias, .. } = &mut update.table.relation {
             *name = target.table.clone();
-            *alias = Some(table_alias(outer.clone()));
+            *alias = renamed.then(|| table_alias(outer.clone()));
         }
+        let table = if renamed {
+            format!("{} AS {}", target.table, outer)
+        } else {
+            target.table.to_string()
+        };
         let Some(mut check) = target.check() else {
             return Ok(());
         };
@@ -642,7 +728,7 @@ impl QueryEngine {
             // With a LIMIT only the rows the UPDATE reaches count.
             true => format!(
                 "SELECT COUNT(*) FROM (SELECT * FROM {} WHERE {}{}{}) AS __basalt_rows WHERE {}",
-                target.table,
+                table,
                 update
                     .selection
                     .clone()
@@ -657,7 +743,7 @@ impl QueryEngine {
             ),
             false => format!(
                 "SELECT COUNT(*) FROM {} WHERE {}",
-                target.table,
+                table,
                 and(update.selection.clone(), not(holds(check)))
             ),
         };

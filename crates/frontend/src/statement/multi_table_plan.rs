@@ -237,7 +237,7 @@ pub(crate) fn plan_delete(
         if targets.iter().any(|t| t.table.id == table.id) {
             continue;
         }
-        let (rows_from, qualifier, present) = target_rows(&tables, source);
+        let (rows_from, qualifier, present) = target_rows(&tables, &found, source);
         let projection = old_columns(&table, &qualifier);
         targets.push(Target {
             query: query(
@@ -358,7 +358,7 @@ pub(crate) fn plan_update(
             )));
         }
         check_updatable(&table, &values, update)?;
-        let (rows_from, qualifier, present) = target_rows(&tables, source);
+        let (rows_from, qualifier, present) = target_rows(&tables, &found, source);
         let mut values = values;
         super::on_update_timestamp::assign_touched(&table, &mut values, |i| {
             let mut name = qualifier.clone();
@@ -443,6 +443,7 @@ fn check_updatable(table: &TableMeta, values: &[Option<Expr>], update: &ast::Upd
 /// [`super::outer_join_targets`]).
 fn target_rows(
     tables: &[TableWithJoins],
+    sources: &[Source],
     source: &Source,
 ) -> (Vec<TableWithJoins>, Vec<Ident>, Option<Expr>) {
     let unchanged = || (tables.to_vec(), source.qualifier.clone(), None);
@@ -452,6 +453,20 @@ fn target_rows(
     let Some(name) = source.qualifier.last().cloned() else {
         return unchanged();
     };
+    // The marked table goes by `name` alone: not when another table of the statement (of
+    // another database) has that name too.
+    let shown = |s: &Source| {
+        s.alias
+            .clone()
+            .or_else(|| s.name.as_ref().map(|(_, t)| t.clone()))
+            .unwrap_or_default()
+    };
+    if sources
+        .iter()
+        .any(|s| !std::ptr::eq(s, source) && shown(s).eq_ignore_ascii_case(&name.value))
+    {
+        return unchanged();
+    }
     let is_target = |f: &TableFactor| match f {
         TableFactor::Table {
             name: written,

@@ -437,7 +437,6 @@ fn check_updatable(table: &TableMeta, values: &[Option<Expr>], update: &ast::Upd
     super::generated_values::check_assignments(table, &own)
 }
 
-/// Every column of `source`'s row, in the table's storage order.
 /// The FROM a target's rows are read from, what qualifies its columns there, and the
 /// condition that keeps only its existing rows when an outer join may leave it missing (see
 /// [`super::outer_join_targets`]).
@@ -501,6 +500,8 @@ fn both(a: Option<Expr>, b: Option<Expr>) -> Option<Expr> {
     }
 }
 
+/// Every column of the target's row (its columns qualified by `qualifier`), in the table's
+/// storage order.
 fn old_columns(table: &TableMeta, qualifier: &[Ident]) -> Vec<SelectItem> {
     table
         .columns

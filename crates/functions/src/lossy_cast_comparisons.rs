@@ -14,7 +14,7 @@ use crate::nullable_value;
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::Transformed;
-use datafusion::common::{DFSchema, Result};
+use datafusion::common::{DFSchema, Result, ScalarValue};
 use datafusion::logical_expr::expr::{Between, BinaryExpr, InList};
 use datafusion::logical_expr::{Cast, Expr, ExprSchemable, LogicalPlan, TryCast};
 use datafusion::optimizer::AnalyzerRule;
@@ -35,71 +35,30 @@ impl AnalyzerRule for LossyCastComparisons {
 }
 
 /// `e` with each lossy cast it compares fenced.
-fn fence(e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
-    Ok(match e {
-        Expr::BinaryExpr(BinaryExpr { left, op, right }) if is_comparison(&op) => {
-            let (left, l) = fenced(*left, schema);
-            let (right, r) = fenced(*right, schema);
-            let e = Expr::BinaryExpr(BinaryExpr {
-                left: Box::new(left),
-                op,
-                right: Box::new(right),
-            });
-            if l || r {
-                Transformed::yes(e)
-            } else {
-                Transformed::no(e)
-            }
+fn fence(mut e: Expr, schema: &DFSchema) -> Result<Transformed<Expr>> {
+    let changed = match &mut e {
+        Expr::BinaryExpr(BinaryExpr { left, op, right }) if is_comparison(op) => {
+            let l = fenced(left, schema);
+            fenced(right, schema) || l
         }
-        Expr::InList(InList {
-            expr,
-            list,
-            negated,
-        }) => {
-            let (expr, changed) = fenced(*expr, schema);
-            let e = Expr::InList(InList {
-                expr: Box::new(expr),
-                list,
-                negated,
-            });
-            if changed {
-                Transformed::yes(e)
-            } else {
-                Transformed::no(e)
-            }
+        Expr::InList(InList { expr, .. }) | Expr::Between(Between { expr, .. }) => {
+            fenced(expr, schema)
         }
-        Expr::Between(Between {
-            expr,
-            negated,
-            low,
-            high,
-        }) => {
-            let (expr, changed) = fenced(*expr, schema);
-            let e = Expr::Between(Between {
-                expr: Box::new(expr),
-                negated,
-                low,
-                high,
-            });
-            if changed {
-                Transformed::yes(e)
-            } else {
-                Transformed::no(e)
-            }
-        }
-        e => Transformed::no(e),
-    })
+        _ => false,
+    };
+    Ok(Transformed::new_transformed(e, changed))
 }
 
-/// `operand` through the fence when it is a cast, or a chain of casts, one of which is lossy
-/// (coercion casts `CAST(d AS DECIMAL(10,0))` once more to compare it with an integer, and
-/// the simplifier unwraps one cast after another).
-fn fenced(operand: Expr, schema: &DFSchema) -> (Expr, bool) {
-    if has_lossy_cast(&operand, schema) {
-        (nullable_value::function().call(vec![operand]), true)
-    } else {
-        (operand, false)
+/// Passes `operand` through the fence when it is a cast, or a chain of casts, one of which is
+/// lossy (coercion casts `CAST(d AS DECIMAL(10,0))` once more to compare it with an integer,
+/// and the simplifier unwraps one cast after another); true if it did.
+fn fenced(operand: &mut Box<Expr>, schema: &DFSchema) -> bool {
+    if !has_lossy_cast(operand, schema) {
+        return false;
     }
+    let cast = std::mem::replace(operand.as_mut(), Expr::Literal(ScalarValue::Null, None));
+    **operand = nullable_value::function().call(vec![cast]);
+    true
 }
 
 fn has_lossy_cast(e: &Expr, schema: &DFSchema) -> bool {
